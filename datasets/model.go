@@ -1,0 +1,98 @@
+// Package datasets loads benchmark conversations (LoCoMo, LongMemEval and the
+// embedded sample) into one model that every system and judge reads.
+package datasets
+
+import "time"
+
+// Category numbers follow LoCoMo's qa "category" field.
+const (
+	CatMultiHop    = 1
+	CatTemporal    = 2
+	CatOpenDomain  = 3
+	CatSingleHop   = 4
+	CatAdversarial = 5
+)
+
+// CategoryName maps LoCoMo category numbers to names; LongMemEval question
+// types are carried in Question.Type and reported under their own names.
+func CategoryName(c int) string {
+	switch c {
+	case CatMultiHop:
+		return "multi-hop"
+	case CatTemporal:
+		return "temporal"
+	case CatOpenDomain:
+		return "open-domain"
+	case CatSingleHop:
+		return "single-hop"
+	case CatAdversarial:
+		return "adversarial"
+	}
+	return "unknown"
+}
+
+// Dataset is a loaded benchmark: conversations with their questions.
+type Dataset struct {
+	Name          string          `json:"name"`   // "locomo", "longmemeval", "sample"
+	Source        string          `json:"source"` // file path or "embedded:sample"
+	SHA256        string          `json:"sha256"`
+	Conversations []*Conversation `json:"conversations"`
+}
+
+// Conversation is one replayable history; questions are asked after it.
+type Conversation struct {
+	ID        string      `json:"id"` // LoCoMo sample_id, LongMemEval question_id
+	Speakers  []string    `json:"speakers"`
+	Sessions  []*Session  `json:"sessions"`
+	Questions []*Question `json:"questions"`
+}
+
+// Session is one dated sitting of the conversation.
+type Session struct {
+	ID      string    `json:"id"`       // "session_1" or the LongMemEval haystack id
+	Time    time.Time `json:"time"`     // zero when the dataset gave no usable date
+	RawTime string    `json:"raw_time"` // the date string as the file wrote it
+	Turns   []*Turn   `json:"turns"`
+}
+
+// Turn is one utterance. Time is the session time plus index × turn step, so
+// utterance-level timestamps exist even though LoCoMo only dates sessions.
+type Turn struct {
+	ID        string    `json:"id"` // LoCoMo dia_id ("D1:3"); LongMemEval "<session>:<index>"
+	Speaker   string    `json:"speaker"`
+	Text      string    `json:"text"` // includes "[image: caption]" for LoCoMo image turns
+	Time      time.Time `json:"time"`
+	HasAnswer bool      `json:"has_answer,omitempty"` // LongMemEval marker
+}
+
+// Question is one benchmark question about a conversation.
+type Question struct {
+	ID                string    `json:"id"` // "conv-26:0" or LongMemEval question_id
+	ConversationID    string    `json:"conversation_id"`
+	Text              string    `json:"text"`
+	Gold              string    `json:"gold"` // stringified; empty for most adversarial items
+	AdversarialAnswer string    `json:"adversarial_answer,omitempty"`
+	Category          int       `json:"category"`       // LoCoMo 1-5; 0 for LongMemEval
+	Type              string    `json:"type,omitempty"` // LongMemEval question_type
+	Evidence          []string  `json:"evidence"`       // turn ids (LoCoMo dia_ids)
+	AskedAt           time.Time `json:"asked_at"`       // zero when unknown
+	Abstention        bool      `json:"abstention"`     // adversarial / _abs: correct answer is to decline
+}
+
+// AllTurns returns the conversation's turns in order.
+func (c *Conversation) AllTurns() []*Turn {
+	var out []*Turn
+	for _, s := range c.Sessions {
+		out = append(out, s.Turns...)
+	}
+	return out
+}
+
+// Questions returns every question of the dataset in order.
+func (d *Dataset) Questions() []*Question {
+	var out []*Question
+	for _, c := range d.Conversations {
+		out = append(out, c.Questions...)
+	}
+	return out
+}

@@ -1,0 +1,101 @@
+// Package llm is the model layer: small interfaces for chat, decisions over
+// fixed choices and embeddings, backends that implement them (openai,
+// offline) and decorators that wrap them (meter, cache, retry, rate limit).
+package llm
+
+import (
+	"context"
+	"errors"
+)
+
+// Message is one chat message in the OpenAI sense.
+type Message struct {
+	Role    string `json:"role"` // system | user | assistant
+	Content string `json:"content"`
+}
+
+// Stage tags a request for metering: where in the pipeline it was made.
+type Stage string
+
+const (
+	StageBuild    Stage = "build"
+	StageRetrieve Stage = "retrieve"
+	StageAnswer   Stage = "answer"
+	StageJudge    Stage = "judge"
+)
+
+// Request is one chat completion. Task names the job ("answer", "judge",
+// "structmem.extract_fact", ...) so the offline backend can answer it from
+// Inputs with a heuristic; the OpenAI backend only sends Messages.
+type Request struct {
+	Task        string    `json:"task"`
+	Messages    []Message `json:"messages"`
+	Temperature float64   `json:"temperature"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+	JSON        bool      `json:"json,omitempty"` // ask for a JSON object response
+	Seed        *int      `json:"seed,omitempty"`
+	// Inputs carries the structured data the prompt was rendered from. It is
+	// never sent and never part of the cache key (Messages already render it).
+	Inputs any `json:"-"`
+	// Stage and Label are metering tags; they do not change the output.
+	Stage Stage  `json:"-"`
+	Label string `json:"-"` // finer tag, e.g. "extract_fact", "consolidate"
+}
+
+// Usage is what one call cost.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// Response is a chat completion's result.
+type Response struct {
+	Text   string `json:"text"`
+	Usage  Usage  `json:"usage"`
+	Cached bool   `json:"cached,omitempty"`
+}
+
+// DecideRequest asks for a probability over fixed choices (e.g. "yes","no"),
+// read from the first generated token's logprobs, never parsed from text.
+type DecideRequest struct {
+	Task     string    `json:"task"`
+	Messages []Message `json:"messages"`
+	Choices  []string  `json:"choices"`
+	Inputs   any       `json:"-"`
+	Stage    Stage     `json:"-"`
+	Label    string    `json:"-"`
+}
+
+// DecideResponse holds the renormalised probability of each choice.
+type DecideResponse struct {
+	Probs  map[string]float64 `json:"probs"`
+	Usage  Usage              `json:"usage"`
+	Cached bool               `json:"cached,omitempty"`
+}
+
+// Model is what every backend and decorator implements.
+type Model interface {
+	Chat(ctx context.Context, req Request) (Response, error)
+	Decide(ctx context.Context, req DecideRequest) (DecideResponse, error)
+	// ID names the model for manifests and cache keys: backend, model name
+	// and base URL, never a key.
+	ID() ModelID
+}
+
+// ModelID identifies a configured model.
+type ModelID struct {
+	Backend string `json:"backend"` // "offline" | "openai"
+	Model   string `json:"model"`
+	BaseURL string `json:"base_url,omitempty"`
+}
+
+// Embedder turns texts into unit vectors.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Name identifies the embedder for manifests and caches ("use-lite",
+	// "tfidf-hash-512", "openai:text-embedding-3-small@url").
+	Name() string
+}
+
+// ErrNoLogprobs is returned by Decide when the server gives no logprobs.
+var ErrNoLogprobs = errors.New("the model returned no logprobs: decisions need a server that supports logprobs=true and top_logprobs (OpenAI, vLLM, llama.cpp server do; use one of those or another --decide-model)")

@@ -1,0 +1,147 @@
+package llm
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Tally is the usage of one (role, stage, label) bucket.
+type Tally struct {
+	Role         string  `json:"role"`
+	Stage        Stage   `json:"stage"`
+	Label        string  `json:"label,omitempty"`
+	Calls        int     `json:"calls"`
+	CachedCalls  int     `json:"cached_calls"`
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	Seconds      float64 `json:"seconds"`
+}
+
+type tallyKey struct {
+	role  string
+	stage Stage
+	label string
+}
+
+// Meter counts calls, tokens and seconds by role, stage and label. One meter
+// may be shared by many metered models; it is safe for concurrent use.
+type Meter struct {
+	mu sync.Mutex
+	t  map[tallyKey]*Tally
+}
+
+// NewMeter returns an empty meter.
+func NewMeter() *Meter { return &Meter{t: map[tallyKey]*Tally{}} }
+
+func (m *Meter) add(role string, stage Stage, label string, u Usage, cached bool, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := tallyKey{role, stage, label}
+	t := m.t[k]
+	if t == nil {
+		t = &Tally{Role: role, Stage: stage, Label: label}
+		m.t[k] = t
+	}
+	t.Calls++
+	if cached {
+		t.CachedCalls++
+	}
+	t.InputTokens += u.InputTokens
+	t.OutputTokens += u.OutputTokens
+	t.Seconds += d.Seconds()
+}
+
+// AddEmbedding records embedding work (calls = texts embedded).
+func (m *Meter) AddEmbedding(role string, stage Stage, texts, inputTokens int, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := tallyKey{role, stage, "embedding"}
+	t := m.t[k]
+	if t == nil {
+		t = &Tally{Role: role, Stage: stage, Label: "embedding"}
+		m.t[k] = t
+	}
+	t.Calls += texts
+	t.InputTokens += inputTokens
+	t.Seconds += d.Seconds()
+}
+
+// Snapshot returns all tallies, sorted.
+func (m *Meter) Snapshot() []Tally {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Tally, 0, len(m.t))
+	for _, t := range m.t {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Stage != b.Stage {
+			return a.Stage < b.Stage
+		}
+		if a.Role != b.Role {
+			return a.Role < b.Role
+		}
+		return a.Label < b.Label
+	})
+	return out
+}
+
+// Total sums the tallies of one stage ("" for all stages); embedding
+// tallies are left out of LLM call counts.
+func (m *Meter) Total(stage Stage) Tally {
+	var sum Tally
+	sum.Stage = stage
+	for _, t := range m.Snapshot() {
+		if (stage != "" && t.Stage != stage) || t.Label == "embedding" {
+			continue
+		}
+		sum.Calls += t.Calls
+		sum.CachedCalls += t.CachedCalls
+		sum.InputTokens += t.InputTokens
+		sum.OutputTokens += t.OutputTokens
+		sum.Seconds += t.Seconds
+	}
+	return sum
+}
+
+// TotalTokens is input+output LLM tokens of a stage, for cumulative curves.
+func (m *Meter) TotalTokens(stage Stage) int {
+	t := m.Total(stage)
+	return t.InputTokens + t.OutputTokens
+}
+
+// Metered wraps a model and records every call in a meter under a role
+// ("build", "answer", "judge:gpt-4o-mini", ...).
+type Metered struct {
+	Inner Model
+	Meter *Meter
+	Role  string
+}
+
+// WithMeter wraps m so its calls are counted in meter under role.
+func WithMeter(m Model, meter *Meter, role string) Model {
+	return &Metered{Inner: m, Meter: meter, Role: role}
+}
+
+func (w *Metered) ID() ModelID { return w.Inner.ID() }
+
+func (w *Metered) Chat(ctx context.Context, req Request) (Response, error) {
+	start := time.Now()
+	r, err := w.Inner.Chat(ctx, req)
+	if err == nil {
+		w.Meter.add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
+	}
+	return r, err
+}
+
+func (w *Metered) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
+	start := time.Now()
+	r, err := w.Inner.Decide(ctx, req)
+	if err == nil {
+		w.Meter.add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
+	}
+	return r, err
+}

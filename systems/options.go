@@ -1,0 +1,108 @@
+package systems
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Options are a system's string-keyed settings, from YAML or --opt k=v.
+// Typed getters validate and name the option in their errors.
+type Options map[string]string
+
+// Merge returns defaults overlaid by o.
+func (o Options) Merge(defaults Options) Options {
+	out := Options{}
+	for k, v := range defaults {
+		out[k] = v
+	}
+	for k, v := range o {
+		out[k] = v
+	}
+	return out
+}
+
+// Check rejects keys that are not in defaults, naming the known ones.
+func (o Options) Check(system string, defaults Options) error {
+	for k := range o {
+		if _, ok := defaults[k]; !ok {
+			var known []string
+			for d := range defaults {
+				known = append(known, d)
+			}
+			sort.Strings(known)
+			return fmt.Errorf("system %s has no option %q (known: %s)", system, k, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// Int reads an integer option.
+func (o Options) Int(key string, def int) (int, error) {
+	v, ok := o[key]
+	if !ok || v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("option %s=%q: want an integer", key, v)
+	}
+	return n, nil
+}
+
+// Float reads a float option.
+func (o Options) Float(key string, def float64) (float64, error) {
+	v, ok := o[key]
+	if !ok || v == "" {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("option %s=%q: want a number", key, v)
+	}
+	return f, nil
+}
+
+// Bool reads a boolean option.
+func (o Options) Bool(key string, def bool) (bool, error) {
+	v, ok := o[key]
+	if !ok || v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("option %s=%q: want true or false", key, v)
+	}
+	return b, nil
+}
+
+// String reads a string option, checking it against allowed values if given.
+func (o Options) String(key, def string, allowed ...string) (string, error) {
+	v, ok := o[key]
+	if !ok || v == "" {
+		v = def
+	}
+	if len(allowed) == 0 {
+		return v, nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("option %s=%q: want one of %s", key, v, strings.Join(allowed, ", "))
+}
+
+// Parse reads "k=v" pairs (as given to --opt).
+func Parse(pairs []string) (Options, error) {
+	o := Options{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--opt %q: want key=value, e.g. --opt k=20", p)
+		}
+		o[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return o, nil
+}

@@ -1,0 +1,129 @@
+// Package systems defines the memory-system protocol and its registry. Each
+// system lives in its own sub-package and registers itself by name.
+package systems
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
+)
+
+// System is one memory system holding one conversation's memory. The
+// harness makes a fresh instance per conversation (as the papers do: one
+// store per conversation), calls Ingest once, then Retrieve per question.
+type System interface {
+	Ingest(ctx context.Context, conv *datasets.Conversation) (BuildStats, error)
+	Retrieve(ctx context.Context, q *datasets.Question, b Budget) (*Context, error)
+}
+
+// Budget bounds what Retrieve may return. K is the system's main count (turns,
+// facts, entries); zero means the system's configured default.
+type Budget struct {
+	K         int `json:"k"`
+	MaxTokens int `json:"max_tokens,omitempty"`
+}
+
+// Item is one retrieved memory unit.
+type Item struct {
+	ID      string    `json:"id"`
+	Kind    string    `json:"kind,omitempty"` // "turn", "fact", "relational", "synthesis", "triple", ...
+	Text    string    `json:"text"`
+	Time    time.Time `json:"time,omitempty"`
+	Speaker string    `json:"speaker,omitempty"`
+	Sources []string  `json:"sources,omitempty"` // source turn ids, for evidence recall
+	Score   float64   `json:"score"`
+}
+
+// Context is what the answer model reads for one question.
+type Context struct {
+	Items    []Item `json:"items"`
+	Rendered string `json:"rendered"`
+	Tokens   int    `json:"tokens"` // o200k_base count of Rendered
+	// Candidates is the candidate stage of two-stage selectors (before the
+	// selector); empty for single-stage systems. Used by diagnose.
+	Candidates []Item `json:"candidates,omitempty"`
+	// Notes holds system-specific facts worth logging (fallbacks, ρ values).
+	Notes map[string]any `json:"notes,omitempty"`
+}
+
+// BuildStats is what a system reports about its build besides metered calls.
+type BuildStats struct {
+	Counts map[string]int `json:"counts,omitempty"` // entries, syntheses, dropped, ...
+	// TurnTokens, when set, is the cumulative build tokens after each turn
+	// (index = turn order in the conversation), for the cost-growth plot.
+	TurnTokens []int          `json:"turn_tokens,omitempty"`
+	Notes      map[string]any `json:"notes,omitempty"`
+}
+
+// Env is what a system may use. Models are already wrapped in the run's
+// decorators (meter, cache, retry, rate limit).
+type Env struct {
+	Build    llm.Model    // extraction/consolidation model
+	Decide   llm.Model    // decision model (relevance probabilities)
+	Embedder llm.Embedder // shared, cached embedder
+	// Meter, when set, lets a system read cumulative usage (for TurnTokens).
+	Meter interface{ TotalTokens(stage llm.Stage) int }
+	// Options are the system's own settings from config/flags (--opt key=value).
+	Options Options
+	// Concurrency bounds parallel model calls inside one system.
+	Concurrency int
+}
+
+// Factory makes one system instance for one conversation.
+type Factory func(env Env) (System, error)
+
+// Spec describes a registered system.
+type Spec struct {
+	Name        string
+	Description string
+	Defaults    Options // option defaults, shown by `membench systems`
+	New         Factory
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Spec{}
+)
+
+// Register adds a system; names must be unique.
+func Register(s Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[s.Name]; dup {
+		panic("systems: registered twice: " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// Lookup finds a system by name with an error that lists the known ones.
+func Lookup(name string) (Spec, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	s, ok := registry[name]
+	if !ok {
+		return Spec{}, fmt.Errorf("unknown system %q: choose one of %s", name, strings.Join(namesLocked(), ", "))
+	}
+	return s, nil
+}
+
+// Names lists registered systems, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	var out []string
+	for k := range registry {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
