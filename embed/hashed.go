@@ -1,0 +1,96 @@
+// Package embed holds the local embedders (USE-lite, hashed TF-IDF) and the
+// on-disk embedding cache.
+package embed
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
+	"unicode"
+)
+
+// Hashed is the lexical fallback embedder: lowercased word unigrams and
+// bigrams hashed into Dim buckets with a signed hash, weighted by
+// 1+log(tf) and a fixed idf proxy (longer words weigh more), L2-normalised.
+// It is deterministic and needs no model, but it only sees shared words;
+// every report of a run that used it says so.
+type Hashed struct{ Dim int }
+
+// NewHashed returns a hashed TF-IDF embedder of the given width.
+func NewHashed(dim int) *Hashed { return &Hashed{Dim: dim} }
+
+func (h *Hashed) Name() string { return fmt.Sprintf("tfidf-hash-%d", h.Dim) }
+
+func (h *Hashed) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out[i] = h.vector(t)
+	}
+	return out, nil
+}
+
+func (h *Hashed) vector(text string) []float32 {
+	words := Words(text)
+	tf := map[string]int{}
+	for i, w := range words {
+		if stop[w] {
+			continue
+		}
+		tf[w]++
+		if i+1 < len(words) && !stop[words[i+1]] {
+			tf[w+" "+words[i+1]]++
+		}
+	}
+	v := make([]float64, h.Dim)
+	for term, n := range tf {
+		f := fnv.New64a()
+		f.Write([]byte(term))
+		x := f.Sum64()
+		idx := int(x % uint64(h.Dim))
+		sign := 1.0
+		if (x>>63)&1 == 1 {
+			sign = -1
+		}
+		w := (1 + math.Log(float64(n))) * math.Log(2+float64(len([]rune(term))))
+		v[idx] += sign * w
+	}
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	out := make([]float32, h.Dim)
+	if norm == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(norm)
+	for i, x := range v {
+		out[i] = float32(x * inv)
+	}
+	return out
+}
+
+// Words lowercases and splits on anything that is not a letter or digit.
+func Words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+}
+
+var stop = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if of to in on at by for with from as is are was were be been being
+i me my mine you your yours he him his she her hers it its we us our they them their this that these those
+do does did have has had so not no yes just very really too also what which who whom when where why how
+can could would should will shall may might must about into than then there here all any some oh um hey`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// IsStopword reports whether w (lowercase) is in the shared stopword list.
+func IsStopword(w string) bool { return stop[w] }
