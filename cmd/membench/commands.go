@@ -4,11 +4,25 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	clidatasets "github.com/membench/membench/internal/cli/datasets"
+	"github.com/membench/membench/internal/cli/run"
+	"github.com/membench/membench/internal/cli/score"
+	"github.com/membench/membench/internal/cli/systemscmd"
+
+	// Registrations: systems, judges' and answerer's offline heuristics.
+	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/systems/all"
 )
 
 // commands lists every subcommand; one line per command folder.
 func commands() []*cobra.Command {
-	return []*cobra.Command{}
+	return []*cobra.Command{
+		run.NewCmd(),
+		score.NewCmd(),
+		systemscmd.NewCmd(),
+		clidatasets.NewCmd(),
+	}
 }
 
 func isCobraUsage(err error) bool {

@@ -1,0 +1,187 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Entry is one public dataset file the harness knows how to fetch.
+type Entry struct {
+	Name   string // registry name: "locomo", "longmemeval-s", ...
+	Loader string // Load name that reads it: "locomo" or "longmemeval"
+	URL    string
+	File   string // file name under the destination directory
+	SHA256 string // "" when no checksum is published
+	Size   int64  // 0 when unknown
+	Note   string
+}
+
+// NoChecksum is what verification reports for entries without a checksum.
+const NoChecksum = "no published checksum"
+
+// Registry lists the fetchable files. Checksums are pinned so a changed
+// upstream file is noticed instead of silently changing results.
+var Registry = []Entry{
+	{
+		Name: "locomo", Loader: "locomo", File: "locomo10.json",
+		URL:    "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",
+		SHA256: "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4",
+		Note:   "LoCoMo, 10 conversations, 1,986 questions",
+	},
+	{
+		Name: "longmemeval-s", Loader: "longmemeval", File: "longmemeval_s_cleaned.json",
+		URL:    "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_s_cleaned.json",
+		SHA256: "d6f21ea9d60a0d56f34a05b609c79c88a451d2ae03597821ea3d5a9678c3a442",
+		Size:   277383467,
+		Note:   "LongMemEval S (cleaned), 500 questions, ~115k-token haystacks",
+	},
+	{
+		Name: "longmemeval-oracle", Loader: "longmemeval", File: "longmemeval_oracle.json",
+		URL:  "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_oracle.json",
+		Note: "LongMemEval oracle: evidence sessions only",
+	},
+	{
+		Name: "longmemeval-m", Loader: "longmemeval", File: "longmemeval_m_cleaned.json",
+		URL:  "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_m_cleaned.json",
+		Note: "LongMemEval M (cleaned), ~500 sessions per question; several GB",
+	},
+}
+
+// Lookup finds a registry entry by name.
+func Lookup(name string) (Entry, bool) {
+	for _, e := range Registry {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// RegistryNames lists the registry's names for error messages.
+func RegistryNames() []string {
+	var out []string
+	for _, e := range Registry {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// Result describes a fetched or verified file.
+type Result struct {
+	Path     string
+	SHA256   string
+	Size     int64
+	Verified bool   // checksum matched a published one
+	Status   string // "ok" or NoChecksum
+}
+
+// Fetch downloads entry into destDir: to a temp file first, checking sha256
+// (and size when known) before an atomic rename, so a bad download never
+// leaves a file at the final path. baseURLOverride, when set, replaces the
+// source: a URL whose path ends in "/" (or is empty) is a mirror directory
+// and gets entry.File appended; any other URL is used as is.
+func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*Result, error) {
+	src := entry.URL
+	if baseURLOverride != "" {
+		u, err := url.Parse(baseURLOverride)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("--url %q is not an absolute http(s) URL", baseURLOverride)
+		}
+		if u.Path == "" || strings.HasSuffix(u.Path, "/") {
+			u.Path = strings.TrimSuffix(u.Path, "/") + "/" + entry.File
+		}
+		src = u.String()
+	}
+	if destDir == "" {
+		destDir = DefaultDir()
+	}
+	if err := os.MkdirAll(destDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w; pass --dir to a writable directory", destDir, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", entry.Name, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s from %s: %w", entry.Name, src, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetch %s from %s: HTTP %s; check the URL or pass --url to a mirror", entry.Name, src, resp.Status)
+	}
+
+	tmp, err := os.CreateTemp(destDir, "."+entry.File+".*.part")
+	if err != nil {
+		return nil, fmt.Errorf("create temp file in %s: %w", destDir, err)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("download %s from %s: %w", entry.Name, src, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	res := &Result{Path: filepath.Join(destDir, entry.File), SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}
+	if err := check(entry, res, src); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp.Name(), res.Path); err != nil {
+		return nil, fmt.Errorf("move download into %s: %w", res.Path, err)
+	}
+	keep = true
+	return res, nil
+}
+
+// Verify hashes a local file and compares it with entry's published
+// checksum and size. Without a published checksum it reports NoChecksum
+// and the computed hash, and returns no error.
+func Verify(path string, entry Entry) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("verify %s: %w; fetch it with `membench datasets fetch %s` or pass --file", entry.Name, err, entry.Name)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return nil, fmt.Errorf("verify %s: read %s: %w", entry.Name, path, err)
+	}
+	res := &Result{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}
+	if err := check(entry, res, path); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// check fills res.Status/Verified or returns a mismatch error.
+func check(entry Entry, res *Result, from string) error {
+	if entry.Size > 0 && res.Size != entry.Size {
+		return fmt.Errorf("%s from %s: size mismatch: expected %d bytes, got %d; the file is truncated or a different version, re-fetch it", entry.Name, from, entry.Size, res.Size)
+	}
+	if entry.SHA256 == "" {
+		res.Status = NoChecksum
+		return nil
+	}
+	if !strings.EqualFold(res.SHA256, entry.SHA256) {
+		return fmt.Errorf("%s from %s: sha256 mismatch: expected %s, got %s; the file is corrupt or a different version, re-fetch it", entry.Name, from, entry.SHA256, res.SHA256)
+	}
+	res.Status, res.Verified = "ok", true
+	return nil
+}

@@ -1,0 +1,155 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func serve(t *testing.T, body []byte) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/mirror/data.json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func entryFor(body []byte) Entry {
+	sum := sha256.Sum256(body)
+	return Entry{Name: "test", File: "data.json", URL: "http://invalid.example/data.json", SHA256: hex.EncodeToString(sum[:]), Size: int64(len(body))}
+}
+
+func onlyFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func TestFetchGood(t *testing.T) {
+	body := []byte(`[{"hello":"world"}]`)
+	srv := serve(t, body)
+	dir := filepath.Join(t.TempDir(), "sub")
+	e := entryFor(body)
+	// A base URL ending in "/" gets the file name appended.
+	res, err := Fetch(context.Background(), e, dir, srv.URL+"/mirror/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "data.json"))
+	if string(got) != string(body) || !res.Verified || res.Status != "ok" || res.Size != int64(len(body)) || res.Path != filepath.Join(dir, "data.json") {
+		t.Errorf("result %+v, file %q", res, got)
+	}
+	if files := onlyFiles(t, dir); len(files) != 1 {
+		t.Errorf("leftover files: %v", files)
+	}
+	v, err := Verify(res.Path, e)
+	if err != nil || !v.Verified {
+		t.Errorf("verify: %v %+v", err, v)
+	}
+	// A full URL is used as is.
+	if _, err := Fetch(context.Background(), e, dir, srv.URL+"/mirror/data.json"); err != nil {
+		t.Errorf("full URL: %v", err)
+	}
+}
+
+func TestFetchBadChecksum(t *testing.T) {
+	body := []byte(`[1,2,3]`)
+	srv := serve(t, body)
+	dir := t.TempDir()
+	e := entryFor([]byte("something else"))
+	e.Size = 0
+	_, err := Fetch(context.Background(), e, dir, srv.URL+"/mirror/")
+	if err == nil || !strings.Contains(err.Error(), "expected "+e.SHA256) || !strings.Contains(err.Error(), "got "+entryFor(body).SHA256) {
+		t.Errorf("mismatch error %v should name expected and got", err)
+	}
+	if files := onlyFiles(t, dir); len(files) != 0 {
+		t.Errorf("files left behind after mismatch: %v", files)
+	}
+	// Size is checked too when known.
+	e = entryFor(body)
+	e.Size = 99
+	if _, err := Fetch(context.Background(), e, dir, srv.URL+"/mirror/"); err == nil || !strings.Contains(err.Error(), "expected 99 bytes, got 7") {
+		t.Errorf("size error %v", err)
+	}
+	if files := onlyFiles(t, dir); len(files) != 0 {
+		t.Errorf("files left behind after size mismatch: %v", files)
+	}
+}
+
+func TestFetch404(t *testing.T) {
+	srv := serve(t, []byte("x"))
+	dir := t.TempDir()
+	e := entryFor([]byte("x"))
+	e.File = "missing.json"
+	_, err := Fetch(context.Background(), e, dir, srv.URL+"/mirror/")
+	if err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "/mirror/missing.json") {
+		t.Errorf("404 error %v", err)
+	}
+	if files := onlyFiles(t, dir); len(files) != 0 {
+		t.Errorf("files left behind after 404: %v", files)
+	}
+	if _, err := Fetch(context.Background(), e, dir, "not a url"); err == nil {
+		t.Error("bad override accepted")
+	}
+}
+
+func TestVerify(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	os.WriteFile(p, []byte("abc"), 0o644)
+	e := entryFor([]byte("abc"))
+	if r, err := Verify(p, e); err != nil || !r.Verified {
+		t.Errorf("good verify: %v", err)
+	}
+	e.SHA256, e.Size = "", 0
+	r, err := Verify(p, e)
+	if err != nil || r.Verified || r.Status != NoChecksum || r.SHA256 != entryFor([]byte("abc")).SHA256 {
+		t.Errorf("no-checksum verify: %v %+v", err, r)
+	}
+	e = entryFor([]byte("abd"))
+	if _, err := Verify(p, e); err == nil || !strings.Contains(err.Error(), "sha256 mismatch") {
+		t.Errorf("mismatch verify: %v", err)
+	}
+	if _, err := Verify(filepath.Join(dir, "none"), e); err == nil {
+		t.Error("missing file verified")
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	for _, name := range []string{"locomo", "longmemeval-s", "longmemeval-oracle", "longmemeval-m"} {
+		e, ok := Lookup(name)
+		if !ok || !strings.HasPrefix(e.URL, "https://") || e.File == "" || (e.Loader != "locomo" && e.Loader != "longmemeval") {
+			t.Errorf("registry entry %s: %+v", name, e)
+		}
+	}
+	if e, _ := Lookup("longmemeval-s"); e.Size != 277383467 || len(e.SHA256) != 64 {
+		t.Errorf("longmemeval-s: %+v", e)
+	}
+	if e, _ := Lookup("longmemeval-oracle"); e.SHA256 != "" {
+		t.Error("oracle has no published checksum")
+	}
+	// The real LoCoMo file, when present, verifies against the registry.
+	path := sharedFile(t, filepath.Join("datasets", "locomo10.json"))
+	e, _ := Lookup("locomo")
+	if r, err := Verify(path, e); err != nil || !r.Verified {
+		t.Errorf("real locomo verify: %v", err)
+	}
+}

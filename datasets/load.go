@@ -1,0 +1,188 @@
+package datasets
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultTurnStep spaces turns inside a session when LoadOptions leaves it 0.
+const DefaultTurnStep = 30 * time.Second
+
+// LoadOptions tune how a file becomes the model.
+type LoadOptions struct {
+	// TurnStep is added per turn index to the session time, giving every
+	// utterance its own timestamp (0 means DefaultTurnStep).
+	TurnStep time.Duration
+}
+
+func (o LoadOptions) step() time.Duration {
+	if o.TurnStep <= 0 {
+		return DefaultTurnStep
+	}
+	return o.TurnStep
+}
+
+// Names lists the dataset names Load accepts.
+func Names() []string { return []string{"sample", "locomo", "longmemeval"} }
+
+// Load loads a dataset by name. An empty path means the fetched default
+// (DefaultPath); "sample" ignores path and uses the embedded conversation.
+func Load(name, path string, opt LoadOptions) (*Dataset, error) {
+	switch name {
+	case "sample":
+		if path != "" {
+			return nil, fmt.Errorf("dataset sample is embedded and takes no file (got %q); drop --data or use --dataset locomo", path)
+		}
+		return SampleWith(opt)
+	case "locomo", "longmemeval":
+	default:
+		return nil, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	if path == "" {
+		path = DefaultPath(name)
+		if _, err := os.Stat(path); err != nil {
+			fetchName := name
+			if name == "longmemeval" {
+				fetchName = "longmemeval-s"
+			}
+			return nil, fmt.Errorf("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, fetchName)
+		}
+	}
+	if name == "locomo" {
+		return LoadLoCoMo(path, opt)
+	}
+	return LoadLongMemEval(path, opt)
+}
+
+// DefaultDir is where fetched files live: $MEMBENCH_HOME/datasets, else
+// ~/.cache/membench/datasets.
+func DefaultDir() string {
+	if h := os.Getenv("MEMBENCH_HOME"); h != "" {
+		return filepath.Join(h, "datasets")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return filepath.Join(".cache", "membench", "datasets")
+	}
+	return filepath.Join(home, ".cache", "membench", "datasets")
+}
+
+// DefaultPath is the fetched location of a dataset. It accepts registry
+// names ("longmemeval-oracle") and loader names ("longmemeval" means the S
+// file); unknown names get a path under DefaultDir named after them.
+func DefaultPath(name string) string {
+	if name == "longmemeval" {
+		name = "longmemeval-s"
+	}
+	if e, ok := Lookup(name); ok {
+		return filepath.Join(DefaultDir(), e.File)
+	}
+	return filepath.Join(DefaultDir(), name+".json")
+}
+
+// Filter returns a copy holding only the named conversations (all when
+// convIDs is empty), in dataset order, and at most limitQuestions questions
+// in total (0 = no limit). Conversations the limit leaves without questions
+// are dropped, since replaying them would cost time and answer nothing.
+// The receiver is not changed; sessions are shared with it.
+func (d *Dataset) Filter(convIDs []string, limitQuestions int) (*Dataset, error) {
+	if limitQuestions < 0 {
+		return nil, fmt.Errorf("question limit %d is negative; use 0 for no limit", limitQuestions)
+	}
+	want := map[string]bool{}
+	for _, id := range convIDs {
+		if id = strings.TrimSpace(id); id != "" {
+			want[id] = true
+		}
+	}
+	var unknown []string
+	for id := range want {
+		found := false
+		for _, c := range d.Conversations {
+			if c.ID == id {
+				found = true
+				break
+			}
+		}
+		if !found {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("dataset %s has no conversation %s (it has: %s)", d.Name, strings.Join(unknown, ", "), convList(d))
+	}
+	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256}
+	left := limitQuestions
+	for _, c := range d.Conversations {
+		if len(want) > 0 && !want[c.ID] {
+			continue
+		}
+		cc := *c
+		if limitQuestions > 0 {
+			if left <= 0 {
+				break
+			}
+			if len(cc.Questions) > left {
+				cc.Questions = cc.Questions[:left]
+			}
+			left -= len(cc.Questions)
+			if len(cc.Questions) == 0 {
+				continue
+			}
+		}
+		out.Conversations = append(out.Conversations, &cc)
+	}
+	return out, nil
+}
+
+// convList names a few conversation ids for error messages.
+func convList(d *Dataset) string {
+	var ids []string
+	for i, c := range d.Conversations {
+		if i == 8 {
+			ids = append(ids, fmt.Sprintf("… %d more", len(d.Conversations)-i))
+			break
+		}
+		ids = append(ids, c.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// stringify turns a JSON answer (string, number, anything) into gold text.
+func stringify(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return n.String()
+	}
+	return strings.TrimSpace(string(raw))
+}
+
+// jsonErr makes decoder errors say where in the file they happened.
+func jsonErr(file string, data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) && data != nil {
+		line := 1 + strings.Count(string(data[:min(int(se.Offset), len(data))]), "\n")
+		return fmt.Errorf("%s: malformed JSON at line %d: %v; fix the file or re-fetch it with `membench datasets fetch`", file, line, se)
+	}
+	return fmt.Errorf("%s: malformed JSON: %v; fix the file or re-fetch it with `membench datasets fetch`", file, err)
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

@@ -1,0 +1,113 @@
+package datasets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadDispatch(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("MEMBENCH_HOME", home)
+
+	ds, err := Load("sample", "", LoadOptions{})
+	if err != nil || ds.Name != "sample" {
+		t.Fatalf("sample: %v", err)
+	}
+	if _, err := Load("sample", "x.json", LoadOptions{}); err == nil {
+		t.Error("sample with a file should be refused")
+	}
+	_, err = Load("nope", "", LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "sample, locomo, longmemeval") {
+		t.Errorf("unknown name error %v should list known names", err)
+	}
+	_, err = Load("locomo", "", LoadOptions{})
+	want := filepath.Join(home, "datasets", "locomo10.json")
+	if err == nil || !strings.Contains(err.Error(), "membench datasets fetch locomo") || !strings.Contains(err.Error(), "--data FILE") || !strings.Contains(err.Error(), want) {
+		t.Errorf("missing default error: %v", err)
+	}
+	if _, err := Load("longmemeval", "", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "fetch longmemeval-s") {
+		t.Errorf("missing longmemeval error: %v", err)
+	}
+
+	// A file at the default path is found without --data.
+	if err := os.MkdirAll(filepath.Join(home, "datasets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(want, SampleJSON(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds, err = Load("locomo", "", LoadOptions{})
+	if err != nil || ds.Name != "locomo" || ds.Source != want || len(ds.Conversations) != 1 {
+		t.Fatalf("default path load: %v %+v", err, ds)
+	}
+	ds, err = Load("longmemeval", filepath.Join("testdata", "longmemeval_mini.json"), LoadOptions{})
+	if err != nil || len(ds.Conversations) != 3 {
+		t.Fatalf("explicit longmemeval: %v", err)
+	}
+}
+
+func TestDefaultPath(t *testing.T) {
+	t.Setenv("MEMBENCH_HOME", "/mb")
+	if got := DefaultPath("locomo"); got != filepath.FromSlash("/mb/datasets/locomo10.json") {
+		t.Errorf("locomo -> %s", got)
+	}
+	if got := DefaultPath("longmemeval"); got != DefaultPath("longmemeval-s") || !strings.HasSuffix(got, "longmemeval_s_cleaned.json") {
+		t.Errorf("longmemeval -> %s", got)
+	}
+	t.Setenv("MEMBENCH_HOME", "")
+	t.Setenv("HOME", "/home/u")
+	if got := DefaultDir(); got != filepath.FromSlash("/home/u/.cache/membench/datasets") {
+		t.Errorf("DefaultDir without MEMBENCH_HOME = %s", got)
+	}
+}
+
+func twoConvs(t *testing.T) *Dataset {
+	t.Helper()
+	ds, err := LoadLongMemEval(filepath.Join("testdata", "longmemeval_mini.json"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func TestFilter(t *testing.T) {
+	ds := twoConvs(t)
+	got, err := ds.Filter([]string{"q_pref_1_abs", "q_pref_1"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Conversations) != 2 || got.Conversations[0].ID != "q_pref_1" || got.Conversations[1].ID != "q_pref_1_abs" {
+		t.Errorf("filter kept %v", ids(got))
+	}
+	if got.SHA256 != ds.SHA256 || len(ds.Conversations) != 3 {
+		t.Error("filter changed the original or lost the hash")
+	}
+	got, err = ds.Filter(nil, 2)
+	if err != nil || len(got.Questions()) != 2 || len(got.Conversations) != 2 {
+		t.Errorf("limit 2: %v %v", err, ids(got))
+	}
+	_, err = ds.Filter([]string{"conv-99", "q_pref_1"}, 0)
+	if err == nil || !strings.Contains(err.Error(), "conv-99") || !strings.Contains(err.Error(), "q_count_2") {
+		t.Errorf("unknown id error %v should name it and the known ids", err)
+	}
+	if _, err := ds.Filter(nil, -1); err == nil {
+		t.Error("negative limit accepted")
+	}
+
+	// Limit inside one conversation trims its questions without touching the original.
+	s, _ := Sample()
+	one, err := s.Filter([]string{"sample-1"}, 5)
+	if err != nil || len(one.Questions()) != 5 || len(s.Questions()) < 15 {
+		t.Errorf("sample limit: %v %d/%d", err, len(one.Questions()), len(s.Questions()))
+	}
+}
+
+func ids(d *Dataset) []string {
+	var out []string
+	for _, c := range d.Conversations {
+		out = append(out, c.ID)
+	}
+	return out
+}

@@ -1,0 +1,81 @@
+package embed
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/membench/membench/embed/uselite"
+	"github.com/membench/membench/llm"
+)
+
+// EnvEmbedder forces the embedder choice: "hashed" or "use-lite".
+const EnvEmbedder = "MEMBENCH_EMBEDDER"
+
+// InstallHint is the command that installs the real model.
+const InstallHint = "bash scripts/setup-embeddings.sh"
+
+// Info says which embedder Default chose and why.
+type Info struct {
+	Name     string `json:"name"`
+	Fallback bool   `json:"fallback"`          // true when the lexical hashed embedder is in use
+	Warning  string `json:"warning,omitempty"` // for logs and reports; empty when use-lite is in use
+}
+
+// DefaultModelDir is where scripts/setup-embeddings.sh installs USE-lite.
+func DefaultModelDir() string { return uselite.DefaultDir() }
+
+// Default returns the USE-lite embedder loaded from dir (DefaultModelDir
+// when dir is empty) or, when the model is missing or fails to load, the
+// hashed TF-IDF fallback with a warning saying so. MEMBENCH_EMBEDDER=hashed
+// forces the fallback; MEMBENCH_EMBEDDER=use-lite makes a missing model an
+// error.
+func Default(dir string) (llm.Embedder, Info, error) {
+	if dir == "" {
+		dir = DefaultModelDir()
+	}
+	hashed := func(why string) (llm.Embedder, Info, error) {
+		h := NewHashed(512)
+		return h, Info{Name: h.Name(), Fallback: true, Warning: why}, nil
+	}
+	switch mode := strings.TrimSpace(os.Getenv(EnvEmbedder)); mode {
+	case "hashed":
+		return hashed(fmt.Sprintf("%s=hashed: using the lexical fallback embedder (hashed TF-IDF, %s); it only matches shared words, so retrieval scores are not comparable with a real sentence encoder", EnvEmbedder, NewHashed(512).Name()))
+	case "use-lite":
+		e, err := loadUseLite(dir)
+		if err != nil {
+			return nil, Info{}, fmt.Errorf("%s=use-lite but the model cannot be used: %w (install it with: %s, or unset %s to fall back to the lexical embedder)", EnvEmbedder, err, InstallHint, EnvEmbedder)
+		}
+		return e, Info{Name: e.Name()}, nil
+	case "":
+		e, err := loadUseLite(dir)
+		if err != nil {
+			return hashed(fmt.Sprintf("WARNING: the USE-lite sentence encoder is not available (%v); using the lexical fallback embedder (hashed TF-IDF, %s), which only matches shared words. Install the real model with: %s", err, NewHashed(512).Name(), InstallHint))
+		}
+		return e, Info{Name: e.Name()}, nil
+	default:
+		return nil, Info{}, fmt.Errorf("%s=%q is not an embedder; use %s=hashed or %s=use-lite (or unset it to pick automatically)", EnvEmbedder, mode, EnvEmbedder, EnvEmbedder)
+	}
+}
+
+// Loaded models are immutable and safe for concurrent use, so one load per
+// directory serves every caller.
+var (
+	loadedMu sync.Mutex
+	loaded   = map[string]*uselite.Embedder{}
+)
+
+func loadUseLite(dir string) (*uselite.Embedder, error) {
+	loadedMu.Lock()
+	defer loadedMu.Unlock()
+	if e := loaded[dir]; e != nil {
+		return e, nil
+	}
+	e, err := uselite.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	loaded[dir] = e
+	return e, nil
+}

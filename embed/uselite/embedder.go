@@ -1,0 +1,139 @@
+package uselite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// Name is the embedder's name in manifests and caches.
+const Name = "use-lite"
+
+// Files that make an installed model directory.
+var modelFiles = []string{"model.json", "vocab.json"}
+
+// Embedder is the USE-lite sentence encoder. It is safe for concurrent use.
+type Embedder struct {
+	tok *Tokenizer
+	net *network
+	// MaxBatchTokens bounds the rows of one forward pass (memory vs. the
+	// efficiency of large matrix products).
+	MaxBatchTokens int
+}
+
+// Installed reports whether dir looks like an installed model.
+func Installed(dir string) bool {
+	for _, f := range modelFiles {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Load reads the model from dir (the npm package's dist/ directory).
+func Load(dir string) (*Embedder, error) {
+	for _, f := range modelFiles {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return nil, fmt.Errorf("USE-lite model not installed in %s (%s missing); run: bash scripts/setup-embeddings.sh", dir, f)
+		}
+	}
+	g, err := loadGraph(dir)
+	if err != nil {
+		return nil, err
+	}
+	net, err := loadNetwork(g)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := LoadTokenizer(filepath.Join(dir, "vocab.json"))
+	if err != nil {
+		return nil, err
+	}
+	if tok.VocabSize() > net.vocab {
+		return nil, fmt.Errorf("%s: vocab.json has %d pieces but the embedding table only %d rows", dir, tok.VocabSize(), net.vocab)
+	}
+	return &Embedder{tok: tok, net: net, MaxBatchTokens: 2048}, nil
+}
+
+// Name implements llm.Embedder.
+func (e *Embedder) Name() string { return Name }
+
+// Dim is the output width (512).
+func (e *Embedder) Dim() int { return e.net.dOut }
+
+// MaxTokens is the number of leading tokens the model reads (128).
+func (e *Embedder) MaxTokens() int { return e.net.maxLen }
+
+// Tokenize returns the reference tokenizer's ids for text (unclipped).
+func (e *Embedder) Tokenize(text string) []int { return e.tok.Encode(text) }
+
+// Embed implements llm.Embedder: unit vectors, one per text, in order.
+// Texts are tokenized in parallel, then run in batches of about
+// MaxBatchTokens tokens; the batches are split over the CPUs.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	ids := make([][]int, len(texts))
+	for i, t := range texts {
+		x := e.tok.Encode(t)
+		if len(x) > e.net.maxLen {
+			x = x[:e.net.maxLen]
+		}
+		ids[i] = x
+	}
+	limit := max(e.MaxBatchTokens, e.net.maxLen)
+	type job struct{ lo, hi int }
+	var jobs []job
+	for lo := 0; lo < len(ids); {
+		hi, tok := lo, 0
+		for hi < len(ids) && (hi == lo || tok+len(ids[hi]) <= limit) {
+			tok += len(ids[hi])
+			hi++
+		}
+		jobs = append(jobs, job{lo, hi})
+		lo = hi
+	}
+	out := make([][]float32, len(texts))
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				copy(out[j.lo:j.hi], e.net.forward(ids[j.lo:j.hi]))
+			}
+		}()
+	}
+	var err error
+	for _, j := range jobs {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DefaultDir is where scripts/setup-embeddings.sh installs the model:
+// $MEMBENCH_HOME/models/use-lite, MEMBENCH_HOME defaulting to
+// ~/.cache/membench.
+func DefaultDir() string {
+	home := os.Getenv("MEMBENCH_HOME")
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = filepath.Join(h, ".cache", "membench")
+		} else {
+			home = filepath.Join(os.TempDir(), "membench")
+		}
+	}
+	return filepath.Join(home, "models", "use-lite")
+}

@@ -1,0 +1,237 @@
+package harness
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/membench/membench/judge"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+)
+
+// Artifact file names inside a run directory.
+const (
+	ManifestFile   = "manifest.json"
+	BuildFile      = "build.jsonl"
+	RetrievalsFile = "retrievals.jsonl"
+	AnswersFile    = "answers.jsonl"
+	JudgmentsFile  = "judgments.jsonl"
+	CostsFile      = "costs.jsonl"
+	SummaryJSON    = "summary.json"
+	SummaryMD      = "summary.md"
+)
+
+// Manifest records how a run was made.
+type Manifest struct {
+	Membench      string                 `json:"membench"`
+	GitCommit     string                 `json:"git_commit,omitempty"`
+	RunID         string                 `json:"run_id"`
+	ConfigHash    string                 `json:"config_hash"`
+	Config        Config                 `json:"config"`
+	Dataset       string                 `json:"dataset"`
+	DatasetSource string                 `json:"dataset_source"`
+	DatasetSHA256 string                 `json:"dataset_sha256"`
+	Conversations int                    `json:"conversations"`
+	Questions     int                    `json:"questions"`
+	Prompts       map[string]string      `json:"prompts"`
+	Embedder      string                 `json:"embedder"`
+	EmbedderNote  string                 `json:"embedder_note,omitempty"`
+	Models        map[string]llm.ModelID `json:"models"`
+	Judges        []string               `json:"judges"`
+	Offline       bool                   `json:"offline"`
+	Started       time.Time              `json:"started"`
+	Finished      time.Time              `json:"finished,omitempty"`
+	// RenderedTokens summarises context sizes, so kstar reads them without re-running.
+	RenderedTokens *TokenStats `json:"rendered_tokens,omitempty"`
+}
+
+// TokenStats summarises rendered context tokens over questions.
+type TokenStats struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	Min  int     `json:"min"`
+	Max  int     `json:"max"`
+}
+
+// BuildRecord is one line of build.jsonl: one conversation's memory build.
+type BuildRecord struct {
+	ConversationID string             `json:"conversation_id"`
+	System         string             `json:"system"`
+	Turns          int                `json:"turns"`
+	Calls          int                `json:"calls"`
+	InputTokens    int                `json:"input_tokens"`
+	OutputTokens   int                `json:"output_tokens"`
+	Seconds        float64            `json:"seconds"` // wall time of Ingest
+	Stages         []llm.Tally        `json:"stages"`  // by role, stage and label
+	Stats          systems.BuildStats `json:"stats"`
+}
+
+// RetrievalRecord is one line of retrievals.jsonl.
+type RetrievalRecord struct {
+	QuestionID     string         `json:"question_id"`
+	ConversationID string         `json:"conversation_id"`
+	System         string         `json:"system"`
+	K              int            `json:"k"`
+	Tokens         int            `json:"tokens"`
+	Items          []ItemRef      `json:"items"`
+	Candidates     []ItemRef      `json:"candidates,omitempty"`
+	Evidence       []string       `json:"evidence"`
+	EvidenceHit    int            `json:"evidence_hit"` // evidence ids found in the items' sources
+	ContextSHA256  string         `json:"context_sha256"`
+	Seconds        float64        `json:"seconds"`
+	Notes          map[string]any `json:"notes,omitempty"`
+}
+
+// CostRecord is one line of costs.jsonl: every model call one attempt made
+// for one conversation (build, retrieve, answer, judge), by role and label.
+type CostRecord struct {
+	ConversationID string      `json:"conversation_id"`
+	System         string      `json:"system"`
+	At             time.Time   `json:"at"`
+	Tallies        []llm.Tally `json:"tallies"`
+}
+
+// ItemRef is a retrieved item without its text (the text is in the context).
+type ItemRef struct {
+	ID      string   `json:"id"`
+	Kind    string   `json:"kind,omitempty"`
+	Sources []string `json:"sources,omitempty"`
+	Score   float64  `json:"score"`
+}
+
+// AnswerRecord is one line of answers.jsonl.
+type AnswerRecord struct {
+	QuestionID     string    `json:"question_id"`
+	ConversationID string    `json:"conversation_id"`
+	System         string    `json:"system"`
+	Category       int       `json:"category"`
+	Type           string    `json:"type,omitempty"`
+	Question       string    `json:"question"`
+	Gold           string    `json:"gold"`
+	Prediction     string    `json:"prediction"`
+	ContextTokens  int       `json:"context_tokens"`
+	Usage          llm.Usage `json:"usage"`
+	Cached         bool      `json:"cached,omitempty"`
+	// Hashes of the document (context), prompt and target, as every logged
+	// sample carries, so two runs can be compared sample by sample.
+	ContextSHA256 string `json:"context_sha256"`
+	PromptSHA256  string `json:"prompt_sha256"`
+	TargetSHA256  string `json:"target_sha256"`
+}
+
+// appender writes JSON lines to one file, safe for concurrent use.
+type appender struct {
+	mu sync.Mutex
+	f  *os.File
+	w  *bufio.Writer
+}
+
+func openAppender(path string) (*appender, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &appender{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// Write appends one record and flushes, so a crash loses at most that line.
+func (a *appender) Write(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.w.Write(b)
+	a.w.WriteByte('\n')
+	return a.w.Flush()
+}
+
+func (a *appender) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.w.Flush()
+	return a.f.Close()
+}
+
+// ReadJSONL decodes every line of path into a T. A missing file is empty; a
+// torn last line (from an interrupted run) is skipped; any other bad line
+// is an error naming the file and line.
+func ReadJSONL[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	var pendingErr error
+	for sc.Scan() {
+		line++
+		if pendingErr != nil {
+			return nil, pendingErr
+		}
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(b, &v); err != nil {
+			pendingErr = fmt.Errorf("%s line %d: %v (fix or delete the line)", path, line, err)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, sc.Err()
+}
+
+// WriteJSON writes v atomically (temp file + rename) so a reader never sees
+// a half-written file and an earlier version is replaced only when complete.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// WriteFileAtomic writes data to path via a temp file and rename.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// LoadJudgments reads a judgments.jsonl file, or the one inside a run dir.
+func LoadJudgments(path string) ([]judge.Judgment, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, JudgmentsFile)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("judgments %s: %w (give a run directory or a judgments.jsonl file)", path, err)
+	}
+	return ReadJSONL[judge.Judgment](path)
+}

@@ -1,0 +1,112 @@
+// Package harness is the replay engine: it loads a dataset, builds one
+// memory per conversation, retrieves, answers and judges every question,
+// and writes checkpointed artifacts under results/<run-id>/ so an
+// interrupted run resumes where it stopped.
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/membench/membench/systems"
+)
+
+// Config is everything a run needs. Fields tagged json:"-" cannot change
+// the outputs and are left out of the run id and the manifest's config hash.
+type Config struct {
+	System        string          `json:"system" yaml:"system"`
+	Options       systems.Options `json:"options,omitempty" yaml:"options"`
+	K             int             `json:"k,omitempty" yaml:"k"` // retrieval budget; 0 = the system's default
+	Dataset       string          `json:"dataset" yaml:"dataset"`
+	Data          string          `json:"data,omitempty" yaml:"data"` // file path; empty = embedded sample / default location
+	Conversations []string        `json:"conversations,omitempty" yaml:"conversations"`
+	Limit         int             `json:"limit,omitempty" yaml:"limit"` // questions per conversation; 0 = all
+	TurnStep      time.Duration   `json:"turn_step" yaml:"turn_step"`
+
+	// Model specs (llm.ParseSpec syntax, e.g. "offline", "openai:gpt-4o-mini").
+	// Build/Answer/Decide/JudgeModel default to Model.
+	Model       string `json:"model" yaml:"model"`
+	BuildModel  string `json:"build_model,omitempty" yaml:"build_model"`
+	AnswerModel string `json:"answer_model,omitempty" yaml:"answer_model"`
+	DecideModel string `json:"decide_model,omitempty" yaml:"decide_model"`
+	JudgeModel  string `json:"judge_model,omitempty" yaml:"judge_model"`
+
+	Judges       []string `json:"judges" yaml:"judges"`
+	AnswerPrompt string   `json:"answer_prompt,omitempty" yaml:"answer_prompt"` // file overriding the answer template
+	JudgePrompt  string   `json:"judge_prompt,omitempty" yaml:"judge_prompt"`   // file replacing the llm judges' template
+	Embedder     string   `json:"embedder,omitempty" yaml:"embedder"`           // "", "use-lite", "hashed", "openai:MODEL"
+
+	// Settings that do not change outputs.
+	RunID       string `json:"-" yaml:"run_id"`
+	ResultsDir  string `json:"-" yaml:"results_dir"`
+	CacheDir    string `json:"-" yaml:"cache_dir"`
+	Concurrency int    `json:"-" yaml:"concurrency"`
+	NoCache     bool   `json:"-" yaml:"no_cache"`
+	Quiet       bool   `json:"-" yaml:"quiet"`
+}
+
+// DefaultJudges are used when a run names none: the model judge (the offline
+// lexical heuristic unless a real judge model is configured) and LoCoMo's
+// lexical metrics.
+var DefaultJudges = []string{"llm", "f1", "bleu1"}
+
+// WithDefaults fills unset fields.
+func (c Config) WithDefaults() Config {
+	if c.Dataset == "" {
+		c.Dataset = "sample"
+	}
+	if c.Model == "" {
+		c.Model = "offline"
+	}
+	if c.TurnStep == 0 {
+		c.TurnStep = 30 * time.Second
+	}
+	if len(c.Judges) == 0 {
+		c.Judges = append([]string(nil), DefaultJudges...)
+	}
+	if c.ResultsDir == "" {
+		c.ResultsDir = "results"
+	}
+	if c.CacheDir == "" {
+		c.CacheDir = DefaultCacheDir()
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 4
+	}
+	return c
+}
+
+// DefaultCacheDir is $MEMBENCH_HOME/cache or ~/.cache/membench/cache.
+func DefaultCacheDir() string {
+	if h := os.Getenv("MEMBENCH_HOME"); h != "" {
+		return filepath.Join(h, "cache")
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "membench", "cache")
+	}
+	return filepath.Join(".membench", "cache")
+}
+
+// Hash is the sha256 of the output-relevant config (json:"-" fields excluded).
+func (c Config) Hash() string {
+	b, _ := json.Marshal(c)
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// ID is the run id: given, or derived from dataset, system and config hash so
+// that re-running the same command finds and resumes the same directory.
+func (c Config) ID() string {
+	if c.RunID != "" {
+		return c.RunID
+	}
+	return fmt.Sprintf("%s-%s-%s", c.Dataset, c.System, c.Hash()[:10])
+}
+
+// Dir is the run's artifact directory.
+func (c Config) Dir() string { return filepath.Join(c.ResultsDir, c.ID()) }

@@ -1,0 +1,157 @@
+package harness_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/membench/membench/answer"
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/judge"
+	_ "github.com/membench/membench/systems/all"
+)
+
+func testConfig(t *testing.T, system string) harness.Config {
+	t.Helper()
+	t.Setenv("MEMBENCH_EMBEDDER", "hashed") // independent of the installed model
+	return harness.Config{System: system, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2}
+}
+
+func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
+	for _, system := range []string{"turns-cosine", "fullcontext"} {
+		t.Run(system, func(t *testing.T) {
+			cfg := testConfig(t, system)
+			sum, err := harness.Run(context.Background(), cfg, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := cfg.WithDefaults().Dir()
+			for _, f := range []string{harness.ManifestFile, harness.BuildFile, harness.RetrievalsFile, harness.AnswersFile, harness.JudgmentsFile, harness.CostsFile, harness.SummaryJSON, harness.SummaryMD} {
+				if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+					t.Errorf("%s missing or empty: %v", f, err)
+				}
+			}
+			answers, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(answers) != sum.Questions || len(answers) < 15 {
+				t.Fatalf("answers %d, summary questions %d, want every sample question (>= 15)", len(answers), sum.Questions)
+			}
+			js, err := harness.LoadJudgments(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(answers) * len(harness.DefaultJudges); len(js) != want {
+				t.Fatalf("judgments %d, want questions × judges = %d", len(js), want)
+			}
+			for _, j := range js {
+				if j.QuestionID == "" || j.System != system || j.Judge == "" {
+					t.Fatalf("judgment lacks its keys: %+v", j)
+				}
+			}
+			if len(sum.Groups) < 5 {
+				t.Errorf("want a row per category (5), got %d", len(sum.Groups))
+			}
+			var b strings.Builder
+			sum.Print(&b)
+			if !strings.Contains(b.String(), "OFFLINE") || !strings.Contains(b.String(), "build:") {
+				t.Errorf("the table must say it is offline and give the cost line:\n%s", b.String())
+			}
+		})
+	}
+}
+
+func TestRerunResumesWithoutRedoingWork(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	first, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := cfg.WithDefaults().Dir()
+	// Simulate an interruption: drop the last three answers and one judgment line.
+	ans := readLines(t, filepath.Join(dir, harness.AnswersFile))
+	writeLines(t, filepath.Join(dir, harness.AnswersFile), ans[:len(ans)-3])
+	js := readLines(t, filepath.Join(dir, harness.JudgmentsFile))
+	writeLines(t, filepath.Join(dir, harness.JudgmentsFile), js[:len(js)-1])
+
+	second, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(readLines(t, filepath.Join(dir, harness.AnswersFile))); got != len(ans) {
+		t.Fatalf("after resume answers = %d, want %d (only the 3 missing re-answered)", got, len(ans))
+	}
+	if first.Overall.Scores["f1"] != second.Overall.Scores["f1"] {
+		t.Fatalf("deterministic offline run changed on resume: %v vs %v", first.Overall.Scores, second.Overall.Scores)
+	}
+	// A third run has nothing to do and writes no new answers.
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(readLines(t, filepath.Join(dir, harness.AnswersFile))); got != len(ans) {
+		t.Fatalf("idle rerun appended answers: %d", got)
+	}
+	judged, _ := harness.LoadJudgments(dir)
+	seen := map[string]bool{}
+	for _, j := range judged {
+		seen[j.QuestionID+"|"+j.Judge] = true
+	}
+	if len(seen) != len(ans)*len(harness.DefaultJudges) {
+		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(harness.DefaultJudges))
+	}
+}
+
+func TestChangedConfigRefusesToMixIntoARun(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	cfg.RunID = "fixed"
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	cfg.K = 3
+	_, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "different configuration") {
+		t.Fatalf("want a refusal naming the different configuration, got %v", err)
+	}
+}
+
+func TestBadInputIsNamed(t *testing.T) {
+	cfg := testConfig(t, "no-such-system")
+	_, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "turns-cosine") {
+		t.Fatalf("unknown system error should list known systems, got %v", err)
+	}
+	cfg = testConfig(t, "turns-cosine")
+	cfg.Judges = []string{"nonsense-judge"}
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err == nil {
+		t.Fatal("unknown judge accepted")
+	}
+	cfg = testConfig(t, "turns-cosine")
+	cfg.Model = "openai:gpt-4o-mini"
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+		t.Fatalf("missing key should name OPENAI_API_KEY, got %v", err)
+	}
+}
+
+var _ = judge.Judgment{}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+func writeLines(t *testing.T, path string, lines []string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

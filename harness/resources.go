@@ -1,0 +1,220 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/judge"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+)
+
+// Roles of the models a run uses.
+const (
+	RoleBuild  = "build"
+	RoleAnswer = "answer"
+	RoleDecide = "decide"
+	RoleJudge  = "judge"
+)
+
+// Resources are the run's shared, unmetered models (cache → retry → rate
+// limit → backend), its embedder and caches. Each conversation wraps the
+// models in its own meter so its costs can be reported alone.
+type Resources struct {
+	cfg          Config
+	base         map[string]llm.Model
+	specs        map[string]llm.Spec
+	cache        *llm.Cache
+	embCache     *embed.Cache
+	Embedder     llm.Embedder
+	EmbedderName string
+	EmbedderNote string
+}
+
+// OpenResources builds the models and the embedder the config names.
+func OpenResources(cfg Config) (*Resources, error) {
+	r := &Resources{cfg: cfg, base: map[string]llm.Model{}, specs: map[string]llm.Spec{}}
+	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
+		return nil, fmt.Errorf("cache dir %s: %w (set --cache-dir or MEMBENCH_HOME)", cfg.CacheDir, err)
+	}
+	roleSpecs := map[string]string{RoleBuild: cfg.BuildModel, RoleAnswer: cfg.AnswerModel, RoleDecide: cfg.DecideModel, RoleJudge: cfg.JudgeModel}
+	needCache := false
+	for role, s := range roleSpecs {
+		flag := "--" + role + "-model"
+		if s == "" {
+			s, flag = cfg.Model, "--model/--llm"
+		}
+		spec, err := llm.ParseSpec(s)
+		if err != nil {
+			return nil, clierr.Bad("%s %q: %v", flag, s, err)
+		}
+		spec.NoCache = spec.NoCache || cfg.NoCache
+		r.specs[role] = spec
+		if spec.Backend != "offline" && !spec.NoCache {
+			needCache = true
+		}
+	}
+	if needCache {
+		c, err := llm.NewCache(filepath.Join(cfg.CacheDir, "llm.sqlite"))
+		if err != nil {
+			return nil, fmt.Errorf("llm cache: %w", err)
+		}
+		r.cache = c
+	}
+	for role, spec := range r.specs {
+		m, err := llm.Build(spec, llm.BuildDeps{Cache: r.cache, Role: role})
+		if err != nil {
+			r.Close()
+			return nil, clierr.AsBad(fmt.Errorf("%s model: %w", role, err))
+		}
+		r.base[role] = m
+	}
+	if err := r.openEmbedder(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Resources) openEmbedder() error {
+	var inner llm.Embedder
+	switch e := r.cfg.Embedder; {
+	case strings.HasPrefix(e, "openai:"):
+		// The embedding server is the build model's unless the spec says otherwise.
+		spec, err := llm.ParseSpec(e)
+		if err != nil {
+			return clierr.Bad("--embedder %s: %v", e, err)
+		}
+		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
+			spec.BaseURL = b.BaseURL
+		}
+		o, err := llm.BuildEmbedder(spec)
+		if err != nil {
+			return clierr.AsBad(fmt.Errorf("--embedder %s: %w", e, err))
+		}
+		inner = o
+		r.EmbedderName = o.Name()
+	default:
+		if e != "" {
+			os.Setenv("MEMBENCH_EMBEDDER", e)
+		}
+		d, info, err := embed.Default(ModelsDir())
+		if err != nil {
+			return clierr.AsBad(fmt.Errorf("--embedder: %w", err))
+		}
+		inner = d
+		r.EmbedderName = info.Name
+		r.EmbedderNote = info.Warning
+	}
+	c, err := embed.NewCache(inner, filepath.Join(r.cfg.CacheDir, "embeddings.sqlite"))
+	if err != nil {
+		return fmt.Errorf("embedding cache: %w", err)
+	}
+	r.embCache = c
+	r.Embedder = c
+	return nil
+}
+
+// ModelsDir is where installed local models live.
+func ModelsDir() string {
+	if h := os.Getenv("MEMBENCH_HOME"); h != "" {
+		return filepath.Join(h, "models", "use-lite")
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "membench", "models", "use-lite")
+	}
+	return filepath.Join(".membench", "models", "use-lite")
+}
+
+// Close releases the caches.
+func (r *Resources) Close() {
+	if r.cache != nil {
+		r.cache.Close()
+	}
+	if r.embCache != nil {
+		r.embCache.Close()
+	}
+}
+
+// Model returns role's model wrapped in meter (when non-nil).
+func (r *Resources) Model(role string, meter *llm.Meter) llm.Model {
+	m := r.base[role]
+	if meter == nil {
+		return m
+	}
+	return llm.WithMeter(m, meter, role)
+}
+
+func (r *Resources) answer(meter *llm.Meter) llm.Model { return r.Model(RoleAnswer, meter) }
+
+// Env is the system environment for one conversation.
+func (r *Resources) Env(meter *llm.Meter, cfg Config) systems.Env {
+	return systems.Env{
+		Build:       r.Model(RoleBuild, meter),
+		Decide:      r.Model(RoleDecide, meter),
+		Embedder:    r.Embedder,
+		Meter:       meter,
+		Options:     cfg.Options,
+		Concurrency: cfg.Concurrency,
+	}
+}
+
+// Judges parses judge specs; model judges use the judge model unless their
+// spec names another, and are metered by meter when it is non-nil.
+func (r *Resources) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, error) {
+	var out []judge.Judge
+	seen := map[string]bool{}
+	for _, s := range specs {
+		j, err := judge.Parse(s, judge.Deps{
+			DefaultModel: r.Model(RoleJudge, meter),
+			PromptFile:   r.cfg.JudgePrompt,
+			NewModel: func(spec string) (llm.Model, error) {
+				ps, err := llm.ParseSpec(spec)
+				if err != nil {
+					return nil, err
+				}
+				ps.NoCache = ps.NoCache || r.cfg.NoCache
+				m, err := llm.Build(ps, llm.BuildDeps{Cache: r.cache, Role: RoleJudge})
+				if err != nil {
+					return nil, err
+				}
+				if meter != nil {
+					m = llm.WithMeter(m, meter, RoleJudge)
+				}
+				return m, nil
+			},
+		})
+		if err != nil {
+			return nil, clierr.Bad("--judge %q: %v", s, err)
+		}
+		if seen[j.Name()] {
+			return nil, clierr.Bad("--judge %q: a judge named %s is already configured; give it another name (name=...)", s, j.Name())
+		}
+		seen[j.Name()] = true
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// ModelIDs lists the configured models by role (never keys).
+func (r *Resources) ModelIDs() map[string]llm.ModelID {
+	out := map[string]llm.ModelID{}
+	for role, m := range r.base {
+		out[role] = m.ID()
+	}
+	return out
+}
+
+// Offline reports whether every model role is the offline backend.
+func (r *Resources) Offline() bool {
+	for _, s := range r.specs {
+		if s.Backend != "offline" {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,462 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/membench/membench/answer"
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/judge"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/systems"
+)
+
+// Run replays the dataset into the system and writes the run's artifacts.
+// Everything that can be checked before work starts is checked first, and
+// reported as bad input; then finished questions are skipped (resume).
+func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
+	cfg = cfg.WithDefaults()
+	p, err := Prepare(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Execute(ctx)
+}
+
+// Prepared is a validated run, ready to execute.
+type Prepared struct {
+	Cfg      Config
+	Data     *datasets.Dataset
+	Spec     systems.Spec
+	Res      *Resources
+	Judges   []judge.Judge
+	Dir      string
+	log      io.Writer
+	manifest Manifest
+}
+
+// Prepare validates the config, opens models, embedder and caches, and
+// writes (or checks) the manifest.
+func Prepare(cfg Config, log io.Writer) (*Prepared, error) {
+	spec, err := systems.Lookup(cfg.System)
+	if err != nil {
+		return nil, clierr.Bad("--system: %v", err)
+	}
+	if err := cfg.Options.Check(cfg.System, spec.Defaults); err != nil {
+		return nil, clierr.Bad("--opt: %v", err)
+	}
+	if cfg.AnswerPrompt != "" {
+		if err := prompts.Override(answer.Prompt, cfg.AnswerPrompt); err != nil {
+			return nil, clierr.Bad("--answer-prompt: %v", err)
+		}
+	}
+	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep})
+	if err != nil {
+		return nil, clierr.AsBad(err)
+	}
+	if len(cfg.Conversations) > 0 || cfg.Limit > 0 {
+		if ds, err = ds.Filter(cfg.Conversations, cfg.Limit); err != nil {
+			return nil, clierr.Bad("--conversations: %v", err)
+		}
+	}
+	res, err := OpenResources(cfg)
+	if err != nil {
+		return nil, err
+	}
+	judges, err := res.Judges(cfg.Judges, nil)
+	if err != nil {
+		res.Close()
+		return nil, err
+	}
+	dir := cfg.Dir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		res.Close()
+		return nil, fmt.Errorf("results dir %s: %w", dir, err)
+	}
+	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Dir: dir, log: log}
+	if err := p.writeManifest(); err != nil {
+		res.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Close releases caches.
+func (p *Prepared) Close() { p.Res.Close() }
+
+func (p *Prepared) writeManifest() error {
+	path := filepath.Join(p.Dir, ManifestFile)
+	var old Manifest
+	if b, err := os.ReadFile(path); err == nil {
+		if err := jsonUnmarshal(b, &old); err != nil {
+			return clierr.Bad("%s: %v (delete the run directory or pick another --run-id)", path, err)
+		}
+		if old.ConfigHash != p.Cfg.Hash() {
+			return clierr.Bad("%s was made with a different configuration; resume only with the same flags, or choose a new --run-id", path)
+		}
+	}
+	nq := 0
+	for _, c := range p.Data.Conversations {
+		nq += len(c.Questions)
+	}
+	m := Manifest{
+		Membench:      Version(),
+		GitCommit:     gitCommit(),
+		RunID:         p.Cfg.ID(),
+		ConfigHash:    p.Cfg.Hash(),
+		Config:        p.Cfg,
+		Dataset:       p.Data.Name,
+		DatasetSource: p.Data.Source,
+		DatasetSHA256: p.Data.SHA256,
+		Conversations: len(p.Data.Conversations),
+		Questions:     nq,
+		Prompts:       prompts.Hashes(),
+		Embedder:      p.Res.EmbedderName,
+		EmbedderNote:  p.Res.EmbedderNote,
+		Models:        p.Res.ModelIDs(),
+		Judges:        judgeNames(p.Judges),
+		Offline:       p.Res.Offline(),
+		Started:       time.Now().UTC(),
+	}
+	if !old.Started.IsZero() {
+		m.Started = old.Started
+	}
+	p.manifest = m
+	return WriteJSON(path, m)
+}
+
+func judgeNames(js []judge.Judge) []string {
+	out := make([]string, len(js))
+	for i, j := range js {
+		out[i] = j.Name()
+	}
+	return out
+}
+
+// Execute runs every unfinished conversation and question, then summarises.
+func (p *Prepared) Execute(ctx context.Context) (*Summary, error) {
+	done, err := p.loadDone()
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]*appender{}
+	for _, n := range []string{BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile} {
+		a, err := openAppender(filepath.Join(p.Dir, n))
+		if err != nil {
+			return nil, err
+		}
+		defer a.Close()
+		files[n] = a
+	}
+	total := 0
+	for _, c := range p.Data.Conversations {
+		for _, q := range c.Questions {
+			if !done.finished(q.ID, p.Judges) {
+				total++
+			}
+		}
+	}
+	if total == 0 {
+		fmt.Fprintf(p.log, "run %s: every question is already answered and judged; summarising\n", p.Cfg.ID())
+	} else if done.answers > 0 {
+		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.Cfg.ID(), total)
+	}
+	bar := newProgress(total, "questions", p.Cfg.Quiet, p.log)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.Cfg.Concurrency)
+	for _, conv := range p.Data.Conversations {
+		conv := conv
+		g.Go(func() error {
+			err := p.runConversation(gctx, conv, done, files, bar)
+			if err != nil {
+				return fmt.Errorf("conversation %s: %w", conv.ID, err)
+			}
+			return nil
+		})
+	}
+	runErr := g.Wait()
+	bar.Finish()
+	for _, a := range files {
+		a.Close()
+	}
+	sum, err := Summarize(p.Dir)
+	if err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	p.manifest.Finished = time.Now().UTC()
+	ts := sum.ContextTokens
+	p.manifest.RenderedTokens = &ts
+	if err := WriteJSON(filepath.Join(p.Dir, ManifestFile), p.manifest); err != nil {
+		return nil, err
+	}
+	if err := sum.Write(p.Dir); err != nil {
+		return nil, err
+	}
+	return sum, runErr
+}
+
+// doneSet is what earlier attempts of this run finished.
+type doneSet struct {
+	answers  int
+	answered map[string]AnswerRecord
+	judged   map[string]map[string]bool // question -> judge -> done
+	built    map[string]bool
+}
+
+func (d *doneSet) finished(qid string, js []judge.Judge) bool {
+	if _, ok := d.answered[qid]; !ok {
+		return false
+	}
+	for _, j := range js {
+		if !d.judged[qid][j.Name()] {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Prepared) loadDone() (*doneSet, error) {
+	d := &doneSet{answered: map[string]AnswerRecord{}, judged: map[string]map[string]bool{}, built: map[string]bool{}}
+	ans, err := ReadJSONL[AnswerRecord](filepath.Join(p.Dir, AnswersFile))
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range ans {
+		d.answered[a.QuestionID] = a
+	}
+	d.answers = len(d.answered)
+	js, err := ReadJSONL[judge.Judgment](filepath.Join(p.Dir, JudgmentsFile))
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range js {
+		if d.judged[j.QuestionID] == nil {
+			d.judged[j.QuestionID] = map[string]bool{}
+		}
+		d.judged[j.QuestionID][j.Judge] = true
+	}
+	bs, err := ReadJSONL[BuildRecord](filepath.Join(p.Dir, BuildFile))
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bs {
+		d.built[b.ConversationID] = true
+	}
+	return d, nil
+}
+
+func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversation, done *doneSet, files map[string]*appender, bar *progress) error {
+	var needAnswer, needJudge []*datasets.Question
+	for _, q := range conv.Questions {
+		if _, ok := done.answered[q.ID]; !ok {
+			needAnswer = append(needAnswer, q)
+		} else if !done.finished(q.ID, p.Judges) {
+			needJudge = append(needJudge, q)
+		}
+	}
+	if len(needAnswer) == 0 && len(needJudge) == 0 && done.built[conv.ID] {
+		return nil
+	}
+	meter := llm.NewMeter()
+	// Costs are recorded per conversation and attempt, whatever happens.
+	defer func() {
+		if t := meter.Snapshot(); len(t) > 0 {
+			files[CostsFile].Write(CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: t})
+		}
+	}()
+	env := p.Res.Env(meter, p.Cfg)
+	judges, err := p.Res.Judges(p.Cfg.Judges, meter)
+	if err != nil {
+		return err
+	}
+	// Judging answers from an earlier attempt needs no memory.
+	for _, q := range needJudge {
+		if err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[JudgmentsFile]); err != nil {
+			return err
+		}
+		bar.Add(1)
+	}
+	if len(needAnswer) == 0 && done.built[conv.ID] {
+		return nil
+	}
+	sys, err := p.Spec.New(env)
+	if err != nil {
+		return clierr.Bad("system %s: %v", p.Cfg.System, err)
+	}
+	start := time.Now()
+	stats, err := sys.Ingest(ctx, conv)
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	secs := time.Since(start).Seconds()
+	if !done.built[conv.ID] {
+		if err := files[BuildFile].Write(buildRecord(conv, p.Cfg.System, meter, stats, secs)); err != nil {
+			return err
+		}
+	}
+	if d, ok := sys.(interface {
+		DumpTo(dir, convID string) error
+	}); ok {
+		if err := d.DumpTo(p.Dir, conv.ID); err != nil {
+			return fmt.Errorf("dump memory: %w", err)
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.Cfg.Concurrency)
+	for _, q := range needAnswer {
+		q := q
+		g.Go(func() error {
+			if err := p.answerOne(gctx, sys, judges, conv, q, files, meter); err != nil {
+				return fmt.Errorf("question %s: %w", q.ID, err)
+			}
+			bar.Add(1)
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats systems.BuildStats, secs float64) BuildRecord {
+	t := meter.Total(llm.StageBuild)
+	var stages []llm.Tally
+	for _, s := range meter.Snapshot() {
+		if s.Stage == llm.StageBuild {
+			stages = append(stages, s)
+		}
+	}
+	return BuildRecord{
+		ConversationID: conv.ID, System: system, Turns: len(conv.AllTurns()),
+		Calls: t.Calls, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens,
+		Seconds: secs, Stages: stages, Stats: stats,
+	}
+}
+
+func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, files map[string]*appender, meter *llm.Meter) error {
+	start := time.Now()
+	c, err := sys.Retrieve(ctx, q, systems.Budget{K: p.Cfg.K})
+	if err != nil {
+		return fmt.Errorf("retrieve: %w", err)
+	}
+	ctxSHA := llm.HashText(c.Rendered)
+	rec := RetrievalRecord{
+		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, K: p.Cfg.K,
+		Tokens: c.Tokens, Items: refs(c.Items), Candidates: refs(c.Candidates),
+		Evidence: q.Evidence, EvidenceHit: evidenceHit(q.Evidence, c.Items),
+		ContextSHA256: ctxSHA, Seconds: time.Since(start).Seconds(), Notes: c.Notes,
+	}
+	if err := files[RetrievalsFile].Write(rec); err != nil {
+		return err
+	}
+	res, err := answer.Answer(ctx, p.Res.answer(meter), conv, q, c)
+	if err != nil {
+		return fmt.Errorf("answer: %w", err)
+	}
+	a := AnswerRecord{
+		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type,
+		Question: q.Text, Gold: q.Gold, Prediction: res.Prediction, ContextTokens: c.Tokens,
+		Usage: res.Usage, Cached: res.Cached, ContextSHA256: ctxSHA, PromptSHA256: res.PromptSHA,
+		TargetSHA256: llm.HashText(q.Gold),
+	}
+	// Judge before recording the answer: a question counts as answered only
+	// once its judgments are written too, so an interruption never leaves an
+	// answer that resume would not judge.
+	if err := p.judgeOne(ctx, judges, q, res.Prediction, nil, files[JudgmentsFile]); err != nil {
+		return err
+	}
+	return files[AnswersFile].Write(a)
+}
+
+func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, q *datasets.Question, pred string, have map[string]bool, out *appender) error {
+	for _, j := range judges {
+		if have[j.Name()] {
+			continue
+		}
+		jm, err := j.Judge(ctx, q, pred)
+		if err != nil {
+			return fmt.Errorf("judge %s: %w", j.Name(), err)
+		}
+		jm.QuestionID, jm.System, jm.Judge = q.ID, p.Cfg.System, j.Name()
+		if err := out.Write(jm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func refs(items []systems.Item) []ItemRef {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]ItemRef, len(items))
+	for i, it := range items {
+		out[i] = ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score}
+	}
+	return out
+}
+
+// evidenceHit counts evidence turn ids present in the items' sources.
+func evidenceHit(evidence []string, items []systems.Item) int {
+	have := map[string]bool{}
+	for _, it := range items {
+		for _, s := range it.Sources {
+			have[s] = true
+		}
+	}
+	n := 0
+	for _, e := range evidence {
+		if have[e] {
+			n++
+		}
+	}
+	return n
+}
+
+// Version is the module version baked in by the Go toolchain, or "dev".
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+var gitOnce = sync.OnceValue(func() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
+
+func gitCommit() string { return gitOnce() }
+
+// sortedKeys is a small helper for deterministic output.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,191 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/llm"
+)
+
+// Prediction is one line of an external predictions file.
+type Prediction struct {
+	QuestionID string `json:"question_id"`
+	Prediction string `json:"prediction"`
+	System     string `json:"system,omitempty"`
+}
+
+// ScoreConfig scores external predictions against a dataset.
+type ScoreConfig struct {
+	Dataset     string
+	Data        string
+	Predictions string
+	Out         string
+	System      string // name recorded in judgments; default: the file's base name
+	Judges      []string
+	Model       string // judge model spec (default offline)
+	CacheDir    string
+	NoCache     bool
+}
+
+// ReadPredictions reads a predictions JSONL file; every bad line is an error
+// naming the file and line.
+func ReadPredictions(path string) ([]Prediction, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, clierr.Bad("--predictions: %v", err)
+	}
+	defer f.Close()
+	var out []Prediction
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	seen := map[string]int{}
+	for n := 1; sc.Scan(); n++ {
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		var p Prediction
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, clierr.Bad("%s line %d: %v (want {\"question_id\": \"conv-26:0\", \"prediction\": \"...\"})", path, n, err)
+		}
+		if p.QuestionID == "" {
+			return nil, clierr.Bad("%s line %d: missing field question_id", path, n)
+		}
+		if prev, dup := seen[p.QuestionID]; dup {
+			return nil, clierr.Bad("%s line %d: question_id %s already given on line %d", path, n, p.QuestionID, prev)
+		}
+		seen[p.QuestionID] = n
+		out = append(out, p)
+	}
+	return out, sc.Err()
+}
+
+// Score judges external predictions and writes a run-shaped directory
+// (manifest, answers, judgments, summary) so every other command reads it.
+func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
+	preds, err := ReadPredictions(sc.Predictions)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{})
+	if err != nil {
+		return nil, nil, clierr.AsBad(err)
+	}
+	byID := map[string]*datasets.Question{}
+	convOf := map[string]string{}
+	for _, c := range ds.Conversations {
+		for _, q := range c.Questions {
+			byID[q.ID] = q
+			convOf[q.ID] = c.ID
+		}
+	}
+	var unknown []string
+	for _, p := range preds {
+		if byID[p.QuestionID] == nil {
+			unknown = append(unknown, p.QuestionID)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, nil, clierr.Bad("%s: %d question ids are not in %s, e.g. %s (ids look like conv-26:0)", sc.Predictions, len(unknown), ds.Source, unknown[0])
+	}
+	system := sc.System
+	if system == "" {
+		system = trimExt(filepath.Base(sc.Predictions))
+	}
+	cfg := Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out)}
+	if len(cfg.Judges) == 0 {
+		cfg.Judges = []string{"f1", "bleu1", "lexical"}
+	}
+	cfg = cfg.WithDefaults()
+	if err := os.MkdirAll(sc.Out, 0o755); err != nil {
+		return nil, nil, err
+	}
+	res, err := OpenResources(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Close()
+	meter := llm.NewMeter()
+	judges, err := res.Judges(cfg.Judges, meter)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg,
+		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
+		Models: res.ModelIDs(), Judges: judgeNames(judges), Offline: res.Offline(), Embedder: "none (scoring only)", Started: time.Now().UTC()}
+	// Scoring rewrites the directory's files from scratch: they derive
+	// entirely from the predictions file, which is kept untouched.
+	var answers, judgments []any
+	for _, p := range preds {
+		q := byID[p.QuestionID]
+		answers = append(answers, AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type,
+			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
+		for _, j := range judges {
+			jm, err := j.Judge(ctx, q, p.Prediction)
+			if err != nil {
+				return nil, nil, fmt.Errorf("judge %s on %s: %w", j.Name(), q.ID, err)
+			}
+			jm.QuestionID, jm.System, jm.Judge = q.ID, system, j.Name()
+			judgments = append(judgments, jm)
+		}
+	}
+	if err := writeLines(filepath.Join(sc.Out, AnswersFile), answers); err != nil {
+		return nil, nil, err
+	}
+	if err := writeLines(filepath.Join(sc.Out, JudgmentsFile), judgments); err != nil {
+		return nil, nil, err
+	}
+	if t := meter.Snapshot(); len(t) > 0 {
+		if err := writeLines(filepath.Join(sc.Out, CostsFile), []any{CostRecord{System: system, At: time.Now().UTC(), Tallies: t}}); err != nil {
+			return nil, nil, err
+		}
+	}
+	m.Finished = time.Now().UTC()
+	if err := WriteJSON(filepath.Join(sc.Out, ManifestFile), m); err != nil {
+		return nil, nil, err
+	}
+	sum, err := Summarize(sc.Out)
+	if err != nil {
+		return nil, nil, err
+	}
+	given := map[string]bool{}
+	for _, p := range preds {
+		given[p.QuestionID] = true
+	}
+	var missing []string
+	for id := range byID {
+		if !given[id] {
+			missing = append(missing, id)
+		}
+	}
+	sort.Strings(missing)
+	return sum, missing, sum.Write(sc.Out)
+}
+
+func writeLines(path string, recs []any) error {
+	var buf []byte
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	return WriteFileAtomic(path, buf)
+}
+
+func trimExt(s string) string {
+	if e := filepath.Ext(s); e != "" {
+		return s[:len(s)-len(e)]
+	}
+	return s
+}

@@ -1,0 +1,296 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/judge"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/report"
+)
+
+// Summary is a run's headline numbers, recomputed from its artifacts (so a
+// resumed run summarises every attempt).
+type Summary struct {
+	RunID          string          `json:"run_id"`
+	System         string          `json:"system"`
+	Dataset        string          `json:"dataset"`
+	Offline        bool            `json:"offline"`
+	Embedder       string          `json:"embedder"`
+	EmbedderNote   string          `json:"embedder_note,omitempty"`
+	Judges         []string        `json:"judges"`
+	Questions      int             `json:"questions"`
+	Groups         []Group         `json:"groups"`  // per category (LoCoMo) or question type
+	Overall        Group           `json:"overall"` // LoCoMo: categories 1-4, as the papers score it
+	ContextTokens  TokenStats      `json:"context_tokens"`
+	EvidenceRecall float64         `json:"evidence_recall"` // mean share of evidence turns in the context
+	Build          Cost            `json:"build"`
+	Stages         map[string]Cost `json:"stages"` // all model use by stage
+}
+
+// Group is one row of the score table.
+type Group struct {
+	Name     string             `json:"name"`
+	Category int                `json:"category,omitempty"`
+	N        int                `json:"n"`
+	Scores   map[string]float64 `json:"scores"` // judge -> mean score × 100
+}
+
+// Cost sums model usage.
+type Cost struct {
+	Calls        int     `json:"calls"`
+	CachedCalls  int     `json:"cached_calls"`
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	Seconds      float64 `json:"seconds"`
+}
+
+func (c *Cost) add(t llm.Tally) {
+	c.Calls += t.Calls
+	c.CachedCalls += t.CachedCalls
+	c.InputTokens += t.InputTokens
+	c.OutputTokens += t.OutputTokens
+	c.Seconds += t.Seconds
+}
+
+// Summarize reads a run directory's artifacts and computes its summary.
+func Summarize(dir string) (*Summary, error) {
+	var m Manifest
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (is this a run directory?)", dir, err)
+	}
+	if err := jsonUnmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	answers, err := ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile))
+	if err != nil {
+		return nil, err
+	}
+	judgments, err := ReadJSONL[judge.Judgment](filepath.Join(dir, JudgmentsFile))
+	if err != nil {
+		return nil, err
+	}
+	retr, err := ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
+	if err != nil {
+		return nil, err
+	}
+	builds, err := ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile))
+	if err != nil {
+		return nil, err
+	}
+	costs, err := ReadJSONL[CostRecord](filepath.Join(dir, CostsFile))
+	if err != nil {
+		return nil, err
+	}
+	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline,
+		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]Cost{}}
+	ans := map[string]AnswerRecord{}
+	for _, a := range answers {
+		ans[a.QuestionID] = a
+	}
+	s.Questions = len(ans)
+	// Last verdict per (question, judge) wins.
+	verdict := map[string]map[string]float64{}
+	for _, j := range judgments {
+		if _, ok := ans[j.QuestionID]; !ok {
+			continue
+		}
+		if verdict[j.QuestionID] == nil {
+			verdict[j.QuestionID] = map[string]float64{}
+		}
+		verdict[j.QuestionID][j.Judge] = j.Score
+	}
+	s.Groups, s.Overall = groupScores(ans, verdict, m.Judges)
+	s.ContextTokens, s.EvidenceRecall = retrievalStats(retr, ans)
+	for _, b := range builds {
+		s.Build.Calls += b.Calls
+		s.Build.InputTokens += b.InputTokens
+		s.Build.OutputTokens += b.OutputTokens
+		s.Build.Seconds += b.Seconds
+	}
+	for _, c := range costs {
+		for _, t := range c.Tallies {
+			key := string(t.Stage)
+			if t.Label == "embedding" {
+				key += ":embedding"
+			}
+			v := s.Stages[key]
+			v.add(t)
+			s.Stages[key] = v
+		}
+	}
+	return s, nil
+}
+
+func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]float64, judges []string) ([]Group, Group) {
+	type acc struct {
+		g   Group
+		sum map[string]float64
+		n   map[string]int
+	}
+	groups := map[string]*acc{}
+	overall := &acc{g: Group{Name: "overall"}, sum: map[string]float64{}, n: map[string]int{}}
+	add := func(a *acc, v map[string]float64) {
+		a.g.N++
+		for j, x := range v {
+			a.sum[j] += x
+			a.n[j]++
+		}
+	}
+	for _, a := range ans {
+		name := a.Type
+		if a.Category != 0 {
+			name = datasets.CategoryName(a.Category)
+		}
+		if name == "" {
+			name = "all"
+		}
+		g := groups[name]
+		if g == nil {
+			g = &acc{g: Group{Name: name, Category: a.Category}, sum: map[string]float64{}, n: map[string]int{}}
+			groups[name] = g
+		}
+		add(g, verdict[a.QuestionID])
+		if a.Category != datasets.CatAdversarial {
+			add(overall, verdict[a.QuestionID])
+		}
+	}
+	finish := func(a *acc) Group {
+		a.g.Scores = map[string]float64{}
+		for _, j := range judges {
+			if a.n[j] > 0 {
+				a.g.Scores[j] = 100 * a.sum[j] / float64(a.n[j])
+			}
+		}
+		return a.g
+	}
+	var out []Group
+	for _, g := range groups {
+		out = append(out, finish(g))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Category != out[j].Category {
+			return out[i].Category < out[j].Category
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, finish(overall)
+}
+
+func retrievalStats(retr []RetrievalRecord, ans map[string]AnswerRecord) (TokenStats, float64) {
+	last := map[string]RetrievalRecord{}
+	for _, r := range retr {
+		last[r.QuestionID] = r
+	}
+	var ts TokenStats
+	var recallSum float64
+	recallN := 0
+	for qid, r := range last {
+		if _, ok := ans[qid]; !ok {
+			continue
+		}
+		if ts.N == 0 || r.Tokens < ts.Min {
+			ts.Min = r.Tokens
+		}
+		if r.Tokens > ts.Max {
+			ts.Max = r.Tokens
+		}
+		ts.Mean += float64(r.Tokens)
+		ts.N++
+		if len(r.Evidence) > 0 {
+			recallSum += float64(r.EvidenceHit) / float64(len(r.Evidence))
+			recallN++
+		}
+	}
+	if ts.N > 0 {
+		ts.Mean /= float64(ts.N)
+	}
+	rec := 0.0
+	if recallN > 0 {
+		rec = recallSum / float64(recallN)
+	}
+	return ts, rec
+}
+
+// Table is the per-category score table.
+func (s *Summary) Table() *report.Table {
+	t := &report.Table{Title: fmt.Sprintf("%s on %s (run %s)", s.System, s.Dataset, s.RunID)}
+	t.Header = append([]string{"category", "n"}, s.Judges...)
+	row := func(g Group) {
+		cells := []any{g.Name, g.N}
+		for _, j := range s.Judges {
+			if v, ok := g.Scores[j]; ok {
+				cells = append(cells, report.F(v, 2))
+			} else {
+				cells = append(cells, "-")
+			}
+		}
+		t.Add(cells...)
+	}
+	for _, g := range s.Groups {
+		row(g)
+	}
+	overall := s.Overall
+	if s.hasLoCoMoCategories() {
+		overall.Name = "overall (1-4)"
+	}
+	row(overall)
+	t.Notes = s.notes()
+	return t
+}
+
+func (s *Summary) hasLoCoMoCategories() bool {
+	for _, g := range s.Groups {
+		if g.Category != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Summary) notes() []string {
+	b := s.Build
+	notes := []string{
+		fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds),
+	}
+	for _, st := range []string{"retrieve", "answer", "judge"} {
+		if c, ok := s.Stages[st]; ok {
+			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))
+		}
+	}
+	notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%%",
+		s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))
+	notes = append(notes, "scores: judge accuracy × 100; f1/bleu1 mean × 100; overall leaves out adversarial (category 5) as the papers do")
+	if s.Offline {
+		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
+	}
+	if s.EmbedderNote != "" {
+		notes = append(notes, "EMBEDDER: "+s.EmbedderNote)
+	} else {
+		notes = append(notes, "embedder: "+s.Embedder)
+	}
+	return notes
+}
+
+// Write stores summary.json and summary.md in dir.
+func (s *Summary) Write(dir string) error {
+	if err := WriteJSON(filepath.Join(dir, SummaryJSON), s); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# membench run %s\n\n", s.RunID)
+	s.Table().Markdown(&buf)
+	return WriteFileAtomic(filepath.Join(dir, SummaryMD), buf.Bytes())
+}
+
+// Print writes the terminal table.
+func (s *Summary) Print(w io.Writer) error { return s.Table().Terminal(w) }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

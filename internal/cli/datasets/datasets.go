@@ -1,0 +1,204 @@
+// Package datasets is the `membench datasets` command: list, fetch and
+// verify the public benchmark files in the dataset registry.
+package datasets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	core "github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/cli/clierr"
+)
+
+// NewCmd builds `membench datasets`.
+func NewCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "datasets",
+		Short: "List, fetch and verify benchmark dataset files",
+		Long: "Datasets are fetched into $MEMBENCH_HOME/datasets (default ~/.cache/membench/datasets)\n" +
+			"and checked against pinned sha256 sums. The embedded sample needs no fetch.",
+	}
+	cmd.AddCommand(listCmd(), fetchCmd(), verifyCmd())
+	return cmd
+}
+
+func unknown(name string) error {
+	return clierr.Bad("unknown dataset %q (known: %s)", name, strings.Join(core.RegistryNames(), ", "))
+}
+
+func listCmd() *cobra.Command {
+	var dir string
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "Show the registry: name, installed?, sha256, url",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				dir = core.DefaultDir()
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
+			fmt.Fprintln(w, "sample\tembedded\t-\t(built in)")
+			for _, e := range core.Registry {
+				sum := e.SHA256
+				if sum == "" {
+					sum = "(" + core.NoChecksum + ")"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, installed(filepath.Join(dir, e.File)), sum, e.URL)
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "\ndirectory: %s\n", dir)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	return c
+}
+
+// installed says whether the file is there; hashing is left to verify
+// because the LongMemEval files are hundreds of MB.
+func installed(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "no"
+	}
+	return fmt.Sprintf("yes (%s)", humanBytes(st.Size()))
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func fetchCmd() *cobra.Command {
+	var dir, url string
+	var force bool
+	c := &cobra.Command{
+		Use:   "fetch NAME",
+		Short: "Download a dataset file and check its sha256",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, ok := core.Lookup(args[0])
+			if !ok {
+				if args[0] == "sample" {
+					return clierr.Bad("dataset sample is embedded in the binary; nothing to fetch")
+				}
+				return unknown(args[0])
+			}
+			if dir == "" {
+				dir = core.DefaultDir()
+			}
+			out := cmd.OutOrStdout()
+			dest := filepath.Join(dir, e.File)
+			if !force {
+				if r, err := core.Verify(dest, e); err == nil {
+					fmt.Fprintf(out, "%s already installed at %s (sha256 %s, %s); use --force to download again\n", e.Name, dest, r.SHA256, r.Status)
+					return nil
+				}
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			fmt.Fprintf(out, "fetching %s into %s ...\n", e.Name, dir)
+			r, err := core.Fetch(ctx, e, dir, url)
+			if err != nil {
+				return err
+			}
+			report(out, e, r)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	c.Flags().StringVar(&url, "url", "", "download from this URL instead (a URL ending in / is a mirror directory; the file name is appended)")
+	c.Flags().BoolVar(&force, "force", false, "download even if a verified copy is installed")
+	return c
+}
+
+func verifyCmd() *cobra.Command {
+	var dir, file string
+	c := &cobra.Command{
+		Use:   "verify NAME | --file F",
+		Short: "Check an installed (or given) file against the registry's sha256",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			if len(args) == 0 {
+				if file == "" {
+					return clierr.Bad("give a dataset NAME (%s) or --file F", strings.Join(core.RegistryNames(), ", "))
+				}
+				return identify(out, file)
+			}
+			e, ok := core.Lookup(args[0])
+			if !ok {
+				return unknown(args[0])
+			}
+			path := file
+			if path == "" {
+				if dir == "" {
+					dir = core.DefaultDir()
+				}
+				path = filepath.Join(dir, e.File)
+			}
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return clierr.Bad("%s: no such file; run `membench datasets fetch %s` or pass --file F", path, e.Name)
+			}
+			r, err := core.Verify(path, e)
+			if err != nil {
+				return err
+			}
+			report(out, e, r)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	c.Flags().StringVar(&file, "file", "", "verify this file instead of the installed copy")
+	return c
+}
+
+// identify hashes a file with no name given and says which entry it is.
+func identify(out io.Writer, file string) error {
+	if _, err := os.Stat(file); err != nil {
+		return clierr.Bad("--file %s: %v", file, err)
+	}
+	for _, e := range core.Registry {
+		if e.SHA256 == "" {
+			continue
+		}
+		if r, err := core.Verify(file, e); err == nil {
+			report(out, e, r)
+			return nil
+		}
+	}
+	r, err := core.Verify(file, core.Entry{Name: "file"})
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%s (sha256 %s, %d bytes) matches no registry checksum; pass a NAME to compare against one entry", file, r.SHA256, r.Size)
+}
+
+func report(out io.Writer, e core.Entry, r *core.Result) {
+	if r.Verified {
+		fmt.Fprintf(out, "%s: ok  %s  sha256 %s  %d bytes\n", e.Name, r.Path, r.SHA256, r.Size)
+		return
+	}
+	fmt.Fprintf(out, "%s: %s  %s  sha256 %s  %d bytes (not verified)\n", e.Name, r.Status, r.Path, r.SHA256, r.Size)
+}

@@ -1,0 +1,177 @@
+// Package run is the `membench run` command: flags → harness.Config → harness.Run.
+package run
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/systems"
+)
+
+// NewCmd returns the run command.
+func NewCmd() *cobra.Command {
+	var (
+		cfgFile           string
+		opts              []string
+		llmBackend, model string
+		baseURL           string
+		quiet             bool
+		cfg               harness.Config
+		turnStep          time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Replay a benchmark into a memory system, answer and judge every question",
+		Long: `Replay a benchmark into a memory system, answer and judge every question,
+and write results/<run-id>/ (manifest, build, retrievals, answers, judgments,
+costs, summary). With no flags it runs turns-cosine on the embedded sample
+conversation with the offline backend: no key, no network.
+
+Re-running the same command resumes: finished questions are skipped.`,
+		Example: `  membench run
+  membench run --system fullcontext
+  membench run --system turns-cosine --dataset locomo --data ../shared/datasets/locomo10.json
+  membench run --system structmem --llm openai --model gpt-4o-mini
+  membench run --system turns-rerank --opt n=30 --opt floor=10 --k 3
+  membench run --config configs/table2.yaml --system flat`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			base := harness.Config{}
+			if cfgFile != "" {
+				b, err := os.ReadFile(cfgFile)
+				if err != nil {
+					return clierr.Bad("--config: %v", err)
+				}
+				dec := yaml.NewDecoder(strings.NewReader(string(b)))
+				dec.KnownFields(true)
+				if err := dec.Decode(&base); err != nil {
+					return clierr.Bad("--config %s: %v (see configs/ for examples)", cfgFile, err)
+				}
+			}
+			f := cmd.Flags()
+			// Flags override the file only where the user set them.
+			set := func(name string, apply func()) {
+				if f.Changed(name) || cfgFile == "" {
+					apply()
+				}
+			}
+			set("system", func() { base.System = cfg.System })
+			set("dataset", func() { base.Dataset = cfg.Dataset })
+			set("data", func() { base.Data = cfg.Data })
+			set("conversations", func() { base.Conversations = cfg.Conversations })
+			set("limit", func() { base.Limit = cfg.Limit })
+			set("k", func() { base.K = cfg.K })
+			set("judge", func() { base.Judges = cfg.Judges })
+			set("build-model", func() { base.BuildModel = cfg.BuildModel })
+			set("answer-model", func() { base.AnswerModel = cfg.AnswerModel })
+			set("decide-model", func() { base.DecideModel = cfg.DecideModel })
+			set("judge-model", func() { base.JudgeModel = cfg.JudgeModel })
+			set("answer-prompt", func() { base.AnswerPrompt = cfg.AnswerPrompt })
+			set("judge-prompt", func() { base.JudgePrompt = cfg.JudgePrompt })
+			set("embedder", func() { base.Embedder = cfg.Embedder })
+			set("run-id", func() { base.RunID = cfg.RunID })
+			set("results", func() { base.ResultsDir = cfg.ResultsDir })
+			set("cache-dir", func() { base.CacheDir = cfg.CacheDir })
+			set("concurrency", func() { base.Concurrency = cfg.Concurrency })
+			set("no-cache", func() { base.NoCache = cfg.NoCache })
+			if f.Changed("turn-step") {
+				base.TurnStep = turnStep
+			}
+			if base.System == "" {
+				base.System = "turns-cosine"
+			}
+			if len(opts) > 0 {
+				o, err := systems.Parse(opts)
+				if err != nil {
+					return clierr.AsBad(err)
+				}
+				if base.Options == nil {
+					base.Options = systems.Options{}
+				}
+				for k, v := range o {
+					base.Options[k] = v
+				}
+			}
+			m, err := ModelSpec(llmBackend, model, baseURL)
+			if err != nil {
+				return err
+			}
+			if m != "" {
+				base.Model = m
+			}
+			base.Quiet = quiet
+			sum, err := harness.Run(cmd.Context(), base, cmd.ErrOrStderr())
+			if sum != nil {
+				sum.Print(cmd.OutOrStdout())
+				fmt.Fprintf(cmd.OutOrStdout(), "artifacts: %s\n", base.WithDefaults().Dir())
+			}
+			return err
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&cfgFile, "config", "", "YAML run config (flags override it)")
+	f.StringVar(&cfg.System, "system", "turns-cosine", "memory system (see `membench systems`)")
+	f.StringArrayVar(&opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
+	f.IntVar(&cfg.K, "k", 0, "retrieval budget (items); 0 = the system's default")
+	f.StringVar(&cfg.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval")
+	f.StringVar(&cfg.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
+	f.StringSliceVar(&cfg.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
+	f.IntVar(&cfg.Limit, "limit", 0, "at most N questions per conversation (0 = all)")
+	f.DurationVar(&turnStep, "turn-step", 30*time.Second, "time between consecutive turns within a session")
+	f.StringVar(&llmBackend, "llm", "", "backend for every role: offline (default) or openai")
+	f.StringVar(&model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini")
+	f.StringVar(&baseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
+	f.StringVar(&cfg.BuildModel, "build-model", "", "model spec for memory building, e.g. openai:gpt-4o-mini")
+	f.StringVar(&cfg.AnswerModel, "answer-model", "", "model spec for answering")
+	f.StringVar(&cfg.DecideModel, "decide-model", "", "model spec for relevance decisions (needs logprobs)")
+	f.StringVar(&cfg.JudgeModel, "judge-model", "", "model spec for the llm judge")
+	f.StringArrayVar(&cfg.Judges, "judge", nil, "judge (repeatable): llm, lexical, f1, bleu1, em, or name=X,backend=openai,model=M,base-url=U,prompt=FILE (default: llm, f1, bleu1)")
+	f.StringVar(&cfg.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")
+	f.StringVar(&cfg.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge)")
+	f.StringVar(&cfg.Embedder, "embedder", "", "embedder: use-lite, hashed, or openai:MODEL (default: use-lite when installed, else hashed)")
+	f.StringVar(&cfg.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
+	f.StringVar(&cfg.ResultsDir, "results", "results", "where run directories go")
+	f.StringVar(&cfg.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
+	f.IntVar(&cfg.Concurrency, "concurrency", 4, "parallel conversations and parallel questions per conversation")
+	f.BoolVar(&cfg.NoCache, "no-cache", false, "do not read or write the LLM cache")
+	f.BoolVar(&quiet, "quiet", false, "no progress bar")
+	return c
+}
+
+// ModelSpec turns --llm/--model/--base-url into a model spec string ("" =
+// keep the config's). It is shared by commands that take these flags.
+func ModelSpec(backend, model, baseURL string) (string, error) {
+	if backend == "" && model == "" && baseURL == "" {
+		return "", nil
+	}
+	if backend == "" {
+		backend = "openai"
+		if model == "" && baseURL == "" {
+			backend = "offline"
+		}
+	}
+	switch backend {
+	case "offline":
+		if model != "" || baseURL != "" {
+			return "", clierr.Bad("--model/--base-url go with --llm openai, not --llm offline")
+		}
+		return "offline", nil
+	case "openai":
+		if model == "" {
+			return "", clierr.Bad("--llm openai needs --model, e.g. --model gpt-4o-mini")
+		}
+		s := "backend=openai,model=" + model
+		if baseURL != "" {
+			s += ",base-url=" + baseURL
+		}
+		return s, nil
+	}
+	return "", clierr.Bad("--llm %q: want offline or openai", backend)
+}

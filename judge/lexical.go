@@ -1,0 +1,219 @@
+package judge
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/membench/membench/embed"
+	"github.com/membench/membench/llm"
+)
+
+// LLMJudgeInput is what an LLM judge is given; prompts render it and the
+// offline backend's "judge" heuristic reads it from llm.Request.Inputs.
+type LLMJudgeInput struct {
+	Question   string
+	Gold       string
+	Prediction string
+	Category   int
+	Abstention bool
+	Type       string // LongMemEval question_type, "" for LoCoMo
+}
+
+// Verdict is the JSON object an LLM judge is asked to return.
+type Verdict struct {
+	Reason string `json:"reason"`
+	Label  string `json:"label"` // "CORRECT" or "WRONG"
+}
+
+const (
+	LabelCorrect = "CORRECT"
+	LabelWrong   = "WRONG"
+)
+
+// DeclinePhrases is the wider list the lexical judge uses to recognise an
+// answer that declines (LoCoMo's own category-5 metric uses only
+// LoCoMoDeclinePhrases).
+var DeclinePhrases = []string{
+	"no information available", "not mentioned", "no information",
+	"not enough information", "insufficient information", "not available",
+	"not specified", "not stated", "not provided", "no mention",
+	"does not mention", "doesn't mention", "don't know", "do not know",
+	"cannot be determined", "can't be determined", "cannot determine",
+	"unknown", "not discussed", "no record", "no details",
+}
+
+// LexicalF1Threshold is the F1 at which the lexical judge calls a
+// prediction correct.
+const LexicalF1Threshold = 0.5
+
+// LexicalVerdict is the transparent offline judge: CORRECT when the
+// normalised F1 with the gold is at least 0.5, or every gold content word
+// appears in the prediction, or every date in the gold (its day, month and
+// year as far as given) appears in the prediction. For abstention questions
+// it is CORRECT iff the prediction declines.
+func LexicalVerdict(in LLMJudgeInput) Verdict {
+	declines := Declines(in.Prediction, DeclinePhrases)
+	if in.Abstention || in.Category == 5 {
+		if declines {
+			return Verdict{Reason: "the question has no answer in the conversation and the prediction declines", Label: LabelCorrect}
+		}
+		return Verdict{Reason: "the question has no answer in the conversation but the prediction gives one", Label: LabelWrong}
+	}
+	if strings.TrimSpace(in.Prediction) == "" {
+		return Verdict{Reason: "the prediction is empty", Label: LabelWrong}
+	}
+	if declines {
+		return Verdict{Reason: "the prediction declines although the gold answer is known", Label: LabelWrong}
+	}
+	f1 := TokenF1(in.Prediction, in.Gold)
+	if g, _, cut := strings.Cut(in.Gold, ";"); cut {
+		f1 = max(f1, TokenF1(in.Prediction, g))
+	}
+	if f1 >= LexicalF1Threshold {
+		return Verdict{Reason: fmt.Sprintf("token F1 with the gold answer is %.2f (>= %.1f)", f1, LexicalF1Threshold), Label: LabelCorrect}
+	}
+	if content := contentTokens(in.Gold); len(content) > 0 {
+		pred := map[string]bool{}
+		for _, t := range Tokens(in.Prediction) {
+			pred[t] = true
+		}
+		all := true
+		for _, t := range content {
+			all = all && pred[t]
+		}
+		if all {
+			return Verdict{Reason: "every content word of the gold answer appears in the prediction", Label: LabelCorrect}
+		}
+	}
+	if gd := findDates(in.Gold); len(gd) > 0 && datesCovered(gd, findDates(in.Prediction)) {
+		return Verdict{Reason: "the prediction gives the same date as the gold answer", Label: LabelCorrect}
+	}
+	return Verdict{Reason: fmt.Sprintf("token F1 with the gold answer is only %.2f and the gold's key words or date are missing", f1), Label: LabelWrong}
+}
+
+// contentTokens are the gold's stemmed tokens that are not stopwords.
+func contentTokens(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(Normalize(s)) {
+		if !embed.IsStopword(w) {
+			out = append(out, Stem(w))
+		}
+	}
+	return out
+}
+
+// date is a possibly partial calendar date; zero fields are unspecified.
+type date struct{ y, m, d int }
+
+var months = map[string]int{
+	"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3,
+	"april": 4, "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7,
+	"august": 8, "aug": 8, "september": 9, "sep": 9, "sept": 9,
+	"october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+}
+
+const monthRe = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
+
+var (
+	isoDate = regexp.MustCompile(`\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b`)
+	dmyDate = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+` + monthRe + `(?:,?\s+(\d{4}))?\b`)
+	mdyDate = regexp.MustCompile(`\b` + monthRe + `\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`)
+	myDate  = regexp.MustCompile(`\b` + monthRe + `,?\s+(?:of\s+)?(\d{4})\b`)
+	yDate   = regexp.MustCompile(`\b(1[89]\d{2}|20\d{2})\b`)
+)
+
+// findDates extracts the dates written in s, most specific forms first; a
+// year or month already used by a fuller date is not listed again.
+func findDates(s string) []date {
+	s = strings.ToLower(s)
+	var out []date
+	used := make([]bool, len(s))
+	take := func(loc []int) bool {
+		for i := loc[0]; i < loc[1]; i++ {
+			if used[i] {
+				return false
+			}
+		}
+		for i := loc[0]; i < loc[1]; i++ {
+			used[i] = true
+		}
+		return true
+	}
+	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
+	for _, m := range isoDate.FindAllStringSubmatchIndex(s, -1) {
+		if take(m[:2]) {
+			out = append(out, date{atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]]), atoi(s[m[6]:m[7]])})
+		}
+	}
+	for _, m := range dmyDate.FindAllStringSubmatchIndex(s, -1) {
+		if d := atoi(s[m[2]:m[3]]); d >= 1 && d <= 31 && take(m[:2]) {
+			dt := date{m: months[s[m[4]:m[5]]], d: d}
+			if m[6] >= 0 {
+				dt.y = atoi(s[m[6]:m[7]])
+			}
+			out = append(out, dt)
+		}
+	}
+	for _, m := range mdyDate.FindAllStringSubmatchIndex(s, -1) {
+		if d := atoi(s[m[4]:m[5]]); d >= 1 && d <= 31 && take(m[:2]) {
+			dt := date{m: months[s[m[2]:m[3]]], d: d}
+			if m[6] >= 0 {
+				dt.y = atoi(s[m[6]:m[7]])
+			}
+			out = append(out, dt)
+		}
+	}
+	for _, m := range myDate.FindAllStringSubmatchIndex(s, -1) {
+		if take(m[:2]) {
+			out = append(out, date{y: atoi(s[m[4]:m[5]]), m: months[s[m[2]:m[3]]]})
+		}
+	}
+	for _, m := range yDate.FindAllStringSubmatchIndex(s, -1) {
+		if take(m[:2]) {
+			out = append(out, date{y: atoi(s[m[2]:m[3]])})
+		}
+	}
+	return out
+}
+
+// datesCovered: every gold date has a prediction date that agrees on each
+// field the gold specifies (the prediction may be more specific).
+func datesCovered(gold, pred []date) bool {
+	for _, g := range gold {
+		found := false
+		for _, p := range pred {
+			if (g.y == 0 || g.y == p.y) && (g.m == 0 || g.m == p.m) && (g.d == 0 || g.d == p.d) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// offlineJudge answers task "judge" for the offline backend with the same
+// JSON a real judge model is asked for.
+func offlineJudge(req llm.Request) (string, error) {
+	var in LLMJudgeInput
+	switch v := req.Inputs.(type) {
+	case LLMJudgeInput:
+		in = v
+	case *LLMJudgeInput:
+		if v == nil {
+			return "", fmt.Errorf("judge: nil *judge.LLMJudgeInput in request Inputs")
+		}
+		in = *v
+	default:
+		return "", fmt.Errorf("judge: request Inputs is %T, want judge.LLMJudgeInput", req.Inputs)
+	}
+	b, err := json.Marshal(LexicalVerdict(in))
+	return string(b), err
+}
+
+func init() { llm.RegisterOffline("judge", offlineJudge) }

@@ -1,0 +1,257 @@
+package judge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
+)
+
+// Embedded judge templates. LongMemEval question types with their own
+// grading rules get a variant; everything else uses "judge".
+const (
+	TemplateJudge = "judge"
+)
+
+var lmeTemplates = map[string]string{
+	"temporal-reasoning":        "judge_lme_temporal",
+	"knowledge-update":          "judge_lme_update",
+	"single-session-preference": "judge_lme_preference",
+}
+
+const lmeAbstentionTemplate = "judge_lme_abstention"
+
+// templateFor picks the embedded template for a question.
+func templateFor(q *datasets.Question) string {
+	if q.Type == "" {
+		return TemplateJudge // LoCoMo; judge.tmpl handles abstention itself
+	}
+	if q.Abstention {
+		return lmeAbstentionTemplate
+	}
+	if t, ok := lmeTemplates[q.Type]; ok {
+		return t
+	}
+	return TemplateJudge
+}
+
+// LLMJudge asks a model for a CORRECT/WRONG verdict.
+type LLMJudge struct {
+	name  string
+	model llm.Model
+	// override is the prompts name bound to this judge's own prompt file
+	// ("" = the embedded templates). A file replaces every variant.
+	override   string
+	promptFile string
+}
+
+// NewLLMJudge makes an LLM judge. promptFile, if not "", replaces the
+// embedded prompts for this judge only (other judges keep theirs).
+func NewLLMJudge(name string, m llm.Model, promptFile string) (*LLMJudge, error) {
+	if m == nil {
+		return nil, fmt.Errorf("judge %s: no model", name)
+	}
+	j := &LLMJudge{name: name, model: m, promptFile: promptFile}
+	if promptFile != "" {
+		// Registered under a per-judge name, so two judges can use two
+		// files and the file's hash lands in prompts.Hashes (the manifest).
+		j.override = "judge@" + name
+		if err := prompts.Override(j.override, promptFile); err != nil {
+			return nil, fmt.Errorf("judge %s: prompt=%s: %w (give a readable template file: system text, a line ---user---, user text)", name, promptFile, err)
+		}
+	}
+	return j, nil
+}
+
+func (j *LLMJudge) Name() string { return j.name }
+
+// Model is the judge's model.
+func (j *LLMJudge) Model() llm.Model { return j.model }
+
+func (j *LLMJudge) template(q *datasets.Question) string {
+	if j.override != "" {
+		return j.override
+	}
+	return templateFor(q)
+}
+
+// PromptHashes maps each template this judge may use to its sha256 (with
+// the source file when overridden), for the run manifest.
+func (j *LLMJudge) PromptHashes() map[string]string {
+	names := []string{TemplateJudge, lmeAbstentionTemplate}
+	for _, t := range lmeTemplates {
+		names = append(names, t)
+	}
+	if j.override != "" {
+		names = []string{j.override}
+	}
+	out := map[string]string{}
+	for _, n := range names {
+		if h, err := prompts.Hash(n); err == nil {
+			if j.override != "" {
+				h += " (" + j.promptFile + ")"
+			}
+			out[n] = h
+		}
+	}
+	return out
+}
+
+// Input builds the judge input for a question and prediction.
+func Input(q *datasets.Question, prediction string) LLMJudgeInput {
+	return LLMJudgeInput{
+		Question:   q.Text,
+		Gold:       q.Gold,
+		Prediction: prediction,
+		Category:   q.Category,
+		Abstention: isAbstention(q),
+		Type:       q.Type,
+	}
+}
+
+// Judge asks the model once. An unparseable reply is returned as an
+// *UnparsedError together with a Judgment carrying the raw text.
+func (j *LLMJudge) Judge(ctx context.Context, q *datasets.Question, prediction string) (Judgment, error) {
+	in := Input(q, prediction)
+	tmpl := j.template(q)
+	msgs, err := prompts.Render(tmpl, in)
+	if err != nil {
+		return Judgment{}, fmt.Errorf("judge %s: %w", j.name, err)
+	}
+	req := llm.Request{
+		Task:        "judge",
+		Messages:    msgs,
+		Temperature: 0,
+		// OpenAI's JSON mode refuses prompts that never say "json", which a
+		// user's prompt file may not; then the reply is parsed as text.
+		JSON:   mentionsJSON(msgs),
+		Inputs: in,
+		Stage:  llm.StageJudge,
+		Label:  tmpl,
+	}
+	resp, err := j.model.Chat(ctx, req)
+	if err != nil {
+		return Judgment{}, fmt.Errorf("judge %s, question %s: %w", j.name, q.ID, err)
+	}
+	out := Judgment{QuestionID: q.ID, Judge: j.name, Raw: resp.Text}
+	v, err := ParseVerdict(resp.Text)
+	if err != nil {
+		return out, &UnparsedError{Judge: j.name, QuestionID: q.ID, Raw: resp.Text}
+	}
+	out.Correct = v.Label == LabelCorrect
+	if out.Correct {
+		out.Score = 1
+	}
+	out.Reason = v.Reason
+	return out, nil
+}
+
+func mentionsJSON(msgs []llm.Message) bool {
+	for _, m := range msgs {
+		if strings.Contains(strings.ToLower(m.Content), "json") {
+			return true
+		}
+	}
+	return false
+}
+
+// UnparsedError is a judge reply with no recognisable verdict.
+type UnparsedError struct {
+	Judge, QuestionID, Raw string
+}
+
+func (e *UnparsedError) Error() string {
+	raw := e.Raw
+	if len(raw) > 300 {
+		raw = raw[:300] + "…"
+	}
+	return fmt.Sprintf("judge %s, question %s: no CORRECT/WRONG verdict in the reply %q (the prompt must ask for a label CORRECT or WRONG)", e.Judge, e.QuestionID, raw)
+}
+
+var (
+	fence      = regexp.MustCompile("(?s)```(?:json)?\\s*(.*?)```")
+	verdictWrd = regexp.MustCompile(`(?i)\b(not\s+|isn't\s+|is\s+not\s+)?(correct|incorrect|wrong)\b`)
+)
+
+// ParseVerdict reads a judge reply: a JSON object with "label" (also inside
+// a code fence or surrounded by text), or plain text naming exactly one of
+// CORRECT / WRONG (INCORRECT and "not correct" count as WRONG). Upper-case
+// labels win over words in running text, so "CORRECT: the answer is not
+// wrong" is correct.
+func ParseVerdict(text string) (Verdict, error) {
+	body := text
+	if m := fence.FindStringSubmatch(text); m != nil {
+		body = m[1]
+	}
+	if i, k := strings.Index(body, "{"), strings.LastIndex(body, "}"); i >= 0 && k > i {
+		var obj map[string]any
+		if json.Unmarshal([]byte(body[i:k+1]), &obj) == nil {
+			var v Verdict
+			for key, val := range obj {
+				s, _ := val.(string)
+				switch strings.ToLower(key) {
+				case "label", "verdict", "judgment", "judgement", "result":
+					if l := labelOf(s); l != "" && v.Label == "" {
+						v.Label = l
+					}
+				case "reason", "reasoning", "explanation":
+					v.Reason = s
+				}
+			}
+			if v.Label != "" {
+				return v, nil
+			}
+		}
+	}
+	if l := textLabel(text, true); l != "" {
+		return Verdict{Label: l, Reason: strings.TrimSpace(text)}, nil
+	}
+	if l := textLabel(text, false); l != "" {
+		return Verdict{Label: l, Reason: strings.TrimSpace(text)}, nil
+	}
+	return Verdict{}, fmt.Errorf("no CORRECT/WRONG verdict in %q", text)
+}
+
+func labelOf(s string) string {
+	switch strings.ToUpper(strings.Trim(strings.TrimSpace(s), ".!\"'*")) {
+	case "CORRECT", "TRUE", "YES":
+		return LabelCorrect
+	case "WRONG", "INCORRECT", "FALSE", "NO":
+		return LabelWrong
+	}
+	return ""
+}
+
+// textLabel finds the verdict words in free text; with upperOnly only
+// all-caps CORRECT/WRONG/INCORRECT count. It returns "" when none or both
+// kinds appear.
+func textLabel(text string, upperOnly bool) string {
+	kinds := map[string]bool{}
+	for _, m := range verdictWrd.FindAllStringSubmatch(text, -1) {
+		word := m[2]
+		if upperOnly && word != strings.ToUpper(word) {
+			continue
+		}
+		l := labelOf(word)
+		if m[1] != "" && !upperOnly { // "not correct"
+			if l == LabelCorrect {
+				l = LabelWrong
+			} else {
+				l = LabelCorrect
+			}
+		}
+		kinds[l] = true
+	}
+	if len(kinds) != 1 {
+		return ""
+	}
+	for l := range kinds {
+		return l
+	}
+	return ""
+}

@@ -1,0 +1,172 @@
+package judge
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/llmtest"
+)
+
+func TestParseKinds(t *testing.T) {
+	off := llm.NewOffline()
+	var gotSpecs []string
+	deps := Deps{DefaultModel: off, NewModel: func(s string) (llm.Model, error) {
+		gotSpecs = append(gotSpecs, s)
+		return llm.NewOffline(), nil
+	}}
+	cases := []struct {
+		spec, name, kind string
+		threshold        float64
+		modelSpec        string // what NewModel must receive ("" = not called)
+	}{
+		{"f1", "f1", "f1", 0.5, ""},
+		{"bleu1", "bleu1", "bleu1", 0.5, ""},
+		{"em", "em", "em", 1, ""},
+		{"F1,threshold=0.3,name=f1-loose", "f1-loose", "f1", 0.3, ""},
+		{"lexical", "lexical", "lexical", 0, ""},
+		{"llm", "llm", "llm", 0, ""},
+		{"gpt4o=openai:gpt-4o-mini", "gpt4o", "llm", 0, "openai:gpt-4o-mini"},
+		{"name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1", "qwen", "llm", 0,
+			"backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1"},
+		{"backend=openai,model=deepseek-v3.2,rpm=60", "deepseek-v3.2", "llm", 0, "backend=openai,model=deepseek-v3.2,rpm=60"},
+	}
+	for _, c := range cases {
+		gotSpecs = nil
+		j, err := Parse(c.spec, deps)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.spec, err)
+			continue
+		}
+		info := Describe(j)
+		if j.Name() != c.name || info.Kind != c.kind || info.Threshold != c.threshold {
+			t.Errorf("Parse(%q) = %+v, want name %s kind %s threshold %v", c.spec, info, c.name, c.kind, c.threshold)
+		}
+		switch {
+		case c.modelSpec == "" && len(gotSpecs) != 0:
+			t.Errorf("Parse(%q) built a model from %q", c.spec, gotSpecs)
+		case c.modelSpec != "" && (len(gotSpecs) != 1 || gotSpecs[0] != c.modelSpec):
+			t.Errorf("Parse(%q) passed model spec %q, want %q", c.spec, gotSpecs, c.modelSpec)
+		}
+	}
+}
+
+func TestParseMetricJudgesScore(t *testing.T) {
+	f1, _ := Parse("f1", Deps{})
+	j, err := f1.Judge(context.Background(), q(4, "Hawaii beach"), "She went to the beach in Hawaii")
+	if err != nil || !near(j.Score, 0.5) || !j.Correct || j.Judge != "f1" || j.QuestionID != "c:1" {
+		t.Errorf("f1 judgment %+v, %v", j, err)
+	}
+	strict, _ := Parse("f1,threshold=0.6", Deps{})
+	if j, _ := strict.Judge(context.Background(), q(4, "Hawaii beach"), "She went to the beach in Hawaii"); j.Correct {
+		t.Errorf("F1 0.5 passed threshold 0.6: %+v", j)
+	}
+	bleu, _ := Parse("bleu1", Deps{})
+	if j, _ := bleu.Judge(context.Background(), q(4, "the cat is on the mat"), "the cat sat on the mat"); !near(j.Score, 0.75) {
+		t.Errorf("bleu1 judgment %+v", j)
+	}
+	em, _ := Parse("em,decline=nobody knows", Deps{})
+	if j, _ := em.Judge(context.Background(), q(5, ""), "Nobody knows."); j.Score != 1 || !j.Correct {
+		t.Errorf("em with custom decline phrase on cat 5: %+v", j)
+	}
+	if j, _ := em.Judge(context.Background(), q(3, "Paris; because she said so"), "paris"); j.Score != 1 {
+		t.Errorf("em with cat-3 cut: %+v", j)
+	}
+	lex, _ := Parse("lexical", Deps{})
+	if j, _ := lex.Judge(context.Background(), q(2, "7 May 2023"), "May 7th, 2023"); !j.Correct || j.Score != 1 || j.Reason == "" {
+		t.Errorf("lexical judgment %+v", j)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		spec string
+		deps Deps
+		want string // substring of the error
+	}{
+		{"", Deps{}, "empty"},
+		{"gpt5", Deps{}, "known: bleu1, em, f1, lexical, llm"},
+		{"llm", Deps{}, "--judge lexical"},
+		{"f1,prompt=x.tmpl", Deps{}, "takes no model"},
+		{"f1,threshold=2", Deps{}, "threshold=2"},
+		{"llm,threshold=0.5", Deps{DefaultModel: llm.NewOffline()}, "f1 and bleu1 only"},
+		{"llm,strict", Deps{DefaultModel: llm.NewOffline()}, "not key=value"},
+		{"name=x,name=y", Deps{DefaultModel: llm.NewOffline()}, "given twice"},
+		{"name=x,prompt=", Deps{}, "key and a value"},
+		{"llm,prompt=/nonexistent/judge.tmpl", Deps{DefaultModel: llm.NewOffline()}, "/nonexistent/judge.tmpl"},
+		{"lexical,backend=openai", Deps{}, "only name="},
+		// without a NewModel callback the llm package's spec parser is used
+		{"name=q,backend=vllm,model=m", Deps{}, "unknown backend"},
+	}
+	for _, c := range cases {
+		j, err := Parse(c.spec, c.deps)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %v, %v; want an error containing %q", c.spec, j, err, c.want)
+		}
+	}
+	if _, err := ParseAll([]string{"f1", "lexical", "f1,threshold=0.2"}, Deps{}); err == nil || !strings.Contains(err.Error(), "name=") {
+		t.Errorf("duplicate judge names: %v", err)
+	}
+	js, err := ParseAll([]string{"f1", "bleu1", "em", "lexical"}, Deps{})
+	if err != nil || len(js) != 4 {
+		t.Errorf("ParseAll: %v, %v", js, err)
+	}
+}
+
+func TestParseBuildsOfflineModel(t *testing.T) {
+	j, err := Parse("cheap=offline", Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := Describe(j); info.Model == nil || info.Model.Backend != "offline" || j.Name() != "cheap" {
+		t.Fatalf("info %+v", info)
+	}
+	got, err := j.Judge(context.Background(), q(4, "Hawaii"), "Hawaii, I think")
+	if err != nil || !got.Correct {
+		t.Errorf("offline-built judge: %+v, %v", got, err)
+	}
+}
+
+// The LLM judge through the OpenAI backend, against the fake server: the
+// wire request is greedy (the llm backend sends temperature 0 as 1e-45,
+// since go-openai would drop an exact 0) with JSON mode, and the reply is
+// parsed.
+func TestLLMJudgeOverOpenAIWire(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(func(n int, r llmtest.ChatRequest) llmtest.Reply {
+		label := "WRONG"
+		if strings.Contains(r.LastUser(), "System answer: Hawaii") {
+			label = "CORRECT"
+		}
+		b, _ := json.Marshal(Verdict{Reason: "checked against gold", Label: label})
+		return llmtest.Reply{Text: string(b)}
+	}))
+	j, err := Parse("name=qwen,backend=openai,model=qwen2.5-32b-instruct,retries=-1,base-url="+srv.URL, Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	good, err := j.Judge(ctx, q(4, "Hawaii"), "Hawaii")
+	if err != nil || !good.Correct || good.Reason != "checked against gold" || good.Judge != "qwen" {
+		t.Errorf("good: %+v, %v", good, err)
+	}
+	bad, err := j.Judge(ctx, q(4, "Hawaii"), "Japan")
+	if err != nil || bad.Correct || bad.Score != 0 {
+		t.Errorf("bad: %+v, %v", bad, err)
+	}
+	bodies := srv.Bodies("/v1/chat/completions")
+	if len(bodies) != 2 {
+		t.Fatalf("server saw %d chat requests, want 2", len(bodies))
+	}
+	var req llmtest.ChatRequest
+	if err := json.Unmarshal(bodies[0], &req); err != nil {
+		t.Fatal(err)
+	}
+	if req.Temperature == nil || *req.Temperature > 1e-30 {
+		t.Errorf("wire temperature %v, want (near) 0", req.Temperature)
+	}
+	if req.Model != "qwen2.5-32b-instruct" || req.ResponseFormat == nil || req.ResponseFormat.Type != "json_object" {
+		t.Errorf("wire request: model %q format %+v", req.Model, req.ResponseFormat)
+	}
+}

@@ -1,0 +1,207 @@
+package llm
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Spec describes one configured model, as given on the command line or in
+// a config file.
+type Spec struct {
+	Name      string `json:"name,omitempty" yaml:"name,omitempty"` // label for manifests and --judge lists
+	Backend   string `json:"backend" yaml:"backend"`               // offline | openai
+	Model     string `json:"model,omitempty" yaml:"model,omitempty"`
+	BaseURL   string `json:"base_url,omitempty" yaml:"base_url,omitempty"`       // default $OPENAI_BASE_URL, else DefaultBaseURL
+	APIKeyEnv string `json:"api_key_env,omitempty" yaml:"api_key_env,omitempty"` // default OPENAI_API_KEY
+	RPM       int    `json:"rpm,omitempty" yaml:"rpm,omitempty"`                 // requests per minute, 0 = unlimited
+	TPM       int    `json:"tpm,omitempty" yaml:"tpm,omitempty"`                 // tokens per minute, 0 = unlimited
+	Retries   int    `json:"retries,omitempty" yaml:"retries,omitempty"`         // 0 = DefaultRetries, < 0 = none
+	NoCache   bool   `json:"no_cache,omitempty" yaml:"no_cache,omitempty"`
+}
+
+// DefaultRetries is used when Spec.Retries is 0.
+const DefaultRetries = 5
+
+// BuildDeps are the shared pieces a built model is wired to; nil fields
+// are skipped.
+type BuildDeps struct {
+	Cache *Cache
+	Meter *Meter
+	Role  string // meter role, e.g. "answer" or "judge:gpt4o"
+}
+
+// Build makes the model a spec describes, wrapped as
+// meter → cache → retry → rate limit → backend: the meter sees every call
+// including cache hits; retries sit outside the rate limiter so each retry
+// waits its turn. The offline backend is neither cached nor retried: it is
+// deterministic, local and cheaper than a cache lookup.
+func Build(spec Spec, deps BuildDeps) (Model, error) {
+	var m Model
+	switch spec.Backend {
+	case "offline":
+		o := NewOffline()
+		if spec.Model != "" {
+			o.Name = spec.Model
+		}
+		m = o
+	case "openai":
+		o, err := openAIFromSpec(spec)
+		if err != nil {
+			return nil, err
+		}
+		m = WithRateLimit(o, spec.RPM, spec.TPM)
+		retries := spec.Retries
+		if retries == 0 {
+			retries = DefaultRetries
+		}
+		if retries > 0 {
+			m = WithRetry(m, RetryPolicy{Max: retries, Base: time.Second, MaxDelay: 60 * time.Second})
+		}
+		if deps.Cache != nil && !spec.NoCache {
+			m = deps.Cache.Wrap(m)
+		}
+	case "":
+		return nil, fmt.Errorf("model spec %s: no backend; set backend=offline or backend=openai", spec.label())
+	default:
+		return nil, fmt.Errorf("model spec %s: unknown backend %q; use offline or openai", spec.label(), spec.Backend)
+	}
+	if deps.Meter != nil {
+		m = WithMeter(m, deps.Meter, deps.Role)
+	}
+	return m, nil
+}
+
+// BuildEmbedder makes an OpenAI-compatible embedder from a spec (the spec's
+// Model is the embedding model); the offline backend has no embedder here
+// (use package embed).
+func BuildEmbedder(spec Spec) (*OpenAI, error) {
+	if spec.Backend != "openai" {
+		return nil, fmt.Errorf("embedder spec %s: backend %q has no embedder; use backend=openai", spec.label(), spec.Backend)
+	}
+	return openAIFromSpec(spec)
+}
+
+func openAIFromSpec(spec Spec) (*OpenAI, error) {
+	if spec.Model == "" {
+		return nil, fmt.Errorf("model spec %s: backend openai needs a model, e.g. openai:gpt-4o-mini", spec.label())
+	}
+	base := spec.BaseURL
+	if base == "" {
+		base = os.Getenv("OPENAI_BASE_URL")
+	}
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	env := spec.APIKeyEnv
+	if env == "" {
+		env = "OPENAI_API_KEY"
+	}
+	o, err := NewOpenAI(OpenAIConfig{Model: spec.Model, BaseURL: base, APIKey: os.Getenv(env), APIKeyEnv: env, EmbeddingModel: spec.Model})
+	if err != nil {
+		return nil, fmt.Errorf("model spec %s: %w", spec.label(), err)
+	}
+	return o, nil
+}
+
+func (s Spec) label() string {
+	if s.Name != "" {
+		return strconv.Quote(s.Name)
+	}
+	return strconv.Quote(s.Backend + ":" + s.Model)
+}
+
+// specKeys are the keys ParseSpec accepts in key=value form.
+var specKeys = []string{"name", "backend", "model", "base-url", "api-key-env", "rpm", "tpm", "retries", "no-cache"}
+
+// ParseSpec reads a model spec in one of three forms:
+//
+//	offline                        the offline backend
+//	openai:gpt-4o-mini             backend:model (the model may contain ':')
+//	name=gpt4o,backend=openai,model=gpt-4o-mini,base-url=http://localhost:8000/v1,rpm=500
+//
+// Keys: name, backend, model, base-url, api-key-env, rpm, tpm, retries,
+// no-cache. Values may not contain commas.
+func ParseSpec(s string) (Spec, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Spec{}, fmt.Errorf("empty model spec; use e.g. offline, openai:gpt-4o-mini or backend=openai,model=gpt-4o-mini")
+	}
+	if !strings.Contains(s, "=") {
+		backend, model, _ := strings.Cut(s, ":")
+		sp := Spec{Backend: strings.TrimSpace(backend), Model: strings.TrimSpace(model)}
+		return sp, sp.check(s)
+	}
+	var sp Spec
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return Spec{}, fmt.Errorf("model spec %q: %q is not key=value (keys: %s)", s, part, strings.Join(specKeys, ", "))
+		}
+		if seen[k] {
+			return Spec{}, fmt.Errorf("model spec %q: key %q given twice", s, k)
+		}
+		seen[k] = true
+		var err error
+		switch k {
+		case "name":
+			sp.Name = v
+		case "backend":
+			sp.Backend = v
+		case "model":
+			sp.Model = v
+		case "base-url", "base_url":
+			sp.BaseURL = v
+		case "api-key-env", "api_key_env":
+			sp.APIKeyEnv = v
+		case "rpm":
+			sp.RPM, err = nonNegInt(v)
+		case "tpm":
+			sp.TPM, err = nonNegInt(v)
+		case "retries":
+			sp.Retries, err = strconv.Atoi(v)
+		case "no-cache", "no_cache":
+			sp.NoCache, err = strconv.ParseBool(v)
+		default:
+			keys := append([]string(nil), specKeys...)
+			sort.Strings(keys)
+			return Spec{}, fmt.Errorf("model spec %q: unknown key %q (known: %s)", s, k, strings.Join(keys, ", "))
+		}
+		if err != nil {
+			return Spec{}, fmt.Errorf("model spec %q: bad value for key %q: %v", s, k, err)
+		}
+	}
+	if sp.Backend == "" && sp.Model != "" {
+		sp.Backend = "openai" // a model name alone means an API model
+	}
+	return sp, sp.check(s)
+}
+
+func nonNegInt(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err == nil && n < 0 {
+		err = fmt.Errorf("%d is negative; use 0 for unlimited", n)
+	}
+	return n, err
+}
+
+func (s Spec) check(src string) error {
+	switch s.Backend {
+	case "offline":
+		return nil
+	case "openai":
+		if s.Model == "" {
+			return fmt.Errorf("model spec %q: backend openai needs a model (key model, or openai:<model>)", src)
+		}
+		return nil
+	case "":
+		return fmt.Errorf("model spec %q: key backend missing; use backend=offline or backend=openai", src)
+	default:
+		return fmt.Errorf("model spec %q: unknown backend %q (key backend); use offline or openai", src, s.Backend)
+	}
+}

@@ -1,0 +1,369 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/membench/membench/tokens"
+)
+
+// DefaultBaseURL is OpenAI's API.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// OpenAIConfig configures the OpenAI-compatible backend (OpenAI, vLLM,
+// Ollama, llama.cpp server, ...).
+type OpenAIConfig struct {
+	Model          string
+	BaseURL        string // default DefaultBaseURL
+	APIKey         string // "" → error for api.openai.com, "none" elsewhere
+	APIKeyEnv      string // only to name the variable in errors (default OPENAI_API_KEY)
+	EmbeddingModel string // for Embed; default text-embedding-3-small
+	TopLogprobs    int    // for Decide; default 20 (OpenAI's maximum)
+	Timeout        time.Duration
+	HTTPClient     *http.Client // default: a client with Timeout (120s)
+}
+
+// OpenAI is the OpenAI-compatible chat/decide/embedding backend.
+type OpenAI struct {
+	cfg    OpenAIConfig
+	client *openai.Client
+}
+
+// embedBatch is the most texts sent in one embeddings request.
+const embedBatch = 256
+
+// NewOpenAI checks cfg and builds the client. The key is kept only inside
+// the go-openai client config and is scrubbed from every returned error.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("openai backend: no model name; set the model (e.g. --llm openai:gpt-4o-mini)")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("openai backend: base URL %q is not an http(s) URL; use e.g. http://localhost:8000/v1", cfg.BaseURL)
+	}
+	if cfg.APIKeyEnv == "" {
+		cfg.APIKeyEnv = "OPENAI_API_KEY"
+	}
+	if cfg.APIKey == "" {
+		if isOpenAIHost(u.Host) {
+			return nil, fmt.Errorf("openai backend: no API key for %s; set the environment variable %s", cfg.BaseURL, cfg.APIKeyEnv)
+		}
+		cfg.APIKey = "none" // local servers accept any key
+	}
+	if cfg.EmbeddingModel == "" {
+		cfg.EmbeddingModel = string(openai.SmallEmbedding3)
+	}
+	if cfg.TopLogprobs <= 0 {
+		cfg.TopLogprobs = 20
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 120 * time.Second
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: cfg.Timeout}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = headerDoer{hc}
+	return &OpenAI{cfg: cfg, client: openai.NewClientWithConfig(oc)}, nil
+}
+
+func isOpenAIHost(host string) bool {
+	h := strings.ToLower(host)
+	return h == "api.openai.com" || strings.HasSuffix(h, ".openai.com")
+}
+
+func (o *OpenAI) ID() ModelID {
+	return ModelID{Backend: "openai", Model: o.cfg.Model, BaseURL: o.cfg.BaseURL}
+}
+
+// Name identifies the embedder: "openai:<embedding model>@<base url>".
+func (o *OpenAI) Name() string { return "openai:" + o.cfg.EmbeddingModel + "@" + o.cfg.BaseURL }
+
+func toWire(msgs []Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	return out
+}
+
+// reasoningModel reports models that go-openai refuses max_tokens for.
+func reasoningModel(m string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
+	cr := openai.ChatCompletionRequest{
+		Model:    o.cfg.Model,
+		Messages: toWire(req.Messages),
+		Seed:     req.Seed,
+	}
+	// go-openai drops temperature 0 (float32 with omitempty), which servers
+	// read as their default of 1; the smallest non-zero float32 is sent as
+	// 1e-45 instead, which every server treats as greedy.
+	cr.Temperature = float32(req.Temperature)
+	if req.Temperature == 0 && !reasoningModel(o.cfg.Model) {
+		cr.Temperature = math.SmallestNonzeroFloat32
+	}
+	if reasoningModel(o.cfg.Model) {
+		cr.MaxCompletionTokens = req.MaxTokens
+	} else {
+		cr.MaxTokens = req.MaxTokens
+	}
+	if req.JSON {
+		cr.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	resp, err := o.call(ctx, cr)
+	if err != nil {
+		return Response{}, err
+	}
+	if len(resp.Choices) == 0 {
+		return Response{}, fmt.Errorf("openai %s: response has no choices", o.cfg.Model)
+	}
+	text := resp.Choices[0].Message.Content
+	return Response{Text: text, Usage: o.usage(resp.Usage, req.Messages, text)}, nil
+}
+
+// usage takes the server's counts, falling back to our token counter when a
+// server leaves usage out.
+func (o *OpenAI) usage(u openai.Usage, msgs []Message, text string) Usage {
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+		return Usage{InputTokens: PromptTokens(msgs), OutputTokens: tokens.Count(text)}
+	}
+	return Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+}
+
+// Decide asks for one token with top logprobs and reads the choice
+// probabilities from the first position. Temperature is left at the server
+// default (1) so the reported distribution is the model's own.
+func (o *OpenAI) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
+	if len(req.Choices) == 0 {
+		return DecideResponse{}, errors.New("decide: no choices given")
+	}
+	cr := openai.ChatCompletionRequest{
+		Model:       o.cfg.Model,
+		Messages:    toWire(req.Messages),
+		LogProbs:    true,
+		TopLogProbs: o.cfg.TopLogprobs,
+	}
+	if reasoningModel(o.cfg.Model) {
+		cr.MaxCompletionTokens = 1
+	} else {
+		cr.MaxTokens = 1
+	}
+	resp, err := o.call(ctx, cr)
+	if err != nil {
+		return DecideResponse{}, err
+	}
+	if len(resp.Choices) == 0 || resp.Choices[0].LogProbs == nil ||
+		len(resp.Choices[0].LogProbs.Content) == 0 || len(resp.Choices[0].LogProbs.Content[0].TopLogProbs) == 0 {
+		return DecideResponse{}, fmt.Errorf("openai %s at %s: %w", o.cfg.Model, o.cfg.BaseURL, ErrNoLogprobs)
+	}
+	first := resp.Choices[0].LogProbs.Content[0]
+	probs, err := choiceProbs(first.TopLogProbs, req.Choices)
+	if err != nil {
+		return DecideResponse{}, fmt.Errorf("openai %s, task %s: %w", o.cfg.Model, req.Task, err)
+	}
+	u := o.usage(resp.Usage, req.Messages, first.Token)
+	return DecideResponse{Probs: probs, Usage: u}, nil
+}
+
+// choiceProbs sums the probability of every top token that matches a choice
+// (spaces trimmed, case ignored: " Yes" counts for "yes") and renormalises
+// over the choices.
+func choiceProbs(top []openai.TopLogProbs, choices []string) (map[string]float64, error) {
+	probs := make(map[string]float64, len(choices))
+	for _, c := range choices {
+		probs[c] = 0
+	}
+	var total float64
+	for _, t := range top {
+		tok := strings.TrimSpace(t.Token)
+		for _, c := range choices {
+			if strings.EqualFold(tok, strings.TrimSpace(c)) {
+				p := math.Exp(t.LogProb)
+				probs[c] += p
+				total += p
+				break
+			}
+		}
+	}
+	if total == 0 {
+		seen := make([]string, 0, len(top))
+		for _, t := range top {
+			seen = append(seen, strconv.Quote(t.Token))
+		}
+		return nil, fmt.Errorf("no top token matches any choice %q (top tokens: %s); reword the prompt so the answer starts with one of the choices", choices, strings.Join(seen, " "))
+	}
+	for c := range probs {
+		probs[c] /= total
+	}
+	return probs, nil
+}
+
+// call runs one chat completion, capturing Retry-After on failures.
+func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	hold := &captured{}
+	resp, err := o.client.CreateChatCompletion(context.WithValue(ctx, captureKey{}, hold), cr)
+	if err != nil {
+		return resp, o.wrapErr("chat "+o.cfg.Model, err, hold)
+	}
+	return resp, nil
+}
+
+// Embed returns one vector per text, in order, in batches of ≤ 256.
+func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += embedBatch {
+		batch := texts[start:min(start+embedBatch, len(texts))]
+		hold := &captured{}
+		resp, err := o.client.CreateEmbeddings(context.WithValue(ctx, captureKey{}, hold), openai.EmbeddingRequestStrings{
+			Input: batch, Model: openai.EmbeddingModel(o.cfg.EmbeddingModel),
+		})
+		if err != nil {
+			return nil, o.wrapErr("embeddings "+o.cfg.EmbeddingModel, err, hold)
+		}
+		if len(resp.Data) != len(batch) {
+			return nil, fmt.Errorf("openai embeddings %s: sent %d texts, got %d vectors", o.cfg.EmbeddingModel, len(batch), len(resp.Data))
+		}
+		vecs := make([][]float32, len(batch))
+		for _, d := range resp.Data {
+			if d.Index < 0 || d.Index >= len(batch) || vecs[d.Index] != nil {
+				return nil, fmt.Errorf("openai embeddings %s: bad or repeated index %d in response", o.cfg.EmbeddingModel, d.Index)
+			}
+			vecs[d.Index] = normalise(d.Embedding)
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+// normalise makes v unit length (Embedder promises unit vectors; most
+// servers already return them).
+func normalise(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 || math.Abs(n-1) < 1e-6 {
+		return v
+	}
+	s := 1 / math.Sqrt(n)
+	for i := range v {
+		v[i] = float32(float64(v[i]) * s)
+	}
+	return v
+}
+
+// HTTPError is a failed API call: status code (0 for transport errors),
+// the server's Retry-After (0 if none) and the underlying error. Its
+// message never contains the API key.
+type HTTPError struct {
+	Op         string
+	StatusCode int
+	RetryAfter time.Duration
+	Err        error
+	msg        string
+}
+
+func (e *HTTPError) Error() string { return e.msg }
+func (e *HTTPError) Unwrap() error { return e.Err }
+
+// wrapErr scrubs the key from err (including inside go-openai's error
+// values, whose messages may echo what the server said about the key) and
+// attaches status and Retry-After.
+func (o *OpenAI) wrapErr(op string, err error, hold *captured) error {
+	key := o.cfg.APIKey
+	scrub := func(s string) string {
+		if key == "" || key == "none" {
+			return s
+		}
+		return strings.ReplaceAll(s, key, "[redacted]")
+	}
+	e := &HTTPError{Op: op, Err: err}
+	var ae *openai.APIError
+	var re *openai.RequestError
+	switch {
+	case errors.As(err, &ae):
+		ae.Message = scrub(ae.Message)
+		e.StatusCode = ae.HTTPStatusCode
+	case errors.As(err, &re):
+		re.Body = []byte(scrub(string(re.Body)))
+		e.StatusCode = re.HTTPStatusCode
+	}
+	e.RetryAfter = hold.retryAfter(time.Now())
+	e.msg = scrub(fmt.Sprintf("openai %s at %s: %v", op, o.cfg.BaseURL, err))
+	return e
+}
+
+// go-openai turns error responses into *openai.APIError / *RequestError
+// without their headers, so a wrapping HTTPDoer notes Retry-After in a
+// per-call holder carried by the request context.
+type captureKey struct{}
+
+type captured struct {
+	mu     sync.Mutex
+	header string
+}
+
+func (c *captured) retryAfter(now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return parseRetryAfter(c.header, now)
+}
+
+type headerDoer struct{ c *http.Client }
+
+func (d headerDoer) Do(r *http.Request) (*http.Response, error) {
+	resp, err := d.c.Do(r)
+	if err == nil && resp.StatusCode >= 400 {
+		if c, ok := r.Context().Value(captureKey{}).(*captured); ok {
+			c.mu.Lock()
+			c.header = resp.Header.Get("Retry-After")
+			c.mu.Unlock()
+		}
+	}
+	return resp, err
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent/bad.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s <= 0 || s > 24*3600 {
+			return 0
+		}
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}

@@ -1,0 +1,133 @@
+// Package report renders tables (terminal, markdown, CSV) and summaries of
+// runs. Every table of the program goes through Table so the three formats
+// always agree.
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Table is a titled grid of strings.
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	Notes  []string // printed under the table
+}
+
+// Add appends a row built from values formatted with %v (floats via F).
+func (t *Table) Add(cells ...any) {
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		switch v := c.(type) {
+		case string:
+			row[i] = v
+		case float64:
+			row[i] = F(v, 2)
+		default:
+			row[i] = fmt.Sprint(v)
+		}
+	}
+	t.Rows = append(t.Rows, row)
+}
+
+// F formats a float with d decimals; NaN prints as "-".
+func F(v float64, d int) string {
+	if v != v {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", d, v)
+}
+
+// Terminal writes the table with box drawing for people.
+func (t *Table) Terminal(w io.Writer) error {
+	if t.Title != "" {
+		fmt.Fprintln(w, t.Title)
+	}
+	tb := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
+	hdr := make([]any, len(t.Header))
+	for i, h := range t.Header {
+		hdr[i] = h
+	}
+	tb.Header(hdr...)
+	for _, r := range t.Rows {
+		cells := make([]any, len(r))
+		for i, c := range r {
+			cells[i] = c
+		}
+		if err := tb.Append(cells...); err != nil {
+			return err
+		}
+	}
+	if err := tb.Render(); err != nil {
+		return err
+	}
+	for _, n := range t.Notes {
+		fmt.Fprintln(w, n)
+	}
+	return nil
+}
+
+// Markdown writes a GitHub-flavoured markdown table.
+func (t *Table) Markdown(w io.Writer) error {
+	if t.Title != "" {
+		fmt.Fprintf(w, "### %s\n\n", t.Title)
+	}
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	line := func(cells []string) {
+		parts := make([]string, len(cells))
+		for i, c := range cells {
+			parts[i] = esc(c)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(parts, " | "))
+	}
+	line(t.Header)
+	sep := make([]string, len(t.Header))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	fmt.Fprintf(w, "|%s|\n", strings.Join(sep, "|"))
+	for _, r := range t.Rows {
+		line(r)
+	}
+	if len(t.Notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range t.Notes {
+			fmt.Fprintf(w, "%s\n", n)
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// CSV writes header and rows as CSV (title and notes left out).
+func (t *Table) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(t.Rows); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Write renders in the named format: "terminal", "markdown" or "csv".
+func (t *Table) Write(w io.Writer, format string) error {
+	switch format {
+	case "", "terminal", "text":
+		return t.Terminal(w)
+	case "markdown", "md":
+		return t.Markdown(w)
+	case "csv":
+		return t.CSV(w)
+	}
+	return fmt.Errorf("unknown table format %q: want terminal, markdown or csv", format)
+}

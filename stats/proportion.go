@@ -1,0 +1,75 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Proportion is a success rate with a two-sided confidence interval.
+// All fields are fractions in [0, 1]; multiply by 100 for points.
+type Proportion struct {
+	Successes, N int
+	P            float64 // Successes / N
+	Lo, Hi       float64 // interval bounds
+	Level        float64 // e.g. 0.95
+}
+
+// zTwoSided is the standard normal quantile for a two-sided interval at level.
+func zTwoSided(level float64) float64 {
+	return distuv.UnitNormal.Quantile(1 - (1-level)/2)
+}
+
+// Wilson returns the Wilson score interval for successes out of n.
+//
+// Formula (Wilson 1927; Newcombe 1998, Stat Med 17:857, method 3):
+//
+//	center = (p + z²/2n) / (1 + z²/n)
+//	half   = z/(1 + z²/n) · sqrt(p(1−p)/n + z²/4n²)
+//
+// with p = successes/n and z the 1−(1−level)/2 normal quantile. The bounds
+// are clamped to [0, 1] (they can fall outside only by rounding).
+func Wilson(successes, n int, level float64) (lo, hi float64, err error) {
+	if n <= 0 || successes < 0 || successes > n {
+		return 0, 0, fmt.Errorf("stats.Wilson: need 0 <= successes <= n and n > 0, got successes=%d n=%d", successes, n)
+	}
+	if !(level > 0 && level < 1) {
+		return 0, 0, fmt.Errorf("stats.Wilson: level must be in (0,1), got %v (use 0.95)", level)
+	}
+	z := zTwoSided(level)
+	nf := float64(n)
+	p := float64(successes) / nf
+	z2 := z * z
+	den := 1 + z2/nf
+	center := (p + z2/(2*nf)) / den
+	half := z / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	lo, hi = math.Max(0, center-half), math.Min(1, center+half)
+	// At the edges the exact bound is 0 or 1; avoid a 1e-17 residue.
+	if successes == 0 {
+		lo = 0
+	}
+	if successes == n {
+		hi = 1
+	}
+	return lo, hi, nil
+}
+
+// Accuracy counts the true values of correct and attaches a Wilson interval
+// at level (0.95 for the reports).
+func Accuracy(correct []bool, level float64) (Proportion, error) {
+	k := 0
+	for _, c := range correct {
+		if c {
+			k++
+		}
+	}
+	if len(correct) == 0 {
+		return Proportion{}, fmt.Errorf("stats.Accuracy: correct is empty; score at least one question")
+	}
+	lo, hi, err := Wilson(k, len(correct), level)
+	if err != nil {
+		return Proportion{}, err
+	}
+	return Proportion{Successes: k, N: len(correct), P: float64(k) / float64(len(correct)), Lo: lo, Hi: hi, Level: level}, nil
+}

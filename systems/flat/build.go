@@ -1,0 +1,412 @@
+package flat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/systems"
+)
+
+// Task kinds (offline heuristics are registered under these names).
+const (
+	TaskExtract = "flat.extract"
+	TaskUpdate  = "flat.update"
+)
+
+// Defaults are flat's options: extraction batch, how many stored facts each
+// new fact is compared with, retrieval mode and k (10 per speaker is the
+// mem0 baseline setting in the StructMem paper).
+var Defaults = systems.Options{"batch": "message", "similar": "5", "mode": "per-speaker", "k": "10"}
+
+// Config is flat's parsed options.
+type Config struct {
+	Batch   string // message | session
+	Similar int    // stored facts shown per new fact in the update call
+	Mode    string // per-speaker | combined
+	K       int
+}
+
+// ParseConfig reads flat's options (defaults filled in; unknown keys are
+// left to the caller's Options.Check, since graph adds its own).
+func ParseConfig(o systems.Options) (Config, error) {
+	o = o.Merge(Defaults)
+	var c Config
+	var err error
+	if c.Batch, err = o.String("batch", "message", "message", "session"); err != nil {
+		return c, err
+	}
+	if c.Similar, err = o.Int("similar", 5); err != nil {
+		return c, err
+	}
+	if c.Mode, err = o.String("mode", "per-speaker", "per-speaker", "combined"); err != nil {
+		return c, err
+	}
+	if c.K, err = o.Int("k", 10); err != nil {
+		return c, err
+	}
+	if c.Similar < 1 || c.K < 1 {
+		return c, fmt.Errorf("options similar=%d, k=%d: both must be at least 1", c.Similar, c.K)
+	}
+	return c, nil
+}
+
+// Batch is the unit of one extraction call: one turn, or one session.
+type Batch struct {
+	Turns    []*datasets.Turn
+	First    int    // position of Turns[0] in conv.AllTurns()
+	Previous string // the turn before the batch, "Speaker: text", for context
+}
+
+// Batches splits a conversation the way cfg.Batch says.
+func Batches(conv *datasets.Conversation, mode string) []Batch {
+	var out []Batch
+	pos := 0
+	prev := ""
+	for _, s := range conv.Sessions {
+		if mode == "session" {
+			if len(s.Turns) > 0 {
+				out = append(out, Batch{Turns: s.Turns, First: pos, Previous: prev})
+			}
+		} else {
+			for i, t := range s.Turns {
+				out = append(out, Batch{Turns: []*datasets.Turn{t}, First: pos + i, Previous: prev})
+				prev = t.Speaker + ": " + t.Text
+			}
+		}
+		pos += len(s.Turns)
+		if n := len(s.Turns); n > 0 {
+			prev = s.Turns[n-1].Speaker + ": " + s.Turns[n-1].Text
+		}
+	}
+	return out
+}
+
+// IDs returns the batch's turn ids.
+func (b Batch) IDs() []string {
+	out := make([]string, len(b.Turns))
+	for i, t := range b.Turns {
+		out[i] = t.ID
+	}
+	return out
+}
+
+// NewFact is one extracted fact before the update decision.
+type NewFact struct {
+	Text    string
+	Speaker string
+	Time    time.Time
+	Sources []string
+}
+
+// Extraction is the result of one extraction call.
+type Extraction struct {
+	Facts  []NewFact
+	Call   Call
+	Failed bool // reply stayed malformed
+}
+
+// Builder applies batches to a Store in conversation order. Extract may run
+// concurrently for different batches (it reads no store state); Apply must
+// be called in order.
+type Builder struct {
+	env      systems.Env
+	cfg      Config
+	speakers []string
+	store    *Store
+	counts   map[string]int
+}
+
+// NewBuilder starts an empty store for a conversation with these speakers.
+func NewBuilder(env systems.Env, cfg Config, speakers []string) *Builder {
+	return &Builder{env: env, cfg: cfg, speakers: speakers, store: NewStore(), counts: map[string]int{
+		"facts_added": 0, "updated": 0, "deleted": 0, "none": 0, "failed": 0}}
+}
+
+// Store is the builder's store.
+func (b *Builder) Store() *Store { return b.store }
+
+// Counts are the decision counts so far (facts_added, updated, deleted,
+// none, failed, extracted, llm_calls, embedded_texts).
+func (b *Builder) Counts() map[string]int { return b.counts }
+
+// Extract asks the build model for the batch's facts.
+func (b *Builder) Extract(ctx context.Context, batch Batch) (Extraction, error) {
+	in := ExtractInput{Speakers: b.speakers, Previous: batch.Previous, Session: len(batch.Turns) > 1 || b.cfg.Batch == "session"}
+	for _, t := range batch.Turns {
+		in.Messages = append(in.Messages, MessageIn{TurnID: t.ID, Speaker: t.Speaker, Date: FormatDate(t.Time), Text: t.Text})
+	}
+	msgs, err := prompts.Render("flat_extract", in)
+	if err != nil {
+		return Extraction{}, err
+	}
+	var out extractReply
+	call, err := ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_facts"}, &out)
+	ex := Extraction{Call: call}
+	if errors.Is(err, ErrMalformed) {
+		ex.Failed = true
+		return ex, nil
+	}
+	if err != nil {
+		return ex, err
+	}
+	byID := map[string]*datasets.Turn{}
+	for _, t := range batch.Turns {
+		byID[t.ID] = t
+	}
+	for _, f := range out.Facts {
+		text := strings.TrimSpace(f.Text)
+		if text == "" {
+			continue
+		}
+		nf := NewFact{Text: text, Speaker: batch.Turns[0].Speaker, Time: batch.Turns[0].Time, Sources: batch.IDs()}
+		if t := byID[f.Turn]; t != nil {
+			nf.Speaker, nf.Time, nf.Sources = t.Speaker, t.Time, []string{t.ID}
+		} else if f.Speaker != "" {
+			nf.Speaker = f.Speaker
+		}
+		ex.Facts = append(ex.Facts, nf)
+	}
+	return ex, nil
+}
+
+// extractReply accepts facts as plain strings (message batches) or objects
+// naming their turn (session batches).
+type extractReply struct {
+	Facts []factItem `json:"facts"`
+}
+
+type factItem struct {
+	Text, Speaker, Turn string
+}
+
+func (f *factItem) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &f.Text)
+	}
+	var o struct {
+		Text    string `json:"text"`
+		Fact    string `json:"fact"`
+		Speaker string `json:"speaker"`
+		Turn    string `json:"turn"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
+	}
+	f.Text, f.Speaker, f.Turn = o.Text, o.Speaker, o.Turn
+	if f.Text == "" {
+		f.Text = o.Fact
+	}
+	return nil
+}
+
+type decision struct {
+	Fact  int    `json:"fact"`
+	Event string `json:"event"`
+	ID    string `json:"id"`
+	Text  string `json:"text"`
+}
+
+type updateReply struct {
+	Decisions []decision `json:"decisions"`
+}
+
+// Apply embeds the batch's new facts, shows each with its `similar` nearest
+// live facts to the build model in one update call, and applies the
+// decisions. It returns the update call's cost.
+func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, error) {
+	b.counts["llm_calls"] += ex.Call.Calls
+	b.counts["extracted"] += len(ex.Facts)
+	if ex.Failed {
+		b.counts["failed"]++
+	}
+	if len(ex.Facts) == 0 {
+		return Call{}, nil
+	}
+	texts := make([]string, len(ex.Facts))
+	for i, f := range ex.Facts {
+		texts[i] = f.Text
+	}
+	vecs, err := b.env.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return Call{}, fmt.Errorf("flat: embedding facts: %w", err)
+	}
+	b.counts["embedded_texts"] += len(texts)
+
+	// Union of the nearest stored facts, shown under short ids ("0", "1",
+	// ...) so the model cannot garble long ids.
+	in := UpdateInput{Facts: texts}
+	short := map[string]string{}
+	for _, v := range vecs {
+		for _, h := range b.store.Search(v, b.cfg.Similar) {
+			if _, ok := short[h.ID]; ok {
+				continue
+			}
+			sid := strconv.Itoa(len(in.Memories))
+			short[sid], short[h.ID] = h.ID, sid
+			in.Memories = append(in.Memories, MemoryIn{ID: sid, Text: h.Text, Date: FormatDate(h.Time)})
+		}
+	}
+	decisions := make([]decision, len(ex.Facts))
+	for i := range decisions {
+		decisions[i] = decision{Fact: i, Event: "ADD"}
+	}
+	var call Call
+	if len(in.Memories) > 0 {
+		msgs, err := prompts.Render("flat_update", in)
+		if err != nil {
+			return Call{}, err
+		}
+		var out updateReply
+		call, err = ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "update_decision"}, &out)
+		b.counts["llm_calls"] += call.Calls
+		switch {
+		case errors.Is(err, ErrMalformed):
+			// Without decisions every fact is new: nothing is lost, at worst duplicated.
+			b.counts["failed"]++
+		case err != nil:
+			return call, err
+		default:
+			for _, d := range out.Decisions {
+				if d.Fact >= 0 && d.Fact < len(decisions) {
+					decisions[d.Fact] = d
+				}
+			}
+		}
+	}
+	by := batch.IDs()
+	for i, d := range decisions {
+		f := ex.Facts[i]
+		target := short[strings.TrimSpace(d.ID)]
+		switch strings.ToUpper(strings.TrimSpace(d.Event)) {
+		case "NONE":
+			if target != "" {
+				b.store.AddSources(target, f.Sources)
+			}
+			b.counts["none"]++
+		case "UPDATE":
+			text := strings.TrimSpace(d.Text)
+			if text == "" {
+				text = f.Text
+			}
+			vec := vecs[i]
+			if text != f.Text {
+				v, err := b.env.Embedder.Embed(ctx, []string{text})
+				if err != nil {
+					return call, fmt.Errorf("flat: embedding updated fact: %w", err)
+				}
+				b.counts["embedded_texts"]++
+				vec = v[0]
+			}
+			if target != "" && b.store.Update(target, text, f.Time, f.Sources, vec) {
+				b.counts["updated"]++
+			} else {
+				// An unknown or already deleted id: keep the fact as new.
+				b.store.Add(text, f.Speaker, f.Time, f.Sources, vec)
+				b.counts["facts_added"]++
+				b.counts["bad_id"]++
+			}
+		case "DELETE":
+			if target != "" && b.store.Delete(target, f.Time, by) {
+				b.counts["deleted"]++
+			} else {
+				b.counts["bad_id"]++
+			}
+		default: // ADD, or an unknown event word
+			b.store.Add(f.Text, f.Speaker, f.Time, f.Sources, vecs[i])
+			b.counts["facts_added"]++
+		}
+	}
+	return call, nil
+}
+
+// ParallelMap runs fn for 0..n-1 with at most conc at once and returns the
+// results in index order. Results do not depend on scheduling.
+func ParallelMap[T any](ctx context.Context, n, conc int, fn func(ctx context.Context, i int) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	g, ctx := errgroup.WithContext(ctx)
+	if conc < 1 {
+		conc = 1
+	}
+	g.SetLimit(conc)
+	for i := 0; i < n; i++ {
+		g.Go(func() error {
+			r, err := fn(ctx, i)
+			out[i] = r
+			return err
+		})
+	}
+	return out, g.Wait()
+}
+
+// TurnCurve accumulates per-turn build tokens: the cost of a batch lands on
+// its last turn, so a session batch's earlier turns show the previous total.
+type TurnCurve struct {
+	tokens []int
+	total  int
+}
+
+// NewTurnCurve makes a curve for n turns.
+func NewTurnCurve(n int) *TurnCurve { return &TurnCurve{tokens: make([]int, n)} }
+
+// Add charges tokens to the batch and fills its turns.
+func (c *TurnCurve) Add(b Batch, tokens int) {
+	prev := c.total
+	c.total += tokens
+	for i := range b.Turns {
+		p := b.First + i
+		if p >= len(c.tokens) {
+			break
+		}
+		c.tokens[p] = prev
+		if i == len(b.Turns)-1 {
+			c.tokens[p] = c.total
+		}
+	}
+}
+
+// Tokens is the cumulative curve.
+func (c *TurnCurve) Tokens() []int { return c.tokens }
+
+// Total is the build's token sum so far.
+func (c *TurnCurve) Total() int { return c.total }
+
+// Build extracts and consolidates a conversation's facts. Extraction calls
+// run concurrently (env.Concurrency); update decisions run in turn order.
+//
+// TurnTokens comes from the build's own per-call usage, not env.Meter: the
+// meter may be shared with other conversations and extraction runs ahead of
+// the updates, so only per-batch attribution gives a per-turn curve that
+// does not depend on scheduling. It equals what the meter records for this
+// conversation's chat calls (embeddings are left out, as in the meter).
+func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cfg Config) (*Store, systems.BuildStats, error) {
+	b := NewBuilder(env, cfg, conv.Speakers)
+	batches := Batches(conv, cfg.Batch)
+	exs, err := ParallelMap(ctx, len(batches), env.Concurrency, func(ctx context.Context, i int) (Extraction, error) {
+		return b.Extract(ctx, batches[i])
+	})
+	if err != nil {
+		return nil, systems.BuildStats{}, fmt.Errorf("flat: conversation %s: %w", conv.ID, err)
+	}
+	curve := NewTurnCurve(len(conv.AllTurns()))
+	for i, batch := range batches {
+		call, err := b.Apply(ctx, batch, exs[i])
+		if err != nil {
+			return nil, systems.BuildStats{}, fmt.Errorf("flat: conversation %s, turn %s: %w", conv.ID, batch.Turns[0].ID, err)
+		}
+		curve.Add(batch, exs[i].Call.Tokens+call.Tokens)
+	}
+	stats := systems.BuildStats{Counts: b.Counts(), TurnTokens: curve.Tokens()}
+	stats.Counts["live_facts"] = len(b.store.Live())
+	stats.Counts["build_tokens"] = curve.Total()
+	return b.store, stats, nil
+}

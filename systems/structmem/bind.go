@@ -1,0 +1,167 @@
+package structmem
+
+import (
+	"context"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/prompts"
+)
+
+// bindJob is one extraction request: one perspective over one session
+// (granularity=session) or one utterance (granularity=utterance).
+type bindJob struct {
+	kind  string
+	scope string
+	turns []*turnInfo
+}
+
+type bindResult struct {
+	entries []*Entry
+	counts  map[string]int
+	failure *Failure
+	tokens  int
+}
+
+// bind runs the factual and relational extraction over every session or
+// utterance, concurrently up to env.Concurrency, and assembles the entries
+// in job order so ids and the store do not depend on scheduling.
+func (m *Memory) bind(ctx context.Context, conv *datasets.Conversation, sessions [][]*turnInfo, turnCost []int) error {
+	var jobs []bindJob
+	for si, ts := range sessions {
+		if len(ts) == 0 {
+			continue
+		}
+		if m.cfg.Granularity == "session" {
+			scope := conv.Sessions[si].ID
+			jobs = append(jobs, bindJob{KindFactual, scope, ts}, bindJob{KindRelational, scope, ts})
+			continue
+		}
+		for _, t := range ts {
+			one := []*turnInfo{t}
+			jobs = append(jobs, bindJob{KindFactual, t.ID, one}, bindJob{KindRelational, t.ID, one})
+		}
+	}
+	results := make([]bindResult, len(jobs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, m.env.Concurrency))
+	for i, j := range jobs {
+		g.Go(func() error {
+			r, err := m.extract(gctx, j)
+			results[i] = r
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i, r := range results {
+		for k, v := range r.counts {
+			m.counts[k] += v
+		}
+		if r.failure != nil {
+			m.failures = append(m.failures, *r.failure)
+			m.counts["failed_extractions"]++
+		}
+		for _, e := range r.entries {
+			m.addEntry(e)
+		}
+		ts := jobs[i].turns
+		turnCost[ts[len(ts)-1].index] += r.tokens
+	}
+	return nil
+}
+
+// extract sends one extraction request and turns the cited entries into
+// anchored entries.
+func (m *Memory) extract(ctx context.Context, j bindJob) (bindResult, error) {
+	res := bindResult{counts: map[string]int{}}
+	in := ExtractInput{Kind: j.kind, Speakers: m.speakers, Date: DateLabel(j.turns[0].Time)}
+	listed := map[string]*turnInfo{}
+	for _, t := range j.turns {
+		in.Utterances = append(in.Utterances, Utterance{ID: t.ID, Speaker: t.Speaker, Time: TimeLabel(t.Time), Date: DateLabel(t.Time), Text: t.Text})
+		listed[t.ID] = t
+	}
+	tmpl, task, label := "structmem_fact", TaskFact, LabelFact
+	if j.kind == KindRelational {
+		tmpl, task, label = "structmem_rel", TaskRel, LabelRel
+	}
+	msgs, err := prompts.Render(tmpl, in)
+	if err != nil {
+		return res, err
+	}
+	var got []extracted
+	r, err := ask(ctx, m.env.Build, task, label, msgs, in, entriesShape, func(raw string) error {
+		var perr error
+		got, perr = parseEntries(raw)
+		return perr
+	})
+	res.tokens = r.tokens
+	res.counts["calls_"+label] += r.calls
+	if r.repaired {
+		res.counts["repair_retries"]++
+	}
+	if err != nil {
+		return res, err
+	}
+	if r.failure != nil {
+		res.failure = &Failure{Label: label, Scope: j.scope, Error: r.failure.Error(), Raw: r.raw, RepairRaw: r.repairRaw}
+		return res, nil
+	}
+	for _, x := range got {
+		text := strings.TrimSpace(x.Text)
+		if text == "" {
+			res.counts["dropped_entries"]++
+			res.counts["dropped_empty_text"]++
+			continue
+		}
+		cited := x.Utterances
+		if x.Utterance != "" {
+			cited = append([]string{x.Utterance}, cited...)
+		}
+		// One listed utterance anchors unambiguously, as in the paper's
+		// per-utterance prompt, so a missing citation is tolerated there.
+		if len(cited) == 0 && len(j.turns) == 1 {
+			cited = []string{j.turns[0].ID}
+		}
+		var srcs []string
+		seen := map[string]bool{}
+		unknown := false
+		for _, c := range cited {
+			c = strings.TrimSpace(c)
+			if _, ok := listed[c]; !ok {
+				unknown = true
+				continue
+			}
+			if !seen[c] {
+				seen[c] = true
+				srcs = append(srcs, c)
+			}
+		}
+		if len(srcs) == 0 {
+			res.counts["dropped_entries"]++
+			if len(cited) == 0 {
+				res.counts["dropped_no_utterance"]++
+			} else {
+				res.counts["dropped_unknown_utterance"]++
+			}
+			continue
+		}
+		if unknown {
+			res.counts["ignored_unknown_citations"]++
+		}
+		anchor := listed[srcs[0]]
+		var st []string
+		for _, s := range srcs {
+			st = append(st, listed[s].Speaker+": "+listed[s].Text)
+		}
+		res.entries = append(res.entries, &Entry{
+			Kind: j.kind, Text: text, Time: anchor.Time, Speaker: anchor.Speaker,
+			Sources: srcs, SourceText: strings.Join(st, "\n"), SessionID: anchor.session,
+			Event: eventKey(anchor.Time, anchor.ID), turnIndex: anchor.index,
+		})
+	}
+	return res, nil
+}

@@ -1,0 +1,144 @@
+package structmem
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+)
+
+func turnTimes(conv *datasets.Conversation) map[string]*datasets.Turn {
+	out := map[string]*datasets.Turn{}
+	for _, t := range conv.AllTurns() {
+		out[t.ID] = t
+	}
+	return out
+}
+
+func TestBindingKeepsUtteranceTimes(t *testing.T) {
+	for _, gran := range []string{"session", "utterance"} {
+		t.Run(gran, func(t *testing.T) {
+			conv := testConv()
+			fm := newFake(nil)
+			m, st := build(t, NameNoCross, testEnv(fm, systems.Options{"granularity": gran}), conv)
+			turns := turnTimes(conv)
+			if len(m.entries) == 0 {
+				t.Fatal("no entries")
+			}
+			distinct := map[time.Time]bool{}
+			kinds := map[string]int{}
+			for _, e := range m.entries {
+				src := turns[e.Sources[0]]
+				if src == nil {
+					t.Fatalf("entry %s cites unknown turn %v", e.ID, e.Sources)
+				}
+				if !e.Time.Equal(src.Time) || e.Speaker != src.Speaker {
+					t.Errorf("entry %s: time %v speaker %s, want the cited turn's %v %s", e.ID, e.Time, e.Speaker, src.Time, src.Speaker)
+				}
+				if e.Event != TimeLabel(src.Time) {
+					t.Errorf("entry %s: event %q", e.ID, e.Event)
+				}
+				distinct[e.Time] = true
+				kinds[e.Kind]++
+			}
+			// Per-utterance anchoring: one session's entries keep several times.
+			if len(distinct) < 8 {
+				t.Errorf("only %d distinct entry times; anchoring collapsed", len(distinct))
+			}
+			if kinds[KindFactual] == 0 || kinds[KindRelational] == 0 {
+				t.Errorf("kinds %v: want both perspectives", kinds)
+			}
+			wantCalls := 2 * len(conv.Sessions)
+			if gran == "utterance" {
+				wantCalls = 2 * len(conv.AllTurns())
+			}
+			got := fm.count(TaskFact) + fm.count(TaskRel)
+			if got != wantCalls || st.Counts["calls_extract_fact"]+st.Counts["calls_extract_rel"] != wantCalls {
+				t.Errorf("extraction calls %d (counted %d), want %d", got, st.Counts["calls_extract_fact"]+st.Counts["calls_extract_rel"], wantCalls)
+			}
+			if fm.count(TaskConsolidate) != 0 {
+				t.Error("binding-only variant consolidated")
+			}
+			for _, r := range fm.reqs {
+				if r.Stage != llm.StageBuild || (r.Label != LabelFact && r.Label != LabelRel) {
+					t.Errorf("request tagged %q/%q", r.Stage, r.Label)
+				}
+			}
+		})
+	}
+}
+
+func TestSessionModeDropsUncitedEntries(t *testing.T) {
+	conv := testConv()
+	fm := newFake(func(req llm.Request, _ int) (string, bool) {
+		if req.Task != TaskFact {
+			return "", false
+		}
+		in := req.Inputs.(ExtractInput)
+		u := in.Utterances[len(in.Utterances)-1]
+		return `{"entries":[
+			{"utterance":"` + u.ID + `","text":"kept fact"},
+			{"text":"no citation"},
+			{"utterance":"D9:99","text":"unknown citation"},
+			{"utterance":"` + u.ID + `","text":"  "}]}`, true
+	})
+	m, st := build(t, NameNoCross, testEnv(fm, nil), conv)
+	n := len(conv.Sessions)
+	if st.Counts["entries_factual"] != n {
+		t.Errorf("factual entries %d, want %d", st.Counts["entries_factual"], n)
+	}
+	if st.Counts["dropped_entries"] != 3*n || st.Counts["dropped_no_utterance"] != n || st.Counts["dropped_unknown_utterance"] != n {
+		t.Errorf("drop counts %v", st.Counts)
+	}
+	turns := turnTimes(conv)
+	for _, e := range m.entries {
+		if e.Text == "kept fact" && !e.Time.Equal(turns[e.Sources[0]].Time) {
+			t.Errorf("kept fact anchored at %v", e.Time)
+		}
+	}
+}
+
+func TestExtractionPromptListsUtterances(t *testing.T) {
+	conv := testConv()
+	fm := newFake(nil)
+	build(t, NameNoCross, testEnv(fm, nil), conv)
+	var first llm.Request
+	for _, r := range fm.reqs {
+		if r.Task == TaskRel && r.Inputs.(ExtractInput).Utterances[0].ID == "D1:1" {
+			first = r
+		}
+	}
+	user := first.Messages[len(first.Messages)-1].Content
+	for _, want := range []string{"[D1:1 | 2023-05-08 13:00:00] Caroline:", "[D1:3 | 2023-05-08 13:01:00] Caroline:", "session of 8 May 2023"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("relational prompt lacks %q:\n%s", want, user)
+		}
+	}
+	if !first.JSON {
+		t.Error("extraction should ask for a JSON object")
+	}
+}
+
+func TestOfflineHeuristics(t *testing.T) {
+	got := resolvePerson("I'm sure my dog likes you and we went out", "Caroline", "Melanie")
+	want := "Caroline is sure Caroline's dog likes Melanie and Caroline and Melanie went out"
+	if got != want {
+		t.Errorf("resolvePerson = %q, want %q", got, want)
+	}
+	in := ExtractInput{Speakers: []string{"Caroline", "Melanie"}, Utterances: []Utterance{{
+		ID: "D1:1", Speaker: "Caroline", Date: "8 May 2023",
+		Text: "Hi! I adopted a puppy named Oscar. Have you been to the lake? [image: a puppy on a sofa]",
+	}}}
+	facts := offlineFacts(in)
+	if len(facts) != 2 || facts[0].Text != "Caroline adopted a puppy named Oscar (stated on 8 May 2023)." ||
+		facts[1].Text != "Caroline shared an image showing a puppy on a sofa (stated on 8 May 2023)." {
+		t.Errorf("facts %+v", facts)
+	}
+	rels := offlineRelations(in)
+	if len(rels) != 1 || rels[0].Text != "Caroline asked Melanie: Have Melanie been to the lake? (asked on 8 May 2023)" {
+		t.Errorf("relations %+v", rels)
+	}
+}

@@ -1,0 +1,346 @@
+package structmem
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/membench/membench/prompts"
+)
+
+// planWindows walks a time pointer over entries sorted by time: each window
+// holds the unconsolidated entries with time in [pointer, pointer+w]; the
+// pointer then jumps to the next unconsolidated entry, skipping empty
+// stretches. It returns index ranges [lo, hi) into the sorted slice.
+func planWindows(times []time.Time, w time.Duration) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(times); {
+		end := times[i].Add(w)
+		j := i
+		for j < len(times) && !times[j].After(end) {
+			j++
+		}
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
+}
+
+// windowPlan is one window with its cross-event context C_cross.
+type windowPlan struct {
+	rec     WindowRecord
+	buffer  []*Entry
+	related []*Entry // reconstructed seed events, outside the buffer
+	events  map[string]bool
+}
+
+// consolidate runs cross-event consolidation over every window. It runs
+// after the whole build ("process all", as the authors' code does); with
+// historical seeds this sees exactly the memory an online run would, since
+// seeds come from strictly earlier times.
+func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
+	plans, err := m.planAll(ctx)
+	if err != nil {
+		return err
+	}
+	type out struct {
+		links    []Link
+		rejected []Link
+		failure  *Failure
+		calls    int
+		repaired bool
+		tokens   int
+	}
+	outs := make([]out, len(plans))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, m.env.Concurrency))
+	for i, p := range plans {
+		if !p.rec.Called {
+			continue
+		}
+		g.Go(func() error {
+			in := m.consolidateInput(p)
+			tmpl := "structmem_consolidate"
+			if !in.Constrained {
+				tmpl = "structmem_consolidate_unconstrained"
+			}
+			msgs, err := prompts.Render(tmpl, in)
+			if err != nil {
+				return err
+			}
+			var links []Link
+			r, err := ask(gctx, m.env.Build, TaskConsolidate, LabelConsolidate, msgs, in, linksShape, func(raw string) error {
+				var perr error
+				links, perr = parseLinks(raw)
+				return perr
+			})
+			o := out{calls: r.calls, repaired: r.repaired, tokens: r.tokens}
+			if err != nil {
+				return fmt.Errorf("structmem: window %d: %w", p.rec.Index, err)
+			}
+			if r.failure != nil {
+				o.failure = &Failure{Label: LabelConsolidate, Scope: fmt.Sprintf("window %d", p.rec.Index), Error: r.failure.Error(), Raw: r.raw, RepairRaw: r.repairRaw}
+			} else {
+				o.links = links
+			}
+			outs[i] = o
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	var texts []string
+	for i, p := range plans {
+		o := outs[i]
+		m.counts["calls_consolidate"] += o.calls
+		if o.repaired {
+			m.counts["repair_retries"]++
+		}
+		last := 0
+		for _, e := range p.buffer {
+			last = max(last, e.turnIndex)
+		}
+		if len(turnCost) > 0 {
+			turnCost[last] += o.tokens
+		}
+		if o.failure != nil {
+			m.failures = append(m.failures, *o.failure)
+			m.counts["failed_consolidations"]++
+		}
+		for _, l := range o.links {
+			s, reason := m.validate(p, l)
+			if s == nil {
+				l.Reason = reason
+				p.rec.Rejected = append(p.rec.Rejected, l)
+				m.counts["rejected_links"]++
+				m.counts["rejected_links_"+strings.ReplaceAll(reason, " ", "_")]++
+				continue
+			}
+			s.ID = fmt.Sprintf("s%04d", len(m.syns)+1)
+			m.syns = append(m.syns, s)
+			p.rec.SynthesisIDs = append(p.rec.SynthesisIDs, s.ID)
+			texts = append(texts, s.Text)
+		}
+		m.windows = append(m.windows, p.rec)
+	}
+	vecs, err := embedAll(ctx, m.env.Embedder, texts)
+	if err != nil {
+		return fmt.Errorf("structmem: embedding syntheses: %w", err)
+	}
+	for i, s := range m.syns {
+		s.Embedding = vecs[i]
+		m.synthIdx.Add(s.ID, vecs[i])
+	}
+	return nil
+}
+
+// planAll computes every window, its seeds and reconstructed events.
+func (m *Memory) planAll(ctx context.Context) ([]*windowPlan, error) {
+	sorted := m.sortedEntries()
+	times := make([]time.Time, len(sorted))
+	for i, e := range sorted {
+		times[i] = e.Time
+	}
+	ranges := planWindows(times, m.cfg.Window())
+	queries := make([]string, len(ranges))
+	for i, r := range ranges {
+		var b strings.Builder
+		for _, e := range sorted[r[0]:r[1]] {
+			b.WriteString(e.Speaker + ": " + e.Text + "\n")
+		}
+		queries[i] = b.String()
+	}
+	qvecs, err := embedAll(ctx, m.env.Embedder, queries)
+	if err != nil {
+		return nil, fmt.Errorf("structmem: embedding window buffers: %w", err)
+	}
+	plans := make([]*windowPlan, len(ranges))
+	for i, r := range ranges {
+		buf := sorted[r[0]:r[1]]
+		start := buf[0].Time
+		p := &windowPlan{buffer: buf, events: map[string]bool{}}
+		p.rec = WindowRecord{Index: i, Start: start, End: start.Add(m.cfg.Window())}
+		inBuf := map[string]bool{}
+		for _, e := range buf {
+			inBuf[e.ID] = true
+			p.rec.BufferIDs = append(p.rec.BufferIDs, e.ID)
+			p.events[e.Event] = true
+		}
+		hits := m.events.Search(qvecs[i], m.cfg.Seeds, func(id string) bool {
+			if inBuf[id] {
+				return false
+			}
+			return m.cfg.SeedScope == "global" || m.byID[id].Time.Before(start)
+		})
+		added := map[string]bool{}
+		for _, h := range hits {
+			p.rec.SeedIDs = append(p.rec.SeedIDs, h.ID)
+			// Event reconstruction: the whole event of the seed joins.
+			for _, e := range m.byEvent[m.byID[h.ID].Event] {
+				if inBuf[e.ID] || added[e.ID] {
+					continue
+				}
+				added[e.ID] = true
+				p.related = append(p.related, e)
+				p.events[e.Event] = true
+			}
+		}
+		sort.SliceStable(p.related, func(a, b int) bool {
+			if !p.related[a].Time.Equal(p.related[b].Time) {
+				return p.related[a].Time.Before(p.related[b].Time)
+			}
+			return p.related[a].ID < p.related[b].ID
+		})
+		for _, e := range p.related {
+			p.rec.EventIDs = append(p.rec.EventIDs, e.ID)
+		}
+		m.counts["windows"]++
+		m.counts["seeds"] += len(hits)
+		// A link needs two events; a one-event context cannot hold one.
+		p.rec.Called = len(p.events) >= 2
+		if !p.rec.Called {
+			m.counts["windows_single_event"]++
+		}
+		plans[i] = p
+	}
+	return plans, nil
+}
+
+func (m *Memory) consolidateInput(p *windowPlan) ConsolidateInput {
+	in := ConsolidateInput{Speakers: m.speakers, Start: TimeLabel(p.rec.Start), End: TimeLabel(p.rec.End), Constrained: m.cfg.Constrained()}
+	if p.rec.Start.IsZero() {
+		in.End = "undated"
+	}
+	pe := func(e *Entry) PromptEntry {
+		return PromptEntry{Time: e.Event, Kind: e.Kind, Speaker: e.Speaker, Text: e.Text}
+	}
+	for _, e := range p.buffer {
+		in.Buffer = append(in.Buffer, pe(e))
+	}
+	for _, e := range p.related {
+		in.Related = append(in.Related, pe(e))
+	}
+	return in
+}
+
+// validate turns a link into a synthesis or says why it is rejected.
+// Constrained links must cite at least two distinct events of C_cross, no
+// foreign time, and state their dependency. Unconstrained links only need
+// text; whatever citations resolve are kept as provenance.
+func (m *Memory) validate(p *windowPlan, l Link) (*Synthesis, string) {
+	text := strings.TrimSpace(l.Text)
+	if text == "" {
+		return nil, "empty text"
+	}
+	constrained := m.cfg.Constrained()
+	cited := map[string]bool{}
+	var citedOrder []string
+	foreign := false
+	for _, c := range l.Times {
+		keys := resolveCitation(c, p)
+		if len(keys) == 0 {
+			foreign = true
+			continue
+		}
+		for _, k := range keys {
+			if !cited[k] {
+				cited[k] = true
+				citedOrder = append(citedOrder, k)
+			}
+		}
+	}
+	if constrained {
+		switch {
+		case foreign:
+			return nil, "foreign time"
+		case len(cited) < 2:
+			return nil, "too few events"
+		case strings.TrimSpace(l.Dependency) == "":
+			return nil, "no dependency"
+		}
+	}
+	s := &Synthesis{Text: text, Dependency: strings.TrimSpace(l.Dependency), CitedTimes: l.Times, Window: p.rec.Index, Constrained: constrained}
+	s.BufferEntryIDs = p.rec.BufferIDs
+	s.SeedEntryIDs = p.rec.SeedIDs
+	for _, e := range append(append([]*Entry{}, p.buffer...), p.related...) {
+		if cited[e.Event] {
+			s.CitedEntryIDs = append(s.CitedEntryIDs, e.ID)
+		}
+	}
+	sort.SliceStable(s.CitedEntryIDs, func(a, b int) bool {
+		ea, eb := m.byID[s.CitedEntryIDs[a]], m.byID[s.CitedEntryIDs[b]]
+		if !ea.Time.Equal(eb.Time) {
+			return ea.Time.Before(eb.Time)
+		}
+		return ea.ID < eb.ID
+	})
+	var latest time.Time
+	seenTurn := map[string]bool{}
+	for _, id := range s.CitedEntryIDs {
+		e := m.byID[id]
+		if e.Time.After(latest) {
+			latest = e.Time
+		}
+		for _, t := range e.Sources {
+			if !seenTurn[t] {
+				seenTurn[t] = true
+				s.Sources = append(s.Sources, t)
+			}
+		}
+	}
+	sort.Strings(citedOrder)
+	s.CitedEvents = citedOrder
+	if latest.IsZero() {
+		latest = p.buffer[len(p.buffer)-1].Time
+	}
+	s.Time = latest
+	return s, ""
+}
+
+// citeLayouts are the timestamp spellings a model may fall back to.
+var citeLayouts = []struct {
+	layout string
+	minute bool
+}{
+	{timeLayout, false},
+	{time.RFC3339, false},
+	{"2006-01-02T15:04:05", false},
+	{"2006-01-02 15:04", true},
+	{"2006-01-02T15:04", true},
+	{"2 January 2006 15:04", true},
+	{"2 Jan 2006 15:04", true},
+}
+
+// resolveCitation maps a cited timestamp to the C_cross events it names:
+// exact key first, then the same instant written another way (a
+// minute-precision citation names every event in that minute).
+func resolveCitation(c string, p *windowPlan) []string {
+	c = strings.Trim(strings.TrimSpace(c), "[]\"' ")
+	if p.events[c] {
+		return []string{c}
+	}
+	for _, cl := range citeLayouts {
+		t, err := time.Parse(cl.layout, c)
+		if err != nil {
+			continue
+		}
+		var keys []string
+		for k := range p.events {
+			kt, err := time.Parse(timeLayout, k)
+			if err != nil {
+				continue
+			}
+			if kt.Equal(t) || (cl.minute && kt.Truncate(time.Minute).Equal(t.Truncate(time.Minute))) {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		return keys
+	}
+	return nil
+}

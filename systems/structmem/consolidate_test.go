@@ -1,0 +1,275 @@
+package structmem
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+	"github.com/membench/membench/vindex"
+)
+
+func TestPlanWindows(t *testing.T) {
+	t0 := day0
+	times := []time.Time{t0, t0.Add(10 * time.Minute), t0.Add(time.Hour), t0.Add(61 * time.Minute), t0.Add(3 * time.Hour), t0.Add(3*time.Hour + 30*time.Minute)}
+	got := planWindows(times, time.Hour)
+	want := [][2]int{{0, 3}, {3, 4}, {4, 6}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("windows %v, want %v (inclusive end, empty stretch jumped)", got, want)
+	}
+	if len(planWindows(nil, time.Hour)) != 0 {
+		t.Error("windows over no entries")
+	}
+}
+
+// idsOfSessions lists the entry ids whose anchor lies in the given sessions.
+func idsOfSessions(s Snapshot, sessions ...string) []string {
+	var out []string
+	for _, e := range s.Entries {
+		for _, x := range sessions {
+			if e.SessionID == x {
+				out = append(out, e.ID)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sorted(ids []string) []string {
+	out := append([]string(nil), ids...)
+	sort.Strings(out)
+	return out
+}
+
+func TestConsolidationWindowsAndSeedScope(t *testing.T) {
+	cases := []struct {
+		scope string
+		seeds [3][]string // sessions whose entries are the seeds of windows 0..2
+	}{
+		{"historical", [3][]string{nil, {"D1", "D2"}, {"D1", "D2", "D3"}}},
+		{"global", [3][]string{{"D3", "D4"}, {"D1", "D2", "D4"}, {"D1", "D2", "D3"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.scope, func(t *testing.T) {
+			// seeds above the entry count: every admissible entry is a seed,
+			// so the expected seed sets are exact.
+			m, _ := build(t, Name, testEnv(llm.NewOffline(), systems.Options{"seeds": "1000", "seed-scope": c.scope}), testConv())
+			s := m.Dump()
+			buffers := [][]string{{"D1", "D2"}, {"D3"}, {"D4"}}
+			if len(s.Windows) != 3 {
+				t.Fatalf("%d windows, want 3", len(s.Windows))
+			}
+			for i, w := range s.Windows {
+				if got, want := sorted(w.BufferIDs), idsOfSessions(s, buffers[i]...); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("window %d buffer %v, want %v", i, got, want)
+				}
+				if got, want := sorted(w.SeedIDs), idsOfSessions(s, c.seeds[i]...); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("window %d seeds %v, want %v", i, got, want)
+				}
+				// All seeds' events are whole here, so reconstruction adds
+				// exactly the seeds.
+				if got, want := sorted(w.EventIDs), idsOfSessions(s, c.seeds[i]...); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("window %d reconstructed %v, want %v", i, got, want)
+				}
+				if !w.End.Equal(w.Start.Add(time.Hour)) {
+					t.Errorf("window %d spans %v..%v", i, w.Start, w.End)
+				}
+			}
+		})
+	}
+}
+
+func TestSeedsAndEventReconstruction(t *testing.T) {
+	fm := newFake(nil)
+	m, _ := build(t, Name, testEnv(fm, systems.Options{"seeds": "2"}), testConv())
+	s := m.Dump()
+	byID := map[string]Entry{}
+	for _, e := range s.Entries {
+		byID[e.ID] = e
+	}
+	for _, w := range s.Windows[1:] {
+		if len(w.SeedIDs) != 2 {
+			t.Fatalf("window %d: %d seeds, want 2", w.Index, len(w.SeedIDs))
+		}
+		// Expected seeds: top-2 cosine between the buffer text and every
+		// strictly earlier entry, computed here from the stored vectors.
+		var text strings.Builder
+		for _, id := range w.BufferIDs {
+			e := byID[id]
+			text.WriteString(e.Speaker + ": " + e.Text + "\n")
+		}
+		qv, _ := m.env.Embedder.Embed(context.Background(), []string{text.String()})
+		q := vindex.Normalize(qv[0])
+		type sc struct {
+			id string
+			s  float64
+		}
+		var all []sc
+		for _, e := range m.entries {
+			if e.Time.Before(w.Start) {
+				all = append(all, sc{e.ID, vindex.Dot(q, vindex.Normalize(e.Embedding))})
+			}
+		}
+		sort.SliceStable(all, func(a, b int) bool { return all[a].s > all[b].s })
+		if fmt.Sprint(w.SeedIDs) != fmt.Sprint([]string{all[0].id, all[1].id}) {
+			t.Errorf("window %d seeds %v, want %v", w.Index, w.SeedIDs, all[:2])
+		}
+		// Reconstruction: every entry sharing a seed's timestamp, nothing else.
+		want := map[string]bool{}
+		for _, sid := range w.SeedIDs {
+			for _, e := range s.Entries {
+				if e.Time.Equal(byID[sid].Time) {
+					want[e.ID] = true
+				}
+			}
+		}
+		got := map[string]bool{}
+		for _, id := range w.EventIDs {
+			got[id] = true
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("window %d events %v, want %v", w.Index, w.EventIDs, want)
+		}
+		if len(want) <= 2 {
+			t.Errorf("window %d: seeds' events add nothing; the test conversation should give them siblings", w.Index)
+		}
+	}
+	// The consolidation call saw buffer + reconstructed events.
+	for _, r := range fm.reqs {
+		if r.Task != TaskConsolidate {
+			continue
+		}
+		in := r.Inputs.(ConsolidateInput)
+		w := s.Windows[len(s.Windows)-1]
+		if in.Start == TimeLabel(w.Start) && (len(in.Buffer) != len(w.BufferIDs) || len(in.Related) != len(w.EventIDs)) {
+			t.Errorf("prompt holds %d+%d entries, want %d+%d", len(in.Buffer), len(in.Related), len(w.BufferIDs), len(w.EventIDs))
+		}
+	}
+}
+
+func questions() []*datasets.Question {
+	var qs []*datasets.Question
+	for i, q := range []string{"What did Caroline paint?", "Why does Caroline study counseling?", "When did Melanie go camping?"} {
+		qs = append(qs, &datasets.Question{ID: fmt.Sprint(i), Text: q})
+	}
+	return qs
+}
+
+func TestSeedsZeroEqualsNoCrossEvent(t *testing.T) {
+	fa, fb := newFake(nil), newFake(nil)
+	a, sa := build(t, Name, testEnv(fa, systems.Options{"seeds": "0"}), testConv())
+	b, _ := build(t, NameNoCross, testEnv(fb, nil), testConv())
+	if fa.count(TaskConsolidate) != 0 || sa.Counts["calls_consolidate"] != 0 || len(a.syns) != 0 || len(a.windows) != 0 {
+		t.Errorf("seeds=0 consolidated: %d calls, counts %v", fa.count(TaskConsolidate), sa.Counts)
+	}
+	for _, q := range questions() {
+		ca, err := a.Retrieve(context.Background(), q, systems.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb, _ := b.Retrieve(context.Background(), q, systems.Budget{})
+		if ca.Rendered != cb.Rendered || ca.Rendered == "" {
+			t.Errorf("%q: seeds=0 and no-cross-event differ:\n%s\n---\n%s", q.Text, ca.Rendered, cb.Rendered)
+		}
+	}
+	// And the full system does consolidate on the same conversation.
+	fc := newFake(nil)
+	build(t, Name, testEnv(fc, nil), testConv())
+	if fc.count(TaskConsolidate) == 0 {
+		t.Error("default structmem made no consolidation call")
+	}
+}
+
+// linkAnswer cites two events of the context, a foreign time, one event
+// only, and omits a dependency.
+func linkAnswer(req llm.Request, _ int) (string, bool) {
+	if req.Task != TaskConsolidate {
+		return "", false
+	}
+	in := req.Inputs.(ConsolidateInput)
+	a := in.Buffer[0].Time
+	b := ""
+	for _, e := range append(in.Buffer, in.Related...) {
+		if e.Time != a {
+			b = e.Time
+			break
+		}
+	}
+	return fmt.Sprintf(`{"links":[
+		{"text":"good link","times":["%s","%s"],"dependency":"cause -> effect"},
+		{"text":"foreign link","times":["%s","1999-01-01 00:00:00"],"dependency":"same activity"},
+		{"text":"lonely link","times":["%s"],"dependency":"same activity"},
+		{"text":"bare link","times":["%s","%s"]}]}`, a, b, a, a, a, b), true
+}
+
+func TestConstrainedRejectsForeignTimes(t *testing.T) {
+	fc := newFake(linkAnswer)
+	c, st := build(t, Name, testEnv(fc, nil), testConv())
+	called := fc.count(TaskConsolidate)
+	if called != 3 {
+		t.Fatalf("%d consolidation calls, want 3 (one per window)", called)
+	}
+	if len(c.syns) != called || st.Counts["rejected_links"] != 3*called ||
+		st.Counts["rejected_links_foreign_time"] != called || st.Counts["rejected_links_too_few_events"] != called || st.Counts["rejected_links_no_dependency"] != called {
+		t.Errorf("constrained: %d syntheses, counts %v", len(c.syns), st.Counts)
+	}
+	for _, s := range c.syns {
+		if s.Text != "good link" || len(s.CitedEvents) != 2 || !s.Constrained {
+			t.Errorf("kept %+v", s)
+		}
+		// Sources are the union of the cited events' turns.
+		want := map[string]bool{}
+		for _, id := range s.CitedEntryIDs {
+			for _, x := range c.byID[id].Sources {
+				want[x] = true
+			}
+		}
+		if len(s.Sources) != len(want) || len(s.Sources) < 2 {
+			t.Errorf("synthesis sources %v, want %v", s.Sources, want)
+		}
+	}
+	if w := c.Dump().Windows[0]; len(w.Rejected) != 3 || w.Rejected[0].Reason != "foreign time" {
+		t.Errorf("rejected links not kept with reasons: %+v", w.Rejected)
+	}
+
+	fu := newFake(linkAnswer)
+	u, su := build(t, Name, testEnv(fu, systems.Options{"synthesis": "unconstrained"}), testConv())
+	if len(u.syns) != 4*3 || su.Counts["rejected_links"] != 0 {
+		t.Errorf("unconstrained: %d syntheses, counts %v", len(u.syns), su.Counts)
+	}
+	kept := false
+	for _, s := range u.syns {
+		kept = kept || s.Text == "foreign link"
+	}
+	if !kept {
+		t.Error("unconstrained dropped the foreign-time link")
+	}
+	for _, r := range fu.reqs {
+		if r.Task == TaskConsolidate && strings.Contains(r.Messages[0].Content, "cite") {
+			t.Error("unconstrained mode sent the constrained prompt")
+		}
+	}
+}
+
+func TestCitationSpellings(t *testing.T) {
+	p := &windowPlan{events: map[string]bool{"2023-05-08 13:00:00": true, "2023-05-08 13:00:30": true, "undated D1:1": true}}
+	for c, want := range map[string]string{
+		"2023-05-08 13:00:00":   "[2023-05-08 13:00:00]",
+		"[2023-05-08 13:00:30]": "[2023-05-08 13:00:30]",
+		"2023-05-08T13:00:30Z":  "[2023-05-08 13:00:30]",
+		"8 May 2023 13:00":      "[2023-05-08 13:00:00 2023-05-08 13:00:30]",
+		"undated D1:1":          "[undated D1:1]",
+		"2023-05-08 14:00:00":   "[]",
+		"last Tuesday":          "[]",
+	} {
+		if got := fmt.Sprint(resolveCitation(c, p)); got != want {
+			t.Errorf("resolveCitation(%q) = %s, want %s", c, got, want)
+		}
+	}
+}

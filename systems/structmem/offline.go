@@ -1,0 +1,304 @@
+package structmem
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/membench/membench/embed"
+	"github.com/membench/membench/llm"
+)
+
+func registerOffline() {
+	llm.RegisterOffline(TaskFact, func(req llm.Request) (string, error) {
+		in, ok := req.Inputs.(ExtractInput)
+		if !ok {
+			return "", fmt.Errorf("inputs are %T, want structmem.ExtractInput", req.Inputs)
+		}
+		return marshal(map[string]any{"entries": offlineFacts(in)})
+	})
+	llm.RegisterOffline(TaskRel, func(req llm.Request) (string, error) {
+		in, ok := req.Inputs.(ExtractInput)
+		if !ok {
+			return "", fmt.Errorf("inputs are %T, want structmem.ExtractInput", req.Inputs)
+		}
+		return marshal(map[string]any{"entries": offlineRelations(in)})
+	})
+	llm.RegisterOffline(TaskConsolidate, func(req llm.Request) (string, error) {
+		in, ok := req.Inputs.(ConsolidateInput)
+		if !ok {
+			return "", fmt.Errorf("inputs are %T, want structmem.ConsolidateInput", req.Inputs)
+		}
+		return marshal(map[string]any{"links": offlineLinks(in)})
+	})
+}
+
+func marshal(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+var (
+	sentenceEnd = regexp.MustCompile(`[^.!?]+[.!?]*`)
+	imageTag    = regexp.MustCompile(`\[image:\s*([^\]]*)\]`)
+)
+
+// sentences splits text at . ! ? and lifts "[image: caption]" tags out as
+// their own pseudo-sentences (returned separately).
+func sentences(text string) (sents, images []string) {
+	text = strings.ReplaceAll(text, "’", "'")
+	for _, m := range imageTag.FindAllStringSubmatch(text, -1) {
+		if c := strings.TrimSpace(m[1]); c != "" {
+			images = append(images, c)
+		}
+	}
+	text = imageTag.ReplaceAllString(text, " ")
+	for _, s := range sentenceEnd.FindAllString(text, -1) {
+		if s = strings.TrimSpace(s); s != "" {
+			sents = append(sents, s)
+		}
+	}
+	return sents, images
+}
+
+// contentWords are the words that carry meaning for the heuristics.
+func contentWords(s string, skip map[string]bool) []string {
+	var out []string
+	for _, w := range embed.Words(s) {
+		w = strings.TrimSuffix(strings.Trim(w, "'"), "'s")
+		if len(w) < 3 || embed.IsStopword(w) || skip[w] || stopExtra[w] || isNumber(w) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func isNumber(w string) bool { return strings.Trim(w, "0123456789") == "" }
+
+// stopExtra are words the heuristics themselves add or that carry no topic.
+var stopExtra = set(`said told asked stated shared image showing january february march april may june july
+august september october november december undated i'm i've i'll i'd you're you've that's it's don't can't
+thanks thank yeah wow great good nice cool lot lots`)
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+func otherSpeaker(speakers []string, sp string) string {
+	for _, s := range speakers {
+		if s != sp {
+			return s
+		}
+	}
+	return "the other speaker"
+}
+
+type rewrite struct {
+	re   *regexp.Regexp
+	repl string // %[1]s = speaker, %[2]s = other
+}
+
+// Person resolution, longest forms first, with the verb agreement the
+// third person needs.
+var rewrites = func() []rewrite {
+	pairs := [][2]string{
+		{`I'm|I am`, "%[1]s is"}, {`I've|I have`, "%[1]s has"}, {`I'll`, "%[1]s will"}, {`I'd`, "%[1]s would"},
+		{`I was`, "%[1]s was"}, {`myself`, "themselves"}, {`mine`, "%[1]s's"}, {`my`, "%[1]s's"}, {`me`, "%[1]s"}, {`I`, "%[1]s"},
+		{`you're|you are`, "%[2]s is"}, {`you've|you have`, "%[2]s has"}, {`you were`, "%[2]s was"}, {`yourself`, "themselves"},
+		{`yours`, "%[2]s's"}, {`your`, "%[2]s's"}, {`you`, "%[2]s"},
+		{`we're|we are`, "%[1]s and %[2]s are"}, {`we've`, "%[1]s and %[2]s have"}, {`our`, "%[1]s and %[2]s's"},
+		{`we`, "%[1]s and %[2]s"}, {`us`, "%[1]s and %[2]s"},
+	}
+	out := make([]rewrite, len(pairs))
+	for i, p := range pairs {
+		out[i] = rewrite{regexp.MustCompile(`(?i)\b(?:` + p[0] + `)\b`), p[1]}
+	}
+	return out
+}()
+
+func resolvePerson(s, speaker, other string) string {
+	for _, r := range rewrites {
+		s = r.re.ReplaceAllLiteralString(s, fmt.Sprintf(r.repl, speaker, other))
+	}
+	return s
+}
+
+func withDate(s, date string) string {
+	s = strings.TrimRight(s, ".!? ")
+	if date == "" {
+		return s + "."
+	}
+	return s + " (stated on " + date + ")."
+}
+
+func nameSkip(speakers []string) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range speakers {
+		for _, w := range embed.Words(s) {
+			m[w] = true
+		}
+	}
+	return m
+}
+
+// offlineFacts: every declarative sentence with at least two content words,
+// first and second person resolved to names, the utterance date attached;
+// image captions become "X shared an image showing ...".
+func offlineFacts(in ExtractInput) []extracted {
+	var out []extracted
+	names := nameSkip(in.Speakers)
+	for _, u := range in.Utterances {
+		other := otherSpeaker(in.Speakers, u.Speaker)
+		sents, images := sentences(u.Text)
+		for _, s := range sents {
+			if strings.HasSuffix(s, "?") || len(contentWords(s, names)) < 2 {
+				continue
+			}
+			out = append(out, extracted{Utterance: u.ID, Text: withDate(resolvePerson(s, u.Speaker, other), u.Date)})
+		}
+		for _, c := range images {
+			out = append(out, extracted{Utterance: u.ID, Text: withDate(u.Speaker+" shared an image showing "+c, u.Date)})
+		}
+	}
+	return out
+}
+
+var (
+	relWords = set(`we we're we've us our ours together join joined both
+happy glad proud excited love loved loving sad upset angry scared nervous grateful thankful thank thanks
+worried stressed enjoy enjoyed amazing awesome hope hoping feel felt feeling inspired inspiring support
+supported supportive lonely joy fun afraid anxious relieved disappointed frustrated appreciate appreciated miss
+because since so therefore reason why caused helped result led made decided
+yesterday today tomorrow last next ago before after when week weekend month year recently soon later`)
+	secondPerson = set(`you your yours you're you've yourself`)
+)
+
+// offlineRelations: sentences that address or name the other speaker, say
+// "we", or carry an emotion, causal or temporal word, written as "X told Y
+// that ..." (questions: "X asked Y: ...") with persons resolved and the
+// date attached.
+func offlineRelations(in ExtractInput) []extracted {
+	var out []extracted
+	names := nameSkip(in.Speakers)
+	for _, u := range in.Utterances {
+		other := otherSpeaker(in.Speakers, u.Speaker)
+		otherWords := nameSkip([]string{other})
+		sents, _ := sentences(u.Text)
+		for _, s := range sents {
+			if len(contentWords(s, names)) < 1 {
+				continue
+			}
+			relational := false
+			for _, w := range embed.Words(s) {
+				if relWords[w] || secondPerson[w] || otherWords[w] {
+					relational = true
+					break
+				}
+			}
+			if !relational {
+				continue
+			}
+			r := resolvePerson(s, u.Speaker, other)
+			var text string
+			if strings.HasSuffix(s, "?") {
+				text = u.Speaker + " asked " + other + ": " + strings.TrimRight(r, "?") + "?"
+				if u.Date != "" {
+					text += " (asked on " + u.Date + ")"
+				}
+			} else {
+				text = withDate(u.Speaker+" told "+other+" that "+lowerFirst(r, names), u.Date)
+			}
+			out = append(out, extracted{Utterance: u.ID, Text: text})
+		}
+	}
+	return out
+}
+
+// lowerFirst lowers a plain sentence-initial word so the sentence reads
+// after "that"; speaker names and acronyms keep their case.
+func lowerFirst(s string, names map[string]bool) string {
+	first, _, _ := strings.Cut(s, " ")
+	if len(first) < 2 || names[strings.ToLower(strings.Trim(first, "',"))] || strings.ToLower(first[1:]) != first[1:] {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// maxOfflineLinks bounds the heuristic's output per window.
+const maxOfflineLinks = 10
+
+// offlineLinks links each buffer event to the related (seed) event sharing
+// the most content words, when they share at least two, citing both event
+// times, earlier first; the dependency names the shared words.
+func offlineLinks(in ConsolidateInput) []Link {
+	type event struct {
+		key   string
+		text  string
+		words map[string]bool
+	}
+	names := nameSkip(in.Speakers)
+	group := func(es []PromptEntry) []*event {
+		var out []*event
+		idx := map[string]*event{}
+		for _, e := range es {
+			ev := idx[e.Time]
+			if ev == nil {
+				ev = &event{key: e.Time, text: e.Text, words: map[string]bool{}}
+				idx[e.Time] = ev
+				out = append(out, ev)
+			}
+			for _, w := range contentWords(e.Text, names) {
+				ev.words[w] = true
+			}
+		}
+		return out
+	}
+	buf, rel := group(in.Buffer), group(in.Related)
+	var links []Link
+	for _, b := range buf {
+		var best *event
+		var bestShared []string
+		for _, r := range rel {
+			if r.key == b.key {
+				continue
+			}
+			var shared []string
+			for w := range b.words {
+				if r.words[w] {
+					shared = append(shared, w)
+				}
+			}
+			if len(shared) > len(bestShared) {
+				best, bestShared = r, shared
+			}
+		}
+		if best == nil || len(bestShared) < 2 {
+			continue
+		}
+		sort.Strings(bestShared)
+		if len(bestShared) > 3 {
+			bestShared = bestShared[:3]
+		}
+		first, second := best, b
+		if second.key < first.key {
+			first, second = second, first
+		}
+		on := strings.Join(bestShared, ", ")
+		links = append(links, Link{
+			Text:       fmt.Sprintf("At %s: %s Later, at %s: %s Both concern %s.", first.key, strings.TrimSpace(first.text), second.key, strings.TrimSpace(second.text), on),
+			Times:      []string{first.key, second.key},
+			Dependency: "same topic (" + on + ")",
+		})
+		if len(links) == maxOfflineLinks {
+			break
+		}
+	}
+	return links
+}

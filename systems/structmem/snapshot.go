@@ -1,0 +1,161 @@
+package structmem
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Snapshot is everything the fidelity audits need: each entry with the
+// utterance it rests on, each synthesis with its provenance, the windows
+// (seeds, reconstructed events, rejected links) and failed answers with
+// their raw text. Embeddings are left out.
+type Snapshot struct {
+	System         string         `json:"system"`
+	ConversationID string         `json:"conversation_id"`
+	Config         Config         `json:"config"`
+	Speakers       []string       `json:"speakers"`
+	Entries        []Entry        `json:"entries"`
+	Syntheses      []Synthesis    `json:"syntheses"`
+	Windows        []WindowRecord `json:"windows"`
+	Failures       []Failure      `json:"failures"`
+	Counts         map[string]int `json:"counts"`
+}
+
+// Dump copies the store's contents.
+func (m *Memory) Dump() Snapshot {
+	s := Snapshot{System: m.name, ConversationID: m.convID, Config: m.cfg, Speakers: m.speakers, Counts: map[string]int{}}
+	for _, e := range m.entries {
+		s.Entries = append(s.Entries, *e)
+	}
+	for _, y := range m.syns {
+		s.Syntheses = append(s.Syntheses, *y)
+	}
+	s.Windows = append(s.Windows, m.windows...)
+	s.Failures = append(s.Failures, m.failures...)
+	for k, v := range m.counts {
+		s.Counts[k] = v
+	}
+	return s
+}
+
+// Record types of the JSONL form.
+const (
+	RecMeta      = "meta"
+	RecEntry     = "entry"
+	RecSynthesis = "synthesis"
+	RecWindow    = "window"
+	RecFailure   = "failure"
+)
+
+type metaRec struct {
+	System         string         `json:"system"`
+	ConversationID string         `json:"conversation_id"`
+	Config         Config         `json:"config"`
+	Speakers       []string       `json:"speakers"`
+	Counts         map[string]int `json:"counts"`
+}
+
+// WriteJSONL writes the snapshot as one JSON object per line, each with a
+// "type" field (meta, entry, synthesis, window, failure); the harness
+// appends one block per conversation to structmem_memory.jsonl.
+func (s Snapshot) WriteJSONL(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	put := func(typ string, v any) error {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return err
+		}
+		obj["type"], _ = json.Marshal(typ)
+		obj["conversation_id"], _ = json.Marshal(s.ConversationID)
+		return enc.Encode(obj)
+	}
+	if err := put(RecMeta, metaRec{s.System, s.ConversationID, s.Config, s.Speakers, s.Counts}); err != nil {
+		return err
+	}
+	for i := range s.Entries {
+		if err := put(RecEntry, &s.Entries[i]); err != nil {
+			return err
+		}
+	}
+	for i := range s.Syntheses {
+		if err := put(RecSynthesis, &s.Syntheses[i]); err != nil {
+			return err
+		}
+	}
+	for i := range s.Windows {
+		if err := put(RecWindow, &s.Windows[i]); err != nil {
+			return err
+		}
+	}
+	for i := range s.Failures {
+		if err := put(RecFailure, &s.Failures[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadJSONL reads what WriteJSONL wrote, one Snapshot per conversation in
+// file order.
+func ReadJSONL(r io.Reader) ([]Snapshot, error) {
+	var out []Snapshot
+	idx := map[string]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var head struct {
+			Type string `json:"type"`
+			Conv string `json:"conversation_id"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
+			return nil, fmt.Errorf("structmem memory dump line %d: %w", line, err)
+		}
+		i, ok := idx[head.Conv]
+		if !ok {
+			i = len(out)
+			idx[head.Conv] = i
+			out = append(out, Snapshot{ConversationID: head.Conv})
+		}
+		s := &out[i]
+		var err error
+		switch head.Type {
+		case RecMeta:
+			var m metaRec
+			err = json.Unmarshal(sc.Bytes(), &m)
+			s.System, s.Config, s.Speakers, s.Counts = m.System, m.Config, m.Speakers, m.Counts
+		case RecEntry:
+			var e Entry
+			err = json.Unmarshal(sc.Bytes(), &e)
+			s.Entries = append(s.Entries, e)
+		case RecSynthesis:
+			var y Synthesis
+			err = json.Unmarshal(sc.Bytes(), &y)
+			s.Syntheses = append(s.Syntheses, y)
+		case RecWindow:
+			var w WindowRecord
+			err = json.Unmarshal(sc.Bytes(), &w)
+			s.Windows = append(s.Windows, w)
+		case RecFailure:
+			var f Failure
+			err = json.Unmarshal(sc.Bytes(), &f)
+			s.Failures = append(s.Failures, f)
+		default:
+			err = fmt.Errorf("unknown record type %q (want meta, entry, synthesis, window or failure)", head.Type)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("structmem memory dump line %d: %w", line, err)
+		}
+	}
+	return out, sc.Err()
+}

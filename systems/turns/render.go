@@ -1,0 +1,90 @@
+package turns
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/systems"
+	"github.com/membench/membench/tokens"
+)
+
+// TimeLayout is how turn times appear in rendered contexts and prompts.
+const TimeLayout = "2006-01-02 15:04"
+
+// Order values for the "order" option: which order the answer model reads
+// the selected turns in. Selection itself is always by score.
+const (
+	OrderTime  = "time"  // chronological (default): easier for temporal questions
+	OrderScore = "score" // selection order, best first
+)
+
+// FormatTime renders a turn time, or "no date" when the dataset gave none.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return "no date"
+	}
+	return t.Format(TimeLayout)
+}
+
+// TurnItem is the retrieval item for one raw turn.
+func TurnItem(t *datasets.Turn, score float64) systems.Item {
+	return systems.Item{
+		ID:      t.ID,
+		Kind:    "turn",
+		Text:    t.Text,
+		Time:    t.Time,
+		Speaker: t.Speaker,
+		Sources: []string{t.ID},
+		Score:   score,
+	}
+}
+
+// Line renders one item as "[2023-05-08 13:56] Caroline: text".
+func Line(it systems.Item) string {
+	var b strings.Builder
+	b.WriteString("[")
+	b.WriteString(FormatTime(it.Time))
+	b.WriteString("] ")
+	if it.Speaker != "" {
+		b.WriteString(it.Speaker)
+		b.WriteString(": ")
+	}
+	b.WriteString(strings.ReplaceAll(it.Text, "\n", " "))
+	return b.String()
+}
+
+// fitBudget keeps items (given best first) while their rendered lines fit in
+// maxTokens; maxTokens <= 0 keeps everything. The budget is a hard limit, so
+// the result is empty when even the best line is too long.
+func fitBudget(items []systems.Item, maxTokens int) []systems.Item {
+	if maxTokens <= 0 {
+		return items
+	}
+	used := 0
+	for i, it := range items {
+		n := tokens.Count(Line(it)) + 1 // +1 for the newline
+		if used+n > maxTokens {
+			return items[:i]
+		}
+		used += n
+	}
+	return items
+}
+
+// MakeContext orders the selected items (given best first) for reading,
+// renders one line each and counts the tokens.
+func MakeContext(selected []systems.Item, order string) *systems.Context {
+	items := append([]systems.Item(nil), selected...)
+	if order == OrderTime {
+		// Stable, so same-time turns keep their selection order.
+		sort.SliceStable(items, func(a, b int) bool { return items[a].Time.Before(items[b].Time) })
+	}
+	lines := make([]string, len(items))
+	for i, it := range items {
+		lines[i] = Line(it)
+	}
+	r := strings.Join(lines, "\n")
+	return &systems.Context{Items: items, Rendered: r, Tokens: tokens.Count(r)}
+}

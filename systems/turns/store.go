@@ -1,0 +1,90 @@
+// Package turns holds the raw-turn memory systems: turns-cosine (exact
+// cosine top-k), turns-rerank (cosine candidates filtered by the decision
+// model selector) and turns-llm (cosine candidates reordered by one listwise
+// LLM request). Each stores the conversation's turns unchanged, with date
+// and speaker; none calls a model at build time.
+package turns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+	"github.com/membench/membench/vindex"
+)
+
+// embedBatch bounds one embedder call; the harness caches embeddings on disk.
+const embedBatch = 256
+
+// store is the shared write path: every turn embedded once.
+type store struct {
+	emb   llm.Embedder
+	turns []*datasets.Turn
+	index *vindex.Index
+}
+
+// EmbedText is what gets embedded for a turn: speaker and text, because
+// questions usually name the person they ask about.
+func EmbedText(t *datasets.Turn) string {
+	if t.Speaker == "" {
+		return t.Text
+	}
+	return t.Speaker + ": " + t.Text
+}
+
+func newStore(env systems.Env) (*store, error) {
+	if env.Embedder == nil {
+		return nil, errors.New("turns: no embedder in the environment (set --embedder)")
+	}
+	return &store{emb: env.Embedder}, nil
+}
+
+func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+	s.turns = conv.AllTurns()
+	s.index = vindex.New()
+	for start := 0; start < len(s.turns); start += embedBatch {
+		end := min(start+embedBatch, len(s.turns))
+		texts := make([]string, 0, end-start)
+		for _, t := range s.turns[start:end] {
+			texts = append(texts, EmbedText(t))
+		}
+		vecs, err := s.emb.Embed(ctx, texts)
+		if err != nil {
+			return systems.BuildStats{}, fmt.Errorf("embedding turns of conversation %s: %w", conv.ID, err)
+		}
+		if len(vecs) != len(texts) {
+			return systems.BuildStats{}, fmt.Errorf("embedding turns of conversation %s: embedder %s returned %d vectors for %d texts", conv.ID, s.emb.Name(), len(vecs), len(texts))
+		}
+		for i, v := range vecs {
+			// Keyed by position: turn ids are not guaranteed unique across datasets.
+			s.index.Add(strconv.Itoa(start+i), v)
+		}
+	}
+	return systems.BuildStats{Counts: map[string]int{"turns": len(s.turns)}}, nil
+}
+
+// search returns the n turns most similar to the question, best first, as
+// items scored by cosine.
+func (s *store) search(ctx context.Context, q *datasets.Question, n int) ([]systems.Item, error) {
+	if s.index == nil {
+		return nil, errors.New("turns: Retrieve called before Ingest")
+	}
+	vecs, err := s.emb.Embed(ctx, []string{q.Text})
+	if err != nil {
+		return nil, fmt.Errorf("embedding question %s: %w", q.ID, err)
+	}
+	if len(vecs) != 1 {
+		return nil, fmt.Errorf("embedding question %s: embedder %s returned %d vectors", q.ID, s.emb.Name(), len(vecs))
+	}
+	hits := s.index.Search(vecs[0], n, nil)
+	out := make([]systems.Item, len(hits))
+	for i, h := range hits {
+		pos, _ := strconv.Atoi(h.ID)
+		out[i] = TurnItem(s.turns[pos], h.Score)
+	}
+	return out, nil
+}
