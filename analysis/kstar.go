@@ -17,17 +17,17 @@ import (
 // RunTokens is what kstar needs of one run: its system, budget and mean
 // rendered context tokens.
 type RunTokens struct {
-	Dir     string         `json:"dir"`
-	RunID   string         `json:"run_id"`
-	System  string         `json:"system"`
-	K       int            `json:"k"`        // resolved budget; 0 when unresolved
-	KSource string         `json:"k_source"` // where K came from, or why it is unknown
-	KOK     bool           `json:"-"`
-	Tokens  harness.TokenStats `json:"tokens"`
-	HasTokens bool         `json:"-"`
-	TokensFrom string      `json:"tokens_from"` // "manifest" or "retrievals.jsonl"
-	Finished time.Time     `json:"-"`
-	Config  harness.Config `json:"-"`
+	Dir        string             `json:"dir"`
+	RunID      string             `json:"run_id"`
+	System     string             `json:"system"`
+	K          int                `json:"k"`        // resolved budget; 0 when unresolved
+	KSource    string             `json:"k_source"` // where K came from, or why it is unknown
+	KOK        bool               `json:"-"`
+	Tokens     harness.TokenStats `json:"tokens"`
+	HasTokens  bool               `json:"-"`
+	TokensFrom string             `json:"tokens_from"` // "manifest" or "retrievals.jsonl"
+	Finished   time.Time          `json:"-"`
+	Config     harness.Config     `json:"-"`
 }
 
 // ScanTokens reads the manifest of every run directory under root. A run
@@ -137,14 +137,14 @@ type KStarRow struct {
 
 // KStarResult is kstar's answer.
 type KStarResult struct {
-	Reference     RunTokens  `json:"reference"`
-	Candidate     string     `json:"candidate"`
-	Rows          []KStarRow `json:"rows"`
-	KStar         int        `json:"k_star"` // 0 when no candidate k was measured
-	KStarMean     float64    `json:"k_star_mean_tokens"`
-	Missing       []int      `json:"missing_k"`
-	Commands      []string   `json:"commands"` // membench run commands for the missing ks
-	Notes         []string   `json:"notes,omitempty"`
+	Reference RunTokens  `json:"reference"`
+	Candidate string     `json:"candidate"`
+	Rows      []KStarRow `json:"rows"`
+	KStar     int        `json:"k_star"` // 0 when no candidate k was measured
+	KStarMean float64    `json:"k_star_mean_tokens"`
+	Missing   []int      `json:"missing_k"`
+	Commands  []string   `json:"commands"` // membench run commands for the missing ks
+	Notes     []string   `json:"notes,omitempty"`
 }
 
 // KStar matches the candidate's budget to the reference's mean rendered
@@ -161,6 +161,20 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		}
 	}
 	if len(refs) == 0 {
+		var seen []string
+		for _, r := range runs {
+			if r.System == q.Reference {
+				if r.KOK {
+					seen = append(seen, fmt.Sprintf("%s has k=%d", filepath.Base(r.Dir), r.K))
+				} else {
+					seen = append(seen, fmt.Sprintf("%s has k=0 and %s", filepath.Base(r.Dir), r.KSource))
+				}
+			}
+		}
+		if len(seen) > 0 {
+			return nil, fmt.Errorf("no finished run of --reference %s at k=%d (%s); produce it with: membench run --system %s --k %d --results DIR",
+				q.Reference, q.ReferenceK, strings.Join(seen, "; "), q.Reference, q.ReferenceK)
+		}
 		return nil, fmt.Errorf("no finished run of --reference %s at k=%d among %d runs; produce it with: membench run --system %s --k %d --results DIR",
 			q.Reference, q.ReferenceK, len(runs), q.Reference, q.ReferenceK)
 	}
@@ -276,13 +290,17 @@ func RunCommand(base harness.Config, system string, k int, resultsDir string) st
 			add("--opt", key+"="+base.Options[key])
 		}
 	}
-	if base.Model != "" && base.Model != "offline" {
-		// --llm/--model cannot express every spec; this config key can.
-		args = append(args, "--config", "FILE-WITH-model:"+shellQuote(base.Model))
+	// The per-role flags take full model specs, which --llm/--model cannot
+	// always express; roles left unset fell back to the run's main model.
+	role := func(flag, v string) {
+		if v == "" && base.Model != "offline" {
+			v = base.Model
+		}
+		add(flag, v)
 	}
-	add("--build-model", base.BuildModel)
-	add("--answer-model", base.AnswerModel)
-	add("--decide-model", base.DecideModel)
+	role("--build-model", base.BuildModel)
+	role("--answer-model", base.AnswerModel)
+	role("--decide-model", base.DecideModel)
 	add("--embedder", base.Embedder)
 	add("--results", resultsDir)
 	return strings.Join(args, " ")

@@ -24,6 +24,7 @@ const (
 	AnswersFile    = "answers.jsonl"
 	JudgmentsFile  = "judgments.jsonl"
 	CostsFile      = "costs.jsonl"
+	MemoryFile     = "memory.jsonl" // systems that can dump their memory (structmem)
 	SummaryJSON    = "summary.json"
 	SummaryMD      = "summary.md"
 )
@@ -151,6 +152,15 @@ func (a *appender) Write(v any) error {
 	defer a.mu.Unlock()
 	a.w.Write(b)
 	a.w.WriteByte('\n')
+	return a.w.Flush()
+}
+
+// WriteRaw appends pre-encoded JSON lines in one piece, so concurrent
+// conversations' dumps never interleave.
+func (a *appender) WriteRaw(b []byte) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.w.Write(b)
 	return a.w.Flush()
 }
 

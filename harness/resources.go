@@ -154,9 +154,11 @@ func (r *Resources) answer(meter *llm.Meter) llm.Model { return r.Model(RoleAnsw
 // Env is the system environment for one conversation.
 func (r *Resources) Env(meter *llm.Meter, cfg Config) systems.Env {
 	return systems.Env{
-		Build:       r.Model(RoleBuild, meter),
-		Decide:      r.Model(RoleDecide, meter),
-		Embedder:    r.Embedder,
+		Build:  r.Model(RoleBuild, meter),
+		Decide: r.Model(RoleDecide, meter),
+		// Embedding work is metered as "embed": systems embed while building
+		// and while retrieving, and the embedder cannot tell which.
+		Embedder:    llm.WithEmbedMeter(r.Embedder, meter, "embedder", "embed"),
 		Meter:       meter,
 		Options:     cfg.Options,
 		Concurrency: cfg.Concurrency,

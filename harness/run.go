@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -155,7 +156,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	files := map[string]*appender{}
-	for _, n := range []string{BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile} {
+	for _, n := range []string{BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile} {
 		a, err := openAppender(filepath.Join(p.Dir, n))
 		if err != nil {
 			return nil, err
@@ -309,11 +310,15 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 			return err
 		}
 	}
-	if d, ok := sys.(interface {
-		DumpTo(dir, convID string) error
-	}); ok {
-		if err := d.DumpTo(p.Dir, conv.ID); err != nil {
+	if d, ok := sys.(interface{ WriteMemory(io.Writer) error }); ok && !done.built[conv.ID] {
+		// The built memory (entries, syntheses, provenance) goes to
+		// memory.jsonl for the fidelity audits.
+		var buf bytes.Buffer
+		if err := d.WriteMemory(&buf); err != nil {
 			return fmt.Errorf("dump memory: %w", err)
+		}
+		if err := files[MemoryFile].WriteRaw(buf.Bytes()); err != nil {
+			return err
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)

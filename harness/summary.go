@@ -144,7 +144,9 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 			a.n[j]++
 		}
 	}
-	for _, a := range ans {
+	// Sum in question-id order so the same artifacts give the same bits.
+	for _, qid := range sortedKeys(ans) {
+		a := ans[qid]
 		name := a.Type
 		if a.Category != 0 {
 			name = datasets.CategoryName(a.Category)
@@ -192,7 +194,8 @@ func retrievalStats(retr []RetrievalRecord, ans map[string]AnswerRecord) (TokenS
 	var ts TokenStats
 	var recallSum float64
 	recallN := 0
-	for qid, r := range last {
+	for _, qid := range sortedKeys(last) {
+		r := last[qid]
 		if _, ok := ans[qid]; !ok {
 			continue
 		}
@@ -264,6 +267,9 @@ func (s *Summary) notes() []string {
 		if c, ok := s.Stages[st]; ok {
 			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))
 		}
+	}
+	if c, ok := s.Stages["embed:embedding"]; ok {
+		notes = append(notes, fmt.Sprintf("embeddings: %d texts, %d tokens, %.1f s", c.Calls, c.InputTokens, c.Seconds))
 	}
 	notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%%",
 		s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))

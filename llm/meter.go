@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/membench/membench/tokens"
 )
 
 // Tally is the usage of one (role, stage, label) bucket.
@@ -144,4 +146,33 @@ func (w *Metered) Decide(ctx context.Context, req DecideRequest) (DecideResponse
 		w.Meter.add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
+}
+
+// MeteredEmbedder counts texts embedded and their tokens under label
+// "embedding". Embeddings are not LLM calls: Total leaves them out.
+type MeteredEmbedder struct {
+	Inner Embedder
+	Meter *Meter
+	Role  string
+	Stage Stage
+}
+
+// WithEmbedMeter wraps e so its work is counted in meter.
+func WithEmbedMeter(e Embedder, meter *Meter, role string, stage Stage) Embedder {
+	return &MeteredEmbedder{Inner: e, Meter: meter, Role: role, Stage: stage}
+}
+
+func (w *MeteredEmbedder) Name() string { return w.Inner.Name() }
+
+func (w *MeteredEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	start := time.Now()
+	v, err := w.Inner.Embed(ctx, texts)
+	if err == nil {
+		n := 0
+		for _, t := range texts {
+			n += tokens.Count(t)
+		}
+		w.Meter.AddEmbedding(w.Role, w.Stage, len(texts), n, time.Since(start))
+	}
+	return v, err
 }

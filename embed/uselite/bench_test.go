@@ -51,6 +51,10 @@ func BenchmarkEmbedLoCoMo(b *testing.B) {
 	m := loadModel(b)
 	texts := locomoUtterances(b, 1000)
 	ctx := context.Background()
+	tokens := 0
+	for _, t := range texts {
+		tokens += min(len(m.Tokenize(t)), m.MaxTokens())
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := m.Embed(ctx, texts); err != nil {
@@ -58,6 +62,7 @@ func BenchmarkEmbedLoCoMo(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "utt/s")
+	b.ReportMetric(float64(tokens)/float64(len(texts)), "tok/utt")
 }
 
 // BenchmarkTokenize measures the tokenizer alone.

@@ -123,7 +123,7 @@ func TestEmbeddingsMatchGolden(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d sentences: cosine min %.7f max %.7f, max abs diff %.2g", len(g.Sentences), minCos, maxCos, maxAbs)
+	t.Logf("%d sentences: cosine min %.9f max %.9f, max abs diff %.2g", len(g.Sentences), minCos, maxCos, maxAbs)
 }
 
 func TestEmbedEmptyAndOrder(t *testing.T) {

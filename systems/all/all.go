@@ -2,6 +2,10 @@
 package all
 
 import (
+	_ "github.com/membench/membench/systems/extractrerank"
+	_ "github.com/membench/membench/systems/flat"
 	_ "github.com/membench/membench/systems/fullcontext"
+	_ "github.com/membench/membench/systems/graph"
+	_ "github.com/membench/membench/systems/structmem"
 	_ "github.com/membench/membench/systems/turns"
 )

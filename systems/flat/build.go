@@ -210,10 +210,10 @@ func (f *factItem) UnmarshalJSON(b []byte) error {
 }
 
 type decision struct {
-	Fact  int    `json:"fact"`
-	Event string `json:"event"`
-	ID    string `json:"id"`
-	Text  string `json:"text"`
+	Fact  FlexString `json:"fact"`
+	Event string     `json:"event"`
+	ID    FlexString `json:"id"`
+	Text  string     `json:"text"`
 }
 
 type updateReply struct {
@@ -258,7 +258,7 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 	}
 	decisions := make([]decision, len(ex.Facts))
 	for i := range decisions {
-		decisions[i] = decision{Fact: i, Event: "ADD"}
+		decisions[i] = decision{Fact: FlexString(strconv.Itoa(i)), Event: "ADD"}
 	}
 	var call Call
 	if len(in.Memories) > 0 {
@@ -277,8 +277,8 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 			return call, err
 		default:
 			for _, d := range out.Decisions {
-				if d.Fact >= 0 && d.Fact < len(decisions) {
-					decisions[d.Fact] = d
+				if i, err := strconv.Atoi(strings.TrimSpace(string(d.Fact))); err == nil && i >= 0 && i < len(decisions) {
+					decisions[i] = d
 				}
 			}
 		}
@@ -286,7 +286,7 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 	by := batch.IDs()
 	for i, d := range decisions {
 		f := ex.Facts[i]
-		target := short[strings.TrimSpace(d.ID)]
+		target := short[strings.TrimSpace(string(d.ID))]
 		switch strings.ToUpper(strings.TrimSpace(d.Event)) {
 		case "NONE":
 			if target != "" {

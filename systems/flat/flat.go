@@ -155,10 +155,10 @@ func Render(groups []Group) string {
 }
 
 // TrimToTokens drops the lowest-scoring items (across groups) until the
-// rendering fits max tokens.
+// rendering fits max tokens; max <= 0 means no limit.
 func TrimToTokens(groups []Group, max int) []Group {
 	type ref struct{ g, i int }
-	for tokens.Count(Render(groups)) > max {
+	for max > 0 && tokens.Count(Render(groups)) > max {
 		var all []ref
 		for gi, g := range groups {
 			for ii := range g.Items {

@@ -85,8 +85,9 @@ func TestUpdateKeepsHistoryAndDeleteLeavesRetrieval(t *testing.T) {
 			"D1:3": {"Melanie no longer lives in Denver"},
 		},
 		updates: []string{
-			`{"decisions":[{"fact":0,"event":"UPDATE","id":"0","text":"Melanie lives in Denver"}]}`,
-			`{"decisions":[{"fact":0,"event":"DELETE","id":"0"}]}`,
+			// ids as numbers or strings: models write both
+			`{"decisions":[{"fact":0,"event":"UPDATE","id":0,"text":"Melanie lives in Denver"}]}`,
+			`{"decisions":[{"fact":"0","event":"delete","id":"0"}]}`,
 		},
 	}
 	c := conv([2]string{"Melanie", "I live in Boston."}, [2]string{"Melanie", "I moved to Denver."}, [2]string{"Melanie", "I left Denver."})

@@ -3,6 +3,7 @@ package flat
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/membench/membench/llm"
@@ -205,7 +206,7 @@ func offlineUpdate(req llm.Request) (string, error) {
 	out := make([]decision, 0, len(in.Facts))
 	for i, f := range in.Facts {
 		ev, id := OfflineDecide(f, in.Memories)
-		d := decision{Fact: i, Event: ev, ID: id}
+		d := decision{Fact: FlexString(strconv.Itoa(i)), Event: ev, ID: FlexString(id)}
 		if ev == "UPDATE" {
 			d.Text = f
 		}

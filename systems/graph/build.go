@@ -201,7 +201,7 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 	}
 	at := batch.Turns[len(batch.Turns)-1].Time
 	for _, sid := range out.Obsolete {
-		if id := short[strings.TrimSpace(sid)]; id != "" && b.g.MarkObsolete(id, at, batch.IDs()) {
+		if id := short[strings.TrimSpace(string(sid))]; id != "" && b.g.MarkObsolete(id, at, batch.IDs()) {
 			b.counts["obsolete"]++
 		}
 	}

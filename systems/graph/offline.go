@@ -67,7 +67,7 @@ type tripleOut struct {
 }
 
 type conflictReply struct {
-	Obsolete []string `json:"obsolete"`
+	Obsolete []flat.FlexString `json:"obsolete"`
 }
 
 type entitiesReply struct {
@@ -83,7 +83,7 @@ func init() {
 var (
 	determiners  = map[string]bool{"a": true, "an": true, "the": true, "my": true, "his": true, "her": true, "their": true, "our": true, "your": true, "some": true, "this": true, "that": true, "these": true, "those": true, "two": true, "three": true, "new": true, "few": true}
 	auxiliaries  = map[string]bool{"is": true, "was": true, "are": true, "were": true, "has": true, "have": true, "had": true, "will": true, "would": true, "just": true, "also": true, "really": true, "finally": true, "recently": true, "been": true, "be": true, "always": true, "never": true, "still": true, "can": true, "could": true, "did": true, "does": true, "do": true, "to": true, "going": true}
-	prepositions = map[string]bool{"in": true, "at": true, "to": true, "for": true, "with": true, "from": true, "on": true, "about": true, "as": true, "into": true, "of": true}
+	prepositions = map[string]bool{"in": true, "at": true, "to": true, "for": true, "with": true, "from": true, "on": true, "about": true, "as": true, "into": true, "of": true, "over": true, "under": true, "near": true, "by": true, "after": true, "before": true, "during": true, "around": true, "through": true, "across": true, "behind": true, "since": true, "until": true}
 	timeWords    = map[string]bool{"last": true, "next": true, "yesterday": true, "today": true, "tomorrow": true, "ago": true, "week": true, "weekend": true, "month": true, "year": true, "now": true, "soon": true, "recently": true, "tonight": true}
 )
 
@@ -176,7 +176,7 @@ func svo(words []string, isSpeaker map[string]bool) (tripleOut, bool) {
 		if len(obj) == 0 && (determiners[lw] || strings.HasSuffix(lw, "'s")) {
 			continue
 		}
-		if lw == "" || timeWords[lw] || prepositions[lw] || (embed.IsStopword(lw) && !isCap(w)) {
+		if lw == "" || lw == "named" || lw == "called" || timeWords[lw] || prepositions[lw] || (embed.IsStopword(lw) && !isCap(w)) {
 			break
 		}
 		obj = append(obj, lw)
@@ -248,7 +248,12 @@ func offlineConflict(req llm.Request) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("inputs are %T, want graph.ConflictInput", req.Inputs)
 	}
-	b, err := json.Marshal(conflictReply{Obsolete: OfflineObsolete(in)})
+	var out conflictReply
+	out.Obsolete = []flat.FlexString{}
+	for _, id := range OfflineObsolete(in) {
+		out.Obsolete = append(out.Obsolete, flat.FlexString(id))
+	}
+	b, err := json.Marshal(out)
 	return string(b), err
 }
 

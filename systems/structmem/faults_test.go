@@ -130,7 +130,7 @@ func TestBuildsAreDeterministic(t *testing.T) {
 	// The JSONL form reads back to the same snapshot.
 	m, _ := build(t, Name, testEnv(newFake(nil), nil), testConv())
 	var buf bytes.Buffer
-	if err := m.Dump().WriteJSONL(&buf); err != nil {
+	if err := m.WriteMemory(&buf); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ReadJSONL(&buf)

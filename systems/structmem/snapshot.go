@@ -159,3 +159,11 @@ func ReadJSONL(r io.Reader) ([]Snapshot, error) {
 	}
 	return out, sc.Err()
 }
+
+// MemoryFile is the run-dir file the harness writes dumps to.
+const MemoryFile = "structmem_memory.jsonl"
+
+// WriteMemory writes this conversation's dump as JSONL; the harness can
+// detect it through interface{ WriteMemory(io.Writer) error } without
+// importing this package.
+func (m *Memory) WriteMemory(w io.Writer) error { return m.Dump().WriteJSONL(w) }

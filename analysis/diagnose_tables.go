@@ -1,0 +1,202 @@
+package analysis
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/membench/membench/report"
+	"github.com/membench/membench/stats"
+)
+
+// Reference numbers of the seed paper (papers.md B, loss decomposition over
+// 9 held-out LoCoMo conversations, 1,388 questions, turns-rerank n=30).
+var (
+	PaperAllInCandidates   = 76.9
+	PaperAnyInCandidates   = 88.5
+	PaperDroppedBySelector = 10.4 // of questions with some evidence in the candidates
+	PaperLostAtCandidates  = 11.5 // of all questions
+	PaperLostAtSelection   = 9.2  // of all questions
+	PaperTemporalDropped   = 22.7 // temporal questions, of those with some evidence in the candidates
+	// Correct abstention on adversarial questions at k=3 (LoCoMo).
+	PaperAbstentionK3 = map[string]float64{"turns-cosine": 63.6, "turns-rerank": 54.1, "turns-llm": 48.8}
+)
+
+func wilson(successes, n int) (lo, hi float64, err error) {
+	lo, hi, err = stats.Wilson(successes, n, 0.95)
+	return 100 * lo, 100 * hi, err
+}
+
+func pct(v float64) string { return report.F(v, 1) }
+
+// Definitions printed under the tables and written in the docs.
+var diagnoseDefinitions = []string{
+	"evidence reaches a stage when an item of that stage lists an evidence turn id among its sources; questions without evidence ids are counted apart and left out of every rate",
+	"lost at candidate stage = no evidence turn among the candidates; lost at selection = some evidence among the candidates but none among the selected items",
+	"dropped by selector = lost at selection / questions with at least one evidence turn among the candidates (the paper's 10.4%); the two 'lost' columns are shares of all questions with candidates",
+	"overall leaves out LoCoMo category 5 (adversarial), as the paper's 1,388 questions do",
+}
+
+// CandidateTable is the candidate-stage decomposition (nil when no record
+// of the run has candidates).
+func (d *Diagnosis) CandidateTable() *report.Table {
+	if d.Overall.WithCandidates == 0 && !anyCandidates(d.Groups) {
+		return nil
+	}
+	t := &report.Table{
+		Title:  fmt.Sprintf("candidate stage vs selection: %s (%s)", d.System, d.RunID),
+		Header: []string{"group", "n", "all in cands %", ">=1 in cands %", "lost at cands %", "lost at selection %", "dropped by selector %"},
+	}
+	row := func(c Counts) {
+		t.Add(c.Group, c.WithCandidates, pct(Pct(c.AllInCandidates, c.WithCandidates)), pct(Pct(c.AnyInCandidates, c.WithCandidates)),
+			pct(Pct(c.LostAtCandidates, c.WithCandidates)), pct(Pct(c.DroppedBySelector, c.WithCandidates)), pct(Pct(c.DroppedBySelector, c.AnyInCandidates)))
+	}
+	for _, g := range d.Groups {
+		row(g)
+	}
+	row(d.Overall)
+	t.Notes = diagnoseDefinitions
+	return t
+}
+
+func anyCandidates(gs []Counts) bool {
+	for _, g := range gs {
+		if g.WithCandidates > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// RecallTable is the evidence recall of the rendered context, per group.
+func (d *Diagnosis) RecallTable() *report.Table {
+	t := &report.Table{
+		Title:  fmt.Sprintf("evidence recall of the rendered context: %s at k=%s (%s)", d.System, kLabel(d.K), d.RunID),
+		Header: []string{"group", "questions", "no evidence ids", "with evidence", "all evidence hit %", ">=1 hit %", "mean fraction %"},
+	}
+	row := func(c Counts) {
+		t.Add(c.Group, c.Questions, c.NoEvidence, c.Evidence, pct(Pct(c.AllHit, c.Evidence)), pct(Pct(c.AnyHit, c.Evidence)), pct(c.MeanFraction()))
+	}
+	for _, g := range d.Groups {
+		row(g)
+	}
+	row(d.Overall)
+	if d.Skipped > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d retrievals have no answer yet (interrupted run) and are left out", d.Skipped))
+	}
+	return t
+}
+
+func kLabel(k int) string {
+	if k == 0 {
+		return "-"
+	}
+	return strconv.Itoa(k)
+}
+
+// PaperTable puts our decomposition next to the seed paper's numbers.
+func (d *Diagnosis) PaperTable() *report.Table {
+	t := &report.Table{Title: "ours vs the seed paper (papers.md B: turns-rerank, n=30, 9 LoCoMo conversations, 1,388 questions)",
+		Header: []string{"measure", "ours %", "paper %"}}
+	o := d.Overall
+	var temporal Counts
+	for _, g := range d.Groups {
+		if g.Category == 2 {
+			temporal = g
+		}
+	}
+	t.Add("all evidence in the candidates", pct(Pct(o.AllInCandidates, o.WithCandidates)), pct(PaperAllInCandidates))
+	t.Add("at least one evidence turn in the candidates", pct(Pct(o.AnyInCandidates, o.WithCandidates)), pct(PaperAnyInCandidates))
+	t.Add("in candidates but all dropped by the selector", pct(Pct(o.DroppedBySelector, o.AnyInCandidates)), pct(PaperDroppedBySelector))
+	t.Add("lost at candidate stage (of all)", pct(Pct(o.LostAtCandidates, o.WithCandidates)), pct(PaperLostAtCandidates))
+	t.Add("lost at selection (of all)", pct(Pct(o.DroppedBySelector, o.WithCandidates)), pct(PaperLostAtSelection))
+	t.Add("temporal: in candidates but all dropped", pct(Pct(temporal.DroppedBySelector, temporal.AnyInCandidates)), pct(PaperTemporalDropped))
+	t.Notes = []string{fmt.Sprintf("ours: %d questions with evidence and a candidate stage (%s, %s); '-' = this run has no candidate stage", o.WithCandidates, d.System, d.RunID)}
+	if d.Offline {
+		t.Notes = append(t.Notes, "OFFLINE run: the selector's decisions come from offline heuristics, not the paper's decision model")
+	}
+	return t
+}
+
+// AbstentionTable puts several runs' correct-abstention rates side by side,
+// ordered by system then k.
+func AbstentionTable(rows []AbstentionRate) *report.Table {
+	rows = append([]AbstentionRate(nil), rows...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].System != rows[j].System {
+			return rows[i].System < rows[j].System
+		}
+		return rows[i].K < rows[j].K
+	})
+	t := &report.Table{Title: "correct abstention on adversarial / abstention questions",
+		Header: []string{"run", "system", "k", "judge", "n", "abstained correctly %", "95% CI", "paper at k=3 %"}}
+	for _, r := range rows {
+		rate, ci := "-", "-"
+		if r.N > 0 {
+			rate, ci = pct(r.Rate), fmt.Sprintf("[%s, %s]", pct(r.Lo), pct(r.Hi))
+		}
+		paper := "-"
+		if v, ok := PaperAbstentionK3[r.System]; ok && r.K == 3 {
+			paper = pct(v)
+		}
+		t.Add(r.Run, r.System, kLabel(r.K), r.Judge, r.N, rate, ci, paper)
+	}
+	t.Notes = []string{
+		"a verdict is correct when the judge accepts the answer; for abstention questions that means the answer declined (f1/bleu1/em score 1 exactly for a declining answer)",
+		"paper (LoCoMo, k=3): cosine 63.6, decision-model rerank 54.1, LLM reranker 48.8",
+	}
+	return t
+}
+
+// WritePerQuestion writes one CSV line per question.
+func (d *Diagnosis) WritePerQuestion(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"question_id", "conversation_id", "group", "category", "evidence", "candidates", "in_candidates", "in_context", "outcome", "tokens", "abstention", "judge", "correct"})
+	for _, q := range d.Questions {
+		correct := ""
+		if q.Correct != nil {
+			correct = strconv.FormatBool(*q.Correct)
+		}
+		cw.Write([]string{q.QuestionID, q.ConversationID, q.Group, strconv.Itoa(q.Category), strconv.Itoa(q.Evidence),
+			strconv.Itoa(q.Candidates), strconv.Itoa(q.InCandidates), strconv.Itoa(q.InContext), q.Outcome,
+			strconv.Itoa(q.Tokens), strconv.FormatBool(q.Abstention), q.Judge, correct})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Rates are a Counts row's percentages (nil when the denominator is 0).
+type Rates struct {
+	Group             string   `json:"group"`
+	AllInCandidates   *float64 `json:"all_in_candidates_pct"`
+	AnyInCandidates   *float64 `json:"any_in_candidates_pct"`
+	LostAtCandidates  *float64 `json:"lost_at_candidates_pct"`
+	LostAtSelection   *float64 `json:"lost_at_selection_pct"`
+	DroppedBySelector *float64 `json:"dropped_by_selector_pct"`
+	AllHit            *float64 `json:"all_evidence_hit_pct"`
+	AnyHit            *float64 `json:"any_evidence_hit_pct"`
+	MeanFraction      *float64 `json:"mean_fraction_pct"`
+}
+
+func ptr(v float64) *float64 {
+	if v != v {
+		return nil
+	}
+	return &v
+}
+
+// Rates computes the percentages the tables print.
+func (c Counts) Rates() Rates {
+	return Rates{Group: c.Group,
+		AllInCandidates:   ptr(Pct(c.AllInCandidates, c.WithCandidates)),
+		AnyInCandidates:   ptr(Pct(c.AnyInCandidates, c.WithCandidates)),
+		LostAtCandidates:  ptr(Pct(c.LostAtCandidates, c.WithCandidates)),
+		LostAtSelection:   ptr(Pct(c.DroppedBySelector, c.WithCandidates)),
+		DroppedBySelector: ptr(Pct(c.DroppedBySelector, c.AnyInCandidates)),
+		AllHit:            ptr(Pct(c.AllHit, c.Evidence)),
+		AnyHit:            ptr(Pct(c.AnyHit, c.Evidence)),
+		MeanFraction:      ptr(c.MeanFraction()),
+	}
+}

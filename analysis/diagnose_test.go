@@ -1,0 +1,182 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/csv"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/judge"
+)
+
+func items(sources ...string) []harness.ItemRef {
+	var out []harness.ItemRef
+	for _, s := range sources {
+		out = append(out, harness.ItemRef{ID: s, Sources: strings.Split(s, "+")})
+	}
+	return out
+}
+
+// rerankRun is a hand-made two-stage run whose decomposition is known:
+//
+//	q1 multi-hop  ev D1:1,D1:2  both in cands, context has D1:1 only   -> partial
+//	q2 multi-hop  ev D1:3       not in cands                           -> lost-candidates
+//	q3 temporal   ev D2:1       in cands, not selected                 -> lost-selection
+//	q4 temporal   ev D2:2,D2:3  D2:2 in cands and context              -> partial
+//	q5 temporal   no evidence                                          -> no-evidence
+//	q6 adversarial ev D3:1      in cands and context                   -> all-hit
+//	q7 adversarial no evidence
+func rerankRun() fakeRun {
+	ans := func(id string, cat int) harness.AnswerRecord {
+		return harness.AnswerRecord{QuestionID: id, ConversationID: "c1", Category: cat}
+	}
+	ret := func(id string, ev []string, cands, ctx []harness.ItemRef) harness.RetrievalRecord {
+		return harness.RetrievalRecord{QuestionID: id, ConversationID: "c1", Evidence: ev, Candidates: cands, Items: ctx, Tokens: 10}
+	}
+	jd := func(id, j string, ok bool) judge.Judgment {
+		s := 0.0
+		if ok {
+			s = 1
+		}
+		return judge.Judgment{QuestionID: id, Judge: j, Correct: ok, Score: s}
+	}
+	return fakeRun{
+		Manifest: harness.Manifest{Config: harness.Config{System: "turns-rerank", K: 3}, Judges: []string{"f1", "llm"}, Offline: true},
+		Retrievals: []harness.RetrievalRecord{
+			ret("q1", []string{"D1:1"}, nil, nil), // superseded by the later line
+			ret("q1", []string{"D1:1", "D1:2"}, items("D1:1", "D1:2", "D1:5"), items("D1:1+D9:9")),
+			ret("q2", []string{"D1:3"}, items("D1:9"), items("D1:9")),
+			ret("q3", []string{"D2:1"}, items("D2:1", "D2:7"), items("D2:7")),
+			ret("q4", []string{"D2:2", "D2:3", "D2:2"}, items("D2:2", "D2:8"), items("D2:2")),
+			ret("q5", nil, items("D2:8"), items("D2:8")),
+			ret("q6", []string{"D3:1"}, items("D3:1"), items("D3:1")),
+			ret("q7", nil, items("D3:2"), items("D3:2")),
+			ret("q8", []string{"D4:1"}, items("D4:1"), items("D4:1")), // no answer yet
+		},
+		Answers: []harness.AnswerRecord{ans("q1", 1), ans("q2", 1), ans("q3", 2), ans("q4", 2), ans("q5", 2), ans("q6", 5), ans("q7", 5)},
+		Judgments: []judge.Judgment{
+			jd("q6", "llm", true), jd("q7", "llm", false), jd("q6", "f1", true), jd("q7", "f1", true),
+			jd("q1", "llm", true), jd("q1", "f1", false),
+		},
+	}
+}
+
+func TestDiagnoseCounts(t *testing.T) {
+	r := mustLoad(t, rerankRun().write(t, filepath.Join(t.TempDir(), "rr")))
+	d, err := Diagnose(r, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Counts{
+		"multi-hop":   {Questions: 2, Evidence: 2, WithCandidates: 2, AllInCandidates: 1, AnyInCandidates: 1, LostAtCandidates: 1, AnyHit: 1, FractionSum: 0.5},
+		"temporal":    {Questions: 3, NoEvidence: 1, Evidence: 2, WithCandidates: 2, AllInCandidates: 1, AnyInCandidates: 2, DroppedBySelector: 1, AnyHit: 1, FractionSum: 0.5},
+		"adversarial": {Questions: 2, NoEvidence: 1, Evidence: 1, WithCandidates: 1, AllInCandidates: 1, AnyInCandidates: 1, AllHit: 1, AnyHit: 1, FractionSum: 1},
+		"overall":     {Questions: 5, NoEvidence: 1, Evidence: 4, WithCandidates: 4, AllInCandidates: 2, AnyInCandidates: 3, LostAtCandidates: 1, DroppedBySelector: 1, AnyHit: 2, FractionSum: 1},
+	}
+	got := map[string]Counts{"overall": d.Overall}
+	for _, g := range d.Groups {
+		got[g.Group] = g
+	}
+	if len(d.Groups) != 3 || d.Groups[0].Group != "multi-hop" || d.Groups[1].Group != "temporal" {
+		t.Errorf("groups %+v, want multi-hop, temporal, adversarial in category order", d.Groups)
+	}
+	for name, w := range want {
+		g := got[name]
+		g.Group, g.Category = "", 0
+		if g != w {
+			t.Errorf("%s:\n got %+v\nwant %+v", name, g, w)
+		}
+	}
+	if d.Skipped != 1 {
+		t.Errorf("skipped %d, want 1 (q8 has no answer)", d.Skipped)
+	}
+	// Rates the tables print.
+	o := d.Overall.Rates()
+	if *o.AllInCandidates != 50 || *o.AnyInCandidates != 75 || *o.LostAtCandidates != 25 || *o.LostAtSelection != 25 ||
+		*o.AllHit != 0 || *o.MeanFraction != 25 {
+		t.Errorf("overall rates %+v", o)
+	}
+	if v := *o.DroppedBySelector; v < 33.33 || v > 33.34 {
+		t.Errorf("dropped by selector %.3f, want 1/3", v)
+	}
+	// Default judge skips the f1 metric listed first: llm says q6 right, q7 wrong.
+	if a := d.Abstention; a.Judge != "llm" || a.N != 2 || a.Correct != 1 || a.Rate != 50 {
+		t.Errorf("abstention %+v, want llm 1/2", a)
+	}
+	if a, _ := Abstention(r, "f1"); a.N != 2 || a.Correct != 2 {
+		t.Errorf("f1 abstention %+v, want 2/2", a)
+	}
+
+	var paper bytes.Buffer
+	if err := d.PaperTable().CSV(&paper); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&paper).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPaper := map[string][2]string{
+		"all evidence in the candidates":                {"50.0", "76.9"},
+		"in candidates but all dropped by the selector": {"33.3", "10.4"},
+		"temporal: in candidates but all dropped":       {"50.0", "22.7"},
+	}
+	for _, row := range rows[1:] {
+		if w, ok := wantPaper[row[0]]; ok && (row[1] != w[0] || row[2] != w[1]) {
+			t.Errorf("paper table %q = %v, want ours %s paper %s", row[0], row[1:], w[0], w[1])
+		}
+	}
+
+	var pq bytes.Buffer
+	if err := d.WritePerQuestion(&pq); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&pq).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcome := map[string]string{}
+	for _, rec := range recs[1:] {
+		outcome[rec[0]] = rec[8]
+	}
+	wantOut := map[string]string{"q1": OutcomePartial, "q2": OutcomeLostCandidates, "q3": OutcomeLostSelection, "q4": OutcomePartial,
+		"q5": OutcomeNoEvidence, "q6": OutcomeAllHit, "q7": OutcomeNoEvidence}
+	if len(outcome) != len(wantOut) {
+		t.Errorf("per-question has %d rows, want %d", len(outcome), len(wantOut))
+	}
+	for q, w := range wantOut {
+		if outcome[q] != w {
+			t.Errorf("%s outcome %q, want %q", q, outcome[q], w)
+		}
+	}
+}
+
+func TestDiagnoseWithoutCandidateStage(t *testing.T) {
+	fr := fakeRun{
+		Manifest: harness.Manifest{Config: harness.Config{System: "turns-cosine", K: 5}, Judges: []string{"f1", "bleu1"}},
+		Retrievals: []harness.RetrievalRecord{
+			{QuestionID: "a", Evidence: []string{"D1:1", "D1:2"}, Items: items("D1:1", "D1:2")},
+			{QuestionID: "b", Evidence: []string{"D1:3"}, Items: items("D1:4")},
+			{QuestionID: "c", Evidence: []string{"D1:3", "D1:4", "D1:5", "D1:6"}, Items: items("D1:4")},
+		},
+		Answers: []harness.AnswerRecord{{QuestionID: "a", Category: 4}, {QuestionID: "b", Category: 4}, {QuestionID: "c", Category: 4}},
+	}
+	d, err := Diagnose(mustLoad(t, fr.write(t, filepath.Join(t.TempDir(), "cos"))), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.CandidateTable() != nil {
+		t.Error("a run without candidates should have no candidate-stage table")
+	}
+	o := d.Overall
+	if o.WithCandidates != 0 || o.AllHit != 1 || o.AnyHit != 2 || o.FractionSum != 1.25 {
+		t.Errorf("overall %+v, want all-hit 1, any-hit 2, fraction sum 1.25", o)
+	}
+	if d.Abstention.Judge != "f1" || d.Abstention.N != 0 {
+		t.Errorf("abstention %+v: with only lexical metrics the default is f1; no abstention questions", d.Abstention)
+	}
+	if q := d.Questions[1]; q.Outcome != OutcomeLost {
+		t.Errorf("b outcome %s, want lost", q.Outcome)
+	}
+}

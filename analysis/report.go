@@ -1,0 +1,248 @@
+package analysis
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/report"
+)
+
+// paperCats are Table 2/4's category columns, in the paper's order.
+var paperCats = []struct{ Head, Group string }{
+	{"Multi", datasets.CategoryName(datasets.CatMultiHop)},
+	{"Open", datasets.CategoryName(datasets.CatOpenDomain)},
+	{"Single", datasets.CategoryName(datasets.CatSingleHop)},
+	{"Temp", datasets.CategoryName(datasets.CatTemporal)},
+}
+
+// Overall is a run's overall score under one judge (LoCoMo categories 1-4,
+// every question elsewhere, as harness.Summarize scores it).
+type Overall struct {
+	Score  float64 // mean score × 100 (NaN when the judge gave no verdict)
+	N      int     // questions with a verdict of the judge
+	Binary bool    // every score is 0 or 1, so Lo/Hi is a Wilson interval
+	Lo, Hi float64 // Wilson 95%, percent (NaN unless Binary)
+}
+
+// OverallOf recomputes the overall score from the judgments so that its
+// count and interval come with it; Score equals Summary.Overall's.
+func OverallOf(r *Run, judgeName string) (Overall, error) {
+	o := Overall{Score: nanValue(), Lo: nanValue(), Hi: nanValue(), Binary: true}
+	in := map[string]bool{}
+	for _, a := range r.Answers {
+		if a.Category != datasets.CatAdversarial {
+			in[a.QuestionID] = true
+		}
+	}
+	sum, succ := 0.0, 0
+	for _, j := range r.Judgments {
+		if j.Judge != judgeName || !in[j.QuestionID] {
+			continue
+		}
+		o.N++
+		sum += j.Score
+		switch j.Score {
+		case 1:
+			succ++
+		case 0:
+		default:
+			o.Binary = false
+		}
+	}
+	if o.N == 0 {
+		return o, nil
+	}
+	o.Score = 100 * sum / float64(o.N)
+	if o.Binary {
+		var err error
+		if o.Lo, o.Hi, err = wilson(succ, o.N); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// ChooseJudge is the judge a report uses: the given name, else the first
+// non-metric judge of the first run having one, else "f1" or the first.
+func ChooseJudge(runs []*Run, given string) string {
+	if given != "" {
+		return given
+	}
+	for _, r := range runs {
+		for _, j := range r.Manifest.Judges {
+			if !IsMetricJudge(r.Manifest, j) {
+				return j
+			}
+		}
+	}
+	for _, r := range runs {
+		if d := DefaultJudge(r.Manifest); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+// RunLabel names a run's row: system, k when it has one, "(offline)".
+func RunLabel(r *Run) string {
+	s := r.Manifest.Config.System
+	if s == "" {
+		s = filepath.Base(r.Dir)
+	}
+	if k, _, ok := ResolveK(r.Manifest.Config); ok {
+		s += fmt.Sprintf(" k=%d", k)
+	}
+	if r.Manifest.Offline {
+		s += " (offline)"
+	}
+	return s
+}
+
+func score(r *Run, group, judgeName string) string {
+	for _, g := range r.Summary.Groups {
+		if g.Name == group {
+			if v, ok := g.Scores[judgeName]; ok {
+				return report.F(v, 2)
+			}
+		}
+	}
+	return "-"
+}
+
+func ciCell(o Overall) string {
+	if o.N == 0 || !o.Binary {
+		return "-"
+	}
+	return fmt.Sprintf("[%s, %s]", report.F(o.Lo, 1), report.F(o.Hi, 1))
+}
+
+// SortRuns orders runs by system, then k, then run id, so a results
+// directory reads as a table of systems and budgets.
+func SortRuns(runs []*Run) {
+	sort.SliceStable(runs, func(i, j int) bool {
+		a, b := runs[i].Manifest.Config.System, runs[j].Manifest.Config.System
+		if a != b {
+			return a < b
+		}
+		ka, _, _ := ResolveK(runs[i].Manifest.Config)
+		kb, _, _ := ResolveK(runs[j].Manifest.Config)
+		if ka != kb {
+			return ka < kb
+		}
+		return runs[i].ID() < runs[j].ID()
+	})
+}
+
+// Table2 is the paper's Table 2 shape: per run, overall and per-category
+// accuracy of one judge, then build cost.
+func Table2(runs []*Run, judgeName string) (*report.Table, error) {
+	t := &report.Table{Title: "Table 2 shape: accuracy (judge " + judgeName + ") and build cost",
+		Header: []string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}}
+	missing := 0
+	for _, r := range runs {
+		o, err := OverallOf(r, judgeName)
+		if err != nil {
+			return nil, err
+		}
+		if o.N == 0 {
+			missing++
+		}
+		cells := []any{r.ID(), RunLabel(r), o.N, report.F(o.Score, 2), ciCell(o)}
+		for _, c := range paperCats {
+			cells = append(cells, score(r, c.Group, judgeName))
+		}
+		if len(r.Builds) == 0 {
+			cells = append(cells, "-", "-", "-", "-", "-")
+		} else {
+			b := r.Summary.Build
+			m := func(n int) string { return report.F(float64(n)/1e6, 3) }
+			cells = append(cells, m(b.InputTokens), m(b.OutputTokens), m(b.InputTokens+b.OutputTokens), b.Calls, report.F(b.Seconds, 1))
+		}
+		t.Add(cells...)
+	}
+	t.Notes = reportNotes(runs, judgeName, missing)
+	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and wall seconds of memory construction; '-' = no build (full context, or scored predictions)")
+	return t, nil
+}
+
+// Table3 is the paper's Table 3 shape: overall under every judge.
+func Table3(runs []*Run, judgeName string) (*report.Table, error) {
+	var judges []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, j := range r.Manifest.Judges {
+			if !seen[j] {
+				seen[j] = true
+				judges = append(judges, j)
+			}
+		}
+	}
+	t := &report.Table{Title: "Table 3 shape: overall under each judge",
+		Header: append([]string{"run", "method", "n", "95% CI (" + judgeName + ")"}, judges...)}
+	for _, r := range runs {
+		o, err := OverallOf(r, judgeName)
+		if err != nil {
+			return nil, err
+		}
+		cells := []any{r.ID(), RunLabel(r), o.N, ciCell(o)}
+		for _, j := range judges {
+			if v, ok := r.Summary.Overall.Scores[j]; ok {
+				cells = append(cells, report.F(v, 2))
+			} else {
+				cells = append(cells, "-")
+			}
+		}
+		t.Add(cells...)
+	}
+	t.Notes = reportNotes(runs, judgeName, 0)
+	return t, nil
+}
+
+// Table4 is the paper's Table 4 shape: per-category accuracy per run
+// (ablation variants are runs).
+func Table4(runs []*Run, judgeName string) (*report.Table, error) {
+	t := &report.Table{Title: "Table 4 shape: ablation by category (judge " + judgeName + ")",
+		Header: []string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}}
+	missing := 0
+	for _, r := range runs {
+		o, err := OverallOf(r, judgeName)
+		if err != nil {
+			return nil, err
+		}
+		if o.N == 0 {
+			missing++
+		}
+		cells := []any{r.ID(), RunLabel(r), o.N, report.F(o.Score, 2), ciCell(o)}
+		for _, c := range paperCats {
+			cells = append(cells, score(r, c.Group, judgeName))
+		}
+		t.Add(cells...)
+	}
+	t.Notes = reportNotes(runs, judgeName, missing)
+	return t, nil
+}
+
+func reportNotes(runs []*Run, judgeName string, missing int) []string {
+	notes := []string{"scores: judge accuracy × 100 (f1/bleu1: mean × 100); overall leaves out LoCoMo category 5; n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
+	if missing > 0 {
+		var ids []string
+		for _, r := range runs {
+			if !HasJudge(r.Manifest, judgeName) {
+				ids = append(ids, r.ID())
+			}
+		}
+		if len(ids) > 0 {
+			notes = append(notes, fmt.Sprintf("judge %s is missing from %s ('-'); choose another with --judge", judgeName, strings.Join(ids, ", ")))
+		}
+	}
+	for _, r := range runs {
+		if r.Manifest.Offline {
+			notes = append(notes, "(offline) rows: answers and judgments from deterministic offline heuristics, not LLM quality")
+			break
+		}
+	}
+	return notes
+}

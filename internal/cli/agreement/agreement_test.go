@@ -1,0 +1,137 @@
+package agreement
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/judge"
+)
+
+func write(t *testing.T, dir string, js []judge.Judgment) string {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	var b []byte
+	for _, j := range js {
+		l, _ := json.Marshal(j)
+		b = append(append(b, l...), '\n')
+	}
+	p := filepath.Join(dir, "judgments.jsonl")
+	os.WriteFile(p, b, 0o644)
+	return p
+}
+
+// labels: 10 questions; x agrees with y on 8 (4 yes-yes, 4 no-no, 1 each
+// discordant): Cohen κ = (0.8−0.5)/0.5 = 0.6; phi = Pearson r = 0.6;
+// Fleiss (pooled margins 0.5) = 0.6 too.
+var x = []bool{true, true, true, true, true, false, false, false, false, false}
+var y = []bool{true, true, true, true, false, true, false, false, false, false}
+
+func judgments(system, name string, v []bool) []judge.Judgment {
+	var out []judge.Judgment
+	for i, c := range v {
+		s := 0.0
+		if c {
+			s = 1
+		}
+		out = append(out, judge.Judgment{QuestionID: fmt.Sprintf("q%d", i), System: system, Judge: name, Correct: c, Score: s})
+	}
+	return out
+}
+
+func run(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	c := NewCmd()
+	var out, errb bytes.Buffer
+	c.SetOut(&out)
+	c.SetErr(&errb)
+	c.SetArgs(args)
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String()
+}
+
+func TestKnownKappaAcrossFiles(t *testing.T) {
+	root := t.TempDir()
+	// Same judge name in two files: raters must be kept apart by system.
+	a := write(t, filepath.Join(root, "v1"), judgments("mb-v1", "peer-llm", x))
+	extra := append(judgments("mb-v2", "peer-llm", y), judge.Judgment{QuestionID: "q99", System: "mb-v2", Judge: "peer-llm"})
+	b := write(t, filepath.Join(root, "v2"), extra)
+	out, stderr := run(t, "--judgments", a, "--run", filepath.Dir(b), "--json")
+	var res struct {
+		Judges      []string `json:"judges"`
+		N           int      `json:"n"`
+		FleissKappa float64  `json:"fleiss_kappa"`
+		Pairs       []map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]json.RawMessage
+	json.Unmarshal([]byte(out), &raw)
+	for _, k := range []string{"judges", "n", "fleiss_kappa", "pairs"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("no key %s in %s", k, out)
+		}
+	}
+	if strings.Join(res.Judges, ",") != "mb-v1/peer-llm,mb-v2/peer-llm" || res.N != 10 {
+		t.Errorf("judges %v n %d", res.Judges, res.N)
+	}
+	if !strings.Contains(stderr, "1 questions not judged by every judge") {
+		t.Errorf("dropped not reported: %q", stderr)
+	}
+	if len(res.Pairs) != 1 {
+		t.Fatalf("pairs %v", res.Pairs)
+	}
+	p := res.Pairs[0]
+	for _, k := range []string{"a", "b", "cohen_kappa", "pearson_r", "p_value"} {
+		if _, ok := p[k]; !ok {
+			t.Errorf("pair lacks %s: %v", k, p)
+		}
+	}
+	if math.Abs(p["cohen_kappa"].(float64)-0.6) > 1e-12 || math.Abs(p["pearson_r"].(float64)-0.6) > 1e-12 || math.Abs(res.FleissKappa-0.6) > 1e-12 {
+		t.Errorf("kappa %v r %v fleiss %v, want 0.6", p["cohen_kappa"], p["pearson_r"], res.FleissKappa)
+	}
+	// r = 0.6, n = 10: t = 0.6·sqrt(8/0.64) = 2.1213, two-sided p ≈ 0.0667.
+	if pv := p["p_value"].(float64); math.Abs(pv-0.0667) > 0.001 {
+		t.Errorf("p %v", pv)
+	}
+}
+
+func TestHumanAgreementPerSystem(t *testing.T) {
+	root := t.TempDir()
+	var js []judge.Judgment
+	js = append(js, judgments("s1", "human", x)...)
+	js = append(js, judgments("s1", "llm", y)...) // 8/10 with human
+	js = append(js, judgments("s1", "gpt", x)...) // 10/10
+	js = append(js, judgments("s2", "human", y)...)
+	js = append(js, judgments("s2", "llm", y)...) // 10/10
+	js = append(js, judgments("s2", "gpt", x)...) // 8/10
+	p := write(t, filepath.Join(root, "r"), js)
+	out, _ := run(t, "--judgments", p, "--json")
+	var res Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, h := range res.Human {
+		got[h.System+"/"+h.Judge] = h.Agreement
+	}
+	want := map[string]float64{"s1/llm": 80, "s1/gpt": 100, "s2/llm": 100, "s2/gpt": 80}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s agreement %v, want %v (all %v)", k, got[k], v, got)
+		}
+	}
+	for _, j := range res.Judges {
+		if strings.HasSuffix(j, "/human") {
+			t.Errorf("human should not be a pairwise rater: %v", res.Judges)
+		}
+	}
+}

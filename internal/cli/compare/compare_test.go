@@ -1,0 +1,140 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/judge"
+)
+
+// writeRun writes a run dir with judgments for ids q0..q(n-1) of judge j,
+// correct where ok(i), and answers.jsonl with category cat(i).
+func writeRun(t *testing.T, system, j string, n int, ok func(int) bool, cat func(int) int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), system)
+	os.MkdirAll(dir, 0o755)
+	var jl, al []byte
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("conv-1:%d", i)
+		s := 0.0
+		if ok(i) {
+			s = 1
+		}
+		b, _ := json.Marshal(judge.Judgment{QuestionID: id, System: system, Judge: j, Correct: ok(i), Score: s})
+		jl = append(append(jl, b...), '\n')
+		b, _ = json.Marshal(harness.AnswerRecord{QuestionID: id, System: system, Category: cat(i)})
+		al = append(append(al, b...), '\n')
+	}
+	os.WriteFile(filepath.Join(dir, harness.JudgmentsFile), jl, 0o644)
+	os.WriteFile(filepath.Join(dir, harness.AnswersFile), al, 0o644)
+	return dir
+}
+
+func run(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	c := NewCmd()
+	var out, errb bytes.Buffer
+	c.SetOut(&out)
+	c.SetErr(&errb)
+	c.SetArgs(args)
+	err := c.Execute()
+	return out.String(), errb.String(), err
+}
+
+// 20 questions: A right on 0-11, B right on 0-4 and 12: both 5, only A 7,
+// only B 1, neither 7. Exact McNemar p = 2·P(X ≤ 1), X ~ Bin(8, 1/2) =
+// 2·9/256 = 0.0703125. Questions 20-21 are category 5 and must drop out.
+func pairFixture(t *testing.T) (string, string) {
+	cat := func(i int) int {
+		if i >= 20 {
+			return 5
+		}
+		return 1
+	}
+	a := writeRun(t, "sysA", "llm", 22, func(i int) bool { return i < 12 || i >= 20 }, cat)
+	b := writeRun(t, "sysB", "gpt", 22, func(i int) bool { return i < 5 || i == 12 }, cat)
+	return a, b
+}
+
+func TestMcNemarJSON(t *testing.T) {
+	a, b := pairFixture(t)
+	out, _, err := run(t, "--a", a, "--b", filepath.Join(b, "judgments.jsonl"), "--judge-a", "llm", "--judge-b", "gpt", "--test", "mcnemar", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if got := strings.Join(keys, ","); got != "accuracy_a,accuracy_b,both,kappa,n,neither,only_a,only_b,p_value,statistic" {
+		t.Errorf("keys %s", got)
+	}
+	if m["n"].(float64) != 20 || m["both"].(float64) != 5 || m["only_a"].(float64) != 7 || m["only_b"].(float64) != 1 || m["neither"].(float64) != 7 {
+		t.Errorf("table %v", m)
+	}
+	if p := m["p_value"].(float64); math.Abs(p-18.0/256) > 1e-12 {
+		t.Errorf("p %v, want %v", p, 18.0/256)
+	}
+	if m["statistic"].(float64) != 1 || m["accuracy_a"].(float64) != 60 || m["accuracy_b"].(float64) != 30 {
+		t.Errorf("statistic/accuracy %v", m)
+	}
+	// kappa: po = 12/20, pe = (12·6 + 8·14)/400 = 0.46 → (0.6−0.46)/0.54.
+	if k := m["kappa"].(float64); math.Abs(k-0.14/0.54) > 1e-12 {
+		t.Errorf("kappa %v", k)
+	}
+}
+
+func TestNonInferiorityAndMissing(t *testing.T) {
+	a, b := pairFixture(t)
+	// Drop B's last two category-1 lines to see them reported.
+	p := filepath.Join(b, "judgments.jsonl")
+	data, _ := os.ReadFile(p)
+	lines := strings.SplitAfter(string(data), "\n")
+	os.WriteFile(p, []byte(strings.Join(lines[:18], "")+strings.Join(lines[20:], "")), 0o644)
+	out, stderr, err := run(t, "--a", a, "--b", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "-5", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "2 question ids judged in A") || !strings.Contains(stderr, "conv-1:18") {
+		t.Errorf("missing ids not reported: %q", stderr)
+	}
+	var m map[string]float64
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"mean_diff", "lower_bound", "margin"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("no %s in %v", k, m)
+		}
+	}
+	// 18 paired: d = +100 on 7 (5..11), −100 on 1 (12), 0 on 10: mean 33.33 points.
+	if m["n"] != 18 || math.Abs(m["mean_diff"]-600.0/18) > 1e-9 || m["margin"] != -5 || m["lower_bound"] >= m["mean_diff"] {
+		t.Errorf("result %v", m)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	a, b := pairFixture(t)
+	if _, _, err := run(t, "--a", a, "--b", b, "--judge", "nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("unknown judge: %v", err)
+	}
+	if _, _, err := run(t, "--a", a); err == nil {
+		t.Error("missing --b accepted")
+	}
+	if _, _, err := run(t, "--a", a, "--b", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "t-test"); err == nil {
+		t.Error("unknown test accepted")
+	}
+}

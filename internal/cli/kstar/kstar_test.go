@@ -1,0 +1,79 @@
+package kstar
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clierr"
+)
+
+func writeRun(t *testing.T, dir, system string, k int, mean float64) {
+	t.Helper()
+	m := harness.Manifest{RunID: filepath.Base(dir), Config: harness.Config{System: system, K: k, Dataset: "sample"},
+		RenderedTokens: &harness.TokenStats{N: 3, Mean: mean}}
+	if err := mkdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(args ...string) (string, error) {
+	c := NewCmd()
+	var out bytes.Buffer
+	c.SetOut(&out)
+	c.SetErr(&out)
+	c.SetArgs(args)
+	err := c.Execute()
+	return out.String(), err
+}
+
+func TestKStarCommand(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "ref"), "cos", 3, 200)
+	writeRun(t, filepath.Join(root, "c1"), "rr", 1, 90)
+	writeRun(t, filepath.Join(root, "c3"), "rr", 3, 210)
+	writeRun(t, filepath.Join(root, "c4"), "rr", 4, 260)
+
+	out, err := run("--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "1..5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"k* = 3", "<- k*", "missing k (2): 2,5", "membench run --system rr --k 2 --dataset sample --results " + root} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = run("--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "1,4", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		KStar int `json:"k_star"`
+		Rows  []struct{ K int }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if res.KStar != 4 || len(res.Rows) != 2 {
+		t.Errorf("json k*=%d rows=%d, want 4 (|260-200| < |90-200|) and 2 rows", res.KStar, len(res.Rows))
+	}
+	for _, bad := range [][]string{
+		{"--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "0..3"},
+		{"--runs-dir", root, "--candidate", "rr"},
+		{"--runs-dir", root, "--reference", "nope", "--candidate", "rr"},
+		{"--runs-dir", filepath.Join(root, "missing"), "--reference", "cos", "--candidate", "rr"},
+	} {
+		if _, err := run(bad...); clierr.Code(err) != 2 {
+			t.Errorf("%v: err %v, want a bad-input error (exit 2)", bad, err)
+		}
+	}
+}
+
+func mkdir(d string) error { return os.MkdirAll(d, 0o755) }

@@ -1,0 +1,110 @@
+// Package report is `membench report`: the paper-shaped tables over runs.
+package report
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/internal/cli/clierr"
+	tables "github.com/membench/membench/report"
+)
+
+// NewCmd returns the report command.
+func NewCmd() *cobra.Command {
+	var (
+		runs                     []string
+		format, which, judgeName string
+	)
+	c := &cobra.Command{
+		Use:   "report",
+		Short: "Print the paper-shaped tables (2: accuracy and build cost, 3: per judge, 4: ablation)",
+		Long: `Print the StructMem paper's table shapes over finished runs (from membench run
+or membench score; scored predictions have no build cost, printed "-").
+
+  Table 2: per run Overall, Multi, Open, Single, Temp under one judge, then
+           build In/Out/Sum M tokens, calls and seconds
+  Table 3: overall under every judge (one column per judge)
+  Table 4: per run Multi, Open, Single, Temp (ablation variants are runs)
+
+Every row gives n (questions with a verdict) and a Wilson 95% interval on
+overall for 0/1 judges. --judge defaults to the first judge that is not
+f1/bleu1/em. Rows of offline runs are marked "(offline)". --runs takes run
+directories, globs, or a directory holding run directories; rows are
+ordered by system, then k. With --format
+csv and --table all, the tables are separated by a blank line.`,
+		Example: `  membench report --runs results
+  membench report --runs 'results/locomo-*' --table 2 --format markdown
+  membench report --runs results/a --runs results/b --table 3 --format csv`,
+		// Extra arguments are more runs, so a shell-expanded --runs results/* works.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runs = append(runs, args...)
+			if len(runs) == 0 {
+				return clierr.Bad("report needs --runs DIR (a run directory, a glob, or a results directory)")
+			}
+			var builders []func([]*analysis.Run, string) (*tables.Table, error)
+			switch which {
+			case "2":
+				builders = append(builders, analysis.Table2)
+			case "3":
+				builders = append(builders, analysis.Table3)
+			case "4":
+				builders = append(builders, analysis.Table4)
+			case "all", "":
+				builders = append(builders, analysis.Table2, analysis.Table3, analysis.Table4)
+			default:
+				return clierr.Bad("--table %q: want 2, 3, 4 or all", which)
+			}
+			switch format {
+			case "terminal", "text", "markdown", "md", "csv":
+			default:
+				return clierr.Bad("--format %q: want terminal, markdown or csv", format)
+			}
+			dirs, err := analysis.FindRuns(runs)
+			if err != nil {
+				return clierr.AsBad(err)
+			}
+			var loaded []*analysis.Run
+			for _, d := range dirs {
+				r, err := analysis.LoadRun(d)
+				if err != nil {
+					return clierr.AsBad(err)
+				}
+				loaded = append(loaded, r)
+			}
+			analysis.SortRuns(loaded)
+			j := analysis.ChooseJudge(loaded, judgeName)
+			if judgeName != "" {
+				found := false
+				for _, r := range loaded {
+					found = found || analysis.HasJudge(r.Manifest, judgeName)
+				}
+				if !found {
+					return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", judgeName, len(loaded), loaded[0].Manifest.Judges)
+				}
+			}
+			out := cmd.OutOrStdout()
+			for i, b := range builders {
+				t, err := b(loaded, j)
+				if err != nil {
+					return err
+				}
+				if i > 0 {
+					fmt.Fprintln(out)
+				}
+				if err := t.Write(out, format); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
+	f.StringVar(&format, "format", "terminal", "terminal, markdown or csv")
+	f.StringVar(&which, "table", "all", "which table: 2, 3, 4 or all")
+	f.StringVar(&judgeName, "judge", "", "judge for tables 2 and 4 and the interval (default: first judge that is not f1/bleu1/em)")
+	return c
+}

@@ -1,0 +1,108 @@
+package graph
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/embed"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+)
+
+func repoRoot(t *testing.T) string {
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = up
+	}
+}
+
+// TestLoCoMoConv26Offline builds conv-26 with the offline backend and
+// checks the build's shape: every turn costs tokens, the curve only grows,
+// at most 4 build calls a turn, nothing malformed, obsolete edges kept.
+func TestLoCoMoConv26Offline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode")
+	}
+	path := filepath.Join(repoRoot(t), "..", "shared", "datasets", "locomo10.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("LoCoMo not found at %s (shared reference data absent)", path)
+	}
+	ds, err := datasets.Load("locomo", path, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv *datasets.Conversation
+	for _, c := range ds.Conversations {
+		if c.ID == "conv-26" {
+			conv = c
+		}
+	}
+	if conv == nil {
+		t.Fatal("conv-26 missing from LoCoMo")
+	}
+	meter := llm.NewMeter()
+	s := newSys(t, llm.WithMeter(llm.NewOffline(), meter, "build"), embed.NewHashed(512), 2, nil)
+	st, err := s.Ingest(context.Background(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(conv.AllTurns())
+	c := st.Counts
+	if c["failed"] != 0 || c["graph_failed"] != 0 || c["llm_calls"] > 4*n || c["llm_calls"] < 2*n {
+		t.Fatalf("counts for %d turns: %v", n, c)
+	}
+	for i := 1; i < n; i++ {
+		if st.TurnTokens[i] < st.TurnTokens[i-1] {
+			t.Fatalf("turn curve falls at %d: %v", i, st.TurnTokens[i-1:i+1])
+		}
+	}
+	if st.TurnTokens[n-1] != meter.TotalTokens(llm.StageBuild) {
+		t.Fatalf("curve end %d != meter %d", st.TurnTokens[n-1], meter.TotalTokens(llm.StageBuild))
+	}
+	obsolete := 0
+	for _, e := range s.Graph().Edges() {
+		if e.Obsolete {
+			obsolete++
+		}
+	}
+	if obsolete != c["obsolete"] {
+		t.Fatalf("obsolete edges %d, counted %d", obsolete, c["obsolete"])
+	}
+	hit, asked := 0, 0
+	for _, q := range conv.Questions {
+		if len(q.Evidence) == 0 || q.Category == datasets.CatAdversarial {
+			continue
+		}
+		asked++
+		ctx, err := s.Retrieve(context.Background(), q, systems.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := map[string]bool{}
+		for _, e := range q.Evidence {
+			ev[e] = true
+		}
+	found:
+		for _, it := range ctx.Items {
+			for _, src := range it.Sources {
+				if ev[src] {
+					hit++
+					break found
+				}
+			}
+		}
+	}
+	t.Logf("conv-26: %d turns, %d build calls (%.2f/turn; flat %d, graph %d), %d build tokens (%.0f/turn), %d nodes, %d edges, %d obsolete, %d facts live; questions with an evidence turn retrieved: %d/%d",
+		n, c["llm_calls"], float64(c["llm_calls"])/float64(n), c["flat_calls"], c["graph_calls"], c["build_tokens"], float64(c["build_tokens"])/float64(n),
+		len(s.Graph().Nodes()), len(s.Graph().Edges()), obsolete, c["live_facts"], hit, asked)
+}

@@ -1,0 +1,87 @@
+package structmem
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/systems"
+)
+
+func sharedLoCoMo(t *testing.T) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Skip("repo root (go.mod) not found")
+		}
+		dir = up
+	}
+	p := filepath.Join(dir, "..", "shared", "datasets", "locomo10.json")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real LoCoMo not available at %s: %v", p, err)
+	}
+	return p
+}
+
+// On the first real LoCoMo conversation (offline backend): two calls per
+// session, every entry on its utterance's time, consolidation windows per
+// session, and retrieval that reaches the gold evidence for some questions.
+func TestRealLoCoMoConversation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	ds, err := datasets.LoadLoCoMo(sharedLoCoMo(t), datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := ds.Conversations[0]
+	fm := newFake(nil)
+	m, st := build(t, Name, testEnv(fm, nil), conv)
+	if got, want := st.Counts["calls_extract_fact"]+st.Counts["calls_extract_rel"], 2*len(conv.Sessions); got != want {
+		t.Errorf("%d extraction calls for %d sessions", got, len(conv.Sessions))
+	}
+	turns := turnTimes(conv)
+	for _, e := range m.entries {
+		if !e.Time.Equal(turns[e.Sources[0]].Time) {
+			t.Fatalf("entry %s off its utterance time", e.ID)
+		}
+	}
+	if st.Counts["windows"] < len(conv.Sessions) || st.Counts["syntheses"] == 0 || st.Counts["failed_extractions"] != 0 {
+		t.Errorf("counts %v", st.Counts)
+	}
+	hit, asked := 0, 0
+	for _, q := range conv.Questions {
+		if len(q.Evidence) == 0 {
+			continue
+		}
+		asked++
+		ctx, err := m.Retrieve(context.Background(), q, systems.Budget{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, it := range ctx.Items {
+			for _, s := range it.Sources {
+				got[s] = true
+			}
+		}
+		for _, ev := range q.Evidence {
+			if got[ev] {
+				hit++
+				break
+			}
+		}
+	}
+	t.Logf("%s: %d turns, %d sessions, counts %v, build tokens %d; questions with an evidence turn retrieved: %d/%d",
+		conv.ID, len(turns), len(conv.Sessions), st.Counts, st.TurnTokens[len(st.TurnTokens)-1], hit, asked)
+	if hit*3 < asked {
+		t.Errorf("evidence reached for only %d of %d questions", hit, asked)
+	}
+}

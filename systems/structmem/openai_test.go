@@ -1,0 +1,74 @@
+package structmem
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/systems"
+)
+
+var uttID = regexp.MustCompile(`(?m)^\[([A-Z0-9]+:[0-9]+) \| `)
+
+// A real-wire build: the fake OpenAI server answers extraction prompts by
+// citing the utterance ids it finds in them, and consolidation with no link.
+func TestOpenAIPathCallsPerSession(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(func(_ int, r llmtest.ChatRequest) llmtest.Reply {
+		user := r.LastUser()
+		if strings.Contains(user, "Write the synthesis links.") {
+			return llmtest.Reply{Text: `{"links": []}`}
+		}
+		var es []map[string]string
+		for _, m := range uttID.FindAllStringSubmatch(user, -1) {
+			es = append(es, map[string]string{"utterance": m[1], "text": "entry from " + m[1]})
+		}
+		b, _ := json.Marshal(map[string]any{"entries": es})
+		return llmtest.Reply{Text: string(b)}
+	}))
+	model, err := llm.NewOpenAI(llm.OpenAIConfig{Model: "gpt-4o-mini", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := testConv()
+	m, st := build(t, NameNoCross, testEnv(model, nil), conv)
+	if got, want := srv.Count("/v1/chat/completions"), 2*len(conv.Sessions); got != want {
+		t.Errorf("%d chat calls for %d sessions, want %d", got, len(conv.Sessions), want)
+	}
+	if n := len(conv.AllTurns()); st.Counts["entries_factual"] != n || st.Counts["entries_relational"] != n {
+		t.Errorf("entries %v, want %d per perspective", st.Counts, n)
+	}
+	turns := turnTimes(conv)
+	for _, e := range m.entries {
+		if e.Text != "entry from "+e.Sources[0] || !e.Time.Equal(turns[e.Sources[0]].Time) {
+			t.Errorf("entry %+v", e)
+		}
+	}
+	for _, body := range srv.Bodies("/v1/chat/completions") {
+		var req llmtest.ChatRequest
+		if err := json.Unmarshal(body, &req); err != nil || req.ResponseFormat == nil || req.ResponseFormat.Type != "json_object" {
+			t.Errorf("request without JSON response format: %s", body)
+		}
+	}
+	// The full system adds one consolidation call per window (3 here).
+	before := srv.Count("/v1/chat/completions")
+	_, st = build(t, Name, testEnv(model, nil), conv)
+	if got, want := srv.Count("/v1/chat/completions")-before, 2*len(conv.Sessions)+3; got != want || st.Counts["calls_consolidate"] != 3 {
+		t.Errorf("full build: %d chat calls, want %d; counts %v", got, want, st.Counts)
+	}
+
+	srv2 := llmtest.New(t, llmtest.WithChat(func(n int, r llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(r.LastUser(), "Write the synthesis links.") {
+			return llmtest.Reply{Text: `{"links": []}`}
+		}
+		return llmtest.Reply{Text: `{"entries": []}`}
+	}))
+	model2, _ := llm.NewOpenAI(llm.OpenAIConfig{Model: "gpt-4o-mini", BaseURL: srv2.URL})
+	build(t, Name, testEnv(model2, systems.Options{"granularity": "session"}), conv)
+	// No entries means nothing to consolidate: still 2 calls per session.
+	if got := srv2.Count("/v1/chat/completions"); got != 2*len(conv.Sessions) {
+		t.Errorf("empty extraction: %d calls, want %d", got, 2*len(conv.Sessions))
+	}
+}
