@@ -65,18 +65,34 @@ func OverallOf(r *Run, judgeName string) (Overall, error) {
 	return o, nil
 }
 
-// ChooseJudge is the judge a report uses: the given name, else the first
-// non-metric judge of the first run having one, else "f1" or the first.
+// ChooseJudge is the judge a report uses: the given name, else the
+// non-metric judge found in the most runs (ties: first seen), else the
+// first run's DefaultJudge (f1 when only metrics were run).
 func ChooseJudge(runs []*Run, given string) string {
 	if given != "" {
 		return given
 	}
+	count := map[string]int{}
+	var order []string
 	for _, r := range runs {
 		for _, j := range r.Manifest.Judges {
-			if !IsMetricJudge(r.Manifest, j) {
-				return j
+			if IsMetricJudge(r.Manifest, j) {
+				continue
 			}
+			if count[j] == 0 {
+				order = append(order, j)
+			}
+			count[j]++
 		}
+	}
+	best := ""
+	for _, j := range order {
+		if best == "" || count[j] > count[best] {
+			best = j
+		}
+	}
+	if best != "" {
+		return best
 	}
 	for _, r := range runs {
 		if d := DefaultJudge(r.Manifest); d != "" {

@@ -160,3 +160,23 @@ func TestAbstentionTableOrder(t *testing.T) {
 		t.Errorf("rows %q", tb.Rows)
 	}
 }
+
+func TestChooseJudgeMostShared(t *testing.T) {
+	mk := func(judges ...string) *Run { return &Run{Manifest: harness.Manifest{Judges: judges}} }
+	cases := []struct {
+		runs []*Run
+		want string
+	}{
+		{[]*Run{mk("f1", "lexical"), mk("llm", "f1"), mk("llm")}, "llm"}, // llm in 2 runs beats lexical in 1
+		{[]*Run{mk("f1", "lexical"), mk("llm", "f1")}, "lexical"},        // tie: first seen
+		{[]*Run{mk("bleu1", "f1"), mk("f1")}, "f1"},                      // only metrics: f1
+	}
+	for i, c := range cases {
+		if got := ChooseJudge(c.runs, ""); got != c.want {
+			t.Errorf("case %d: %q, want %q", i, got, c.want)
+		}
+	}
+	if got := ChooseJudge(cases[0].runs, "gpt"); got != "gpt" {
+		t.Errorf("given judge ignored: %q", got)
+	}
+}

@@ -102,7 +102,7 @@ func (r *Resources) openEmbedder() error {
 		if e != "" {
 			os.Setenv("MEMBENCH_EMBEDDER", e)
 		}
-		d, info, err := embed.Default(ModelsDir())
+		d, info, err := embed.Default("")
 		if err != nil {
 			return clierr.AsBad(fmt.Errorf("--embedder: %w", err))
 		}
@@ -117,17 +117,6 @@ func (r *Resources) openEmbedder() error {
 	r.embCache = c
 	r.Embedder = c
 	return nil
-}
-
-// ModelsDir is where installed local models live.
-func ModelsDir() string {
-	if h := os.Getenv("MEMBENCH_HOME"); h != "" {
-		return filepath.Join(h, "models", "use-lite")
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "membench", "models", "use-lite")
-	}
-	return filepath.Join(".membench", "models", "use-lite")
 }
 
 // Close releases the caches.

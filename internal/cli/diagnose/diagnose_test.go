@@ -1,0 +1,107 @@
+package diagnose
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/judge"
+)
+
+func jsonl(t *testing.T, path string, xs ...any) {
+	t.Helper()
+	var b bytes.Buffer
+	for _, x := range xs {
+		json.NewEncoder(&b).Encode(x)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeRun: two temporal questions (one lost at selection, one fully hit)
+// and one adversarial question the llm judge accepts.
+func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	m := harness.Manifest{RunID: filepath.Base(dir), Config: harness.Config{System: system, K: k}, Judges: []string{"f1", "llm"}}
+	if err := harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	it := func(s string) []harness.ItemRef { return []harness.ItemRef{{ID: s, Sources: []string{s}}} }
+	jsonl(t, filepath.Join(dir, harness.RetrievalsFile),
+		harness.RetrievalRecord{QuestionID: "q1", Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:2")},
+		harness.RetrievalRecord{QuestionID: "q2", Evidence: []string{"D1:3"}, Candidates: it("D1:3"), Items: it("D1:3")},
+		harness.RetrievalRecord{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")})
+	jsonl(t, filepath.Join(dir, harness.AnswersFile),
+		harness.AnswerRecord{QuestionID: "q1", Category: 2}, harness.AnswerRecord{QuestionID: "q2", Category: 2}, harness.AnswerRecord{QuestionID: "q3", Category: 5})
+	jsonl(t, filepath.Join(dir, harness.JudgmentsFile), judge.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK})
+}
+
+func run(args ...string) (string, error) {
+	c := NewCmd()
+	var out bytes.Buffer
+	c.SetOut(&out)
+	c.SetErr(&out)
+	c.SetArgs(args)
+	err := c.Execute()
+	return out.String(), err
+}
+
+func TestDiagnoseCommand(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	writeRun(t, a, "turns-rerank", 3, true)
+	writeRun(t, b, "turns-cosine", 3, false)
+	pq := filepath.Join(root, "pq.csv")
+	out, err := run("--run", a, "--runs", root, "--per-question", pq, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// temporal: 2 with candidates, both have evidence in them, q1 dropped -> 50% dropped.
+	for _, want := range []string{
+		"| temporal | 2 | 100.0 | 100.0 | 0.0 | 50.0 | 50.0 |",
+		"| temporal: in candidates but all dropped | 50.0 | 22.7 |",
+		"| a | turns-rerank | 3 | llm | 1 | 100.0 |",
+		"| b | turns-cosine | 3 | llm | 1 | 0.0 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	f, err := os.Open(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) != 4 || recs[1][8] != "lost-selection" || recs[2][8] != "all-hit" || recs[3][8] != "no-evidence" {
+		t.Errorf("per-question csv %v %v", recs, err)
+	}
+
+	out, err = run("--run", a, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Rates []struct {
+			Group   string   `json:"group"`
+			Dropped *float64 `json:"dropped_by_selector_pct"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil || len(js.Rates) != 3 || js.Rates[2].Group != "overall" || *js.Rates[2].Dropped != 50 {
+		t.Errorf("json rates %+v %v\n%s", js.Rates, err, out)
+	}
+
+	for _, bad := range [][]string{{}, {"--run", root}, {"--run", a, "--judge", "nope"}, {"--run", a, "--format", "html"}} {
+		if _, err := run(bad...); clierr.Code(err) != 2 {
+			t.Errorf("%v: err %v, want exit 2", bad, err)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/judge"
+)
+
+func jsonl(t *testing.T, path string, xs ...any) {
+	t.Helper()
+	var b bytes.Buffer
+	for _, x := range xs {
+		json.NewEncoder(&b).Encode(x)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeRun writes n single-hop questions of which right are correct.
+func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build bool) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	m := harness.Manifest{RunID: filepath.Base(dir), Config: harness.Config{System: system, K: k}, Judges: []string{"bleu1", "llm"}, Offline: offline}
+	if err := harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	var ans, js []any
+	for i := 0; i < n; i++ {
+		id := system + string(rune('a'+i))
+		ans = append(ans, harness.AnswerRecord{QuestionID: id, Category: 4})
+		ok := i < right
+		s := 0.0
+		if ok {
+			s = 1
+		}
+		js = append(js, judge.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s})
+	}
+	jsonl(t, filepath.Join(dir, harness.AnswersFile), ans...)
+	jsonl(t, filepath.Join(dir, harness.JudgmentsFile), js...)
+	if build {
+		jsonl(t, filepath.Join(dir, harness.BuildFile), harness.BuildRecord{Calls: 7, InputTokens: 2_000_000, OutputTokens: 500_000, Seconds: 3.5})
+	}
+}
+
+func run(args ...string) (string, error) {
+	c := NewCmd()
+	var out bytes.Buffer
+	c.SetOut(&out)
+	c.SetErr(&out)
+	c.SetArgs(args)
+	err := c.Execute()
+	return out.String(), err
+}
+
+func TestReportCommand(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "z-struct"), "structmem", 0, 10, 7, false, true)
+	writeRun(t, filepath.Join(root, "a-preds"), "preds", 0, 4, 1, false, false)
+	writeRun(t, filepath.Join(root, "sub", "m-cos"), "turns-cosine", 3, 5, 5, true, false)
+
+	out, err := run("--runs", root, "--table", "2", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v\n%s", err, out)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d csv rows, want header + 3:\n%s", len(rows), out)
+	}
+	// Sorted by system: preds, structmem, turns-cosine.
+	want := [][]string{
+		{"a-preds", "preds", "4", "25.00", "[4.6, 69.9]", "-", "-", "25.00", "-", "-", "-", "-", "-", "-"},
+		{"z-struct", "structmem", "10", "70.00", "[39.7, 89.2]", "-", "-", "70.00", "-", "2.000", "0.500", "2.500", "7", "3.5"},
+		{"m-cos", "turns-cosine k=3 (offline)", "5", "100.00", "[56.6, 100.0]", "-", "-", "100.00", "-", "-", "-", "-", "-", "-"},
+	}
+	for i, w := range want {
+		if strings.Join(rows[i+1], "|") != strings.Join(w, "|") {
+			t.Errorf("row %d:\n got %q\nwant %q", i+1, rows[i+1], w)
+		}
+	}
+
+	out, err = run("--runs", filepath.Join(root, "z-*"), "--table", "4", "--format", "markdown")
+	if err != nil || !strings.Contains(out, "| z-struct | structmem | 10 | 70.00 | [39.7, 89.2] | - | - | 70.00 | - |") {
+		t.Errorf("markdown table 4 (%v):\n%s", err, out)
+	}
+	out, err = run("--runs", root)
+	if err != nil || strings.Count(out, "shape") != 3 {
+		t.Errorf("--table all should print 3 tables (%v):\n%s", err, out)
+	}
+	for _, bad := range [][]string{{}, {"--runs", root, "--table", "5"}, {"--runs", root, "--format", "html"},
+		{"--runs", root, "--judge", "gpt"}, {"--runs", filepath.Join(root, "nothing-*")}} {
+		if _, err := run(bad...); clierr.Code(err) != 2 {
+			t.Errorf("%v: err %v, want exit 2", bad, err)
+		}
+	}
+}
