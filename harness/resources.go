@@ -180,7 +180,7 @@ func (r *Resources) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, err
 			},
 		})
 		if err != nil {
-			return nil, clierr.Bad("--judge %q: %v", s, err)
+			return nil, clierr.AsBad(err)
 		}
 		if seen[j.Name()] {
 			return nil, clierr.Bad("--judge %q: a judge named %s is already configured; give it another name (name=...)", s, j.Name())

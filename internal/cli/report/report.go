@@ -29,8 +29,8 @@ or membench score; scored predictions have no build cost, printed "-").
   Table 4: per run Multi, Open, Single, Temp (ablation variants are runs)
 
 Every row gives n (questions with a verdict) and a Wilson 95% interval on
-overall for 0/1 judges. --judge defaults to the first judge that is not
-f1/bleu1/em. Rows of offline runs are marked "(offline)". --runs takes run
+overall for 0/1 judges. --judge defaults to the judge other than
+f1/bleu1/em that most runs have (f1 when runs have only metrics). Rows of offline runs are marked "(offline)". --runs takes run
 directories, globs, or a directory holding run directories; rows are
 ordered by system, then k. With --format
 csv and --table all, the tables are separated by a blank line.`,
@@ -105,6 +105,6 @@ csv and --table all, the tables are separated by a blank line.`,
 	f.StringArrayVar(&runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
 	f.StringVar(&format, "format", "terminal", "terminal, markdown or csv")
 	f.StringVar(&which, "table", "all", "which table: 2, 3, 4 or all")
-	f.StringVar(&judgeName, "judge", "", "judge for tables 2 and 4 and the interval (default: first judge that is not f1/bleu1/em)")
+	f.StringVar(&judgeName, "judge", "", "judge for tables 2 and 4 and the interval (default: the non-metric judge most runs have)")
 	return c
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/report"
 	"github.com/membench/membench/systems"
 )
 
@@ -20,7 +19,7 @@ func NewCmd() *cobra.Command {
 		Short: "List the memory systems and their options (set with --opt key=value)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t := &report.Table{Header: []string{"system", "options (defaults)", "description"}}
+			w := cmd.OutOrStdout()
 			for _, n := range systems.Names() {
 				s, _ := systems.Lookup(n)
 				var kv []string
@@ -28,9 +27,12 @@ func NewCmd() *cobra.Command {
 					kv = append(kv, fmt.Sprintf("%s=%s", k, v))
 				}
 				sort.Strings(kv)
-				t.Add(n, strings.Join(kv, " "), s.Description)
+				fmt.Fprintf(w, "%s\n  %s\n", n, s.Description)
+				if len(kv) > 0 {
+					fmt.Fprintf(w, "  options: %s\n", strings.Join(kv, " "))
+				}
 			}
-			return t.Terminal(cmd.OutOrStdout())
+			return nil
 		},
 	}
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The CLI's contract with users: bad input exits 2 with one line naming the
+// flag or file and the fix, and nothing already in the results dir is lost.
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "membench-cli")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "membench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func membench(t *testing.T, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), append([]string{"MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME=" + t.TempDir()}, env...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), 0
+}
+
+func TestBadInputExitsTwoAndNamesTheProblem(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"a":`), 0o644)
+	preds := filepath.Join(t.TempDir(), "p.jsonl")
+	os.WriteFile(preds, []byte("{\"question_id\": \"sample:0\", \"prediction\": \"x\"}\nnot json\n"), 0o644)
+	cases := []struct {
+		args []string
+		env  []string
+		want string
+	}{
+		{[]string{"run", "--system", "nope"}, nil, "turns-cosine"},
+		{[]string{"run", "--dataset", "locomo", "--data", "/nonexistent.json"}, nil, "--data"},
+		{[]string{"run", "--dataset", "locomo", "--data", bad}, nil, bad},
+		{[]string{"run", "--llm", "openai", "--model", "gpt-4o-mini"}, []string{"OPENAI_API_KEY=", "OPENAI_BASE_URL="}, "OPENAI_API_KEY"},
+		{[]string{"run", "--judge", "nonsense"}, nil, "known"},
+		{[]string{"run", "--opt", "zz=1"}, nil, "zz"},
+		{[]string{"run", "--k", "x"}, nil, "--k"},
+		{[]string{"score", "--dataset", "sample", "--predictions", preds, "--out", t.TempDir()}, nil, "line 2"},
+		{[]string{"frobnicate"}, nil, "unknown command"},
+	}
+	for _, c := range cases {
+		out, code := membench(t, c.env, c.args...)
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("membench %s: exit %d, output %q; want exit 2 mentioning %q", strings.Join(c.args, " "), code, out, c.want)
+		}
+	}
+}
+
+func TestDefaultRunNeedsNoFlags(t *testing.T) {
+	results := t.TempDir()
+	out, code := membench(t, nil, "run", "--quiet", "--results", results)
+	if code != 0 || !strings.Contains(out, "overall (1-4)") || !strings.Contains(out, "build:") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	// A bad rerun must not destroy the finished run's artifacts.
+	runs, _ := filepath.Glob(filepath.Join(results, "*", "answers.jsonl"))
+	if len(runs) != 1 {
+		t.Fatalf("want one run dir, got %v", runs)
+	}
+	before, _ := os.ReadFile(runs[0])
+	if _, code := membench(t, nil, "run", "--quiet", "--results", results, "--run-id", filepath.Base(filepath.Dir(runs[0])), "--k", "3"); code != 2 {
+		t.Fatalf("a different config under the same run id must be refused with exit 2, got %d", code)
+	}
+	after, _ := os.ReadFile(runs[0])
+	if !bytes.Equal(before, after) {
+		t.Fatal("refused rerun changed answers.jsonl")
+	}
+}
