@@ -6,14 +6,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/lexical"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
 
 // The offline answerer is extractive and transparent:
 //  1. score each retrieved item by the question's content words it shares
-//     (crudely stemmed, longer words weigh more), ties to the earlier item;
+//     (lexical.ContentWords; longer words weigh more), ties to the earlier item;
 //  2. if no item shares at least half of the question's weight (or none
 //     shares a word), abstain with the Abstain sentence;
 //  3. "when"/"what year"/"how long ago" questions answer with the best item's
@@ -30,7 +30,7 @@ func offlineAnswer(req llm.Request) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("answer: offline backend needs answer.Input, got %T", req.Inputs)
 	}
-	qw := contentWords(in.Question)
+	qw := lexical.ContentWords(in.Question)
 	if len(qw) == 0 || len(in.Items) == 0 {
 		return Abstain, nil
 	}
@@ -81,39 +81,21 @@ func relativeDate(text string, t time.Time) string {
 	return day(t)
 }
 
-var sentenceSplit = regexp.MustCompile(`[.!?]+\s+`)
-
 func bestSentence(qw []string, text string) string {
-	parts := sentenceSplit.Split(text, -1)
 	best, bestScore := strings.TrimSpace(text), -1.0
-	for _, p := range parts {
+	for _, p := range lexical.Sentences(text) {
 		if s := overlap(qw, p); s > bestScore {
-			best, bestScore = strings.TrimSpace(p), s
+			best, bestScore = p, s
 		}
 	}
 	return best
 }
 
-func contentWords(s string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range embed.Words(s) {
-		if embed.IsStopword(w) || len(w) < 2 {
-			continue
-		}
-		st := stem(w)
-		if !seen[st] {
-			seen[st] = true
-			out = append(out, st)
-		}
-	}
-	return out
-}
-
+// overlap is the weight of the content words qw that text also has.
 func overlap(qw []string, text string) float64 {
 	have := map[string]bool{}
-	for _, w := range embed.Words(text) {
-		have[stem(w)] = true
+	for _, w := range lexical.ContentWords(text) {
+		have[w] = true
 	}
 	var s float64
 	for _, w := range qw {
@@ -125,18 +107,6 @@ func overlap(qw []string, text string) float64 {
 }
 
 func weight(w string) float64 { return 1 + float64(len(w))/6 }
-
-// stem is a deliberately crude suffix stripper: enough to match "paints"
-// with "painted" in the offline heuristics, not a linguistic stemmer.
-func stem(w string) string {
-	w = strings.TrimSuffix(w, "'s")
-	for _, suf := range []string{"ing", "ed", "es", "s"} {
-		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
-			return w[:len(w)-len(suf)]
-		}
-	}
-	return w
-}
 
 // Ensure Item stays the type the offline answerer reads.
 var _ = systems.Item{}

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"strings"
-	"unicode"
+
+	"github.com/membench/membench/lexical"
 )
 
 // Hashed is the lexical fallback embedder: lowercased word unigrams and
@@ -35,14 +35,14 @@ func (h *Hashed) Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 func (h *Hashed) vector(text string) []float32 {
-	words := Words(text)
+	words := lexical.Words(text)
 	tf := map[string]int{}
 	for i, w := range words {
-		if stop[w] {
+		if lexical.IsStopword(w) {
 			continue
 		}
 		tf[w]++
-		if i+1 < len(words) && !stop[words[i+1]] {
+		if i+1 < len(words) && !lexical.IsStopword(words[i+1]) {
 			tf[w+" "+words[i+1]]++
 		}
 	}
@@ -73,24 +73,3 @@ func (h *Hashed) vector(text string) []float32 {
 	}
 	return out
 }
-
-// Words lowercases and splits on anything that is not a letter or digit.
-func Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
-}
-
-var stop = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if of to in on at by for with from as is are was were be been being
-i me my mine you your yours he him his she her hers it its we us our they them their this that these those
-do does did have has had so not no yes just very really too also what which who whom when where why how
-can could would should will shall may might must about into than then there here all any some oh um hey`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// IsStopword reports whether w (lowercase) is in the shared stopword list.
-func IsStopword(w string) bool { return stop[w] }

@@ -136,6 +136,16 @@ func (p *Prepared) writeManifest() error {
 	}
 	if !old.Started.IsZero() {
 		m.Started = old.Started
+		// Judges added later (`membench judge`, `grade`) stay listed.
+		have := map[string]bool{}
+		for _, j := range m.Judges {
+			have[j] = true
+		}
+		for _, j := range old.Judges {
+			if !have[j] {
+				m.Judges = append(m.Judges, j)
+			}
+		}
 	}
 	p.manifest = m
 	return WriteJSON(path, m)

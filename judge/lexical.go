@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/lexical"
 	"github.com/membench/membench/llm"
 )
 
@@ -94,11 +94,13 @@ func LexicalVerdict(in LLMJudgeInput) Verdict {
 	return Verdict{Reason: fmt.Sprintf("token F1 with the gold answer is only %.2f and the gold's key words or date are missing", f1), Label: LabelWrong}
 }
 
-// contentTokens are the gold's stemmed tokens that are not stopwords.
+// contentTokens are the gold's Porter-stemmed tokens that are not
+// stopwords. They use the metric's tokens and stemmer (not lexical.Stem)
+// because they are looked up among the prediction's Tokens.
 func contentTokens(s string) []string {
 	var out []string
 	for _, w := range strings.Fields(Normalize(s)) {
-		if !embed.IsStopword(w) {
+		if !lexical.IsStopword(w) {
 			out = append(out, Stem(w))
 		}
 	}

@@ -40,16 +40,21 @@ type tmpl struct {
 }
 
 // Override makes name render from the file at path (e.g. --judge-prompt).
+// A file that cannot be read or parsed changes nothing.
 func Override(name, path string) error {
-	if _, err := os.Stat(path); err != nil {
+	raw, err := os.ReadFile(path)
+	if err != nil {
 		return fmt.Errorf("prompt file for %s: %w", name, err)
+	}
+	t, err := compile(name, raw, path)
+	if err != nil {
+		return err
 	}
 	mu.Lock()
 	overrides[name] = path
-	delete(parsed, name)
+	parsed[name] = t
 	mu.Unlock()
-	_, err := load(name)
-	return err
+	return nil
 }
 
 func load(name string) (*tmpl, error) {
@@ -72,6 +77,20 @@ func load(name string) (*tmpl, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prompt %q: %w (known: %s)", name, err, strings.Join(Names(), ", "))
 	}
+	t, err = compile(name, raw, source)
+	if err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	// Keep it only if no Override happened meanwhile.
+	if cur, ok := overrides[name]; ok == over && cur == path {
+		parsed[name] = t
+	}
+	mu.Unlock()
+	return t, nil
+}
+
+func compile(name string, raw []byte, source string) (*tmpl, error) {
 	sys, user, found := strings.Cut(string(raw), separator)
 	if !found {
 		// A file without the separator is all user message.
@@ -87,11 +106,7 @@ func load(name string) (*tmpl, error) {
 		return nil, fmt.Errorf("prompt %s (%s): user part: %w", name, source, err)
 	}
 	sum := sha256.Sum256(raw)
-	t = &tmpl{system: st, user: ut, hash: hex.EncodeToString(sum[:]), source: source}
-	mu.Lock()
-	parsed[name] = t
-	mu.Unlock()
-	return t, nil
+	return &tmpl{system: st, user: ut, hash: hex.EncodeToString(sum[:]), source: source}, nil
 }
 
 // Render fills the named template with data and returns chat messages.

@@ -79,7 +79,8 @@ func (t *Table) Markdown(w io.Writer) error {
 	if t.Title != "" {
 		fmt.Fprintf(w, "### %s\n\n", t.Title)
 	}
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	// Pipes would split a cell and newlines would end the row.
+	esc := strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>").Replace
 	line := func(cells []string) {
 		parts := make([]string, len(cells))
 		for i, c := range cells {

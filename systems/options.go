@@ -23,19 +23,29 @@ func (o Options) Merge(defaults Options) Options {
 	return out
 }
 
-// Check rejects keys that are not in defaults, naming the known ones.
+// Check rejects keys that are not in defaults, naming all of them (sorted,
+// so the message is the same on every run) and the known ones.
 func (o Options) Check(system string, defaults Options) error {
+	var unknown []string
 	for k := range o {
 		if _, ok := defaults[k]; !ok {
-			var known []string
-			for d := range defaults {
-				known = append(known, d)
-			}
-			sort.Strings(known)
-			return fmt.Errorf("system %s has no option %q (known: %s)", system, k, strings.Join(known, ", "))
+			unknown = append(unknown, strconv.Quote(k))
 		}
 	}
-	return nil
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	var known []string
+	for d := range defaults {
+		known = append(known, d)
+	}
+	sort.Strings(known)
+	what := "option"
+	if len(unknown) > 1 {
+		what = "options"
+	}
+	return fmt.Errorf("system %s has no %s %s (known: %s)", system, what, strings.Join(unknown, ", "), strings.Join(known, ", "))
 }
 
 // Int reads an integer option.

@@ -36,9 +36,11 @@ func Count(s string) int {
 	return n
 }
 
-// perMessage is the chat format's overhead per message (role and
-// separators), as OpenAI documents it for the gpt-4o family.
-const perMessage = 3
+// perMessage is the chat format's overhead per message for the gpt-4o
+// family: 3 separator tokens plus the role name, which is one token for
+// system, user and assistant (OpenAI's cookbook counts the role's tokens on
+// top of the 3).
+const perMessage = 3 + 1
 
 // CountMessages counts a chat prompt the way the API bills it, approximately:
 // content tokens plus a fixed overhead per message and for the reply primer.

@@ -6,13 +6,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/agreement"
+	cliaudit "github.com/membench/membench/internal/cli/audit"
 	"github.com/membench/membench/internal/cli/compare"
 	clidatasets "github.com/membench/membench/internal/cli/datasets"
 	"github.com/membench/membench/internal/cli/diagnose"
+	cligrade "github.com/membench/membench/internal/cli/grade"
+	"github.com/membench/membench/internal/cli/judgecmd"
 	"github.com/membench/membench/internal/cli/kstar"
+	cliplot "github.com/membench/membench/internal/cli/plot"
+	cliprereg "github.com/membench/membench/internal/cli/prereg"
 	clireport "github.com/membench/membench/internal/cli/report"
 	"github.com/membench/membench/internal/cli/run"
 	"github.com/membench/membench/internal/cli/score"
+	clisweep "github.com/membench/membench/internal/cli/sweep"
 	"github.com/membench/membench/internal/cli/systemscmd"
 
 	// Registrations: systems, judges' and answerer's offline heuristics.
@@ -32,6 +38,12 @@ func commands() []*cobra.Command {
 		clireport.NewCmd(),
 		compare.NewCmd(),
 		agreement.NewCmd(),
+		cliaudit.NewCmd(),
+		clisweep.NewCmd(),
+		cliplot.NewCmd(),
+		judgecmd.NewCmd(),
+		cligrade.NewCmd(),
+		cliprereg.NewCmd(),
 	}
 }
 

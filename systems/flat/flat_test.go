@@ -310,10 +310,3 @@ func TestOfflineDecide(t *testing.T) {
 		}
 	}
 }
-
-func TestResolveFirstPerson(t *testing.T) {
-	got := ResolveFirstPerson("I'm happy, my dog and I am fine. I have a cat.", "Mel")
-	if got != "Mel is happy, Mel's dog and Mel is fine. Mel has a cat." {
-		t.Fatal(got)
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench/lexical"
 	"github.com/membench/membench/llm"
 )
 
@@ -49,9 +50,8 @@ var greetings = []string{"hi", "hey", "hello", "thanks", "thank", "bye", "wow", 
 // shared a photo of ...".
 func OfflineFacts(speaker, text string) []string {
 	var out []string
-	for _, s := range Sentences(text) {
-		if strings.HasPrefix(s, "[image:") {
-			c := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(s, "[image:"), "]"))
+	for _, s := range lexical.Sentences(text) {
+		if c, ok := lexical.Caption(s); ok {
 			if c != "" {
 				out = append(out, speaker+" shared a photo of "+strings.TrimSuffix(c, ".")+".")
 			}
@@ -67,8 +67,8 @@ func OfflineFacts(speaker, text string) []string {
 		if len(words) < 7 && isGreeting(strings.Trim(words[0], ",.!")) {
 			continue
 		}
-		r := ResolveFirstPerson(s, speaker)
-		if len(ContentWords(r)) < 2 {
+		r := lexical.ResolveFirstPerson(s, speaker)
+		if len(lexical.ContentWords(r)) < 2 {
 			continue
 		}
 		out = append(out, r)
@@ -108,17 +108,27 @@ func offlineExtract(req llm.Request) (string, error) {
 var negations = []string{"no longer", "not anymore", "anymore", "stopped", "quit", "gave up", "isn't", "doesn't", "don't", "not"}
 
 // skipKey are words passed over when looking for a fact's key word.
-var skipKey = map[string]bool{"longer": true, "anymore": true, "stopp": true, "stop": true, "stopped": true, "quit": true, "gave": true, "still": true, "now": true, "recently": true, "finally": true, "actually": true}
+var skipKey = stems("longer anymore stop stopped quit gave still now recently finally actually")
 
 // singleValued are key words whose fact holds one value at a time, so a
 // new value replaces the old even without other shared words.
-var singleValued = map[string]bool{"liv": true, "work": true, "marri": true, "mov": true, "job": true, "age": true, "old": true, "engag": true, "dat": true, "study": true, "studi": true, "favorit": true, "favourit": true}
+var singleValued = stems("lives works married moved job age old engaged dating studies favorite favourite")
+
+// stems is the set of lexical.Stem keys of the space-separated words, so
+// the lists above read as words and follow the stemmer.
+func stems(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[lexical.Stem(w)] = true
+	}
+	return m
+}
 
 // subjectKey returns a fact's subject (its first content word, usually the
 // speaker's name) and key word (the next content word that is not a
 // negation or filler), both stemmed.
 func subjectKey(fact string) (subject, key string, rest []string) {
-	cw := ContentWords(fact)
+	cw := lexical.ContentWords(fact)
 	if len(cw) == 0 {
 		return "", "", nil
 	}
@@ -174,11 +184,11 @@ func jaccard(a, b []string) (j float64, aInB bool) {
 //     (lives, works, married, moved, job, ...): the new text replaces it;
 //   - ADD otherwise.
 func OfflineDecide(fact string, mems []MemoryIn) (event, id string) {
-	cw := ContentWords(fact)
+	cw := lexical.ContentWords(fact)
 	subj, key, rest := subjectKey(fact)
 	neg := negates(fact)
 	for _, m := range mems {
-		mcw := ContentWords(m.Text)
+		mcw := lexical.ContentWords(m.Text)
 		if j, sub := jaccard(cw, mcw); !neg && (j >= 0.8 || (sub && len(cw) > 0)) {
 			return "NONE", m.ID
 		}

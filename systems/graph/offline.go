@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/lexical"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems/flat"
 )
@@ -114,14 +114,14 @@ func OfflineTriples(speaker, text string, speakers []string) (entities []string,
 		}
 	}
 	addEnt(speaker)
-	for _, s := range flat.Sentences(text) {
-		if strings.HasPrefix(s, "[image:") || strings.HasSuffix(s, "?") {
+	for _, s := range lexical.Sentences(text) {
+		if _, img := lexical.Caption(s); img || strings.HasSuffix(s, "?") {
 			continue
 		}
-		words := strings.Fields(flat.ResolveFirstPerson(s, speaker))
+		words := strings.Fields(lexical.ResolveFirstPerson(s, speaker))
 		for i, w := range words {
 			c := clean(w)
-			if isCap(c) && c != "I" && (i > 0 || isSpeaker[strings.ToLower(strings.TrimSuffix(c, "'s"))]) && !embed.IsStopword(strings.ToLower(c)) {
+			if isCap(c) && c != "I" && (i > 0 || isSpeaker[strings.ToLower(strings.TrimSuffix(c, "'s"))]) && !lexical.IsStopword(strings.ToLower(c)) {
 				addEnt(strings.TrimSuffix(c, "'s"))
 			}
 		}
@@ -140,7 +140,7 @@ func svo(words []string, isSpeaker map[string]bool) (tripleOut, bool) {
 		return tripleOut{}, false
 	}
 	subj := clean(words[0])
-	if !isCap(subj) || strings.HasSuffix(subj, "'s") || embed.IsStopword(strings.ToLower(subj)) {
+	if !isCap(subj) || strings.HasSuffix(subj, "'s") || lexical.IsStopword(strings.ToLower(subj)) {
 		return tripleOut{}, false
 	}
 	i := 1
@@ -176,7 +176,7 @@ func svo(words []string, isSpeaker map[string]bool) (tripleOut, bool) {
 		if len(obj) == 0 && (determiners[lw] || strings.HasSuffix(lw, "'s")) {
 			continue
 		}
-		if lw == "" || lw == "named" || lw == "called" || timeWords[lw] || prepositions[lw] || (embed.IsStopword(lw) && !isCap(w)) {
+		if lw == "" || lw == "named" || lw == "called" || timeWords[lw] || prepositions[lw] || (lexical.IsStopword(lw) && !isCap(w)) {
 			break
 		}
 		obj = append(obj, lw)
@@ -280,13 +280,13 @@ func OfflineQuestionEntities(q string, speakers []string) []string {
 	words := strings.Fields(q)
 	for i, w := range words {
 		c := strings.TrimSuffix(clean(w), "'s")
-		if i > 0 && isCap(c) && !embed.IsStopword(strings.ToLower(c)) {
+		if i > 0 && isCap(c) && !lexical.IsStopword(strings.ToLower(c)) {
 			add(c)
 		}
 	}
-	for _, w := range embed.Words(q) {
+	for _, w := range lexical.Words(q) {
 		w = strings.TrimSuffix(w, "'s")
-		if len(w) >= 4 && !embed.IsStopword(w) && !questionWords[w] {
+		if len(w) >= 4 && !lexical.IsStopword(w) && !questionWords[w] {
 			add(w)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/lexical"
 	"github.com/membench/membench/vindex"
 )
 
@@ -233,7 +233,7 @@ func NameAgree(a, b string) bool {
 		aw[w] = true
 	}
 	for _, w := range strings.Fields(b) {
-		if aw[w] && len(w) >= 3 && !embed.IsStopword(w) {
+		if aw[w] && len(w) >= 3 && !lexical.IsStopword(w) {
 			return true
 		}
 	}

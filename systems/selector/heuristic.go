@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/lexical"
 	"github.com/membench/membench/llm"
 )
 
@@ -14,10 +14,10 @@ import (
 //
 //	s = 6·coverage + 1·names + 0.8·timecue − 2.5,   ρ = 1/(1+e^−s)
 //
-// coverage: share of the question's content words (lowercase, stopwords
-// dropped, crude suffix stemming) found in the candidate text; a word found
-// only as the candidate's speaker counts half, so "What did Caroline say"
-// does not pass every line Caroline spoke.
+// coverage: share of the question's content words (ContentWords: stopwords
+// and filler dropped, lexical.Stem) found in the candidate text; a word
+// found only as the candidate's speaker counts half, so "What did Caroline
+// say" does not pass every line Caroline spoke.
 // names: share of the question's capitalised words (names) present in the
 // candidate text or speaker; 0 when the question has none.
 // timecue: 1 when the question asks for a time ("when", "what year", "how
@@ -72,49 +72,12 @@ func Score(in RelevanceInput) float64 {
 	return s
 }
 
-// ContentWords lowercases, drops stopwords and one-letter words, stems
-// crudely and dedupes, keeping first-seen order.
-func ContentWords(s string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range embed.Words(s) {
-		w = strings.Trim(w, "'")
-		w = strings.TrimSuffix(w, "'s")
-		if len(w) < 2 || embed.IsStopword(w) || extraStop[w] {
-			continue
-		}
-		w = stem(w)
-		if !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
+// ContentWords is lexical.ContentWords without the question filler words
+// (extraStop); audit's offline heuristics call it too.
+func ContentWords(s string) []string { return lexical.ContentWords(s, extraStop) }
 
 // extraStop adds question words the shared list keeps but that carry no topic.
 var extraStop = set(strings.Fields("did does doing done get got go going went like likes thing things kind much many"))
-
-// stem maps inflections to one key so "paintings"/"painted"/"paint" and
-// "loves"/"loved"/"love" meet: plural s, then -ing/-ed, then a final e.
-func stem(w string) string {
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = strings.TrimSuffix(w, "ies") + "y"
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") && len(w) > 3:
-		w = strings.TrimSuffix(w, "s")
-	}
-	for _, suf := range []string{"ing", "ed"} {
-		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
-			w = strings.TrimSuffix(w, suf)
-			break
-		}
-	}
-	if strings.HasSuffix(w, "e") && len(w) > 3 {
-		w = strings.TrimSuffix(w, "e")
-	}
-	return w
-}
 
 // questionNames returns capitalised words of the question past its first
 // word, lowercased: a cheap stand-in for named entities.
@@ -132,7 +95,7 @@ func questionNames(q string) []string {
 }
 
 func asksTime(q string) bool {
-	l := " " + strings.Join(embed.Words(q), " ") + " "
+	l := " " + strings.Join(lexical.Words(q), " ") + " "
 	for _, c := range []string{" when ", " what year ", " which year ", " what month ", " what date ", " what day ", " how long ", " what time "} {
 		if strings.Contains(l, c) {
 			return true
@@ -146,7 +109,7 @@ monday tuesday wednesday thursday friday saturday sunday yesterday today tomorro
 weekend month months year years morning evening night recently since`))
 
 func hasTimeWord(s string) bool {
-	for _, w := range embed.Words(s) {
+	for _, w := range lexical.Words(s) {
 		if timeWords[w] {
 			return true
 		}

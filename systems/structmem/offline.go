@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/lexical"
 	"github.com/membench/membench/llm"
 )
 
@@ -40,35 +40,30 @@ func marshal(v any) (string, error) {
 	return string(b), err
 }
 
-var (
-	sentenceEnd = regexp.MustCompile(`[^.!?]+[.!?]*`)
-	imageTag    = regexp.MustCompile(`\[image:\s*([^\]]*)\]`)
-)
-
-// sentences splits text at . ! ? and lifts "[image: caption]" tags out as
-// their own pseudo-sentences (returned separately).
+// sentences splits text with lexical.Sentences (curly apostrophes
+// straightened first, for resolvePerson) and returns the "[image: caption]"
+// tags' captions separately.
 func sentences(text string) (sents, images []string) {
-	text = strings.ReplaceAll(text, "’", "'")
-	for _, m := range imageTag.FindAllStringSubmatch(text, -1) {
-		if c := strings.TrimSpace(m[1]); c != "" {
-			images = append(images, c)
+	for _, s := range lexical.Sentences(strings.ReplaceAll(text, "’", "'")) {
+		if c, ok := lexical.Caption(s); ok {
+			if c != "" {
+				images = append(images, c)
+			}
+			continue
 		}
-	}
-	text = imageTag.ReplaceAllString(text, " ")
-	for _, s := range sentenceEnd.FindAllString(text, -1) {
-		if s = strings.TrimSpace(s); s != "" {
-			sents = append(sents, s)
-		}
+		sents = append(sents, s)
 	}
 	return sents, images
 }
 
-// contentWords are the words that carry meaning for the heuristics.
+// contentWords are the words that carry meaning for the heuristics. Unlike
+// lexical.ContentWords they stay unstemmed and repeat, because links show
+// the shared words ("Both concern ...") and a count of them gates a fact.
 func contentWords(s string, skip map[string]bool) []string {
 	var out []string
-	for _, w := range embed.Words(s) {
+	for _, w := range lexical.Words(s) {
 		w = strings.TrimSuffix(strings.Trim(w, "'"), "'s")
-		if len(w) < 3 || embed.IsStopword(w) || skip[w] || stopExtra[w] || isNumber(w) {
+		if len(w) < 3 || lexical.IsStopword(w) || skip[w] || stopExtra[w] || isNumber(w) {
 			continue
 		}
 		out = append(out, w)
@@ -141,7 +136,7 @@ func withDate(s, date string) string {
 func nameSkip(speakers []string) map[string]bool {
 	m := map[string]bool{}
 	for _, s := range speakers {
-		for _, w := range embed.Words(s) {
+		for _, w := range lexical.Words(s) {
 			m[w] = true
 		}
 	}
@@ -196,7 +191,7 @@ func offlineRelations(in ExtractInput) []extracted {
 				continue
 			}
 			relational := false
-			for _, w := range embed.Words(s) {
+			for _, w := range lexical.Words(s) {
 				if relWords[w] || secondPerson[w] || otherWords[w] {
 					relational = true
 					break

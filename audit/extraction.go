@@ -1,0 +1,89 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems/structmem"
+)
+
+// Files an audit writes into the run directory.
+const (
+	ExtractionFile   = "audit_extraction.jsonl"
+	ExtractionReport = "audit_extraction.md"
+	LinksFile        = "audit_links.jsonl"
+	LinksReport      = "audit_links.md"
+)
+
+// extractionItems lists every entry of the dump with its judge input.
+func extractionItems(dir string, snaps []structmem.Snapshot) ([]item, error) {
+	var items []item
+	for _, s := range snaps {
+		for _, e := range s.Entries {
+			if e.SourceText == "" {
+				return nil, inputErr("%s: conversation %s, entry %s has no source_text; re-run the build with this membench version", filepath.Join(dir, harness.MemoryFile), s.ConversationID, e.ID)
+			}
+			items = append(items, item{conv: s.ConversationID, id: e.ID, inputs: ExtractionInput{
+				Speakers: s.Speakers, Speaker: e.Speaker, Kind: e.Kind,
+				Date: structmem.DateLabel(e.Time), Source: e.SourceText, Entry: e.Text,
+			}})
+		}
+	}
+	return items, nil
+}
+
+// Extraction audits the entries of dir/memory.jsonl: each judge decides
+// whether each entry's source utterance supports it. Verdicts are appended
+// to dir/audit_extraction.jsonl (pairs already there are not asked again)
+// and the table is written to dir/audit_extraction.md.
+func Extraction(ctx context.Context, dir string, opts Options) (*Result, error) {
+	snaps, err := LoadMemory(dir)
+	if err != nil {
+		return nil, err
+	}
+	all, err := extractionItems(dir, snaps)
+	if err != nil {
+		return nil, err
+	}
+	items := sample(all, opts.Sample, opts.Seed)
+	st, err := openStore(filepath.Join(dir, ExtractionFile))
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	meter := llm.NewMeter()
+	recs, resumed, err := judgeAll(ctx, kindExtraction, items, opts, st, meter)
+	if err != nil {
+		return nil, err
+	}
+	res := newResult(kindExtraction, []string{dir}, opts, len(items), len(all), resumed, meter)
+	res.Rows = tally(items, opts.Judges, recs)
+	return res, writeReport(filepath.Join(dir, ExtractionReport), res)
+}
+
+func newResult(k kind, runs []string, opts Options, n, total, resumed int, meter *llm.Meter) *Result {
+	r := &Result{Kind: k.name, Runs: runs, Items: n, Total: total, Resumed: resumed, Usage: meter.Snapshot(), Offline: true}
+	if opts.Sample > 0 && opts.Sample < total {
+		r.Sample, r.Seed = opts.Sample, opts.Seed
+	}
+	for _, j := range opts.Judges {
+		r.Judges = append(r.Judges, j.Name)
+		if j.Model.ID().Backend != "offline" {
+			r.Offline = false
+		}
+	}
+	return r
+}
+
+func writeReport(path string, r *Result) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# StructMem %s audit\n\nRuns: %v\n\n", r.Kind, r.Runs)
+	if err := r.Table().Markdown(&b); err != nil {
+		return err
+	}
+	return harness.WriteFileAtomic(path, b.Bytes())
+}

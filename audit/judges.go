@@ -1,0 +1,99 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/membench/membench/llm"
+)
+
+// Judge is one audit judge: a display name and the model it asks.
+type Judge struct {
+	Name  string
+	Model llm.Model
+}
+
+// ParseJudgeSpec reads a --judge value of an audit. It accepts the model
+// specs `membench run` accepts (offline, BACKEND:MODEL, key=value with
+// name=) and the run's NAME=BACKEND:MODEL shorthand; it returns the judge
+// name and the model spec.
+func ParseJudgeSpec(s string) (string, llm.Spec, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "offline") || strings.EqualFold(s, "llm") {
+		return "offline", llm.Spec{Name: "offline", Backend: "offline"}, nil
+	}
+	// NAME=BACKEND:MODEL, e.g. gpt=openai:gpt-4o-mini.
+	if k, v, ok := strings.Cut(s, "="); ok && !strings.Contains(s, ",") && !isSpecKey(k) && (strings.Contains(v, ":") || v == "offline") {
+		sp, err := llm.ParseSpec(v)
+		if err != nil {
+			return "", llm.Spec{}, fmt.Errorf("--judge %q: %v", s, err)
+		}
+		sp.Name = strings.TrimSpace(k)
+		return sp.Name, sp, nil
+	}
+	sp, err := llm.ParseSpec(s)
+	if err != nil {
+		return "", llm.Spec{}, fmt.Errorf("--judge %q: %v", s, err)
+	}
+	name := sp.Name
+	switch {
+	case name != "":
+	case sp.Backend == "offline":
+		name = "offline"
+	case sp.Model != "":
+		name = sp.Model
+	default:
+		name = sp.Backend
+	}
+	return name, sp, nil
+}
+
+func isSpecKey(k string) bool {
+	switch strings.TrimSpace(k) {
+	case "name", "backend", "model", "base-url", "api-key-env", "rpm", "tpm", "retries", "no-cache":
+		return true
+	}
+	return false
+}
+
+// BuildJudges parses specs and builds their models with deps (the cache
+// applies to non-offline backends). An empty list means one offline judge.
+// Two judges may not share a name: records are keyed by it.
+func BuildJudges(specs []string, deps llm.BuildDeps) ([]Judge, error) {
+	if len(specs) == 0 {
+		specs = []string{"offline"}
+	}
+	var out []Judge
+	seen := map[string]string{}
+	for _, s := range specs {
+		name, sp, err := ParseJudgeSpec(s)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[name]; dup {
+			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them name=...", prev, s, name)
+		}
+		seen[name] = s
+		d := deps
+		if d.Role == "" {
+			d.Role = "audit:" + name
+		}
+		m, err := llm.Build(sp, d)
+		if err != nil {
+			return nil, fmt.Errorf("--judge %q: %w", s, err)
+		}
+		out = append(out, Judge{Name: name, Model: m})
+	}
+	return out, nil
+}
+
+// NeedsCache reports whether any spec names a non-offline backend that
+// would use the LLM cache.
+func NeedsCache(specs []string) bool {
+	for _, s := range specs {
+		if _, sp, err := ParseJudgeSpec(s); err == nil && sp.Backend != "offline" && !sp.NoCache {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,192 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems/structmem"
+)
+
+// Synthesis configurations (the row groups of Table 7).
+const (
+	ConfigConstrained   = "constrained"
+	ConfigUnconstrained = "unconstrained"
+)
+
+// linkInput gathers what a judge sees for one synthesis: the entries of the
+// events it cites (cited_entry_ids, else every entry of cited_events). A
+// link that cites nothing (possible only unconstrained) is shown the
+// events it was written from: the events of its window's buffer and seed
+// entries.
+func linkInput(s structmem.Snapshot, y structmem.Synthesis, byID map[string]*structmem.Entry) (LinkInput, error) {
+	in := LinkInput{Speakers: s.Speakers, Link: y.Text, Dependency: y.Dependency, Cited: true}
+	var ents []*structmem.Entry
+	for _, id := range y.CitedEntryIDs {
+		e, ok := byID[id]
+		if !ok {
+			return in, fmt.Errorf("conversation %s, synthesis %s cites entry %s, which is not in the dump", s.ConversationID, y.ID, id)
+		}
+		ents = append(ents, e)
+	}
+	events := map[string]bool{}
+	if len(ents) == 0 {
+		for _, ev := range y.CitedEvents {
+			events[ev] = true
+		}
+		if len(events) == 0 {
+			in.Cited = false
+			for _, id := range append(append([]string{}, y.BufferEntryIDs...), y.SeedEntryIDs...) {
+				if e, ok := byID[id]; ok {
+					events[e.Event] = true
+				}
+			}
+		}
+		for i := range s.Entries {
+			if events[s.Entries[i].Event] {
+				ents = append(ents, &s.Entries[i])
+			}
+		}
+	}
+	sort.SliceStable(ents, func(a, b int) bool {
+		if !ents[a].Time.Equal(ents[b].Time) {
+			return ents[a].Time.Before(ents[b].Time)
+		}
+		return ents[a].Event < ents[b].Event
+	})
+	idx := map[string]int{}
+	for _, e := range ents {
+		i, ok := idx[e.Event]
+		if !ok {
+			i = len(in.Events)
+			idx[e.Event] = i
+			in.Events = append(in.Events, LinkEvent{Time: e.Event})
+		}
+		in.Events[i].Entries = append(in.Events[i].Entries, e.Text)
+	}
+	return in, nil
+}
+
+// linkItems lists every synthesis of the dump, grouped by configuration.
+func linkItems(dir string, snaps []structmem.Snapshot) ([]item, error) {
+	var items []item
+	for _, s := range snaps {
+		byID := map[string]*structmem.Entry{}
+		for i := range s.Entries {
+			byID[s.Entries[i].ID] = &s.Entries[i]
+		}
+		for _, y := range s.Syntheses {
+			in, err := linkInput(s, y, byID)
+			if err != nil {
+				return nil, inputErr("%s: %w", filepath.Join(dir, harness.MemoryFile), err)
+			}
+			g := ConfigUnconstrained
+			if y.Constrained {
+				g = ConfigConstrained
+			}
+			items = append(items, item{conv: s.ConversationID, id: y.ID, group: g, inputs: in})
+		}
+	}
+	return items, nil
+}
+
+// Links audits the synthesis links of each run directory: each judge
+// decides whether the cited events support each link. Each directory gets
+// its own audit_links.jsonl (resumable) and audit_links.md; the returned
+// result covers all directories, rows grouped by configuration
+// (constrained first) then conversation.
+func Links(ctx context.Context, dirs []string, opts Options) (*Result, error) {
+	if len(dirs) == 0 {
+		return nil, inputErr("no run directory; give --run DIR (repeatable)")
+	}
+	var allItems, allAudited []item
+	allRecs := map[string]Record{}
+	var usage []llm.Tally
+	resumed := 0
+	for _, dir := range dirs {
+		snaps, err := LoadMemory(dir)
+		if err != nil {
+			return nil, err
+		}
+		all, err := linkItems(dir, snaps)
+		if err != nil {
+			return nil, err
+		}
+		items := sample(all, opts.Sample, opts.Seed)
+		st, err := openStore(filepath.Join(dir, LinksFile))
+		if err != nil {
+			return nil, err
+		}
+		dm := llm.NewMeter()
+		recs, n, err := judgeAll(ctx, kindLinks, items, opts, st, dm)
+		st.Close()
+		if err != nil {
+			return nil, err
+		}
+		one := newResult(kindLinks, []string{dir}, opts, len(items), len(all), n, dm)
+		one.Rows = tally(sortGroups(items), opts.Judges, recs)
+		if err := writeReport(filepath.Join(dir, LinksReport), one); err != nil {
+			return nil, err
+		}
+		usage = mergeTallies(usage, dm.Snapshot())
+		// Two runs may share conversation ids; the run dir keeps them apart.
+		for _, it := range items {
+			it.conv = qualify(dir, dirs, it.conv)
+			allAudited = append(allAudited, it)
+		}
+		for _, r := range recs {
+			r.ConversationID = qualify(dir, dirs, r.ConversationID)
+			allRecs[r.key()] = r
+		}
+		allItems = append(allItems, all...)
+		resumed += n
+	}
+	res := newResult(kindLinks, dirs, opts, len(allAudited), len(allItems), resumed, llm.NewMeter())
+	res.Usage = usage
+	res.Rows = tally(sortGroups(allAudited), opts.Judges, allRecs)
+	return res, nil
+}
+
+// qualify prefixes a conversation id with its run directory's name when
+// several runs are audited together.
+func qualify(dir string, dirs []string, conv string) string {
+	if len(dirs) < 2 {
+		return conv
+	}
+	return filepath.Base(filepath.Clean(dir)) + "/" + conv
+}
+
+// sortGroups puts constrained links before unconstrained ones, keeping
+// order otherwise.
+func sortGroups(items []item) []item {
+	out := append([]item{}, items...)
+	sort.SliceStable(out, func(a, b int) bool {
+		return out[a].group == ConfigConstrained && out[b].group != ConfigConstrained
+	})
+	return out
+}
+
+// mergeTallies sums tallies with the same role, stage and label.
+func mergeTallies(a, b []llm.Tally) []llm.Tally {
+	for _, t := range b {
+		found := false
+		for i := range a {
+			if a[i].Role == t.Role && a[i].Stage == t.Stage && a[i].Label == t.Label {
+				a[i].Calls += t.Calls
+				a[i].CachedCalls += t.CachedCalls
+				a[i].InputTokens += t.InputTokens
+				a[i].OutputTokens += t.OutputTokens
+				a[i].Seconds += t.Seconds
+				found = true
+				break
+			}
+		}
+		if !found {
+			a = append(a, t)
+		}
+	}
+	return a
+}

@@ -1,0 +1,130 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/systems/structmem"
+)
+
+// Record is one verdict line of audit_extraction.jsonl or audit_links.jsonl:
+// one item (entry or synthesis link) × one judge.
+type Record struct {
+	ConversationID string `json:"conversation_id"`
+	ItemID         string `json:"item_id"` // entry id or synthesis id
+	Judge          string `json:"judge"`
+	Model          string `json:"model"` // backend:model of the judge
+	// Config is the synthesis configuration of a link (constrained or
+	// unconstrained); empty for entries.
+	Config    string `json:"config,omitempty"`
+	Supported bool   `json:"supported"`
+	Reason    string `json:"reason,omitempty"`
+	// Unparsed marks a reply with no verdict; it is left out of the rates.
+	Unparsed bool   `json:"unparsed,omitempty"`
+	Raw      string `json:"raw,omitempty"`
+}
+
+func (r Record) key() string { return recKey(r.ConversationID, r.ItemID, r.Judge, r.Model) }
+
+func recKey(conv, item, judge, model string) string {
+	return conv + "\x00" + item + "\x00" + judge + "\x00" + model
+}
+
+// InputError is a problem with the run directory or its files (the
+// caller's input), as opposed to a failing model.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErr(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
+
+// LoadMemory reads the structmem dump of a run directory.
+func LoadMemory(dir string) ([]structmem.Snapshot, error) {
+	path := filepath.Join(dir, harness.MemoryFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, inputErr("%s not found: --run must be a run directory of a system that dumps its memory (membench run --system structmem)", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	snaps, err := structmem.ReadJSONL(f)
+	if err != nil {
+		return nil, inputErr("%s: %w", path, err)
+	}
+	if len(snaps) == 0 {
+		return nil, inputErr("%s is empty: the run built no memory (re-run membench run for it)", path)
+	}
+	return snaps, nil
+}
+
+// store is an append-only verdict file, read once for resuming.
+type store struct {
+	mu   sync.Mutex
+	f    *os.File
+	done map[string]Record
+}
+
+// openStore reads the records already in path (dropping a torn last line
+// left by an interrupted audit) and opens it for appending.
+func openStore(path string) (*store, error) {
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if n := len(b); n > 0 && b[n-1] != '\n' {
+		cut := bytes.LastIndexByte(b, '\n') + 1
+		if err := os.Truncate(path, int64(cut)); err != nil {
+			return nil, fmt.Errorf("%s: drop torn last line: %w", path, err)
+		}
+		b = b[:cut]
+	}
+	s := &store{done: map[string]Record{}}
+	for i, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, inputErr("%s line %d: %v (fix or delete the line)", path, i+1, err)
+		}
+		s.done[r.key()] = r
+	}
+	if s.f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *store) get(key string) (Record, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.done[key]
+	return r, ok
+}
+
+// add appends one record as a single write, so a crash loses at most it.
+func (s *store) add(r Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	s.done[r.key()] = r
+	return nil
+}
+
+func (s *store) Close() error { return s.f.Close() }

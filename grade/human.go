@@ -1,0 +1,186 @@
+package grade
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/judge"
+)
+
+// HumanJudge is the judge name human grades are stored under.
+const HumanJudge = "human"
+
+// HumanOptions configure a grading session.
+type HumanOptions struct {
+	Seed    uint64 // shuffle seed: the same seed gives the same order across sessions
+	Exclude []int  // categories to leave out (e.g. 5)
+	Limit   int    // stop after this many grades (0 = no limit)
+	Grader  string // stored in each judgment's reason
+}
+
+// HumanResult counts a session.
+type HumanResult struct {
+	Graded    int            `json:"graded"`
+	Skipped   int            `json:"skipped"`
+	Remaining int            `json:"remaining"` // ungraded items left (skipped ones included)
+	Already   int            `json:"already"`   // graded in earlier sessions
+	PerRun    map[string]int `json:"per_run"`   // run dir -> grades this session
+}
+
+type item struct {
+	run int
+	a   harness.AnswerRecord
+}
+
+// Human runs a blind grading session: answers from every run are pooled
+// and shuffled, shown without system or run names, and graded c (correct),
+// w (wrong), s (skip) or q (quit) from in, one reply per line. Grades are
+// appended at once, so quitting or a closed input keeps them.
+func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanResult, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("grade needs --run DIR (repeatable)")
+	}
+	excl := map[int]bool{}
+	for _, c := range o.Exclude {
+		excl[c] = true
+	}
+	var runs []*runDir
+	var pool []item
+	res := &HumanResult{PerRun: map[string]int{}}
+	for i, d := range dirs {
+		r, err := openRun(d)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+		for _, a := range r.answers {
+			if !excl[a.Category] {
+				pool = append(pool, item{run: i, a: a})
+			}
+		}
+	}
+	// Shuffle the whole pool, graded items included, so a resumed session
+	// with the same seed continues the same order.
+	sort.SliceStable(pool, func(i, j int) bool {
+		if pool[i].run != pool[j].run {
+			return pool[i].run < pool[j].run
+		}
+		return pool[i].a.QuestionID < pool[j].a.QuestionID
+	})
+	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	var todo []item
+	for _, it := range pool {
+		if runs[it.run].judged[it.a.QuestionID][HumanJudge] {
+			res.Already++
+		} else {
+			todo = append(todo, it)
+		}
+	}
+	apps := make([]*appender, len(runs))
+	defer func() {
+		for _, a := range apps {
+			if a != nil {
+				a.close()
+			}
+		}
+	}()
+	sc := bufio.NewScanner(in)
+	fmt.Fprintf(out, "blind grading: %d answers to grade (%d graded before); reply c = correct, w = wrong, s = skip, q = quit\n", len(todo), res.Already)
+	quit := false
+	for n, it := range todo {
+		if quit || (o.Limit > 0 && res.Graded >= o.Limit) {
+			break
+		}
+		show(out, n+1, len(todo), it.a)
+		verdict := ""
+		for verdict == "" {
+			fmt.Fprint(out, "[c/w/s/q]> ")
+			if !sc.Scan() {
+				verdict = "q" // input closed: stop, keeping what was graded
+				break
+			}
+			switch strings.ToLower(strings.TrimSpace(sc.Text())) {
+			case "c", "correct", "y", "yes":
+				verdict = "c"
+			case "w", "wrong", "n", "no":
+				verdict = "w"
+			case "s", "skip":
+				verdict = "s"
+			case "q", "quit", "exit":
+				verdict = "q"
+			default:
+				fmt.Fprintln(out, "please answer c (correct), w (wrong), s (skip) or q (quit)")
+			}
+		}
+		switch verdict {
+		case "q":
+			quit = true
+			continue
+		case "s":
+			res.Skipped++
+			continue
+		}
+		if apps[it.run] == nil {
+			a, err := openAppender(filepath.Join(runs[it.run].dir, harness.JudgmentsFile))
+			if err != nil {
+				return res, err
+			}
+			apps[it.run] = a
+		}
+		j := judge.Judgment{QuestionID: it.a.QuestionID, System: it.a.System, Judge: HumanJudge, Correct: verdict == "c", Reason: "human grade"}
+		if o.Grader != "" {
+			j.Reason = "human grade by " + o.Grader
+		}
+		if j.Correct {
+			j.Score = 1
+		}
+		if err := apps[it.run].write(j); err != nil {
+			return res, err
+		}
+		res.Graded++
+		res.PerRun[runs[it.run].dir]++
+	}
+	res.Remaining = len(todo) - res.Graded
+	if err := sc.Err(); err != nil {
+		return res, fmt.Errorf("reading grades: %w", err)
+	}
+	for _, r := range runs {
+		if res.PerRun[r.dir] > 0 || hasHuman(r) {
+			if _, err := finish(r.dir, []string{HumanJudge}); err != nil {
+				return res, err
+			}
+		}
+	}
+	fmt.Fprintf(out, "graded %d, skipped %d, %d left\n", res.Graded, res.Skipped, res.Remaining)
+	return res, nil
+}
+
+func hasHuman(r *runDir) bool {
+	for _, m := range r.judged {
+		if m[HumanJudge] {
+			return true
+		}
+	}
+	return false
+}
+
+// show prints one item with nothing that names the system or the run.
+func show(w io.Writer, i, n int, a harness.AnswerRecord) {
+	gold := a.Gold
+	if IsAbstention(a) {
+		gold = "(none: the question cannot be answered from the conversation; a correct reply declines or says it is not mentioned)"
+		if a.Gold != "" {
+			gold += " [dataset answer: " + a.Gold + "]"
+		}
+	}
+	fmt.Fprintf(w, "\n[%d/%d]\nQuestion:   %s\nGold:       %s\nPrediction: %s\n", i, n, oneLine(a.Question), oneLine(gold), oneLine(a.Prediction))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

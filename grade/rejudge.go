@@ -1,0 +1,151 @@
+package grade
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/membench/membench/embed"
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/judge"
+	"github.com/membench/membench/llm"
+)
+
+// RejudgeOptions override the run's own settings for the new judges.
+type RejudgeOptions struct {
+	JudgeModel  string // model spec for "llm" judges; "" = the run's judge model
+	JudgePrompt string // "" = the run's
+	CacheDir    string // "" = the default cache
+	NoCache     bool
+	Concurrency int
+}
+
+// JudgeCount is what Rejudge did for one judge.
+type JudgeCount struct {
+	Judge   string `json:"judge"`
+	Added   int    `json:"added"`
+	Skipped int    `json:"skipped"` // already judged
+}
+
+// Rejudge scores every answer of the run in dir with each judge spec
+// (judge.Parse syntax), skipping pairs already judged, metering the calls
+// into costs.jsonl, and rewrites the summary. Model judges go through the
+// run's LLM cache, so a rerun costs nothing.
+func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) ([]JudgeCount, *harness.Summary, error) {
+	if len(specs) == 0 {
+		return nil, nil, fmt.Errorf("--judge: name at least one judge to add (e.g. --judge lexical)")
+	}
+	r, err := openRun(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := r.manifest.Config
+	if o.JudgeModel != "" {
+		cfg.JudgeModel = o.JudgeModel
+	}
+	if o.JudgePrompt != "" {
+		cfg.JudgePrompt = o.JudgePrompt
+	}
+	cfg.CacheDir, cfg.NoCache, cfg.Concurrency = o.CacheDir, o.NoCache, o.Concurrency
+	// Judging needs no embedder; the lexical one opens instantly. The
+	// harness sets the process-wide choice from it, so restore that after.
+	prev, had := os.LookupEnv(embed.EnvEmbedder)
+	cfg.Embedder = "hashed"
+	cfg = cfg.WithDefaults()
+	res, err := harness.OpenResources(cfg)
+	if had {
+		os.Setenv(embed.EnvEmbedder, prev)
+	} else {
+		os.Unsetenv(embed.EnvEmbedder)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Close()
+	judges, err := res.Judges(specs, nil) // validates names before any work
+	if err != nil {
+		return nil, nil, err
+	}
+	counts := make([]JudgeCount, len(judges))
+	for i, j := range judges {
+		counts[i].Judge = j.Name()
+	}
+	out, err := openAppender(filepath.Join(dir, harness.JudgmentsFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer out.close()
+	costs, err := openAppender(filepath.Join(dir, harness.CostsFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer costs.close()
+
+	byConv := map[string][]harness.AnswerRecord{}
+	var convs []string
+	for _, a := range r.answers {
+		if byConv[a.ConversationID] == nil {
+			convs = append(convs, a.ConversationID)
+		}
+		byConv[a.ConversationID] = append(byConv[a.ConversationID], a)
+	}
+	added := make([]atomic.Int64, len(judges))
+	for _, conv := range convs {
+		meter := llm.NewMeter()
+		mjudges, err := res.Judges(specs, meter)
+		if err != nil {
+			return nil, nil, err
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(cfg.Concurrency)
+		for _, a := range byConv[conv] {
+			for i, j := range mjudges {
+				if r.judged[a.QuestionID][j.Name()] {
+					counts[i].Skipped++
+					continue
+				}
+				a, i, j := a, i, j
+				g.Go(func() error {
+					jm, err := j.Judge(gctx, Question(a), a.Prediction)
+					if err != nil {
+						return fmt.Errorf("judge %s on %s: %w", j.Name(), a.QuestionID, err)
+					}
+					jm.QuestionID, jm.System, jm.Judge = a.QuestionID, a.System, j.Name()
+					if err := out.write(jm); err != nil {
+						return err
+					}
+					added[i].Add(1)
+					return nil
+				})
+			}
+		}
+		err = g.Wait()
+		// Costs are recorded whatever happened, as the harness does.
+		if t := meter.Snapshot(); len(t) > 0 {
+			if cerr := costs.write(harness.CostRecord{ConversationID: conv, System: r.manifest.Config.System, At: time.Now().UTC(), Tallies: t}); cerr != nil && err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return counts, nil, err
+		}
+	}
+	for i := range counts {
+		counts[i].Added = int(added[i].Load())
+	}
+	sum, err := finish(dir, judgeNames(judges))
+	return counts, sum, err
+}
+
+func judgeNames(js []judge.Judge) []string {
+	out := make([]string, len(js))
+	for i, j := range js {
+		out[i] = j.Name()
+	}
+	return out
+}

@@ -1,0 +1,281 @@
+package plot
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/systems"
+)
+
+// runInfo is what the figures need from one run directory.
+type runInfo struct {
+	dir      string
+	manifest harness.Manifest
+	summary  *harness.Summary
+}
+
+func loadRun(dir string) (*runInfo, error) {
+	b, err := os.ReadFile(filepath.Join(dir, harness.ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("--runs %s: %w (is this a run directory?)", dir, err)
+	}
+	r := &runInfo{dir: dir}
+	if err := json.Unmarshal(b, &r.manifest); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, harness.ManifestFile), err)
+	}
+	if r.summary, err = harness.Summarize(dir); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// option is a run's value for a system option: its own setting, else the
+// registered default.
+func option(cfg harness.Config, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if v, ok := cfg.Options[k]; ok && v != "" {
+			return v, true
+		}
+	}
+	if spec, err := systems.Lookup(cfg.System); err == nil {
+		for _, k := range keys {
+			if v, ok := spec.Defaults[k]; ok && v != "" {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+// BudgetK is the number of items a run retrieved per question: --k, else
+// the system's k (or StructMem's entries) option, else its default.
+func BudgetK(cfg harness.Config) (int, bool) {
+	if cfg.K > 0 {
+		return cfg.K, true
+	}
+	v, ok := option(cfg, "k", "entries")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil
+}
+
+// Seeds is a run's number of semantic seeds (StructMem's seeds option).
+func Seeds(cfg harness.Config) (int, bool) {
+	v, ok := option(cfg, "seeds")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil
+}
+
+// PickJudge is want when given, else "llm" when every run has it, else the
+// first judge of the first run.
+func PickJudge(runs []*runInfo, want string) (string, error) {
+	if len(runs) == 0 {
+		return "", fmt.Errorf("no runs")
+	}
+	has := func(r *runInfo, j string) bool {
+		_, ok := r.summary.Overall.Scores[j]
+		return ok
+	}
+	if want != "" {
+		for _, r := range runs {
+			if !has(r, want) {
+				return "", fmt.Errorf("--judge %s: run %s has no scores by that judge (it has %s)", want, r.dir, strings.Join(r.summary.Judges, ", "))
+			}
+		}
+		return want, nil
+	}
+	all := true
+	for _, r := range runs {
+		all = all && has(r, "llm")
+	}
+	if all {
+		return "llm", nil
+	}
+	if len(runs[0].summary.Judges) == 0 {
+		return "", fmt.Errorf("run %s has no judges", runs[0].dir)
+	}
+	return runs[0].summary.Judges[0], nil
+}
+
+// accuracyChart groups runs by system and plots overall accuracy against
+// x(run); runs x cannot place are an error naming the run.
+func accuracyChart(dirs []string, judgeName string, x func(harness.Config) (int, bool), what string) (*Chart, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("--runs: no run directories given")
+	}
+	var runs []*runInfo
+	for _, d := range dirs {
+		r, err := loadRun(d)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	j, err := PickJudge(runs, judgeName)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]*Series{}
+	var order []string
+	offline := false
+	for _, r := range runs {
+		cfg := r.manifest.Config
+		xv, ok := x(cfg)
+		if !ok {
+			return nil, fmt.Errorf("run %s (system %s) has no %s setting to plot against", r.dir, cfg.System, what)
+		}
+		s := by[cfg.System]
+		if s == nil {
+			s = &Series{Name: cfg.System}
+			by[cfg.System] = s
+			order = append(order, cfg.System)
+		}
+		s.X = append(s.X, float64(xv))
+		s.Y = append(s.Y, r.summary.Overall.Scores[j])
+		offline = offline || r.manifest.Offline
+	}
+	c := &Chart{YLabel: fmt.Sprintf("overall accuracy (judge %s, %%)", j), Points: true, Percent: true}
+	for _, name := range order {
+		c.Series = append(c.Series, *by[name])
+	}
+	sortSeries(c.Series)
+	if offline {
+		c.Note = "(offline backend: pipeline check, not LLM quality)"
+	}
+	return c, nil
+}
+
+// KChart is Figure 3(c): accuracy vs retrieved items per question.
+func KChart(dirs []string, judgeName string) (*Chart, error) {
+	c, err := accuracyChart(dirs, judgeName, BudgetK, "retrieval budget (k)")
+	if err != nil {
+		return nil, err
+	}
+	c.Title = "Accuracy vs number of retrieved entries (k)"
+	c.XLabel = "retrieved entries per question (k)"
+	return c, nil
+}
+
+// SeedsChart is Figure 3(d): accuracy vs semantic seeds K.
+func SeedsChart(dirs []string, judgeName string) (*Chart, error) {
+	c, err := accuracyChart(dirs, judgeName, Seeds, "seeds option")
+	if err != nil {
+		return nil, err
+	}
+	c.Title = "Accuracy vs number of semantic seeds (K)"
+	c.XLabel = "semantic seeds per consolidation (K)"
+	return c, nil
+}
+
+// BuildTokensChart is Figure 3(a): cumulative build tokens (input+output)
+// against turns ingested, one line per run, conversations concatenated in
+// the run's order (its --conversations list, else by id). A conversation
+// whose system reports no per-turn curve contributes one point at its end.
+func BuildTokensChart(dirs []string) (*Chart, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("--runs: no run directories given")
+	}
+	c := &Chart{Title: "Cumulative memory-construction tokens vs turns", XLabel: "turns ingested", YLabel: "cumulative build tokens (input + output)"}
+	names := map[string]int{}
+	for _, d := range dirs {
+		r, err := loadRun(d)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := harness.ReadJSONL[harness.BuildRecord](filepath.Join(d, harness.BuildFile))
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, fmt.Errorf("run %s has no build.jsonl records; finish the run first", d)
+		}
+		last := map[string]harness.BuildRecord{}
+		for _, b := range recs {
+			last[b.ConversationID] = b
+		}
+		s := Series{Name: r.manifest.Config.System, X: []float64{0}, Y: []float64{0}}
+		if n := names[s.Name]; n > 0 {
+			s.Name = fmt.Sprintf("%s (%s)", s.Name, r.manifest.RunID)
+		}
+		names[r.manifest.Config.System]++
+		turns, tokens := 0, 0
+		for _, id := range convOrder(r.manifest.Config.Conversations, last) {
+			b := last[id]
+			if len(b.Stats.TurnTokens) > 0 {
+				for i, t := range b.Stats.TurnTokens {
+					s.X = append(s.X, float64(turns+i+1))
+					s.Y = append(s.Y, float64(tokens+t))
+				}
+			} else {
+				s.X = append(s.X, float64(turns+b.Turns))
+				s.Y = append(s.Y, float64(tokens+b.InputTokens+b.OutputTokens))
+			}
+			turns += b.Turns
+			tokens += b.InputTokens + b.OutputTokens
+		}
+		c.Series = append(c.Series, s)
+		c.Note = noteFor(r.manifest, c.Note)
+	}
+	return c, nil
+}
+
+func noteFor(m harness.Manifest, prev string) string {
+	if m.Offline {
+		return "(offline backend: pipeline check, not LLM quality)"
+	}
+	return prev
+}
+
+// convOrder lists conversation ids: the configured order first, then the
+// rest sorted with numbers compared as numbers (conv-9 before conv-10).
+func convOrder(configured []string, have map[string]harness.BuildRecord) []string {
+	var out []string
+	used := map[string]bool{}
+	for _, id := range configured {
+		if _, ok := have[id]; ok && !used[id] {
+			out = append(out, id)
+			used[id] = true
+		}
+	}
+	var rest []string
+	for id := range have {
+		if !used[id] {
+			rest = append(rest, id)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool { return naturalLess(rest[i], rest[j]) })
+	return append(out, rest...)
+}
+
+func naturalLess(a, b string) bool {
+	pa, na := splitNum(a)
+	pb, nb := splitNum(b)
+	if pa != pb || na < 0 || nb < 0 {
+		return a < b
+	}
+	return na < nb
+}
+
+// splitNum splits "conv-26" into ("conv-", 26); -1 when there is no number.
+func splitNum(s string) (string, int) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	n, err := strconv.Atoi(s[i:])
+	if err != nil {
+		return s, -1
+	}
+	return s[:i], n
+}

@@ -1,0 +1,123 @@
+package plot
+
+import (
+	"context"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	_ "github.com/membench/membench/answer"
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/systems"
+	_ "github.com/membench/membench/systems/all"
+)
+
+func sampleRun(t *testing.T, root string, cfg harness.Config) string {
+	t.Helper()
+	cfg.ResultsDir, cfg.CacheDir, cfg.Quiet = filepath.Join(root, "runs"), filepath.Join(root, "cache"), true
+	cfg.Judges = []string{"llm", "f1"}
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return cfg.WithDefaults().Dir()
+}
+
+func checkFiles(t *testing.T, paths []string) {
+	t.Helper()
+	if len(paths) != 2 {
+		t.Fatalf("want png and svg, got %v", paths)
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || st.Size() == 0 {
+			t.Fatalf("%s: %v (size %d)", p, err, st.Size())
+		}
+	}
+	f, err := os.Open(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", paths[0], err)
+	}
+	if b := img.Bounds(); b.Dx() < 200 || b.Dy() < 200 {
+		t.Fatalf("png too small: %v", b)
+	}
+}
+
+func TestFiguresFromSampleRuns(t *testing.T) {
+	t.Setenv("MEMBENCH_EMBEDDER", "hashed")
+	root := t.TempDir()
+	var kRuns, seedRuns []string
+	for _, k := range []int{1, 5} {
+		kRuns = append(kRuns, sampleRun(t, root, harness.Config{System: "turns-cosine", K: k}))
+	}
+	for _, s := range []string{"0", "5"} {
+		seedRuns = append(seedRuns, sampleRun(t, root, harness.Config{System: "structmem", Options: systems.Options{"seeds": s}}))
+	}
+
+	c, err := KChart(kRuns, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Series) != 1 || c.Series[0].X[0] != 1 || c.Series[0].X[1] != 5 {
+		t.Fatalf("k series: %+v", c.Series)
+	}
+	paths, err := c.Save(filepath.Join(root, "fig", "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, paths)
+
+	c, err = SeedsChart(seedRuns, "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Series[0].X[0] != 0 || c.Series[0].X[1] != 5 {
+		t.Fatalf("seeds series: %+v", c.Series)
+	}
+	paths, err = c.Save(filepath.Join(root, "fig", "seeds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, paths)
+	// turns-cosine has no seeds option: plotting it against seeds is an error.
+	if _, err := SeedsChart(kRuns, ""); err == nil {
+		t.Fatal("seeds chart of turns-cosine runs should fail")
+	}
+
+	c, err = BuildTokensChart([]string{seedRuns[1], kRuns[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := c.Series[0]
+	b, _ := harness.ReadJSONL[harness.BuildRecord](filepath.Join(seedRuns[1], harness.BuildFile))
+	if last := sm.Y[len(sm.Y)-1]; last <= 0 || int(sm.X[len(sm.X)-1]) != b[0].Turns {
+		t.Fatalf("structmem curve ends at (%v, %v), want x = %d turns and y > 0", sm.X[len(sm.X)-1], last, b[0].Turns)
+	}
+	for i := 1; i < len(sm.Y); i++ {
+		if sm.Y[i] < sm.Y[i-1] {
+			t.Fatalf("cumulative tokens decrease at %d", i)
+		}
+	}
+	paths, err = c.Save(filepath.Join(root, "fig", "build"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, paths)
+}
+
+func TestConvOrder(t *testing.T) {
+	have := map[string]harness.BuildRecord{"conv-10": {}, "conv-9": {}, "conv-26": {}, "x": {}}
+	got := convOrder([]string{"conv-26"}, have)
+	want := []string{"conv-26", "conv-9", "conv-10", "x"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v want %v", got, want)
+		}
+	}
+}

@@ -1,0 +1,394 @@
+// Package prereg holds pre-registered analyses: a YAML file declares the
+// hypotheses, systems, judge, split and planned n; Lock records its sha256;
+// Test refuses a file changed since the lock and runs the declared tests
+// with the same pairing and statistics as `membench compare`.
+package prereg
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/membench/membench/internal/cli/compare"
+	"github.com/membench/membench/report"
+	"github.com/membench/membench/stats"
+)
+
+// Kinds of hypothesis.
+const (
+	NonInferiority = "noninferiority"
+	McNemar        = "mcnemar"
+)
+
+// Plan is the registered file.
+type Plan struct {
+	Title       string            `yaml:"title"`
+	Judge       string            `yaml:"judge"` // judge name in the judgments
+	Split       string            `yaml:"split"` // free text: data and conversations
+	PlannedN    int               `yaml:"planned_n"`
+	Alpha       float64           `yaml:"alpha"`            // default 0.05
+	Exclude     []int             `yaml:"exclude_category"` // default [5]
+	Systems     map[string]string `yaml:"systems"`          // name -> run dir or judgments file (relative to --runs-dir)
+	Hypotheses  []Hypothesis      `yaml:"hypotheses"`
+	Description string            `yaml:"description"`
+}
+
+// Hypothesis is one registered test of system A against system B.
+type Hypothesis struct {
+	ID     string   `yaml:"id"`
+	Kind   string   `yaml:"kind"`   // noninferiority | mcnemar
+	Family string   `yaml:"family"` // primary | secondary: Holm runs within each family
+	A      string   `yaml:"a"`
+	B      string   `yaml:"b"`
+	Margin *float64 `yaml:"margin"` // noninferiority, points; default stats.DefaultMargin
+	Note   string   `yaml:"note"`
+}
+
+// Load parses and validates a plan; unknown keys are errors.
+func Load(path string) (*Plan, []byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var p Plan
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v (see configs/prereg_seed_study.yaml)", path, err)
+	}
+	if p.Alpha == 0 {
+		p.Alpha = 0.05
+	}
+	if p.Exclude == nil {
+		p.Exclude = []int{5}
+	}
+	if err := p.check(path); err != nil {
+		return nil, nil, err
+	}
+	return &p, b, nil
+}
+
+func (p *Plan) check(path string) error {
+	if p.Judge == "" {
+		return fmt.Errorf("%s: judge: name the judge whose verdicts are tested (e.g. llm)", path)
+	}
+	if len(p.Hypotheses) == 0 {
+		return fmt.Errorf("%s: hypotheses: declare at least one", path)
+	}
+	if p.Alpha <= 0 || p.Alpha >= 1 {
+		return fmt.Errorf("%s: alpha=%g must be in (0,1)", path, p.Alpha)
+	}
+	ids := map[string]bool{}
+	for i, h := range p.Hypotheses {
+		where := fmt.Sprintf("%s: hypotheses[%d] (%s)", path, i, h.ID)
+		switch {
+		case h.ID == "":
+			return fmt.Errorf("%s: hypotheses[%d]: id is required", path, i)
+		case ids[h.ID]:
+			return fmt.Errorf("%s: id %s declared twice", where, h.ID)
+		case h.Kind != NonInferiority && h.Kind != McNemar:
+			return fmt.Errorf("%s: kind %q: want %s or %s", where, h.Kind, NonInferiority, McNemar)
+		case h.Family != "primary" && h.Family != "secondary":
+			return fmt.Errorf("%s: family %q: want primary or secondary", where, h.Family)
+		case p.Systems[h.A] == "":
+			return fmt.Errorf("%s: a: %q is not in systems (%s)", where, h.A, strings.Join(p.systemNames(), ", "))
+		case p.Systems[h.B] == "":
+			return fmt.Errorf("%s: b: %q is not in systems (%s)", where, h.B, strings.Join(p.systemNames(), ", "))
+		case h.Margin != nil && h.Kind != NonInferiority:
+			return fmt.Errorf("%s: margin applies to noninferiority only", where)
+		}
+		ids[h.ID] = true
+	}
+	return nil
+}
+
+func (p *Plan) systemNames() []string {
+	var out []string
+	for k := range p.Systems {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LockInfo is FILE.lock.
+type LockInfo struct {
+	File     string    `json:"file"`
+	SHA256   string    `json:"sha256"`
+	LockedAt time.Time `json:"locked_at"`
+}
+
+// LockPath is where the lock of path lives.
+func LockPath(path string) string { return path + ".lock" }
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Lock validates the plan and records its hash. An existing lock of a
+// different content is not overwritten: a registration is locked once.
+func Lock(path string, now time.Time) (*LockInfo, error) {
+	_, b, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	l := &LockInfo{File: filepath.Base(path), SHA256: digest(b), LockedAt: now.UTC()}
+	if old, err := ReadLock(path); err == nil {
+		if old.SHA256 == l.SHA256 {
+			return old, nil
+		}
+		return nil, &ChangedError{Path: path, Lock: *old, Now: l.SHA256}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	jb, _ := json.MarshalIndent(l, "", "  ")
+	return l, os.WriteFile(LockPath(path), append(jb, '\n'), 0o644)
+}
+
+// ReadLock reads FILE.lock.
+func ReadLock(path string) (*LockInfo, error) {
+	b, err := os.ReadFile(LockPath(path))
+	if err != nil {
+		return nil, err
+	}
+	var l LockInfo
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("%s: %v", LockPath(path), err)
+	}
+	return &l, nil
+}
+
+// ChangedError: the plan's content differs from its lock.
+type ChangedError struct {
+	Path string
+	Lock LockInfo
+	Now  string
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("%s changed since it was locked at %s (lock sha256 %s…, file now %s…): a pre-registration cannot be edited after locking; restore the locked version (e.g. from version control) or register a new file",
+		e.Path, e.Lock.LockedAt.Format(time.RFC3339), e.Lock.SHA256[:12], e.Now[:12])
+}
+
+// Verify checks the plan against its lock.
+func Verify(path string, b []byte) (*LockInfo, error) {
+	l, err := ReadLock(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s is not locked (no %s); run `membench prereg lock %s` before the data are seen", path, LockPath(path), path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if now := digest(b); now != l.SHA256 {
+		return nil, &ChangedError{Path: path, Lock: *l, Now: now}
+	}
+	return l, nil
+}
+
+// Outcome is one tested hypothesis.
+type Outcome struct {
+	ID         string   `json:"id"`
+	Kind       string   `json:"kind"`
+	Family     string   `json:"family"`
+	A          string   `json:"a"`
+	B          string   `json:"b"`
+	N          int      `json:"n"`
+	AccuracyA  float64  `json:"accuracy_a"`
+	AccuracyB  float64  `json:"accuracy_b"`
+	OnlyA      int      `json:"only_a"`
+	OnlyB      int      `json:"only_b"`
+	Statistic  *float64 `json:"statistic"` // McNemar: min(only_a, only_b); NI: t
+	P          *float64 `json:"p"`
+	HolmP      *float64 `json:"holm_p"` // within the family
+	MeanDiff   *float64 `json:"mean_diff,omitempty"`
+	LowerBound *float64 `json:"lower_bound,omitempty"`
+	Margin     *float64 `json:"margin,omitempty"`
+	Reject     bool     `json:"reject"` // H0 rejected at alpha after Holm
+	Decision   string   `json:"decision"`
+	MissingA   []string `json:"missing_in_a,omitempty"` // ids judged for B only
+	MissingB   []string `json:"missing_in_b,omitempty"`
+}
+
+// Report is the whole test.
+type Report struct {
+	Title    string    `json:"title"`
+	File     string    `json:"file"`
+	SHA256   string    `json:"sha256"`
+	LockedAt time.Time `json:"locked_at"`
+	Judge    string    `json:"judge"`
+	Split    string    `json:"split"`
+	PlannedN int       `json:"planned_n"`
+	Alpha    float64   `json:"alpha"`
+	Outcomes []Outcome `json:"hypotheses"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// Test runs a locked plan on finished runs. System paths are resolved
+// under runsDir unless absolute.
+func Test(path, runsDir string) (*Report, error) {
+	p, b, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := Verify(path, b)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Title: p.Title, File: path, SHA256: l.SHA256, LockedAt: l.LockedAt, Judge: p.Judge, Split: p.Split, PlannedN: p.PlannedN, Alpha: p.Alpha}
+	resolve := func(name string) (string, error) {
+		s := p.Systems[name]
+		if !filepath.IsAbs(s) && runsDir != "" {
+			s = filepath.Join(runsDir, s)
+		}
+		if !strings.ContainsAny(s, "*?[") {
+			return s, nil
+		}
+		// A glob (e.g. a sweep's "turns-rerank-k3-*") must name one run.
+		m, err := filepath.Glob(s)
+		if err != nil || len(m) != 1 {
+			return "", fmt.Errorf("systems.%s: %q matches %d paths (%v); it must match exactly one run", name, s, len(m), m)
+		}
+		return m[0], nil
+	}
+	for _, h := range p.Hypotheses {
+		pa, err := resolve(h.A)
+		if err != nil {
+			return nil, err
+		}
+		pb, err := resolve(h.B)
+		if err != nil {
+			return nil, err
+		}
+		o := compare.Options{A: pa, B: pb, JudgeA: p.Judge, JudgeB: p.Judge, Test: h.Kind,
+			Margin: stats.DefaultMargin, Alpha: p.Alpha, ExcludeCategory: p.Exclude}
+		if h.Margin != nil {
+			o.Margin = *h.Margin
+		}
+		j, err := compare.Pair(o)
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s vs %s): %w", h.ID, h.A, h.B, err)
+		}
+		r, err := compare.Run(j, o)
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s vs %s): %w", h.ID, h.A, h.B, err)
+		}
+		out := Outcome{ID: h.ID, Kind: h.Kind, Family: h.Family, A: h.A, B: h.B, N: r.N, AccuracyA: r.AccuracyA, AccuracyB: r.AccuracyB,
+			OnlyA: r.OnlyA, OnlyB: r.OnlyB, Statistic: r.Statistic, P: r.PValue, MeanDiff: r.MeanDiff, LowerBound: r.LowerBound, Margin: r.Margin,
+			MissingA: sorted(j.OnlyInB), MissingB: sorted(j.OnlyInA)}
+		if n := len(j.OnlyInA) + len(j.OnlyInB); n > 0 {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d question ids are judged on one side only (%d missing in %s, %d missing in %s); they are not paired", h.ID, n, len(out.MissingA), h.A, len(out.MissingB), h.B))
+		}
+		if p.PlannedN > 0 && r.N != p.PlannedN {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: n = %d paired questions, planned %d", h.ID, r.N, p.PlannedN))
+		}
+		rep.Outcomes = append(rep.Outcomes, out)
+	}
+	if err := holmByFamily(rep.Outcomes, p.Alpha); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// holmByFamily adjusts p within each family and decides. A family of one
+// (the usual primary) is its own adjustment.
+func holmByFamily(outs []Outcome, alpha float64) error {
+	fams := map[string][]int{}
+	for i, o := range outs {
+		fams[o.Family] = append(fams[o.Family], i)
+	}
+	for _, idx := range fams {
+		var ps []float64
+		var with []int
+		for _, i := range idx {
+			if outs[i].P != nil {
+				ps = append(ps, *outs[i].P)
+				with = append(with, i)
+			}
+		}
+		if len(ps) == 0 {
+			continue
+		}
+		adj, rej, err := stats.Holm(ps, alpha)
+		if err != nil {
+			return err
+		}
+		for k, i := range with {
+			v := adj[k]
+			outs[i].HolmP = &v
+			outs[i].Reject = rej[k]
+		}
+	}
+	for i := range outs {
+		o := &outs[i]
+		switch {
+		case o.P == nil:
+			o.Decision = "no test (undefined statistic)"
+		case o.Kind == NonInferiority && o.Reject:
+			o.Decision = fmt.Sprintf("non-inferior (lower bound %+.2f > margin %+.2f)", deref(o.LowerBound), deref(o.Margin))
+		case o.Kind == NonInferiority:
+			o.Decision = "non-inferiority NOT shown"
+		case o.Reject:
+			o.Decision = "reject H0 (systems differ)"
+		default:
+			o.Decision = "do not reject H0"
+		}
+	}
+	return nil
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func sorted(ids []string) []string {
+	out := append([]string(nil), ids...)
+	sort.Strings(out)
+	return out
+}
+
+// Table is the hypotheses table.
+func (r *Report) Table() *report.Table {
+	t := &report.Table{Title: fmt.Sprintf("pre-registered tests: %s (judge %s, locked %s)", r.Title, r.Judge, r.LockedAt.Format(time.RFC3339))}
+	t.Header = []string{"id", "family", "test", "A vs B", "n", "acc A", "acc B", "statistic", "p", "Holm p", "decision"}
+	num := func(p *float64, d int) string {
+		if p == nil {
+			return "-"
+		}
+		return report.F(*p, d)
+	}
+	for _, o := range r.Outcomes {
+		test := "McNemar exact (min discordant)"
+		if o.Kind == NonInferiority {
+			test = fmt.Sprintf("NI t, diff %s, LB %s", num(o.MeanDiff, 2), num(o.LowerBound, 2))
+		}
+		t.Add(o.ID, o.Family, test, o.A+" vs "+o.B, o.N, report.F(o.AccuracyA, 2), report.F(o.AccuracyB, 2), num(o.Statistic, 3), pFmt(o.P), pFmt(o.HolmP), o.Decision)
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("alpha %.3g one-sided for non-inferiority; Holm within each family; split: %s; planned n %d; file sha256 %s", r.Alpha, r.Split, r.PlannedN, r.SHA256))
+	t.Notes = append(t.Notes, r.Warnings...)
+	return t
+}
+
+func pFmt(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	if *p < 1e-4 {
+		return fmt.Sprintf("%.2e", *p)
+	}
+	return fmt.Sprintf("%.4f", *p)
+}

@@ -1,0 +1,178 @@
+package prereg
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/membench/membench/judge"
+)
+
+// writeJudgments writes dir/judgments.jsonl with correct[i] for q0..q(n-1),
+// leaving out the ids in drop.
+func writeJudgments(t *testing.T, dir, system string, correct []bool, drop map[int]bool) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i, c := range correct {
+		if drop[i] {
+			continue
+		}
+		j := judge.Judgment{QuestionID: fmt.Sprintf("q%02d", i), System: system, Judge: "llm", Correct: c}
+		if c {
+			j.Score = 1
+		}
+		line, _ := json.Marshal(j)
+		b.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "judgments.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func upTo(n, k int) []bool {
+	out := make([]bool, n)
+	for i := 0; i < k; i++ {
+		out[i] = true
+	}
+	return out
+}
+
+const plan = `title: toy
+judge: llm
+split: hand-made
+planned_n: 20
+systems:
+  a: sysA
+  b: sysB
+  c: sysC
+hypotheses:
+  - {id: H1, kind: noninferiority, family: primary, a: a, b: b, margin: -5}
+  - {id: S1, kind: mcnemar, family: secondary, a: a, b: b}
+  - {id: S2, kind: mcnemar, family: secondary, a: c, b: b}
+`
+
+func TestLockTestRefuse(t *testing.T) {
+	root := t.TempDir()
+	runs := filepath.Join(root, "runs")
+	// A right on q0-q13, B on q0-q7: 6 discordant pairs all for A, so the
+	// exact McNemar p = 2·0.5^6 = 0.03125.
+	writeJudgments(t, filepath.Join(runs, "sysA"), "A", upTo(20, 14), nil)
+	writeJudgments(t, filepath.Join(runs, "sysB"), "B", upTo(20, 8), nil)
+	// C: right on q0-q9 except q7. Against B: only C {q8, q9}, only B {q7},
+	// so p = min(1, 2·P(X<=1 | n=3)) = 1. q19 is missing from C.
+	c := upTo(20, 10)
+	c[7] = false
+	writeJudgments(t, filepath.Join(runs, "sysC"), "C", c, map[int]bool{19: true})
+	path := filepath.Join(root, "plan.yaml")
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := Test(path, runs); err == nil || !strings.Contains(err.Error(), "not locked") {
+		t.Fatalf("unlocked plan was tested: %v", err)
+	}
+	l, err := Lock(path, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.SHA256) != 64 {
+		t.Fatalf("lock %+v", l)
+	}
+	rep, err := Test(path, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1, s1, s2 := rep.Outcomes[0], rep.Outcomes[1], rep.Outcomes[2]
+	if math.Abs(*s1.P-0.03125) > 1e-12 || s1.OnlyA != 6 || s1.OnlyB != 0 {
+		t.Fatalf("S1: p=%v onlyA=%d onlyB=%d", *s1.P, s1.OnlyA, s1.OnlyB)
+	}
+	if math.Abs(*s2.P-1) > 1e-12 || s2.N != 19 {
+		t.Fatalf("S2: p=%v n=%d", *s2.P, s2.N)
+	}
+	// Holm over {0.03125, 1}: 0.0625 and 1, so nothing is rejected at 0.05
+	// although S1's raw p is below it.
+	if math.Abs(*s1.HolmP-0.0625) > 1e-12 || s1.Reject || s2.Reject {
+		t.Fatalf("Holm: S1 %v reject %v, S2 reject %v", *s1.HolmP, s1.Reject, s2.Reject)
+	}
+	// H1: differences are +100 on 6 of 20 questions: mean +30 points.
+	if math.Abs(*h1.MeanDiff-30) > 1e-9 || !h1.Reject || !strings.HasPrefix(h1.Decision, "non-inferior") {
+		t.Fatalf("H1: %+v", h1)
+	}
+	if len(s2.MissingA) != 1 || s2.MissingA[0] != "q19" {
+		t.Fatalf("missing ids of S2: %v / %v", s2.MissingA, s2.MissingB)
+	}
+	warned := false
+	for _, w := range rep.Warnings {
+		warned = warned || strings.Contains(w, "S2") && strings.Contains(w, "planned 20")
+	}
+	if !warned {
+		t.Fatalf("no n-vs-planned warning: %v", rep.Warnings)
+	}
+	var tb strings.Builder
+	if err := rep.Table().Terminal(&tb); err != nil || !strings.Contains(tb.String(), "0.0312") {
+		t.Fatalf("table: %v\n%s", err, tb.String())
+	}
+
+	// Relocking the same content is fine; any edit is refused by test and lock.
+	if _, err := Lock(path, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(plan, "margin: -5", "margin: -10", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ch *ChangedError
+	if _, err := Test(path, runs); !errors.As(err, &ch) {
+		t.Fatalf("changed plan was tested: %v", err)
+	}
+	if _, err := Lock(path, time.Now()); !errors.As(err, &ch) {
+		t.Fatalf("changed plan was relocked: %v", err)
+	}
+}
+
+func TestPlanValidation(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"unknown system": strings.Replace(plan, "a: c, b: b", "a: d, b: b", 1),
+		"bad kind":       strings.Replace(plan, "kind: mcnemar, family: secondary, a: a", "kind: ttest, family: secondary, a: a", 1),
+		"unknown key":    plan + "extra: 1\n",
+		"no judge":       strings.Replace(plan, "judge: llm\n", "", 1),
+	} {
+		p := filepath.Join(dir, "p.yaml")
+		os.WriteFile(p, []byte(src), 0o644)
+		if _, _, err := Load(p); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestSeedStudyPlanParses(t *testing.T) {
+	root, _ := os.Getwd()
+	for ; ; root = filepath.Dir(root) {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		if filepath.Dir(root) == root {
+			t.Skip("no go.mod above the test")
+		}
+	}
+	p, _, err := Load(filepath.Join(root, "configs", "prereg_seed_study.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{}
+	for _, h := range p.Hypotheses {
+		ids = append(ids, h.ID)
+	}
+	if strings.Join(ids, ",") != "H1,S1,S2,S3,S4" || p.Hypotheses[0].Family != "primary" || *p.Hypotheses[0].Margin != -5 {
+		t.Fatalf("plan: %v", ids)
+	}
+}

@@ -1,0 +1,238 @@
+// Package sweep runs a grid of harness runs (systems × k × system options)
+// from one YAML file and tabulates their headline numbers.
+//
+// A sweep file holds up to two YAML documents. The first is a plain
+// harness.Config, so `membench run --config FILE` still runs it (the run
+// command reads only the first document). The optional second document is
+// the Spec: which systems and which grid to expand around that base.
+package sweep
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/systems"
+)
+
+// Spec is the second document of a sweep file.
+type Spec struct {
+	Name    string   `yaml:"name"`    // used for the default output dir and titles
+	Systems []string `yaml:"systems"` // empty = the base config's system
+	Grid    Grid     `yaml:"grid"`    // axes, expanded as a cartesian product
+	// Plot is what to draw: k, seeds, build-tokens, none; empty = guessed
+	// from the grid (k → k, opt.seeds → seeds, no grid and several
+	// systems → build-tokens, else none).
+	Plot  string `yaml:"plot"`
+	Judge string `yaml:"judge"` // judge plotted; empty = llm, else the first
+}
+
+// Axis is one grid dimension: a key and its values, in file order.
+type Axis struct {
+	Key    string
+	Values []string
+}
+
+// Grid is the ordered list of axes. Keys: "k" (the retrieval budget),
+// "limit", or "opt.NAME" (a system option).
+type Grid []Axis
+
+// UnmarshalYAML keeps the file's key order, which sets the table's column
+// and row order.
+func (g *Grid) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: grid must be a mapping like {k: [1, 3, 5]}", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i].Value, n.Content[i+1]
+		var vals []string
+		switch val.Kind {
+		case yaml.SequenceNode:
+			if err := val.Decode(&vals); err != nil {
+				return fmt.Errorf("line %d: grid.%s: %v (want a list of values)", val.Line, key, err)
+			}
+		case yaml.ScalarNode:
+			vals = []string{val.Value}
+		default:
+			return fmt.Errorf("line %d: grid.%s: want a list of values", val.Line, key)
+		}
+		if len(vals) == 0 {
+			return fmt.Errorf("line %d: grid.%s has no values", val.Line, key)
+		}
+		*g = append(*g, Axis{Key: key, Values: vals})
+	}
+	return nil
+}
+
+// File is a parsed sweep file.
+type File struct {
+	Path string
+	Base harness.Config
+	Spec Spec
+}
+
+// Load reads a sweep file (one or two YAML documents) with unknown keys
+// rejected, so a typo never silently drops an axis.
+func Load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	return Parse(path, b)
+}
+
+// Parse is Load on bytes; path is only used in messages.
+func Parse(path string, b []byte) (*File, error) {
+	f := &File{Path: path}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f.Base); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s is empty; see configs/ for examples", path)
+		}
+		return nil, fmt.Errorf("%s (first document, the run config): %v; see configs/ and docs/sweeps.md", path, err)
+	}
+	if err := dec.Decode(&f.Spec); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s (second document, the sweep spec: name, systems, grid, plot, judge): %v", path, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, fmt.Errorf("%s has more than two YAML documents; a sweep file is the run config, then optionally the sweep spec", path)
+	}
+	switch f.Spec.Plot {
+	case "", "k", "seeds", "build-tokens", "none":
+	default:
+		return nil, fmt.Errorf("%s: plot: %q; want k, seeds, build-tokens or none", path, f.Spec.Plot)
+	}
+	return f, nil
+}
+
+// Point is one run of the sweep.
+type Point struct {
+	Label  string            `json:"label"`
+	System string            `json:"system"`
+	Params map[string]string `json:"params"` // grid key -> value
+	Config harness.Config    `json:"-"`
+}
+
+// Expand lists the sweep's points: systems outermost, then the axes in
+// file order. Every point is validated (system known, options accepted,
+// numbers parse) before any run starts.
+func (f *File) Expand() ([]Point, error) {
+	syss := f.Spec.Systems
+	if len(syss) == 0 {
+		s := f.Base.System
+		if s == "" {
+			s = "turns-cosine"
+		}
+		syss = []string{s}
+	}
+	seen := map[string]bool{}
+	for _, a := range f.Spec.Grid {
+		if seen[a.Key] {
+			return nil, fmt.Errorf("%s: grid key %q given twice", f.Path, a.Key)
+		}
+		seen[a.Key] = true
+		if a.Key != "k" && a.Key != "limit" && !strings.HasPrefix(a.Key, "opt.") {
+			return nil, fmt.Errorf("%s: grid key %q: use k, limit or opt.NAME (a system option, e.g. opt.seeds)", f.Path, a.Key)
+		}
+	}
+	var out []Point
+	for _, sys := range syss {
+		spec, err := systems.Lookup(sys)
+		if err != nil {
+			return nil, fmt.Errorf("%s: systems: %v", f.Path, err)
+		}
+		combos := [][]string{nil}
+		for _, a := range f.Spec.Grid {
+			var next [][]string
+			for _, c := range combos {
+				for _, v := range a.Values {
+					next = append(next, append(append([]string(nil), c...), v))
+				}
+			}
+			combos = next
+		}
+		for _, c := range combos {
+			p, err := f.point(sys, c)
+			if err != nil {
+				return nil, err
+			}
+			if err := p.Config.Options.Check(sys, spec.Defaults); err != nil {
+				return nil, fmt.Errorf("%s: point %s: %v", f.Path, p.Label, err)
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func (f *File) point(sys string, vals []string) (Point, error) {
+	cfg := f.Base
+	cfg.System = sys
+	cfg.Options = systems.Options{}
+	for k, v := range f.Base.Options {
+		cfg.Options[k] = v
+	}
+	p := Point{System: sys, Params: map[string]string{}}
+	label := []string{sys}
+	for i, a := range f.Spec.Grid {
+		v := vals[i]
+		p.Params[a.Key] = v
+		switch {
+		case a.Key == "k" || a.Key == "limit":
+			var n int
+			if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n < 0 || fmt.Sprint(n) != v {
+				return p, fmt.Errorf("%s: grid.%s value %q: want a whole number >= 0", f.Path, a.Key, v)
+			}
+			if a.Key == "k" {
+				cfg.K = n
+			} else {
+				cfg.Limit = n
+			}
+		default:
+			cfg.Options[strings.TrimPrefix(a.Key, "opt.")] = v
+		}
+		label = append(label, strings.TrimPrefix(a.Key, "opt.")+"="+v)
+	}
+	if len(cfg.Options) == 0 {
+		cfg.Options = nil // keep the config hash equal to a plain run's
+	}
+	p.Label = strings.Join(label, " ")
+	p.Config = cfg
+	return p, nil
+}
+
+// Keys are the grid keys in order.
+func (f *File) Keys() []string {
+	out := make([]string, len(f.Spec.Grid))
+	for i, a := range f.Spec.Grid {
+		out[i] = a.Key
+	}
+	return out
+}
+
+// PlotKind resolves Spec.Plot.
+func (f *File) PlotKind() string {
+	if f.Spec.Plot != "" {
+		return f.Spec.Plot
+	}
+	keys := f.Keys()
+	sort.Strings(keys)
+	switch {
+	case len(keys) == 1 && keys[0] == "k":
+		return "k"
+	case len(keys) == 1 && keys[0] == "opt.seeds":
+		return "seeds"
+	case len(keys) == 0 && len(f.Spec.Systems) > 1:
+		return "build-tokens"
+	}
+	return "none"
+}

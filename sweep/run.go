@@ -1,0 +1,225 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/plot"
+	"github.com/membench/membench/report"
+)
+
+// Output file names in a sweep's output directory.
+const (
+	JSONFile = "sweep.json"
+	MDFile   = "sweep.md"
+	CSVFile  = "sweep.csv"
+	PlotBase = "sweep" // sweep.png, sweep.svg
+)
+
+// Options control where a sweep writes.
+type Options struct {
+	Out string // output dir: sweep.json/.md/.csv, plots, and runs/ unless ResultsDir
+	// ResultsDir overrides where run directories go (default: the base
+	// config's results_dir, else OUT/runs).
+	ResultsDir string
+	Log        io.Writer
+}
+
+// Row is one point's headline numbers.
+type Row struct {
+	Point
+	RunID         string             `json:"run_id"`
+	RunDir        string             `json:"run_dir"`
+	N             int                `json:"n"`        // scored questions (LoCoMo: categories 1-4)
+	Accuracy      map[string]float64 `json:"accuracy"` // judge -> overall score × 100
+	ContextTokens float64            `json:"context_tokens"`
+	BuildInput    int                `json:"build_input_tokens"`
+	BuildOutput   int                `json:"build_output_tokens"`
+	BuildCalls    int                `json:"build_calls"`
+	Error         string             `json:"error,omitempty"`
+}
+
+// Result is sweep.json.
+type Result struct {
+	Name    string    `json:"name"`
+	Config  string    `json:"config"`
+	Keys    []string  `json:"keys"`
+	Judges  []string  `json:"judges"`
+	Offline bool      `json:"offline"`
+	Rows    []Row     `json:"points"`
+	Plots   []string  `json:"plots,omitempty"`
+	Started time.Time `json:"started"`
+}
+
+var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// RunID names a point's run directory: readable label plus the config
+// hash, so a changed base config (e.g. --llm openai) gets a new directory
+// while a rerun of the same sweep resumes the old one.
+func RunID(p Point) string {
+	l := strings.Trim(unsafe.ReplaceAllString(strings.ReplaceAll(p.Label, "=", ""), "-"), "-")
+	return fmt.Sprintf("%s-%s", l, p.Config.Hash()[:8])
+}
+
+// Run executes every point in order (sequentially: the points share the
+// LLM and embedding caches) and writes the sweep's outputs. A point that
+// fails is recorded and the sweep goes on; the first error is returned at
+// the end so the exit code still says something went wrong.
+func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Out == "" {
+		return nil, fmt.Errorf("sweep: no output directory")
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("--out %s: %w", o.Out, err)
+	}
+	res := &Result{Name: f.Spec.Name, Config: f.Path, Keys: f.Keys(), Started: time.Now().UTC()}
+	var firstErr error
+	judgeSeen := map[string]bool{}
+	for i, p := range points {
+		cfg := p.Config
+		switch {
+		case o.ResultsDir != "":
+			cfg.ResultsDir = o.ResultsDir
+		case cfg.ResultsDir == "":
+			cfg.ResultsDir = filepath.Join(o.Out, "runs")
+		}
+		if cfg.RunID == "" {
+			cfg.RunID = RunID(p)
+		}
+		fmt.Fprintf(o.Log, "sweep %s: point %d/%d: %s\n", f.Spec.Name, i+1, len(points), p.Label)
+		row := Row{Point: p, RunID: cfg.RunID, RunDir: cfg.WithDefaults().Dir()}
+		sum, err := harness.Run(ctx, cfg, o.Log)
+		if sum != nil {
+			row.N = sum.Overall.N
+			row.Accuracy = sum.Overall.Scores
+			row.ContextTokens = sum.ContextTokens.Mean
+			row.BuildInput, row.BuildOutput, row.BuildCalls = sum.Build.InputTokens, sum.Build.OutputTokens, sum.Build.Calls
+			res.Offline = res.Offline || sum.Offline
+			for _, j := range sum.Judges {
+				if !judgeSeen[j] {
+					judgeSeen[j] = true
+					res.Judges = append(res.Judges, j)
+				}
+			}
+		}
+		if err != nil {
+			row.Error = err.Error()
+			fmt.Fprintf(o.Log, "sweep: point %s failed: %v\n", p.Label, err)
+			if firstErr == nil {
+				firstErr = fmt.Errorf("point %s: %w", p.Label, err)
+			}
+		}
+		res.Rows = append(res.Rows, row)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if kind := f.PlotKind(); kind != "none" && firstErr == nil {
+		paths, err := Plot(kind, res, f.Spec.Judge, filepath.Join(o.Out, PlotBase))
+		if err != nil {
+			firstErr = fmt.Errorf("plot: %w", err)
+		}
+		res.Plots = paths
+	}
+	if err := res.Write(o.Out); err != nil {
+		return res, err
+	}
+	return res, firstErr
+}
+
+// Plot draws the sweep's figure from its run directories.
+func Plot(kind string, res *Result, judgeName, base string) ([]string, error) {
+	var dirs []string
+	for _, r := range res.Rows {
+		dirs = append(dirs, r.RunDir)
+	}
+	var c *plot.Chart
+	var err error
+	switch kind {
+	case "k":
+		c, err = plot.KChart(dirs, judgeName)
+	case "seeds":
+		c, err = plot.SeedsChart(dirs, judgeName)
+	case "build-tokens":
+		c, err = plot.BuildTokensChart(dirs)
+	default:
+		return nil, fmt.Errorf("unknown plot %q", kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Name != "" {
+		c.Title += " — " + res.Name
+	}
+	return c.Save(base)
+}
+
+// Table is the sweep's summary table: one row per point.
+func (r *Result) Table() *report.Table {
+	t := &report.Table{Title: fmt.Sprintf("sweep %s (%s)", r.Name, r.Config)}
+	t.Header = []string{"system"}
+	t.Header = append(t.Header, r.Keys...)
+	t.Header = append(t.Header, "n")
+	for _, j := range r.Judges {
+		t.Header = append(t.Header, j)
+	}
+	t.Header = append(t.Header, "ctx tokens", "build in", "build out", "run")
+	for _, row := range r.Rows {
+		cells := []any{row.System}
+		for _, k := range r.Keys {
+			cells = append(cells, row.Params[k])
+		}
+		cells = append(cells, row.N)
+		for _, j := range r.Judges {
+			if v, ok := row.Accuracy[j]; ok {
+				cells = append(cells, report.F(v, 2))
+			} else {
+				cells = append(cells, "-")
+			}
+		}
+		run := row.RunID
+		if row.Error != "" {
+			run += " (FAILED)"
+		}
+		cells = append(cells, report.F(row.ContextTokens, 0), row.BuildInput, row.BuildOutput, run)
+		t.Add(cells...)
+	}
+	t.Notes = append(t.Notes, "accuracy: overall score × 100 per judge (LoCoMo: categories 1-4); ctx tokens: mean rendered context per question; build: memory-construction tokens")
+	if r.Offline {
+		t.Notes = append(t.Notes, "OFFLINE backend: deterministic heuristics; these numbers check the pipeline, not LLM quality")
+	}
+	for _, p := range r.Plots {
+		t.Notes = append(t.Notes, "plot: "+p)
+	}
+	return t
+}
+
+// Write stores sweep.json, sweep.md and sweep.csv in dir.
+func (r *Result) Write(dir string) error {
+	if err := harness.WriteJSON(filepath.Join(dir, JSONFile), r); err != nil {
+		return err
+	}
+	var md, csv bytes.Buffer
+	fmt.Fprintf(&md, "# membench sweep %s\n\n", r.Name)
+	if err := r.Table().Markdown(&md); err != nil {
+		return err
+	}
+	if err := r.Table().CSV(&csv); err != nil {
+		return err
+	}
+	if err := harness.WriteFileAtomic(filepath.Join(dir, MDFile), md.Bytes()); err != nil {
+		return err
+	}
+	return harness.WriteFileAtomic(filepath.Join(dir, CSVFile), csv.Bytes())
+}

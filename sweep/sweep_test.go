@@ -1,0 +1,190 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/systems/all"
+)
+
+func TestExpandGrid(t *testing.T) {
+	f, err := Parse("t.yaml", []byte(`dataset: sample
+system: turns-cosine
+options: {order: score}
+---
+name: t
+systems: [turns-cosine, turns-rerank]
+grid:
+  k: [1, 3]
+  opt.floor: [0, 10]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Expand()
+	if err == nil || !strings.Contains(err.Error(), "floor") {
+		t.Fatalf("opt.floor is not a turns-cosine option; Expand must say so, got %v", err)
+	}
+}
+
+func TestExpandOrderAndOptions(t *testing.T) {
+	f, err := Parse("t.yaml", []byte(`dataset: sample
+options: {order: score}
+---
+systems: [turns-cosine, turns-rerank]
+grid:
+  opt.k: [4, 8]
+  k: [1, 3, 5]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := f.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2*2*3 {
+		t.Fatalf("got %d points, want 12", len(ps))
+	}
+	if ps[0].Label != "turns-cosine k=4 k=1" || ps[5].Label != "turns-cosine k=8 k=5" || ps[6].System != "turns-rerank" {
+		t.Fatalf("order: %q %q %q", ps[0].Label, ps[5].Label, ps[6].System)
+	}
+	if ps[5].Config.K != 5 || ps[5].Config.Options["k"] != "8" || ps[5].Config.Options["order"] != "score" {
+		t.Fatalf("point config: K=%d opts=%v", ps[5].Config.K, ps[5].Config.Options)
+	}
+	// The base options map must not be shared between points.
+	if f.Base.Options["k"] != "" {
+		t.Fatal("expansion mutated the base options")
+	}
+	if f.PlotKind() != "none" {
+		t.Fatalf("plot kind %q", f.PlotKind())
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for name, src := range map[string]string{
+		"unknown run key":  "dataset: sample\nsytem: flat\n",
+		"unknown spec key": "dataset: sample\n---\ngrids: {k: [1]}\n",
+		"bad grid key":     "dataset: sample\n---\ngrid: {depth: [1]}\n",
+		"bad k":            "dataset: sample\n---\ngrid: {k: [1.5]}\n",
+		"bad system":       "dataset: sample\n---\nsystems: [nope]\n",
+		"bad plot":         "dataset: sample\n---\nplot: pie\n",
+	} {
+		f, err := Parse("x.yaml", []byte(src))
+		if err == nil {
+			_, err = f.Expand()
+		}
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		} else if !strings.Contains(err.Error(), "x.yaml") {
+			t.Errorf("%s: error does not name the file: %v", name, err)
+		}
+	}
+}
+
+func TestTinySampleSweep(t *testing.T) {
+	t.Setenv("MEMBENCH_EMBEDDER", "hashed")
+	tmp := t.TempDir()
+	f, err := Parse("tiny.yaml", []byte(`dataset: sample
+judges: [llm, f1]
+quiet: true
+cache_dir: `+filepath.Join(tmp, "cache")+`
+---
+name: tiny
+systems: [turns-cosine, structmem-no-cross-event]
+grid: {k: [1, 5, 20]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := f.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	res, err := Run(context.Background(), f, ps, Options{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "runs", "*", "manifest.json"))
+	if len(dirs) != 6 || len(res.Rows) != 6 {
+		t.Fatalf("%d run dirs, %d rows; want 6", len(dirs), len(res.Rows))
+	}
+	var js Result
+	b, err := os.ReadFile(filepath.Join(out, JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &js); err != nil || len(js.Rows) != 6 {
+		t.Fatalf("sweep.json: %v, %d points", err, len(js.Rows))
+	}
+	for _, r := range js.Rows {
+		if r.N == 0 || r.Error != "" {
+			t.Fatalf("point %s: n=%d err=%s", r.Label, r.N, r.Error)
+		}
+		if _, ok := r.Accuracy["llm"]; !ok {
+			t.Fatalf("point %s has no llm accuracy", r.Label)
+		}
+	}
+	// More retrieved turns must mean more context tokens.
+	if !(js.Rows[0].ContextTokens < js.Rows[1].ContextTokens && js.Rows[1].ContextTokens < js.Rows[2].ContextTokens) {
+		t.Fatalf("context tokens not increasing with k: %v %v %v", js.Rows[0].ContextTokens, js.Rows[1].ContextTokens, js.Rows[2].ContextTokens)
+	}
+	csv, _ := os.ReadFile(filepath.Join(out, CSVFile))
+	if lines := strings.Count(strings.TrimSpace(string(csv)), "\n") + 1; lines != 7 {
+		t.Fatalf("sweep.csv has %d lines, want header + 6", lines)
+	}
+	pf, err := os.Open(filepath.Join(out, "sweep.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if _, err := png.Decode(pf); err != nil {
+		t.Fatalf("sweep.png: %v", err)
+	}
+	// A rerun resumes: same run dirs, no new ones.
+	if _, err := Run(context.Background(), f, ps, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := filepath.Glob(filepath.Join(out, "runs", "*", "manifest.json"))
+	if len(again) != 6 {
+		t.Fatalf("rerun made %d run dirs", len(again))
+	}
+}
+
+// Every shipped config must parse and expand (offline as-is).
+func TestShippedConfigs(t *testing.T) {
+	root, _ := os.Getwd()
+	for ; ; root = filepath.Dir(root) {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		if filepath.Dir(root) == root {
+			t.Skip("no go.mod above the test")
+		}
+	}
+	want := map[string]int{"table2": 4, "table3_judges": 2, "table4_ablation": 4, "fig3c_k_sweep": 8, "fig3d_seeds_sweep": 6,
+		"seed_study": 8, "sample_k_sweep": 10, "sample_seeds_sweep": 5}
+	for name, n := range want {
+		f, err := Load(filepath.Join(root, "configs", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := f.Expand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) != n {
+			t.Errorf("%s: %d points, want %d", name, len(ps), n)
+		}
+		if f.Base.Model != "offline" {
+			t.Errorf("%s: model %q, want offline so it runs as-is", name, f.Base.Model)
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package systems
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestMerge(t *testing.T) {
+	defaults := Options{"k": "20", "mode": "fast"}
+	o := Options{"k": "5", "extra": "x"}
+	got := o.Merge(defaults)
+	want := Options{"k": "5", "mode": "fast", "extra": "x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Merge = %v, want %v", got, want)
+	}
+	got["mode"] = "slow"
+	if defaults["mode"] != "fast" || o["mode"] != "" {
+		t.Fatal("Merge result aliases its inputs")
+	}
+	if got := Options(nil).Merge(defaults); !reflect.DeepEqual(got, defaults) {
+		t.Fatalf("nil.Merge = %v", got)
+	}
+}
+
+func TestCheckNamesUnknownAndKnown(t *testing.T) {
+	defaults := Options{"k": "20", "mode": "fast", "alpha": "0.5"}
+	if err := (Options{"k": "3"}).Check("flat", defaults); err != nil {
+		t.Fatalf("known key rejected: %v", err)
+	}
+	err := Options{"kk": "3"}.Check("flat", defaults)
+	if err == nil {
+		t.Fatal("unknown key accepted")
+	}
+	for _, want := range []string{"flat", `"kk"`, "known: alpha, k, mode"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	// With several unknown keys the message must not depend on map order.
+	bad := Options{"zeta": "1", "beta": "2", "k": "1", "gamma": "3"}
+	first := bad.Check("flat", defaults).Error()
+	for i := 0; i < 50; i++ {
+		if msg := bad.Check("flat", defaults).Error(); msg != first {
+			t.Fatalf("Check message varies between calls:\n%s\n%s", first, msg)
+		}
+	}
+	for _, k := range []string{"beta", "gamma", "zeta"} {
+		if !strings.Contains(first, k) {
+			t.Errorf("error %q does not name unknown key %s", first, k)
+		}
+	}
+}
+
+func TestTypedGetters(t *testing.T) {
+	o := Options{"k": "12", "alpha": "0.25", "on": "true", "mode": "slow", "empty": "", "bad": "twelve"}
+	if n, err := o.Int("k", 5); n != 12 || err != nil {
+		t.Errorf("Int(k) = %d, %v", n, err)
+	}
+	if n, err := o.Int("missing", 5); n != 5 || err != nil {
+		t.Errorf("Int default = %d, %v", n, err)
+	}
+	if n, err := o.Int("empty", 7); n != 7 || err != nil {
+		t.Errorf("Int empty = %d, %v", n, err)
+	}
+	if f, err := o.Float("alpha", 1); f != 0.25 || err != nil {
+		t.Errorf("Float = %v, %v", f, err)
+	}
+	if f, err := o.Float("missing", 1.5); f != 1.5 || err != nil {
+		t.Errorf("Float default = %v, %v", f, err)
+	}
+	if b, err := o.Bool("on", false); !b || err != nil {
+		t.Errorf("Bool = %v, %v", b, err)
+	}
+	if b, err := o.Bool("missing", true); !b || err != nil {
+		t.Errorf("Bool default = %v, %v", b, err)
+	}
+	if s, err := o.String("mode", "fast", "fast", "slow"); s != "slow" || err != nil {
+		t.Errorf("String = %q, %v", s, err)
+	}
+	if s, err := o.String("missing", "fast", "fast", "slow"); s != "fast" || err != nil {
+		t.Errorf("String default = %q, %v", s, err)
+	}
+	if s, err := o.String("bad", "x"); s != "twelve" || err != nil {
+		t.Errorf("String free = %q, %v", s, err)
+	}
+
+	errs := map[string]error{}
+	_, errs["int"] = o.Int("bad", 0)
+	_, errs["float"] = o.Float("bad", 0)
+	_, errs["bool"] = o.Bool("bad", false)
+	_, errs["string"] = o.String("bad", "fast", "fast", "slow")
+	hints := map[string]string{"int": "integer", "float": "number", "bool": "true or false", "string": "fast, slow"}
+	for kind, err := range errs {
+		if err == nil {
+			t.Errorf("%s getter accepted %q", kind, o["bad"])
+			continue
+		}
+		for _, want := range []string{"bad", `"twelve"`, hints[kind]} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s error %q lacks %q", kind, err, want)
+			}
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	o, err := Parse([]string{"k=20", " mode = slow ", "expr=a=b", "empty=", "k=25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{"k": "25", "mode": "slow", "expr": "a=b", "empty": ""}
+	if !reflect.DeepEqual(o, want) {
+		t.Fatalf("Parse = %v, want %v", o, want)
+	}
+	if o, err := Parse(nil); err != nil || len(o) != 0 {
+		t.Fatalf("Parse(nil) = %v, %v", o, err)
+	}
+	for _, bad := range []string{"k", "=5", " =5", ""} {
+		_, err := Parse([]string{"a=1", bad})
+		if err == nil {
+			t.Errorf("Parse accepted %q", bad)
+			continue
+		}
+		if !strings.Contains(err.Error(), "--opt") || !strings.Contains(err.Error(), "key=value") || !strings.Contains(err.Error(), `"`+bad+`"`) {
+			t.Errorf("Parse(%q) error %q does not name the flag, the value and the fix", bad, err)
+		}
+	}
+}

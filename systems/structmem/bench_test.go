@@ -1,0 +1,80 @@
+package structmem
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/embed"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+)
+
+// locomoPath finds ../shared/datasets/locomo10.json from the repo root, or
+// skips.
+func locomoPath(tb testing.TB) string {
+	tb.Helper()
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			tb.Skip("repo root (go.mod) not found")
+		}
+		dir = up
+	}
+	p := filepath.Join(dir, "..", "shared", "datasets", "locomo10.json")
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("real LoCoMo not available at %s: %v", p, err)
+	}
+	return p
+}
+
+// BenchmarkBuildConv26 builds StructMem over conv-26 (LoCoMo's first
+// conversation) with the offline backend and the hashed embedder, so it
+// measures the pipeline itself: prompt rendering, parsing, windows, seeds,
+// vector search. calls/op and input-tokens/op are the build's model usage
+// (offline token counts are those of the real rendered prompts).
+func BenchmarkBuildConv26(b *testing.B) {
+	ds, err := datasets.LoadLoCoMo(locomoPath(b), datasets.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var conv *datasets.Conversation
+	for _, c := range ds.Conversations {
+		if c.ID == "conv-26" {
+			conv = c
+		}
+	}
+	if conv == nil {
+		b.Skip("conv-26 not in the LoCoMo file")
+	}
+	var calls, in, out int
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		meter := llm.NewMeter()
+		env := systems.Env{
+			Build:       llm.WithMeter(llm.NewOffline(), meter, "build"),
+			Embedder:    embed.NewHashed(512),
+			Meter:       meter,
+			Concurrency: 1,
+		}
+		m, err := New(Name, env, fullDefaults)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Ingest(context.Background(), conv); err != nil {
+			b.Fatal(err)
+		}
+		t := meter.Total(llm.StageBuild)
+		calls, in, out = calls+t.Calls, in+t.InputTokens, out+t.OutputTokens
+	}
+	b.ReportMetric(float64(calls)/float64(b.N), "calls/op")
+	b.ReportMetric(float64(in)/float64(b.N), "input-tokens/op")
+	b.ReportMetric(float64(out)/float64(b.N), "output-tokens/op")
+}
