@@ -40,9 +40,9 @@ func TestOfflineAnswererExtractsTheBestSentence(t *testing.T) {
 func TestOfflineAnswererResolvesRelativeDates(t *testing.T) {
 	day := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
 	cases := map[string]string{
-		"I went to the support group yesterday.":  "7 May 2023",
-		"I painted the sunrise last year.":        "2022",
-		"We went camping last week at the lake.":  "the week before 8 May 2023",
+		"I went to the support group yesterday.":   "7 May 2023",
+		"I painted the sunrise last year.":         "2022",
+		"We went camping last week at the lake.":   "the week before 8 May 2023",
 		"I signed up for the pottery class today.": "8 May 2023",
 	}
 	for text, want := range cases {
