@@ -187,7 +187,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Summary, error) {
 	} else if done.answers > 0 {
 		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.Cfg.ID(), total)
 	}
-	bar := newProgress(total, "questions", p.Cfg.Quiet, p.log)
+	bar := newProgress(total, len(p.Data.Conversations), p.Cfg.Quiet, p.log)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Cfg.Concurrency)
 	for _, conv := range p.Data.Conversations {
@@ -315,6 +315,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		return fmt.Errorf("ingest: %w", err)
 	}
 	secs := time.Since(start).Seconds()
+	bar.Built()
 	if !done.built[conv.ID] {
 		if err := files[BuildFile].Write(buildRecord(conv, p.Cfg.System, meter, stats, secs)); err != nil {
 			return err

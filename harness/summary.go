@@ -261,11 +261,11 @@ func (s *Summary) hasLoCoMoCategories() bool {
 func (s *Summary) notes() []string {
 	b := s.Build
 	notes := []string{
-		fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds),
+		fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s (Ingest time summed over conversations)", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds),
 	}
 	for _, st := range []string{"retrieve", "answer", "judge"} {
 		if c, ok := s.Stages[st]; ok {
-			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))
+			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s in calls", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))
 		}
 	}
 	if c, ok := s.Stages["embed:embedding"]; ok {
