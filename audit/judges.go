@@ -19,7 +19,7 @@ type Judge struct {
 // name and the model spec.
 func ParseJudgeSpec(s string) (string, llm.Spec, error) {
 	s = strings.TrimSpace(s)
-	if s == "" || strings.EqualFold(s, "offline") || strings.EqualFold(s, "llm") {
+	if s == "" || strings.EqualFold(s, "offline") {
 		return "offline", llm.Spec{Name: "offline", Backend: "offline"}, nil
 	}
 	// NAME=BACKEND:MODEL, e.g. gpt=openai:gpt-4o-mini.

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/report"
@@ -48,7 +49,8 @@ type Result struct {
 	Offline bool        `json:"offline"` // every judge is the offline backend
 }
 
-// tally builds the rows: per group, each conversation in first-seen order,
+// tally builds the rows: per group (first-seen order), each conversation in
+// id order,
 // then the overall row with Wilson intervals.
 func tally(items []item, judges []Judge, recs map[string]Record) []Row {
 	var groups []string
@@ -66,6 +68,7 @@ func tally(items []item, judges []Judge, recs map[string]Record) []Row {
 	}
 	var rows []Row
 	for _, g := range groups {
+		sort.Strings(convs[g])
 		cells := map[string]map[string]*Cell{} // conv -> judge
 		for _, c := range append(convs[g], Overall) {
 			cells[c] = map[string]*Cell{}

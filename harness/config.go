@@ -25,7 +25,7 @@ type Config struct {
 	Dataset       string          `json:"dataset" yaml:"dataset"`
 	Data          string          `json:"data,omitempty" yaml:"data"` // file path; empty = embedded sample / default location
 	Conversations []string        `json:"conversations,omitempty" yaml:"conversations"`
-	Limit         int             `json:"limit,omitempty" yaml:"limit"` // questions per conversation; 0 = all
+	Limit         int             `json:"limit,omitempty" yaml:"limit"` // questions in all, in dataset order; 0 = all
 	TurnStep      time.Duration   `json:"turn_step" yaml:"turn_step"`
 
 	// Model specs (llm.ParseSpec syntax, e.g. "offline", "openai:gpt-4o-mini").

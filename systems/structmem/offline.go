@@ -105,8 +105,8 @@ type rewrite struct {
 var rewrites = func() []rewrite {
 	pairs := [][2]string{
 		{`I'm|I am`, "%[1]s is"}, {`I've|I have`, "%[1]s has"}, {`I'll`, "%[1]s will"}, {`I'd`, "%[1]s would"},
-		{`I was`, "%[1]s was"}, {`myself`, "themselves"}, {`mine`, "%[1]s's"}, {`my`, "%[1]s's"}, {`me`, "%[1]s"}, {`I`, "%[1]s"},
-		{`you're|you are`, "%[2]s is"}, {`you've|you have`, "%[2]s has"}, {`you were`, "%[2]s was"}, {`yourself`, "themselves"},
+		{`I was`, "%[1]s was"}, {`myself`, "%[1]s"}, {`mine`, "%[1]s's"}, {`my`, "%[1]s's"}, {`me`, "%[1]s"}, {`I`, "%[1]s"},
+		{`you're|you are`, "%[2]s is"}, {`you've|you have`, "%[2]s has"}, {`you were`, "%[2]s was"}, {`yourself`, "%[2]s"},
 		{`yours`, "%[2]s's"}, {`your`, "%[2]s's"}, {`you`, "%[2]s"},
 		{`we're|we are`, "%[1]s and %[2]s are"}, {`we've`, "%[1]s and %[2]s have"}, {`our`, "%[1]s and %[2]s's"},
 		{`we`, "%[1]s and %[2]s"}, {`us`, "%[1]s and %[2]s"},

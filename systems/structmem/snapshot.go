@@ -59,7 +59,7 @@ type metaRec struct {
 
 // WriteJSONL writes the snapshot as one JSON object per line, each with a
 // "type" field (meta, entry, synthesis, window, failure); the harness
-// appends one block per conversation to structmem_memory.jsonl.
+// appends one block per conversation to the run's memory.jsonl.
 func (s Snapshot) WriteJSONL(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	put := func(typ string, v any) error {
@@ -160,8 +160,6 @@ func ReadJSONL(r io.Reader) ([]Snapshot, error) {
 	return out, sc.Err()
 }
 
-// MemoryFile is the run-dir file the harness writes dumps to.
-const MemoryFile = "structmem_memory.jsonl"
 
 // WriteMemory writes this conversation's dump as JSONL; the harness can
 // detect it through interface{ WriteMemory(io.Writer) error } without

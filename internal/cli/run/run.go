@@ -123,7 +123,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.StringVar(&cfg.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval")
 	f.StringVar(&cfg.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
 	f.StringSliceVar(&cfg.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
-	f.IntVar(&cfg.Limit, "limit", 0, "at most N questions per conversation (0 = all)")
+	f.IntVar(&cfg.Limit, "limit", 0, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
 	f.DurationVar(&turnStep, "turn-step", 30*time.Second, "time between consecutive turns within a session")
 	f.StringVar(&llmBackend, "llm", "", "backend for every role: offline (default) or openai")
 	f.StringVar(&model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini")
