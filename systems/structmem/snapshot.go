@@ -160,7 +160,6 @@ func ReadJSONL(r io.Reader) ([]Snapshot, error) {
 	return out, sc.Err()
 }
 
-
 // WriteMemory writes this conversation's dump as JSONL; the harness can
 // detect it through interface{ WriteMemory(io.Writer) error } without
 // importing this package.
