@@ -70,7 +70,7 @@ type BuildRecord struct {
 	InputTokens    int                `json:"input_tokens"`
 	OutputTokens   int                `json:"output_tokens"`
 	Seconds        float64            `json:"seconds"` // wall time of Ingest
-	Stages         []llm.Tally        `json:"stages"`  // by role, stage and label
+	Stages         []llm.Tally        `json:"stages"`  // LLM build calls and the build's embedding work, by role, stage and label
 	Stats          systems.BuildStats `json:"stats"`
 }
 

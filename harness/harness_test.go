@@ -53,6 +53,19 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 					t.Fatalf("judgment lacks its keys: %+v", j)
 				}
 			}
+			builds, err := harness.ReadJSONL[harness.BuildRecord](filepath.Join(dir, harness.BuildFile))
+			if err != nil || len(builds) != 1 {
+				t.Fatalf("build.jsonl: %v, %d lines", err, len(builds))
+			}
+			embedded := 0
+			for _, st := range builds[0].Stages {
+				if st.Label == "embedding" {
+					embedded += st.Calls
+				}
+			}
+			if system == "turns-cosine" && embedded != builds[0].Turns {
+				t.Errorf("turns-cosine build embedded %d texts, want one per turn (%d)", embedded, builds[0].Turns)
+			}
 			if len(sum.Groups) < 5 {
 				t.Errorf("want a row per category (5), got %d", len(sum.Groups))
 			}

@@ -350,8 +350,9 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats systems.BuildStats, secs float64) BuildRecord {
 	t := meter.Total(llm.StageBuild)
 	var stages []llm.Tally
+	// Written right after Ingest, so the embedding tally is the build's own.
 	for _, s := range meter.Snapshot() {
-		if s.Stage == llm.StageBuild {
+		if s.Stage == llm.StageBuild || s.Label == "embedding" {
 			stages = append(stages, s)
 		}
 	}
