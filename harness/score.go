@@ -138,14 +138,14 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 			judgments = append(judgments, jm)
 		}
 	}
-	if err := writeLines(filepath.Join(sc.Out, AnswersFile), answers); err != nil {
+	if err := WriteJSONLines(filepath.Join(sc.Out, AnswersFile), answers); err != nil {
 		return nil, nil, err
 	}
-	if err := writeLines(filepath.Join(sc.Out, JudgmentsFile), judgments); err != nil {
+	if err := WriteJSONLines(filepath.Join(sc.Out, JudgmentsFile), judgments); err != nil {
 		return nil, nil, err
 	}
 	if t := meter.Snapshot(); len(t) > 0 {
-		if err := writeLines(filepath.Join(sc.Out, CostsFile), []any{CostRecord{System: system, At: time.Now().UTC(), Tallies: t}}); err != nil {
+		if err := WriteJSONLines(filepath.Join(sc.Out, CostsFile), []any{CostRecord{System: system, At: time.Now().UTC(), Tallies: t}}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -171,7 +171,9 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 	return sum, missing, sum.Write(sc.Out)
 }
 
-func writeLines(path string, recs []any) error {
+// WriteJSONLines writes records as JSON lines atomically (the whole file at
+// once), for artifacts derived entirely from other inputs.
+func WriteJSONLines(path string, recs []any) error {
 	var buf []byte
 	for _, r := range recs {
 		b, err := json.Marshal(r)

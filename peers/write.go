@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,7 +95,7 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 		judg = append(judg, judge.Judgment{QuestionID: m.ID, System: system, Judge: JudgeName, Correct: m.Correct, Score: score, Reason: m.Reason, Raw: m.Raw})
 	}
 	for name, recs := range map[string][]any{harness.JudgmentsFile: judg, harness.AnswersFile: ans, PredictionsFile: preds} {
-		if err := writeLines(filepath.Join(dir, name), recs); err != nil {
+		if err := harness.WriteJSONLines(filepath.Join(dir, name), recs); err != nil {
 			return err
 		}
 	}
@@ -109,18 +108,6 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 		return err
 	}
 	return harness.WriteJSON(filepath.Join(dir, MatchFile), rep)
-}
-
-func writeLines(path string, recs []any) error {
-	var buf []byte
-	for _, r := range recs {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		buf = append(append(buf, b...), '\n')
-	}
-	return harness.WriteFileAtomic(path, buf)
 }
 
 // lessID orders "conv-26:9" before "conv-26:10".
