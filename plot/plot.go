@@ -6,6 +6,7 @@ package plot
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -72,7 +73,10 @@ func (c *Chart) Save(base string) ([]string, error) {
 	}
 	if c.Points {
 		p.X.Tick.Marker = dataTicks(c.Series)
+	} else {
+		p.X.Tick.Marker = compactTicks{}
 	}
+	p.Y.Tick.Marker = compactTicks{}
 	var err error
 	if c.Points {
 		err = plotutil.AddLinePoints(p, args...)
@@ -130,4 +134,29 @@ func dataTicks(ss []Series) gplot.ConstantTicks {
 		ticks[i] = gplot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)}
 	}
 	return ticks
+}
+
+// compactTicks are gonum's default tick positions labelled without
+// trailing zeros and with k/M suffixes ("2.5M", not "2500000.00").
+type compactTicks struct{}
+
+func (compactTicks) Ticks(min, max float64) []gplot.Tick {
+	ts := gplot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = compact(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+func compact(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
