@@ -86,7 +86,7 @@ type appender struct {
 }
 
 func openAppender(path string) (*appender, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := harness.OpenAppend(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,11 +136,60 @@ type appender struct {
 }
 
 func openAppender(path string) (*appender, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := OpenAppend(path)
 	if err != nil {
 		return nil, err
 	}
 	return &appender{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// OpenAppend opens a JSON-lines file for appending. A torn last line left
+// by an interrupted writer is cut off first: readers skip it anyway, and a
+// new line appended to it would glue onto it and corrupt the file.
+func OpenAppend(path string) (*os.File, error) {
+	if err := dropTornTail(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+}
+
+// dropTornTail truncates path just after its last newline, if the file
+// does not end with one.
+func dropTornTail(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	end := st.Size()
+	buf := make([]byte, 64<<10)
+	for pos := end; pos > 0; {
+		n := int64(len(buf))
+		if n > pos {
+			n = pos
+		}
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			if cut := pos + int64(i) + 1; cut < end {
+				return f.Truncate(cut)
+			}
+			return nil
+		}
+	}
+	if end > 0 {
+		return f.Truncate(0) // a single torn line
+	}
+	return nil
 }
 
 // Write appends one record and flushes, so a crash loses at most that line.

@@ -110,6 +110,23 @@ func (p *Prepared) writeManifest() error {
 		if old.ConfigHash != p.Cfg.Hash() {
 			return clierr.Bad("%s was made with a different configuration; resume only with the same flags, or choose a new --run-id", path)
 		}
+		// The config names files by path; their content must not have
+		// changed either, or the resumed run would mix two inputs.
+		if old.DatasetSHA256 != "" && old.DatasetSHA256 != p.Data.SHA256 {
+			return clierr.Bad("--data %s: the file changed since this run started (sha256 %.12s, now %.12s); restore it, or choose a new --run-id", p.Cfg.Data, old.DatasetSHA256, p.Data.SHA256)
+		}
+		// No --embedder means the best one installed, which can change.
+		if old.Embedder != "" && old.Embedder != p.Res.EmbedderName {
+			return clierr.Bad("%s: this run embedded with %s, now %s would be used; pass --embedder to match, or choose a new --run-id", path, old.Embedder, p.Res.EmbedderName)
+		}
+		now := prompts.Hashes()
+		for name, was := range old.Prompts {
+			is := now[name]
+			fromFile := strings.Contains(was, " (") || strings.Contains(is, " (")
+			if fromFile && is != "" && firstField(was) != firstField(is) {
+				return clierr.Bad("prompt %s: the template file changed since this run started (was %s, now %s); restore it, or choose a new --run-id", name, was, is)
+			}
+		}
 	}
 	nq := 0
 	for _, c := range p.Data.Conversations {
@@ -149,6 +166,13 @@ func (p *Prepared) writeManifest() error {
 	}
 	p.manifest = m
 	return WriteJSON(path, m)
+}
+
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 func judgeNames(js []judge.Judge) []string {
@@ -201,6 +225,9 @@ func (p *Prepared) Execute(ctx context.Context) (*Summary, error) {
 		})
 	}
 	runErr := g.Wait()
+	if runErr != nil && ctx.Err() != nil {
+		runErr = fmt.Errorf("interrupted (%w); finished questions are saved, rerun the same command to resume", ctx.Err())
+	}
 	bar.Finish()
 	for _, a := range files {
 		a.Close()

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,6 +99,9 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 		sort.Strings(unknown)
 		return nil, nil, clierr.Bad("%s: %d question ids are not in %s, e.g. %s (ids look like conv-26:0)", sc.Predictions, len(unknown), ds.Source, unknown[0])
 	}
+	if err := checkScoreOut(sc.Out, sc.Predictions); err != nil {
+		return nil, nil, err
+	}
 	system := sc.System
 	if system == "" {
 		system = trimExt(filepath.Base(sc.Predictions))
@@ -121,7 +126,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 	}
 	m := Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg,
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
-		Models: res.ModelIDs(), Judges: judgeNames(judges), Offline: res.Offline(), Embedder: "none (scoring only)", Started: time.Now().UTC()}
+		Models: res.ModelIDs(), Judges: judgeNames(judges), Offline: res.Offline(), Embedder: scoreEmbedder, Started: time.Now().UTC()}
 	// Scoring rewrites the directory's files from scratch: they derive
 	// entirely from the predictions file, which is kept untouched.
 	var answers, judgments []any
@@ -148,6 +153,8 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 		if err := WriteJSONLines(filepath.Join(sc.Out, CostsFile), []any{CostRecord{System: system, At: time.Now().UTC(), Tallies: t}}); err != nil {
 			return nil, nil, err
 		}
+	} else if err := os.Remove(filepath.Join(sc.Out, CostsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err // an earlier scoring's costs are not this one's
 	}
 	m.Finished = time.Now().UTC()
 	if err := WriteJSON(filepath.Join(sc.Out, ManifestFile), m); err != nil {
@@ -183,6 +190,36 @@ func WriteJSONLines(path string, recs []any) error {
 		buf = append(append(buf, b...), '\n')
 	}
 	return WriteFileAtomic(path, buf)
+}
+
+// scoreEmbedder marks a manifest written by Score.
+const scoreEmbedder = "none (scoring only)"
+
+// checkScoreOut accepts as Score's output a missing or empty directory, one
+// holding only the predictions file, or one an earlier Score wrote; anything
+// else (above all a run's directory) would be overwritten, so it is refused.
+func checkScoreOut(out, predictions string) error {
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return clierr.Bad("--out %s: %v", out, err)
+	}
+	var m Manifest
+	if b, err := os.ReadFile(filepath.Join(out, ManifestFile)); err == nil {
+		if json.Unmarshal(b, &m) == nil && m.Embedder == scoreEmbedder {
+			return nil
+		}
+		return clierr.Bad("--out %s is a run directory (it has %s); score would overwrite its answers and judgments: give a new or empty directory", out, ManifestFile)
+	}
+	pa, _ := filepath.Abs(predictions)
+	for _, e := range entries {
+		if p, _ := filepath.Abs(filepath.Join(out, e.Name())); p != pa {
+			return clierr.Bad("--out %s is not empty (it has %s) and is no earlier score's output: give a new or empty directory", out, e.Name())
+		}
+	}
+	return nil
 }
 
 func trimExt(s string) string {

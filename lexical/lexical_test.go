@@ -98,6 +98,8 @@ func TestResolveFirstPerson(t *testing.T) {
 		"Im sure I’ve told you about me.":                "Mel is sure Mel has told you about Mel.",
 		"(I) went; the gym is mine":                      "(Mel) went; the gym is Mel's",
 		"The im and ive words stay.":                     "The im and ive words stay.",
+		// Curly quotes are multi-byte; they must be trimmed like straight ones.
+		"She said “I love it” and ‘my’ turn.": "She said “Mel love it” and ‘Mel's’ turn.",
 	}
 	for in, want := range cases {
 		if got := ResolveFirstPerson(in, "Mel"); got != want {

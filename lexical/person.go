@@ -1,6 +1,9 @@
 package lexical
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // firstPerson maps first-person words (lowercase, straight apostrophe) to
 // third-person text; "%s" is the speaker's name.
@@ -42,15 +45,24 @@ func ResolveFirstPerson(s, speaker string) string {
 }
 
 // trimPunct splits the quotes and punctuation around a word off its core;
-// a leading straight apostrophe stays, as in "'cause".
+// a leading apostrophe (straight or ’) stays, as in "'cause".
 func trimPunct(w string) (core, pre, post string) {
-	isP := func(r rune) bool { return strings.ContainsRune(`"'“”‘(),.!?;:`, r) }
+	isP := func(r rune) bool { return strings.ContainsRune(`"'“”‘’(),.!?;:`, r) }
+	// Decode runes, not bytes: curly quotes are multi-byte.
 	start, end := 0, len(w)
-	for start < end && isP(rune(w[start])) && w[start] != '\'' {
-		start++
+	for start < end {
+		r, n := utf8.DecodeRuneInString(w[start:end])
+		if !isP(r) || r == '\'' || r == '’' {
+			break
+		}
+		start += n
 	}
-	for end > start && isP(rune(w[end-1])) {
-		end--
+	for end > start {
+		r, n := utf8.DecodeLastRuneInString(w[start:end])
+		if !isP(r) {
+			break
+		}
+		end -= n
 	}
 	return w[start:end], w[:start], w[end:]
 }

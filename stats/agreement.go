@@ -180,7 +180,7 @@ func FleissKappa[T comparable](labels [][]T) (float64, error) {
 // Pearson returns Pearson's product-moment correlation r of x and y and the
 // two-sided p-value of H0: ρ = 0 from t = r·sqrt((n−2)/(1−r²)) on n−2
 // degrees of freedom (Fisher 1915; any intro text, e.g. Snedecor & Cochran
-// 1989 sec. 10.5). Sums of squares use centred two-pass sums. r is NaN when
+// 1989 sec. 10.5). Sums of squares are centred and compensated. r is NaN when
 // x or y is constant.
 func Pearson(x, y []float64) (r, p float64, err error) {
 	if len(x) != len(y) {
@@ -191,13 +191,14 @@ func Pearson(x, y []float64) (r, p float64, err error) {
 		return 0, 0, fmt.Errorf("stats.Pearson: %d pairs; need at least 3 for a p-value", n)
 	}
 	mx, my := mean(x), mean(y)
-	var sxy, sxx, syy float64
+	var kxy, kxx, kyy ksum
 	for i := range x {
 		dx, dy := x[i]-mx, y[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
+		kxy.add(dx * dy)
+		kxx.add(dx * dx)
+		kyy.add(dy * dy)
 	}
+	sxy, sxx, syy := kxy.value(), kxx.value(), kyy.value()
 	if sxx == 0 || syy == 0 {
 		return math.NaN(), math.NaN(), nil
 	}
@@ -212,17 +213,31 @@ func Pearson(x, y []float64) (r, p float64, err error) {
 	return r, math.Min(1, p), nil
 }
 
-// mean is the arithmetic mean with a correction pass, which removes most of
-// the rounding a single summation leaves.
+// mean is the arithmetic mean from a compensated sum, divided once. The sum
+// is exact for integer data such as 0/±100 score differences, so the mean is
+// then the correctly rounded quotient; a second pass over (v − mean) would
+// instead add the rounding of n large terms.
 func mean(x []float64) float64 {
-	var s float64
+	var s ksum
 	for _, v := range x {
-		s += v
+		s.add(v)
 	}
-	m := s / float64(len(x))
-	var c float64
-	for _, v := range x {
-		c += v - m
-	}
-	return m + c/float64(len(x))
+	return s.value() / float64(len(x))
 }
+
+// ksum is Neumaier's (1974) compensated summation: the rounding error of
+// each addition is carried separately, so the total error does not grow
+// with the number of terms.
+type ksum struct{ s, c float64 }
+
+func (k *ksum) add(v float64) {
+	t := k.s + v
+	if math.Abs(k.s) >= math.Abs(v) {
+		k.c += (k.s - t) + v
+	} else {
+		k.c += (v - t) + k.s
+	}
+	k.s = t
+}
+
+func (k *ksum) value() float64 { return k.s + k.c }

@@ -62,11 +62,11 @@ func NonInferiorityDiffs(d []float64, margin, alpha float64) (NIResult, error) {
 		return NIResult{}, fmt.Errorf("stats.NonInferiority: margin %v is not finite (use %v)", margin, DefaultMargin)
 	}
 	m := mean(d)
-	var ss float64
+	var k ksum
 	for _, v := range d {
-		ss += (v - m) * (v - m)
+		k.add((v - m) * (v - m))
 	}
-	sd := math.Sqrt(ss / float64(n-1))
+	sd := math.Sqrt(k.value() / float64(n-1))
 	se := sd / math.Sqrt(float64(n))
 	r := NIResult{N: n, Mean: m, SD: sd, SE: se, Margin: margin, Alpha: alpha}
 	if se == 0 {

@@ -140,3 +140,27 @@ func TestBootstrapLowerBoundH1(t *testing.T) {
 		t.Error("nil rng accepted")
 	}
 }
+
+// With 0/±100 scores every difference is an integer, so the mean must be the
+// correctly rounded quotient of the exact sum. The real Zep vs Memobase
+// v0.0.37 table (209 only-A, 219 only-B, 1112 ties) gives −1000/1540; a
+// correction pass over (d − mean) used to drift ~50 ulps from it.
+func TestNonInferiorityMeanExactForIntegerDiffs(t *testing.T) {
+	var d []float64
+	for range 209 {
+		d = append(d, 100)
+	}
+	for range 219 {
+		d = append(d, -100)
+	}
+	for range 1112 {
+		d = append(d, 0)
+	}
+	r, err := NonInferiorityDiffs(d, DefaultMargin, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := -1000.0 / 1540; r.Mean != want {
+		t.Errorf("mean = %.17g, want %.17g (exact sum / n)", r.Mean, want)
+	}
+}

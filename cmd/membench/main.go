@@ -4,8 +4,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +28,13 @@ func main() {
 	for _, c := range commands() {
 		root.AddCommand(c)
 	}
-	if err := root.Execute(); err != nil {
+	// Ctrl-C cancels the context, so a run stops between records, writes
+	// its costs and summary, and resumes on rerun; a second Ctrl-C kills.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { <-ctx.Done(); stop() }()
+	err := root.ExecuteContext(ctx)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "membench:", err)
 		code := clierr.Code(err)
 		if code == 1 {

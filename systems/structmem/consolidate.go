@@ -212,7 +212,7 @@ func (m *Memory) planAll(ctx context.Context) ([]*windowPlan, error) {
 }
 
 func (m *Memory) consolidateInput(p *windowPlan) ConsolidateInput {
-	in := ConsolidateInput{Speakers: m.speakers, Start: TimeLabel(p.rec.Start), End: TimeLabel(p.rec.End), Constrained: m.cfg.Constrained()}
+	in := ConsolidateInput{Speakers: m.speakers, Start: TimeLabel(p.rec.Start), End: TimeLabel(p.rec.End), Constrained: m.cfg.Constrained(), Historical: m.cfg.SeedScope == "historical"}
 	if p.rec.Start.IsZero() {
 		in.End = "undated"
 	}
@@ -229,9 +229,10 @@ func (m *Memory) consolidateInput(p *windowPlan) ConsolidateInput {
 }
 
 // validate turns a link into a synthesis or says why it is rejected.
-// Constrained links must cite at least two distinct events of C_cross, no
-// foreign time, and state their dependency. Unconstrained links only need
-// text; whatever citations resolve are kept as provenance.
+// Constrained links must cite (in two or more citations) at least two
+// distinct events of C_cross, no foreign time, and state their dependency.
+// Unconstrained links only need text; whatever citations resolve are kept
+// as provenance.
 func (m *Memory) validate(p *windowPlan, l Link) (*Synthesis, string) {
 	text := strings.TrimSpace(l.Text)
 	if text == "" {
@@ -241,12 +242,16 @@ func (m *Memory) validate(p *windowPlan, l Link) (*Synthesis, string) {
 	cited := map[string]bool{}
 	var citedOrder []string
 	foreign := false
+	// Distinct citations as resolved: one minute-precision time may name
+	// two events of that minute, but it is still one cited moment.
+	citations := map[string]bool{}
 	for _, c := range l.Times {
 		keys := resolveCitation(c, p)
 		if len(keys) == 0 {
 			foreign = true
 			continue
 		}
+		citations[strings.Join(keys, "|")] = true
 		for _, k := range keys {
 			if !cited[k] {
 				cited[k] = true
@@ -258,7 +263,7 @@ func (m *Memory) validate(p *windowPlan, l Link) (*Synthesis, string) {
 		switch {
 		case foreign:
 			return nil, "foreign time"
-		case len(cited) < 2:
+		case len(cited) < 2 || len(citations) < 2:
 			return nil, "too few events"
 		case strings.TrimSpace(l.Dependency) == "":
 			return nil, "no dependency"

@@ -105,12 +105,15 @@ type PromptEntry struct {
 // ConsolidateInput is the data of the consolidation prompts and
 // Request.Inputs for the offline heuristic.
 type ConsolidateInput struct {
-	Speakers    []string      `json:"speakers"`
-	Start       string        `json:"start"`
-	End         string        `json:"end"`
-	Constrained bool          `json:"constrained"`
-	Buffer      []PromptEntry `json:"buffer"`
-	Related     []PromptEntry `json:"related"`
+	Speakers    []string `json:"speakers"`
+	Start       string   `json:"start"`
+	End         string   `json:"end"`
+	Constrained bool     `json:"constrained"`
+	// Historical: seeds are strictly earlier than the buffer (seed-scope);
+	// with global seeds the related events may also be later.
+	Historical bool          `json:"historical"`
+	Buffer     []PromptEntry `json:"buffer"`
+	Related    []PromptEntry `json:"related"`
 }
 
 // extracted is the JSON an extraction answer holds, per entry.

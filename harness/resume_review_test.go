@@ -1,0 +1,153 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+)
+
+// An interrupted write leaves a last line without its newline. The resumed
+// run must not glue its first new line onto it, or the file stays corrupt
+// (and every later run and summary fails on it).
+func TestResumeAfterTornLastLineKeepsFilesReadable(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	dir := cfg.WithDefaults().Dir()
+	for _, f := range []string{harness.AnswersFile, harness.JudgmentsFile} {
+		lines := readLines(t, filepath.Join(dir, f))
+		keep := strings.Join(lines[:len(lines)-4], "\n") + "\n" + lines[len(lines)-4][:20] // torn
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(keep), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := len(readLines(t, filepath.Join(dir, harness.AnswersFile))) + 3 // torn line counted by readLines
+	for i := 0; i < 2; i++ {
+		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+			t.Fatalf("rerun %d after a torn line: %v", i+1, err)
+		}
+	}
+	ans, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans) != want {
+		t.Fatalf("answers after resume = %d, want %d", len(ans), want)
+	}
+	for _, f := range []string{harness.AnswersFile, harness.JudgmentsFile} {
+		for i, l := range readLines(t, filepath.Join(dir, f)) {
+			if !strings.HasPrefix(l, "{") || !strings.HasSuffix(l, "}") || strings.Count(l, `"question_id"`) != 1 {
+				t.Fatalf("%s line %d is not one record: %.120s", f, i+1, l)
+			}
+		}
+	}
+}
+
+// `membench score --out` must not overwrite a real run's artifacts; an
+// earlier score directory may be rescored.
+func TestScoreRefusesToOverwriteARun(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	dir := cfg.WithDefaults().Dir()
+	before, _ := os.ReadFile(filepath.Join(dir, harness.AnswersFile))
+	preds := filepath.Join(t.TempDir(), "p.jsonl")
+	os.WriteFile(preds, []byte(`{"question_id":"sample-1:0","prediction":"x"}`+"\n"), 0o644)
+	sc := harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: dir, CacheDir: cfg.CacheDir}
+	_, _, err := harness.Score(context.Background(), sc)
+	if err == nil || !strings.Contains(err.Error(), "--out") {
+		t.Fatalf("score into a run dir: want a refusal naming --out, got %v", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, harness.AnswersFile))
+	if string(before) != string(after) {
+		t.Fatal("score overwrote the run's answers.jsonl")
+	}
+	other := filepath.Join(t.TempDir(), "notes")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "readme.txt"), []byte("mine"), 0o644)
+	if _, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: other, CacheDir: cfg.CacheDir}); err == nil {
+		t.Fatal("score into a non-empty directory that is no score dir was accepted")
+	}
+	out := filepath.Join(t.TempDir(), "scored")
+	sc.Out = out
+	for i := 0; i < 2; i++ { // fresh, then rescoring its own output
+		if _, _, err := harness.Score(context.Background(), sc); err != nil {
+			t.Fatalf("score #%d into %s: %v", i+1, out, err)
+		}
+	}
+}
+
+// The run id hashes --data and prompt files by path; resuming after their
+// content changed would mix two datasets or prompts in one run.
+func TestResumeRefusesChangedDataOrPromptFile(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "datasets", "sample", "sample.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "conv.json")
+	os.WriteFile(data, src, 0o644)
+	cfg := testConfig(t, "turns-cosine")
+	cfg.Dataset, cfg.Data = "locomo", data
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(data, []byte(strings.Replace(string(src), "Biscuit", "Pancake", 1)), 0o644)
+	_, err = harness.Run(context.Background(), cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--data") || !strings.Contains(err.Error(), "changed") {
+		t.Fatalf("resume on an edited dataset file: want a refusal naming --data, got %v", err)
+	}
+	os.WriteFile(data, src, 0o644)
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatalf("restored file must resume: %v", err)
+	}
+}
+
+func TestResumeRefusesChangedJudgePromptFile(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "prompts", "templates", "judge.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "judge.tmpl")
+	os.WriteFile(file, src, 0o644)
+	cfg := testConfig(t, "turns-cosine")
+	cfg.JudgePrompt = file
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(file, append(src, []byte("{{/* edited */}}")...), 0o644)
+	_, err = harness.Run(context.Background(), cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "prompt") || !strings.Contains(err.Error(), "changed") {
+		t.Fatalf("resume after the judge prompt file changed: want a refusal, got %v", err)
+	}
+}
+
+// Without --embedder the run takes the best installed embedder, so
+// installing USE-lite between attempts would change retrieval mid-run.
+func TestResumeRefusesAnotherEmbedder(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cfg.WithDefaults().Dir(), harness.ManifestFile)
+	b, _ := os.ReadFile(path)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["embedder"] = "use-lite" // as if the first attempt had the model installed
+	b, _ = json.Marshal(m)
+	os.WriteFile(path, b, 0o644)
+	_, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--embedder") {
+		t.Fatalf("resume with another embedder: want a refusal naming --embedder, got %v", err)
+	}
+}
