@@ -213,16 +213,19 @@ func Pearson(x, y []float64) (r, p float64, err error) {
 	return r, math.Min(1, p), nil
 }
 
-// mean is the arithmetic mean from a compensated sum, divided once. The sum
-// is exact for integer data such as 0/±100 score differences, so the mean is
-// then the correctly rounded quotient; a second pass over (v − mean) would
-// instead add the rounding of n large terms.
+// mean is the arithmetic mean from a compensated sum (kept as hi + lo), then
+// one correction with the exact division remainder hi − n·m (FMA). For
+// integer data such as 0/±100 score differences it is the correctly rounded
+// quotient, and a constant's mean is the constant. (A second pass over
+// (v − mean) instead adds the rounding of n large terms.)
 func mean(x []float64) float64 {
 	var s ksum
 	for _, v := range x {
 		s.add(v)
 	}
-	return s.value() / float64(len(x))
+	n := float64(len(x))
+	m := s.value() / n
+	return m + (math.FMA(-n, m, s.s)+s.c)/n
 }
 
 // ksum is Neumaier's (1974) compensated summation: the rounding error of

@@ -164,3 +164,19 @@ func TestNonInferiorityMeanExactForIntegerDiffs(t *testing.T) {
 		t.Errorf("mean = %.17g, want %.17g (exact sum / n)", r.Mean, want)
 	}
 }
+
+// The mean of a constant is that constant, even where the rounded sum is not
+// n times it (3 × 0.1 sums to 0.30000000000000004).
+func TestMeanOfConstant(t *testing.T) {
+	for _, c := range []float64{0.1, 0.7, 123.456, -2.3} {
+		for n := 1; n <= 50; n++ {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = c
+			}
+			if m := mean(x); m != c {
+				t.Fatalf("mean of %d × %v = %.17g", n, c, m)
+			}
+		}
+	}
+}
