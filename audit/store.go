@@ -99,7 +99,7 @@ func openStore(path string) (*store, error) {
 		}
 		s.done[r.key()] = r
 	}
-	if s.f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+	if s.f, err = harness.OpenAppend(path); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -115,6 +115,7 @@ type AnswerRecord struct {
 	System         string    `json:"system"`
 	Category       int       `json:"category"`
 	Type           string    `json:"type,omitempty"`
+	Abstention     bool      `json:"abstention,omitempty"` // the right answer is to decline (LoCoMo cat. 5, LongMemEval _abs)
 	Question       string    `json:"question"`
 	Gold           string    `json:"gold"`
 	Prediction     string    `json:"prediction"`
@@ -279,6 +280,11 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	// CreateTemp makes 0600 files; artifacts are as readable as the JSONL ones.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/membench/membench/embed"
 	"github.com/membench/membench/internal/cli/clierr"
@@ -25,6 +26,7 @@ const (
 // limit → backend), its embedder and caches. Each conversation wraps the
 // models in its own meter so its costs can be reported alone.
 type Resources struct {
+	mu           sync.Mutex // guards cache when a judge opens it late
 	cfg          Config
 	base         map[string]llm.Model
 	specs        map[string]llm.Spec
@@ -169,6 +171,17 @@ func (r *Resources) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, err
 					return nil, err
 				}
 				ps.NoCache = ps.NoCache || r.cfg.NoCache
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				if ps.Backend != "offline" && !ps.NoCache && r.cache == nil {
+					// Every run role is offline but this judge is not: its
+					// calls cost money, so they get the cache too.
+					c, err := llm.NewCache(filepath.Join(r.cfg.CacheDir, "llm.sqlite"))
+					if err != nil {
+						return nil, fmt.Errorf("llm cache: %w", err)
+					}
+					r.cache = c
+				}
 				m, err := llm.Build(ps, llm.BuildDeps{Cache: r.cache, Role: RoleJudge})
 				if err != nil {
 					return nil, err

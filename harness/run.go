@@ -65,6 +65,8 @@ func Prepare(cfg Config, log io.Writer) (*Prepared, error) {
 		if err := prompts.Override(answer.Prompt, cfg.AnswerPrompt); err != nil {
 			return nil, clierr.Bad("--answer-prompt: %v", err)
 		}
+	} else {
+		prompts.ClearOverride(answer.Prompt)
 	}
 	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep})
 	if err != nil {
@@ -411,7 +413,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 		return fmt.Errorf("answer: %w", err)
 	}
 	a := AnswerRecord{
-		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type,
+		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type, Abstention: q.Abstention,
 		Question: q.Text, Gold: q.Gold, Prediction: res.Prediction, ContextTokens: c.Tokens,
 		Usage: res.Usage, Cached: res.Cached, ContextSHA256: ctxSHA, PromptSHA256: res.PromptSHA,
 		TargetSHA256: llm.HashText(q.Gold),

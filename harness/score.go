@@ -132,7 +132,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]
-		answers = append(answers, AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type,
+		answers = append(answers, AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstention,
 			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
 		for _, j := range judges {
 			jm, err := j.Judge(ctx, q, p.Prediction)

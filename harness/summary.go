@@ -27,7 +27,7 @@ type Summary struct {
 	Judges         []string        `json:"judges"`
 	Questions      int             `json:"questions"`
 	Groups         []Group         `json:"groups"`  // per category (LoCoMo) or question type
-	Overall        Group           `json:"overall"` // LoCoMo: categories 1-4, as the papers score it
+	Overall        Group           `json:"overall"` // without abstention questions (LoCoMo 1-4; LongMemEval without _abs), as the papers score it
 	ContextTokens  TokenStats      `json:"context_tokens"`
 	EvidenceRecall float64         `json:"evidence_recall"` // mean share of evidence turns in the context
 	Build          Cost            `json:"build"`
@@ -148,8 +148,12 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 	for _, qid := range sortedKeys(ans) {
 		a := ans[qid]
 		name := a.Type
-		if a.Category != 0 {
+		switch {
+		case a.Category != 0:
 			name = datasets.CategoryName(a.Category)
+		case a.Abstention:
+			// LongMemEval's _abs questions are scored apart, as its paper does.
+			name = "abstention"
 		}
 		if name == "" {
 			name = "all"
@@ -160,7 +164,7 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 			groups[name] = g
 		}
 		add(g, verdict[a.QuestionID])
-		if a.Category != datasets.CatAdversarial {
+		if a.Category != datasets.CatAdversarial && !a.Abstention {
 			add(overall, verdict[a.QuestionID])
 		}
 	}
@@ -273,7 +277,7 @@ func (s *Summary) notes() []string {
 	}
 	notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%%",
 		s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))
-	notes = append(notes, "scores: judge accuracy × 100; f1/bleu1 mean × 100; overall leaves out adversarial (category 5) as the papers do")
+	notes = append(notes, "scores: judge accuracy × 100; f1/bleu1 mean × 100; overall leaves out adversarial/abstention questions (LoCoMo category 5, LongMemEval _abs), as the papers do")
 	if s.Offline {
 		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
 	}

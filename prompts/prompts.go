@@ -57,6 +57,18 @@ func Override(name, path string) error {
 	return nil
 }
 
+// ClearOverride makes name render from its embedded template again, so one
+// process can run several configurations (a sweep) without one's prompt
+// file leaking into the next.
+func ClearOverride(name string) {
+	mu.Lock()
+	if _, ok := overrides[name]; ok {
+		delete(overrides, name)
+		delete(parsed, name)
+	}
+	mu.Unlock()
+}
+
 func load(name string) (*tmpl, error) {
 	mu.RLock()
 	t, ok := parsed[name]

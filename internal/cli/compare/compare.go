@@ -213,6 +213,12 @@ keep every question.`,
 			if o.Test != "mcnemar" && o.Test != "noninferiority" {
 				return clierr.Bad("--test %q: use mcnemar or noninferiority", o.Test)
 			}
+			if o.Margin > 0 {
+				// A margin is a tolerated loss: "--margin 5" means A may be
+				// at most 5 points worse than B, as the papers write it.
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: --margin %g read as %g points (A may be at most %g points worse than B)\n", o.Margin, -o.Margin, o.Margin)
+				o.Margin = -o.Margin
+			}
 			j, err := Pair(o)
 			if err != nil {
 				return err
@@ -239,7 +245,7 @@ keep every question.`,
 	f.StringVar(&o.JudgeB, "judge-b", "", "judge name for B (overrides --judge)")
 	f.StringVar(&o.Test, "test", "mcnemar", "mcnemar or noninferiority")
 	f.BoolVar(&o.ChiSquare, "chi2", false, "mcnemar: chi-square with continuity correction instead of the exact test")
-	f.Float64Var(&o.Margin, "margin", stats.DefaultMargin, "non-inferiority margin in points")
+	f.Float64Var(&o.Margin, "margin", stats.DefaultMargin, "non-inferiority margin in points: the tolerated loss of A against B (-5 and 5 both mean 5 points worse)")
 	f.Float64Var(&o.Alpha, "alpha", 0.05, "one-sided level of the non-inferiority bound")
 	f.IntSliceVar(&o.ExcludeCategory, "exclude-category", []int{5}, "drop questions of these categories (0 = none)")
 	f.BoolVar(&asJSON, "json", false, "print JSON")

@@ -138,3 +138,19 @@ func TestBadInput(t *testing.T) {
 		t.Error("unknown test accepted")
 	}
 }
+
+// "--margin 5" (as the issue and papers write it) is the same test as -5.
+func TestPositiveMarginIsATolerance(t *testing.T) {
+	a, b := pairFixture(t)
+	neg, _, err := run(t, "--a", a, "--b", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "-5", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, stderr, err := run(t, "--a", a, "--b", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "5", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if neg != pos || !strings.Contains(stderr, "read as -5") {
+		t.Fatalf("--margin 5 should equal --margin -5 and say so:\n%s\n%s\n%s", neg, pos, stderr)
+	}
+}
