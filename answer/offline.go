@@ -2,18 +2,21 @@ package answer
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/membench/membench/lexical"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
 )
 
 // The offline answerer is extractive and transparent:
 //  1. score each retrieved item by the question's content words it shares
-//     (lexical.ContentWords; longer words weigh more), ties to the earlier item;
+//     (lexical.ContentWords); a word weighs more when it is longer and when
+//     fewer of the retrieved items contain it (an idf over the context, so
+//     the speakers' names, present everywhere, count little); ties go to the
+//     earlier item;
 //  2. if no item shares at least half of the question's weight (or none
 //     shares a word), abstain with the Abstain sentence;
 //  3. "when"/"what year"/"how long ago" questions answer with the best item's
@@ -34,25 +37,45 @@ func offlineAnswer(req llm.Request) (string, error) {
 	if len(qw) == 0 || len(in.Items) == 0 {
 		return Abstain, nil
 	}
-	var total float64
-	for _, w := range qw {
-		total += weight(w)
-	}
-	best, bestScore := -1, 0.0
+	words := make([]map[string]bool, len(in.Items))
+	df := map[string]int{}
 	for i, it := range in.Items {
-		s := overlap(qw, it.Text+" "+it.Speaker)
-		if s > bestScore {
-			best, bestScore = i, s
+		words[i] = wordSet(it.Text + " " + it.Speaker)
+		for w := range words[i] {
+			df[w]++
 		}
 	}
-	if best < 0 || bestScore < 0.5*total {
+	weights := map[string]float64{}
+	for _, w := range qw {
+		weights[w] = weight(w, df[w], len(in.Items))
+	}
+	// idf picks the item; whether to abstain is judged on plain word
+	// weights, so words the context lacks do not inflate the bar.
+	var plainTotal float64
+	for _, w := range qw {
+		plainTotal += 1 + float64(len(w))/6
+	}
+	best, bestScore, bestPlain := -1, 0.0, 0.0
+	for i := range in.Items {
+		var s, plain float64
+		for _, w := range qw {
+			if words[i][w] {
+				s += weights[w]
+				plain += 1 + float64(len(w))/6
+			}
+		}
+		if s > bestScore {
+			best, bestScore, bestPlain = i, s, plain
+		}
+	}
+	if best < 0 || bestPlain < 0.5*plainTotal {
 		return Abstain, nil
 	}
 	it := in.Items[best]
 	if isTimeQuestion(in.Question) && !it.Time.IsZero() {
 		return relativeDate(it.Text, it.Time), nil
 	}
-	return bestSentence(qw, it.Text), nil
+	return bestSentence(qw, weights, it.Text), nil
 }
 
 var timeQ = regexp.MustCompile(`(?i)^\s*(when|what year|which year|what month|what date|how long ago|in which (year|month))\b`)
@@ -67,10 +90,10 @@ func relativeDate(text string, t time.Time) string {
 	switch {
 	case strings.Contains(l, "yesterday"):
 		return day(t.AddDate(0, 0, -1))
+	case strings.Contains(l, "last weekend"): // before "last week", which it contains
+		return "the weekend before " + day(t)
 	case strings.Contains(l, "last week"):
 		return "the week before " + day(t)
-	case strings.Contains(l, "last weekend"):
-		return "the weekend before " + day(t)
 	case strings.Contains(l, "last month"):
 		return t.AddDate(0, -1, 0).Format("January 2006")
 	case strings.Contains(l, "last year"):
@@ -81,32 +104,33 @@ func relativeDate(text string, t time.Time) string {
 	return day(t)
 }
 
-func bestSentence(qw []string, text string) string {
+func bestSentence(qw []string, weights map[string]float64, text string) string {
 	best, bestScore := strings.TrimSpace(text), -1.0
 	for _, p := range lexical.Sentences(text) {
-		if s := overlap(qw, p); s > bestScore {
+		have := wordSet(p)
+		var s float64
+		for _, w := range qw {
+			if have[w] {
+				s += weights[w]
+			}
+		}
+		if s > bestScore {
 			best, bestScore = p, s
 		}
 	}
 	return best
 }
 
-// overlap is the weight of the content words qw that text also has.
-func overlap(qw []string, text string) float64 {
+func wordSet(text string) map[string]bool {
 	have := map[string]bool{}
 	for _, w := range lexical.ContentWords(text) {
 		have[w] = true
 	}
-	var s float64
-	for _, w := range qw {
-		if have[w] {
-			s += weight(w)
-		}
-	}
-	return s
+	return have
 }
 
-func weight(w string) float64 { return 1 + float64(len(w))/6 }
-
-// Ensure Item stays the type the offline answerer reads.
-var _ = systems.Item{}
+// weight favours long words and words few of the n items contain.
+func weight(w string, df, n int) float64 {
+	idf := math.Log(1 + float64(n+1)/float64(df+1))
+	return (1 + float64(len(w))/6) * idf
+}

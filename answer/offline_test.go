@@ -70,3 +70,15 @@ func TestOfflineAnswererAbstainsWithoutSupport(t *testing.T) {
 		t.Fatalf("empty context must abstain, got %q", got)
 	}
 }
+
+// The speakers' names are in every item; a rare word decides which item answers.
+func TestOfflineAnswererPrefersRareWords(t *testing.T) {
+	items := []systems.Item{
+		{Text: "Ana told Ben about her new job at the bakery.", Speaker: "Ana"},
+		{Text: "Ana adopted a kitten called Miso.", Speaker: "Ana"},
+		{Text: "Ana and Ben talked about Ana's weekend.", Speaker: "Ben"},
+	}
+	if got := ask(t, "What is the name of the kitten Ana adopted?", items); !strings.Contains(got, "Miso") {
+		t.Fatalf("want the kitten sentence, got %q", got)
+	}
+}
