@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
 func serve(t *testing.T, body []byte) *httptest.Server {
@@ -147,7 +149,7 @@ func TestRegistry(t *testing.T) {
 		t.Error("oracle has no published checksum")
 	}
 	// The real LoCoMo file, when present, verifies against the registry.
-	path := sharedFile(t, filepath.Join("datasets", "locomo10.json"))
+	path := testutil.Shared(t, "datasets", "locomo10.json")
 	e, _ := Lookup("locomo")
 	if r, err := Verify(path, e); err != nil || !r.Verified {
 		t.Errorf("real locomo verify: %v", err)

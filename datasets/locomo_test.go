@@ -1,40 +1,17 @@
 package datasets
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
-// sharedFile finds ../shared/<rel> next to the repo root, or skips.
-func sharedFile(t *testing.T, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real data not available at %s (needs the shared folder next to the repo): %v", p, err)
-	}
-	return p
-}
-
 func TestLoCoMoRealFile(t *testing.T) {
-	path := sharedFile(t, filepath.Join("datasets", "locomo10.json"))
+	path := testutil.Shared(t, "datasets", "locomo10.json")
 	ds, err := LoadLoCoMo(path, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -10,14 +10,14 @@ import (
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil"
 )
 
 // The offline pipeline is deterministic: two runs of the same config give
 // byte-identical answers and judgments (timings aside) and the same scores.
 func TestOfflineStructMemIsDeterministic(t *testing.T) {
 	cases := []struct{ name, dataset, data string }{{"sample", "sample", ""}}
-	locomo := filepath.Join("..", "..", "shared", "datasets", "locomo10.json")
-	if _, err := os.Stat(locomo); err == nil {
+	if locomo, ok := testutil.SharedPath("datasets", "locomo10.json"); ok {
 		cases = append(cases, struct{ name, dataset, data string }{"locomo-conv-26", "locomo", locomo})
 	} else {
 		t.Logf("LoCoMo file not found at %s: conv-26 case skipped (only the sample is checked)", locomo)

@@ -2,13 +2,13 @@ package peers
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/judge"
 )
 
@@ -150,28 +150,10 @@ func TestWriteRun(t *testing.T) {
 	}
 }
 
-func sharedDir(t *testing.T) string {
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, "..", "shared")
-		}
-		if filepath.Dir(d) == d {
-			t.Fatal("no go.mod above the test")
-		}
-	}
-}
-
 // TestRealPeers reproduces the published accuracies from the shared files.
 func TestRealPeers(t *testing.T) {
-	shared := sharedDir(t)
-	loco := filepath.Join(shared, "datasets", "locomo10.json")
-	if _, err := os.Stat(filepath.Join(shared, "peers")); err != nil {
-		t.Skip("../shared/peers not present; skipping the real-file check")
-	}
-	if _, err := os.Stat(loco); err != nil {
-		t.Skip("../shared/datasets/locomo10.json not present")
-	}
+	peersDir := testutil.Shared(t, "peers")
+	loco := testutil.Shared(t, "datasets", "locomo10.json")
 	ds, err := datasets.Load("locomo", loco, datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +169,7 @@ func TestRealPeers(t *testing.T) {
 		if s.Dataset != "locomo" {
 			continue
 		}
-		items, _, err := LoadFiles(s.Format, filepath.Join(shared, "peers"), s.Glob)
+		items, _, err := LoadFiles(s.Format, peersDir, s.Glob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +199,7 @@ func TestRealPeers(t *testing.T) {
 		if s.System != "zep" {
 			continue
 		}
-		items, _, _ := LoadFiles(s.Format, filepath.Join(shared, "peers"), s.Glob)
+		items, _, _ := LoadFiles(s.Format, peersDir, s.Glob)
 		ms, _ := Match(items, ds)
 		_, by := Accuracy(ms, nil)
 		p := s.Published.ByCategory
@@ -228,7 +210,7 @@ func TestRealPeers(t *testing.T) {
 		}
 	}
 	// LongMemEval text run: 435 lowercase "yes" (their 87.0), 443 ignoring case.
-	items, _, err := LoadFiles(FormatLongMemEval, filepath.Join(shared, "peers"), "longmemeval_lugmans/gemini-2.5-flash-dynamic-thinking-text-context-eval.json")
+	items, _, err := LoadFiles(FormatLongMemEval, peersDir, "longmemeval_lugmans/gemini-2.5-flash-dynamic-thinking-text-context-eval.json")
 	if err != nil {
 		t.Fatal(err)
 	}

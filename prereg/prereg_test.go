@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/judge"
 )
 
@@ -155,15 +156,7 @@ func TestPlanValidation(t *testing.T) {
 }
 
 func TestSeedStudyPlanParses(t *testing.T) {
-	root, _ := os.Getwd()
-	for ; ; root = filepath.Dir(root) {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(root) == root {
-			t.Skip("no go.mod above the test")
-		}
-	}
+	root := testutil.RepoRoot(t)
 	p, _, err := Load(filepath.Join(root, "configs", "prereg_seed_study.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/membench/membench/answer"
+	"github.com/membench/membench/internal/testutil"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -160,15 +161,7 @@ grid: {k: [1, 5, 20]}
 
 // Every shipped config must parse and expand (offline as-is).
 func TestShippedConfigs(t *testing.T) {
-	root, _ := os.Getwd()
-	for ; ; root = filepath.Dir(root) {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(root) == root {
-			t.Skip("no go.mod above the test")
-		}
-	}
+	root := testutil.RepoRoot(t)
 	want := map[string]int{"table2": 4, "table3_judges": 2, "table4_ablation": 4, "fig3c_k_sweep": 8, "fig3d_seeds_sweep": 6,
 		"seed_study": 8, "sample_k_sweep": 10, "sample_seeds_sweep": 5}
 	for name, n := range want {

@@ -9,33 +9,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-func sharedFile(t *testing.T, name string) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repo root not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "datasets", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not present (needs ../shared/datasets next to the repo)", p)
-	}
-	return p
-}
+	"github.com/membench/membench/internal/testutil"
+)
 
 // Ctrl-C stops the run gracefully: the attempt's costs and a summary are
 // written, the exit says how to resume, and the rerun finishes the work
 // without duplicating any answer.
 func TestInterruptedRunRecordsCostsAndResumes(t *testing.T) {
-	data := sharedFile(t, "locomo10.json")
+	data := testutil.Shared(t, "datasets", "locomo10.json")
 	results := t.TempDir()
 	home := t.TempDir()
 	args := []string{"run", "--quiet", "--results", results, "--dataset", "locomo", "--data", data, "--conversations", "conv-26", "--system", "structmem"}

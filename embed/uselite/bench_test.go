@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
 // locomoUtterances reads up to n real utterances from ../shared/datasets/
 // locomo10.json, falling back to the golden sentences.
 func locomoUtterances(b *testing.B, n int) []string {
-	path := filepath.Join(repoRoot(b), "..", "shared", "datasets", "locomo10.json")
+	path, _ := testutil.SharedPath("datasets", "locomo10.json")
 	var out []string
 	if raw, err := os.ReadFile(path); err == nil {
 		var convs []struct {

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
 type golden struct {
@@ -18,28 +19,11 @@ type golden struct {
 	Embeddings [][]float64 `json:"embeddings"`
 }
 
-func repoRoot(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
 func loadGolden(t testing.TB) golden {
-	path := filepath.Join(repoRoot(t), "..", "shared", "embeddings", "use-lite-golden.json")
+	path := testutil.Shared(t, "embeddings", "use-lite-golden.json")
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("golden file absent (%v); it lives in ../shared/embeddings", err)
+		t.Fatal(err)
 	}
 	var g golden
 	if err := json.Unmarshal(raw, &g); err != nil {

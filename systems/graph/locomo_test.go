@@ -2,29 +2,14 @@ package graph
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
-
-func repoRoot(t *testing.T) string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = up
-	}
-}
 
 // TestLoCoMoConv26Offline builds conv-26 with the offline backend and
 // checks the build's shape: every turn costs tokens, the curve only grows,
@@ -33,10 +18,7 @@ func TestLoCoMoConv26Offline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")
 	}
-	path := filepath.Join(repoRoot(t), "..", "shared", "datasets", "locomo10.json")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("LoCoMo not found at %s (shared reference data absent)", path)
-	}
+	path := testutil.Shared(t, "datasets", "locomo10.json")
 	ds, err := datasets.Load("locomo", path, datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -2,37 +2,14 @@ package structmem
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
-
-// locomoPath finds ../shared/datasets/locomo10.json from the repo root, or
-// skips.
-func locomoPath(tb testing.TB) string {
-	tb.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			tb.Skip("repo root (go.mod) not found")
-		}
-		dir = up
-	}
-	p := filepath.Join(dir, "..", "shared", "datasets", "locomo10.json")
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("real LoCoMo not available at %s: %v", p, err)
-	}
-	return p
-}
 
 // BenchmarkBuildConv26 builds StructMem over conv-26 (LoCoMo's first
 // conversation) with the offline backend and the hashed embedder, so it
@@ -40,7 +17,7 @@ func locomoPath(tb testing.TB) string {
 // vector search. calls/op and input-tokens/op are the build's model usage
 // (offline token counts are those of the real rendered prompts).
 func BenchmarkBuildConv26(b *testing.B) {
-	ds, err := datasets.LoadLoCoMo(locomoPath(b), datasets.LoadOptions{})
+	ds, err := datasets.LoadLoCoMo(testutil.Shared(b, "datasets", "locomo10.json"), datasets.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

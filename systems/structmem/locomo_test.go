@@ -2,33 +2,12 @@ package structmem
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/systems"
 )
-
-func sharedLoCoMo(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Skip("repo root (go.mod) not found")
-		}
-		dir = up
-	}
-	p := filepath.Join(dir, "..", "shared", "datasets", "locomo10.json")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real LoCoMo not available at %s: %v", p, err)
-	}
-	return p
-}
 
 // On the first real LoCoMo conversation (offline backend): two calls per
 // session, every entry on its utterance's time, consolidation windows per
@@ -37,7 +16,7 @@ func TestRealLoCoMoConversation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	ds, err := datasets.LoadLoCoMo(sharedLoCoMo(t), datasets.LoadOptions{})
+	ds, err := datasets.LoadLoCoMo(testutil.Shared(t, "datasets", "locomo10.json"), datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
