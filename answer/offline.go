@@ -17,6 +17,8 @@ import (
 //     fewer of the retrieved items contain it (an idf over the context, so
 //     the speakers' names, present everywhere, count little); ties go to the
 //     earlier item;
+//     an item whose last sentence is a question counts half: in a dialogue
+//     the turn that asks rarely holds the answer;
 //  2. if no item shares at least half of the question's weight (or none
 //     shares a word), abstain with the Abstain sentence;
 //  3. "when"/"what year"/"how long ago" questions answer with the best item's
@@ -63,6 +65,10 @@ func offlineAnswer(req llm.Request) (string, error) {
 				s += weights[w]
 				plain += 1 + float64(len(w))/6
 			}
+		}
+		if isQuestion(in.Items[i].Text) {
+			// A turn that asks the question rarely holds its answer.
+			s *= 0.5
 		}
 		if s > bestScore {
 			best, bestScore, bestPlain = i, s, plain
@@ -133,4 +139,10 @@ func wordSet(text string) map[string]bool {
 func weight(w string, df, n int) float64 {
 	idf := math.Log(1 + float64(n+1)/float64(df+1))
 	return (1 + float64(len(w))/6) * idf
+}
+
+// isQuestion reports whether the text's last sentence asks something.
+func isQuestion(text string) bool {
+	ss := lexical.Sentences(text)
+	return len(ss) > 0 && strings.HasSuffix(strings.TrimSpace(ss[len(ss)-1]), "?")
 }

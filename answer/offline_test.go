@@ -82,3 +82,15 @@ func TestOfflineAnswererPrefersRareWords(t *testing.T) {
 		t.Fatalf("want the kitten sentence, got %q", got)
 	}
 }
+
+// In a dialogue the turn asking the question echoes its words; the reply answers.
+func TestOfflineAnswererPrefersTheReplyToTheEcho(t *testing.T) {
+	items := []systems.Item{
+		{Text: "What made you pick out the furniture and decor for the store?", Speaker: "Jon"},
+		{Text: "I picked the furniture for comfort and my own style.", Speaker: "Gina"},
+	}
+	got := ask(t, "What made Gina pick the furniture and decor for her store?", items)
+	if !strings.Contains(got, "comfort") {
+		t.Fatalf("want the reply, got %q", got)
+	}
+}
