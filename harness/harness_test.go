@@ -10,7 +10,6 @@ import (
 
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/judge"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -150,8 +149,6 @@ func TestBadInputIsNamed(t *testing.T) {
 		t.Fatalf("missing key should name OPENAI_API_KEY, got %v", err)
 	}
 }
-
-var _ = judge.Judgment{}
 
 func readLines(t *testing.T, path string) []string {
 	t.Helper()
