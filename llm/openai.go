@@ -234,8 +234,20 @@ func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (ope
 }
 
 // Embed returns one vector per text, in order, in batches of ≤ 256.
+// embedMaxTokens bounds one embedding input (see Embed).
+const embedMaxTokens = 7000
+
 func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
+	// Embedding models refuse inputs over 8,191 tokens of their own
+	// encoding; long texts (a StructMem window embedded as one text) are cut
+	// with a margin, since o200k counts differ from cl100k's.
+	texts = append([]string(nil), texts...)
+	for i, t := range texts {
+		if len(t) > embedMaxTokens { // a token is at least one byte
+			texts[i] = tokens.Truncate(t, embedMaxTokens)
+		}
+	}
 	for start := 0; start < len(texts); start += embedBatch {
 		batch := texts[start:min(start+embedBatch, len(texts))]
 		hold := &captured{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/membench/membench/tokens"
 	"math"
 	"net/http"
 	"strings"
@@ -245,5 +246,24 @@ func TestParseRetryAfter(t *testing.T) {
 		if got := parseRetryAfter(in, now); got != want {
 			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// A text longer than an embedding model accepts is cut, not refused.
+func TestOpenAIEmbeddingsTruncateLongInputs(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithEmbedDim(8))
+	o := newTestOpenAI(t, srv)
+	long := strings.Repeat("a window of memory entries ", 3000) // ~18k tokens
+	if _, err := o.Embed(context.Background(), []string{long, "short"}); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Input []string `json:"input"`
+	}
+	if err := json.Unmarshal(srv.Bodies("/v1/embeddings")[0], &body); err != nil {
+		t.Fatal(err)
+	}
+	if n := tokens.Count(body.Input[0]); n > embedMaxTokens || !strings.HasPrefix(long, body.Input[0]) || body.Input[1] != "short" {
+		t.Fatalf("sent %d tokens for the long text (max %d); short text %q", n, embedMaxTokens, body.Input[1])
 	}
 }

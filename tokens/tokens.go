@@ -51,3 +51,20 @@ func CountMessages(contents ...string) int {
 	}
 	return n
 }
+
+// Truncate returns the longest prefix of s that has at most n tokens,
+// cut at a token boundary.
+func Truncate(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	ids, _, err := codec().Encode(s)
+	if err != nil || len(ids) <= n {
+		return s
+	}
+	out, err := codec().Decode(ids[:n])
+	if err != nil {
+		return s
+	}
+	return out
+}

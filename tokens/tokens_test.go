@@ -129,3 +129,14 @@ func TestCountConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestTruncate(t *testing.T) {
+	long := strings.Repeat("memory benchmark ", 500)
+	cut := Truncate(long, 100)
+	if Count(cut) > 100 || !strings.HasPrefix(long, cut) || len(cut) == 0 {
+		t.Fatalf("Truncate to 100 tokens gave %d tokens (%q...)", Count(cut), cut[:20])
+	}
+	if Truncate("hello world", 5) != "hello world" || Truncate("hello world", 0) != "" {
+		t.Fatal("short strings must stay whole; n=0 gives empty")
+	}
+}
