@@ -161,6 +161,10 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		}
 	}
 	if len(refs) == 0 {
+		dir := q.ResultsDir
+		if dir == "" {
+			dir = "DIR"
+		}
 		var seen []string
 		for _, r := range runs {
 			if r.System == q.Reference {
@@ -172,11 +176,11 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 			}
 		}
 		if len(seen) > 0 {
-			return nil, fmt.Errorf("no finished run of --reference %s at k=%d (%s); produce it with: membench run --system %s --k %d --results DIR",
-				q.Reference, q.ReferenceK, strings.Join(seen, "; "), q.Reference, q.ReferenceK)
+			return nil, fmt.Errorf("no finished run of --reference %s at k=%d (%s); produce it with: membench run --system %s --k %d --results %s",
+				q.Reference, q.ReferenceK, strings.Join(seen, "; "), q.Reference, q.ReferenceK, dir)
 		}
-		return nil, fmt.Errorf("no finished run of --reference %s at k=%d among %d runs; produce it with: membench run --system %s --k %d --results DIR",
-			q.Reference, q.ReferenceK, len(runs), q.Reference, q.ReferenceK)
+		return nil, fmt.Errorf("no finished run of --reference %s at k=%d among %d runs; produce it with: membench run --system %s --k %d --results %s",
+			q.Reference, q.ReferenceK, len(runs), q.Reference, q.ReferenceK, dir)
 	}
 	ref := latest(refs)
 	if len(refs) > 1 {

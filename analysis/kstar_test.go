@@ -145,3 +145,10 @@ func TestParseKRange(t *testing.T) {
 		t.Errorf("intList = %q", s)
 	}
 }
+
+func TestKStarMissingReferenceNamesResultsDir(t *testing.T) {
+	_, err := KStar(nil, KStarQuery{Reference: "flat", ReferenceK: 3, Candidate: "c", Ks: []int{1}, ResultsDir: "myruns"})
+	if err == nil || !strings.HasSuffix(err.Error(), "--results myruns") {
+		t.Fatalf("want the suggested command to write into --results myruns, got %v", err)
+	}
+}

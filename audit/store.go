@@ -62,7 +62,7 @@ func LoadMemory(dir string) ([]structmem.Snapshot, error) {
 		return nil, inputErr("%s: %w", path, err)
 	}
 	if len(snaps) == 0 {
-		return nil, inputErr("%s is empty: the run built no memory (re-run membench run for it)", path)
+		return nil, inputErr("%s is empty: the run dumped no memory; audits need a structmem run (membench run --system structmem), and an interrupted one finishes when re-run", path)
 	}
 	return snaps, nil
 }

@@ -112,7 +112,7 @@ func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s from %s: %w", entry.Name, src, err)
+		return nil, fmt.Errorf("fetch %s from %s: %w (offline? pass --url to a mirror, or give run the file with --data FILE)", entry.Name, src, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

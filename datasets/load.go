@@ -43,6 +43,11 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 		return SampleWith(opt)
 	case "locomo", "longmemeval":
 	default:
+		if e, ok := Lookup(name); ok && strings.HasPrefix(name, "longmemeval-") {
+			// Registry names are for `datasets fetch`; the loader reads every
+			// LongMemEval variant as "longmemeval" plus the file.
+			return nil, fmt.Errorf("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset longmemeval --data %s", name, filepath.Join(DefaultDir(), e.File))
+		}
 		return nil, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	if path == "" {

@@ -111,3 +111,10 @@ func ids(d *Dataset) []string {
 	}
 	return out
 }
+
+func TestLoadRegistryNameSaysHowToRun(t *testing.T) {
+	_, err := Load("longmemeval-oracle", "", LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "--dataset longmemeval --data") {
+		t.Fatalf("want a hint to use --dataset longmemeval --data, got %v", err)
+	}
+}

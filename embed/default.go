@@ -51,7 +51,11 @@ func Default(dir string) (llm.Embedder, Info, error) {
 	case "":
 		e, err := loadUseLite(dir)
 		if err != nil {
-			return hashed(fmt.Sprintf("WARNING: the USE-lite sentence encoder is not available (%v); using the lexical fallback embedder (hashed TF-IDF, %s), which only matches shared words. Install the real model with: %s", err, NewHashed(512).Name(), InstallHint))
+			hint := " Install the real model with: " + InstallHint
+			if strings.Contains(err.Error(), InstallHint) {
+				hint = "" // the loader's error already says how
+			}
+			return hashed(fmt.Sprintf("WARNING: the USE-lite sentence encoder is not available (%v); using the lexical fallback embedder (hashed TF-IDF, %s), which only matches shared words.%s", err, NewHashed(512).Name(), hint))
 		}
 		return e, Info{Name: e.Name()}, nil
 	default:

@@ -126,7 +126,9 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 	}
 	m := Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg,
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
-		Models: res.ModelIDs(), Judges: judgeNames(judges), Offline: res.Offline(), Embedder: scoreEmbedder, Started: time.Now().UTC()}
+		Models: res.ModelIDs(), Judges: judgeNames(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC()}
+	// Offline stays false: the answers come from outside, and the default
+	// judges are lexical metrics, not the offline model heuristics.
 	// Scoring rewrites the directory's files from scratch: they derive
 	// entirely from the predictions file, which is kept untouched.
 	var answers, judgments []any

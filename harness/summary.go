@@ -275,8 +275,12 @@ func (s *Summary) notes() []string {
 	if c, ok := s.Stages["embed:embedding"]; ok {
 		notes = append(notes, fmt.Sprintf("embeddings: %d texts, %d tokens, %.1f s", c.Calls, c.InputTokens, c.Seconds))
 	}
-	notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%%",
-		s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))
+	// Scored predictions and peers' results have no retrievals; a line of
+	// zeros there reads like a retrieval failure.
+	if s.ContextTokens.N > 0 {
+		notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%%",
+			s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))
+	}
 	notes = append(notes, "scores: judge accuracy × 100; f1/bleu1 mean × 100; overall leaves out adversarial/abstention questions (LoCoMo category 5, LongMemEval _abs), as the papers do")
 	if s.Offline {
 		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")

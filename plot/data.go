@@ -133,7 +133,7 @@ func accuracyChart(dirs []string, judgeName string, x func(harness.Config) (int,
 		cfg := r.manifest.Config
 		xv, ok := x(cfg)
 		if !ok {
-			return nil, fmt.Errorf("run %s (system %s) has no %s setting to plot against", r.dir, cfg.System, what)
+			return nil, fmt.Errorf("run %s (system %s) has no %s setting to plot against; leave it out of --runs (e.g. point --runs at a sweep's runs directory, results/sweeps/NAME/runs)", r.dir, cfg.System, what)
 		}
 		s := by[cfg.System]
 		if s == nil {

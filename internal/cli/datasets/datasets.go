@@ -149,6 +149,9 @@ func verifyCmd() *cobra.Command {
 			}
 			e, ok := core.Lookup(args[0])
 			if !ok {
+				if args[0] == "sample" {
+					return clierr.Bad("dataset sample is embedded in the binary; nothing to verify")
+				}
 				return unknown(args[0])
 			}
 			path := file

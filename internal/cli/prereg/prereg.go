@@ -30,9 +30,10 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
 		Args: cobra.NoArgs,
 	}
 	lock := &cobra.Command{
-		Use:   "lock FILE",
-		Short: "Record the plan's sha256 and the time in FILE.lock",
-		Args:  cobra.ExactArgs(1),
+		Use:     "lock FILE",
+		Short:   "Record the plan's sha256 and the time in FILE.lock",
+		Example: `  membench prereg lock configs/prereg_seed_study.yaml`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			l, err := prereg.Lock(args[0], time.Now())
 			if err != nil {

@@ -117,7 +117,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 	}
 	f := c.Flags()
 	f.StringVar(&cfgFile, "config", "", "YAML run config (flags override it)")
-	f.StringVar(&cfg.System, "system", "turns-cosine", "memory system (see `membench systems`)")
+	f.StringVar(&cfg.System, "system", "turns-cosine", "memory system (list them with: membench systems)")
 	f.StringArrayVar(&opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
 	f.IntVar(&cfg.K, "k", 0, "retrieval budget (items); 0 = the system's default")
 	f.StringVar(&cfg.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval")
@@ -126,7 +126,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.IntVar(&cfg.Limit, "limit", 0, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
 	f.DurationVar(&turnStep, "turn-step", 30*time.Second, "time between consecutive turns within a session")
 	f.StringVar(&llmBackend, "llm", "", "backend for every role: offline (default) or openai")
-	f.StringVar(&model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini")
+	f.StringVar(&model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini (implies --llm openai)")
 	f.StringVar(&baseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
 	f.StringVar(&cfg.BuildModel, "build-model", "", "model spec for memory building, e.g. openai:gpt-4o-mini")
 	f.StringVar(&cfg.AnswerModel, "answer-model", "", "model spec for answering")
@@ -156,6 +156,11 @@ func ModelSpec(backend, model, baseURL string) (string, error) {
 		if model == "" && baseURL == "" {
 			backend = "offline"
 		}
+	}
+	// "openai:gpt-4o-mini" is the role-spec form; accept it here too rather
+	// than sending the model name "openai:gpt-4o-mini" to the server.
+	if backend == "openai" {
+		model = strings.TrimPrefix(model, "openai:")
 	}
 	switch backend {
 	case "offline":

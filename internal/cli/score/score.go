@@ -23,7 +23,7 @@ against a dataset. DIR receives judgments.jsonl (one line per question and
 judge, score at full precision), answers.jsonl, manifest.json and the
 summary, so compare, agreement and report read it like a run.`,
 		Example: `  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine
-  membench score --dataset locomo --data locomo10.json --predictions preds.jsonl --out results/mine --judge f1 --judge llm --llm openai --model gpt-4o-mini`,
+  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine --judge f1 --judge llm --llm openai --model gpt-4o-mini`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if sc.Predictions == "" || sc.Out == "" {
