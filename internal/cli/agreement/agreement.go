@@ -306,6 +306,9 @@ func Print(w io.Writer, r Result) {
 		pv := "n/a"
 		if p.PValue != nil {
 			pv = fmt.Sprintf("%.3g", *p.PValue)
+			if *p.PValue == 0 {
+				pv = "< 1e-300" // below float64's range, not exactly zero
+			}
 		}
 		fmt.Fprintf(tw, "%s – %s\t%s\t%s\t%s\n", p.A, p.B, num(p.CohenKappa), num(p.PearsonR), pv)
 	}
