@@ -105,7 +105,17 @@ func PickJudge(runs []*runInfo, want string) (string, error) {
 	if len(runs[0].summary.Judges) == 0 {
 		return "", fmt.Errorf("run %s has no judges", runs[0].dir)
 	}
-	return runs[0].summary.Judges[0], nil
+	// A judge some run lacks would be plotted there as 0% accuracy.
+	for _, j := range runs[0].summary.Judges {
+		every := true
+		for _, r := range runs {
+			every = every && has(r, j)
+		}
+		if every {
+			return j, nil
+		}
+	}
+	return "", fmt.Errorf("no judge scores every run (%s has %s); add one with `membench judge --run DIR --judge NAME`, or leave the odd run out of --runs", runs[0].dir, strings.Join(runs[0].summary.Judges, ", "))
 }
 
 // accuracyChart groups runs by system and plots overall accuracy against

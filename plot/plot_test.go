@@ -121,3 +121,20 @@ func TestConvOrder(t *testing.T) {
 		}
 	}
 }
+
+// Without llm in every run, the fallback judge must be one every run has;
+// else the runs lacking it would be drawn at 0%.
+func TestPickJudgeFallbackCommonToAll(t *testing.T) {
+	run := func(dir string, scores map[string]float64, judges ...string) *runInfo {
+		return &runInfo{dir: dir, summary: &harness.Summary{Judges: judges, Overall: harness.Group{Scores: scores}}}
+	}
+	a := run("a", map[string]float64{"bleu1": 30, "f1": 40}, "bleu1", "f1")
+	b := run("b", map[string]float64{"f1": 50}, "f1")
+	if j, err := PickJudge([]*runInfo{a, b}, ""); err != nil || j != "f1" {
+		t.Fatalf("PickJudge = %q, %v; want f1 (the judge both runs have)", j, err)
+	}
+	c := run("c", map[string]float64{"em": 10}, "em")
+	if j, err := PickJudge([]*runInfo{a, c}, ""); err == nil {
+		t.Fatalf("PickJudge = %q with no judge shared by all runs; want an error", j)
+	}
+}

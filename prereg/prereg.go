@@ -167,6 +167,9 @@ func ReadLock(path string) (*LockInfo, error) {
 	if err := json.Unmarshal(b, &l); err != nil {
 		return nil, fmt.Errorf("%s: %v", LockPath(path), err)
 	}
+	if _, err := hex.DecodeString(l.SHA256); err != nil || len(l.SHA256) != 64 {
+		return nil, fmt.Errorf("%s: sha256 %q is not a 64-digit hex digest; the lock is damaged: restore it (e.g. from version control), or delete it and lock again only if no data were seen", LockPath(path), l.SHA256)
+	}
 	return &l, nil
 }
 

@@ -169,3 +169,38 @@ func TestSeedStudyPlanParses(t *testing.T) {
 		t.Fatalf("plan: %v", ids)
 	}
 }
+
+// A lock with no usable digest must be reported, not crash the message.
+func TestDamagedLockIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	src, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "configs", "prereg_seed_study.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plan, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(LockPath(plan), []byte(`{"file":"plan.yaml"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func() error{
+		"test": func() error { _, err := Test(plan, dir); return err },
+		"lock": func() error { _, err := Lock(plan, time.Now()); return err },
+	} {
+		var msg string
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("%s panicked: %v", name, r)
+				}
+			}()
+			if err := f(); err != nil {
+				msg = err.Error()
+			}
+		}()
+		if !strings.Contains(msg, "plan.yaml.lock") || !strings.Contains(msg, "sha256") || strings.Contains(msg, "PANIC") {
+			t.Fatalf("%s: error %q; want one naming the damaged lock", name, msg)
+		}
+	}
+}

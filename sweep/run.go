@@ -63,10 +63,15 @@ var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // RunID names a point's run directory: readable label plus the config
 // hash, so a changed base config (e.g. --llm openai) gets a new directory
-// while a rerun of the same sweep resumes the old one.
+// while a rerun of the same sweep resumes the old one. A run_id in the base
+// config is a prefix: used as is, every point would share one directory.
 func RunID(p Point) string {
 	l := strings.Trim(unsafe.ReplaceAllString(strings.ReplaceAll(p.Label, "=", ""), "-"), "-")
-	return fmt.Sprintf("%s-%s", l, p.Config.Hash()[:8])
+	id := fmt.Sprintf("%s-%s", l, p.Config.Hash()[:8])
+	if p.Config.RunID != "" {
+		id = p.Config.RunID + "-" + id
+	}
+	return id
 }
 
 // Run executes every point in order (sequentially: the points share the
@@ -94,9 +99,7 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 		case cfg.ResultsDir == "":
 			cfg.ResultsDir = filepath.Join(o.Out, "runs")
 		}
-		if cfg.RunID == "" {
-			cfg.RunID = RunID(p)
-		}
+		cfg.RunID = RunID(p)
 		fmt.Fprintf(o.Log, "sweep %s: point %d/%d: %s\n", f.Spec.Name, i+1, len(points), p.Label)
 		row := Row{Point: p, RunID: cfg.RunID, RunDir: cfg.WithDefaults().Dir()}
 		sum, err := harness.Run(ctx, cfg, o.Log)

@@ -181,3 +181,38 @@ func TestShippedConfigs(t *testing.T) {
 		}
 	}
 }
+
+// A run_id in the base config must not make every point share (and fail
+// to resume) one run directory: it becomes a prefix of each point's id.
+func TestBaseRunIDIsPrefix(t *testing.T) {
+	t.Setenv("MEMBENCH_EMBEDDER", "hashed")
+	tmp := t.TempDir()
+	f, err := Parse("rid.yaml", []byte(`dataset: sample
+judges: [f1]
+quiet: true
+run_id: mine
+cache_dir: `+filepath.Join(tmp, "cache")+`
+---
+grid: {k: [1, 3]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := f.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	res, err := Run(context.Background(), f, ps, Options{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows[0].RunID == res.Rows[1].RunID {
+		t.Fatalf("both points use run id %s", res.Rows[0].RunID)
+	}
+	for i, r := range res.Rows {
+		if !strings.HasPrefix(r.RunID, "mine-") || r.RunID != RunID(ps[i]) {
+			t.Fatalf("point %s: run id %s, want mine-… equal to the dry run's %s", r.Label, r.RunID, RunID(ps[i]))
+		}
+	}
+}
