@@ -39,7 +39,8 @@ type Group struct {
 	Name     string             `json:"name"`
 	Category int                `json:"category,omitempty"`
 	N        int                `json:"n"`
-	Scores   map[string]float64 `json:"scores"` // judge -> mean score × 100
+	Scores   map[string]float64 `json:"scores"`           // judge -> mean score × 100
+	Judged   map[string]int     `json:"judged,omitempty"` // judge -> questions it judged, when fewer than N
 }
 
 // Cost sums model usage.
@@ -173,6 +174,14 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 		for _, j := range judges {
 			if a.n[j] > 0 {
 				a.g.Scores[j] = 100 * a.sum[j] / float64(a.n[j])
+				if a.n[j] < a.g.N {
+					// A partial judge (e.g. human grading in progress)
+					// must not read as if it covered every question.
+					if a.g.Judged == nil {
+						a.g.Judged = map[string]int{}
+					}
+					a.g.Judged[j] = a.n[j]
+				}
 			}
 		}
 		return a.g
@@ -234,7 +243,11 @@ func (s *Summary) Table() *report.Table {
 		cells := []any{g.Name, g.N}
 		for _, j := range s.Judges {
 			if v, ok := g.Scores[j]; ok {
-				cells = append(cells, report.F(v, 2))
+				cell := report.F(v, 2)
+				if n, partial := g.Judged[j]; partial {
+					cell += fmt.Sprintf(" (n=%d)", n)
+				}
+				cells = append(cells, cell)
 			} else {
 				cells = append(cells, "-")
 			}

@@ -1,0 +1,60 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/judge"
+)
+
+// A judge that saw only some questions (human grading in progress) shows
+// how many it judged instead of passing for a full column.
+func TestPartialJudgeShowsItsN(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	dir := cfg.WithDefaults().Dir()
+	answers, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, harness.JudgmentsFile), os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	graded := 0
+	for _, a := range answers {
+		if a.Category == 5 || graded == 4 {
+			continue
+		}
+		b, _ := json.Marshal(judge.Judgment{QuestionID: a.QuestionID, System: a.System, Judge: "human", Correct: true, Score: 1})
+		f.Write(append(b, '\n'))
+		graded++
+	}
+	f.Close()
+	var m harness.Manifest
+	b, _ := os.ReadFile(filepath.Join(dir, harness.ManifestFile))
+	json.Unmarshal(b, &m)
+	m.Judges = append(m.Judges, "human")
+	harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), m)
+
+	sum, err := harness.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Overall.Judged["human"] != 4 || sum.Overall.Judged["f1"] != 0 {
+		t.Fatalf("judged counts %v, want human=4 and full judges absent", sum.Overall.Judged)
+	}
+	var out strings.Builder
+	sum.Print(&out)
+	if !strings.Contains(out.String(), "100.00 (n=4)") {
+		t.Fatalf("table should mark the partial human column:\n%s", out.String())
+	}
+}
