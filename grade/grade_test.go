@@ -159,3 +159,25 @@ func TestHumanFromPipeResumes(t *testing.T) {
 		t.Fatalf("human not in the summary's judges: %v", sum.Judges)
 	}
 }
+
+// One run named twice ("r" and "r/") is graded once per question.
+func TestHumanSameRunTwiceGradesOnce(t *testing.T) {
+	a := sampleRun(t, t.TempDir(), "turns-cosine")
+	var out bytes.Buffer
+	answers := strings.Repeat("c\n", 100)
+	res, err := Human([]string{a, a + "/"}, strings.NewReader(answers), &out, HumanOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := judgments(t, a, HumanJudge)
+	seen := map[string]bool{}
+	for _, j := range h {
+		if seen[j.QuestionID] {
+			t.Fatalf("question %s graded twice", j.QuestionID)
+		}
+		seen[j.QuestionID] = true
+	}
+	if res.Graded != len(h) || len(h) == 0 {
+		t.Fatalf("graded %d, stored %d", res.Graded, len(h))
+	}
+}

@@ -53,7 +53,16 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 	var runs []*runDir
 	var pool []item
 	res := &HumanResult{PerRun: map[string]int{}}
-	for i, d := range dirs {
+	// The same run named twice ("r" and "r/") would pool its answers twice.
+	seenDir := map[string]bool{}
+	var unique []string
+	for _, d := range dirs {
+		if c := filepath.Clean(d); !seenDir[c] {
+			seenDir[c] = true
+			unique = append(unique, d)
+		}
+	}
+	for i, d := range unique {
 		r, err := openRun(d)
 		if err != nil {
 			return nil, err
