@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/membench/membench/harness"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -154,7 +155,7 @@ func Lock(path string, now time.Time) (*LockInfo, error) {
 		return nil, err
 	}
 	jb, _ := json.MarshalIndent(l, "", "  ")
-	return l, os.WriteFile(LockPath(path), append(jb, '\n'), 0o644)
+	return l, harness.WriteFileAtomic(LockPath(path), append(jb, '\n'))
 }
 
 // ReadLock reads FILE.lock.
