@@ -159,16 +159,9 @@ func Table2(runs []*Run, judgeName string) (*report.Table, error) {
 		Header: []string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}}
 	missing := 0
 	for _, r := range runs {
-		o, err := OverallOf(r, judgeName)
+		cells, err := accuracyCells(r, judgeName, &missing)
 		if err != nil {
 			return nil, err
-		}
-		if o.N == 0 {
-			missing++
-		}
-		cells := []any{r.ID(), RunLabel(r), o.N, report.F(o.Score, 2), ciCell(o)}
-		for _, c := range paperCats {
-			cells = append(cells, score(r, c.Group, judgeName))
 		}
 		if len(r.Builds) == 0 {
 			cells = append(cells, "-", "-", "-", "-", "-")
@@ -182,6 +175,24 @@ func Table2(runs []*Run, judgeName string) (*report.Table, error) {
 	t.Notes = reportNotes(runs, judgeName, missing)
 	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and wall seconds of memory construction; '-' = no build (full context, or scored predictions)")
 	return t, nil
+}
+
+// accuracyCells are the columns Tables 2 and 4 share: run, label, n,
+// overall with its interval, then the four LoCoMo categories. A run without
+// the judge's verdicts counts in missing.
+func accuracyCells(r *Run, judgeName string, missing *int) ([]any, error) {
+	o, err := OverallOf(r, judgeName)
+	if err != nil {
+		return nil, err
+	}
+	if o.N == 0 {
+		*missing++
+	}
+	cells := []any{r.ID(), RunLabel(r), o.N, report.F(o.Score, 2), ciCell(o)}
+	for _, c := range paperCats {
+		cells = append(cells, score(r, c.Group, judgeName))
+	}
+	return cells, nil
 }
 
 // Table3 is the paper's Table 3 shape: overall under every judge.
@@ -224,16 +235,9 @@ func Table4(runs []*Run, judgeName string) (*report.Table, error) {
 		Header: []string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}}
 	missing := 0
 	for _, r := range runs {
-		o, err := OverallOf(r, judgeName)
+		cells, err := accuracyCells(r, judgeName, &missing)
 		if err != nil {
 			return nil, err
-		}
-		if o.N == 0 {
-			missing++
-		}
-		cells := []any{r.ID(), RunLabel(r), o.N, report.F(o.Score, 2), ciCell(o)}
-		for _, c := range paperCats {
-			cells = append(cells, score(r, c.Group, judgeName))
 		}
 		t.Add(cells...)
 	}

@@ -1,9 +1,9 @@
 package diagnose
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/membench/membench/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,17 +13,6 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/judge"
 )
-
-func jsonl(t *testing.T, path string, xs ...any) {
-	t.Helper()
-	var b bytes.Buffer
-	for _, x := range xs {
-		json.NewEncoder(&b).Encode(x)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // writeRun: two temporal questions (one lost at selection, one fully hit)
 // and one adversarial question the llm judge accepts.
@@ -35,24 +24,16 @@ func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
 		t.Fatal(err)
 	}
 	it := func(s string) []harness.ItemRef { return []harness.ItemRef{{ID: s, Sources: []string{s}}} }
-	jsonl(t, filepath.Join(dir, harness.RetrievalsFile),
+	testutil.WriteJSONL(t, filepath.Join(dir, harness.RetrievalsFile),
 		harness.RetrievalRecord{QuestionID: "q1", Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:2")},
 		harness.RetrievalRecord{QuestionID: "q2", Evidence: []string{"D1:3"}, Candidates: it("D1:3"), Items: it("D1:3")},
 		harness.RetrievalRecord{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")})
-	jsonl(t, filepath.Join(dir, harness.AnswersFile),
+	testutil.WriteJSONL(t, filepath.Join(dir, harness.AnswersFile),
 		harness.AnswerRecord{QuestionID: "q1", Category: 2}, harness.AnswerRecord{QuestionID: "q2", Category: 2}, harness.AnswerRecord{QuestionID: "q3", Category: 5})
-	jsonl(t, filepath.Join(dir, harness.JudgmentsFile), judge.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK})
+	testutil.WriteJSONL(t, filepath.Join(dir, harness.JudgmentsFile), judge.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK})
 }
 
-func run(args ...string) (string, error) {
-	c := NewCmd()
-	var out bytes.Buffer
-	c.SetOut(&out)
-	c.SetErr(&out)
-	c.SetArgs(args)
-	err := c.Execute()
-	return out.String(), err
-}
+func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
 
 func TestDiagnoseCommand(t *testing.T) {
 	root := t.TempDir()

@@ -1,8 +1,8 @@
 package kstar
 
 import (
-	"bytes"
 	"encoding/json"
+	"github.com/membench/membench/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,15 +24,7 @@ func writeRun(t *testing.T, dir, system string, k int, mean float64) {
 	}
 }
 
-func run(args ...string) (string, error) {
-	c := NewCmd()
-	var out bytes.Buffer
-	c.SetOut(&out)
-	c.SetErr(&out)
-	c.SetArgs(args)
-	err := c.Execute()
-	return out.String(), err
-}
+func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
 
 func TestKStarCommand(t *testing.T) {
 	root := t.TempDir()

@@ -1,9 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"encoding/csv"
-	"encoding/json"
+	"github.com/membench/membench/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,17 +12,6 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/judge"
 )
-
-func jsonl(t *testing.T, path string, xs ...any) {
-	t.Helper()
-	var b bytes.Buffer
-	for _, x := range xs {
-		json.NewEncoder(&b).Encode(x)
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // writeRun writes n single-hop questions of which right are correct.
 func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build bool) {
@@ -44,22 +32,14 @@ func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build 
 		}
 		js = append(js, judge.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s})
 	}
-	jsonl(t, filepath.Join(dir, harness.AnswersFile), ans...)
-	jsonl(t, filepath.Join(dir, harness.JudgmentsFile), js...)
+	testutil.WriteJSONL(t, filepath.Join(dir, harness.AnswersFile), ans...)
+	testutil.WriteJSONL(t, filepath.Join(dir, harness.JudgmentsFile), js...)
 	if build {
-		jsonl(t, filepath.Join(dir, harness.BuildFile), harness.BuildRecord{Calls: 7, InputTokens: 2_000_000, OutputTokens: 500_000, Seconds: 3.5})
+		testutil.WriteJSONL(t, filepath.Join(dir, harness.BuildFile), harness.BuildRecord{Calls: 7, InputTokens: 2_000_000, OutputTokens: 500_000, Seconds: 3.5})
 	}
 }
 
-func run(args ...string) (string, error) {
-	c := NewCmd()
-	var out bytes.Buffer
-	c.SetOut(&out)
-	c.SetErr(&out)
-	c.SetArgs(args)
-	err := c.Execute()
-	return out.String(), err
-}
+func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
 
 func TestReportCommand(t *testing.T) {
 	root := t.TempDir()
