@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/membench/membench/report"
+	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/stats"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/report"
+	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/stats"
 )
 

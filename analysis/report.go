@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/report"
+	"github.com/membench/membench/internal/report"
 )
 
 // paperCats are Table 2/4's category columns, in the paper's order.

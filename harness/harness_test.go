@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/harness"
 	_ "github.com/membench/membench/systems/all"
 )

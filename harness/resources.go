@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -31,7 +31,7 @@ type Resources struct {
 	base         map[string]llm.Model
 	specs        map[string]llm.Spec
 	cache        *llm.Cache
-	embCache     *embed.Cache
+	embCache     *embedder.Cache
 	Embedder     llm.Embedder
 	EmbedderName string
 	EmbedderNote string
@@ -104,7 +104,7 @@ func (r *Resources) openEmbedder() error {
 		if e != "" {
 			os.Setenv("MEMBENCH_EMBEDDER", e)
 		}
-		d, info, err := embed.Default("")
+		d, info, err := embedder.Default("")
 		if err != nil {
 			return clierr.AsBad(fmt.Errorf("--embedder: %w", err))
 		}
@@ -112,7 +112,7 @@ func (r *Resources) openEmbedder() error {
 		r.EmbedderName = info.Name
 		r.EmbedderNote = info.Warning
 	}
-	c, err := embed.NewCache(inner, filepath.Join(r.cfg.CacheDir, "embeddings.sqlite"))
+	c, err := embedder.NewCache(inner, filepath.Join(r.cfg.CacheDir, "embeddings.sqlite"))
 	if err != nil {
 		return fmt.Errorf("embedding cache: %w", err)
 	}

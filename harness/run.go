@@ -17,12 +17,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/membench/membench/answer"
+	"github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/systems"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/report"
+	"github.com/membench/membench/internal/report"
 )
 
 // Summary is a run's headline numbers, recomputed from its artifacts (so a

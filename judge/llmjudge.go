@@ -9,7 +9,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/internal/prompts"
 )
 
 // Embedded judge templates. LongMemEval question types with their own

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // Tally is the usage of one (role, stage, label) bucket.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // fakeModel returns fixed usage, optionally cached or failing.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // The offline backend answers each task with a deterministic heuristic

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // register installs test handlers and removes them afterwards, so -count=N

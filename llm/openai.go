@@ -14,7 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // DefaultBaseURL is OpenAI's API.

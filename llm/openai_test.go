@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 	"math"
 	"net/http"
 	"strings"

@@ -22,7 +22,7 @@ import (
 	"github.com/membench/membench/internal/cli/systemscmd"
 
 	// Registrations: systems, judges' and answerer's offline heuristics.
-	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/internal/answer"
 	_ "github.com/membench/membench/systems/all"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/peers"
+	"github.com/membench/membench/study/peers"
 )
 
 func main() {

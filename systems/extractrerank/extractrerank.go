@@ -17,7 +17,7 @@ import (
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/flat"
 	"github.com/membench/membench/systems/selector"
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // Order values: the order the answer model reads the selected facts in.

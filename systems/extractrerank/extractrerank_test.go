@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/selector"
@@ -67,7 +67,7 @@ func TestFactsGoThroughSelector(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &decider{}
-	sys, err := spec.New(systems.Env{Build: llm.NewOffline(), Decide: d, Embedder: embed.NewHashed(512), Concurrency: 2,
+	sys, err := spec.New(systems.Env{Build: llm.NewOffline(), Decide: d, Embedder: embedder.NewHashed(512), Concurrency: 2,
 		Options: systems.Options{"n": "4", "floor": "1", "k": "3", "order": "score"}})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestFactsGoThroughSelector(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Candidates: the cosine top n=4 live facts.
-	v, _ := embed.NewHashed(512).Embed(context.Background(), []string{q.Text})
+	v, _ := embedder.NewHashed(512).Embed(context.Background(), []string{q.Text})
 	hits := sys.(*System).Store().Search(v[0], 4)
 	if len(c.Candidates) != 4 {
 		t.Fatalf("candidates %+v", c.Candidates)
@@ -152,10 +152,10 @@ func contains(xs []int, x int) bool {
 
 func TestNeedsDecisionModel(t *testing.T) {
 	spec, _ := systems.Lookup("extract-rerank")
-	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embed.NewHashed(8)}); err == nil || !strings.Contains(err.Error(), "decide-model") {
+	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embedder.NewHashed(8)}); err == nil || !strings.Contains(err.Error(), "decide-model") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Decide: &decider{}, Embedder: embed.NewHashed(8), Options: systems.Options{"mode": "combined"}}); err == nil {
+	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Decide: &decider{}, Embedder: embedder.NewHashed(8), Options: systems.Options{"mode": "combined"}}); err == nil {
 		t.Fatal("unknown option accepted")
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/systems"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -66,7 +66,7 @@ func conv(turns ...[2]string) *datasets.Conversation {
 }
 
 func env(m llm.Model) systems.Env {
-	return systems.Env{Build: m, Embedder: embed.NewHashed(512), Concurrency: 3}
+	return systems.Env{Build: m, Embedder: embedder.NewHashed(512), Concurrency: 3}
 }
 
 func defaultCfg(t *testing.T) Config {
@@ -117,7 +117,7 @@ func TestUpdateKeepsHistoryAndDeleteLeavesRetrieval(t *testing.T) {
 	if !reflect.DeepEqual(f.Sources, []string{"D1:1", "D1:2"}) {
 		t.Fatalf("sources = %v", f.Sources)
 	}
-	vec, _ := embed.NewHashed(512).Embed(context.Background(), []string{"Where does Melanie live?"})
+	vec, _ := embedder.NewHashed(512).Embed(context.Background(), []string{"Where does Melanie live?"})
 	if hits := st.Search(vec[0], 10); len(hits) != 0 {
 		t.Fatalf("deleted fact still retrieved: %+v", hits)
 	}
@@ -142,7 +142,7 @@ func TestUpdateBeforeRetrieval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vec, _ := embed.NewHashed(512).Embed(context.Background(), []string{"Melanie moved to Denver"})
+	vec, _ := embedder.NewHashed(512).Embed(context.Background(), []string{"Melanie moved to Denver"})
 	hits := st.Search(vec[0], 5)
 	if len(hits) != 1 || hits[0].Text != "Melanie moved from Boston to Denver" || hits[0].History[0].OldText != "Melanie lives in Boston" {
 		t.Fatalf("hits = %+v", hits)
@@ -151,7 +151,7 @@ func TestUpdateBeforeRetrieval(t *testing.T) {
 
 func TestMalformedRetriedThenCountedFailed(t *testing.T) {
 	bad := &badModel{replies: []string{"not json", `{"facts":["Melanie paints sunsets"]}`}}
-	st, stats, err := Build(context.Background(), systems.Env{Build: bad, Embedder: embed.NewHashed(64)}, conv([2]string{"Melanie", "x"}), defaultCfg(t))
+	st, stats, err := Build(context.Background(), systems.Env{Build: bad, Embedder: embedder.NewHashed(64)}, conv([2]string{"Melanie", "x"}), defaultCfg(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestMalformedRetriedThenCountedFailed(t *testing.T) {
 		t.Fatalf("labels %v", bad.labels)
 	}
 	bad = &badModel{replies: []string{"nope", "still nope"}}
-	st, stats, err = Build(context.Background(), systems.Env{Build: bad, Embedder: embed.NewHashed(64)}, conv([2]string{"Melanie", "x"}), defaultCfg(t))
+	st, stats, err = Build(context.Background(), systems.Env{Build: bad, Embedder: embedder.NewHashed(64)}, conv([2]string{"Melanie", "x"}), defaultCfg(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func (b *badModel) Chat(_ context.Context, req llm.Request) (llm.Response, error
 }
 
 func TestPerSpeakerVsCombined(t *testing.T) {
-	e := embed.NewHashed(512)
+	e := embedder.NewHashed(512)
 	st := NewStore()
 	add := func(sp, text string) {
 		v, _ := e.Embed(context.Background(), []string{text})
@@ -245,7 +245,7 @@ func TestOfflineSystemAndDeterminism(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(conc int, opts systems.Options) (*System, systems.BuildStats) {
-		s, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embed.NewHashed(512), Concurrency: conc, Options: opts})
+		s, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embedder.NewHashed(512), Concurrency: conc, Options: opts})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +289,7 @@ func TestOfflineSystemAndDeterminism(t *testing.T) {
 	if ss.Counts["llm_calls"] >= c["llm_calls"] || len(s.Store().Live()) == 0 {
 		t.Fatalf("session batch counts %v vs message %v", ss.Counts, c)
 	}
-	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embed.NewHashed(8), Options: systems.Options{"mode": "both"}}); err == nil || !strings.Contains(err.Error(), "mode") {
+	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embedder.NewHashed(8), Options: systems.Options{"mode": "both"}}); err == nil || !strings.Contains(err.Error(), "mode") {
 		t.Fatalf("bad option error: %v", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/membench/membench/lexical"
+	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 )
 

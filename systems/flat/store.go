@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/membench/membench/vindex"
+	"github.com/membench/membench/internal/vindex"
 )
 
 // Fact is one extracted memory. UPDATE rewrites Text in place and keeps the

@@ -40,10 +40,10 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/flat"
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // Defaults are flat's options plus the graph's own.

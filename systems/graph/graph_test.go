@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -18,7 +18,7 @@ import (
 // through the hashed embedder, so merge tests control cosines exactly.
 type fakeEmb struct {
 	fixed map[string][]float32
-	h     *embed.Hashed
+	h     *embedder.Hashed
 }
 
 func newFake() *fakeEmb {
@@ -27,7 +27,7 @@ func newFake() *fakeEmb {
 		out[0], out[1], out[2] = a, b, c
 		return out
 	}
-	return &fakeEmb{h: embed.NewHashed(64), fixed: map[string][]float32{
+	return &fakeEmb{h: embedder.NewHashed(64), fixed: map[string][]float32{
 		"melanie":   v(1, 0, 0),
 		"mel":       v(0.95, 0.31, 0), // cos 0.95 with melanie: close
 		"caroline":  v(0.97, 0, 0.24), // close to melanie, but the names disagree
@@ -168,7 +168,7 @@ func TestConflictMarksObsoleteNotDeleted(t *testing.T) {
 		[2]string{"Melanie", "I live in Boston with my family."},
 		[2]string{"Melanie", "I live in Denver now with my family."},
 	)
-	s := newSys(t, llm.NewOffline(), embed.NewHashed(256), 1, systems.Options{"question-entities": "heuristic"})
+	s := newSys(t, llm.NewOffline(), embedder.NewHashed(256), 1, systems.Options{"question-entities": "heuristic"})
 	stats, err := s.Ingest(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestConflictMarksObsoleteNotDeleted(t *testing.T) {
 		!strings.Contains(ctx.Rendered, "- [9 May 2023] melanie —lives_in→ denver") || ctx.Items[0].Kind != "triple" {
 		t.Fatalf("rendered:\n%s", ctx.Rendered)
 	}
-	hidden := newSys(t, llm.NewOffline(), embed.NewHashed(256), 1, systems.Options{"show-obsolete": "false", "question-entities": "heuristic"})
+	hidden := newSys(t, llm.NewOffline(), embedder.NewHashed(256), 1, systems.Options{"show-obsolete": "false", "question-entities": "heuristic"})
 	hidden.Ingest(context.Background(), c)
 	ctx, _ = hidden.Retrieve(context.Background(), &datasets.Question{ID: "q", Text: "Where does Melanie live?"}, systems.Budget{})
 	if strings.Contains(ctx.Rendered, "boston (no longer") {
@@ -204,7 +204,7 @@ func TestConflictMarksObsoleteNotDeleted(t *testing.T) {
 
 	// The LLM decides: a conflict reply naming nothing keeps both live.
 	m := &conflictModel{Model: llm.NewOffline(), reply: `{"obsolete":[]}`}
-	s2 := newSys(t, m, embed.NewHashed(256), 1, nil)
+	s2 := newSys(t, m, embedder.NewHashed(256), 1, nil)
 	if _, err := s2.Ingest(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestConflictMarksObsoleteNotDeleted(t *testing.T) {
 	}
 	// A numeric id marks it, however the offline rule would decide.
 	m = &conflictModel{Model: llm.NewOffline(), reply: `{"obsolete":[0]}`}
-	s3 := newSys(t, m, embed.NewHashed(256), 1, nil)
+	s3 := newSys(t, m, embedder.NewHashed(256), 1, nil)
 	if _, err := s3.Ingest(context.Background(), conv(
 		[2]string{"Melanie", "I love pottery classes."},
 		[2]string{"Melanie", "I love painting sunsets."},
@@ -247,7 +247,7 @@ func TestDeterministicAndCountsMatchMeter(t *testing.T) {
 	build := func(conc int) (*System, systems.BuildStats, *llm.Meter) {
 		meter := llm.NewMeter()
 		m := llm.WithMeter(llm.NewOffline(), meter, "build")
-		s := newSys(t, m, embed.NewHashed(256), conc, nil)
+		s := newSys(t, m, embedder.NewHashed(256), conc, nil)
 		st, err := s.Ingest(context.Background(), sample())
 		if err != nil {
 			t.Fatal(err)
@@ -316,7 +316,7 @@ func TestOfflineHeuristics(t *testing.T) {
 
 func TestMalformedConflictCountsFailed(t *testing.T) {
 	m := &conflictModel{Model: llm.NewOffline(), reply: "I think id 0"}
-	s := newSys(t, m, embed.NewHashed(256), 1, nil)
+	s := newSys(t, m, embedder.NewHashed(256), 1, nil)
 	st, err := s.Ingest(context.Background(), conv(
 		[2]string{"Melanie", "I live in Boston with my family."},
 		[2]string{"Melanie", "I live in Denver now with my family."},

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -33,7 +33,7 @@ func TestLoCoMoConv26Offline(t *testing.T) {
 		t.Fatal("conv-26 missing from LoCoMo")
 	}
 	meter := llm.NewMeter()
-	s := newSys(t, llm.WithMeter(llm.NewOffline(), meter, "build"), embed.NewHashed(512), 2, nil)
+	s := newSys(t, llm.WithMeter(llm.NewOffline(), meter, "build"), embedder.NewHashed(512), 2, nil)
 	st, err := s.Ingest(context.Background(), conv)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/membench/membench/lexical"
+	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems/flat"
 )

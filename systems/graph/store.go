@@ -6,8 +6,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/membench/membench/lexical"
-	"github.com/membench/membench/vindex"
+	"github.com/membench/membench/internal/lexical"
+	"github.com/membench/membench/internal/vindex"
 )
 
 // Node is one entity. Name is the canonical (longest) name; Aliases are all

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/membench/membench/lexical"
+	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -37,7 +37,7 @@ func BenchmarkBuildConv26(b *testing.B) {
 		meter := llm.NewMeter()
 		env := systems.Env{
 			Build:       llm.WithMeter(llm.NewOffline(), meter, "build"),
-			Embedder:    embed.NewHashed(512),
+			Embedder:    embedder.NewHashed(512),
 			Meter:       meter,
 			Concurrency: 1,
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/internal/prompts"
 )
 
 // Task names of the offline heuristics and of every request this package

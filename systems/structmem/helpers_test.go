@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -101,7 +101,7 @@ func testConv() *datasets.Conversation {
 }
 
 func testEnv(model llm.Model, opts systems.Options) systems.Env {
-	return systems.Env{Build: model, Embedder: embed.NewHashed(512), Options: opts, Concurrency: 3}
+	return systems.Env{Build: model, Embedder: embedder.NewHashed(512), Options: opts, Concurrency: 3}
 }
 
 func build(t *testing.T, name string, env systems.Env, conv *datasets.Conversation) (*Memory, systems.BuildStats) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/systems"
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // Retrieve returns the top event entries (Budget.K overrides the entries

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/systems"
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // testConv is a small two-session conversation with distinct topics.
@@ -44,7 +44,7 @@ func newSys(t *testing.T, name string, opts systems.Options) systems.System {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := spec.New(systems.Env{Embedder: embed.NewHashed(512), Options: opts, Concurrency: 4})
+	s, err := spec.New(systems.Env{Embedder: embedder.NewHashed(512), Options: opts, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +143,11 @@ func TestCosineMaxTokens(t *testing.T) {
 func TestCosineBadOptions(t *testing.T) {
 	spec, _ := systems.Lookup("turns-cosine")
 	for _, o := range []systems.Options{{"k": "0"}, {"k": "x"}, {"order": "random"}, {"kk": "3"}} {
-		if _, err := spec.New(systems.Env{Embedder: embed.NewHashed(64), Options: o}); err == nil {
+		if _, err := spec.New(systems.Env{Embedder: embedder.NewHashed(64), Options: o}); err == nil {
 			t.Errorf("options %v accepted", o)
 		}
 	}
-	s, _ := spec.New(systems.Env{Embedder: embed.NewHashed(64)})
+	s, _ := spec.New(systems.Env{Embedder: embedder.NewHashed(64)})
 	if _, err := s.Retrieve(context.Background(), &datasets.Question{Text: "x"}, systems.Budget{}); err == nil {
 		t.Error("Retrieve before Ingest succeeded")
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/systems"
-	"github.com/membench/membench/tokens"
+	"github.com/membench/membench/internal/tokens"
 )
 
 // TimeLayout is how turn times appear in rendered contexts and prompts.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/selector"
@@ -42,7 +42,7 @@ func newWith(t *testing.T, name string, m llm.Model, opts systems.Options) syste
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := spec.New(systems.Env{Embedder: embed.NewHashed(512), Decide: m, Build: m, Options: opts, Concurrency: 3})
+	s, err := spec.New(systems.Env{Embedder: embedder.NewHashed(512), Decide: m, Build: m, Options: opts, Concurrency: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
-	"github.com/membench/membench/vindex"
+	"github.com/membench/membench/internal/vindex"
 )
 
 // embedBatch bounds one embedder call; the harness caches embeddings on disk.

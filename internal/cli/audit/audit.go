@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/audit"
+	"github.com/membench/membench/study/audit"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/llm"

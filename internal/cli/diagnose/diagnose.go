@@ -10,7 +10,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/report"
+	"github.com/membench/membench/internal/report"
 )
 
 // NewCmd returns the diagnose command.

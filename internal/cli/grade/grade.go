@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/grade"
+	"github.com/membench/membench/study/grade"
 	"github.com/membench/membench/internal/cli/clierr"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/plot"
+	"github.com/membench/membench/study/plot"
 )
 
 // NewCmd returns the plot command with its three figures.

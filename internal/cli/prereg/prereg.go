@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/prereg"
+	"github.com/membench/membench/study/prereg"
 )
 
 // NewCmd returns the prereg command with lock and test.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
-	tables "github.com/membench/membench/report"
+	tables "github.com/membench/membench/internal/report"
 )
 
 // NewCmd returns the report command.

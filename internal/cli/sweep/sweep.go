@@ -11,8 +11,8 @@ import (
 
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/run"
-	"github.com/membench/membench/report"
-	"github.com/membench/membench/sweep"
+	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/study/sweep"
 )
 
 // NewCmd returns the sweep command.

@@ -22,7 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/membench/membench/internal/cli/compare"
-	"github.com/membench/membench/report"
+	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/stats"
 )
 

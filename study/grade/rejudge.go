@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/membench/membench/embed"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -54,14 +54,14 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	cfg.CacheDir, cfg.NoCache, cfg.Concurrency = o.CacheDir, o.NoCache, o.Concurrency
 	// Judging needs no embedder; the lexical one opens instantly. The
 	// harness sets the process-wide choice from it, so restore that after.
-	prev, had := os.LookupEnv(embed.EnvEmbedder)
+	prev, had := os.LookupEnv(embedder.EnvEmbedder)
 	cfg.Embedder = "hashed"
 	cfg = cfg.WithDefaults()
 	res, err := harness.OpenResources(cfg)
 	if had {
-		os.Setenv(embed.EnvEmbedder, prev)
+		os.Setenv(embedder.EnvEmbedder, prev)
 	} else {
-		os.Unsetenv(embed.EnvEmbedder)
+		os.Unsetenv(embedder.EnvEmbedder)
 	}
 	if err != nil {
 		return nil, nil, err

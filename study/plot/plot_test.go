@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/systems"
 	_ "github.com/membench/membench/systems/all"

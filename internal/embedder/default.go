@@ -1,4 +1,4 @@
-package embed
+package embedder
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/membench/membench/embed/uselite"
+	"github.com/membench/membench/internal/embedder/uselite"
 	"github.com/membench/membench/llm"
 )
 

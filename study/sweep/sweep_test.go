@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/internal/testutil"
 	_ "github.com/membench/membench/systems/all"
 )

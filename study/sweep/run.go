@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/plot"
-	"github.com/membench/membench/report"
+	"github.com/membench/membench/study/plot"
+	"github.com/membench/membench/internal/report"
 )
 
 // Output file names in a sweep's output directory.

@@ -1,11 +1,11 @@
-package embed
+package embedder
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/embed/uselite"
+	"github.com/membench/membench/internal/embedder/uselite"
 )
 
 func TestDefaultFallsBackWhenModelMissing(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package embed holds the local embedders (USE-lite, hashed TF-IDF) and the
 // on-disk embedding cache.
-package embed
+package embedder
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"hash/fnv"
 	"math"
 
-	"github.com/membench/membench/lexical"
+	"github.com/membench/membench/internal/lexical"
 )
 
 // Hashed is the lexical fallback embedder: lowercased word unigrams and

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/report"
+	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/stats"
 )
 

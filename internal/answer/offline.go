@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/membench/membench/lexical"
+	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 )
 
