@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/harness"
 )
 
 // Outcomes of one question's evidence (QuestionDiag.Outcome). Evidence
@@ -108,8 +109,8 @@ type AbstentionRate struct {
 	Hi      float64 `json:"ci_hi"`
 }
 
-// groupOf names a question's group as harness.Summarize does.
-func groupOf(a harness.AnswerRecord) string {
+// groupOf names a question's group as runlog.Summarize does.
+func groupOf(a runlog.AnswerRecord) string {
 	if a.Category != 0 {
 		return datasets.CategoryName(a.Category)
 	}
@@ -119,7 +120,7 @@ func groupOf(a harness.AnswerRecord) string {
 	return "all"
 }
 
-func sourceSet(items []harness.ItemRef) map[string]bool {
+func sourceSet(items []runlog.ItemRef) map[string]bool {
 	s := map[string]bool{}
 	for _, it := range items {
 		for _, src := range it.Sources {
@@ -131,13 +132,13 @@ func sourceSet(items []harness.ItemRef) map[string]bool {
 
 // Diagnose decomposes where each question's evidence was lost. judgeName
 // picks the verdicts for the abstention rate ("" = DefaultJudge).
-func Diagnose(r *Run, judgeName string) (*Diagnosis, error) {
+func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 	if judgeName == "" {
 		judgeName = DefaultJudge(r.Manifest)
 	}
 	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline}
 	d.K, d.KSource, _ = ResolveK(r.Manifest.Config)
-	ans := map[string]harness.AnswerRecord{}
+	ans := map[string]runlog.AnswerRecord{}
 	for _, a := range r.Answers {
 		ans[a.QuestionID] = a
 	}
@@ -187,7 +188,7 @@ func Diagnose(r *Run, judgeName string) (*Diagnosis, error) {
 }
 
 // classify computes one question's evidence counts and outcome.
-func classify(rec harness.RetrievalRecord) QuestionDiag {
+func classify(rec runlog.RetrievalRecord) QuestionDiag {
 	q := QuestionDiag{QuestionID: rec.QuestionID, ConversationID: rec.ConversationID, Candidates: len(rec.Candidates), Tokens: rec.Tokens}
 	ev := map[string]bool{}
 	for _, e := range rec.Evidence {
@@ -262,7 +263,7 @@ func (c *Counts) add(q QuestionDiag) {
 // judgeName ("" = DefaultJudge). With a lexical metric judge (f1, bleu1,
 // em) a category-5 verdict is correct exactly when the answer declines, as
 // LoCoMo's own scoring does.
-func Abstention(r *Run, judgeName string) (AbstentionRate, error) {
+func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 	if judgeName == "" {
 		judgeName = DefaultJudge(r.Manifest)
 	}
@@ -293,7 +294,7 @@ func Abstention(r *Run, judgeName string) (AbstentionRate, error) {
 }
 
 // HasJudge reports whether the run's manifest lists judge name.
-func HasJudge(m harness.Manifest, name string) bool {
+func HasJudge(m runlog.Manifest, name string) bool {
 	for _, j := range m.Judges {
 		if j == name {
 			return true
@@ -303,7 +304,7 @@ func HasJudge(m harness.Manifest, name string) bool {
 }
 
 // CheckJudge errors when a run has no judge of that name.
-func CheckJudge(r *Run, name string) error {
+func CheckJudge(r *runlog.Run, name string) error {
 	if name == "" || HasJudge(r.Manifest, name) {
 		return nil
 	}

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/judge"
 )
 
-func items(sources ...string) []harness.ItemRef {
-	var out []harness.ItemRef
+func items(sources ...string) []runlog.ItemRef {
+	var out []runlog.ItemRef
 	for _, s := range sources {
-		out = append(out, harness.ItemRef{ID: s, Sources: strings.Split(s, "+")})
+		out = append(out, runlog.ItemRef{ID: s, Sources: strings.Split(s, "+")})
 	}
 	return out
 }
@@ -29,11 +30,11 @@ func items(sources ...string) []harness.ItemRef {
 //	q6 adversarial ev D3:1      in cands and context                   -> all-hit
 //	q7 adversarial no evidence
 func rerankRun() fakeRun {
-	ans := func(id string, cat int) harness.AnswerRecord {
-		return harness.AnswerRecord{QuestionID: id, ConversationID: "c1", Category: cat}
+	ans := func(id string, cat int) runlog.AnswerRecord {
+		return runlog.AnswerRecord{QuestionID: id, ConversationID: "c1", Category: cat}
 	}
-	ret := func(id string, ev []string, cands, ctx []harness.ItemRef) harness.RetrievalRecord {
-		return harness.RetrievalRecord{QuestionID: id, ConversationID: "c1", Evidence: ev, Candidates: cands, Items: ctx, Tokens: 10}
+	ret := func(id string, ev []string, cands, ctx []runlog.ItemRef) runlog.RetrievalRecord {
+		return runlog.RetrievalRecord{QuestionID: id, ConversationID: "c1", Evidence: ev, Candidates: cands, Items: ctx, Tokens: 10}
 	}
 	jd := func(id, j string, ok bool) judge.Judgment {
 		s := 0.0
@@ -43,8 +44,8 @@ func rerankRun() fakeRun {
 		return judge.Judgment{QuestionID: id, Judge: j, Correct: ok, Score: s}
 	}
 	return fakeRun{
-		Manifest: harness.Manifest{Config: harness.Config{System: "turns-rerank", K: 3}, Judges: []string{"f1", "llm"}, Offline: true},
-		Retrievals: []harness.RetrievalRecord{
+		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-rerank", K: 3}, Judges: []string{"f1", "llm"}, Offline: true},
+		Retrievals: []runlog.RetrievalRecord{
 			ret("q1", []string{"D1:1"}, nil, nil), // superseded by the later line
 			ret("q1", []string{"D1:1", "D1:2"}, items("D1:1", "D1:2", "D1:5"), items("D1:1+D9:9")),
 			ret("q2", []string{"D1:3"}, items("D1:9"), items("D1:9")),
@@ -55,7 +56,7 @@ func rerankRun() fakeRun {
 			ret("q7", nil, items("D3:2"), items("D3:2")),
 			ret("q8", []string{"D4:1"}, items("D4:1"), items("D4:1")), // no answer yet
 		},
-		Answers: []harness.AnswerRecord{ans("q1", 1), ans("q2", 1), ans("q3", 2), ans("q4", 2), ans("q5", 2), ans("q6", 5), ans("q7", 5)},
+		Answers: []runlog.AnswerRecord{ans("q1", 1), ans("q2", 1), ans("q3", 2), ans("q4", 2), ans("q5", 2), ans("q6", 5), ans("q7", 5)},
 		Judgments: []judge.Judgment{
 			jd("q6", "llm", true), jd("q7", "llm", false), jd("q6", "f1", true), jd("q7", "f1", true),
 			jd("q1", "llm", true), jd("q1", "f1", false),
@@ -154,13 +155,13 @@ func TestDiagnoseCounts(t *testing.T) {
 
 func TestDiagnoseWithoutCandidateStage(t *testing.T) {
 	fr := fakeRun{
-		Manifest: harness.Manifest{Config: harness.Config{System: "turns-cosine", K: 5}, Judges: []string{"f1", "bleu1"}},
-		Retrievals: []harness.RetrievalRecord{
+		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 5}, Judges: []string{"f1", "bleu1"}},
+		Retrievals: []runlog.RetrievalRecord{
 			{QuestionID: "a", Evidence: []string{"D1:1", "D1:2"}, Items: items("D1:1", "D1:2")},
 			{QuestionID: "b", Evidence: []string{"D1:3"}, Items: items("D1:4")},
 			{QuestionID: "c", Evidence: []string{"D1:3", "D1:4", "D1:5", "D1:6"}, Items: items("D1:4")},
 		},
-		Answers: []harness.AnswerRecord{{QuestionID: "a", Category: 4}, {QuestionID: "b", Category: 4}, {QuestionID: "c", Category: 4}},
+		Answers: []runlog.AnswerRecord{{QuestionID: "a", Category: 4}, {QuestionID: "b", Category: 4}, {QuestionID: "c", Category: 4}},
 	}
 	d, err := Diagnose(mustLoad(t, fr.write(t, filepath.Join(t.TempDir(), "cos"))), "")
 	if err != nil {

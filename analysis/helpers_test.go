@@ -7,17 +7,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/judge"
 )
 
 // fakeRun is a run directory written by hand with the harness types.
 type fakeRun struct {
-	Manifest   harness.Manifest
-	Retrievals []harness.RetrievalRecord
-	Answers    []harness.AnswerRecord
+	Manifest   runlog.Manifest
+	Retrievals []runlog.RetrievalRecord
+	Answers    []runlog.AnswerRecord
 	Judgments  []judge.Judgment
-	Builds     []harness.BuildRecord
+	Builds     []runlog.BuildRecord
 }
 
 func writeJSONL[T any](t *testing.T, path string, xs []T) {
@@ -49,19 +50,19 @@ func (fr fakeRun) write(t *testing.T, dir string) string {
 	if fr.Manifest.Finished.IsZero() {
 		fr.Manifest.Finished = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
-	if err := harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), fr.Manifest); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), fr.Manifest); err != nil {
 		t.Fatal(err)
 	}
-	writeJSONL(t, filepath.Join(dir, harness.RetrievalsFile), fr.Retrievals)
-	writeJSONL(t, filepath.Join(dir, harness.AnswersFile), fr.Answers)
-	writeJSONL(t, filepath.Join(dir, harness.JudgmentsFile), fr.Judgments)
-	writeJSONL(t, filepath.Join(dir, harness.BuildFile), fr.Builds)
+	writeJSONL(t, filepath.Join(dir, runlog.RetrievalsFile), fr.Retrievals)
+	writeJSONL(t, filepath.Join(dir, runlog.AnswersFile), fr.Answers)
+	writeJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), fr.Judgments)
+	writeJSONL(t, filepath.Join(dir, runlog.BuildFile), fr.Builds)
 	return dir
 }
 
-func mustLoad(t *testing.T, dir string) *Run {
+func mustLoad(t *testing.T, dir string) *runlog.Run {
 	t.Helper()
-	r, err := LoadRun(dir)
+	r, err := runlog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

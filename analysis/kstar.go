@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/stats"
 )
@@ -17,30 +18,30 @@ import (
 // RunTokens is what kstar needs of one run: its system, budget and mean
 // rendered context tokens.
 type RunTokens struct {
-	Dir        string             `json:"dir"`
-	RunID      string             `json:"run_id"`
-	System     string             `json:"system"`
-	K          int                `json:"k"`        // resolved budget; 0 when unresolved
-	KSource    string             `json:"k_source"` // where K came from, or why it is unknown
-	KOK        bool               `json:"-"`
-	Tokens     harness.TokenStats `json:"tokens"`
-	HasTokens  bool               `json:"-"`
-	TokensFrom string             `json:"tokens_from"` // "manifest" or "retrievals.jsonl"
-	Finished   time.Time          `json:"-"`
-	Config     harness.Config     `json:"-"`
+	Dir        string            `json:"dir"`
+	RunID      string            `json:"run_id"`
+	System     string            `json:"system"`
+	K          int               `json:"k"`        // resolved budget; 0 when unresolved
+	KSource    string            `json:"k_source"` // where K came from, or why it is unknown
+	KOK        bool              `json:"-"`
+	Tokens     runlog.TokenStats `json:"tokens"`
+	HasTokens  bool              `json:"-"`
+	TokensFrom string            `json:"tokens_from"` // "manifest" or "retrievals.jsonl"
+	Finished   time.Time         `json:"-"`
+	Config     runlog.Config     `json:"-"`
 }
 
 // ScanTokens reads the manifest of every run directory under root. A run
 // whose manifest has no rendered_tokens (interrupted, or written by an
 // older membench) gets them from its retrievals.jsonl.
 func ScanTokens(root string) ([]RunTokens, error) {
-	dirs, err := runDirsUnder(root)
+	dirs, err := runlog.DirsUnder(root)
 	if err != nil {
 		return nil, fmt.Errorf("--runs-dir %s: %v", root, err)
 	}
 	var out []RunTokens
 	for _, d := range dirs {
-		m, err := LoadManifest(d)
+		m, err := runlog.LoadManifest(d)
 		if err != nil {
 			return nil, err
 		}
@@ -49,11 +50,11 @@ func ScanTokens(root string) ([]RunTokens, error) {
 		if m.RenderedTokens != nil && m.RenderedTokens.N > 0 {
 			rt.Tokens, rt.HasTokens, rt.TokensFrom = *m.RenderedTokens, true, "manifest"
 		} else {
-			recs, err := harness.ReadJSONL[harness.RetrievalRecord](filepath.Join(d, harness.RetrievalsFile))
+			recs, err := runlog.ReadJSONL[runlog.RetrievalRecord](filepath.Join(d, runlog.RetrievalsFile))
 			if err != nil {
 				return nil, err
 			}
-			if ts, ok := tokenStats(lastBy(recs, func(x harness.RetrievalRecord) string { return x.QuestionID })); ok {
+			if ts, ok := tokenStats(runlog.LastBy(recs, func(x runlog.RetrievalRecord) string { return x.QuestionID })); ok {
 				rt.Tokens, rt.HasTokens, rt.TokensFrom = ts, true, "retrievals.jsonl"
 			}
 		}
@@ -62,8 +63,8 @@ func ScanTokens(root string) ([]RunTokens, error) {
 	return out, nil
 }
 
-func tokenStats(recs []harness.RetrievalRecord) (harness.TokenStats, bool) {
-	var ts harness.TokenStats
+func tokenStats(recs []runlog.RetrievalRecord) (runlog.TokenStats, bool) {
+	var ts runlog.TokenStats
 	for _, r := range recs {
 		if ts.N == 0 || r.Tokens < ts.Min {
 			ts.Min = r.Tokens
@@ -260,13 +261,13 @@ func latest(rs []RunTokens) RunTokens {
 	return best
 }
 
-func questionSet(c harness.Config) string {
+func questionSet(c runlog.Config) string {
 	return fmt.Sprintf("dataset=%s data=%s conversations=%s limit=%d", c.Dataset, c.Data, strings.Join(c.Conversations, ","), c.Limit)
 }
 
 // RunCommand is the `membench run` command line reproducing base's
 // output-relevant settings for system at budget k.
-func RunCommand(base harness.Config, system string, k int, resultsDir string) string {
+func RunCommand(base runlog.Config, system string, k int, resultsDir string) string {
 	args := []string{"membench", "run", "--system", system, "--k", strconv.Itoa(k)}
 	add := func(flag, v string) {
 		if v != "" {

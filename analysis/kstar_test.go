@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/systems"
 )
 
@@ -17,9 +18,9 @@ func init() {
 }
 
 func tokRun(system string, k int, mean float64) fakeRun {
-	return fakeRun{Manifest: harness.Manifest{
-		Config:         harness.Config{System: system, K: k, Dataset: "locomo", Conversations: []string{"conv-44"}},
-		RenderedTokens: &harness.TokenStats{N: 10, Mean: mean, Min: 1, Max: 999},
+	return fakeRun{Manifest: runlog.Manifest{
+		Config:         runlog.Config{System: system, K: k, Dataset: "locomo", Conversations: []string{"conv-44"}},
+		RenderedTokens: &runlog.TokenStats{N: 10, Mean: mean, Min: 1, Max: 999},
 	}}
 }
 
@@ -91,7 +92,7 @@ func TestKStarResolvesDefaultKAndFallsBackToRetrievals(t *testing.T) {
 	// manifest, so the mean comes from retrievals.jsonl (last line per question wins).
 	d := tokRun("kstar-test-default4", 0, 0)
 	d.Manifest.RenderedTokens = nil
-	d.Retrievals = []harness.RetrievalRecord{{QuestionID: "q1", Tokens: 500}, {QuestionID: "q1", Tokens: 80}, {QuestionID: "q2", Tokens: 120}}
+	d.Retrievals = []runlog.RetrievalRecord{{QuestionID: "q1", Tokens: 500}, {QuestionID: "q1", Tokens: 80}, {QuestionID: "q2", Tokens: 120}}
 	d.write(t, filepath.Join(root, "def"))
 	// --opt k=7 counts as k=7.
 	o := tokRun("kstar-test-default4", 0, 400)

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/report"
 )
@@ -19,7 +21,7 @@ var paperCats = []struct{ Head, Group string }{
 }
 
 // Overall is a run's overall score under one judge (LoCoMo categories 1-4,
-// every question elsewhere, as harness.Summarize scores it).
+// every question elsewhere, as runlog.Summarize scores it).
 type Overall struct {
 	Score  float64 // mean score × 100 (NaN when the judge gave no verdict)
 	N      int     // questions with a verdict of the judge
@@ -29,7 +31,7 @@ type Overall struct {
 
 // OverallOf recomputes the overall score from the judgments so that its
 // count and interval come with it; Score equals Summary.Overall's.
-func OverallOf(r *Run, judgeName string) (Overall, error) {
+func OverallOf(r *runlog.Run, judgeName string) (Overall, error) {
 	o := Overall{Score: nanValue(), Lo: nanValue(), Hi: nanValue(), Binary: true}
 	in := map[string]bool{}
 	for _, a := range r.Answers {
@@ -68,7 +70,7 @@ func OverallOf(r *Run, judgeName string) (Overall, error) {
 // ChooseJudge is the judge a report uses: the given name, else the
 // non-metric judge found in the most runs (ties: first seen), else the
 // first run's DefaultJudge (f1 when only metrics were run).
-func ChooseJudge(runs []*Run, given string) string {
+func ChooseJudge(runs []*runlog.Run, given string) string {
 	if given != "" {
 		return given
 	}
@@ -103,7 +105,7 @@ func ChooseJudge(runs []*Run, given string) string {
 }
 
 // RunLabel names a run's row: system, k when it has one, "(offline)".
-func RunLabel(r *Run) string {
+func RunLabel(r *runlog.Run) string {
 	s := r.Manifest.Config.System
 	if s == "" {
 		s = filepath.Base(r.Dir)
@@ -117,7 +119,7 @@ func RunLabel(r *Run) string {
 	return s
 }
 
-func score(r *Run, group, judgeName string) string {
+func score(r *runlog.Run, group, judgeName string) string {
 	for _, g := range r.Summary.Groups {
 		if g.Name == group {
 			if v, ok := g.Scores[judgeName]; ok {
@@ -137,7 +139,7 @@ func ciCell(o Overall) string {
 
 // SortRuns orders runs by system, then k, then run id, so a results
 // directory reads as a table of systems and budgets.
-func SortRuns(runs []*Run) {
+func SortRuns(runs []*runlog.Run) {
 	sort.SliceStable(runs, func(i, j int) bool {
 		a, b := runs[i].Manifest.Config.System, runs[j].Manifest.Config.System
 		if a != b {
@@ -154,7 +156,7 @@ func SortRuns(runs []*Run) {
 
 // Table2 is the paper's Table 2 shape: per run, overall and per-category
 // accuracy of one judge, then build cost.
-func Table2(runs []*Run, judgeName string) (*report.Table, error) {
+func Table2(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 	t := &report.Table{Title: "Table 2 shape: accuracy (judge " + judgeName + ") and build cost",
 		Header: []string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}}
 	missing := 0
@@ -180,7 +182,7 @@ func Table2(runs []*Run, judgeName string) (*report.Table, error) {
 // accuracyCells are the columns Tables 2 and 4 share: run, label, n,
 // overall with its interval, then the four LoCoMo categories. A run without
 // the judge's verdicts counts in missing.
-func accuracyCells(r *Run, judgeName string, missing *int) ([]any, error) {
+func accuracyCells(r *runlog.Run, judgeName string, missing *int) ([]any, error) {
 	o, err := OverallOf(r, judgeName)
 	if err != nil {
 		return nil, err
@@ -196,7 +198,7 @@ func accuracyCells(r *Run, judgeName string, missing *int) ([]any, error) {
 }
 
 // Table3 is the paper's Table 3 shape: overall under every judge.
-func Table3(runs []*Run, judgeName string) (*report.Table, error) {
+func Table3(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 	var judges []string
 	seen := map[string]bool{}
 	for _, r := range runs {
@@ -230,7 +232,7 @@ func Table3(runs []*Run, judgeName string) (*report.Table, error) {
 
 // Table4 is the paper's Table 4 shape: per-category accuracy per run
 // (ablation variants are runs).
-func Table4(runs []*Run, judgeName string) (*report.Table, error) {
+func Table4(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 	t := &report.Table{Title: "Table 4 shape: ablation by category (judge " + judgeName + ")",
 		Header: []string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}}
 	missing := 0
@@ -245,7 +247,7 @@ func Table4(runs []*Run, judgeName string) (*report.Table, error) {
 	return t, nil
 }
 
-func reportNotes(runs []*Run, judgeName string, missing int) []string {
+func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 	notes := []string{"scores: judge accuracy × 100 (f1/bleu1: mean × 100); overall leaves out LoCoMo category 5; n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
 	if missing > 0 {
 		var ids []string

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/judge"
 )
 
@@ -17,11 +18,11 @@ func reportRuns(t *testing.T) (root string) {
 	root = t.TempDir()
 	cats := map[string]int{"q1": 1, "q2": 1, "q3": 2, "q4": 3, "q5": 4, "q6": 4, "q7": 5}
 	llmOK := map[string]bool{"q1": true, "q3": true, "q5": true, "q6": true, "q7": true}
-	a := fakeRun{Manifest: harness.Manifest{Config: harness.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm", "f1"}, Offline: true}}
-	b := fakeRun{Manifest: harness.Manifest{Config: harness.Config{System: "preds"}, Judges: []string{"f1", "lexical"}}}
+	a := fakeRun{Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm", "f1"}, Offline: true}}
+	b := fakeRun{Manifest: runlog.Manifest{Config: runlog.Config{System: "preds"}, Judges: []string{"f1", "lexical"}}}
 	for _, q := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7"} {
-		a.Answers = append(a.Answers, harness.AnswerRecord{QuestionID: q, Category: cats[q]})
-		b.Answers = append(b.Answers, harness.AnswerRecord{QuestionID: q, Category: cats[q]})
+		a.Answers = append(a.Answers, runlog.AnswerRecord{QuestionID: q, Category: cats[q]})
+		b.Answers = append(b.Answers, runlog.AnswerRecord{QuestionID: q, Category: cats[q]})
 		s := 0.0
 		if llmOK[q] {
 			s = 1
@@ -31,7 +32,7 @@ func reportRuns(t *testing.T) (root string) {
 		b.Judgments = append(b.Judgments, judge.Judgment{QuestionID: q, Judge: "lexical", Correct: true, Score: 1},
 			judge.Judgment{QuestionID: q, Judge: "f1", Score: 0.5, Correct: true})
 	}
-	a.Builds = []harness.BuildRecord{
+	a.Builds = []runlog.BuildRecord{
 		{ConversationID: "c1", Calls: 10, InputTokens: 1_000_000, OutputTokens: 200_000, Seconds: 12},
 		{ConversationID: "c2", Calls: 5, InputTokens: 500_000, OutputTokens: 50_000, Seconds: 8},
 	}
@@ -58,11 +59,11 @@ func parseMarkdown(t *testing.T, s string) [][]string {
 
 func TestReportTables(t *testing.T) {
 	root := reportRuns(t)
-	dirs, err := FindRuns([]string{root})
+	dirs, err := runlog.FindRuns([]string{root})
 	if err != nil || len(dirs) != 2 {
 		t.Fatalf("FindRuns: %v %v", dirs, err)
 	}
-	var runs []*Run
+	var runs []*runlog.Run
 	for _, d := range dirs {
 		runs = append(runs, mustLoad(t, d))
 	}
@@ -130,14 +131,14 @@ func TestReportTables(t *testing.T) {
 
 func TestFindRunsGlobAndErrors(t *testing.T) {
 	root := reportRuns(t)
-	got, err := FindRuns([]string{filepath.Join(root, "a-*"), filepath.Join(root, "a-run")})
+	got, err := runlog.FindRuns([]string{filepath.Join(root, "a-*"), filepath.Join(root, "a-run")})
 	if err != nil || len(got) != 1 || filepath.Base(got[0]) != "a-run" {
 		t.Errorf("glob: %v %v (duplicates must be merged)", got, err)
 	}
-	if _, err := FindRuns([]string{filepath.Join(root, "zzz*")}); err == nil {
+	if _, err := runlog.FindRuns([]string{filepath.Join(root, "zzz*")}); err == nil {
 		t.Error("a glob matching nothing should be an error")
 	}
-	if _, err := FindRuns([]string{t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no run directory") {
+	if _, err := runlog.FindRuns([]string{t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no run directory") {
 		t.Errorf("empty dir: %v", err)
 	}
 }
@@ -162,14 +163,14 @@ func TestAbstentionTableOrder(t *testing.T) {
 }
 
 func TestChooseJudgeMostShared(t *testing.T) {
-	mk := func(judges ...string) *Run { return &Run{Manifest: harness.Manifest{Judges: judges}} }
+	mk := func(judges ...string) *runlog.Run { return &runlog.Run{Manifest: runlog.Manifest{Judges: judges}} }
 	cases := []struct {
-		runs []*Run
+		runs []*runlog.Run
 		want string
 	}{
-		{[]*Run{mk("f1", "lexical"), mk("llm", "f1"), mk("llm")}, "llm"}, // llm in 2 runs beats lexical in 1
-		{[]*Run{mk("f1", "lexical"), mk("llm", "f1")}, "lexical"},        // tie: first seen
-		{[]*Run{mk("bleu1", "f1"), mk("f1")}, "f1"},                      // only metrics: f1
+		{[]*runlog.Run{mk("f1", "lexical"), mk("llm", "f1"), mk("llm")}, "llm"}, // llm in 2 runs beats lexical in 1
+		{[]*runlog.Run{mk("f1", "lexical"), mk("llm", "f1")}, "lexical"},        // tie: first seen
+		{[]*runlog.Run{mk("bleu1", "f1"), mk("f1")}, "f1"},                      // only metrics: f1
 	}
 	for i, c := range cases {
 		if got := ChooseJudge(c.runs, ""); got != c.want {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 )
@@ -40,7 +42,7 @@ func TestOfflineStructMemIsDeterministic(t *testing.T) {
 				dirs = append(dirs, cfg.WithDefaults().Dir())
 				overall = append(overall, sum.Overall.Scores)
 			}
-			for _, f := range []string{harness.AnswersFile, harness.JudgmentsFile, harness.MemoryFile} {
+			for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile, runlog.MemoryFile} {
 				a := sortedLines(t, filepath.Join(dirs[0], f))
 				b := sortedLines(t, filepath.Join(dirs[1], f))
 				if !bytes.Equal(a, b) {

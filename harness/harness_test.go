@@ -8,15 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/membench/membench/internal/answer"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/harness"
+	_ "github.com/membench/membench/internal/answer"
 	_ "github.com/membench/membench/systems/all"
 )
 
-func testConfig(t *testing.T, system string) harness.Config {
+func testConfig(t *testing.T, system string) runlog.Config {
 	t.Helper()
 	t.Setenv("MEMBENCH_EMBEDDER", "hashed") // independent of the installed model
-	return harness.Config{System: system, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2}
+	return runlog.Config{System: system, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2}
 }
 
 func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
@@ -28,23 +30,23 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := cfg.WithDefaults().Dir()
-			for _, f := range []string{harness.ManifestFile, harness.BuildFile, harness.RetrievalsFile, harness.AnswersFile, harness.JudgmentsFile, harness.CostsFile, harness.SummaryJSON, harness.SummaryMD} {
+			for _, f := range []string{runlog.ManifestFile, runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.SummaryJSON, runlog.SummaryMD} {
 				if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 					t.Errorf("%s missing or empty: %v", f, err)
 				}
 			}
-			answers, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+			answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(answers) != sum.Questions || len(answers) < 15 {
 				t.Fatalf("answers %d, summary questions %d, want every sample question (>= 15)", len(answers), sum.Questions)
 			}
-			js, err := harness.LoadJudgments(dir)
+			js, err := runlog.LoadJudgments(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := len(answers) * len(harness.DefaultJudges); len(js) != want {
+			if want := len(answers) * len(runlog.DefaultJudges); len(js) != want {
 				t.Fatalf("judgments %d, want questions × judges = %d", len(js), want)
 			}
 			for _, j := range js {
@@ -52,7 +54,7 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 					t.Fatalf("judgment lacks its keys: %+v", j)
 				}
 			}
-			builds, err := harness.ReadJSONL[harness.BuildRecord](filepath.Join(dir, harness.BuildFile))
+			builds, err := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(dir, runlog.BuildFile))
 			if err != nil || len(builds) != 1 {
 				t.Fatalf("build.jsonl: %v, %d lines", err, len(builds))
 			}
@@ -85,16 +87,16 @@ func TestRerunResumesWithoutRedoingWork(t *testing.T) {
 	}
 	dir := cfg.WithDefaults().Dir()
 	// Simulate an interruption: drop the last three answers and one judgment line.
-	ans := readLines(t, filepath.Join(dir, harness.AnswersFile))
-	writeLines(t, filepath.Join(dir, harness.AnswersFile), ans[:len(ans)-3])
-	js := readLines(t, filepath.Join(dir, harness.JudgmentsFile))
-	writeLines(t, filepath.Join(dir, harness.JudgmentsFile), js[:len(js)-1])
+	ans := readLines(t, filepath.Join(dir, runlog.AnswersFile))
+	writeLines(t, filepath.Join(dir, runlog.AnswersFile), ans[:len(ans)-3])
+	js := readLines(t, filepath.Join(dir, runlog.JudgmentsFile))
+	writeLines(t, filepath.Join(dir, runlog.JudgmentsFile), js[:len(js)-1])
 
 	second, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(readLines(t, filepath.Join(dir, harness.AnswersFile))); got != len(ans) {
+	if got := len(readLines(t, filepath.Join(dir, runlog.AnswersFile))); got != len(ans) {
 		t.Fatalf("after resume answers = %d, want %d (only the 3 missing re-answered)", got, len(ans))
 	}
 	if first.Overall.Scores["f1"] != second.Overall.Scores["f1"] {
@@ -104,16 +106,16 @@ func TestRerunResumesWithoutRedoingWork(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(readLines(t, filepath.Join(dir, harness.AnswersFile))); got != len(ans) {
+	if got := len(readLines(t, filepath.Join(dir, runlog.AnswersFile))); got != len(ans) {
 		t.Fatalf("idle rerun appended answers: %d", got)
 	}
-	judged, _ := harness.LoadJudgments(dir)
+	judged, _ := runlog.LoadJudgments(dir)
 	seen := map[string]bool{}
 	for _, j := range judged {
 		seen[j.QuestionID+"|"+j.Judge] = true
 	}
-	if len(seen) != len(ans)*len(harness.DefaultJudges) {
-		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(harness.DefaultJudges))
+	if len(seen) != len(ans)*len(runlog.DefaultJudges) {
+		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(runlog.DefaultJudges))
 	}
 }
 

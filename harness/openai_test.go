@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 )
@@ -25,7 +27,7 @@ func TestRunAgainstOpenAICompatibleServer(t *testing.T) {
 	}))
 	t.Setenv("OPENAI_API_KEY", "sk-test-never-logged-42")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	cfg := harness.Config{
+	cfg := runlog.Config{
 		System: "turns-cosine", Model: "openai:gpt-4o-mini", Embedder: "openai:text-embedding-3-small",
 		Judges:     []string{"llm", "f1"},
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
@@ -50,7 +52,7 @@ func TestRunAgainstOpenAICompatibleServer(t *testing.T) {
 		t.Fatalf("server said CORRECT to everything; llm judge accuracy = %v", got)
 	}
 	dir := cfg.WithDefaults().Dir()
-	man, _ := os.ReadFile(filepath.Join(dir, harness.ManifestFile))
+	man, _ := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if !strings.Contains(string(man), srv.URL) || !strings.Contains(string(man), "gpt-4o-mini") {
 		t.Fatalf("manifest lacks model and base URL:\n%s", man)
 	}

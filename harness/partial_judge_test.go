@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/judge"
 )
@@ -21,11 +23,11 @@ func TestPartialJudgeShowsItsN(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := cfg.WithDefaults().Dir()
-	answers, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, harness.JudgmentsFile), os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, runlog.JudgmentsFile), os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,13 +41,13 @@ func TestPartialJudgeShowsItsN(t *testing.T) {
 		graded++
 	}
 	f.Close()
-	var m harness.Manifest
-	b, _ := os.ReadFile(filepath.Join(dir, harness.ManifestFile))
+	var m runlog.Manifest
+	b, _ := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	json.Unmarshal(b, &m)
 	m.Judges = append(m.Judges, "human")
-	harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), m)
+	runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m)
 
-	sum, err := harness.Summarize(dir)
+	sum, err := runlog.Summarize(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/membench/membench/internal/embedder"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -27,7 +29,7 @@ const (
 // models in its own meter so its costs can be reported alone.
 type Resources struct {
 	mu           sync.Mutex // guards cache when a judge opens it late
-	cfg          Config
+	cfg          runlog.Config
 	base         map[string]llm.Model
 	specs        map[string]llm.Spec
 	cache        *llm.Cache
@@ -38,7 +40,10 @@ type Resources struct {
 }
 
 // OpenResources builds the models and the embedder the config names.
-func OpenResources(cfg Config) (*Resources, error) {
+func OpenResources(cfg runlog.Config) (*Resources, error) {
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = DefaultCacheDir()
+	}
 	r := &Resources{cfg: cfg, base: map[string]llm.Model{}, specs: map[string]llm.Spec{}}
 	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache dir %s: %w (set --cache-dir or MEMBENCH_HOME)", cfg.CacheDir, err)
@@ -143,7 +148,7 @@ func (r *Resources) Model(role string, meter *llm.Meter) llm.Model {
 func (r *Resources) answer(meter *llm.Meter) llm.Model { return r.Model(RoleAnswer, meter) }
 
 // Env is the system environment for one conversation.
-func (r *Resources) Env(meter *llm.Meter, cfg Config) systems.Env {
+func (r *Resources) Env(meter *llm.Meter, cfg runlog.Config) systems.Env {
 	return systems.Env{
 		Build:  r.Model(RoleBuild, meter),
 		Decide: r.Model(RoleDecide, meter),
@@ -221,4 +226,15 @@ func (r *Resources) Offline() bool {
 		}
 	}
 	return true
+}
+
+// DefaultCacheDir is $MEMBENCH_HOME/cache or ~/.cache/membench/cache.
+func DefaultCacheDir() string {
+	if h := os.Getenv("MEMBENCH_HOME"); h != "" {
+		return filepath.Join(h, "cache")
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "membench", "cache")
+	}
+	return filepath.Join(".membench", "cache")
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/harness"
 )
 
@@ -21,27 +23,27 @@ func TestResumeAfterTornLastLineKeepsFilesReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := cfg.WithDefaults().Dir()
-	for _, f := range []string{harness.AnswersFile, harness.JudgmentsFile} {
+	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile} {
 		lines := readLines(t, filepath.Join(dir, f))
 		keep := strings.Join(lines[:len(lines)-4], "\n") + "\n" + lines[len(lines)-4][:20] // torn
 		if err := os.WriteFile(filepath.Join(dir, f), []byte(keep), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := len(readLines(t, filepath.Join(dir, harness.AnswersFile))) + 3 // torn line counted by readLines
+	want := len(readLines(t, filepath.Join(dir, runlog.AnswersFile))) + 3 // torn line counted by readLines
 	for i := 0; i < 2; i++ {
 		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 			t.Fatalf("rerun %d after a torn line: %v", i+1, err)
 		}
 	}
-	ans, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ans) != want {
 		t.Fatalf("answers after resume = %d, want %d", len(ans), want)
 	}
-	for _, f := range []string{harness.AnswersFile, harness.JudgmentsFile} {
+	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile} {
 		for i, l := range readLines(t, filepath.Join(dir, f)) {
 			if !strings.HasPrefix(l, "{") || !strings.HasSuffix(l, "}") || strings.Count(l, `"question_id"`) != 1 {
 				t.Fatalf("%s line %d is not one record: %.120s", f, i+1, l)
@@ -58,7 +60,7 @@ func TestScoreRefusesToOverwriteARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := cfg.WithDefaults().Dir()
-	before, _ := os.ReadFile(filepath.Join(dir, harness.AnswersFile))
+	before, _ := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
 	preds := filepath.Join(t.TempDir(), "p.jsonl")
 	os.WriteFile(preds, []byte(`{"question_id":"sample-1:0","prediction":"x"}`+"\n"), 0o644)
 	sc := harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: dir, CacheDir: cfg.CacheDir}
@@ -66,7 +68,7 @@ func TestScoreRefusesToOverwriteARun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--out") {
 		t.Fatalf("score into a run dir: want a refusal naming --out, got %v", err)
 	}
-	after, _ := os.ReadFile(filepath.Join(dir, harness.AnswersFile))
+	after, _ := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
 	if string(before) != string(after) {
 		t.Fatal("score overwrote the run's answers.jsonl")
 	}
@@ -137,7 +139,7 @@ func TestResumeRefusesAnotherEmbedder(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(cfg.WithDefaults().Dir(), harness.ManifestFile)
+	path := filepath.Join(cfg.WithDefaults().Dir(), runlog.ManifestFile)
 	b, _ := os.ReadFile(path)
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,21 +16,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench/runlog"
+
 	"golang.org/x/sync/errgroup"
 
-	"github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/systems"
 )
 
 // Run replays the dataset into the system and writes the run's artifacts.
 // Everything that can be checked before work starts is checked first, and
 // reported as bad input; then finished questions are skipped (resume).
-func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
+func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
 	cfg = cfg.WithDefaults()
 	p, err := Prepare(cfg, log)
 	if err != nil {
@@ -41,19 +44,19 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Summary, error) {
 
 // Prepared is a validated run, ready to execute.
 type Prepared struct {
-	Cfg      Config
+	Cfg      runlog.Config
 	Data     *datasets.Dataset
 	Spec     systems.Spec
 	Res      *Resources
 	Judges   []judge.Judge
 	Dir      string
 	log      io.Writer
-	manifest Manifest
+	manifest runlog.Manifest
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
 // writes (or checks) the manifest.
-func Prepare(cfg Config, log io.Writer) (*Prepared, error) {
+func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 	spec, err := systems.Lookup(cfg.System)
 	if err != nil {
 		return nil, clierr.Bad("--system: %v", err)
@@ -103,10 +106,10 @@ func Prepare(cfg Config, log io.Writer) (*Prepared, error) {
 func (p *Prepared) Close() { p.Res.Close() }
 
 func (p *Prepared) writeManifest() error {
-	path := filepath.Join(p.Dir, ManifestFile)
-	var old Manifest
+	path := filepath.Join(p.Dir, runlog.ManifestFile)
+	var old runlog.Manifest
 	if b, err := os.ReadFile(path); err == nil {
-		if err := jsonUnmarshal(b, &old); err != nil {
+		if err := json.Unmarshal(b, &old); err != nil {
 			return clierr.Bad("%s: %v (delete the run directory or pick another --run-id)", path, err)
 		}
 		if old.ConfigHash != p.Cfg.Hash() {
@@ -134,7 +137,7 @@ func (p *Prepared) writeManifest() error {
 	for _, c := range p.Data.Conversations {
 		nq += len(c.Questions)
 	}
-	m := Manifest{
+	m := runlog.Manifest{
 		Membench:      Version(),
 		GitCommit:     gitCommit(),
 		RunID:         p.Cfg.ID(),
@@ -167,7 +170,7 @@ func (p *Prepared) writeManifest() error {
 		}
 	}
 	p.manifest = m
-	return WriteJSON(path, m)
+	return runlog.WriteJSON(path, m)
 }
 
 func firstField(s string) string {
@@ -186,14 +189,14 @@ func judgeNames(js []judge.Judge) []string {
 }
 
 // Execute runs every unfinished conversation and question, then summarises.
-func (p *Prepared) Execute(ctx context.Context) (*Summary, error) {
+func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	done, err := p.loadDone()
 	if err != nil {
 		return nil, err
 	}
-	files := map[string]*appender{}
-	for _, n := range []string{BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile} {
-		a, err := openAppender(filepath.Join(p.Dir, n))
+	files := map[string]*runlog.Appender{}
+	for _, n := range []string{runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.MemoryFile} {
+		a, err := runlog.OpenAppender(filepath.Join(p.Dir, n))
 		if err != nil {
 			return nil, err
 		}
@@ -234,14 +237,14 @@ func (p *Prepared) Execute(ctx context.Context) (*Summary, error) {
 	for _, a := range files {
 		a.Close()
 	}
-	sum, err := Summarize(p.Dir)
+	sum, err := runlog.Summarize(p.Dir)
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
 	p.manifest.Finished = time.Now().UTC()
 	ts := sum.ContextTokens
 	p.manifest.RenderedTokens = &ts
-	if err := WriteJSON(filepath.Join(p.Dir, ManifestFile), p.manifest); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
 		return nil, err
 	}
 	if err := sum.Write(p.Dir); err != nil {
@@ -253,7 +256,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Summary, error) {
 // doneSet is what earlier attempts of this run finished.
 type doneSet struct {
 	answers  int
-	answered map[string]AnswerRecord
+	answered map[string]runlog.AnswerRecord
 	judged   map[string]map[string]bool // question -> judge -> done
 	built    map[string]bool
 }
@@ -271,8 +274,8 @@ func (d *doneSet) finished(qid string, js []judge.Judge) bool {
 }
 
 func (p *Prepared) loadDone() (*doneSet, error) {
-	d := &doneSet{answered: map[string]AnswerRecord{}, judged: map[string]map[string]bool{}, built: map[string]bool{}}
-	ans, err := ReadJSONL[AnswerRecord](filepath.Join(p.Dir, AnswersFile))
+	d := &doneSet{answered: map[string]runlog.AnswerRecord{}, judged: map[string]map[string]bool{}, built: map[string]bool{}}
+	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(p.Dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +283,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 		d.answered[a.QuestionID] = a
 	}
 	d.answers = len(d.answered)
-	js, err := ReadJSONL[judge.Judgment](filepath.Join(p.Dir, JudgmentsFile))
+	js, err := runlog.ReadJSONL[judge.Judgment](filepath.Join(p.Dir, runlog.JudgmentsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +293,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 		}
 		d.judged[j.QuestionID][j.Judge] = true
 	}
-	bs, err := ReadJSONL[BuildRecord](filepath.Join(p.Dir, BuildFile))
+	bs, err := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(p.Dir, runlog.BuildFile))
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +303,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	return d, nil
 }
 
-func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversation, done *doneSet, files map[string]*appender, bar *progress) error {
+func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversation, done *doneSet, files map[string]*runlog.Appender, bar *progress) error {
 	var needAnswer, needJudge []*datasets.Question
 	for _, q := range conv.Questions {
 		if _, ok := done.answered[q.ID]; !ok {
@@ -316,7 +319,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	// Costs are recorded per conversation and attempt, whatever happens.
 	defer func() {
 		if t := meter.Snapshot(); len(t) > 0 {
-			files[CostsFile].Write(CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: t})
+			files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: t})
 		}
 	}()
 	env := p.Res.Env(meter, p.Cfg)
@@ -326,7 +329,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	// Judging answers from an earlier attempt needs no memory.
 	for _, q := range needJudge {
-		if err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[JudgmentsFile]); err != nil {
+		if err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[runlog.JudgmentsFile]); err != nil {
 			return err
 		}
 		bar.Add(1)
@@ -346,7 +349,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	secs := time.Since(start).Seconds()
 	bar.Built()
 	if !done.built[conv.ID] {
-		if err := files[BuildFile].Write(buildRecord(conv, p.Cfg.System, meter, stats, secs)); err != nil {
+		if err := files[runlog.BuildFile].Write(buildRecord(conv, p.Cfg.System, meter, stats, secs)); err != nil {
 			return err
 		}
 	}
@@ -357,7 +360,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		if err := d.WriteMemory(&buf); err != nil {
 			return fmt.Errorf("dump memory: %w", err)
 		}
-		if err := files[MemoryFile].WriteRaw(buf.Bytes()); err != nil {
+		if err := files[runlog.MemoryFile].WriteRaw(buf.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -376,7 +379,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	return g.Wait()
 }
 
-func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats systems.BuildStats, secs float64) BuildRecord {
+func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats systems.BuildStats, secs float64) runlog.BuildRecord {
 	t := meter.Total(llm.StageBuild)
 	var stages []llm.Tally
 	// Written right after Ingest, so the embedding tally is the build's own.
@@ -385,34 +388,34 @@ func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, s
 			stages = append(stages, s)
 		}
 	}
-	return BuildRecord{
+	return runlog.BuildRecord{
 		ConversationID: conv.ID, System: system, Turns: len(conv.AllTurns()),
 		Calls: t.Calls, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens,
 		Seconds: secs, Stages: stages, Stats: stats,
 	}
 }
 
-func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, files map[string]*appender, meter *llm.Meter) error {
+func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, files map[string]*runlog.Appender, meter *llm.Meter) error {
 	start := time.Now()
 	c, err := sys.Retrieve(ctx, q, systems.Budget{K: p.Cfg.K})
 	if err != nil {
 		return fmt.Errorf("retrieve: %w", err)
 	}
 	ctxSHA := llm.HashText(c.Rendered)
-	rec := RetrievalRecord{
+	rec := runlog.RetrievalRecord{
 		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, K: p.Cfg.K,
 		Tokens: c.Tokens, Items: refs(c.Items), Candidates: refs(c.Candidates),
 		Evidence: q.Evidence, EvidenceHit: evidenceHit(q.Evidence, c.Items),
 		ContextSHA256: ctxSHA, Seconds: time.Since(start).Seconds(), Notes: c.Notes,
 	}
-	if err := files[RetrievalsFile].Write(rec); err != nil {
+	if err := files[runlog.RetrievalsFile].Write(rec); err != nil {
 		return err
 	}
 	res, err := answer.Answer(ctx, p.Res.answer(meter), conv, q, c)
 	if err != nil {
 		return fmt.Errorf("answer: %w", err)
 	}
-	a := AnswerRecord{
+	a := runlog.AnswerRecord{
 		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type, Abstention: q.Abstention,
 		Question: q.Text, Gold: q.Gold, Prediction: res.Prediction, ContextTokens: c.Tokens,
 		Usage: res.Usage, Cached: res.Cached, ContextSHA256: ctxSHA, PromptSHA256: res.PromptSHA,
@@ -421,13 +424,13 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	// Judge before recording the answer: a question counts as answered only
 	// once its judgments are written too, so an interruption never leaves an
 	// answer that resume would not judge.
-	if err := p.judgeOne(ctx, judges, q, res.Prediction, nil, files[JudgmentsFile]); err != nil {
+	if err := p.judgeOne(ctx, judges, q, res.Prediction, nil, files[runlog.JudgmentsFile]); err != nil {
 		return err
 	}
-	return files[AnswersFile].Write(a)
+	return files[runlog.AnswersFile].Write(a)
 }
 
-func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, q *datasets.Question, pred string, have map[string]bool, out *appender) error {
+func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, q *datasets.Question, pred string, have map[string]bool, out *runlog.Appender) error {
 	for _, j := range judges {
 		if have[j.Name()] {
 			continue
@@ -444,13 +447,13 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, q *datase
 	return nil
 }
 
-func refs(items []systems.Item) []ItemRef {
+func refs(items []systems.Item) []runlog.ItemRef {
 	if len(items) == 0 {
 		return nil
 	}
-	out := make([]ItemRef, len(items))
+	out := make([]runlog.ItemRef, len(items))
 	for i, it := range items {
-		out[i] = ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score}
+		out[i] = runlog.ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score}
 	}
 	return out
 }

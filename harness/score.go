@@ -12,6 +12,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/llm"
@@ -72,7 +74,7 @@ func ReadPredictions(path string) ([]Prediction, error) {
 
 // Score judges external predictions and writes a run-shaped directory
 // (manifest, answers, judgments, summary) so every other command reads it.
-func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
+func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, error) {
 	preds, err := ReadPredictions(sc.Predictions)
 	if err != nil {
 		return nil, nil, err
@@ -106,7 +108,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 	if system == "" {
 		system = trimExt(filepath.Base(sc.Predictions))
 	}
-	cfg := Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out)}
+	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out)}
 	if len(cfg.Judges) == 0 {
 		cfg.Judges = []string{"f1", "bleu1", "lexical"}
 	}
@@ -124,7 +126,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m := Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg,
+	m := runlog.Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg,
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
 		Models: res.ModelIDs(), Judges: judgeNames(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC()}
 	// Offline stays false: the answers come from outside, and the default
@@ -134,7 +136,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]
-		answers = append(answers, AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstention,
+		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstention,
 			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
 		for _, j := range judges {
 			jm, err := j.Judge(ctx, q, p.Prediction)
@@ -145,24 +147,24 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 			judgments = append(judgments, jm)
 		}
 	}
-	if err := WriteJSONLines(filepath.Join(sc.Out, AnswersFile), answers); err != nil {
+	if err := runlog.WriteJSONLines(filepath.Join(sc.Out, runlog.AnswersFile), answers); err != nil {
 		return nil, nil, err
 	}
-	if err := WriteJSONLines(filepath.Join(sc.Out, JudgmentsFile), judgments); err != nil {
+	if err := runlog.WriteJSONLines(filepath.Join(sc.Out, runlog.JudgmentsFile), judgments); err != nil {
 		return nil, nil, err
 	}
 	if t := meter.Snapshot(); len(t) > 0 {
-		if err := WriteJSONLines(filepath.Join(sc.Out, CostsFile), []any{CostRecord{System: system, At: time.Now().UTC(), Tallies: t}}); err != nil {
+		if err := runlog.WriteJSONLines(filepath.Join(sc.Out, runlog.CostsFile), []any{runlog.CostRecord{System: system, At: time.Now().UTC(), Tallies: t}}); err != nil {
 			return nil, nil, err
 		}
-	} else if err := os.Remove(filepath.Join(sc.Out, CostsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if err := os.Remove(filepath.Join(sc.Out, runlog.CostsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err // an earlier scoring's costs are not this one's
 	}
 	m.Finished = time.Now().UTC()
-	if err := WriteJSON(filepath.Join(sc.Out, ManifestFile), m); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(sc.Out, runlog.ManifestFile), m); err != nil {
 		return nil, nil, err
 	}
-	sum, err := Summarize(sc.Out)
+	sum, err := runlog.Summarize(sc.Out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,20 +182,6 @@ func Score(ctx context.Context, sc ScoreConfig) (*Summary, []string, error) {
 	return sum, missing, sum.Write(sc.Out)
 }
 
-// WriteJSONLines writes records as JSON lines atomically (the whole file at
-// once), for artifacts derived entirely from other inputs.
-func WriteJSONLines(path string, recs []any) error {
-	var buf []byte
-	for _, r := range recs {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		buf = append(append(buf, b...), '\n')
-	}
-	return WriteFileAtomic(path, buf)
-}
-
 // scoreEmbedder marks a manifest written by Score.
 const scoreEmbedder = "none (scoring only)"
 
@@ -208,12 +196,12 @@ func checkScoreOut(out, predictions string) error {
 	if err != nil {
 		return clierr.Bad("--out %s: %v", out, err)
 	}
-	var m Manifest
-	if b, err := os.ReadFile(filepath.Join(out, ManifestFile)); err == nil {
+	var m runlog.Manifest
+	if b, err := os.ReadFile(filepath.Join(out, runlog.ManifestFile)); err == nil {
 		if json.Unmarshal(b, &m) == nil && m.Embedder == scoreEmbedder {
 			return nil
 		}
-		return clierr.Bad("--out %s is a run directory (it has %s); score would overwrite its answers and judgments: give a new or empty directory", out, ManifestFile)
+		return clierr.Bad("--out %s is a run directory (it has %s); score would overwrite its answers and judgments: give a new or empty directory", out, runlog.ManifestFile)
 	}
 	pa, _ := filepath.Abs(predictions)
 	for _, e := range entries {

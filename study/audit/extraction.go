@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems/structmem"
 )
@@ -25,7 +26,7 @@ func extractionItems(dir string, snaps []structmem.Snapshot) ([]item, error) {
 	for _, s := range snaps {
 		for _, e := range s.Entries {
 			if e.SourceText == "" {
-				return nil, inputErr("%s: conversation %s, entry %s has no source_text; re-run the build with this membench version", filepath.Join(dir, harness.MemoryFile), s.ConversationID, e.ID)
+				return nil, inputErr("%s: conversation %s, entry %s has no source_text; re-run the build with this membench version", filepath.Join(dir, runlog.MemoryFile), s.ConversationID, e.ID)
 			}
 			items = append(items, item{conv: s.ConversationID, id: e.ID, inputs: ExtractionInput{
 				Speakers: s.Speakers, Speaker: e.Speaker, Kind: e.Kind,
@@ -85,5 +86,5 @@ func writeReport(path string, r *Result) error {
 	if err := r.Table().Markdown(&b); err != nil {
 		return err
 	}
-	return harness.WriteFileAtomic(path, b.Bytes())
+	return runlog.WriteFileAtomic(path, b.Bytes())
 }

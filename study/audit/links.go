@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems/structmem"
 )
@@ -81,7 +82,7 @@ func linkItems(dir string, snaps []structmem.Snapshot) ([]item, error) {
 		for _, y := range s.Syntheses {
 			in, err := linkInput(s, y, byID)
 			if err != nil {
-				return nil, inputErr("%s: %w", filepath.Join(dir, harness.MemoryFile), err)
+				return nil, inputErr("%s: %w", filepath.Join(dir, runlog.MemoryFile), err)
 			}
 			g := ConfigUnconstrained
 			if y.Constrained {

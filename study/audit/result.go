@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/stats"
 )
 

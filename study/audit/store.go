@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/systems/structmem"
 )
 
@@ -48,7 +49,7 @@ func inputErr(format string, a ...any) error { return &InputError{fmt.Errorf(for
 
 // LoadMemory reads the structmem dump of a run directory.
 func LoadMemory(dir string) ([]structmem.Snapshot, error) {
-	path := filepath.Join(dir, harness.MemoryFile)
+	path := filepath.Join(dir, runlog.MemoryFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, inputErr("%s not found: --run must be a run directory of a system that dumps its memory (membench run --system structmem)", path)
@@ -99,7 +100,7 @@ func openStore(path string) (*store, error) {
 		}
 		s.done[r.key()] = r
 	}
-	if s.f, err = harness.OpenAppend(path); err != nil {
+	if s.f, err = runlog.OpenAppend(path); err != nil {
 		return nil, err
 	}
 	return s, nil

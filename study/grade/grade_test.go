@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/membench/membench/internal/answer"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/harness"
+	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/judge"
 	_ "github.com/membench/membench/systems/all"
 )
@@ -18,7 +20,7 @@ import (
 func sampleRun(t *testing.T, root, system string) string {
 	t.Helper()
 	t.Setenv("MEMBENCH_EMBEDDER", "hashed")
-	cfg := harness.Config{System: system, ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"}}
+	cfg := runlog.Config{System: system, ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func sampleRun(t *testing.T, root, system string) string {
 
 func judgments(t *testing.T, dir, name string) []judge.Judgment {
 	t.Helper()
-	js, err := harness.LoadJudgments(dir)
+	js, err := runlog.LoadJudgments(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func judgments(t *testing.T, dir, name string) []judge.Judgment {
 func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 	root := t.TempDir()
 	dir := sampleRun(t, root, "turns-cosine")
-	answers, _ := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	answers, _ := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	o := RejudgeOptions{CacheDir: filepath.Join(root, "cache"), Concurrency: 2}
 	counts, sum, err := Rejudge(context.Background(), dir, []string{"em", "llm"}, o)
 	if err != nil {
@@ -61,7 +63,7 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 	}
 	// The em verdicts match judging the answers directly.
 	ej, _ := judge.Parse("em", judge.Deps{})
-	byID := map[string]harness.AnswerRecord{}
+	byID := map[string]runlog.AnswerRecord{}
 	for _, a := range answers {
 		byID[a.QuestionID] = a
 	}
@@ -71,7 +73,7 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 			t.Fatalf("%s: stored %+v, direct %+v", j.QuestionID, j, want)
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, harness.SummaryMD))
+	b, _ := os.ReadFile(filepath.Join(dir, runlog.SummaryMD))
 	if !strings.Contains(string(b), "em") {
 		t.Fatal("summary.md not rewritten with the new judge")
 	}
@@ -83,7 +85,7 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 		t.Fatalf("rerun duplicated judgments: %d", n)
 	}
 	// The run still resumes cleanly (its config hash is untouched).
-	cfg := harness.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"}}
+	cfg := runlog.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatalf("resume after rejudge: %v", err)
 	}
@@ -147,7 +149,7 @@ func TestHumanFromPipeResumes(t *testing.T) {
 		}
 		seen[k] = true
 	}
-	sum, err := harness.Summarize(a)
+	sum, err := runlog.Summarize(a)
 	if err != nil {
 		t.Fatal(err)
 	}

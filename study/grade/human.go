@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/judge"
 )
 
@@ -35,7 +36,7 @@ type HumanResult struct {
 
 type item struct {
 	run int
-	a   harness.AnswerRecord
+	a   runlog.AnswerRecord
 }
 
 // Human runs a blind grading session: answers from every run are pooled
@@ -92,11 +93,11 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 			todo = append(todo, it)
 		}
 	}
-	apps := make([]*appender, len(runs))
+	apps := make([]*runlog.Appender, len(runs))
 	defer func() {
 		for _, a := range apps {
 			if a != nil {
-				a.close()
+				a.Close()
 			}
 		}
 	}()
@@ -137,7 +138,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 			continue
 		}
 		if apps[it.run] == nil {
-			a, err := openAppender(filepath.Join(runs[it.run].dir, harness.JudgmentsFile))
+			a, err := runlog.OpenAppender(filepath.Join(runs[it.run].dir, runlog.JudgmentsFile))
 			if err != nil {
 				return res, err
 			}
@@ -150,7 +151,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 		if j.Correct {
 			j.Score = 1
 		}
-		if err := apps[it.run].write(j); err != nil {
+		if err := apps[it.run].Write(j); err != nil {
 			return res, err
 		}
 		res.Graded++
@@ -181,7 +182,7 @@ func hasHuman(r *runDir) bool {
 }
 
 // show prints one item with nothing that names the system or the run.
-func show(w io.Writer, i, n int, a harness.AnswerRecord) {
+func show(w io.Writer, i, n int, a runlog.AnswerRecord) {
 	gold := a.Gold
 	if IsAbstention(a) {
 		gold = "(none: the question cannot be answered from the conversation; a correct reply declines or says it is not mentioned)"

@@ -8,10 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench/runlog"
+
 	"golang.org/x/sync/errgroup"
 
-	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
@@ -36,7 +38,7 @@ type JudgeCount struct {
 // (judge.Parse syntax), skipping pairs already judged, metering the calls
 // into costs.jsonl, and rewrites the summary. Model judges go through the
 // run's LLM cache, so a rerun costs nothing.
-func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) ([]JudgeCount, *harness.Summary, error) {
+func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) ([]JudgeCount, *runlog.Summary, error) {
 	if len(specs) == 0 {
 		return nil, nil, fmt.Errorf("--judge: name at least one judge to add (e.g. --judge lexical)")
 	}
@@ -75,18 +77,18 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	for i, j := range judges {
 		counts[i].Judge = j.Name()
 	}
-	out, err := openAppender(filepath.Join(dir, harness.JudgmentsFile))
+	out, err := runlog.OpenAppender(filepath.Join(dir, runlog.JudgmentsFile))
 	if err != nil {
 		return nil, nil, err
 	}
-	defer out.close()
-	costs, err := openAppender(filepath.Join(dir, harness.CostsFile))
+	defer out.Close()
+	costs, err := runlog.OpenAppender(filepath.Join(dir, runlog.CostsFile))
 	if err != nil {
 		return nil, nil, err
 	}
-	defer costs.close()
+	defer costs.Close()
 
-	byConv := map[string][]harness.AnswerRecord{}
+	byConv := map[string][]runlog.AnswerRecord{}
 	var convs []string
 	for _, a := range r.answers {
 		if byConv[a.ConversationID] == nil {
@@ -116,7 +118,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 						return fmt.Errorf("judge %s on %s: %w", j.Name(), a.QuestionID, err)
 					}
 					jm.QuestionID, jm.System, jm.Judge = a.QuestionID, a.System, j.Name()
-					if err := out.write(jm); err != nil {
+					if err := out.Write(jm); err != nil {
 						return err
 					}
 					added[i].Add(1)
@@ -127,7 +129,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 		err = g.Wait()
 		// Costs are recorded whatever happened, as the harness does.
 		if t := meter.Snapshot(); len(t) > 0 {
-			if cerr := costs.write(harness.CostRecord{ConversationID: conv, System: r.manifest.Config.System, At: time.Now().UTC(), Tallies: t}); cerr != nil && err == nil {
+			if cerr := costs.Write(runlog.CostRecord{ConversationID: conv, System: r.manifest.Config.System, At: time.Now().UTC(), Tallies: t}); cerr != nil && err == nil {
 				err = cerr
 			}
 		}

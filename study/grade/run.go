@@ -11,23 +11,23 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/judge"
 )
 
 // runDir is a finished run's answers and the judgments it already has.
 type runDir struct {
 	dir      string
-	manifest harness.Manifest
-	answers  []harness.AnswerRecord     // last per question, by id
+	manifest runlog.Manifest
+	answers  []runlog.AnswerRecord      // last per question, by id
 	judged   map[string]map[string]bool // question -> judge -> done
 }
 
 func openRun(dir string) (*runDir, error) {
-	mp := filepath.Join(dir, harness.ManifestFile)
+	mp := filepath.Join(dir, runlog.ManifestFile)
 	b, err := os.ReadFile(mp)
 	if err != nil {
 		return nil, fmt.Errorf("--run %s: %w (give a finished run directory)", dir, err)
@@ -36,11 +36,11 @@ func openRun(dir string) (*runDir, error) {
 	if err := json.Unmarshal(b, &r.manifest); err != nil {
 		return nil, fmt.Errorf("%s: %v", mp, err)
 	}
-	ans, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, err
 	}
-	last := map[string]harness.AnswerRecord{}
+	last := map[string]runlog.AnswerRecord{}
 	for _, a := range ans {
 		last[a.QuestionID] = a
 	}
@@ -51,7 +51,7 @@ func openRun(dir string) (*runDir, error) {
 		r.answers = append(r.answers, a)
 	}
 	sort.Slice(r.answers, func(i, j int) bool { return r.answers[i].QuestionID < r.answers[j].QuestionID })
-	js, err := harness.ReadJSONL[judge.Judgment](filepath.Join(dir, harness.JudgmentsFile))
+	js, err := runlog.ReadJSONL[judge.Judgment](filepath.Join(dir, runlog.JudgmentsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func openRun(dir string) (*runDir, error) {
 
 // Question rebuilds what a judge needs from an answer record: the judges
 // read text, gold, category/type and whether declining is the right answer.
-func Question(a harness.AnswerRecord) *datasets.Question {
+func Question(a runlog.AnswerRecord) *datasets.Question {
 	return &datasets.Question{
 		ID: a.QuestionID, ConversationID: a.ConversationID, Text: a.Question, Gold: a.Gold,
 		Category: a.Category, Type: a.Type, Abstention: IsAbstention(a),
@@ -74,43 +74,15 @@ func Question(a harness.AnswerRecord) *datasets.Question {
 }
 
 // IsAbstention: LoCoMo category 5 or a LongMemEval "_abs" question.
-func IsAbstention(a harness.AnswerRecord) bool {
+func IsAbstention(a runlog.AnswerRecord) bool {
 	return a.Category == datasets.CatAdversarial || strings.HasSuffix(a.QuestionID, "_abs")
 }
-
-// appender appends JSON lines, flushing each so an interruption keeps
-// every finished judgment.
-type appender struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-func openAppender(path string) (*appender, error) {
-	f, err := harness.OpenAppend(path)
-	if err != nil {
-		return nil, err
-	}
-	return &appender{f: f}, nil
-}
-
-func (a *appender) write(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	_, err = a.f.Write(append(b, '\n'))
-	return err
-}
-
-func (a *appender) close() error { return a.f.Close() }
 
 // finish lists names among the manifest's judges (so the summary shows
 // them) and rewrites summary.json/summary.md. The run's config, and so its
 // resume hash, is left alone.
-func finish(dir string, names []string) (*harness.Summary, error) {
-	mp := filepath.Join(dir, harness.ManifestFile)
+func finish(dir string, names []string) (*runlog.Summary, error) {
+	mp := filepath.Join(dir, runlog.ManifestFile)
 	b, err := os.ReadFile(mp)
 	if err != nil {
 		return nil, err
@@ -140,11 +112,11 @@ func finish(dir string, names []string) (*harness.Summary, error) {
 	if changed {
 		jb, _ := json.Marshal(have)
 		raw["judges"] = jb
-		if err := harness.WriteJSON(mp, raw); err != nil {
+		if err := runlog.WriteJSON(mp, raw); err != nil {
 			return nil, err
 		}
 	}
-	sum, err := harness.Summarize(dir)
+	sum, err := runlog.Summarize(dir)
 	if err != nil {
 		return nil, err
 	}

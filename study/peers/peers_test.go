@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
@@ -132,7 +134,7 @@ func TestWriteRun(t *testing.T) {
 	if err := WriteRun(dir, "zep", "locomo", "tiny", ms, rep); err != nil {
 		t.Fatal(err)
 	}
-	js, err := harness.LoadJudgments(dir)
+	js, err := runlog.LoadJudgments(dir)
 	if err != nil || len(js) != 4 {
 		t.Fatalf("judgments %v %v", js, err)
 	}
@@ -144,7 +146,7 @@ func TestWriteRun(t *testing.T) {
 	if err != nil || len(preds) != 4 || preds[0].Prediction != "In 2020." {
 		t.Errorf("predictions %+v %v", preds, err)
 	}
-	ans, _ := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	ans, _ := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if len(ans) != 4 || ans[0].Category != 2 || ans[0].Gold != "2020" {
 		t.Errorf("answers %+v", ans)
 	}

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
@@ -83,7 +84,7 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 	var judg, ans, preds []any
 	for _, m := range sorted {
 		preds = append(preds, PredictionLine{QuestionID: m.ID, Prediction: m.Prediction, System: system, Category: m.DataCategory, PeerCategory: m.Category})
-		ans = append(ans, harness.AnswerRecord{QuestionID: m.ID, ConversationID: m.ConversationID, System: system, Category: m.DataCategory,
+		ans = append(ans, runlog.AnswerRecord{QuestionID: m.ID, ConversationID: m.ConversationID, System: system, Category: m.DataCategory,
 			Type: m.Type, Question: m.DataQuestion, Gold: m.DataGold, Prediction: m.Prediction, TargetSHA256: llm.HashText(m.DataGold)})
 		if !m.Graded {
 			continue
@@ -94,20 +95,20 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 		}
 		judg = append(judg, judge.Judgment{QuestionID: m.ID, System: system, Judge: JudgeName, Correct: m.Correct, Score: score, Reason: m.Reason, Raw: m.Raw})
 	}
-	for name, recs := range map[string][]any{harness.JudgmentsFile: judg, harness.AnswersFile: ans, PredictionsFile: preds} {
-		if err := harness.WriteJSONLines(filepath.Join(dir, name), recs); err != nil {
+	for name, recs := range map[string][]any{runlog.JudgmentsFile: judg, runlog.AnswersFile: ans, PredictionsFile: preds} {
+		if err := runlog.WriteJSONLines(filepath.Join(dir, name), recs); err != nil {
 			return err
 		}
 	}
-	man := harness.Manifest{RunID: filepath.Base(dir), Dataset: dataset, DatasetSource: datasetSource, Questions: len(sorted),
-		Judges: []string{JudgeName}, Embedder: "none (imported peer results)", Config: harness.Config{System: system, Dataset: dataset, Data: datasetSource}}
+	man := runlog.Manifest{RunID: filepath.Base(dir), Dataset: dataset, DatasetSource: datasetSource, Questions: len(sorted),
+		Judges: []string{JudgeName}, Embedder: "none (imported peer results)", Config: runlog.Config{System: system, Dataset: dataset, Data: datasetSource}}
 	if len(judg) == 0 {
 		man.Judges = nil
 	}
-	if err := harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), man); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), man); err != nil {
 		return err
 	}
-	return harness.WriteJSON(filepath.Join(dir, MatchFile), rep)
+	return runlog.WriteJSON(filepath.Join(dir, MatchFile), rep)
 }
 
 // lessID orders "conv-26:9" before "conv-26:10".

@@ -9,27 +9,28 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/systems"
 )
 
 // runInfo is what the figures need from one run directory.
 type runInfo struct {
 	dir      string
-	manifest harness.Manifest
-	summary  *harness.Summary
+	manifest runlog.Manifest
+	summary  *runlog.Summary
 }
 
 func loadRun(dir string) (*runInfo, error) {
-	b, err := os.ReadFile(filepath.Join(dir, harness.ManifestFile))
+	b, err := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if err != nil {
 		return nil, fmt.Errorf("--runs %s: %w (is this a run directory?)", dir, err)
 	}
 	r := &runInfo{dir: dir}
 	if err := json.Unmarshal(b, &r.manifest); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, harness.ManifestFile), err)
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, runlog.ManifestFile), err)
 	}
-	if r.summary, err = harness.Summarize(dir); err != nil {
+	if r.summary, err = runlog.Summarize(dir); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -37,7 +38,7 @@ func loadRun(dir string) (*runInfo, error) {
 
 // option is a run's value for a system option: its own setting, else the
 // registered default.
-func option(cfg harness.Config, keys ...string) (string, bool) {
+func option(cfg runlog.Config, keys ...string) (string, bool) {
 	for _, k := range keys {
 		if v, ok := cfg.Options[k]; ok && v != "" {
 			return v, true
@@ -55,7 +56,7 @@ func option(cfg harness.Config, keys ...string) (string, bool) {
 
 // BudgetK is the number of items a run retrieved per question: --k, else
 // the system's k (or StructMem's entries) option, else its default.
-func BudgetK(cfg harness.Config) (int, bool) {
+func BudgetK(cfg runlog.Config) (int, bool) {
 	if cfg.K > 0 {
 		return cfg.K, true
 	}
@@ -68,7 +69,7 @@ func BudgetK(cfg harness.Config) (int, bool) {
 }
 
 // Seeds is a run's number of semantic seeds (StructMem's seeds option).
-func Seeds(cfg harness.Config) (int, bool) {
+func Seeds(cfg runlog.Config) (int, bool) {
 	v, ok := option(cfg, "seeds")
 	if !ok {
 		return 0, false
@@ -120,7 +121,7 @@ func PickJudge(runs []*runInfo, want string) (string, error) {
 
 // accuracyChart groups runs by system and plots overall accuracy against
 // x(run); runs x cannot place are an error naming the run.
-func accuracyChart(dirs []string, judgeName string, x func(harness.Config) (int, bool), what string) (*Chart, error) {
+func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, bool), what string) (*Chart, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("--runs: no run directories given")
 	}
@@ -203,14 +204,14 @@ func BuildTokensChart(dirs []string) (*Chart, error) {
 		if err != nil {
 			return nil, err
 		}
-		recs, err := harness.ReadJSONL[harness.BuildRecord](filepath.Join(d, harness.BuildFile))
+		recs, err := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(d, runlog.BuildFile))
 		if err != nil {
 			return nil, err
 		}
 		if len(recs) == 0 {
 			return nil, fmt.Errorf("run %s has no build.jsonl records; finish the run first", d)
 		}
-		last := map[string]harness.BuildRecord{}
+		last := map[string]runlog.BuildRecord{}
 		for _, b := range recs {
 			last[b.ConversationID] = b
 		}
@@ -240,7 +241,7 @@ func BuildTokensChart(dirs []string) (*Chart, error) {
 	return c, nil
 }
 
-func noteFor(m harness.Manifest, prev string) string {
+func noteFor(m runlog.Manifest, prev string) string {
 	if m.Offline {
 		return "(offline backend: pipeline check, not LLM quality)"
 	}
@@ -249,7 +250,7 @@ func noteFor(m harness.Manifest, prev string) string {
 
 // convOrder lists conversation ids: the configured order first, then the
 // rest sorted with numbers compared as numbers (conv-9 before conv-10).
-func convOrder(configured []string, have map[string]harness.BuildRecord) []string {
+func convOrder(configured []string, have map[string]runlog.BuildRecord) []string {
 	var out []string
 	used := map[string]bool{}
 	for _, id := range configured {

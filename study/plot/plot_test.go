@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/membench/membench/internal/answer"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/harness"
+	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/systems"
 	_ "github.com/membench/membench/systems/all"
 )
 
-func sampleRun(t *testing.T, root string, cfg harness.Config) string {
+func sampleRun(t *testing.T, root string, cfg runlog.Config) string {
 	t.Helper()
 	cfg.ResultsDir, cfg.CacheDir, cfg.Quiet = filepath.Join(root, "runs"), filepath.Join(root, "cache"), true
 	cfg.Judges = []string{"llm", "f1"}
@@ -54,10 +56,10 @@ func TestFiguresFromSampleRuns(t *testing.T) {
 	root := t.TempDir()
 	var kRuns, seedRuns []string
 	for _, k := range []int{1, 5} {
-		kRuns = append(kRuns, sampleRun(t, root, harness.Config{System: "turns-cosine", K: k}))
+		kRuns = append(kRuns, sampleRun(t, root, runlog.Config{System: "turns-cosine", K: k}))
 	}
 	for _, s := range []string{"0", "5"} {
-		seedRuns = append(seedRuns, sampleRun(t, root, harness.Config{System: "structmem", Options: systems.Options{"seeds": s}}))
+		seedRuns = append(seedRuns, sampleRun(t, root, runlog.Config{System: "structmem", Options: systems.Options{"seeds": s}}))
 	}
 
 	c, err := KChart(kRuns, "")
@@ -95,7 +97,7 @@ func TestFiguresFromSampleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	sm := c.Series[0]
-	b, _ := harness.ReadJSONL[harness.BuildRecord](filepath.Join(seedRuns[1], harness.BuildFile))
+	b, _ := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(seedRuns[1], runlog.BuildFile))
 	if last := sm.Y[len(sm.Y)-1]; last <= 0 || int(sm.X[len(sm.X)-1]) != b[0].Turns {
 		t.Fatalf("structmem curve ends at (%v, %v), want x = %d turns and y > 0", sm.X[len(sm.X)-1], last, b[0].Turns)
 	}
@@ -112,7 +114,7 @@ func TestFiguresFromSampleRuns(t *testing.T) {
 }
 
 func TestConvOrder(t *testing.T) {
-	have := map[string]harness.BuildRecord{"conv-10": {}, "conv-9": {}, "conv-26": {}, "x": {}}
+	have := map[string]runlog.BuildRecord{"conv-10": {}, "conv-9": {}, "conv-26": {}, "x": {}}
 	got := convOrder([]string{"conv-26"}, have)
 	want := []string{"conv-26", "conv-9", "conv-10", "x"}
 	for i := range want {
@@ -126,7 +128,7 @@ func TestConvOrder(t *testing.T) {
 // else the runs lacking it would be drawn at 0%.
 func TestPickJudgeFallbackCommonToAll(t *testing.T) {
 	run := func(dir string, scores map[string]float64, judges ...string) *runInfo {
-		return &runInfo{dir: dir, summary: &harness.Summary{Judges: judges, Overall: harness.Group{Scores: scores}}}
+		return &runInfo{dir: dir, summary: &runlog.Summary{Judges: judges, Overall: runlog.Group{Scores: scores}}}
 	}
 	a := run("a", map[string]float64{"bleu1": 30, "f1": 40}, "bleu1", "f1")
 	b := run("b", map[string]float64{"f1": 50}, "f1")

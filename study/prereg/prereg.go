@@ -11,13 +11,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/membench/membench/harness"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/membench/membench/runlog"
 
 	"gopkg.in/yaml.v3"
 
@@ -155,7 +156,7 @@ func Lock(path string, now time.Time) (*LockInfo, error) {
 		return nil, err
 	}
 	jb, _ := json.MarshalIndent(l, "", "  ")
-	return l, harness.WriteFileAtomic(LockPath(path), append(jb, '\n'))
+	return l, runlog.WriteFileAtomic(LockPath(path), append(jb, '\n'))
 }
 
 // ReadLock reads FILE.lock.

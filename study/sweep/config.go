@@ -2,7 +2,7 @@
 // from one YAML file and tabulates their headline numbers.
 //
 // A sweep file holds up to two YAML documents. The first is a plain
-// harness.Config, so `membench run --config FILE` still runs it (the run
+// runlog.Config, so `membench run --config FILE` still runs it (the run
 // command reads only the first document). The optional second document is
 // the Spec: which systems and which grid to expand around that base.
 package sweep
@@ -16,9 +16,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench/runlog"
+
 	"gopkg.in/yaml.v3"
 
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/systems"
 )
 
@@ -74,7 +75,7 @@ func (g *Grid) UnmarshalYAML(n *yaml.Node) error {
 // File is a parsed sweep file.
 type File struct {
 	Path string
-	Base harness.Config
+	Base runlog.Config
 	Spec Spec
 }
 
@@ -119,7 +120,7 @@ type Point struct {
 	Label  string            `json:"label"`
 	System string            `json:"system"`
 	Params map[string]string `json:"params"` // grid key -> value
-	Config harness.Config    `json:"-"`
+	Config runlog.Config     `json:"-"`
 }
 
 // Expand lists the sweep's points: systems outermost, then the axes in

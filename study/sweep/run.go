@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/study/plot"
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/study/plot"
 )
 
 // Output file names in a sweep's output directory.
@@ -210,7 +212,7 @@ func (r *Result) Table() *report.Table {
 
 // Write stores sweep.json, sweep.md and sweep.csv in dir.
 func (r *Result) Write(dir string) error {
-	if err := harness.WriteJSON(filepath.Join(dir, JSONFile), r); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(dir, JSONFile), r); err != nil {
 		return err
 	}
 	var md, csv bytes.Buffer
@@ -221,8 +223,8 @@ func (r *Result) Write(dir string) error {
 	if err := r.Table().CSV(&csv); err != nil {
 		return err
 	}
-	if err := harness.WriteFileAtomic(filepath.Join(dir, MDFile), md.Bytes()); err != nil {
+	if err := runlog.WriteFileAtomic(filepath.Join(dir, MDFile), md.Bytes()); err != nil {
 		return err
 	}
-	return harness.WriteFileAtomic(filepath.Join(dir, CSVFile), csv.Bytes())
+	return runlog.WriteFileAtomic(filepath.Join(dir, CSVFile), csv.Bytes())
 }

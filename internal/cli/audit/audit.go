@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/study/audit"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/study/audit"
 )
 
 // flags shared by both subcommands.

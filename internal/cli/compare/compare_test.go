@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/judge"
 )
 
@@ -30,11 +31,11 @@ func writeRun(t *testing.T, system, j string, n int, ok func(int) bool, cat func
 		}
 		b, _ := json.Marshal(judge.Judgment{QuestionID: id, System: system, Judge: j, Correct: ok(i), Score: s})
 		jl = append(append(jl, b...), '\n')
-		b, _ = json.Marshal(harness.AnswerRecord{QuestionID: id, System: system, Category: cat(i)})
+		b, _ = json.Marshal(runlog.AnswerRecord{QuestionID: id, System: system, Category: cat(i)})
 		al = append(append(al, b...), '\n')
 	}
-	os.WriteFile(filepath.Join(dir, harness.JudgmentsFile), jl, 0o644)
-	os.WriteFile(filepath.Join(dir, harness.AnswersFile), al, 0o644)
+	os.WriteFile(filepath.Join(dir, runlog.JudgmentsFile), jl, 0o644)
+	os.WriteFile(filepath.Join(dir, runlog.AnswersFile), al, 0o644)
 	return dir
 }
 

@@ -6,7 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/judge"
 )
@@ -22,7 +23,7 @@ type Source struct {
 
 // Load reads a run directory or a judgments.jsonl file.
 func Load(path string) (*Source, error) {
-	js, err := harness.LoadJudgments(path)
+	js, err := runlog.LoadJudgments(path)
 	if err != nil {
 		return nil, clierr.AsBad(err)
 	}
@@ -34,7 +35,7 @@ func Load(path string) (*Source, error) {
 		dir = filepath.Dir(path)
 	}
 	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Categories: map[string]int{}}
-	answers, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, clierr.AsBad(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
@@ -49,10 +51,10 @@ and k. The seed paper's numbers are printed next to ours.`,
 			if runDir == "" {
 				return clierr.Bad("diagnose needs --run DIR (a run directory)")
 			}
-			if !analysis.IsRunDir(runDir) {
+			if !runlog.IsRunDir(runDir) {
 				return clierr.Bad("--run %s: no manifest.json there; give one run directory (use --runs for several)", runDir)
 			}
-			run, err := analysis.LoadRun(runDir)
+			run, err := runlog.Load(runDir)
 			if err != nil {
 				return clierr.AsBad(err)
 			}
@@ -65,7 +67,7 @@ and k. The seed paper's numbers are printed next to ours.`,
 			}
 			rows := []analysis.AbstentionRate{d.Abstention}
 			if len(more) > 0 {
-				dirs, err := analysis.FindRuns(more)
+				dirs, err := runlog.FindRuns(more)
 				if err != nil {
 					return clierr.AsBad(err)
 				}
@@ -73,7 +75,7 @@ and k. The seed paper's numbers are printed next to ours.`,
 					if dir == runDir {
 						continue
 					}
-					r, err := analysis.LoadRun(dir)
+					r, err := runlog.Load(dir)
 					if err != nil {
 						return clierr.AsBad(err)
 					}

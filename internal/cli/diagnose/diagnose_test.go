@@ -3,13 +3,14 @@ package diagnose
 import (
 	"encoding/csv"
 	"encoding/json"
-	"github.com/membench/membench/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/judge"
 )
@@ -19,18 +20,18 @@ import (
 func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
 	t.Helper()
 	os.MkdirAll(dir, 0o755)
-	m := harness.Manifest{RunID: filepath.Base(dir), Config: harness.Config{System: system, K: k}, Judges: []string{"f1", "llm"}}
-	if err := harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), m); err != nil {
+	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Judges: []string{"f1", "llm"}}
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
 		t.Fatal(err)
 	}
-	it := func(s string) []harness.ItemRef { return []harness.ItemRef{{ID: s, Sources: []string{s}}} }
-	testutil.WriteJSONL(t, filepath.Join(dir, harness.RetrievalsFile),
-		harness.RetrievalRecord{QuestionID: "q1", Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:2")},
-		harness.RetrievalRecord{QuestionID: "q2", Evidence: []string{"D1:3"}, Candidates: it("D1:3"), Items: it("D1:3")},
-		harness.RetrievalRecord{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")})
-	testutil.WriteJSONL(t, filepath.Join(dir, harness.AnswersFile),
-		harness.AnswerRecord{QuestionID: "q1", Category: 2}, harness.AnswerRecord{QuestionID: "q2", Category: 2}, harness.AnswerRecord{QuestionID: "q3", Category: 5})
-	testutil.WriteJSONL(t, filepath.Join(dir, harness.JudgmentsFile), judge.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK})
+	it := func(s string) []runlog.ItemRef { return []runlog.ItemRef{{ID: s, Sources: []string{s}}} }
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.RetrievalsFile),
+		runlog.RetrievalRecord{QuestionID: "q1", Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:2")},
+		runlog.RetrievalRecord{QuestionID: "q2", Evidence: []string{"D1:3"}, Candidates: it("D1:3"), Items: it("D1:3")},
+		runlog.RetrievalRecord{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")})
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile),
+		runlog.AnswerRecord{QuestionID: "q1", Category: 2}, runlog.AnswerRecord{QuestionID: "q2", Category: 2}, runlog.AnswerRecord{QuestionID: "q3", Category: 5})
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), judge.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK})
 }
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/study/grade"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/study/grade"
 )
 
 // NewCmd returns the grade command.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/study/grade"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/run"
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/study/grade"
 )
 
 // NewCmd returns the judge command.

@@ -4,6 +4,8 @@ package kstar
 import (
 	"encoding/json"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
@@ -42,8 +44,8 @@ membench run commands that would measure them.`,
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			if !analysis.IsRunDir(runsDir) {
-				if _, err := analysis.FindRuns([]string{runsDir}); err != nil {
+			if !runlog.IsRunDir(runsDir) {
+				if _, err := runlog.FindRuns([]string{runsDir}); err != nil {
 					return clierr.Bad("--runs-dir %s: no run directories there (run `membench run --results %s` first)", runsDir, runsDir)
 				}
 			}

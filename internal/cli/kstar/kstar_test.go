@@ -2,24 +2,25 @@ package kstar
 
 import (
 	"encoding/json"
-	"github.com/membench/membench/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/internal/cli/clierr"
 )
 
 func writeRun(t *testing.T, dir, system string, k int, mean float64) {
 	t.Helper()
-	m := harness.Manifest{RunID: filepath.Base(dir), Config: harness.Config{System: system, K: k, Dataset: "sample"},
-		RenderedTokens: &harness.TokenStats{N: 3, Mean: mean}}
+	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k, Dataset: "sample"},
+		RenderedTokens: &runlog.TokenStats{N: 3, Mean: mean}}
 	if err := mkdir(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), m); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
 		t.Fatal(err)
 	}
 }

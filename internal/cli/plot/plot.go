@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/study/plot"
 )
@@ -49,7 +50,7 @@ func sub(name, short, defOut string, chart func([]string, string) (*plot.Chart, 
 			if len(runs) == 0 {
 				return clierr.Bad("plot %s needs --runs DIR (repeatable): run directories or a directory holding them", name)
 			}
-			dirs, err := analysis.FindRuns(runs)
+			dirs, err := runlog.FindRuns(runs)
 			if err != nil {
 				return clierr.AsBad(err)
 			}

@@ -4,6 +4,8 @@ package report
 import (
 	"fmt"
 
+	"github.com/membench/membench/runlog"
+
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
@@ -44,7 +46,7 @@ csv and --table all, the tables are separated by a blank line.`,
 			if len(runs) == 0 {
 				return clierr.Bad("report needs --runs DIR (a run directory, a glob, or a results directory)")
 			}
-			var builders []func([]*analysis.Run, string) (*tables.Table, error)
+			var builders []func([]*runlog.Run, string) (*tables.Table, error)
 			switch which {
 			case "2":
 				builders = append(builders, analysis.Table2)
@@ -62,13 +64,13 @@ csv and --table all, the tables are separated by a blank line.`,
 			default:
 				return clierr.Bad("--format %q: want terminal, markdown or csv", format)
 			}
-			dirs, err := analysis.FindRuns(runs)
+			dirs, err := runlog.FindRuns(runs)
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			var loaded []*analysis.Run
+			var loaded []*runlog.Run
 			for _, d := range dirs {
-				r, err := analysis.LoadRun(d)
+				r, err := runlog.Load(d)
 				if err != nil {
 					return clierr.AsBad(err)
 				}

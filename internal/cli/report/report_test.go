@@ -2,13 +2,14 @@ package report
 
 import (
 	"encoding/csv"
-	"github.com/membench/membench/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/runlog"
+
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/judge"
 )
@@ -17,14 +18,14 @@ import (
 func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build bool) {
 	t.Helper()
 	os.MkdirAll(dir, 0o755)
-	m := harness.Manifest{RunID: filepath.Base(dir), Config: harness.Config{System: system, K: k}, Judges: []string{"bleu1", "llm"}, Offline: offline}
-	if err := harness.WriteJSON(filepath.Join(dir, harness.ManifestFile), m); err != nil {
+	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Judges: []string{"bleu1", "llm"}, Offline: offline}
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
 		t.Fatal(err)
 	}
 	var ans, js []any
 	for i := 0; i < n; i++ {
 		id := system + string(rune('a'+i))
-		ans = append(ans, harness.AnswerRecord{QuestionID: id, Category: 4})
+		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Category: 4})
 		ok := i < right
 		s := 0.0
 		if ok {
@@ -32,10 +33,10 @@ func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build 
 		}
 		js = append(js, judge.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s})
 	}
-	testutil.WriteJSONL(t, filepath.Join(dir, harness.AnswersFile), ans...)
-	testutil.WriteJSONL(t, filepath.Join(dir, harness.JudgmentsFile), js...)
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile), ans...)
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js...)
 	if build {
-		testutil.WriteJSONL(t, filepath.Join(dir, harness.BuildFile), harness.BuildRecord{Calls: 7, InputTokens: 2_000_000, OutputTokens: 500_000, Seconds: 3.5})
+		testutil.WriteJSONL(t, filepath.Join(dir, runlog.BuildFile), runlog.BuildRecord{Calls: 7, InputTokens: 2_000_000, OutputTokens: 500_000, Seconds: 3.5})
 	}
 }
 

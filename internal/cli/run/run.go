@@ -1,4 +1,4 @@
-// Package run is the `membench run` command: flags → harness.Config → harness.Run.
+// Package run is the `membench run` command: flags → runlog.Config → harness.Run.
 package run
 
 import (
@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/membench/membench/runlog"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -23,7 +25,7 @@ func NewCmd() *cobra.Command {
 		llmBackend, model string
 		baseURL           string
 		quiet             bool
-		cfg               harness.Config
+		cfg               runlog.Config
 		turnStep          time.Duration
 	)
 	c := &cobra.Command{
@@ -43,7 +45,7 @@ Re-running the same command resumes: finished questions are skipped.`,
   membench run --config configs/table2.yaml --system flat`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			base := harness.Config{}
+			base := runlog.Config{}
 			if cfgFile != "" {
 				b, err := os.ReadFile(cfgFile)
 				if err != nil {

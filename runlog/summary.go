@@ -1,4 +1,4 @@
-package harness
+package runlog
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 	"sort"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/internal/report"
 )
 
 // Summary is a run's headline numbers, recomputed from its artifacts (so a
@@ -67,7 +67,7 @@ func Summarize(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (is this a run directory?)", dir, err)
 	}
-	if err := jsonUnmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
 	answers, err := ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile))
@@ -320,4 +320,12 @@ func (s *Summary) Write(dir string) error {
 // Print writes the terminal table.
 func (s *Summary) Print(w io.Writer) error { return s.Table().Terminal(w) }
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+// sortedKeys orders map keys so the same artifacts give the same output.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

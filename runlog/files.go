@@ -1,4 +1,8 @@
-package harness
+// Package runlog is the run log: the artifacts one run directory holds
+// (manifest, records, summary), the one appender that writes them, readers
+// that keep the last line per key, and atomic writes. Every package that
+// reads runs reads them through runlog, never through the engine.
+package runlog
 
 import (
 	"bufio"
@@ -129,19 +133,21 @@ type AnswerRecord struct {
 	TargetSHA256  string `json:"target_sha256"`
 }
 
-// appender writes JSON lines to one file, safe for concurrent use.
-type appender struct {
+// Appender writes JSON lines to one file, safe for concurrent use. It is
+// the one writer of every run artifact that grows line by line.
+type Appender struct {
 	mu sync.Mutex
 	f  *os.File
 	w  *bufio.Writer
 }
 
-func openAppender(path string) (*appender, error) {
+// OpenAppender opens path for appending JSON lines (see OpenAppend).
+func OpenAppender(path string) (*Appender, error) {
 	f, err := OpenAppend(path)
 	if err != nil {
 		return nil, err
 	}
-	return &appender{f: f, w: bufio.NewWriter(f)}, nil
+	return &Appender{f: f, w: bufio.NewWriter(f)}, nil
 }
 
 // OpenAppend opens a JSON-lines file for appending. A torn last line left
@@ -194,7 +200,7 @@ func dropTornTail(path string) error {
 }
 
 // Write appends one record and flushes, so a crash loses at most that line.
-func (a *appender) Write(v any) error {
+func (a *Appender) Write(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -208,14 +214,14 @@ func (a *appender) Write(v any) error {
 
 // WriteRaw appends pre-encoded JSON lines in one piece, so concurrent
 // conversations' dumps never interleave.
-func (a *appender) WriteRaw(b []byte) error {
+func (a *Appender) WriteRaw(b []byte) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.w.Write(b)
 	return a.w.Flush()
 }
 
-func (a *appender) Close() error {
+func (a *Appender) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.w.Flush()
@@ -300,4 +306,18 @@ func LoadJudgments(path string) ([]judge.Judgment, error) {
 		return nil, fmt.Errorf("judgments %s: %w (give a run directory or a judgments.jsonl file)", path, err)
 	}
 	return ReadJSONL[judge.Judgment](path)
+}
+
+// WriteJSONLines writes records as JSON lines atomically (the whole file at
+// once), for artifacts derived entirely from other inputs.
+func WriteJSONLines(path string, recs []any) error {
+	var buf []byte
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	return WriteFileAtomic(path, buf)
 }

@@ -1,4 +1,4 @@
-package harness_test
+package runlog_test
 
 import (
 	"path/filepath"
@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )
 
-func baseConfig() harness.Config {
-	return harness.Config{
+func baseConfig() runlog.Config {
+	return runlog.Config{
 		System:  "turns-cosine",
 		Options: systems.Options{"k": "10", "mode": "a"},
 		K:       10,
@@ -126,7 +126,7 @@ func TestIDShape(t *testing.T) {
 		t.Fatalf("given RunID not used: %s %s", c.ID(), c.Dir())
 	}
 	// Defaults that only touch json:"-" fields keep the id.
-	d := harness.Config{System: "x", Dataset: "sample", Model: "offline", TurnStep: 30 * time.Second, Judges: harness.DefaultJudges}
+	d := runlog.Config{System: "x", Dataset: "sample", Model: "offline", TurnStep: 30 * time.Second, Judges: runlog.DefaultJudges}
 	if d.ID() != d.WithDefaults().ID() {
 		t.Fatal("WithDefaults changed the id of an already complete config")
 	}

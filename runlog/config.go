@@ -1,15 +1,10 @@
-// Package harness is the replay engine: it loads a dataset, builds one
-// memory per conversation, retrieves, answers and judges every question,
-// and writes checkpointed artifacts under results/<run-id>/ so an
-// interrupted run resumes where it stopped.
-package harness
+package runlog
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -72,24 +67,10 @@ func (c Config) WithDefaults() Config {
 	if c.ResultsDir == "" {
 		c.ResultsDir = "results"
 	}
-	if c.CacheDir == "" {
-		c.CacheDir = DefaultCacheDir()
-	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = 4
 	}
 	return c
-}
-
-// DefaultCacheDir is $MEMBENCH_HOME/cache or ~/.cache/membench/cache.
-func DefaultCacheDir() string {
-	if h := os.Getenv("MEMBENCH_HOME"); h != "" {
-		return filepath.Join(h, "cache")
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "membench", "cache")
-	}
-	return filepath.Join(".membench", "cache")
 }
 
 // Hash is the sha256 of the output-relevant config (json:"-" fields excluded).

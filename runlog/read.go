@@ -1,0 +1,174 @@
+package runlog
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/membench/membench/judge"
+)
+
+// Run is one loaded run directory (from `membench run` or `membench score`).
+// Records are de-duplicated: the last line per question (and per judge)
+// wins, as Summarize does for resumed runs.
+type Run struct {
+	Dir        string
+	Manifest   Manifest
+	Retrievals []RetrievalRecord
+	Answers    []AnswerRecord
+	Judgments  []judge.Judgment
+	Builds     []BuildRecord
+	Summary    *Summary
+}
+
+// LoadManifest reads DIR/manifest.json.
+func LoadManifest(dir string) (Manifest, error) {
+	var m Manifest
+	p := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return m, fmt.Errorf("%s: %w (is this a run directory?)", dir, err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: %v (fix or re-run to rewrite it)", p, err)
+	}
+	return m, nil
+}
+
+// Load reads every artifact of a run directory.
+func Load(dir string) (*Run, error) {
+	m, err := LoadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Dir: dir, Manifest: m}
+	retr, err := ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
+	if err != nil {
+		return nil, err
+	}
+	r.Retrievals = LastBy(retr, func(x RetrievalRecord) string { return x.QuestionID })
+	ans, err := ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile))
+	if err != nil {
+		return nil, err
+	}
+	r.Answers = LastBy(ans, func(x AnswerRecord) string { return x.QuestionID })
+	js, err := ReadJSONL[judge.Judgment](filepath.Join(dir, JudgmentsFile))
+	if err != nil {
+		return nil, err
+	}
+	r.Judgments = LastBy(js, func(x judge.Judgment) string { return x.QuestionID + "\x00" + x.Judge })
+	if r.Builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); err != nil {
+		return nil, err
+	}
+	if r.Summary, err = Summarize(dir); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// LastBy keeps the last record per key, in order of the key's first line.
+func LastBy[T any](xs []T, key func(T) string) []T {
+	idx := map[string]int{}
+	var out []T
+	for _, x := range xs {
+		k := key(x)
+		if i, ok := idx[k]; ok {
+			out[i] = x
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, x)
+	}
+	return out
+}
+
+// ID is the run's id (manifest run_id, else the directory name).
+func (r *Run) ID() string {
+	if r.Manifest.RunID != "" {
+		return r.Manifest.RunID
+	}
+	return filepath.Base(r.Dir)
+}
+
+// IsRunDir reports whether dir holds a manifest.json.
+func IsRunDir(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, ManifestFile))
+	return err == nil && !st.IsDir()
+}
+
+// FindRuns expands --runs arguments: a run directory, a glob, or a
+// directory whose subdirectories (at any depth) are run directories.
+// The result is de-duplicated and, per argument, sorted.
+func FindRuns(args []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range args {
+		matches := []string{a}
+		if strings.ContainsAny(a, "*?[") {
+			m, err := filepath.Glob(a)
+			if err != nil {
+				return nil, fmt.Errorf("--runs %q: bad glob: %v", a, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("--runs %q: no file matches the pattern", a)
+			}
+			matches = m
+		}
+		found := 0
+		for _, p := range matches {
+			dirs, err := DirsUnder(p)
+			if err != nil {
+				return nil, fmt.Errorf("--runs %q: %v", a, err)
+			}
+			for _, d := range dirs {
+				found++
+				if !seen[d] {
+					seen[d] = true
+					out = append(out, d)
+				}
+			}
+		}
+		if found == 0 {
+			return nil, fmt.Errorf("--runs %q: no run directory (with manifest.json) found there; give a run directory or the results directory holding them", a)
+		}
+	}
+	return out, nil
+}
+
+// DirsUnder returns p itself when it is a run directory, else every run
+// directory below it (not descending into run directories).
+func DirsUnder(p string) ([]string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		if filepath.Base(p) == ManifestFile {
+			return []string{filepath.Dir(p)}, nil
+		}
+		return nil, nil // globs may match stray files
+	}
+	var out []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if path != p && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if IsRunDir(path) {
+			out = append(out, path)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
