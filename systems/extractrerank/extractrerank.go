@@ -14,10 +14,10 @@ import (
 	"sort"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/flat"
 	"github.com/membench/membench/systems/selector"
-	"github.com/membench/membench/internal/tokens"
 )
 
 // Order values: the order the answer model reads the selected facts in.

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/systems"
 	"github.com/membench/membench/internal/tokens"
+	"github.com/membench/membench/systems"
 )
 
 func init() {

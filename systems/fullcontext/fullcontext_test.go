@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/systems"
 	"github.com/membench/membench/internal/tokens"
+	"github.com/membench/membench/systems"
 )
 
 func TestRendersAllSessionsWithDates(t *testing.T) {

@@ -39,11 +39,11 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/internal/prompts"
+	"github.com/membench/membench/internal/tokens"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/flat"
-	"github.com/membench/membench/internal/tokens"
 )
 
 // Defaults are flat's options plus the graph's own.

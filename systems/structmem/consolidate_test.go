@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
-	"github.com/membench/membench/internal/vindex"
 )
 
 func TestPlanWindows(t *testing.T) {

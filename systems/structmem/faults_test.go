@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
-	"github.com/membench/membench/internal/tokens"
 )
 
 func TestMalformedAnswerRetriedOnceThenFailed(t *testing.T) {

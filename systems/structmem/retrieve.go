@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/systems"
 	"github.com/membench/membench/internal/tokens"
+	"github.com/membench/membench/systems"
 )
 
 // Retrieve returns the top event entries (Budget.K overrides the entries

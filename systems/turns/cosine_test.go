@@ -8,8 +8,8 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/embedder"
-	"github.com/membench/membench/systems"
 	"github.com/membench/membench/internal/tokens"
+	"github.com/membench/membench/systems"
 )
 
 // testConv is a small two-session conversation with distinct topics.

@@ -12,9 +12,9 @@ import (
 	"strconv"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
-	"github.com/membench/membench/internal/vindex"
 )
 
 // embedBatch bounds one embedder call; the harness caches embeddings on disk.
