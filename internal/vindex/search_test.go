@@ -1,0 +1,163 @@
+package vindex
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync"
+	"testing"
+)
+
+// bruteForce is the previous Search: score every accepted vector, sort them
+// all by (score desc, insertion asc), cut to k. The reference ordering.
+func bruteForce(x *Index, q []float32, k int, filter func(string) bool) []Hit {
+	u := Normalize(q)
+	x.mu.RLock()
+	hits := make([]Hit, 0, len(x.ids))
+	for i, v := range x.vecs {
+		if filter != nil && !filter(x.ids[i]) {
+			continue
+		}
+		hits = append(hits, Hit{ID: x.ids[i], Score: Dot(u, v), Index: i})
+	}
+	x.mu.RUnlock()
+	sort.Slice(hits, func(a, b int) bool {
+		if hits[a].Score != hits[b].Score {
+			return hits[a].Score > hits[b].Score
+		}
+		return hits[a].Index < hits[b].Index
+	})
+	if k > 0 && len(hits) > k {
+		hits = hits[:k]
+	}
+	return hits
+}
+
+// randomIndex fills an index with n vectors of width dim. With levels > 0
+// the components take only that many values, so many scores tie exactly.
+func randomIndex(r *rand.Rand, n, dim, levels int) *Index {
+	x := New()
+	for i := range n {
+		v := make([]float32, dim)
+		for j := range v {
+			if levels > 0 {
+				v[j] = float32(r.IntN(levels) - levels/2)
+			} else {
+				v[j] = float32(r.NormFloat64())
+			}
+		}
+		x.Add(fmt.Sprintf("id%d", i), v)
+	}
+	return x
+}
+
+func sameHits(t *testing.T, what string, got, want []Hit) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d hits, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] { // score bits, id and index all equal
+			t.Fatalf("%s: hit %d = %+v, want %+v", what, i, got[i], want[i])
+		}
+	}
+}
+
+func TestSearchEqualsBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	cases := []struct{ n, dim, levels int }{
+		{0, 4, 0}, {1, 4, 0}, {7, 3, 3}, {100, 16, 0}, {1000, 4, 3}, // small: one goroutine
+		{3000, 64, 0}, {20000, 8, 3}, {9001, 16, 2}, // above parallelMin: split over cores
+	}
+	for _, c := range cases {
+		x := randomIndex(r, c.n, c.dim, c.levels)
+		for trial := range 5 {
+			q := make([]float32, c.dim)
+			for j := range q {
+				if c.levels > 0 {
+					q[j] = float32(r.IntN(c.levels) - c.levels/2)
+				} else {
+					q[j] = float32(r.NormFloat64())
+				}
+			}
+			if trial == 4 {
+				clear(q) // a zero query: every score ties at 0
+			}
+			keepOdd := func(id string) bool { return id[len(id)-1]%2 == 1 }
+			for _, k := range []int{-1, 0, 1, 2, 10, 37, c.n - 1, c.n, c.n + 5} {
+				what := fmt.Sprintf("n=%d dim=%d levels=%d trial=%d k=%d", c.n, c.dim, c.levels, trial, k)
+				sameHits(t, what, x.Search(q, k, nil), bruteForce(x, q, k, nil))
+				sameHits(t, what+" filtered", x.Search(q, k, keepOdd), bruteForce(x, q, k, keepOdd))
+			}
+		}
+	}
+}
+
+// Vectors of other widths than the query fall back to Dot's common-prefix
+// rule wherever they sit in a block of four.
+func TestSearchMixedWidths(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	x := New()
+	for i := range 50 {
+		dim := 6
+		if i%7 == 3 {
+			dim = 4 + i%3
+		}
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		x.Add(fmt.Sprint(i), v)
+	}
+	q := []float32{1, 2, 3, 4, 5, 6}
+	for _, k := range []int{0, 3, 10} {
+		sameHits(t, fmt.Sprint("k=", k), x.Search(q, k, nil), bruteForce(x, q, k, nil))
+	}
+}
+
+func TestSearchConcurrentWithParallelScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	x := randomIndex(r, 600, 512, 0) // above parallelMin
+	q := make([]float32, 512)
+	for j := range q {
+		q[j] = float32(r.NormFloat64())
+	}
+	want := bruteForce(x, q, 10, nil)
+	var wg sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				got := x.Search(q, 10, nil)
+				for i := range got {
+					if got[i] != want[i] {
+						t.Errorf("concurrent search hit %d = %+v, want %+v", i, got[i], want[i])
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestSearchAllocatesNoPerVectorList(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	x := randomIndex(r, 5000, 32, 0)
+	q := make([]float32, 32)
+	q[0] = 1
+	// Normalize(q), the heap of k and the k hits: a few small allocations,
+	// none that grow with the index.
+	allocs := testing.AllocsPerRun(20, func() { x.Search(q, 10, nil) })
+	bytes := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			x.Search(q, 10, nil)
+		}
+	}).AllocedBytesPerOp()
+	if allocs > 12 || bytes > 4096 {
+		t.Fatalf("Search(k=10) over 5000 vectors: %.0f allocs, %d B per call; want no N-element list", allocs, bytes)
+	}
+}
