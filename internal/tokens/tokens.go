@@ -3,6 +3,7 @@
 package tokens
 
 import (
+	"hash/maphash"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -24,16 +25,96 @@ func codec() tokenizer.Codec {
 	return enc
 }
 
-// Count returns the o200k_base token count of s.
+// Count returns the o200k_base token count of s. Counts are memoised by
+// text (see memo): the harness counts the same turns, prompts and contexts
+// many times, and the regexp-driven encoder is the expensive part.
 func Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	k := memoKey{maphash.String(seed, s), len(s)}
+	sh := &counts.shards[k.h%memoShards]
+	if n, ok := sh.get(k); ok {
+		return n
+	}
+	n := count(s)
+	sh.put(k, n)
+	return n
+}
+
+func count(s string) int {
 	n, err := codec().Count(s)
 	if err != nil {
 		return len(s) / 4
 	}
 	return n
+}
+
+// The memo is bounded and safe for concurrent use: shards with their own
+// lock, each holding two generations of at most memoShardCap entries. When
+// the current generation fills, it becomes the old one and the previous old
+// one is dropped, so memory stays bounded and recently used texts survive
+// (a hit in the old generation is moved to the current one).
+//
+// Keys are a 64-bit seeded hash plus the length: a wrong count needs two
+// texts of one length to collide in 64 bits, which at a million distinct
+// texts is about one chance in 10^7 per process (the seed differs per run).
+const (
+	memoShards   = 64
+	memoShardCap = 2048 // x2 generations x64 shards: up to 262,144 texts, ~10 MB
+)
+
+type memoKey struct {
+	h uint64
+	n int
+}
+
+type memoShard struct {
+	mu       sync.Mutex
+	cur, old map[memoKey]int32
+}
+
+var (
+	seed   = maphash.MakeSeed()
+	counts struct{ shards [memoShards]memoShard }
+)
+
+func (m *memoShard) get(k memoKey) (int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n, ok := m.cur[k]; ok {
+		return int(n), true
+	}
+	if n, ok := m.old[k]; ok {
+		m.insert(k, n)
+		return int(n), true
+	}
+	return 0, false
+}
+
+func (m *memoShard) put(k memoKey, n int) {
+	m.mu.Lock()
+	m.insert(k, int32(n))
+	m.mu.Unlock()
+}
+
+func (m *memoShard) insert(k memoKey, n int32) {
+	if m.cur == nil || len(m.cur) >= memoShardCap {
+		m.old, m.cur = m.cur, make(map[memoKey]int32, memoShardCap)
+	}
+	m.cur[k] = n
+}
+
+// memoLen is the number of memoised texts (for tests).
+func memoLen() int {
+	total := 0
+	for i := range counts.shards {
+		m := &counts.shards[i]
+		m.mu.Lock()
+		total += len(m.cur) + len(m.old)
+		m.mu.Unlock()
+	}
+	return total
 }
 
 // perMessage is the chat format's overhead per message for the gpt-4o
