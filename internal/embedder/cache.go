@@ -6,11 +6,14 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/membench/membench/llm"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -18,19 +21,45 @@ import (
 
 // Cache is an llm.Embedder that keeps every vector on disk in SQLite, keyed
 // by (embedder name, sha256 of the text), and sends only misses to the inner
-// embedder. One *sql.DB in WAL mode with a busy timeout makes it safe for
-// many goroutines and for several processes sharing the file.
+// embedder. One *sql.DB in WAL mode with a busy timeout and a sized pool
+// makes it safe for many goroutines and for several processes sharing the
+// file.
+//
+// Each row carries the vector's length and a CRC-32C over key, length and
+// bytes: a row that fails the check (a bit flip that left the SQLite file
+// valid) is a miss, recomputed, overwritten and counted in Damaged, never
+// a wrong vector.
+//
+// Layout, for ≤ 2.2 KB per 512-d entry: rows are appended to a rowid table
+// (so its pages fill up) on 64 KiB pages (31 vectors per page instead of one
+// per 4 KiB page with an overflow page), found through a 16-byte key index.
 type Cache struct {
-	inner llm.Embedder
-	name  string
-	db    *sql.DB
-	path  string
+	inner   llm.Embedder
+	name    string
+	db      *sql.DB
+	path    string
+	get     *sql.Stmt
+	getMany *sql.Stmt // lookupChunk keys at once
+	put     *sql.Stmt
+	damaged atomic.Int64
 }
 
-// lookupChunk bounds the number of keys per SELECT ... IN (...).
-const lookupChunk = 400
+// lookupChunk is the number of keys per prepared SELECT ... IN (...); a
+// shorter remainder is looked up key by key.
+const lookupChunk = 64
+
+// keyLen is the stored key width: the first 16 bytes of sha256(name, 0,
+// sha256(text)); 128 bits make a collision practically impossible.
+const keyLen = 16
+
+// pageSize must be set before the first table exists.
+const pageSize = 65536
 
 // NewCache opens (creating if needed) the cache file at path.
+//
+// Files written before entries carried checksums (table "embeddings") are
+// not migrated: their vectors cannot be verified, so they count as misses.
+// Their table is dropped and the file rewritten once with the new page size.
 func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 	if inner == nil {
 		return nil, fmt.Errorf("embedding cache %s: no inner embedder", path)
@@ -42,41 +71,107 @@ func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Reads map the file instead of copying 64 KiB pages, which needs the
+	// pages checkpointed out of the WAL soon (1000 pages would be 64 MiB).
+	q.Add("_pragma", "mmap_size(1073741824)")
+	q.Add("_pragma", "wal_autocheckpoint(64)")
 	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("embedding cache %s: %w", path, err)
 	}
-	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS embeddings (
-		embedder TEXT NOT NULL,
-		text_sha256 BLOB NOT NULL,
-		vec BLOB NOT NULL,
-		PRIMARY KEY (embedder, text_sha256)
-	) WITHOUT ROWID`); err != nil {
+	// Readers run in parallel under WAL; more connections than cores only
+	// cost memory and open time.
+	conns := max(4, 2*runtime.GOMAXPROCS(0))
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	fail := func(err error) (*Cache, error) {
 		db.Close()
 		return nil, fmt.Errorf("embedding cache %s: not a usable SQLite file (%v); delete it to start a fresh cache", path, err)
 	}
-	return &Cache{inner: inner, name: inner.Name(), db: db, path: path}, nil
+	if err := setUp(db); err != nil {
+		return fail(err)
+	}
+	c := &Cache{inner: inner, name: inner.Name(), db: db, path: path}
+	if c.get, err = db.Prepare(`SELECT key, dim, crc, vec FROM vectors WHERE key = ?`); err != nil {
+		return fail(err)
+	}
+	if c.getMany, err = db.Prepare(`SELECT key, dim, crc, vec FROM vectors WHERE key IN (?` +
+		strings.Repeat(",?", lookupChunk-1) + `)`); err != nil {
+		return fail(err)
+	}
+	if c.put, err = db.Prepare(`INSERT OR REPLACE INTO vectors (key, dim, crc, vec) VALUES (?, ?, ?, ?)`); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+// setUp gives a new file 64 KiB pages and WAL, creates the table, and
+// replaces a pre-checksum table (see NewCache).
+func setUp(db *sql.DB) error {
+	var old int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'embeddings'`).Scan(&old); err != nil {
+		return err
+	}
+	if old > 0 {
+		// page_size only changes through VACUUM outside WAL.
+		for _, s := range []string{`PRAGMA journal_mode=DELETE`, `DROP TABLE IF EXISTS embeddings`,
+			fmt.Sprintf(`PRAGMA page_size=%d`, pageSize), `VACUUM`} {
+			if _, err := db.Exec(s); err != nil {
+				return fmt.Errorf("replacing the unchecked table: %s: %w", s, err)
+			}
+		}
+	} else if _, err := db.Exec(fmt.Sprintf(`PRAGMA page_size=%d`, pageSize)); err != nil { // no-op once the file exists
+		return err
+	}
+	if _, err := db.Exec(`PRAGMA journal_mode=WAL`); err != nil {
+		return err
+	}
+	_, err := db.Exec(`CREATE TABLE IF NOT EXISTS vectors (
+		id INTEGER PRIMARY KEY,
+		key BLOB NOT NULL UNIQUE,
+		dim INTEGER NOT NULL,
+		crc INTEGER NOT NULL,
+		vec BLOB NOT NULL)`)
+	return err
 }
 
 // Name is the inner embedder's name: cached vectors are the same vectors.
 func (c *Cache) Name() string { return c.name }
 
+// Damaged is the number of entries found damaged (and recomputed) so far.
+func (c *Cache) Damaged() int64 { return c.damaged.Load() }
+
 // Close closes the database.
-func (c *Cache) Close() error { return c.db.Close() }
+func (c *Cache) Close() error {
+	for _, s := range []*sql.Stmt{c.get, c.getMany, c.put} {
+		s.Close()
+	}
+	return c.db.Close()
+}
+
+type cacheKey [keyLen]byte
+
+func (c *Cache) key(text string) cacheKey {
+	t := sha256.Sum256([]byte(text))
+	h := sha256.New()
+	h.Write([]byte(c.name))
+	h.Write([]byte{0})
+	h.Write(t[:])
+	var k cacheKey
+	copy(k[:], h.Sum(nil))
+	return k
+}
 
 // Embed returns cached vectors and computes only the missing ones, each
 // distinct text once.
 func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
-	keys := make([][32]byte, len(texts))
-	where := map[[32]byte][]int{} // key -> positions in texts
-	var uniq [][32]byte
+	where := make(map[cacheKey][]int, len(texts)) // key -> positions in texts
+	var uniq []cacheKey
 	for i, t := range texts {
-		k := sha256.Sum256([]byte(t))
-		keys[i] = k
+		k := c.key(t)
 		if _, ok := where[k]; !ok {
 			uniq = append(uniq, k)
 		}
@@ -87,7 +182,7 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 		return nil, err
 	}
 	var missTexts []string
-	var missKeys [][32]byte
+	var missKeys []cacheKey
 	for _, k := range uniq {
 		if v, ok := found[k]; ok {
 			for _, i := range where[k] {
@@ -119,56 +214,61 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	return out, nil
 }
 
-func (c *Cache) lookup(ctx context.Context, keys [][32]byte) (map[[32]byte][]float32, error) {
-	found := make(map[[32]byte][]float32, len(keys))
-	for lo := 0; lo < len(keys); lo += lookupChunk {
-		chunk := keys[lo:min(lo+lookupChunk, len(keys))]
-		args := make([]any, 0, len(chunk)+1)
-		args = append(args, c.name)
-		for _, k := range chunk {
-			args = append(args, k[:])
-		}
-		q := "SELECT text_sha256, vec FROM embeddings WHERE embedder = ? AND text_sha256 IN (?" +
-			strings.Repeat(",?", len(chunk)-1) + ")"
-		rows, err := c.db.QueryContext(ctx, q, args...)
+func (c *Cache) lookup(ctx context.Context, keys []cacheKey) (map[cacheKey][]float32, error) {
+	found := make(map[cacheKey][]float32, len(keys))
+	read := func(rows *sql.Rows, err error) error {
 		if err != nil {
-			return nil, fmt.Errorf("embedding cache %s: %w", c.path, err)
+			return fmt.Errorf("embedding cache %s: %w", c.path, err)
 		}
+		defer rows.Close()
 		for rows.Next() {
 			var h, blob []byte
-			if err := rows.Scan(&h, &blob); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("embedding cache %s: %w", c.path, err)
+			var dim int64
+			var crc int64
+			if err := rows.Scan(&h, &dim, &crc, &blob); err != nil {
+				return fmt.Errorf("embedding cache %s: %w", c.path, err)
 			}
-			var k [32]byte
-			if len(h) != len(k) || len(blob)%4 != 0 {
-				continue // a damaged row is a miss; the store overwrites it
+			var k cacheKey
+			if len(h) != keyLen || dim < 0 || int64(len(blob)) != 4*dim || uint32(crc) != checksum(h, blob) || crc>>32 != 0 {
+				c.damaged.Add(1) // a miss: the store overwrites it
+				continue
 			}
 			copy(k[:], h)
 			found[k] = decodeVec(blob)
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("embedding cache %s: %w", c.path, err)
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("embedding cache %s: %w", c.path, err)
+		}
+		return nil
+	}
+	lo := 0
+	args := make([]any, lookupChunk)
+	for ; lo+lookupChunk <= len(keys); lo += lookupChunk {
+		for i := range lookupChunk {
+			args[i] = keys[lo+i][:]
+		}
+		if err := read(c.getMany.QueryContext(ctx, args...)); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range keys[lo:] {
+		if err := read(c.get.QueryContext(ctx, k[:])); err != nil {
+			return nil, err
 		}
 	}
 	return found, nil
 }
 
-func (c *Cache) store(ctx context.Context, keys [][32]byte, vecs [][]float32) error {
+func (c *Cache) store(ctx context.Context, keys []cacheKey, vecs [][]float32) error {
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("embedding cache %s: %w", c.path, err)
 	}
 	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, "INSERT OR REPLACE INTO embeddings (embedder, text_sha256, vec) VALUES (?, ?, ?)")
-	if err != nil {
-		return fmt.Errorf("embedding cache %s: %w", c.path, err)
-	}
-	defer st.Close()
+	st := tx.StmtContext(ctx, c.put)
 	for i, k := range keys {
-		if _, err := st.ExecContext(ctx, c.name, k[:], encodeVec(vecs[i])); err != nil {
+		blob := encodeVec(vecs[i])
+		if _, err := st.ExecContext(ctx, k[:], len(vecs[i]), int64(checksum(k[:], blob)), blob); err != nil {
 			return fmt.Errorf("embedding cache %s: %w", c.path, err)
 		}
 	}
@@ -176,6 +276,18 @@ func (c *Cache) store(ctx context.Context, keys [][32]byte, vecs [][]float32) er
 		return fmt.Errorf("embedding cache %s: %w", c.path, err)
 	}
 	return nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checksum covers the key and the vector bytes (whose length is the
+// dimension): a vector moved to another key fails it as well as a flipped bit.
+func checksum(key, blob []byte) uint32 {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(blob)))
+	s := crc32.Update(0, castagnoli, key)
+	s = crc32.Update(s, castagnoli, n[:])
+	return crc32.Update(s, castagnoli, blob)
 }
 
 func encodeVec(v []float32) []byte {

@@ -151,7 +151,7 @@ func TestCacheConcurrent(t *testing.T) {
 		t.Error(err)
 	}
 	var n int
-	if err := c.db.QueryRow("SELECT COUNT(*) FROM embeddings").Scan(&n); err != nil {
+	if err := c.db.QueryRow("SELECT COUNT(*) FROM vectors").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 10+160 {

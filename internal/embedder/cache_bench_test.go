@@ -1,0 +1,42 @@
+package embedder
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+)
+
+// BenchmarkCacheHit is the cost of a cached single-text lookup (a question's
+// embedding on a warm rerun), from as many goroutines as a c=64 run uses.
+func BenchmarkCacheHit(b *testing.B) {
+	ctx := context.Background()
+	c, err := NewCache(&countingEmbedder{name: "bench", inner: NewHashed(512)}, filepath.Join(b.TempDir(), "emb.sqlite"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { b.StopTimer(); c.Close() }() // closing frees the page cache: not a lookup cost
+	const n = 6000
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("utterance %d about topic %d", i, i%41)
+	}
+	for lo := 0; lo < n; lo += 500 {
+		if _, err := c.Embed(ctx, texts[lo:lo+500]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var next atomic.Int64
+	b.SetParallelism(32)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := next.Add(7919) % n
+			if _, err := c.Embed(ctx, texts[i:i+1]); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
