@@ -8,9 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers driver "sqlite"
@@ -23,9 +28,16 @@ import (
 // A hit returns Cached=true with the usage of the original call, so a meter
 // counts it as a cached call and still reports the tokens it stands for;
 // cost reports subtract cached calls' tokens if they want money spent.
+//
+// Each entry carries a CRC-32C of what a hit returns (see entrySum): an
+// entry that fails it (a bit flip that left the SQLite file valid) is a
+// miss, asked again, overwritten and counted in Damaged.
 type Cache struct {
-	db   *sql.DB
-	path string
+	db      *sql.DB
+	path    string
+	get     *sql.Stmt
+	put     *sql.Stmt
+	damaged atomic.Int64
 }
 
 // cacheVersion is bumped when the key or stored value changes meaning.
@@ -42,11 +54,16 @@ func NewCache(path string) (*Cache, error) {
 		}
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("llm cache %s: %w", path, err)
 	}
+	// database/sql's default pool opens a connection per concurrent call (29
+	// at c=64); SQLite serialises writers anyway, and a few readers suffice.
+	conns := max(4, 2*runtime.GOMAXPROCS(0))
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	_, err = db.Exec(`CREATE TABLE IF NOT EXISTS responses (
 		key TEXT PRIMARY KEY,
 		kind TEXT NOT NULL,
@@ -55,16 +72,95 @@ func NewCache(path string) (*Cache, error) {
 		probs TEXT NOT NULL DEFAULT '',
 		input_tokens INTEGER NOT NULL,
 		output_tokens INTEGER NOT NULL,
-		created_at TEXT NOT NULL)`)
+		created_at TEXT NOT NULL,
+		crc INTEGER)`)
+	if err == nil {
+		err = addChecksums(db)
+	}
+	c := &Cache{db: db, path: path}
+	if err == nil {
+		c.get, err = db.Prepare(`SELECT kind, text, probs, input_tokens, output_tokens, crc FROM responses WHERE key = ?`)
+	}
+	if err == nil {
+		// OR REPLACE: two concurrent misses of one key store the same thing,
+		// and a damaged entry is overwritten.
+		c.put, err = db.Prepare(`INSERT OR REPLACE INTO responses
+			(key, kind, model, text, probs, input_tokens, output_tokens, created_at, crc)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	}
 	if err != nil {
-		db.Close()
+		c.Close()
 		return nil, fmt.Errorf("llm cache %s: cannot create table (is it an SQLite file?): %w", path, err)
 	}
-	return &Cache{db: db, path: path}, nil
+	return c, nil
+}
+
+// addChecksums migrates a file written before entries carried checksums:
+// the crc column is added and filled from the entries as they are. Unlike
+// embeddings, old responses are kept (trusted once) rather than dropped,
+// because asking a paid model again costs money.
+func addChecksums(db *sql.DB) error {
+	var hasCol int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('responses') WHERE name = 'crc'`).Scan(&hasCol); err != nil {
+		return err
+	}
+	if hasCol == 0 {
+		_, err := db.Exec(`ALTER TABLE responses ADD COLUMN crc INTEGER`)
+		if err != nil && !strings.Contains(err.Error(), "duplicate column") { // another process got there first
+			return err
+		}
+	}
+	var missing int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM responses WHERE crc IS NULL`).Scan(&missing); err != nil || missing == 0 {
+		return err
+	}
+	tx, err := db.Begin() // immediate: one process migrates at a time
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT key, kind, text, probs, input_tokens, output_tokens FROM responses WHERE crc IS NULL`)
+	if err != nil {
+		return err
+	}
+	type fill struct {
+		key string
+		crc uint32
+	}
+	var fills []fill
+	for rows.Next() {
+		var key, kind, text, probs string
+		var in, out int
+		if err := rows.Scan(&key, &kind, &text, &probs, &in, &out); err != nil {
+			rows.Close()
+			return err
+		}
+		fills = append(fills, fill{key, entrySum(key, kind, text, probs, in, out)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, f := range fills {
+		if _, err := tx.Exec(`UPDATE responses SET crc = ? WHERE key = ?`, int64(f.crc), f.key); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // Close closes the database.
-func (c *Cache) Close() error { return c.db.Close() }
+func (c *Cache) Close() error {
+	for _, st := range []*sql.Stmt{c.get, c.put} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	return c.db.Close()
+}
+
+// Damaged is the number of entries found damaged (and asked again) so far.
+func (c *Cache) Damaged() int64 { return c.damaged.Load() }
 
 // Path is the cache file.
 func (c *Cache) Path() string { return c.path }
@@ -131,7 +227,7 @@ func (w *Cached) Chat(ctx context.Context, req Request) (Response, error) {
 	id := w.Inner.ID()
 	key := chatKey(id, req)
 	var r Response
-	found, err := w.Cache.get(ctx, key, &r.Text, nil, &r.Usage)
+	found, err := w.Cache.lookup(ctx, key, "chat", &r.Text, nil, &r.Usage)
 	if err != nil {
 		return Response{}, err
 	}
@@ -143,7 +239,7 @@ func (w *Cached) Chat(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return r, err
 	}
-	return r, w.Cache.put(ctx, key, "chat", id.Model, r.Text, "", r.Usage)
+	return r, w.Cache.store(ctx, key, "chat", id.Model, r.Text, "", r.Usage)
 }
 
 func (w *Cached) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
@@ -151,7 +247,7 @@ func (w *Cached) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	key := decideKey(id, req)
 	var r DecideResponse
 	var probs string
-	found, err := w.Cache.get(ctx, key, nil, &probs, &r.Usage)
+	found, err := w.Cache.lookup(ctx, key, "decide", nil, &probs, &r.Usage)
 	if err != nil {
 		return DecideResponse{}, err
 	}
@@ -170,20 +266,27 @@ func (w *Cached) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	if err != nil {
 		return r, err
 	}
-	return r, w.Cache.put(ctx, key, "decide", id.Model, "", string(b), r.Usage)
+	return r, w.Cache.store(ctx, key, "decide", id.Model, "", string(b), r.Usage)
 }
 
-func (c *Cache) get(ctx context.Context, key string, text, probs *string, u *Usage) (bool, error) {
-	var t, p string
-	err := c.db.QueryRowContext(ctx,
-		`SELECT text, probs, input_tokens, output_tokens FROM responses WHERE key = ?`, key).
-		Scan(&t, &p, &u.InputTokens, &u.OutputTokens)
+// lookup reads an entry of the given kind; a missing or damaged one is a
+// miss (found false).
+func (c *Cache) lookup(ctx context.Context, key, kind string, text, probs *string, u *Usage) (bool, error) {
+	var k, t, p string
+	var in, out int
+	var crc sql.NullInt64
+	err := c.get.QueryRowContext(ctx, key).Scan(&k, &t, &p, &in, &out, &crc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("llm cache %s: read: %w", c.path, err)
 	}
+	if !crc.Valid || crc.Int64 != int64(entrySum(key, k, t, p, in, out)) || k != kind {
+		c.damaged.Add(1)
+		return false, nil
+	}
+	u.InputTokens, u.OutputTokens = in, out
 	if text != nil {
 		*text = t
 	}
@@ -193,14 +296,26 @@ func (c *Cache) get(ctx context.Context, key string, text, probs *string, u *Usa
 	return true, nil
 }
 
-func (c *Cache) put(ctx context.Context, key, kind, model, text, probs string, u Usage) error {
-	// OR REPLACE: two concurrent misses of one key store the same thing.
-	_, err := c.db.ExecContext(ctx,
-		`INSERT OR REPLACE INTO responses (key, kind, model, text, probs, input_tokens, output_tokens, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		key, kind, model, text, probs, u.InputTokens, u.OutputTokens, time.Now().UTC().Format(time.RFC3339))
+func (c *Cache) store(ctx context.Context, key, kind, model, text, probs string, u Usage) error {
+	crc := entrySum(key, kind, text, probs, u.InputTokens, u.OutputTokens)
+	_, err := c.put.ExecContext(ctx, key, kind, model, text, probs, u.InputTokens, u.OutputTokens,
+		time.Now().UTC().Format(time.RFC3339), int64(crc))
 	if err != nil {
 		return fmt.Errorf("llm cache %s: write: %w", c.path, err)
 	}
 	return nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// entrySum is the CRC-32C of everything a hit returns, each field
+// length-prefixed so that no two entries share an encoding.
+func entrySum(key, kind, text, probs string, in, out int) uint32 {
+	var s uint32
+	for _, f := range []string{key, kind, text, probs, strconv.Itoa(in), strconv.Itoa(out)} {
+		s = crc32.Update(s, castagnoli, strconv.AppendInt(nil, int64(len(f)), 10))
+		s = crc32.Update(s, castagnoli, []byte{':'})
+		s = crc32.Update(s, castagnoli, []byte(f))
+	}
+	return s
 }

@@ -1,0 +1,128 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/membench/membench/llm/llmtest"
+)
+
+// A flipped bit in a stored response (the SQLite file still valid) makes
+// that entry a miss: the server is asked again and the right text returned.
+func TestCacheFlippedBitIsAskedAgain(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(func(n int, r llmtest.ChatRequest) llmtest.Reply {
+		if r.Logprobs {
+			return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: -0.2}, {Token: "no", Logprob: -1.7}}}
+		}
+		return llmtest.Reply{Text: "the answer is " + r.LastUser() + " indeed", PromptTokens: 40, CompletionTokens: 6}
+	}))
+	path := filepath.Join(t.TempDir(), "c.sqlite")
+	cache, err := NewCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cache.Wrap(newTestOpenAI(t, srv))
+	ctx := context.Background()
+	reqs := []Request{{Messages: msgs("Paris")}, {Messages: msgs("Rome")}}
+	want := make([]string, len(reqs))
+	for i, r := range reqs {
+		resp, err := m.Chat(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = resp.Text
+	}
+	dreq := DecideRequest{Messages: msgs("ok?"), Choices: []string{"yes", "no"}}
+	d1, err := m.Decide(ctx, dreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cache.Close(); err != nil { // checkpoints the WAL into the file
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, needle := range []string{"the answer is Rome indeed", `{"no":`} {
+		i := bytes.Index(b, []byte(needle))
+		if i < 0 {
+			t.Fatalf("%q not found in %s", needle, path)
+		}
+		b[i+len(needle)/2] ^= 0x01
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	cache2, err := NewCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache2.Close()
+	m2 := cache2.Wrap(newTestOpenAI(t, srv))
+	before := srv.Count("/v1/chat/completions")
+	for i, r := range reqs {
+		resp, err := m2.Chat(ctx, r)
+		if err != nil || resp.Text != want[i] {
+			t.Fatalf("request %d after a flipped bit: %q, %v; want %q", i, resp.Text, err, want[i])
+		}
+		if wantCached := i == 0; resp.Cached != wantCached {
+			t.Errorf("request %d: Cached = %v, want %v", i, resp.Cached, wantCached)
+		}
+	}
+	d2, err := m2.Decide(ctx, dreq)
+	if err != nil || d2.Cached || d2.Probs["yes"] != d1.Probs["yes"] {
+		t.Fatalf("decide after a flipped bit: %+v, %v; want a fresh %+v", d2, err, d1)
+	}
+	if got := srv.Count("/v1/chat/completions") - before; got != 2 {
+		t.Errorf("server asked %d times after the damage, want 2 (the damaged chat and decide)", got)
+	}
+	if cache2.Damaged() != 2 {
+		t.Errorf("Damaged = %d, want 2", cache2.Damaged())
+	}
+	// Repaired: the next reads are hits.
+	if r, _ := m2.Chat(ctx, reqs[1]); !r.Cached || r.Text != want[1] {
+		t.Errorf("repaired entry not a hit: %+v", r)
+	}
+}
+
+// Files from before checksums are migrated (their responses cost money to
+// ask again): the entries gain a checksum and still hit.
+func TestCacheOldFileIsMigrated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.sqlite")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://x/v1"}
+	req := Request{Messages: msgs("old question"), MaxTokens: 8}
+	key := chatKey(id, req)
+	for _, s := range []string{`CREATE TABLE responses (key TEXT PRIMARY KEY, kind TEXT NOT NULL, model TEXT NOT NULL,
+		text TEXT NOT NULL DEFAULT '', probs TEXT NOT NULL DEFAULT '', input_tokens INTEGER NOT NULL,
+		output_tokens INTEGER NOT NULL, created_at TEXT NOT NULL)`,
+		`INSERT INTO responses VALUES ('` + key + `', 'chat', 'gpt-4o-mini', 'old answer', '', 12, 3, '2025-01-01T00:00:00Z')`} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	cache, err := NewCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	var text string
+	var u Usage
+	found, err := cache.lookup(context.Background(), key, "chat", &text, nil, &u)
+	if err != nil || !found || text != "old answer" || u != (Usage{12, 3}) {
+		t.Fatalf("migrated entry: found %v text %q usage %+v err %v", found, text, u, err)
+	}
+	if cache.Damaged() != 0 {
+		t.Errorf("Damaged = %d after migration, want 0", cache.Damaged())
+	}
+}
