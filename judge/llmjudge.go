@@ -173,10 +173,7 @@ func (e *UnparsedError) Error() string {
 	return fmt.Sprintf("judge %s, question %s: no CORRECT/WRONG verdict in the reply %q (the prompt must ask for a label CORRECT or WRONG)", e.Judge, e.QuestionID, raw)
 }
 
-var (
-	fence      = regexp.MustCompile("(?s)```(?:json)?\\s*(.*?)```")
-	verdictWrd = regexp.MustCompile(`(?i)\b(not\s+|isn't\s+|is\s+not\s+)?(correct|incorrect|wrong)\b`)
-)
+var verdictWrd = regexp.MustCompile(`(?i)\b(not\s+|isn't\s+|is\s+not\s+)?(correct|incorrect|wrong)\b`)
 
 // ParseVerdict reads a judge reply: a JSON object with "label" (also inside
 // a code fence or surrounded by text), or plain text naming exactly one of
@@ -184,13 +181,9 @@ var (
 // labels win over words in running text, so "CORRECT: the answer is not
 // wrong" is correct.
 func ParseVerdict(text string) (Verdict, error) {
-	body := text
-	if m := fence.FindStringSubmatch(text); m != nil {
-		body = m[1]
-	}
-	if i, k := strings.Index(body, "{"), strings.LastIndex(body, "}"); i >= 0 && k > i {
+	if body := llm.ExtractJSON(text); strings.HasPrefix(body, "{") {
 		var obj map[string]any
-		if json.Unmarshal([]byte(body[i:k+1]), &obj) == nil {
+		if json.Unmarshal([]byte(body), &obj) == nil {
 			var v Verdict
 			for key, val := range obj {
 				s, _ := val.(string)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/membench/membench/llm"
 )
 
 // Verdict labels the audit prompts ask for.
@@ -19,22 +21,15 @@ type Verdict struct {
 	Reason    string
 }
 
-var (
-	fenceRe   = regexp.MustCompile("(?s)```(?:json)?\\s*(.*?)```")
-	verdictRe = regexp.MustCompile(`(?i)\b(not\s+supported|unsupported|supported)\b`)
-)
+var verdictRe = regexp.MustCompile(`(?i)\b(not\s+supported|unsupported|supported)\b`)
 
 // ParseVerdict reads a reply: a JSON object with "verdict" (or "label"),
 // possibly fenced or inside text, else plain text naming exactly one of
 // SUPPORTED / UNSUPPORTED ("not supported" counts as UNSUPPORTED).
 func ParseVerdict(text string) (Verdict, error) {
-	body := text
-	if m := fenceRe.FindStringSubmatch(text); m != nil {
-		body = m[1]
-	}
-	if i, k := strings.Index(body, "{"), strings.LastIndex(body, "}"); i >= 0 && k > i {
+	if body := llm.ExtractJSON(text); strings.HasPrefix(body, "{") {
 		var obj map[string]any
-		if json.Unmarshal([]byte(body[i:k+1]), &obj) == nil {
+		if json.Unmarshal([]byte(body), &obj) == nil {
 			var v Verdict
 			label := ""
 			for key, val := range obj {

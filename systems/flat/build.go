@@ -150,9 +150,9 @@ func (b *Builder) Extract(ctx context.Context, batch Batch) (Extraction, error) 
 		return Extraction{}, err
 	}
 	var out extractReply
-	call, err := ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_facts"}, &out)
-	ex := Extraction{Call: call}
-	if errors.Is(err, ErrMalformed) {
+	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_facts"}, &out)
+	ex := Extraction{Call: CallOf(r)}
+	if errors.Is(err, llm.ErrMalformed) {
 		ex.Failed = true
 		return ex, nil
 	}
@@ -267,10 +267,12 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 			return Call{}, err
 		}
 		var out updateReply
-		call, err = ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "update_decision"}, &out)
+		var r llm.JSONReply
+		r, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "update_decision"}, &out)
+		call = CallOf(r)
 		b.counts["llm_calls"] += call.Calls
 		switch {
-		case errors.Is(err, ErrMalformed):
+		case errors.Is(err, llm.ErrMalformed):
 			// Without decisions every fact is new: nothing is lost, at worst duplicated.
 			b.counts["failed"]++
 		case err != nil:

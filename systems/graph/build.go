@@ -44,8 +44,9 @@ func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, er
 		return extraction{}, err
 	}
 	var ex extraction
-	ex.call, err = flat.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_triples"}, &ex.reply)
-	if errors.Is(err, flat.ErrMalformed) {
+	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_triples"}, &ex.reply)
+	ex.call = flat.CallOf(r)
+	if errors.Is(err, llm.ErrMalformed) {
 		ex.failed = true
 		return ex, nil
 	}
@@ -189,10 +190,11 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 		return flat.Call{}, err
 	}
 	var out conflictReply
-	call, err := flat.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskConflict, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "conflict_decision"}, &out)
+	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskConflict, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "conflict_decision"}, &out)
+	call := flat.CallOf(r)
 	b.counts["llm_calls"] += call.Calls
 	b.counts["graph_calls"] += call.Calls
-	if errors.Is(err, flat.ErrMalformed) {
+	if errors.Is(err, llm.ErrMalformed) {
 		b.counts["graph_failed"]++
 		return call, nil
 	}

@@ -156,8 +156,8 @@ func (s *System) QuestionEntities(ctx context.Context, q *datasets.Question) ([]
 		return nil, false, err
 	}
 	var out entitiesReply
-	_, err = flat.ChatJSON(ctx, s.env.Build, llm.Request{Task: TaskEntities, Messages: msgs, Inputs: in, Stage: llm.StageRetrieve, Label: "question_entities"}, &out)
-	if errors.Is(err, flat.ErrMalformed) {
+	_, err = llm.ChatJSON(ctx, s.env.Build, llm.Request{Task: TaskEntities, Messages: msgs, Inputs: in, Stage: llm.StageRetrieve, Label: "question_entities"}, &out)
+	if errors.Is(err, llm.ErrMalformed) {
 		return OfflineQuestionEntities(q.Text, s.speakers), true, nil
 	}
 	return out.Entities, false, err

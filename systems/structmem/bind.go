@@ -98,16 +98,16 @@ func (m *Memory) extract(ctx context.Context, j bindJob) (bindResult, error) {
 		got, perr = parseEntries(raw)
 		return perr
 	})
-	res.tokens = r.tokens
-	res.counts["calls_"+label] += r.calls
-	if r.repaired {
+	res.tokens = r.Tokens
+	res.counts["calls_"+label] += r.Calls
+	if r.Repaired() {
 		res.counts["repair_retries"]++
 	}
 	if err != nil {
 		return res, err
 	}
 	if r.failure != nil {
-		res.failure = &Failure{Label: label, Scope: j.scope, Error: r.failure.Error(), Raw: r.raw, RepairRaw: r.repairRaw}
+		res.failure = &Failure{Label: label, Scope: j.scope, Error: r.failure.Error(), Raw: r.Raw, RepairRaw: r.RepairRaw}
 		return res, nil
 	}
 	for _, x := range got {

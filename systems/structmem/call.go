@@ -24,51 +24,30 @@ const (
 // reply is the outcome of one logical request (one try plus, if needed,
 // one repair).
 type reply struct {
-	raw       string
-	repairRaw string
-	calls     int
-	repaired  bool
-	tokens    int   // input+output over both tries
-	failure   error // non-nil: unusable even after the repair
+	llm.JSONReply
+	failure error // non-nil: unusable even after the repair
 }
 
-// ask sends one request; when parse rejects the answer as malformed it asks
-// once more with the bad answer and a repair instruction appended. Transport
-// errors (after the decorators' own retries) are returned as errors: they
-// mean a broken setup, not a bad answer.
+// ask sends one request through llm.ChatJSON with this package's repair
+// prompt (quoting the answer shape) and the same meter label for the
+// repair. A reply still malformed after the repair is a failure to record,
+// not an error; transport errors (after the decorators' own retries) are
+// returned: they mean a broken setup, not a bad answer.
 func ask(ctx context.Context, model llm.Model, task, label string, msgs []llm.Message, inputs any, shape string, parse func(string) error) (reply, error) {
-	req := llm.Request{Task: task, Messages: msgs, Temperature: 0, JSON: true, Inputs: inputs, Stage: llm.StageBuild, Label: label}
-	var r reply
-	resp, err := model.Chat(ctx, req)
-	if err != nil {
-		return r, fmt.Errorf("%s call: %w", label, err)
+	req := llm.Request{Task: task, Messages: msgs, Temperature: 0, Inputs: inputs, Stage: llm.StageBuild, Label: label}
+	r, err := llm.ChatJSON(ctx, model, req, nil, llm.DecodeWith(parse),
+		llm.RepairWith(label, func(problem error) ([]llm.Message, error) {
+			return prompts.Render("structmem_repair", map[string]string{"Problem": problem.Error(), "Shape": shape})
+		}))
+	out := reply{JSONReply: r}
+	var perr *llm.ParseError
+	switch {
+	case errors.As(err, &perr):
+		out.failure = perr.Err // the parse problem, as recorded before the move to llm
+	case err != nil && r.Calls == 0:
+		return out, fmt.Errorf("%s call: %w", label, err)
+	case err != nil:
+		return out, fmt.Errorf("%s repair call: %w", label, err)
 	}
-	r.calls++
-	r.tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
-	r.raw = resp.Text
-	perr := parse(resp.Text)
-	if perr == nil {
-		return r, nil
-	}
-	if !errors.Is(perr, errMalformed) {
-		r.failure = perr
-		return r, nil
-	}
-	fix, err := prompts.Render("structmem_repair", map[string]string{"Problem": perr.Error(), "Shape": shape})
-	if err != nil {
-		return r, err
-	}
-	req.Messages = append(append(append([]llm.Message{}, msgs...), llm.Message{Role: "assistant", Content: resp.Text}), fix...)
-	resp, err = model.Chat(ctx, req)
-	if err != nil {
-		return r, fmt.Errorf("%s repair call: %w", label, err)
-	}
-	r.calls++
-	r.repaired = true
-	r.tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
-	r.repairRaw = resp.Text
-	if perr = parse(resp.Text); perr != nil {
-		r.failure = perr
-	}
-	return r, nil
+	return out, nil
 }

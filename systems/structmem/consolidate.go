@@ -78,12 +78,12 @@ func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
 				links, perr = parseLinks(raw)
 				return perr
 			})
-			o := out{calls: r.calls, repaired: r.repaired, tokens: r.tokens}
+			o := out{calls: r.Calls, repaired: r.Repaired(), tokens: r.Tokens}
 			if err != nil {
 				return fmt.Errorf("structmem: window %d: %w", p.rec.Index, err)
 			}
 			if r.failure != nil {
-				o.failure = &Failure{Label: LabelConsolidate, Scope: fmt.Sprintf("window %d", p.rec.Index), Error: r.failure.Error(), Raw: r.raw, RepairRaw: r.repairRaw}
+				o.failure = &Failure{Label: LabelConsolidate, Scope: fmt.Sprintf("window %d", p.rec.Index), Error: r.failure.Error(), Raw: r.Raw, RepairRaw: r.RepairRaw}
 			} else {
 				o.links = links
 			}

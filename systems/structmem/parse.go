@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/membench/membench/llm"
 )
 
 // Answer shapes, quoted in the repair instruction.
@@ -16,29 +17,9 @@ const (
 // errMalformed marks answers worth one repair retry.
 var errMalformed = errors.New("malformed answer")
 
-// jsonBody strips a code fence or leading prose around the JSON value, so
-// the usual harmless wrappers do not cost a retry.
-func jsonBody(raw string) string {
-	s := strings.TrimSpace(raw)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimPrefix(s, "json")
-		if i := strings.LastIndex(s, "```"); i >= 0 {
-			s = s[:i]
-		}
-		s = strings.TrimSpace(s)
-	}
-	if s != "" && s[0] != '{' && s[0] != '[' {
-		if i := strings.IndexAny(s, "{["); i >= 0 {
-			s = s[i:]
-		}
-	}
-	return s
-}
-
 // decodeList reads either {"<key>": [...]} or a bare list [...].
 func decodeList(raw, key string, out any) error {
-	s := jsonBody(raw)
+	s := llm.ExtractJSON(raw)
 	if s == "" {
 		return fmt.Errorf("%w: empty answer", errMalformed)
 	}
