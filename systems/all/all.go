@@ -8,4 +8,5 @@ import (
 	_ "github.com/membench/membench/systems/graph"
 	_ "github.com/membench/membench/systems/structmem"
 	_ "github.com/membench/membench/systems/turns"
+	_ "github.com/membench/membench/systems/turnsgraph"
 )

@@ -100,7 +100,7 @@ func Select(ctx context.Context, model llm.Model, q *datasets.Question, candidat
 	g.SetLimit(lim)
 	for i := range cands {
 		g.Go(func() error {
-			p, err := judge(gctx, model, q, cands[i])
+			p, err := Judge(gctx, model, q, cands[i])
 			if err != nil {
 				return err
 			}
@@ -152,8 +152,9 @@ func choose(cands []systems.Item, rho []float64, cfg Config) ([]systems.Item, No
 	return out, notes
 }
 
-// judge asks one relevance question and returns ρ = P(yes).
-func judge(ctx context.Context, model llm.Model, q *datasets.Question, it systems.Item) (float64, error) {
+// Judge asks one relevance question and returns ρ = P(yes); turns-graph
+// asks it about the frontier turns of its walk.
+func Judge(ctx context.Context, model llm.Model, q *datasets.Question, it systems.Item) (float64, error) {
 	in := InputFor(q, it)
 	msgs, err := prompts.Render(Task, in)
 	if err != nil {

@@ -1,0 +1,65 @@
+package turns
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/systems"
+)
+
+// Store is the raw-turn write path (every turn embedded once, with speaker)
+// exported for other raw-turn systems (turns-graph), so they store and
+// search turns exactly as turns-cosine and turns-rerank do.
+type Store struct{ s *store }
+
+// NewStore needs env.Embedder.
+func NewStore(env systems.Env) (*Store, error) {
+	s, err := newStore(env)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{s: s}, nil
+}
+
+// Ingest embeds every turn of the conversation.
+func (s *Store) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+	return s.s.ingest(ctx, conv)
+}
+
+// Search returns the n turns nearest the question as items scored by cosine, best first.
+func (s *Store) Search(ctx context.Context, q *datasets.Question, n int) ([]systems.Item, error) {
+	return s.s.search(ctx, q, n)
+}
+
+// Turns lists the stored turns in conversation order (position = node id).
+func (s *Store) Turns() []*datasets.Turn { return s.s.turns }
+
+// Neighbour is an earlier turn similar to a given one.
+type Neighbour struct {
+	Pos    int     // position in Turns()
+	Cosine float64 // similarity to the given turn
+}
+
+// Earlier returns the m turns before position pos most similar to it, best
+// first (ties to the earlier turn).
+func (s *Store) Earlier(pos, m int) []Neighbour {
+	if pos <= 0 || pos >= len(s.s.vecs) {
+		return nil
+	}
+	hits := s.s.index.Search(s.s.vecs[pos], m, func(id string) bool {
+		p, _ := strconv.Atoi(id)
+		return p < pos
+	})
+	out := make([]Neighbour, len(hits))
+	for i, h := range hits {
+		p, _ := strconv.Atoi(h.ID)
+		out[i] = Neighbour{Pos: p, Cosine: h.Score}
+	}
+	return out
+}
+
+// FitBudget keeps items (best first) while their rendered lines fit in maxTokens.
+func FitBudget(items []systems.Item, maxTokens int) []systems.Item {
+	return fitBudget(items, maxTokens)
+}

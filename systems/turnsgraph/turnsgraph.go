@@ -1,0 +1,131 @@
+// Package turnsgraph is turns-graph: a graph over raw turns built after the
+// raw-turn study's description of its "Jev-Mem" comparator (turns are
+// nodes, the decision model types the edges, 2–16 decision calls per read).
+// No implementation of Jev-Mem was released; this follows the paper's one
+// paragraph, and every choice below that the paper does not fix is ours.
+//
+// Build: every turn is stored unchanged with date and speaker (the
+// turns-cosine store); each turn is linked to its m most similar earlier
+// turns, and one decision request per candidate edge types it over
+// {same topic, follows up, updates or contradicts, answers, unrelated};
+// edges with P(unrelated) ≥ 0.5 are dropped, the others keep their most
+// probable type and weight 1 − P(unrelated).
+//
+// Read: the cosine top seeds are the starting set; their neighbours along
+// the typed edges form the frontier, prioritised by activation (the
+// parent's score × edge weight). The decision model (the shared relevance
+// decision of turns-rerank) is asked about the best frontier turns in
+// rounds of width; accepted turns (ρ > threshold) are expanded in turn.
+// The walk stops when max_calls decisions are spent, the frontier is empty,
+// or a whole round is rejected once min_calls are made. The answer model
+// reads the first k turns of: accepted turns by ρ, the seeds not judged by
+// cosine, other reached turns by activation, rejected turns by ρ.
+package turnsgraph
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+	"github.com/membench/membench/systems/turns"
+)
+
+// Name is the system's registered name.
+const Name = "turns-graph"
+
+// Defaults: m=5 edges per new turn (the default), 10 seeds (the
+// size of turns-rerank's cosine floor), 2–16 decisions per read in rounds
+// of 4, ρ threshold 0.5 and k=10 as turns-rerank.
+var Defaults = systems.Options{
+	"m": "5", "seeds": "10", "min_calls": "2", "max_calls": "16", "width": "4",
+	"threshold": "0.5", "k": "10", "order": turns.OrderTime,
+}
+
+func init() {
+	systems.Register(systems.Spec{
+		Name: Name,
+		Description: "graph over raw turns after the raw-turn study's description of Jev-Mem (not a released implementation): " +
+			"each turn linked to its m=5 most similar earlier turns, edges typed by the decision model; read expands " +
+			"cosine seeds=10 along typed edges with 2–16 frontier decisions, first k=10",
+		Defaults: Defaults,
+		New:      New,
+	})
+}
+
+// Config holds the parsed options.
+type Config struct {
+	M, Seeds, MinCalls, MaxCalls, Width, K int
+	Threshold                              float64
+	Order                                  string
+	Concurrency                            int
+}
+
+// ParseConfig validates the options, naming the option in each error.
+func ParseConfig(o systems.Options) (Config, error) {
+	if err := o.Check(Name, Defaults); err != nil {
+		return Config{}, err
+	}
+	o = o.Merge(Defaults)
+	var c Config
+	for _, f := range []struct {
+		key string
+		dst *int
+		min int
+	}{{"m", &c.M, 1}, {"seeds", &c.Seeds, 1}, {"min_calls", &c.MinCalls, 0}, {"max_calls", &c.MaxCalls, 1}, {"width", &c.Width, 1}, {"k", &c.K, 1}} {
+		n, err := o.Int(f.key, 0)
+		if err != nil {
+			return Config{}, err
+		}
+		if n < f.min {
+			return Config{}, fmt.Errorf("option %s=%d: want an integer of at least %d", f.key, n, f.min)
+		}
+		*f.dst = n
+	}
+	if c.MinCalls > c.MaxCalls {
+		return Config{}, fmt.Errorf("options min_calls=%d, max_calls=%d: min_calls must not exceed max_calls", c.MinCalls, c.MaxCalls)
+	}
+	var err error
+	if c.Threshold, err = o.Float("threshold", 0.5); err != nil {
+		return Config{}, err
+	}
+	if c.Threshold < 0 || c.Threshold > 1 {
+		return Config{}, fmt.Errorf("option threshold=%v: want a probability in [0,1]", c.Threshold)
+	}
+	if c.Order, err = o.String("order", turns.OrderTime, turns.OrderTime, turns.OrderScore); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// System is one conversation's turn graph.
+type System struct {
+	cfg   Config
+	model llm.Model
+	meter interface{ TotalTokens(stage llm.Stage) int }
+	store *turns.Store
+	g     *Graph
+}
+
+// New makes the system from env.Options.
+func New(env systems.Env) (systems.System, error) {
+	cfg, err := ParseConfig(env.Options)
+	if err != nil {
+		return nil, err
+	}
+	if env.Decide == nil {
+		return nil, errors.New("turns-graph needs a decision model (--decide-model)")
+	}
+	cfg.Concurrency = env.Concurrency
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	st, err := turns.NewStore(env)
+	if err != nil {
+		return nil, err
+	}
+	return &System{cfg: cfg, model: env.Decide, meter: env.Meter, store: st}, nil
+}
+
+// Graph returns the built graph (nil before Ingest).
+func (s *System) Graph() *Graph { return s.g }
