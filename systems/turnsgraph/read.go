@@ -18,9 +18,8 @@ import (
 type node struct {
 	pos    int
 	seed   bool
-	cosine float64 // seeds only
-	act    float64 // best activation reached along an edge
-	via    string  // type of that edge
+	act    float64 // cosine for seeds, raised by the best path along an edge
+	via    string  // type of that edge, "" while the cosine is best
 	judged bool
 	rho    float64
 }
@@ -65,7 +64,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	}
 	for _, it := range seeds {
 		n := get(pos[it.ID])
-		n.seed, n.cosine = true, it.Score
+		n.seed, n.act = true, it.Score
 	}
 	// expand raises the activation of p's unjudged, non-seed neighbours.
 	expand := func(p int, score float64) {
@@ -75,7 +74,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 				o = e.From
 			}
 			n := get(o)
-			if n.seed || n.judged {
+			if n.judged {
 				continue
 			}
 			if a := score * e.Weight; a > n.act {
@@ -90,11 +89,6 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	w := Walk{Seeds: len(seeds), Rho: map[string]float64{}, Via: map[string]string{}}
 	for w.DecisionCalls < s.cfg.MaxCalls {
 		batch := frontier(nodes, min(s.cfg.Width, s.cfg.MaxCalls-w.DecisionCalls))
-		if short := s.cfg.MinCalls - w.DecisionCalls - len(batch); short > 0 {
-			// Too small a frontier (few edges): judge the best unjudged
-			// seeds so every read makes at least min_calls decisions.
-			batch = append(batch, unjudgedSeeds(nodes, short)...)
-		}
 		if len(batch) == 0 {
 			w.Stop = "frontier empty"
 			break
@@ -168,12 +162,12 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	return c, nil
 }
 
-// frontier returns up to n unjudged non-seed turns with activation, best first
-// (ties to the earlier turn).
+// frontier returns up to n unjudged turns (seeds or reached along edges) by
+// activation, best first (ties to the earlier turn).
 func frontier(nodes map[int]*node, n int) []*node {
 	var f []*node
 	for _, x := range nodes {
-		if !x.seed && !x.judged && x.act > 0 {
+		if !x.judged && x.act > 0 {
 			f = append(f, x)
 		}
 	}
@@ -186,30 +180,14 @@ func frontier(nodes map[int]*node, n int) []*node {
 	return f[:min(n, len(f))]
 }
 
-func unjudgedSeeds(nodes map[int]*node, n int) []*node {
-	var f []*node
-	for _, x := range nodes {
-		if x.seed && !x.judged {
-			f = append(f, x)
-		}
-	}
-	sort.Slice(f, func(a, b int) bool {
-		if f[a].cosine != f[b].cosine {
-			return f[a].cosine > f[b].cosine
-		}
-		return f[a].pos < f[b].pos
-	})
-	return f[:min(n, len(f))]
-}
-
 type ranked struct {
 	n     *node
 	tier  int
 	score float64
 }
 
-// rank orders every touched turn: accepted by ρ, unjudged seeds by cosine,
-// other reached turns by activation, rejected by ρ. The score within a tier
+// rank orders every touched turn: accepted by ρ, unjudged ones (seeds and
+// reached turns) by activation, rejected by ρ. The score within a tier
 // becomes the item's score.
 func rank(nodes map[int]*node, threshold float64) []ranked {
 	out := make([]ranked, 0, len(nodes))
@@ -217,8 +195,6 @@ func rank(nodes map[int]*node, threshold float64) []ranked {
 		switch {
 		case n.judged && n.rho > threshold:
 			out = append(out, ranked{n, 0, n.rho})
-		case n.seed && !n.judged:
-			out = append(out, ranked{n, 1, n.cosine})
 		case !n.judged && n.act > 0:
 			out = append(out, ranked{n, 2, n.act})
 		case n.judged:

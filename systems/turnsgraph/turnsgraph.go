@@ -11,15 +11,17 @@
 // edges with P(unrelated) ≥ 0.5 are dropped, the others keep their most
 // probable type and weight 1 − P(unrelated).
 //
-// Read: the cosine top seeds are the starting set; their neighbours along
-// the typed edges form the frontier, prioritised by activation (the
-// parent's score × edge weight). The decision model (the shared relevance
-// decision of turns-rerank) is asked about the best frontier turns in
-// rounds of width; accepted turns (ρ > threshold) are expanded in turn.
-// The walk stops when max_calls decisions are spent, the frontier is empty,
-// or a whole round is rejected once min_calls are made. The answer model
-// reads the first k turns of: accepted turns by ρ, the seeds not judged by
-// cosine, other reached turns by activation, rejected turns by ρ.
+// Read: the walk starts from the cosine top seeds, each with its cosine as
+// activation; a turn reached along an edge gets the parent's score × edge
+// weight (the best path wins). The frontier is every unjudged turn with an
+// activation, and the decision model (the relevance decision of
+// turns-rerank, one request per turn) is asked about the best frontier
+// turns in rounds of width; an accepted turn (ρ > threshold) is expanded
+// along its edges with ρ as its score. The walk stops when max_calls
+// decisions are spent, the frontier is empty, or a whole round is rejected
+// once min_calls are made; defaults give 2–16 decisions per question. The
+// answer model reads the first k turns of: accepted turns by ρ, unjudged
+// turns by activation, rejected turns by ρ.
 package turnsgraph
 
 import (
@@ -84,6 +86,10 @@ func ParseConfig(o systems.Options) (Config, error) {
 	}
 	if c.MinCalls > c.MaxCalls {
 		return Config{}, fmt.Errorf("options min_calls=%d, max_calls=%d: min_calls must not exceed max_calls", c.MinCalls, c.MaxCalls)
+	}
+	if c.Seeds < c.MinCalls {
+		// The seeds are the first frontier: fewer could not fill min_calls.
+		return Config{}, fmt.Errorf("options seeds=%d, min_calls=%d: seeds must be at least min_calls", c.Seeds, c.MinCalls)
 	}
 	var err error
 	if c.Threshold, err = o.Float("threshold", 0.5); err != nil {

@@ -144,7 +144,7 @@ func (c *counting) Decide(ctx context.Context, r llm.DecideRequest) (llm.DecideR
 func TestReadWalksEdgesWithinBudget(t *testing.T) {
 	m := &counting{Model: llm.NewOffline()}
 	// One seed, so the other turns come only through edges.
-	s := newSys(t, m, nil, systems.Options{"seeds": "1", "k": "3", "order": "score"})
+	s := newSys(t, m, nil, systems.Options{"seeds": "2", "k": "3", "order": "score"})
 	if _, err := s.Ingest(context.Background(), testConv()); err != nil {
 		t.Fatal(err)
 	}
@@ -196,10 +196,10 @@ func TestReadBudgetBounds(t *testing.T) {
 	if c.Notes["decision_calls"] != 1 || c.Notes["stop"] != "budget spent" {
 		t.Errorf("notes %v, want 1 call and the budget spent", c.Notes)
 	}
-	// Everything rejected, no edges reach anything: the minimum is still 2
-	// (seeds judged when the frontier is too small).
+	// Everything rejected, no edges at all, rounds of one: the walk still
+	// makes the minimum 2 decisions before a rejected round stops it.
 	m2 := &counting{Model: llm.NewOffline(), rho: map[string]float64{}}
-	s2 := newSys(t, m2, nil, systems.Options{"seeds": "3", "m": "1", "order": "score"})
+	s2 := newSys(t, m2, nil, systems.Options{"seeds": "3", "m": "1", "width": "1", "order": "score"})
 	conv := testConv()
 	if _, err := s2.Ingest(context.Background(), conv); err != nil {
 		t.Fatal(err)
@@ -248,6 +248,7 @@ func TestDeterministicOffline(t *testing.T) {
 func TestOptionsValidated(t *testing.T) {
 	for opts, want := range map[string]string{
 		"min_calls=5,max_calls=3": "min_calls must not exceed max_calls",
+		"seeds=1":                 "seeds must be at least min_calls",
 		"m=0":                     "option m=0",
 		"threshold=2":             "option threshold=2",
 		"order=random":            "option order",
