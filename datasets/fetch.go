@@ -101,7 +101,7 @@ func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*
 		src = u.String()
 	}
 	if destDir == "" {
-		destDir = DefaultDir()
+		destDir = DefaultDir("") // callers pass the home's directory; this is the bare default
 	}
 	if err := os.MkdirAll(destDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w; pass --dir to a writable directory", destDir, err)

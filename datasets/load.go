@@ -20,6 +20,10 @@ type LoadOptions struct {
 	// TurnStep is added per turn index to the session time, giving every
 	// utterance its own timestamp (0 means DefaultTurnStep).
 	TurnStep time.Duration
+	// Home is membench's home directory (MEMBENCH_HOME, read by the command
+	// line); with no path, the fetched file is looked for under it. "" =
+	// ~/.cache/membench.
+	Home string
 }
 
 func (o LoadOptions) step() time.Duration {
@@ -46,12 +50,12 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 		if e, ok := Lookup(name); ok && strings.HasPrefix(name, "longmemeval-") {
 			// Registry names are for `datasets fetch`; the loader reads every
 			// LongMemEval variant as "longmemeval" plus the file.
-			return nil, fmt.Errorf("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset longmemeval --data %s", name, filepath.Join(DefaultDir(), e.File))
+			return nil, fmt.Errorf("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset longmemeval --data %s", name, filepath.Join(DefaultDir(opt.Home), e.File))
 		}
 		return nil, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	if path == "" {
-		path = DefaultPath(name)
+		path = DefaultPath(opt.Home, name)
 		if _, err := os.Stat(path); err != nil {
 			fetchName := name
 			if name == "longmemeval" {
@@ -66,11 +70,12 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	return LoadLongMemEval(path, opt)
 }
 
-// DefaultDir is where fetched files live: $MEMBENCH_HOME/datasets, else
+// DefaultDir is where fetched files live: HOME/datasets for membench's home
+// directory (MEMBENCH_HOME, passed in by the command line), else
 // ~/.cache/membench/datasets.
-func DefaultDir() string {
-	if h := os.Getenv("MEMBENCH_HOME"); h != "" {
-		return filepath.Join(h, "datasets")
+func DefaultDir(home string) string {
+	if home != "" {
+		return filepath.Join(home, "datasets")
 	}
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
@@ -81,15 +86,15 @@ func DefaultDir() string {
 
 // DefaultPath is the fetched location of a dataset. It accepts registry
 // names ("longmemeval-oracle") and loader names ("longmemeval" means the S
-// file); unknown names get a path under DefaultDir named after them.
-func DefaultPath(name string) string {
+// file); unknown names get a path under DefaultDir(home) named after them.
+func DefaultPath(home, name string) string {
 	if name == "longmemeval" {
 		name = "longmemeval-s"
 	}
 	if e, ok := Lookup(name); ok {
-		return filepath.Join(DefaultDir(), e.File)
+		return filepath.Join(DefaultDir(home), e.File)
 	}
-	return filepath.Join(DefaultDir(), name+".json")
+	return filepath.Join(DefaultDir(home), name+".json")
 }
 
 // Filter returns a copy holding only the named conversations (all when

@@ -9,7 +9,9 @@ import (
 
 func TestLoadDispatch(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("MEMBENCH_HOME", home)
+	// The environment must not matter: the home comes in LoadOptions.
+	t.Setenv("MEMBENCH_HOME", t.TempDir())
+	at := LoadOptions{Home: home}
 
 	ds, err := Load("sample", "", LoadOptions{})
 	if err != nil || ds.Name != "sample" {
@@ -22,12 +24,12 @@ func TestLoadDispatch(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sample, locomo, longmemeval") {
 		t.Errorf("unknown name error %v should list known names", err)
 	}
-	_, err = Load("locomo", "", LoadOptions{})
+	_, err = Load("locomo", "", at)
 	want := filepath.Join(home, "datasets", "locomo10.json")
 	if err == nil || !strings.Contains(err.Error(), "membench datasets fetch locomo") || !strings.Contains(err.Error(), "--data FILE") || !strings.Contains(err.Error(), want) {
 		t.Errorf("missing default error: %v", err)
 	}
-	if _, err := Load("longmemeval", "", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "fetch longmemeval-s") {
+	if _, err := Load("longmemeval", "", at); err == nil || !strings.Contains(err.Error(), "fetch longmemeval-s") {
 		t.Errorf("missing longmemeval error: %v", err)
 	}
 
@@ -38,7 +40,7 @@ func TestLoadDispatch(t *testing.T) {
 	if err := os.WriteFile(want, SampleJSON(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ds, err = Load("locomo", "", LoadOptions{})
+	ds, err = Load("locomo", "", at)
 	if err != nil || ds.Name != "locomo" || ds.Source != want || len(ds.Conversations) != 1 {
 		t.Fatalf("default path load: %v %+v", err, ds)
 	}
@@ -49,16 +51,14 @@ func TestLoadDispatch(t *testing.T) {
 }
 
 func TestDefaultPath(t *testing.T) {
-	t.Setenv("MEMBENCH_HOME", "/mb")
-	if got := DefaultPath("locomo"); got != filepath.FromSlash("/mb/datasets/locomo10.json") {
+	if got := DefaultPath("/mb", "locomo"); got != filepath.FromSlash("/mb/datasets/locomo10.json") {
 		t.Errorf("locomo -> %s", got)
 	}
-	if got := DefaultPath("longmemeval"); got != DefaultPath("longmemeval-s") || !strings.HasSuffix(got, "longmemeval_s_cleaned.json") {
+	if got := DefaultPath("/mb", "longmemeval"); got != DefaultPath("/mb", "longmemeval-s") || !strings.HasSuffix(got, "longmemeval_s_cleaned.json") {
 		t.Errorf("longmemeval -> %s", got)
 	}
-	t.Setenv("MEMBENCH_HOME", "")
 	t.Setenv("HOME", "/home/u")
-	if got := DefaultDir(); got != filepath.FromSlash("/home/u/.cache/membench/datasets") {
+	if got := DefaultDir(""); got != filepath.FromSlash("/home/u/.cache/membench/datasets") {
 		t.Errorf("DefaultDir without MEMBENCH_HOME = %s", got)
 	}
 }

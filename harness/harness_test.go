@@ -17,8 +17,9 @@ import (
 
 func testConfig(t *testing.T, system string) runlog.Config {
 	t.Helper()
-	t.Setenv("MEMBENCH_EMBEDDER", "hashed") // independent of the installed model
-	return runlog.Config{System: system, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2}
+	// Hashed: independent of the installed model.
+	return runlog.Config{System: system, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
 }
 
 func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {

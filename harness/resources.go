@@ -42,7 +42,7 @@ type Resources struct {
 // OpenResources builds the models and the embedder the config names.
 func OpenResources(cfg runlog.Config) (*Resources, error) {
 	if cfg.CacheDir == "" {
-		cfg.CacheDir = DefaultCacheDir()
+		cfg.CacheDir = DefaultCacheDir(cfg.Host.Home)
 	}
 	r := &Resources{cfg: cfg, base: map[string]llm.Model{}, specs: map[string]llm.Spec{}}
 	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
@@ -106,10 +106,11 @@ func (r *Resources) openEmbedder() error {
 		inner = o
 		r.EmbedderName = o.Name()
 	default:
-		if e != "" {
-			os.Setenv("MEMBENCH_EMBEDDER", e)
+		mode := e
+		if mode == "" {
+			mode = r.cfg.Host.Embedder // MEMBENCH_EMBEDDER; --embedder wins
 		}
-		d, info, err := embedder.Default("")
+		d, info, err := embedder.Select(mode, embedder.DefaultModelDir(r.cfg.Host.Home))
 		if err != nil {
 			return clierr.AsBad(fmt.Errorf("--embedder: %w", err))
 		}
@@ -228,10 +229,11 @@ func (r *Resources) Offline() bool {
 	return true
 }
 
-// DefaultCacheDir is $MEMBENCH_HOME/cache or ~/.cache/membench/cache.
-func DefaultCacheDir() string {
-	if h := os.Getenv("MEMBENCH_HOME"); h != "" {
-		return filepath.Join(h, "cache")
+// DefaultCacheDir is HOME/cache for membench's home directory (MEMBENCH_HOME,
+// passed in by the command line), or ~/.cache/membench/cache when home is "".
+func DefaultCacheDir(home string) string {
+	if home != "" {
+		return filepath.Join(home, "cache")
 	}
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "membench", "cache")

@@ -44,11 +44,14 @@ func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary
 
 // Prepared is a validated run, ready to execute.
 type Prepared struct {
-	Cfg      runlog.Config
-	Data     *datasets.Dataset
-	Spec     systems.Spec
-	Res      *Resources
-	Judges   []judge.Judge
+	Cfg    runlog.Config
+	Data   *datasets.Dataset
+	Spec   systems.Spec
+	Res    *Resources
+	Judges []judge.Judge
+	// Prompts are this run's templates (--answer-prompt replaces the
+	// answer's); LLM judges carry their own prompt files.
+	Prompts  prompts.Set
 	Dir      string
 	log      io.Writer
 	manifest runlog.Manifest
@@ -64,14 +67,15 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 	if err := cfg.Options.Check(cfg.System, spec.Defaults); err != nil {
 		return nil, clierr.Bad("--opt: %v", err)
 	}
+	var set prompts.Set
 	if cfg.AnswerPrompt != "" {
-		if err := prompts.Override(answer.Prompt, cfg.AnswerPrompt); err != nil {
+		t, err := prompts.FromFile(answer.Prompt, cfg.AnswerPrompt)
+		if err != nil {
 			return nil, clierr.Bad("--answer-prompt: %v", err)
 		}
-	} else {
-		prompts.ClearOverride(answer.Prompt)
+		set = set.With(t)
 	}
-	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep})
+	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home})
 	if err != nil {
 		return nil, clierr.AsBad(err)
 	}
@@ -94,7 +98,7 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 		res.Close()
 		return nil, fmt.Errorf("results dir %s: %w", dir, err)
 	}
-	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Dir: dir, log: log}
+	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log}
 	if err := p.writeManifest(); err != nil {
 		res.Close()
 		return nil, err
@@ -124,7 +128,7 @@ func (p *Prepared) writeManifest() error {
 		if old.Embedder != "" && old.Embedder != p.Res.EmbedderName {
 			return clierr.Bad("%s: this run embedded with %s, now %s would be used; pass --embedder to match, or choose a new --run-id", path, old.Embedder, p.Res.EmbedderName)
 		}
-		now := prompts.Hashes()
+		now := p.promptHashes()
 		for name, was := range old.Prompts {
 			is := now[name]
 			fromFile := strings.Contains(was, " (") || strings.Contains(is, " (")
@@ -148,7 +152,7 @@ func (p *Prepared) writeManifest() error {
 		DatasetSHA256: p.Data.SHA256,
 		Conversations: len(p.Data.Conversations),
 		Questions:     nq,
-		Prompts:       prompts.Hashes(),
+		Prompts:       p.promptHashes(),
 		Embedder:      p.Res.EmbedderName,
 		EmbedderNote:  p.Res.EmbedderNote,
 		Models:        p.Res.ModelIDs(),
@@ -171,6 +175,20 @@ func (p *Prepared) writeManifest() error {
 	}
 	p.manifest = m
 	return runlog.WriteJSON(path, m)
+}
+
+// promptHashes is the manifest's prompts: every template of the run's set
+// and each LLM judge's own prompt file.
+func (p *Prepared) promptHashes() map[string]string {
+	h := p.Prompts.Hashes()
+	for _, j := range p.Judges {
+		if pj, ok := j.(interface{ PromptHashes() map[string]string }); ok {
+			for n, v := range pj.PromptHashes() {
+				h[n] = v
+			}
+		}
+	}
+	return h
 }
 
 func firstField(s string) string {
@@ -411,7 +429,11 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	if err := files[runlog.RetrievalsFile].Write(rec); err != nil {
 		return err
 	}
-	res, err := answer.Answer(ctx, p.Res.answer(meter), conv, q, c)
+	tmpl, err := p.Prompts.Template(answer.Prompt)
+	if err != nil {
+		return err
+	}
+	res, err := answer.Answer(ctx, p.Res.answer(meter), tmpl, conv, q, c)
 	if err != nil {
 		return fmt.Errorf("answer: %w", err)
 	}

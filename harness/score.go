@@ -37,6 +37,7 @@ type ScoreConfig struct {
 	Model       string // judge model spec (default offline)
 	CacheDir    string
 	NoCache     bool
+	Host        runlog.Host // the command line's environment (MEMBENCH_HOME, ...)
 }
 
 // ReadPredictions reads a predictions JSONL file; every bad line is an error
@@ -79,7 +80,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{})
+	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{Home: sc.Host.Home})
 	if err != nil {
 		return nil, nil, clierr.AsBad(err)
 	}
@@ -108,7 +109,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if system == "" {
 		system = trimExt(filepath.Base(sc.Predictions))
 	}
-	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out)}
+	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out)}
 	if len(cfg.Judges) == 0 {
 		cfg.Judges = []string{"f1", "bleu1", "lexical"}
 	}

@@ -44,10 +44,9 @@ func templateFor(q *datasets.Question) string {
 type LLMJudge struct {
 	name  string
 	model llm.Model
-	// override is the prompts name bound to this judge's own prompt file
-	// ("" = the embedded templates). A file replaces every variant.
-	override   string
-	promptFile string
+	// file is this judge's own prompt, read from its prompt file (nil = the
+	// embedded templates). A file replaces every variant.
+	file *prompts.Template
 }
 
 // NewLLMJudge makes an LLM judge. promptFile, if not "", replaces the
@@ -56,14 +55,15 @@ func NewLLMJudge(name string, m llm.Model, promptFile string) (*LLMJudge, error)
 	if m == nil {
 		return nil, fmt.Errorf("judge %s: no model", name)
 	}
-	j := &LLMJudge{name: name, model: m, promptFile: promptFile}
+	j := &LLMJudge{name: name, model: m}
 	if promptFile != "" {
-		// Registered under a per-judge name, so two judges can use two
-		// files and the file's hash lands in prompts.Hashes (the manifest).
-		j.override = "judge@" + name
-		if err := prompts.Override(j.override, promptFile); err != nil {
+		// Named per judge, so two judges can use two files and each file's
+		// hash lands in the manifest under its judge (PromptHashes).
+		t, err := prompts.FromFile("judge@"+name, promptFile)
+		if err != nil {
 			return nil, fmt.Errorf("judge %s: prompt=%s: %w (give a readable template file: system text, a line ---user---, user text)", name, promptFile, err)
 		}
+		j.file = t
 	}
 	return j, nil
 }
@@ -73,29 +73,26 @@ func (j *LLMJudge) Name() string { return j.name }
 // Model is the judge's model.
 func (j *LLMJudge) Model() llm.Model { return j.model }
 
-func (j *LLMJudge) template(q *datasets.Question) string {
-	if j.override != "" {
-		return j.override
+func (j *LLMJudge) template(q *datasets.Question) (*prompts.Template, error) {
+	if j.file != nil {
+		return j.file, nil
 	}
-	return templateFor(q)
+	return prompts.Embedded(templateFor(q))
 }
 
 // PromptHashes maps each template this judge may use to its sha256 (with
-// the source file when overridden), for the run manifest.
+// the source file when the judge has its own), for the run manifest.
 func (j *LLMJudge) PromptHashes() map[string]string {
+	if j.file != nil {
+		return map[string]string{j.file.Name(): j.file.ManifestHash()}
+	}
 	names := []string{TemplateJudge, lmeAbstentionTemplate}
 	for _, t := range lmeTemplates {
 		names = append(names, t)
 	}
-	if j.override != "" {
-		names = []string{j.override}
-	}
 	out := map[string]string{}
 	for _, n := range names {
 		if h, err := prompts.Hash(n); err == nil {
-			if j.override != "" {
-				h += " (" + j.promptFile + ")"
-			}
 			out[n] = h
 		}
 	}
@@ -118,8 +115,11 @@ func Input(q *datasets.Question, prediction string) LLMJudgeInput {
 // *UnparsedError together with a Judgment carrying the raw text.
 func (j *LLMJudge) Judge(ctx context.Context, q *datasets.Question, prediction string) (Judgment, error) {
 	in := Input(q, prediction)
-	tmpl := j.template(q)
-	msgs, err := prompts.Render(tmpl, in)
+	tmpl, err := j.template(q)
+	if err != nil {
+		return Judgment{}, fmt.Errorf("judge %s: %w", j.name, err)
+	}
+	msgs, err := tmpl.Render(in)
 	if err != nil {
 		return Judgment{}, fmt.Errorf("judge %s: %w", j.name, err)
 	}
@@ -132,7 +132,7 @@ func (j *LLMJudge) Judge(ctx context.Context, q *datasets.Question, prediction s
 		JSON:   mentionsJSON(msgs),
 		Inputs: in,
 		Stage:  llm.StageJudge,
-		Label:  tmpl,
+		Label:  tmpl.Name(),
 	}
 	resp, err := j.model.Chat(ctx, req)
 	if err != nil {

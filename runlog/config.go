@@ -43,6 +43,22 @@ type Config struct {
 	Concurrency int    `json:"-" yaml:"concurrency"`
 	NoCache     bool   `json:"-" yaml:"no_cache"`
 	Quiet       bool   `json:"-" yaml:"quiet"`
+
+	// Host is what the process environment says; the command line fills it.
+	Host Host `json:"-" yaml:"-"`
+}
+
+// Host is what membench's environment variables say, read once by the
+// command line (internal/cli/clienv) and passed in with the Config: nothing
+// on the run path reads or sets environment variables, so runs in one
+// process (a sweep, parallel tests) cannot leak settings into each other.
+type Host struct {
+	// Home is MEMBENCH_HOME: fetched datasets, the USE-lite model and the
+	// caches live under it. "" = ~/.cache/membench.
+	Home string
+	// Embedder is MEMBENCH_EMBEDDER ("", "hashed" or "use-lite"), used
+	// when the config names no embedder.
+	Embedder string
 }
 
 // DefaultJudges are used when a run names none: the model judge (the offline

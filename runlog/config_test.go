@@ -38,6 +38,10 @@ func nonZero(t *testing.T, typ reflect.Type) reflect.Value {
 	case reflect.Map:
 		v = reflect.MakeMap(typ)
 		v.SetMapIndex(reflect.ValueOf("changed").Convert(typ.Key()), nonZero(t, typ.Elem()))
+	case reflect.Struct:
+		for i := 0; i < typ.NumField(); i++ {
+			v.Field(i).Set(nonZero(t, typ.Field(i).Type))
+		}
 	default:
 		t.Fatalf("test does not know how to change a %s field", typ)
 	}

@@ -15,7 +15,8 @@ import (
 // Task is the request kind of answer calls.
 const Task = "answer"
 
-// Prompt is the template name; --answer-prompt FILE overrides it.
+// Prompt is the template name; --answer-prompt FILE replaces it for a run
+// (the run passes its own template to Answer).
 const Prompt = "answer"
 
 // Abstain is what the answer prompt asks the model to say when the memories
@@ -40,13 +41,14 @@ type Result struct {
 	PromptSHA  string    `json:"prompt_sha256"`
 }
 
-// Answer asks the model to answer q from ctx.
-func Answer(c context.Context, model llm.Model, conv *datasets.Conversation, q *datasets.Question, ctx *systems.Context) (Result, error) {
+// Answer asks the model to answer q from ctx with the answer template tmpl
+// (the run's: embedded, or its --answer-prompt file).
+func Answer(c context.Context, model llm.Model, tmpl *prompts.Template, conv *datasets.Conversation, q *datasets.Question, ctx *systems.Context) (Result, error) {
 	in := Input{Question: q.Text, Speakers: conv.Speakers, Items: ctx.Items, Context: ctx.Rendered}
 	if !q.AskedAt.IsZero() {
 		in.AskedAt = q.AskedAt.Format("2 January 2006")
 	}
-	msgs, err := prompts.Render(Prompt, in)
+	msgs, err := tmpl.Render(in)
 	if err != nil {
 		return Result{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -15,7 +16,11 @@ func ask(t *testing.T, question string, items []systems.Item) string {
 	t.Helper()
 	conv := &datasets.Conversation{Speakers: []string{"Ana", "Ben"}}
 	q := &datasets.Question{Text: question}
-	res, err := Answer(context.Background(), llm.NewOffline(), conv, q, &systems.Context{Items: items, Rendered: "x"})
+	tmpl, err := prompts.Embedded(Prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Answer(context.Background(), llm.NewOffline(), tmpl, conv, q, &systems.Context{Items: items, Rendered: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package embedder
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -10,7 +9,9 @@ import (
 	"github.com/membench/membench/llm"
 )
 
-// EnvEmbedder forces the embedder choice: "hashed" or "use-lite".
+// EnvEmbedder is the environment variable that forces the embedder choice
+// ("hashed" or "use-lite"). Only the command line reads it; it passes the
+// value to Select.
 const EnvEmbedder = "MEMBENCH_EMBEDDER"
 
 // InstallHint is the command that installs the real model.
@@ -23,23 +24,21 @@ type Info struct {
 	Warning  string `json:"warning,omitempty"` // for logs and reports; empty when use-lite is in use
 }
 
-// DefaultModelDir is where scripts/setup-embeddings.sh installs USE-lite.
-func DefaultModelDir() string { return uselite.DefaultDir() }
+// DefaultModelDir is where scripts/setup-embeddings.sh installs USE-lite
+// under membench's home directory ("" = ~/.cache/membench).
+func DefaultModelDir(home string) string { return uselite.DefaultDir(home) }
 
-// Default returns the USE-lite embedder loaded from dir (DefaultModelDir
-// when dir is empty) or, when the model is missing or fails to load, the
-// hashed TF-IDF fallback with a warning saying so. MEMBENCH_EMBEDDER=hashed
-// forces the fallback; MEMBENCH_EMBEDDER=use-lite makes a missing model an
-// error.
-func Default(dir string) (llm.Embedder, Info, error) {
-	if dir == "" {
-		dir = DefaultModelDir()
-	}
+// Select returns the embedder mode asks for, with the USE-lite model read
+// from dir. mode "" picks USE-lite or, when the model is missing or fails
+// to load, the hashed TF-IDF fallback with a warning saying so; "hashed"
+// forces the fallback; "use-lite" makes a missing model an error. mode is
+// the --embedder flag or MEMBENCH_EMBEDDER, whichever the caller resolved.
+func Select(mode, dir string) (llm.Embedder, Info, error) {
 	hashed := func(why string) (llm.Embedder, Info, error) {
 		h := NewHashed(512)
 		return h, Info{Name: h.Name(), Fallback: true, Warning: why}, nil
 	}
-	switch mode := strings.TrimSpace(os.Getenv(EnvEmbedder)); mode {
+	switch mode = strings.TrimSpace(mode); mode {
 	case "hashed":
 		return hashed(fmt.Sprintf("%s=hashed: using the lexical fallback embedder (hashed TF-IDF, %s); it only matches shared words, so retrieval scores are not comparable with a real sentence encoder", EnvEmbedder, NewHashed(512).Name()))
 	case "use-lite":

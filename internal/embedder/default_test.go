@@ -2,15 +2,16 @@ package embedder
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/membench/membench/internal/embedder/uselite"
 )
 
-func TestDefaultFallsBackWhenModelMissing(t *testing.T) {
-	t.Setenv(EnvEmbedder, "")
-	e, info, err := Default(t.TempDir())
+func TestSelectFallsBackWhenModelMissing(t *testing.T) {
+	t.Setenv(EnvEmbedder, "use-lite") // ignored: the caller passes the mode
+	e, info, err := Select("", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,31 +29,27 @@ func TestDefaultFallsBackWhenModelMissing(t *testing.T) {
 	}
 }
 
-func TestDefaultForced(t *testing.T) {
+func TestSelectForced(t *testing.T) {
 	missing := t.TempDir()
-	t.Setenv(EnvEmbedder, "use-lite")
-	if _, _, err := Default(missing); err == nil || !strings.Contains(err.Error(), "setup-embeddings.sh") {
+	if _, _, err := Select("use-lite", missing); err == nil || !strings.Contains(err.Error(), "setup-embeddings.sh") {
 		t.Errorf("forced use-lite with no model: err = %v, want an error with the fix", err)
 	}
-	t.Setenv(EnvEmbedder, "hashed")
-	e, info, err := Default(missing)
+	e, info, err := Select("hashed", missing)
 	if err != nil || !info.Fallback || e.Name() != "tfidf-hash-512" || info.Warning == "" {
 		t.Errorf("forced hashed: %v %+v %v", e, info, err)
 	}
-	t.Setenv(EnvEmbedder, "bert")
-	if _, _, err := Default(missing); err == nil || !strings.Contains(err.Error(), EnvEmbedder) {
+	if _, _, err := Select("bert", missing); err == nil || !strings.Contains(err.Error(), EnvEmbedder) {
 		t.Errorf("unknown embedder: err = %v, want one naming %s", err, EnvEmbedder)
 	}
 }
 
-func TestDefaultUsesInstalledModel(t *testing.T) {
-	dir := uselite.DefaultDir()
+func TestSelectUsesInstalledModel(t *testing.T) {
+	dir := DefaultModelDir(os.Getenv("MEMBENCH_HOME")) // where CI installs it
 	if !uselite.Installed(dir) {
 		t.Skipf("USE-lite not installed in %s; run: bash scripts/setup-embeddings.sh", dir)
 	}
 	for _, mode := range []string{"", "use-lite"} {
-		t.Setenv(EnvEmbedder, mode)
-		e, info, err := Default("")
+		e, info, err := Select(mode, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

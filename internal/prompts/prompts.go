@@ -1,10 +1,16 @@
 // Package prompts is the program's one prompt renderer. Templates are our
-// own texts, embedded from templates/*.tmpl; any of them can be swapped for
-// a file (for parity with a reference prompt) with Override, and every
-// template's sha256 goes into the run manifest.
+// own texts, embedded from templates/*.tmpl; a run can swap any of them for
+// a file (for parity with a reference prompt) by carrying a Set that holds
+// the file's Template, and every template's sha256 goes into the run
+// manifest.
 //
 // A template file holds the system message, a line "---user---", then the
 // user message; both are Go text/template bodies.
+//
+// There is no process-wide override: the embedded templates are parsed once
+// and never change, and a file's template is a value owned by whoever loaded
+// it, so two runs in one process (a sweep, parallel tests) cannot see each
+// other's prompts.
 package prompts
 
 import (
@@ -27,82 +33,123 @@ var embedded embed.FS
 
 const separator = "---user---"
 
-var (
-	mu        sync.RWMutex
-	overrides = map[string]string{} // name -> file path
-	parsed    = map[string]*tmpl{}
-)
-
-type tmpl struct {
+// Template is one compiled prompt. It is immutable and safe for concurrent
+// use.
+type Template struct {
+	name         string
 	system, user *template.Template
 	hash         string
-	source       string
+	source       string // "embedded:NAME" or the file's path
 }
 
-// Override makes name render from the file at path (e.g. --judge-prompt).
-// A file that cannot be read or parsed changes nothing.
-func Override(name, path string) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("prompt file for %s: %w", name, err)
+// parsedEmbedded holds every embedded template, parsed on first use and
+// read-only afterwards.
+var parsedEmbedded = sync.OnceValue(func() map[string]*Template {
+	out := map[string]*Template{}
+	ents, _ := embedded.ReadDir("templates")
+	for _, e := range ents {
+		name := strings.TrimSuffix(e.Name(), ".tmpl")
+		raw, err := embedded.ReadFile("templates/" + e.Name())
+		if err != nil {
+			panic(err) // the binary's own files
+		}
+		t, err := compile(name, raw, "embedded:"+name)
+		if err != nil {
+			panic(err) // caught by TestEveryEmbeddedTemplateRenders
+		}
+		out[name] = t
 	}
-	t, err := compile(name, raw, path)
-	if err != nil {
-		return err
-	}
-	mu.Lock()
-	overrides[name] = path
-	parsed[name] = t
-	mu.Unlock()
-	return nil
-}
+	return out
+})
 
-// ClearOverride makes name render from its embedded template again, so one
-// process can run several configurations (a sweep) without one's prompt
-// file leaking into the next.
-func ClearOverride(name string) {
-	mu.Lock()
-	if _, ok := overrides[name]; ok {
-		delete(overrides, name)
-		delete(parsed, name)
-	}
-	mu.Unlock()
-}
-
-func load(name string) (*tmpl, error) {
-	mu.RLock()
-	t, ok := parsed[name]
-	path, over := overrides[name]
-	mu.RUnlock()
-	if ok {
+// Embedded returns the built-in template called name.
+func Embedded(name string) (*Template, error) {
+	if t := parsedEmbedded()[name]; t != nil {
 		return t, nil
 	}
-	var raw []byte
-	var err error
-	source := "embedded:" + name
-	if over {
-		raw, err = os.ReadFile(path)
-		source = path
-	} else {
-		raw, err = embedded.ReadFile("templates/" + name + ".tmpl")
-	}
+	return nil, fmt.Errorf("prompt %q: no such template (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// FromFile reads and compiles the template file at path under name (e.g.
+// --answer-prompt). The error names the template and the file.
+func FromFile(name, path string) (*Template, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("prompt %q: %w (known: %s)", name, err, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("prompt file for %s: %w", name, err)
 	}
-	t, err = compile(name, raw, source)
+	return compile(name, raw, path)
+}
+
+// Name is the template's name ("answer", "judge@strict", ...).
+func (t *Template) Name() string { return t.name }
+
+// Hash is the sha256 of the template's source text.
+func (t *Template) Hash() string { return t.hash }
+
+// FromFile reports whether the template was read from a file.
+func (t *Template) FromFile() bool { return !strings.HasPrefix(t.source, "embedded:") }
+
+// Source is "embedded:NAME" or the file's path.
+func (t *Template) Source() string { return t.source }
+
+// ManifestHash is the hash as the manifest records it: with the file's path
+// in parentheses when the template came from a file.
+func (t *Template) ManifestHash() string {
+	if t.FromFile() {
+		return t.hash + " (" + t.source + ")"
+	}
+	return t.hash
+}
+
+// Set is the templates of one run: the embedded ones, some of them replaced
+// by files. The zero Set is the embedded templates alone. A Set is a value:
+// With returns a new one and never changes the receiver.
+type Set struct {
+	files map[string]*Template // name -> template read from a file
+}
+
+// With returns a copy of s in which t replaces (or adds) the template of
+// its name.
+func (s Set) With(t *Template) Set {
+	files := make(map[string]*Template, len(s.files)+1)
+	for k, v := range s.files {
+		files[k] = v
+	}
+	files[t.name] = t
+	return Set{files: files}
+}
+
+// Template returns the set's template called name.
+func (s Set) Template(name string) (*Template, error) {
+	if t := s.files[name]; t != nil {
+		return t, nil
+	}
+	return Embedded(name)
+}
+
+// Render fills the set's template called name with data.
+func (s Set) Render(name string, data any) ([]llm.Message, error) {
+	t, err := s.Template(name)
 	if err != nil {
 		return nil, err
 	}
-	mu.Lock()
-	// Keep it only if no Override happened meanwhile.
-	if cur, ok := overrides[name]; ok == over && cur == path {
-		parsed[name] = t
-	}
-	mu.Unlock()
-	return t, nil
+	return t.Render(data)
 }
 
-func compile(name string, raw []byte, source string) (*tmpl, error) {
+// Hashes maps every embedded template and every file in the set to its
+// ManifestHash, for the manifest.
+func (s Set) Hashes() map[string]string {
+	out := map[string]string{}
+	for n, t := range parsedEmbedded() {
+		out[n] = t.ManifestHash()
+	}
+	for n, t := range s.files {
+		out[n] = t.ManifestHash()
+	}
+	return out
+}
+
+func compile(name string, raw []byte, source string) (*Template, error) {
 	sys, user, found := strings.Cut(string(raw), separator)
 	if !found {
 		// A file without the separator is all user message.
@@ -118,21 +165,17 @@ func compile(name string, raw []byte, source string) (*tmpl, error) {
 		return nil, fmt.Errorf("prompt %s (%s): user part: %w", name, source, err)
 	}
 	sum := sha256.Sum256(raw)
-	return &tmpl{system: st, user: ut, hash: hex.EncodeToString(sum[:]), source: source}, nil
+	return &Template{name: name, system: st, user: ut, hash: hex.EncodeToString(sum[:]), source: source}, nil
 }
 
-// Render fills the named template with data and returns chat messages.
-func Render(name string, data any) ([]llm.Message, error) {
-	t, err := load(name)
-	if err != nil {
-		return nil, err
-	}
+// Render fills the template with data and returns chat messages.
+func (t *Template) Render(data any) ([]llm.Message, error) {
 	var sb, ub bytes.Buffer
 	if err := t.system.Execute(&sb, data); err != nil {
-		return nil, fmt.Errorf("prompt %s (%s): %w", name, t.source, err)
+		return nil, fmt.Errorf("prompt %s (%s): %w", t.name, t.source, err)
 	}
 	if err := t.user.Execute(&ub, data); err != nil {
-		return nil, fmt.Errorf("prompt %s (%s): %w", name, t.source, err)
+		return nil, fmt.Errorf("prompt %s (%s): %w", t.name, t.source, err)
 	}
 	var msgs []llm.Message
 	if s := strings.TrimSpace(sb.String()); s != "" {
@@ -140,6 +183,17 @@ func Render(name string, data any) ([]llm.Message, error) {
 	}
 	msgs = append(msgs, llm.Message{Role: "user", Content: strings.TrimSpace(ub.String())})
 	return msgs, nil
+}
+
+// Render fills the embedded template called name with data and returns
+// chat messages. Systems use it for their own prompts, which no flag
+// replaces.
+func Render(name string, data any) ([]llm.Message, error) {
+	t, err := Embedded(name)
+	if err != nil {
+		return nil, err
+	}
+	return t.Render(data)
 }
 
 // MustRender is Render for templates known to be valid (embedded ones with
@@ -152,48 +206,24 @@ func MustRender(name string, data any) []llm.Message {
 	return m
 }
 
-// Hash returns the sha256 of the template's source text.
+// Hash returns the sha256 of the embedded template called name.
 func Hash(name string) (string, error) {
-	t, err := load(name)
+	t, err := Embedded(name)
 	if err != nil {
 		return "", err
 	}
 	return t.hash, nil
 }
 
-// Hashes returns name -> sha256 (and source when overridden) for every
-// embedded or overridden template, for the manifest.
-func Hashes() map[string]string {
-	out := map[string]string{}
-	for _, n := range Names() {
-		t, err := load(n)
-		if err != nil {
-			continue
-		}
-		v := t.hash
-		if !strings.HasPrefix(t.source, "embedded:") {
-			v += " (" + t.source + ")"
-		}
-		out[n] = v
-	}
-	return out
-}
+// Hashes returns name -> sha256 for every embedded template.
+func Hashes() map[string]string { return Set{}.Hashes() }
 
-// Names lists the embedded templates plus overridden ones.
+// Names lists the embedded templates.
 func Names() []string {
-	set := map[string]bool{}
+	var out []string
 	ents, _ := embedded.ReadDir("templates")
 	for _, e := range ents {
-		set[strings.TrimSuffix(e.Name(), ".tmpl")] = true
-	}
-	mu.RLock()
-	for k := range overrides {
-		set[k] = true
-	}
-	mu.RUnlock()
-	var out []string
-	for k := range set {
-		out = append(out, k)
+		out = append(out, strings.TrimSuffix(e.Name(), ".tmpl"))
 	}
 	sort.Strings(out)
 	return out

@@ -11,16 +11,6 @@ import (
 	"text/template/parse"
 )
 
-// forget removes an override so later tests see the embedded template.
-func forget(t *testing.T, name string) {
-	t.Cleanup(func() {
-		mu.Lock()
-		delete(overrides, name)
-		delete(parsed, name)
-		mu.Unlock()
-	})
-}
-
 func writeFile(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "p.tmpl")
@@ -127,7 +117,7 @@ func TestEveryEmbeddedTemplateRenders(t *testing.T) {
 	for _, e := range ents {
 		name := strings.TrimSuffix(e.Name(), ".tmpl")
 		t.Run(name, func(t *testing.T) {
-			tp, err := load(name)
+			tp, err := Embedded(name)
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
@@ -185,13 +175,12 @@ func TestEveryEmbeddedTemplateRenders(t *testing.T) {
 }
 
 func TestSystemUserSplit(t *testing.T) {
-	const name = "ztest_split"
-	forget(t, name)
 	p := writeFile(t, "You are {{.Who}}.\n---user---\nAsk: {{.Q}}\n")
-	if err := Override(name, p); err != nil {
+	tp, err := FromFile("ztest_split", p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := Render(name, map[string]string{"Who": "a judge", "Q": "why?"})
+	msgs, err := tp.Render(map[string]string{"Who": "a judge", "Q": "why?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,13 +191,12 @@ func TestSystemUserSplit(t *testing.T) {
 }
 
 func TestNoSeparatorIsAllUser(t *testing.T) {
-	const name = "ztest_nosep"
-	forget(t, name)
 	p := writeFile(t, "Just {{.X}}, no system part.\n")
-	if err := Override(name, p); err != nil {
+	tp, err := FromFile("ztest_nosep", p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := Render(name, map[string]string{"X": "this"})
+	msgs, err := tp.Render(map[string]string{"X": "this"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,62 +205,91 @@ func TestNoSeparatorIsAllUser(t *testing.T) {
 	}
 }
 
-func TestOverrideChangesOutputAndHash(t *testing.T) {
+func TestSetReplacesOnlyItsOwnTemplate(t *testing.T) {
 	const name = "answer"
-	forget(t, name)
 	data := map[string]any{"Context": "ctx", "Question": "q?", "Speakers": []string{"A", "B"}}
-	before, err := Render(name, data)
+	var base Set
+	before, err := base.Render(name, data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h0, _ := Hash(name)
-	if strings.Contains(Hashes()[name], "(") {
-		t.Fatalf("embedded template marked as overridden: %q", Hashes()[name])
+	if strings.Contains(base.Hashes()[name], "(") {
+		t.Fatalf("embedded template marked as from a file: %q", base.Hashes()[name])
 	}
 
 	body := "Custom system.\n---user---\nQ={{.Question}} C={{.Context}}"
 	p := writeFile(t, body)
-	if err := Override(name, p); err != nil {
+	tp, err := FromFile(name, p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := Render(name, data)
+	custom := base.With(tp)
+	after, err := custom.Render(name, data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(after) != 2 || after[0].Content != "Custom system." || after[1].Content != "Q=q? C=ctx" {
-		t.Fatalf("override output = %+v", after)
+		t.Fatalf("file output = %+v", after)
 	}
 	if after[1].Content == before[len(before)-1].Content {
-		t.Fatal("override did not change the output")
+		t.Fatal("the file did not change the output")
 	}
-	h1, _ := Hash(name)
 	sum := sha256.Sum256([]byte(body))
-	if h1 == h0 || h1 != hex.EncodeToString(sum[:]) {
-		t.Fatalf("hash after override = %s (before %s), want sha256 of the file", h1, h0)
+	if tp.Hash() == h0 || tp.Hash() != hex.EncodeToString(sum[:]) {
+		t.Fatalf("file hash = %s (embedded %s), want sha256 of the file", tp.Hash(), h0)
 	}
-	if got := Hashes()[name]; got != h1+" ("+p+")" {
+	if got := custom.Hashes()[name]; got != tp.Hash()+" ("+p+")" {
 		t.Fatalf("Hashes()[%s] = %q, want hash and source path", name, got)
+	}
+	// The set it was derived from, and the package's embedded view, are
+	// untouched: no other run can see this file.
+	if got := base.Hashes()[name]; got != h0 {
+		t.Fatalf("base set changed: %q, want %s", got, h0)
+	}
+	if again, _ := Render(name, data); again[len(again)-1].Content != before[len(before)-1].Content {
+		t.Fatal("the package-level Render sees a set's file")
+	}
+	if h, _ := Hash(name); h != h0 {
+		t.Fatalf("Hash(%s) = %s after loading a file, want %s", name, h, h0)
 	}
 }
 
-func TestFailedOverrideKeepsPreviousTemplate(t *testing.T) {
+func TestBadFileNamesTemplateAndFile(t *testing.T) {
 	const name = "answer"
-	forget(t, name)
-	h0, _ := Hash(name)
-	if err := Override(name, filepath.Join(t.TempDir(), "missing.tmpl")); err == nil || !strings.Contains(err.Error(), name) {
+	if _, err := FromFile(name, filepath.Join(t.TempDir(), "missing.tmpl")); err == nil || !strings.Contains(err.Error(), name) {
 		t.Fatalf("missing file: err = %v, want one naming %s", err, name)
 	}
 	bad := writeFile(t, "sys\n---user---\n{{.Question")
-	err := Override(name, bad)
+	_, err := FromFile(name, bad)
 	if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("bad template: err = %v, want one naming %s and the file", err, name)
 	}
-	if h, err := Hash(name); err != nil || h != h0 {
-		t.Fatalf("after failed overrides Hash = %s, %v; want embedded %s", h, err, h0)
+}
+
+// Two sets with different files render concurrently, each its own.
+func TestConcurrentSets(t *testing.T) {
+	data := map[string]any{"Question": "q"}
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		tp, err := FromFile("answer", writeFile(t, "set {{.Question}} "+string(rune('A'+i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, want := Set{}.With(tp), "set q "+string(rune('A'+i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 50; j++ {
+				msgs, err := set.Render("answer", data)
+				if err != nil || msgs[0].Content != want {
+					t.Errorf("got %v, %v; want %q", msgs, err, want)
+					return
+				}
+			}
+		}()
 	}
-	if _, err := Render(name, map[string]any{"Context": "c", "Question": "q", "Speakers": []string{"A"}}); err != nil {
-		t.Fatalf("embedded template unusable after a failed override: %v", err)
-	}
+	wg.Wait()
 }
 
 func TestMissingKeyNamesTemplate(t *testing.T) {

@@ -19,8 +19,8 @@ import (
 
 func sampleRun(t *testing.T, root, system string) string {
 	t.Helper()
-	t.Setenv("MEMBENCH_EMBEDDER", "hashed")
-	cfg := runlog.Config{System: system, ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"}}
+	cfg := runlog.Config{System: system, ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"},
+		Host: runlog.Host{Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,8 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 		t.Fatalf("rerun duplicated judgments: %d", n)
 	}
 	// The run still resumes cleanly (its config hash is untouched).
-	cfg := runlog.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"}}
+	cfg := runlog.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"},
+		Host: runlog.Host{Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatalf("resume after rejudge: %v", err)
 	}

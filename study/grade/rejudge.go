@@ -3,7 +3,6 @@ package grade
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
@@ -22,7 +20,8 @@ import (
 type RejudgeOptions struct {
 	JudgeModel  string // model spec for "llm" judges; "" = the run's judge model
 	JudgePrompt string // "" = the run's
-	CacheDir    string // "" = the default cache
+	CacheDir    string // "" = the default cache under Home
+	Home        string // MEMBENCH_HOME, from the command line; "" = ~/.cache/membench
 	NoCache     bool
 	Concurrency int
 }
@@ -54,17 +53,11 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 		cfg.JudgePrompt = o.JudgePrompt
 	}
 	cfg.CacheDir, cfg.NoCache, cfg.Concurrency = o.CacheDir, o.NoCache, o.Concurrency
-	// Judging needs no embedder; the lexical one opens instantly. The
-	// harness sets the process-wide choice from it, so restore that after.
-	prev, had := os.LookupEnv(embedder.EnvEmbedder)
+	cfg.Host = runlog.Host{Home: o.Home}
+	// Judging needs no embedder; the lexical one opens instantly.
 	cfg.Embedder = "hashed"
 	cfg = cfg.WithDefaults()
 	res, err := harness.OpenResources(cfg)
-	if had {
-		os.Setenv(embedder.EnvEmbedder, prev)
-	} else {
-		os.Unsetenv(embedder.EnvEmbedder)
-	}
 	if err != nil {
 		return nil, nil, err
 	}

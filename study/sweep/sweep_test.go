@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/runlog"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -90,7 +91,6 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestTinySampleSweep(t *testing.T) {
-	t.Setenv("MEMBENCH_EMBEDDER", "hashed")
 	tmp := t.TempDir()
 	f, err := Parse("tiny.yaml", []byte(`dataset: sample
 judges: [llm, f1]
@@ -104,6 +104,7 @@ grid: {k: [1, 5, 20]}
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.Base.Host = runlog.Host{Embedder: "hashed"} // as MEMBENCH_EMBEDDER=hashed
 	ps, err := f.Expand()
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +186,6 @@ func TestShippedConfigs(t *testing.T) {
 // A run_id in the base config must not make every point share (and fail
 // to resume) one run directory: it becomes a prefix of each point's id.
 func TestBaseRunIDIsPrefix(t *testing.T) {
-	t.Setenv("MEMBENCH_EMBEDDER", "hashed")
 	tmp := t.TempDir()
 	f, err := Parse("rid.yaml", []byte(`dataset: sample
 judges: [f1]
@@ -198,6 +198,7 @@ grid: {k: [1, 3]}
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.Base.Host = runlog.Host{Embedder: "hashed"} // as MEMBENCH_EMBEDDER=hashed
 	ps, err := f.Expand()
 	if err != nil {
 		t.Fatal(err)

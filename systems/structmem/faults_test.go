@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,7 +34,11 @@ func TestMalformedAnswerRetriedOnceThenFailed(t *testing.T) {
 		}
 	}
 	// The repair request carries the bad answer and the instruction.
-	var repair llm.Request
+	// Sessions are extracted concurrently, so the capture is locked.
+	var (
+		repairMu sync.Mutex
+		repair   llm.Request
+	)
 	fm := newFake(func(req llm.Request, attempt int) (string, bool) {
 		if req.Task != TaskRel {
 			return "", false
@@ -41,7 +46,9 @@ func TestMalformedAnswerRetriedOnceThenFailed(t *testing.T) {
 		if attempt == 0 {
 			return "Sure! Here are the entries: {\"entries\": [", true
 		}
+		repairMu.Lock()
 		repair = req
+		repairMu.Unlock()
 		in := req.Inputs.(ExtractInput)
 		return `{"entries":[{"utterance":"` + in.Utterances[0].ID + `","text":"repaired"}]}`, true
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	core "github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 )
 
@@ -43,7 +44,7 @@ func listCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
-				dir = core.DefaultDir()
+				dir = core.DefaultDir(clienv.Host().Home)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
@@ -104,7 +105,7 @@ func fetchCmd() *cobra.Command {
 				return unknown(args[0])
 			}
 			if dir == "" {
-				dir = core.DefaultDir()
+				dir = core.DefaultDir(clienv.Host().Home)
 			}
 			out := cmd.OutOrStdout()
 			dest := filepath.Join(dir, e.File)
@@ -157,7 +158,7 @@ func verifyCmd() *cobra.Command {
 			path := file
 			if path == "" {
 				if dir == "" {
-					dir = core.DefaultDir()
+					dir = core.DefaultDir(clienv.Host().Home)
 				}
 				path = filepath.Join(dir, e.File)
 			}

@@ -44,7 +44,7 @@ func TestFetchVerifyList(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sha256 mismatch") {
 		t.Fatalf("fetch with wrong content: %v", err)
 	}
-	if _, err := os.Stat(core.DefaultPath("locomo")); err == nil {
+	if _, err := os.Stat(core.DefaultPath(home, "locomo")); err == nil {
 		t.Fatal("mismatched download left a file behind")
 	}
 
@@ -77,7 +77,7 @@ func TestFetchVerifyList(t *testing.T) {
 		t.Errorf("list: %v\n%s", err, out)
 	}
 	// The fetched file loads through the dispatcher without --data.
-	ds, err := core.Load("locomo", "", core.LoadOptions{})
+	ds, err := core.Load("locomo", "", core.LoadOptions{Home: home})
 	if err != nil || len(ds.Conversations) != 1 {
 		t.Errorf("load fetched: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/run"
 	"github.com/membench/membench/internal/report"
@@ -53,6 +54,7 @@ pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instr
 			if m != "" && o.JudgeModel == "" {
 				o.JudgeModel = m
 			}
+			o.Home = clienv.Host().Home
 			counts, sum, err := grade.Rejudge(cmd.Context(), dir, specs, o)
 			if err != nil {
 				return clierr.AsBad(err)

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/systems"
 )
@@ -109,6 +110,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 				base.Model = m
 			}
 			base.Quiet = quiet
+			base.Host = clienv.Host()
 			sum, err := harness.Run(cmd.Context(), base, cmd.ErrOrStderr())
 			if sum != nil {
 				sum.Print(cmd.OutOrStdout())

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	runcmd "github.com/membench/membench/internal/cli/run"
 )
@@ -34,6 +35,7 @@ summary, so compare, agreement and report read it like a run.`,
 				return err
 			}
 			sc.Model = m
+			sc.Host = clienv.Host()
 			sum, missing, err := harness.Score(cmd.Context(), sc)
 			if err != nil {
 				return err

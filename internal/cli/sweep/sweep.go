@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/run"
 	"github.com/membench/membench/internal/report"
@@ -81,6 +82,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 				f.Base.Concurrency = concurrency
 			}
 			f.Base.Quiet = f.Base.Quiet || quiet
+			f.Base.Host = clienv.Host()
 			points, err := f.Expand()
 			if err != nil {
 				return clierr.AsBad(err)

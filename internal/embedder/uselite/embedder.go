@@ -124,10 +124,9 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 }
 
 // DefaultDir is where scripts/setup-embeddings.sh installs the model:
-// $MEMBENCH_HOME/models/use-lite, MEMBENCH_HOME defaulting to
-// ~/.cache/membench.
-func DefaultDir() string {
-	home := os.Getenv("MEMBENCH_HOME")
+// HOME/models/use-lite for membench's home directory (MEMBENCH_HOME, passed
+// in by the command line), home defaulting to ~/.cache/membench.
+func DefaultDir(home string) string {
 	if home == "" {
 		if h, err := os.UserHomeDir(); err == nil {
 			home = filepath.Join(h, ".cache", "membench")

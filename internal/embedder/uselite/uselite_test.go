@@ -42,7 +42,7 @@ var (
 )
 
 func loadModel(t testing.TB) *Embedder {
-	dir := DefaultDir()
+	dir := DefaultDir(os.Getenv("MEMBENCH_HOME")) // where CI installs it
 	if !Installed(dir) {
 		t.Skipf("USE-lite model not installed in %s; run: bash scripts/setup-embeddings.sh", dir)
 	}

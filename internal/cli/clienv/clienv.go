@@ -1,0 +1,21 @@
+// Package clienv reads membench's own environment variables. It is the only
+// place outside tests that does: commands read them once and pass the
+// values down (runlog.Host), so nothing on the run path depends on, or
+// changes, process-wide state.
+package clienv
+
+import (
+	"os"
+
+	"github.com/membench/membench/internal/embedder"
+	"github.com/membench/membench/runlog"
+)
+
+// Home is the environment variable naming membench's home directory
+// (datasets, models, caches).
+const Home = "MEMBENCH_HOME"
+
+// Host returns what MEMBENCH_HOME and MEMBENCH_EMBEDDER say.
+func Host() runlog.Host {
+	return runlog.Host{Home: os.Getenv(Home), Embedder: os.Getenv(embedder.EnvEmbedder)}
+}
