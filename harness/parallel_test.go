@@ -17,6 +17,7 @@ import (
 	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )
 
@@ -69,7 +70,7 @@ func (s *stubSystem) Retrieve(ctx context.Context, q *datasets.Question, b syste
 // parallelRun is one configuration of TestParallelRunsKeepTheirOwnPrompts.
 type parallelRun struct {
 	name        string
-	cfg         harness.Config
+	cfg         runlog.Config
 	srv         *llmtest.Server // nil: offline models
 	answerFile  string          // "" = the embedded answer prompt
 	judgeFile   string          // "" = the embedded judge prompts
@@ -105,12 +106,12 @@ func TestParallelRunsKeepTheirOwnPrompts(t *testing.T) {
 			return llmtest.Reply{Text: "prediction-from-" + tag}
 		}))
 		base := r.srv.URL // includes /v1
-		r.cfg = harness.Config{
+		r.cfg = runlog.Config{
 			System: stubName, K: 2, Judges: []string{"llm", "f1"},
 			Model:        "backend=openai,model=fake-" + tag + ",base-url=" + base,
 			AnswerPrompt: r.answerFile, JudgePrompt: r.judgeFile,
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-			Host: harness.Host{Home: t.TempDir(), Embedder: "hashed"},
+			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"},
 		}
 		r.wantEmbName = "tfidf-hash-512"
 		if openaiEmbedder {
@@ -122,9 +123,9 @@ func TestParallelRunsKeepTheirOwnPrompts(t *testing.T) {
 	}
 	runs := []*parallelRun{mk("A", false), mk("B", true), {
 		name: "C", wantEmbName: "tfidf-hash-512",
-		cfg: harness.Config{System: stubName, K: 2, Judges: []string{"llm", "f1"},
+		cfg: runlog.Config{System: stubName, K: 2, Judges: []string{"llm", "f1"},
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-			Host: harness.Host{Home: t.TempDir(), Embedder: "hashed"}},
+			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}},
 	}}
 	t.Run("group", func(t *testing.T) {
 		for _, r := range runs {
@@ -146,8 +147,8 @@ func TestParallelRunsKeepTheirOwnPrompts(t *testing.T) {
 
 func checkParallelRun(t *testing.T, r *parallelRun, all []*parallelRun) {
 	dir := r.cfg.WithDefaults().Dir()
-	var m harness.Manifest
-	b, err := os.ReadFile(filepath.Join(dir, harness.ManifestFile))
+	var m runlog.Manifest
+	b, err := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func checkParallelRun(t *testing.T, r *parallelRun, all []*parallelRun) {
 		t.Errorf("manifest embedder = %q, want %q", m.Embedder, r.wantEmbName)
 	}
 	// Every retrieval used this run's embedder.
-	rets, err := harness.ReadJSONL[harness.RetrievalRecord](filepath.Join(dir, harness.RetrievalsFile))
+	rets, err := runlog.ReadJSONL[runlog.RetrievalRecord](filepath.Join(dir, runlog.RetrievalsFile))
 	if err != nil || len(rets) == 0 {
 		t.Fatalf("retrievals: %v, %d lines", err, len(rets))
 	}
@@ -202,7 +203,7 @@ func checkParallelRun(t *testing.T, r *parallelRun, all []*parallelRun) {
 			t.Fatalf("question %s retrieved with embedder %v, want %s", rr.QuestionID, got, r.wantEmbName)
 		}
 	}
-	answers, err := harness.ReadJSONL[harness.AnswerRecord](filepath.Join(dir, harness.AnswersFile))
+	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil || len(answers) != len(rets) {
 		t.Fatalf("answers: %v, %d lines for %d retrievals", err, len(answers), len(rets))
 	}
