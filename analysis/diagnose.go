@@ -157,7 +157,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 			continue
 		}
 		q := classify(rec)
-		q.Group, q.Category, q.Abstention = groupOf(a), a.Category, IsAbstention(a)
+		q.Group, q.Category, q.Abstention = groupOf(a), a.Category, a.Abstains()
 		if c, ok := verdict[a.QuestionID]; ok {
 			q.Judge, q.Correct = judgeName, &c
 		}
@@ -271,7 +271,7 @@ func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName}
 	abst := map[string]bool{}
 	for _, a := range r.Answers {
-		if IsAbstention(a) {
+		if a.Abstains() {
 			abst[a.QuestionID] = true
 		}
 	}

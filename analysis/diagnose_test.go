@@ -181,3 +181,56 @@ func TestDiagnoseWithoutCandidateStage(t *testing.T) {
 		t.Errorf("b outcome %s, want lost", q.Outcome)
 	}
 }
+
+// Abstention reads the flag the run wrote into answers.jsonl: a LongMemEval
+// question flagged abstention counts whatever its id, and an "_abs"-looking
+// id without the flag does not (the loaders decide, not the id).
+func TestAbstentionReadsTheRecordFlag(t *testing.T) {
+	jd := func(id string, ok bool) judge.Judgment {
+		return judge.Judgment{QuestionID: id, Judge: "llm", Correct: ok}
+	}
+	fr := fakeRun{
+		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm"}, Offline: true},
+		Answers: []runlog.AnswerRecord{
+			{QuestionID: "q1", Type: "multi-session", Abstention: true},
+			{QuestionID: "q2", Type: "multi-session", Abstention: true},
+			{QuestionID: "q3_abs", Type: "multi-session"},
+			{QuestionID: "conv-1:4", Category: 5}, // a LoCoMo adversarial record
+		},
+		Judgments: []judge.Judgment{jd("q1", true), jd("q2", false), jd("q3_abs", true), jd("conv-1:4", true)},
+	}
+	r := mustLoad(t, fr.write(t, filepath.Join(t.TempDir(), "lme")))
+	a, err := Abstention(r, "llm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.N != 3 || a.Correct != 2 {
+		t.Errorf("abstention %+v, want 2 of 3 (q1, q2 and the category-5 record)", a)
+	}
+}
+
+// OverallOf leaves out the same abstention questions as the summary's
+// overall, so Table 3's n and interval go with its scores.
+func TestOverallOfMatchesTheSummaryWithAbstention(t *testing.T) {
+	fr := fakeRun{
+		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm"}, Offline: true},
+		Answers: []runlog.AnswerRecord{
+			{QuestionID: "q1", Type: "multi-session"},
+			{QuestionID: "q2", Type: "multi-session"},
+			{QuestionID: "q3_abs", Type: "multi-session", Abstention: true},
+		},
+		Judgments: []judge.Judgment{
+			{QuestionID: "q1", Judge: "llm", Correct: true, Score: 1},
+			{QuestionID: "q2", Judge: "llm", Score: 0},
+			{QuestionID: "q3_abs", Judge: "llm", Correct: true, Score: 1},
+		},
+	}
+	r := mustLoad(t, fr.write(t, filepath.Join(t.TempDir(), "lme")))
+	o, err := OverallOf(r, "llm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.N != 2 || o.Score != 50 || o.Score != r.Summary.Overall.Scores["llm"] || r.Summary.Overall.N != 2 {
+		t.Errorf("OverallOf %+v, summary overall %+v: want n 2, 50%% in both", o, r.Summary.Overall)
+	}
+}

@@ -35,7 +35,7 @@ func OverallOf(r *runlog.Run, judgeName string) (Overall, error) {
 	o := Overall{Score: nanValue(), Lo: nanValue(), Hi: nanValue(), Binary: true}
 	in := map[string]bool{}
 	for _, a := range r.Answers {
-		if a.Category != datasets.CatAdversarial {
+		if !a.Abstains() { // as Summary.Overall: LongMemEval's _abs are scored apart too
 			in[a.QuestionID] = true
 		}
 	}

@@ -77,9 +77,3 @@ func DefaultJudge(m runlog.Manifest) string {
 	}
 	return ""
 }
-
-// IsAbstention reports whether a question's correct answer is to decline:
-// LoCoMo category 5 (adversarial) or a LongMemEval "_abs" question.
-func IsAbstention(a runlog.AnswerRecord) bool {
-	return a.Category == 5 || strings.HasSuffix(a.QuestionID, "_abs")
-}

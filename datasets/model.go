@@ -76,7 +76,19 @@ type Question struct {
 	Type              string    `json:"type,omitempty"` // LongMemEval question_type
 	Evidence          []string  `json:"evidence"`       // turn ids (LoCoMo dia_ids)
 	AskedAt           time.Time `json:"asked_at"`       // zero when unknown
-	Abstention        bool      `json:"abstention"`     // adversarial / _abs: correct answer is to decline
+	Abstention        bool      `json:"abstention"`     // set by the loaders; ask Abstains()
+}
+
+// Abstains reports whether the right answer is to decline: LoCoMo category
+// 5 (adversarial) or a LongMemEval "_abs" question. It is the one
+// abstention predicate; judges, the harness and every reader ask it.
+func (q *Question) Abstains() bool { return IsAbstention(q.Category, q.Abstention) }
+
+// IsAbstention is Abstains for what a run's answer records keep of a
+// question (category and the loaders' flag). Category 5 counts even
+// unflagged, for hand-built questions and records that predate the flag.
+func IsAbstention(category int, flagged bool) bool {
+	return flagged || category == CatAdversarial
 }
 
 // AllTurns returns the conversation's turns in order.

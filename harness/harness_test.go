@@ -168,3 +168,39 @@ func writeLines(t *testing.T, path string, lines []string) {
 		t.Fatal(err)
 	}
 }
+
+// The answer records carry the question's abstention flag (LongMemEval
+// "_abs" here), so readers never re-derive it from the id.
+func TestAnswersCarryTheAbstentionFlag(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	cfg.Dataset, cfg.Data = "longmemeval", "../datasets/testdata/longmemeval_mini.json"
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(cfg.WithDefaults().Dir(), runlog.AnswersFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged := 0
+	for _, a := range answers {
+		if want := strings.HasSuffix(a.QuestionID, "_abs"); a.Abstention != want || a.Abstains() != want {
+			t.Errorf("%s: abstention %v, want %v", a.QuestionID, a.Abstention, want)
+		}
+		if a.Abstention {
+			flagged++
+		}
+	}
+	if flagged == 0 {
+		t.Fatal("no abstention question in the mini LongMemEval file")
+	}
+	found := false
+	for _, g := range sum.Groups {
+		if g.Name == "abstention" {
+			found = g.N == flagged
+		}
+	}
+	if !found || sum.Overall.N != len(answers)-flagged {
+		t.Errorf("summary groups %+v, overall n %d: want an abstention group of %d scored apart", sum.Groups, sum.Overall.N, flagged)
+	}
+}

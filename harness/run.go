@@ -438,7 +438,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 		return fmt.Errorf("answer: %w", err)
 	}
 	a := runlog.AnswerRecord{
-		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type, Abstention: q.Abstention,
+		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
 		Question: q.Text, Gold: q.Gold, Prediction: res.Prediction, ContextTokens: c.Tokens,
 		Usage: res.Usage, Cached: res.Cached, ContextSHA256: ctxSHA, PromptSHA256: res.PromptSHA,
 		TargetSHA256: llm.HashText(q.Gold),

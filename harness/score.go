@@ -137,7 +137,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]
-		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstention,
+		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
 			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
 		for _, j := range judges {
 			jm, err := j.Judge(ctx, q, p.Prediction)

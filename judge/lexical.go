@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 )
@@ -56,7 +57,7 @@ const LexicalF1Threshold = 0.5
 // it is CORRECT iff the prediction declines.
 func LexicalVerdict(in LLMJudgeInput) Verdict {
 	declines := Declines(in.Prediction, DeclinePhrases)
-	if in.Abstention || in.Category == 5 {
+	if datasets.IsAbstention(in.Category, in.Abstention) {
 		if declines {
 			return Verdict{Reason: "the question has no answer in the conversation and the prediction declines", Label: LabelCorrect}
 		}

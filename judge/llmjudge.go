@@ -31,7 +31,7 @@ func templateFor(q *datasets.Question) string {
 	if q.Type == "" {
 		return TemplateJudge // LoCoMo; judge.tmpl handles abstention itself
 	}
-	if q.Abstention {
+	if q.Abstains() {
 		return lmeAbstentionTemplate
 	}
 	if t, ok := lmeTemplates[q.Type]; ok {
@@ -106,7 +106,7 @@ func Input(q *datasets.Question, prediction string) LLMJudgeInput {
 		Gold:       q.Gold,
 		Prediction: prediction,
 		Category:   q.Category,
-		Abstention: isAbstention(q),
+		Abstention: q.Abstains(),
 		Type:       q.Type,
 	}
 }

@@ -184,19 +184,13 @@ func Declines(prediction string, phrases []string) bool {
 	return false
 }
 
-// isAbstention: LoCoMo category 5 and LongMemEval "_abs" questions are
-// scored by whether the prediction declines, not by overlap with a gold.
-func isAbstention(q *datasets.Question) bool {
-	return q.Category == datasets.CatAdversarial || q.Abstention
-}
-
 // LoCoMoF1 scores one prediction exactly as LoCoMo's eval_question_answering
 // does per category: 1 → MultiF1, 2/3/4 → TokenF1 (3 with the ';' cut),
 // 5 (and any abstention question) → 1 if the prediction declines, else 0.
 // Questions without a LoCoMo category (LongMemEval) get TokenF1.
 func LoCoMoF1(q *datasets.Question, prediction string, declinePhrases []string) float64 {
 	switch {
-	case isAbstention(q):
+	case q.Abstains(): // scored by whether the prediction declines, not by overlap with a gold
 		if Declines(prediction, declinePhrases) {
 			return 1
 		}

@@ -26,7 +26,7 @@ func (m *MetricJudge) Judge(ctx context.Context, q *datasets.Question, predictio
 	switch {
 	case m.metric == "f1":
 		s = LoCoMoF1(q, prediction, m.Phrases)
-	case isAbstention(q): // bleu1/em score abstention the way LoCoMo's F1 does
+	case q.Abstains(): // bleu1/em score abstention the way LoCoMo's F1 does
 		if Declines(prediction, m.Phrases) {
 			s = 1
 		}

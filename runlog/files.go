@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -132,6 +133,10 @@ type AnswerRecord struct {
 	PromptSHA256  string `json:"prompt_sha256"`
 	TargetSHA256  string `json:"target_sha256"`
 }
+
+// Abstains is datasets.Question.Abstains for a record: the flag the run
+// wrote (readers never re-derive it from the question id).
+func (a AnswerRecord) Abstains() bool { return datasets.IsAbstention(a.Category, a.Abstention) }
 
 // Appender writes JSON lines to one file, safe for concurrent use. It is
 // the one writer of every run artifact that grows line by line.

@@ -152,7 +152,7 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 		switch {
 		case a.Category != 0:
 			name = datasets.CategoryName(a.Category)
-		case a.Abstention:
+		case a.Abstains():
 			// LongMemEval's _abs questions are scored apart, as its paper does.
 			name = "abstention"
 		}
@@ -165,7 +165,7 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 			groups[name] = g
 		}
 		add(g, verdict[a.QuestionID])
-		if a.Category != datasets.CatAdversarial && !a.Abstention {
+		if !a.Abstains() {
 			add(overall, verdict[a.QuestionID])
 		}
 	}

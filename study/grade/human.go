@@ -184,7 +184,7 @@ func hasHuman(r *runDir) bool {
 // show prints one item with nothing that names the system or the run.
 func show(w io.Writer, i, n int, a runlog.AnswerRecord) {
 	gold := a.Gold
-	if IsAbstention(a) {
+	if a.Abstains() {
 		gold = "(none: the question cannot be answered from the conversation; a correct reply declines or says it is not mentioned)"
 		if a.Gold != "" {
 			gold += " [dataset answer: " + a.Gold + "]"

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/membench/membench/runlog"
 
@@ -69,13 +68,8 @@ func openRun(dir string) (*runDir, error) {
 func Question(a runlog.AnswerRecord) *datasets.Question {
 	return &datasets.Question{
 		ID: a.QuestionID, ConversationID: a.ConversationID, Text: a.Question, Gold: a.Gold,
-		Category: a.Category, Type: a.Type, Abstention: IsAbstention(a),
+		Category: a.Category, Type: a.Type, Abstention: a.Abstains(),
 	}
-}
-
-// IsAbstention: LoCoMo category 5 or a LongMemEval "_abs" question.
-func IsAbstention(a runlog.AnswerRecord) bool {
-	return a.Category == datasets.CatAdversarial || strings.HasSuffix(a.QuestionID, "_abs")
 }
 
 // finish lists names among the manifest's judges (so the summary shows

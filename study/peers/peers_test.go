@@ -229,3 +229,31 @@ func TestRealPeers(t *testing.T) {
 		t.Errorf("lugmans text: %d items, %d lowercase yes, %d yes any case", len(items), lower, any)
 	}
 }
+
+// A peer's LongMemEval "_abs" question is written with the dataset
+// question's abstention flag, which readers use instead of the id.
+func TestWriteRunCarriesAbstention(t *testing.T) {
+	ds, err := datasets.LoadLongMemEval(filepath.Join("..", "..", "datasets", "testdata", "longmemeval_mini.json"), datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := ParseLongMemEval([]byte(`[{"question_id": "q_pref_1", "answer": "Tallinn", "hypothesis": "Tallinn", "evaluation": "yes"},
+	  {"question_id": "q_pref_1_abs", "answer": "x", "hypothesis": "He moved to Oslo", "evaluation": "no"}]`), "l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, rep := Match(items, ds)
+	dir := t.TempDir()
+	if err := WriteRun(dir, "peer", "longmemeval", ds.Source, ms, rep); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
+	if err != nil || len(ans) != 2 {
+		t.Fatalf("answers %+v %v", ans, err)
+	}
+	for _, a := range ans {
+		if a.Abstention != (a.QuestionID == "q_pref_1_abs") {
+			t.Errorf("%s: abstention %v", a.QuestionID, a.Abstention)
+		}
+	}
+}

@@ -85,7 +85,7 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 	for _, m := range sorted {
 		preds = append(preds, PredictionLine{QuestionID: m.ID, Prediction: m.Prediction, System: system, Category: m.DataCategory, PeerCategory: m.Category})
 		ans = append(ans, runlog.AnswerRecord{QuestionID: m.ID, ConversationID: m.ConversationID, System: system, Category: m.DataCategory,
-			Type: m.Type, Question: m.DataQuestion, Gold: m.DataGold, Prediction: m.Prediction, TargetSHA256: llm.HashText(m.DataGold)})
+			Abstention: m.DataAbstains, Type: m.Type, Question: m.DataQuestion, Gold: m.DataGold, Prediction: m.Prediction, TargetSHA256: llm.HashText(m.DataGold)})
 		if !m.Graded {
 			continue
 		}
