@@ -359,6 +359,9 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	if err != nil {
 		return clierr.Bad("system %s: %v", p.Cfg.System, err)
 	}
+	if c, ok := sys.(io.Closer); ok {
+		defer c.Close() // a system holding a process (the exec adapter's child)
+	}
 	start := time.Now()
 	stats, err := sys.Ingest(ctx, conv)
 	if err != nil {

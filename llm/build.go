@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Spec describes one configured model, as given on the command line or in
@@ -59,7 +58,7 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 			retries = DefaultRetries
 		}
 		if retries > 0 {
-			m = WithRetry(m, RetryPolicy{Max: retries, Base: time.Second, MaxDelay: 60 * time.Second})
+			m = WithRetry(m, ModelRetryPolicy(retries))
 		}
 		if deps.Cache != nil && !spec.NoCache {
 			m = deps.Cache.Wrap(m)

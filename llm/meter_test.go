@@ -191,3 +191,12 @@ func TestMeterConcurrent(t *testing.T) {
 		t.Fatalf("embedding calls = %d, want %d", emb.Calls, G*N)
 	}
 }
+
+func TestAddCallsEntersTotals(t *testing.T) {
+	m := NewMeter()
+	m.AddCalls("service", StageBuild, "ingest", 2, Usage{InputTokens: 900, OutputTokens: 120}, 0)
+	m.AddCalls("service", StageBuild, "ingest", 0, Usage{}, 0)
+	if got := m.Total(StageBuild); got.Calls != 2 || got.InputTokens != 900 || got.OutputTokens != 120 {
+		t.Fatalf("total %+v", got)
+	}
+}

@@ -1,7 +1,9 @@
 package systems
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,4 +117,21 @@ func Parse(pairs []string) (Options, error) {
 		o[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return o, nil
+}
+
+// userinfo matches the credentials part of a URL ("scheme://user:pass@").
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
+
+// Redact hides URL credentials (user:password@) in s.
+func Redact(s string) string { return userinfo.ReplaceAllString(s, "${1}[redacted]@") }
+
+// MarshalJSON writes the options with URL credentials redacted: options are
+// written to manifests and hashed into run ids, and a memory service's
+// password must reach neither (it cannot change the outputs).
+func (o Options) MarshalJSON() ([]byte, error) {
+	m := make(map[string]string, len(o))
+	for k, v := range o {
+		m[k] = Redact(v)
+	}
+	return json.Marshal(m)
 }

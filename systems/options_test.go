@@ -1,6 +1,7 @@
 package systems
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -125,5 +126,27 @@ func TestParse(t *testing.T) {
 		if !strings.Contains(err.Error(), "--opt") || !strings.Contains(err.Error(), "key=value") || !strings.Contains(err.Error(), `"`+bad+`"`) {
 			t.Errorf("Parse(%q) error %q does not name the flag, the value and the fix", bad, err)
 		}
+	}
+}
+
+func TestOptionsJSONRedactsURLCredentials(t *testing.T) {
+	o := Options{"url": "https://alice:s3cret@mem.example.com:8443/v1", "cmd": "python3 m.py --db postgres://u:pw@db/x", "k": "10"}
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, bad := range []string{"alice", "s3cret", "u:pw"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("%s leaks %q", s, bad)
+		}
+	}
+	for _, want := range []string{`"https://[redacted]@mem.example.com:8443/v1"`, `postgres://[redacted]@db/x`, `"k":"10"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("%s lacks %s", s, want)
+		}
+	}
+	if o["url"] != "https://alice:s3cret@mem.example.com:8443/v1" {
+		t.Error("the options themselves must keep the credentials (the adapter uses them)")
 	}
 }
