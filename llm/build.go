@@ -181,6 +181,56 @@ func ParseSpec(s string) (Spec, error) {
 	return sp, sp.check(s)
 }
 
+// SpecError is a model spec or model flag the user got wrong: bad input,
+// not a failure (the CLI exits 2 on it).
+type SpecError struct{ Err error }
+
+func (e *SpecError) Error() string { return e.Err.Error() }
+func (e *SpecError) Unwrap() error { return e.Err }
+
+func specErrorf(format string, a ...any) error { return &SpecError{fmt.Errorf(format, a...)} }
+
+// FlagSpec turns the --llm/--model/--base-url flags (run, score, judge,
+// sweep) into a spec string in ParseSpec's syntax; "" means no flag was
+// given, so the config's spec stands. The string goes into the run config
+// (and so the run id), so the same flags must keep giving the same string.
+func FlagSpec(backend, model, baseURL string) (string, error) {
+	if backend == "" && model == "" && baseURL == "" {
+		return "", nil
+	}
+	if backend == "" {
+		backend = "openai"
+		if model == "" && baseURL == "" {
+			backend = "offline"
+		}
+	}
+	// "openai:gpt-4o-mini" is the role-spec form; accept it here too rather
+	// than sending the model name "openai:gpt-4o-mini" to the server.
+	if backend == "openai" {
+		model = strings.TrimPrefix(model, "openai:")
+	}
+	switch backend {
+	case "offline":
+		if model != "" || baseURL != "" {
+			return "", specErrorf("--model/--base-url go with --llm openai, not --llm offline")
+		}
+		return "offline", nil
+	case "openai":
+		if model == "" {
+			return "", specErrorf("--llm openai needs --model, e.g. --model gpt-4o-mini")
+		}
+		if strings.Contains(model, ",") || strings.Contains(baseURL, ",") {
+			return "", specErrorf("--model %q / --base-url %q: a model spec value may not contain a comma", model, baseURL)
+		}
+		s := "backend=openai,model=" + model
+		if baseURL != "" {
+			s += ",base-url=" + baseURL
+		}
+		return s, nil
+	}
+	return "", specErrorf("--llm %q: want offline or openai", backend)
+}
+
 func nonNegInt(v string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err == nil && n < 0 {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,5 +176,47 @@ func TestRateLimitPaces(t *testing.T) {
 	// An oversized request is charged the whole burst, not refused forever.
 	if d := tl.reservationDelay(10_000); d > 7*time.Second {
 		t.Fatalf("oversized request waits %v", d)
+	}
+}
+
+func TestFlagSpec(t *testing.T) {
+	cases := []struct {
+		backend, model, base, want string
+		spec                       Spec // what ParseSpec reads back
+	}{
+		{"", "", "", "", Spec{}},
+		{"openai", "gpt-4o-mini", "", "backend=openai,model=gpt-4o-mini", Spec{Backend: "openai", Model: "gpt-4o-mini"}},
+		// The README's role-spec form must not reach the server as a model name.
+		{"", "openai:gpt-4o-mini", "", "backend=openai,model=gpt-4o-mini", Spec{Backend: "openai", Model: "gpt-4o-mini"}},
+		{"openai", "openai:gpt-4o-mini", "http://h/v1", "backend=openai,model=gpt-4o-mini,base-url=http://h/v1", Spec{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://h/v1"}},
+		{"", "Qwen/Qwen2.5-32B-Instruct", "", "backend=openai,model=Qwen/Qwen2.5-32B-Instruct", Spec{Backend: "openai", Model: "Qwen/Qwen2.5-32B-Instruct"}},
+		{"offline", "", "", "offline", Spec{Backend: "offline"}},
+	}
+	for _, c := range cases {
+		got, err := FlagSpec(c.backend, c.model, c.base)
+		if err != nil || got != c.want {
+			t.Errorf("FlagSpec(%q,%q,%q) = %q, %v; want %q", c.backend, c.model, c.base, got, err, c.want)
+			continue
+		}
+		if got == "" {
+			continue
+		}
+		if sp, err := ParseSpec(got); err != nil || sp != c.spec {
+			t.Errorf("ParseSpec(%q) = %+v, %v; want %+v", got, sp, err, c.spec)
+		}
+	}
+	bad := []struct{ backend, model, base, want string }{
+		{"offline", "gpt-4o-mini", "", "--model/--base-url go with --llm openai"},
+		{"openai", "", "", "--llm openai needs --model"},
+		{"", "", "http://h/v1", "--llm openai needs --model"},
+		{"vllm", "m", "", `--llm "vllm": want offline or openai`},
+		{"openai", "a,b", "", "may not contain a comma"},
+	}
+	for _, b := range bad {
+		_, err := FlagSpec(b.backend, b.model, b.base)
+		var se *SpecError
+		if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("FlagSpec(%q,%q,%q): err %v, want a *SpecError saying %q", b.backend, b.model, b.base, err, b.want)
+		}
 	}
 }

@@ -65,6 +65,11 @@ func TestBadInputExitsTwoAndNamesTheProblem(t *testing.T) {
 		{[]string{"run", "--k", "x"}, nil, "--k"},
 		{[]string{"score", "--dataset", "sample", "--predictions", preds, "--out", t.TempDir()}, nil, "line 2"},
 		{[]string{"frobnicate"}, nil, "unknown command"},
+		// The model flags of run, score, judge and sweep (llm.FlagSpec).
+		{[]string{"run", "--llm", "offline", "--model", "gpt-4o-mini"}, nil, "--model/--base-url go with --llm openai"},
+		{[]string{"score", "--dataset", "sample", "--predictions", preds, "--out", t.TempDir(), "--llm", "vllm"}, nil, `--llm "vllm"`},
+		{[]string{"judge", "--run", t.TempDir(), "--judge", "lexical", "--llm", "openai"}, nil, "--llm openai needs --model"},
+		{[]string{"sweep", "--config", "../../configs/sample_k_sweep.yaml", "--base-url", "http://h/v1"}, nil, "--llm openai needs --model"},
 	}
 	for _, c := range cases {
 		out, code := membench(t, c.env, c.args...)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/internal/cli/run"
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/study/grade"
 )
 
@@ -47,9 +47,9 @@ pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instr
 			if len(specs) == 0 {
 				return clierr.Bad("judge needs at least one --judge SPEC, e.g. --judge lexical or --judge gpt4o=openai:gpt-4o-mini")
 			}
-			m, err := run.ModelSpec(llmBackend, model, base)
+			m, err := llm.FlagSpec(llmBackend, model, base)
 			if err != nil {
-				return err
+				return clierr.AsBad(err)
 			}
 			if m != "" && o.JudgeModel == "" {
 				o.JudgeModel = m

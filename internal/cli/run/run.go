@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
 
@@ -102,9 +103,9 @@ Re-running the same command resumes: finished questions are skipped.`,
 					base.Options[k] = v
 				}
 			}
-			m, err := ModelSpec(llmBackend, model, baseURL)
+			m, err := llm.FlagSpec(llmBackend, model, baseURL)
 			if err != nil {
-				return err
+				return clierr.AsBad(err)
 			}
 			if m != "" {
 				base.Model = m
@@ -147,40 +148,4 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.BoolVar(&cfg.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	f.BoolVar(&quiet, "quiet", false, "no progress bar")
 	return c
-}
-
-// ModelSpec turns --llm/--model/--base-url into a model spec string ("" =
-// keep the config's). It is shared by commands that take these flags.
-func ModelSpec(backend, model, baseURL string) (string, error) {
-	if backend == "" && model == "" && baseURL == "" {
-		return "", nil
-	}
-	if backend == "" {
-		backend = "openai"
-		if model == "" && baseURL == "" {
-			backend = "offline"
-		}
-	}
-	// "openai:gpt-4o-mini" is the role-spec form; accept it here too rather
-	// than sending the model name "openai:gpt-4o-mini" to the server.
-	if backend == "openai" {
-		model = strings.TrimPrefix(model, "openai:")
-	}
-	switch backend {
-	case "offline":
-		if model != "" || baseURL != "" {
-			return "", clierr.Bad("--model/--base-url go with --llm openai, not --llm offline")
-		}
-		return "offline", nil
-	case "openai":
-		if model == "" {
-			return "", clierr.Bad("--llm openai needs --model, e.g. --model gpt-4o-mini")
-		}
-		s := "backend=openai,model=" + model
-		if baseURL != "" {
-			s += ",base-url=" + baseURL
-		}
-		return s, nil
-	}
-	return "", clierr.Bad("--llm %q: want offline or openai", backend)
 }

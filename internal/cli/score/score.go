@@ -9,7 +9,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
-	runcmd "github.com/membench/membench/internal/cli/run"
+	"github.com/membench/membench/llm"
 )
 
 // NewCmd returns the score command.
@@ -30,9 +30,9 @@ summary, so compare, agreement and report read it like a run.`,
 			if sc.Predictions == "" || sc.Out == "" {
 				return clierr.Bad("score needs --predictions FILE and --out DIR")
 			}
-			m, err := runcmd.ModelSpec(backend, model, baseURL)
+			m, err := llm.FlagSpec(backend, model, baseURL)
 			if err != nil {
-				return err
+				return clierr.AsBad(err)
 			}
 			sc.Model = m
 			sc.Host = clienv.Host()

@@ -11,8 +11,8 @@ import (
 
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/internal/cli/run"
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/study/sweep"
 )
 
@@ -59,9 +59,9 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			m, err := run.ModelSpec(llmBackend, model, base)
+			m, err := llm.FlagSpec(llmBackend, model, base)
 			if err != nil {
-				return err
+				return clierr.AsBad(err)
 			}
 			fl := cmd.Flags()
 			if m != "" {
