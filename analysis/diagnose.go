@@ -134,7 +134,7 @@ func sourceSet(items []runlog.ItemRef) map[string]bool {
 // picks the verdicts for the abstention rate ("" = DefaultJudge).
 func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 	if judgeName == "" {
-		judgeName = DefaultJudge(r.Manifest)
+		judgeName = r.Manifest.PrimaryJudge()
 	}
 	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline}
 	d.K, d.KSource, _ = ResolveK(r.Manifest.Config)
@@ -265,7 +265,7 @@ func (c *Counts) add(q QuestionDiag) {
 // LoCoMo's own scoring does.
 func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 	if judgeName == "" {
-		judgeName = DefaultJudge(r.Manifest)
+		judgeName = r.Manifest.PrimaryJudge()
 	}
 	k, _, _ := ResolveK(r.Manifest.Config)
 	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName}

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
-
-	"github.com/membench/membench/judge"
 )
 
 func items(sources ...string) []runlog.ItemRef {
@@ -36,12 +34,12 @@ func rerankRun() fakeRun {
 	ret := func(id string, ev []string, cands, ctx []runlog.ItemRef) runlog.RetrievalRecord {
 		return runlog.RetrievalRecord{QuestionID: id, ConversationID: "c1", Evidence: ev, Candidates: cands, Items: ctx, Tokens: 10}
 	}
-	jd := func(id, j string, ok bool) judge.Judgment {
+	jd := func(id, j string, ok bool) runlog.Judgment {
 		s := 0.0
 		if ok {
 			s = 1
 		}
-		return judge.Judgment{QuestionID: id, Judge: j, Correct: ok, Score: s}
+		return runlog.Judgment{QuestionID: id, Judge: j, Correct: ok, Score: s}
 	}
 	return fakeRun{
 		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-rerank", K: 3}, Judges: []string{"f1", "llm"}, Offline: true},
@@ -57,7 +55,7 @@ func rerankRun() fakeRun {
 			ret("q8", []string{"D4:1"}, items("D4:1"), items("D4:1")), // no answer yet
 		},
 		Answers: []runlog.AnswerRecord{ans("q1", 1), ans("q2", 1), ans("q3", 2), ans("q4", 2), ans("q5", 2), ans("q6", 5), ans("q7", 5)},
-		Judgments: []judge.Judgment{
+		Judgments: []runlog.Judgment{
 			jd("q6", "llm", true), jd("q7", "llm", false), jd("q6", "f1", true), jd("q7", "f1", true),
 			jd("q1", "llm", true), jd("q1", "f1", false),
 		},
@@ -186,8 +184,8 @@ func TestDiagnoseWithoutCandidateStage(t *testing.T) {
 // question flagged abstention counts whatever its id, and an "_abs"-looking
 // id without the flag does not (the loaders decide, not the id).
 func TestAbstentionReadsTheRecordFlag(t *testing.T) {
-	jd := func(id string, ok bool) judge.Judgment {
-		return judge.Judgment{QuestionID: id, Judge: "llm", Correct: ok}
+	jd := func(id string, ok bool) runlog.Judgment {
+		return runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok}
 	}
 	fr := fakeRun{
 		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm"}, Offline: true},
@@ -197,7 +195,7 @@ func TestAbstentionReadsTheRecordFlag(t *testing.T) {
 			{QuestionID: "q3_abs", Type: "multi-session"},
 			{QuestionID: "conv-1:4", Category: 5}, // a LoCoMo adversarial record
 		},
-		Judgments: []judge.Judgment{jd("q1", true), jd("q2", false), jd("q3_abs", true), jd("conv-1:4", true)},
+		Judgments: []runlog.Judgment{jd("q1", true), jd("q2", false), jd("q3_abs", true), jd("conv-1:4", true)},
 	}
 	r := mustLoad(t, fr.write(t, filepath.Join(t.TempDir(), "lme")))
 	a, err := Abstention(r, "llm")
@@ -219,7 +217,7 @@ func TestOverallOfMatchesTheSummaryWithAbstention(t *testing.T) {
 			{QuestionID: "q2", Type: "multi-session"},
 			{QuestionID: "q3_abs", Type: "multi-session", Abstention: true},
 		},
-		Judgments: []judge.Judgment{
+		Judgments: []runlog.Judgment{
 			{QuestionID: "q1", Judge: "llm", Correct: true, Score: 1},
 			{QuestionID: "q2", Judge: "llm", Score: 0},
 			{QuestionID: "q3_abs", Judge: "llm", Correct: true, Score: 1},

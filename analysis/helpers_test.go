@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/membench/membench/runlog"
-
-	"github.com/membench/membench/judge"
 )
 
 // fakeRun is a run directory written by hand with the harness types.
@@ -17,7 +15,7 @@ type fakeRun struct {
 	Manifest   runlog.Manifest
 	Retrievals []runlog.RetrievalRecord
 	Answers    []runlog.AnswerRecord
-	Judgments  []judge.Judgment
+	Judgments  []runlog.Judgment
 	Builds     []runlog.BuildRecord
 }
 

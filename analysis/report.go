@@ -78,7 +78,7 @@ func ChooseJudge(runs []*runlog.Run, given string) string {
 	var order []string
 	for _, r := range runs {
 		for _, j := range r.Manifest.Judges {
-			if IsMetricJudge(r.Manifest, j) {
+			if r.Manifest.IsMetric(j) {
 				continue
 			}
 			if count[j] == 0 {
@@ -97,7 +97,7 @@ func ChooseJudge(runs []*runlog.Run, given string) string {
 		return best
 	}
 	for _, r := range runs {
-		if d := DefaultJudge(r.Manifest); d != "" {
+		if d := r.Manifest.PrimaryJudge(); d != "" {
 			return d
 		}
 	}
@@ -157,7 +157,7 @@ func SortRuns(runs []*runlog.Run) {
 // Table2 is the paper's Table 2 shape: per run, overall and per-category
 // accuracy of one judge, then build cost.
 func Table2(runs []*runlog.Run, judgeName string) (*report.Table, error) {
-	t := &report.Table{Title: "Table 2 shape: accuracy (judge " + judgeName + ") and build cost",
+	t := &report.Table{Title: "Table 2 shape: " + Measure(runs, judgeName) + " and build cost",
 		Header: []string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}}
 	missing := 0
 	for _, r := range runs {
@@ -233,7 +233,7 @@ func Table3(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 // Table4 is the paper's Table 4 shape: per-category accuracy per run
 // (ablation variants are runs).
 func Table4(runs []*runlog.Run, judgeName string) (*report.Table, error) {
-	t := &report.Table{Title: "Table 4 shape: ablation by category (judge " + judgeName + ")",
+	t := &report.Table{Title: "Table 4 shape: ablation by category, " + Measure(runs, judgeName),
 		Header: []string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}}
 	missing := 0
 	for _, r := range runs {
@@ -247,8 +247,20 @@ func Table4(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 	return t, nil
 }
 
+// Measure names what a judge's column holds, as the judge registry
+// defines its kind: "accuracy (judge llm)" for verdict judges, "mean f1
+// score" for metric judges.
+func Measure(runs []*runlog.Run, judgeName string) string {
+	for _, r := range runs {
+		if HasJudge(r.Manifest, judgeName) && r.Manifest.IsMetric(judgeName) {
+			return "mean " + judgeName + " score × 100 (metric judge)"
+		}
+	}
+	return "accuracy (judge " + judgeName + ")"
+}
+
 func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
-	notes := []string{"scores: judge accuracy × 100 (f1/bleu1: mean × 100); overall leaves out LoCoMo category 5; n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
+	notes := []string{"scores: verdict judges: accuracy × 100; metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out LoCoMo category 5; n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
 	if missing > 0 {
 		var ids []string
 		for _, r := range runs {
@@ -267,4 +279,22 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 		}
 	}
 	return notes
+}
+
+// metricJudges lists the runs' metric judges, as the registry classes them.
+func metricJudges(runs []*runlog.Run) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range runs {
+		for _, j := range r.Manifest.Judges {
+			if !seen[j] && r.Manifest.IsMetric(j) {
+				seen[j] = true
+				out = append(out, j)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"none here"}
+	}
+	return out
 }

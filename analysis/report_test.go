@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
-
-	"github.com/membench/membench/judge"
 )
 
 // reportRuns writes an offline run (llm judge 0/1, f1 continuous, build
@@ -27,10 +25,10 @@ func reportRuns(t *testing.T) (root string) {
 		if llmOK[q] {
 			s = 1
 		}
-		a.Judgments = append(a.Judgments, judge.Judgment{QuestionID: q, Judge: "llm", Correct: llmOK[q], Score: s},
-			judge.Judgment{QuestionID: q, Judge: "f1", Score: 0.25})
-		b.Judgments = append(b.Judgments, judge.Judgment{QuestionID: q, Judge: "lexical", Correct: true, Score: 1},
-			judge.Judgment{QuestionID: q, Judge: "f1", Score: 0.5, Correct: true})
+		a.Judgments = append(a.Judgments, runlog.Judgment{QuestionID: q, Judge: "llm", Correct: llmOK[q], Score: s},
+			runlog.Judgment{QuestionID: q, Judge: "f1", Score: 0.25})
+		b.Judgments = append(b.Judgments, runlog.Judgment{QuestionID: q, Judge: "lexical", Correct: true, Score: 1},
+			runlog.Judgment{QuestionID: q, Judge: "f1", Score: 0.5, Correct: true})
 	}
 	a.Builds = []runlog.BuildRecord{
 		{ConversationID: "c1", Calls: 10, InputTokens: 1_000_000, OutputTokens: 200_000, Seconds: 12},

@@ -7,7 +7,6 @@ package analysis
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/membench/membench/runlog"
 
@@ -36,44 +35,4 @@ func ResolveK(cfg runlog.Config) (k int, source string, ok bool) {
 		}
 	}
 	return 0, "system " + cfg.System + " has no k option (no retrieval budget)", false
-}
-
-// metricKinds are the lexical metrics; every other judge gives verdicts.
-var metricKinds = map[string]bool{"f1": true, "bleu1": true, "em": true}
-
-// IsMetricJudge reports whether the judge named name in run manifest m is
-// a lexical metric (f1, bleu1, em), by name or by the spec it was built from.
-func IsMetricJudge(m runlog.Manifest, name string) bool {
-	if metricKinds[strings.ToLower(name)] {
-		return true
-	}
-	// Manifest judge names are parallel to the config's specs.
-	if len(m.Config.Judges) == len(m.Judges) {
-		for i, n := range m.Judges {
-			if n == name {
-				kind, _, _ := strings.Cut(m.Config.Judges[i], ",")
-				return !strings.Contains(kind, "=") && metricKinds[strings.ToLower(strings.TrimSpace(kind))]
-			}
-		}
-	}
-	return false
-}
-
-// DefaultJudge is the first judge in the manifest that is not a lexical
-// metric; if there is none, "f1" when present, else the first judge.
-func DefaultJudge(m runlog.Manifest) string {
-	for _, j := range m.Judges {
-		if !IsMetricJudge(m, j) {
-			return j
-		}
-	}
-	for _, j := range m.Judges {
-		if j == "f1" {
-			return j
-		}
-	}
-	if len(m.Judges) > 0 {
-		return m.Judges[0]
-	}
-	return ""
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/judge"
 )
 
 // A judge that saw only some questions (human grading in progress) shows
@@ -36,7 +35,7 @@ func TestPartialJudgeShowsItsN(t *testing.T) {
 		if a.Category == 5 || graded == 4 {
 			continue
 		}
-		b, _ := json.Marshal(judge.Judgment{QuestionID: a.QuestionID, System: a.System, Judge: "human", Correct: true, Score: 1})
+		b, _ := json.Marshal(runlog.Judgment{QuestionID: a.QuestionID, System: a.System, Judge: "human", Correct: true, Score: 1})
 		f.Write(append(b, '\n'))
 		graded++
 	}

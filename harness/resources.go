@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/embedder"
+	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -28,12 +28,12 @@ const (
 // limit → backend), its embedder and caches. Each conversation wraps the
 // models in its own meter so its costs can be reported alone.
 type Resources struct {
-	mu           sync.Mutex // guards cache when a judge opens it late
 	cfg          runlog.Config
 	base         map[string]llm.Model
 	specs        map[string]llm.Spec
 	cache        *llm.Cache
 	embCache     *embedder.Cache
+	judges       *judging.Builder
 	Embedder     llm.Embedder
 	EmbedderName string
 	EmbedderNote string
@@ -42,7 +42,7 @@ type Resources struct {
 // OpenResources builds the models and the embedder the config names.
 func OpenResources(cfg runlog.Config) (*Resources, error) {
 	if cfg.CacheDir == "" {
-		cfg.CacheDir = DefaultCacheDir(cfg.Host.Home)
+		cfg.CacheDir = cfg.Host.CacheDir()
 	}
 	r := &Resources{cfg: cfg, base: map[string]llm.Model{}, specs: map[string]llm.Spec{}}
 	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
@@ -79,6 +79,10 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 			return nil, clierr.AsBad(fmt.Errorf("%s model: %w", role, err))
 		}
 		r.base[role] = m
+	}
+	r.judges = &judging.Builder{
+		DefaultModel: func(meter *llm.Meter) llm.Model { return r.Model(RoleJudge, meter) },
+		PromptFile:   cfg.JudgePrompt, CacheDir: cfg.CacheDir, NoCache: cfg.NoCache, Cache: r.cache,
 	}
 	if err := r.openEmbedder(); err != nil {
 		r.Close()
@@ -135,6 +139,9 @@ func (r *Resources) Close() {
 	if r.embCache != nil {
 		r.embCache.Close()
 	}
+	if r.judges != nil {
+		r.judges.Close()
+	}
 }
 
 // Model returns role's model wrapped in meter (when non-nil).
@@ -165,49 +172,11 @@ func (r *Resources) Env(meter *llm.Meter, cfg runlog.Config) systems.Env {
 // Judges parses judge specs; model judges use the judge model unless their
 // spec names another, and are metered by meter when it is non-nil.
 func (r *Resources) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, error) {
-	var out []judge.Judge
-	seen := map[string]bool{}
-	for _, s := range specs {
-		j, err := judge.Parse(s, judge.Deps{
-			DefaultModel: r.Model(RoleJudge, meter),
-			PromptFile:   r.cfg.JudgePrompt,
-			NewModel: func(spec string) (llm.Model, error) {
-				ps, err := llm.ParseSpec(spec)
-				if err != nil {
-					return nil, err
-				}
-				ps.NoCache = ps.NoCache || r.cfg.NoCache
-				r.mu.Lock()
-				defer r.mu.Unlock()
-				if ps.Backend != "offline" && !ps.NoCache && r.cache == nil {
-					// Every run role is offline but this judge is not: its
-					// calls cost money, so they get the cache too.
-					c, err := llm.NewCache(filepath.Join(r.cfg.CacheDir, "llm.sqlite"))
-					if err != nil {
-						return nil, fmt.Errorf("llm cache: %w", err)
-					}
-					r.cache = c
-				}
-				m, err := llm.Build(ps, llm.BuildDeps{Cache: r.cache, Role: RoleJudge})
-				if err != nil {
-					return nil, err
-				}
-				if meter != nil {
-					m = llm.WithMeter(m, meter, RoleJudge)
-				}
-				return m, nil
-			},
-		})
-		if err != nil {
-			return nil, clierr.AsBad(err)
-		}
-		if seen[j.Name()] {
-			return nil, clierr.Bad("--judge %q: a judge named %s is already configured; give it another name (name=...)", s, j.Name())
-		}
-		seen[j.Name()] = true
-		out = append(out, j)
+	js, err := r.judges.Judges(specs, meter)
+	if err != nil {
+		return nil, clierr.AsBad(err)
 	}
-	return out, nil
+	return js, nil
 }
 
 // ModelIDs lists the configured models by role (never keys).
@@ -227,16 +196,4 @@ func (r *Resources) Offline() bool {
 		}
 	}
 	return true
-}
-
-// DefaultCacheDir is HOME/cache for membench's home directory (MEMBENCH_HOME,
-// passed in by the command line), or ~/.cache/membench/cache when home is "".
-func DefaultCacheDir(home string) string {
-	if home != "" {
-		return filepath.Join(home, "cache")
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "membench", "cache")
-	}
-	return filepath.Join(".membench", "cache")
 }

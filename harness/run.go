@@ -23,6 +23,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -156,7 +157,8 @@ func (p *Prepared) writeManifest() error {
 		Embedder:      p.Res.EmbedderName,
 		EmbedderNote:  p.Res.EmbedderNote,
 		Models:        p.Res.ModelIDs(),
-		Judges:        judgeNames(p.Judges),
+		Judges:        judging.Names(p.Judges),
+		JudgeSpecs:    judging.Describe(p.Judges),
 		Offline:       p.Res.Offline(),
 		Started:       time.Now().UTC(),
 	}
@@ -170,6 +172,11 @@ func (p *Prepared) writeManifest() error {
 		for _, j := range old.Judges {
 			if !have[j] {
 				m.Judges = append(m.Judges, j)
+			}
+		}
+		for _, in := range old.JudgeSpecs {
+			if !have[in.Name] {
+				m.JudgeSpecs = append(m.JudgeSpecs, in)
 			}
 		}
 	}
@@ -196,14 +203,6 @@ func firstField(s string) string {
 		return f[0]
 	}
 	return ""
-}
-
-func judgeNames(js []judge.Judge) []string {
-	out := make([]string, len(js))
-	for i, j := range js {
-		out[i] = j.Name()
-	}
-	return out
 }
 
 // Execute runs every unfinished conversation and question, then summarises.
@@ -301,7 +300,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 		d.answered[a.QuestionID] = a
 	}
 	d.answers = len(d.answered)
-	js, err := runlog.ReadJSONL[judge.Judgment](filepath.Join(p.Dir, runlog.JudgmentsFile))
+	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(p.Dir, runlog.JudgmentsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -456,20 +455,8 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 }
 
 func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, q *datasets.Question, pred string, have map[string]bool, out *runlog.Appender) error {
-	for _, j := range judges {
-		if have[j.Name()] {
-			continue
-		}
-		jm, err := j.Judge(ctx, q, pred)
-		if err != nil {
-			return fmt.Errorf("judge %s: %w", j.Name(), err)
-		}
-		jm.QuestionID, jm.System, jm.Judge = q.ID, p.Cfg.System, j.Name()
-		if err := out.Write(jm); err != nil {
-			return err
-		}
-	}
-	return nil
+	s := judge.Sample{Question: q, Prediction: pred}
+	return judging.Sample(ctx, judges, s, p.Cfg.System, have, func(j runlog.Judgment) error { return out.Write(j) })
 }
 
 func refs(items []systems.Item) []runlog.ItemRef {

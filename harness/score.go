@@ -12,10 +12,12 @@ import (
 	"sort"
 	"time"
 
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/llm"
 )
 
@@ -129,7 +131,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	m := runlog.Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg,
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
-		Models: res.ModelIDs(), Judges: judgeNames(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC()}
+		Models: res.ModelIDs(), Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC()}
 	// Offline stays false: the answers come from outside, and the default
 	// judges are lexical metrics, not the offline model heuristics.
 	// Scoring rewrites the directory's files from scratch: they derive
@@ -139,13 +141,12 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		q := byID[p.QuestionID]
 		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
 			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
-		for _, j := range judges {
-			jm, err := j.Judge(ctx, q, p.Prediction)
-			if err != nil {
-				return nil, nil, fmt.Errorf("judge %s on %s: %w", j.Name(), q.ID, err)
-			}
-			jm.QuestionID, jm.System, jm.Judge = q.ID, system, j.Name()
-			judgments = append(judgments, jm)
+		err := judging.Sample(ctx, judges, judge.Sample{Question: q, Prediction: p.Prediction}, system, nil, func(j runlog.Judgment) error {
+			judgments = append(judgments, j)
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("question %s: %w", q.ID, err)
 		}
 	}
 	if err := runlog.WriteJSONLines(filepath.Join(sc.Out, runlog.AnswersFile), answers); err != nil {

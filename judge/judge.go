@@ -1,5 +1,7 @@
 // Package judge scores predictions: LoCoMo's lexical metrics (F1, BLEU-1),
 // the adversarial/abstention check, LLM judges and an offline lexical judge.
+// Judges register and describe themselves (registry.go); everything that
+// asks whether a judge is a metric or gives verdicts asks the registry.
 package judge
 
 import (
@@ -8,19 +10,29 @@ import (
 	"github.com/membench/membench/datasets"
 )
 
-// Judgment is one judge's verdict on one prediction.
-type Judgment struct {
-	QuestionID string  `json:"question_id"`
-	System     string  `json:"system"`
-	Judge      string  `json:"judge"`
-	Correct    bool    `json:"correct"`
-	Score      float64 `json:"score"` // 0..1; F1/BLEU value for lexical metrics, 0/1 for binary judges
-	Reason     string  `json:"reason,omitempty"`
-	Raw        string  `json:"raw,omitempty"` // raw model verdict text
+// Sample is what a judge sees of one answered question.
+type Sample struct {
+	// Question carries the text, the gold answer, the category or
+	// question type, and whether declining is the right answer
+	// (Question.Abstention).
+	Question   *datasets.Question
+	Prediction string
+	// Context is the retrieved context the answer model read ("" when
+	// unknown, e.g. scored predictions).
+	Context string
 }
 
-// Judge scores one prediction for one question.
+// Verdict is one judge's decision on one sample. The harness, not the
+// judge, attaches run, system and question ids when it logs it.
+type Verdict struct {
+	Correct bool
+	Score   float64 // 0..1: the metric's value for metric judges, 0/1 for verdict judges
+	Reason  string
+	Raw     string // the model's raw reply, for model judges
+}
+
+// Judge scores one sample.
 type Judge interface {
 	Name() string
-	Judge(ctx context.Context, q *datasets.Question, prediction string) (Judgment, error)
+	Judge(ctx context.Context, s Sample) (Verdict, error)
 }

@@ -35,7 +35,7 @@ func TestLexicalVerdict(t *testing.T) {
 		{"empty prediction", LLMJudgeInput{Gold: "Paris"}, LabelWrong, "empty"},
 	}
 	for _, c := range cases {
-		v := LexicalVerdict(c.in)
+		v := LexicalReply(c.in)
 		if v.Label != c.want || !strings.Contains(v.Reason, c.reason) {
 			t.Errorf("%s: got %+v, want %s with reason containing %q", c.name, v, c.want, c.reason)
 		}
@@ -80,14 +80,14 @@ func TestParseVerdict(t *testing.T) {
 		{"CORRECT - the answer is not wrong", LabelCorrect, ""},
 	}
 	for _, c := range cases {
-		v, err := ParseVerdict(c.in)
+		v, err := ParseReply(c.in)
 		if err != nil || v.Label != c.label || !strings.Contains(v.Reason, c.reason) {
-			t.Errorf("ParseVerdict(%q) = %+v, %v; want %s", c.in, v, err, c.label)
+			t.Errorf("ParseReply(%q) = %+v, %v; want %s", c.in, v, err, c.label)
 		}
 	}
 	for _, bad := range []string{"", "I am not sure.", "correct or wrong?", `{"label": "maybe"}`} {
-		if v, err := ParseVerdict(bad); err == nil {
-			t.Errorf("ParseVerdict(%q) = %+v, want an error", bad, v)
+		if v, err := ParseReply(bad); err == nil {
+			t.Errorf("ParseReply(%q) = %+v, want an error", bad, v)
 		}
 	}
 }
@@ -124,14 +124,14 @@ func TestLLMJudgeOffline(t *testing.T) {
 	}
 	ctx := context.Background()
 	qs := &datasets.Question{ID: "conv-1:3", Text: "Where did Mel go on holiday?", Gold: "Hawaii", Category: 4}
-	got, err := j.Judge(ctx, qs, "She flew to Hawaii.")
+	got, err := j.Judge(ctx, Sample{Question: qs, Prediction: "She flew to Hawaii."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.Correct || got.Score != 1 || got.Judge != "off" || got.QuestionID != "conv-1:3" || got.Reason == "" {
+	if !got.Correct || got.Score != 1 || got.Reason == "" {
 		t.Errorf("judgment = %+v, want a correct one with a reason", got)
 	}
-	var v Verdict
+	var v Reply
 	if err := json.Unmarshal([]byte(got.Raw), &v); err != nil || v.Label != LabelCorrect {
 		t.Errorf("raw %q is not the JSON verdict: %v", got.Raw, err)
 	}
@@ -146,14 +146,14 @@ func TestLLMJudgeOffline(t *testing.T) {
 		t.Errorf("Inputs = %#v", req.Inputs)
 	}
 
-	got, err = j.Judge(ctx, qs, "Japan")
+	got, err = j.Judge(ctx, Sample{Question: qs, Prediction: "Japan"})
 	if err != nil || got.Correct || got.Score != 0 {
 		t.Errorf("wrong answer judged %+v, %v", got, err)
 	}
 
 	// LoCoMo adversarial: the prompt says so and declining is correct
 	adv := &datasets.Question{ID: "conv-1:9", Text: "What is Mel's cat called?", Category: 5, Abstention: true}
-	got, err = j.Judge(ctx, adv, "Not mentioned in the conversation.")
+	got, err = j.Judge(ctx, Sample{Question: adv, Prediction: "Not mentioned in the conversation."})
 	if err != nil || !got.Correct {
 		t.Errorf("adversarial decline judged %+v, %v", got, err)
 	}
@@ -181,7 +181,7 @@ func TestLLMJudgeLongMemEvalVariants(t *testing.T) {
 	}
 	for _, c := range cases {
 		c.q.ID, c.q.Text = "lme:"+c.q.Type, "Q?"
-		if _, err := j.Judge(context.Background(), &c.q, "some answer"); err != nil {
+		if _, err := j.Judge(context.Background(), Sample{Question: &c.q, Prediction: "some answer"}); err != nil {
 			t.Fatalf("%s: %v", c.q.Type, err)
 		}
 		req := rec.last()
@@ -210,7 +210,7 @@ func TestLLMJudgeUnparseable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := j.Judge(context.Background(), q(4, "Paris"), "Paris")
+	got, err := j.Judge(context.Background(), Sample{Question: q(4, "Paris"), Prediction: "Paris"})
 	var ue *UnparsedError
 	if !errors.As(err, &ue) || ue.Raw != "Hmm, hard to say." || got.Raw != "Hmm, hard to say." {
 		t.Fatalf("got %+v, %v; want an UnparsedError keeping the raw text", got, err)
@@ -243,11 +243,11 @@ func TestPerJudgePromptFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	qs := q(4, "Paris")
-	ga, err := ja.Judge(context.Background(), qs, "Paris!")
+	ga, err := ja.Judge(context.Background(), Sample{Question: qs, Prediction: "Paris!"})
 	if err != nil || !ga.Correct {
 		t.Fatalf("judge a: %+v, %v", ga, err)
 	}
-	gb, err := jb.Judge(context.Background(), qs, "Paris!")
+	gb, err := jb.Judge(context.Background(), Sample{Question: qs, Prediction: "Paris!"})
 	if err != nil || gb.Correct || gb.Reason != "no" {
 		t.Fatalf("judge b: %+v, %v", gb, err)
 	}

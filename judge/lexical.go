@@ -23,8 +23,8 @@ type LLMJudgeInput struct {
 	Type       string // LongMemEval question_type, "" for LoCoMo
 }
 
-// Verdict is the JSON object an LLM judge is asked to return.
-type Verdict struct {
+// Reply is the JSON object an LLM judge is asked to return.
+type Reply struct {
 	Reason string `json:"reason"`
 	Label  string `json:"label"` // "CORRECT" or "WRONG"
 }
@@ -50,31 +50,31 @@ var DeclinePhrases = []string{
 // prediction correct.
 const LexicalF1Threshold = 0.5
 
-// LexicalVerdict is the transparent offline judge: CORRECT when the
+// LexicalReply is the transparent offline judge: CORRECT when the
 // normalised F1 with the gold is at least 0.5, or every gold content word
 // appears in the prediction, or every date in the gold (its day, month and
 // year as far as given) appears in the prediction. For abstention questions
 // it is CORRECT iff the prediction declines.
-func LexicalVerdict(in LLMJudgeInput) Verdict {
+func LexicalReply(in LLMJudgeInput) Reply {
 	declines := Declines(in.Prediction, DeclinePhrases)
 	if datasets.IsAbstention(in.Category, in.Abstention) {
 		if declines {
-			return Verdict{Reason: "the question has no answer in the conversation and the prediction declines", Label: LabelCorrect}
+			return Reply{Reason: "the question has no answer in the conversation and the prediction declines", Label: LabelCorrect}
 		}
-		return Verdict{Reason: "the question has no answer in the conversation but the prediction gives one", Label: LabelWrong}
+		return Reply{Reason: "the question has no answer in the conversation but the prediction gives one", Label: LabelWrong}
 	}
 	if strings.TrimSpace(in.Prediction) == "" {
-		return Verdict{Reason: "the prediction is empty", Label: LabelWrong}
+		return Reply{Reason: "the prediction is empty", Label: LabelWrong}
 	}
 	if declines {
-		return Verdict{Reason: "the prediction declines although the gold answer is known", Label: LabelWrong}
+		return Reply{Reason: "the prediction declines although the gold answer is known", Label: LabelWrong}
 	}
 	f1 := TokenF1(in.Prediction, in.Gold)
 	if g, _, cut := strings.Cut(in.Gold, ";"); cut {
 		f1 = max(f1, TokenF1(in.Prediction, g))
 	}
 	if f1 >= LexicalF1Threshold {
-		return Verdict{Reason: fmt.Sprintf("token F1 with the gold answer is %.2f (>= %.1f)", f1, LexicalF1Threshold), Label: LabelCorrect}
+		return Reply{Reason: fmt.Sprintf("token F1 with the gold answer is %.2f (>= %.1f)", f1, LexicalF1Threshold), Label: LabelCorrect}
 	}
 	if content := contentTokens(in.Gold); len(content) > 0 {
 		pred := map[string]bool{}
@@ -86,13 +86,13 @@ func LexicalVerdict(in LLMJudgeInput) Verdict {
 			all = all && pred[t]
 		}
 		if all {
-			return Verdict{Reason: "every content word of the gold answer appears in the prediction", Label: LabelCorrect}
+			return Reply{Reason: "every content word of the gold answer appears in the prediction", Label: LabelCorrect}
 		}
 	}
 	if gd := findDates(in.Gold); len(gd) > 0 && datesCovered(gd, findDates(in.Prediction)) {
-		return Verdict{Reason: "the prediction gives the same date as the gold answer", Label: LabelCorrect}
+		return Reply{Reason: "the prediction gives the same date as the gold answer", Label: LabelCorrect}
 	}
-	return Verdict{Reason: fmt.Sprintf("token F1 with the gold answer is only %.2f and the gold's key words or date are missing", f1), Label: LabelWrong}
+	return Reply{Reason: fmt.Sprintf("token F1 with the gold answer is only %.2f and the gold's key words or date are missing", f1), Label: LabelWrong}
 }
 
 // contentTokens are the gold's Porter-stemmed tokens that are not
@@ -215,7 +215,7 @@ func offlineJudge(req llm.Request) (string, error) {
 	default:
 		return "", fmt.Errorf("judge: request Inputs is %T, want judge.LLMJudgeInput", req.Inputs)
 	}
-	b, err := json.Marshal(LexicalVerdict(in))
+	b, err := json.Marshal(LexicalReply(in))
 	return string(b), err
 }
 

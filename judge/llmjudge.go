@@ -40,6 +40,10 @@ func templateFor(q *datasets.Question) string {
 	return TemplateJudge
 }
 
+var llmSpec = Spec{Name: "llm", Kind: KindVerdict, TakesModel: true,
+	Description: "a model asked for CORRECT or WRONG with our judge prompt (or prompt=FILE)",
+	New:         func(c Config) (Judge, error) { return NewLLMJudge(c.Name, c.Model, c.Prompt) }}
+
 // LLMJudge asks a model for a CORRECT/WRONG verdict.
 type LLMJudge struct {
 	name  string
@@ -69,6 +73,12 @@ func NewLLMJudge(name string, m llm.Model, promptFile string) (*LLMJudge, error)
 }
 
 func (j *LLMJudge) Name() string { return j.name }
+
+// Describe records the judge's model (never credentials) and prompts.
+func (j *LLMJudge) Describe() Info {
+	id := j.model.ID()
+	return Info{Name: j.name, Kind: "llm", Model: &id, Prompts: j.PromptHashes()}
+}
 
 // Model is the judge's model.
 func (j *LLMJudge) Model() llm.Model { return j.model }
@@ -112,16 +122,17 @@ func Input(q *datasets.Question, prediction string) LLMJudgeInput {
 }
 
 // Judge asks the model once. An unparseable reply is returned as an
-// *UnparsedError together with a Judgment carrying the raw text.
-func (j *LLMJudge) Judge(ctx context.Context, q *datasets.Question, prediction string) (Judgment, error) {
-	in := Input(q, prediction)
+// *UnparsedError together with a Verdict carrying the raw text.
+func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
+	q := s.Question
+	in := Input(q, s.Prediction)
 	tmpl, err := j.template(q)
 	if err != nil {
-		return Judgment{}, fmt.Errorf("judge %s: %w", j.name, err)
+		return Verdict{}, fmt.Errorf("judge %s: %w", j.name, err)
 	}
 	msgs, err := tmpl.Render(in)
 	if err != nil {
-		return Judgment{}, fmt.Errorf("judge %s: %w", j.name, err)
+		return Verdict{}, fmt.Errorf("judge %s: %w", j.name, err)
 	}
 	req := llm.Request{
 		Task:        "judge",
@@ -136,10 +147,10 @@ func (j *LLMJudge) Judge(ctx context.Context, q *datasets.Question, prediction s
 	}
 	resp, err := j.model.Chat(ctx, req)
 	if err != nil {
-		return Judgment{}, fmt.Errorf("judge %s, question %s: %w", j.name, q.ID, err)
+		return Verdict{}, fmt.Errorf("judge %s, question %s: %w", j.name, q.ID, err)
 	}
-	out := Judgment{QuestionID: q.ID, Judge: j.name, Raw: resp.Text}
-	v, err := ParseVerdict(resp.Text)
+	out := Verdict{Raw: resp.Text}
+	v, err := ParseReply(resp.Text)
 	if err != nil {
 		return out, &UnparsedError{Judge: j.name, QuestionID: q.ID, Raw: resp.Text}
 	}
@@ -175,16 +186,16 @@ func (e *UnparsedError) Error() string {
 
 var verdictWrd = regexp.MustCompile(`(?i)\b(not\s+|isn't\s+|is\s+not\s+)?(correct|incorrect|wrong)\b`)
 
-// ParseVerdict reads a judge reply: a JSON object with "label" (also inside
+// ParseReply reads a judge reply: a JSON object with "label" (also inside
 // a code fence or surrounded by text), or plain text naming exactly one of
 // CORRECT / WRONG (INCORRECT and "not correct" count as WRONG). Upper-case
 // labels win over words in running text, so "CORRECT: the answer is not
 // wrong" is correct.
-func ParseVerdict(text string) (Verdict, error) {
+func ParseReply(text string) (Reply, error) {
 	if body := llm.ExtractJSON(text); strings.HasPrefix(body, "{") {
 		var obj map[string]any
 		if json.Unmarshal([]byte(body), &obj) == nil {
-			var v Verdict
+			var v Reply
 			for key, val := range obj {
 				s, _ := val.(string)
 				switch strings.ToLower(key) {
@@ -202,12 +213,12 @@ func ParseVerdict(text string) (Verdict, error) {
 		}
 	}
 	if l := textLabel(text, true); l != "" {
-		return Verdict{Label: l, Reason: strings.TrimSpace(text)}, nil
+		return Reply{Label: l, Reason: strings.TrimSpace(text)}, nil
 	}
 	if l := textLabel(text, false); l != "" {
-		return Verdict{Label: l, Reason: strings.TrimSpace(text)}, nil
+		return Reply{Label: l, Reason: strings.TrimSpace(text)}, nil
 	}
-	return Verdict{}, fmt.Errorf("no CORRECT/WRONG verdict in %q", text)
+	return Reply{}, fmt.Errorf("no CORRECT/WRONG verdict in %q", text)
 }
 
 func labelOf(s string) string {

@@ -1,60 +1,12 @@
 package judge
 
 import (
-	"context"
 	"fmt"
-	"strconv"
+	"sort"
 	"strings"
 
-	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 )
-
-// MetricJudge turns a lexical metric into a judge: Score is the metric's
-// value, Correct is Score >= Threshold.
-type MetricJudge struct {
-	name, metric string // metric: f1 | bleu1 | em
-	Threshold    float64
-	// Phrases decide category-5/abstention questions; nil = LoCoMo's two.
-	Phrases []string
-}
-
-func (m *MetricJudge) Name() string { return m.name }
-
-func (m *MetricJudge) Judge(ctx context.Context, q *datasets.Question, prediction string) (Judgment, error) {
-	var s float64
-	switch {
-	case m.metric == "f1":
-		s = LoCoMoF1(q, prediction, m.Phrases)
-	case q.Abstains(): // bleu1/em score abstention the way LoCoMo's F1 does
-		if Declines(prediction, m.Phrases) {
-			s = 1
-		}
-	case m.metric == "bleu1":
-		s = BLEU1(prediction, ScoredGold(q))
-	case m.metric == "em":
-		if ExactMatch(prediction, ScoredGold(q)) {
-			s = 1
-		}
-	default:
-		return Judgment{}, fmt.Errorf("judge %s: unknown metric %q", m.name, m.metric)
-	}
-	return Judgment{QuestionID: q.ID, Judge: m.name, Correct: s >= m.Threshold, Score: s}, nil
-}
-
-// LexicalJudge is LexicalVerdict as a judge, with no model involved.
-type LexicalJudge struct{ name string }
-
-func (l *LexicalJudge) Name() string { return l.name }
-
-func (l *LexicalJudge) Judge(ctx context.Context, q *datasets.Question, prediction string) (Judgment, error) {
-	v := LexicalVerdict(Input(q, prediction))
-	j := Judgment{QuestionID: q.ID, Judge: l.name, Correct: v.Label == LabelCorrect, Reason: v.Reason}
-	if j.Correct {
-		j.Score = 1
-	}
-	return j, nil
-}
 
 // Deps is what Parse needs from the harness.
 type Deps struct {
@@ -77,9 +29,6 @@ type Deps struct {
 	// bleu1 and em judges; nil means LoCoMoDeclinePhrases.
 	DeclinePhrases []string
 }
-
-// Known lists the judge names Parse accepts on their own.
-func Known() []string { return []string{"bleu1", "em", "f1", "lexical", "llm"} }
 
 // judge-level keys; every other key goes to the model spec.
 var judgeKeys = map[string]bool{"name": true, "prompt": true, "threshold": true, "decline": true}
@@ -144,34 +93,39 @@ func Parse(spec string, deps Deps) (Judge, error) {
 	if d, ok := opts["decline"]; ok {
 		phrases = strings.Split(d, "|")
 	}
-	switch kind {
-	case "f1", "bleu1", "em":
-		if len(order) > 0 || shortModel != "" || opts["prompt"] != "" {
-			return nil, fmt.Errorf("--judge %q: the %s metric takes no model or prompt (only name=, threshold=, decline=)", spec, kind)
-		}
-		th := 0.5
-		if kind == "em" {
-			th = 1
-		}
-		if s, ok := opts["threshold"]; ok {
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil || f < 0 || f > 1 {
-				return nil, fmt.Errorf("--judge %q: threshold=%s must be a number in [0,1]", spec, s)
-			}
-			th = f
-		}
-		return &MetricJudge{name: name, metric: kind, Threshold: th, Phrases: phrases}, nil
-	case "lexical":
-		if len(order) > 0 || shortModel != "" || len(opts) > boolInt(opts["name"] != "") {
-			return nil, fmt.Errorf("--judge %q: the lexical judge takes only name=", spec)
-		}
-		return &LexicalJudge{name: name}, nil
-	case "llm":
-	default:
+	sp, ok := Lookup(kind)
+	if !ok {
 		return nil, fmt.Errorf("--judge %q: unknown judge %q; known: %s, or NAME=BACKEND:MODEL, or name=N,backend=B,model=M[,base-url=U][,prompt=FILE]", spec, kind, strings.Join(Known(), ", "))
 	}
-	if _, ok := opts["threshold"]; ok {
-		return nil, fmt.Errorf("--judge %q: threshold= applies to f1 and bleu1 only", spec)
+	if sp.New == nil {
+		return nil, fmt.Errorf("--judge %q: judge %s cannot be configured with --judge; %s adds it", spec, kind, sp.AddedBy)
+	}
+	allowed := map[string]bool{"name": true}
+	for _, o := range sp.Options {
+		allowed[o] = true
+	}
+	if sp.TakesModel {
+		allowed["prompt"] = true
+	}
+	c := Config{Name: name, Options: map[string]string{}, Phrases: phrases}
+	for k, v := range opts {
+		if !judgeKeys[k] {
+			continue
+		}
+		if !allowed[k] {
+			return nil, fmt.Errorf("--judge %q: %s= does not apply to the %s judge (it takes %s)", spec, k, kind, strings.Join(keysOf(allowed), ", "))
+		}
+		c.Options[k] = v
+	}
+	if !sp.TakesModel {
+		if len(order) > 0 || shortModel != "" {
+			return nil, fmt.Errorf("--judge %q: the %s judge takes no model (only %s)", spec, kind, strings.Join(keysOf(allowed), ", "))
+		}
+		j, err := sp.New(c)
+		if err != nil {
+			return nil, fmt.Errorf("--judge %q: %v", spec, err)
+		}
+		return j, nil
 	}
 	var m llm.Model
 	switch {
@@ -211,18 +165,20 @@ func Parse(spec string, deps Deps) (Judge, error) {
 		}
 		m = deps.DefaultModel
 	}
-	prompt := opts["prompt"]
-	if prompt == "" {
-		prompt = deps.PromptFile
+	c.Name, c.Model, c.Prompt = name, m, opts["prompt"]
+	if c.Prompt == "" {
+		c.Prompt = deps.PromptFile
 	}
-	return NewLLMJudge(name, m, prompt)
+	return sp.New(c)
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+func keysOf(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k+"=")
 	}
-	return 0
+	sort.Strings(out)
+	return out
 }
 
 func isModelKey(k string) bool {
@@ -251,25 +207,46 @@ func ParseAll(specs []string, deps Deps) ([]Judge, error) {
 	return out, nil
 }
 
-// Info describes a configured judge for the run manifest.
+// Info is a judge's full description, as the run manifest records it.
 type Info struct {
-	Name      string            `json:"name"`
-	Kind      string            `json:"kind"` // f1 | bleu1 | em | lexical | llm
-	Model     *llm.ModelID      `json:"model,omitempty"`
-	Threshold float64           `json:"threshold,omitempty"`
-	Prompts   map[string]string `json:"prompts,omitempty"` // template -> sha256 [(file)]
+	Name        string            `json:"name"`
+	Kind        string            `json:"kind"`  // the registry's name: f1 | bleu1 | em | lexical | llm | ...
+	Class       Kind              `json:"class"` // metric | verdict
+	Description string            `json:"description,omitempty"`
+	Model       *llm.ModelID      `json:"model,omitempty"` // backend, model and base URL (never credentials)
+	Threshold   float64           `json:"threshold,omitempty"`
+	Prompts     map[string]string `json:"prompts,omitempty"` // template -> sha256 [(file)]
 }
 
-// Describe returns the manifest entry of a judge made by Parse.
+// Describer is implemented by judges that describe themselves beyond
+// their kind (model, threshold, prompts).
+type Describer interface {
+	Describe() Info
+}
+
+// Describe returns the manifest entry of a judge.
 func Describe(j Judge) Info {
-	switch x := j.(type) {
-	case *MetricJudge:
-		return Info{Name: x.name, Kind: x.metric, Threshold: x.Threshold}
-	case *LexicalJudge:
-		return Info{Name: x.name, Kind: "lexical"}
-	case *LLMJudge:
-		id := x.model.ID()
-		return Info{Name: x.name, Kind: "llm", Model: &id, Prompts: x.PromptHashes()}
+	var in Info
+	if d, ok := j.(Describer); ok {
+		in = d.Describe()
+	} else {
+		in = Info{Name: j.Name(), Kind: j.Name()}
 	}
-	return Info{Name: j.Name(), Kind: fmt.Sprintf("%T", j)}
+	if sp, ok := Lookup(in.Kind); ok {
+		in.Class = sp.Kind
+		if in.Description == "" {
+			in.Description = sp.Description
+		}
+	}
+	return in
+}
+
+// SpecKind is the judge kind a --judge spec builds ("f1,threshold=0.3" →
+// f1, "gpt4o=openai:gpt-4o-mini" → llm), without building it.
+func SpecKind(spec string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(spec), ",")
+	if strings.Contains(first, "=") {
+		return "llm" // NAME=BACKEND:MODEL or name=…,backend=…: a model judge
+	}
+	return strings.ToLower(strings.TrimSpace(first))
 }

@@ -55,27 +55,27 @@ func TestParseKinds(t *testing.T) {
 
 func TestParseMetricJudgesScore(t *testing.T) {
 	f1, _ := Parse("f1", Deps{})
-	j, err := f1.Judge(context.Background(), q(4, "Hawaii beach"), "She went to the beach in Hawaii")
-	if err != nil || !near(j.Score, 0.5) || !j.Correct || j.Judge != "f1" || j.QuestionID != "c:1" {
+	j, err := f1.Judge(context.Background(), Sample{Question: q(4, "Hawaii beach"), Prediction: "She went to the beach in Hawaii"})
+	if err != nil || !near(j.Score, 0.5) || !j.Correct || f1.Name() != "f1" {
 		t.Errorf("f1 judgment %+v, %v", j, err)
 	}
 	strict, _ := Parse("f1,threshold=0.6", Deps{})
-	if j, _ := strict.Judge(context.Background(), q(4, "Hawaii beach"), "She went to the beach in Hawaii"); j.Correct {
+	if j, _ := strict.Judge(context.Background(), Sample{Question: q(4, "Hawaii beach"), Prediction: "She went to the beach in Hawaii"}); j.Correct {
 		t.Errorf("F1 0.5 passed threshold 0.6: %+v", j)
 	}
 	bleu, _ := Parse("bleu1", Deps{})
-	if j, _ := bleu.Judge(context.Background(), q(4, "the cat is on the mat"), "the cat sat on the mat"); !near(j.Score, 0.75) {
+	if j, _ := bleu.Judge(context.Background(), Sample{Question: q(4, "the cat is on the mat"), Prediction: "the cat sat on the mat"}); !near(j.Score, 0.75) {
 		t.Errorf("bleu1 judgment %+v", j)
 	}
 	em, _ := Parse("em,decline=nobody knows", Deps{})
-	if j, _ := em.Judge(context.Background(), q(5, ""), "Nobody knows."); j.Score != 1 || !j.Correct {
+	if j, _ := em.Judge(context.Background(), Sample{Question: q(5, ""), Prediction: "Nobody knows."}); j.Score != 1 || !j.Correct {
 		t.Errorf("em with custom decline phrase on cat 5: %+v", j)
 	}
-	if j, _ := em.Judge(context.Background(), q(3, "Paris; because she said so"), "paris"); j.Score != 1 {
+	if j, _ := em.Judge(context.Background(), Sample{Question: q(3, "Paris; because she said so"), Prediction: "paris"}); j.Score != 1 {
 		t.Errorf("em with cat-3 cut: %+v", j)
 	}
 	lex, _ := Parse("lexical", Deps{})
-	if j, _ := lex.Judge(context.Background(), q(2, "7 May 2023"), "May 7th, 2023"); !j.Correct || j.Score != 1 || j.Reason == "" {
+	if j, _ := lex.Judge(context.Background(), Sample{Question: q(2, "7 May 2023"), Prediction: "May 7th, 2023"}); !j.Correct || j.Score != 1 || j.Reason == "" {
 		t.Errorf("lexical judgment %+v", j)
 	}
 }
@@ -89,9 +89,9 @@ func TestParseErrors(t *testing.T) {
 		{"", Deps{}, "empty"},
 		{"gpt5", Deps{}, "known: bleu1, em, f1, lexical, llm"},
 		{"llm", Deps{}, "--judge lexical"},
-		{"f1,prompt=x.tmpl", Deps{}, "takes no model"},
+		{"f1,prompt=x.tmpl", Deps{}, "prompt= does not apply to the f1 judge"},
 		{"f1,threshold=2", Deps{}, "threshold=2"},
-		{"llm,threshold=0.5", Deps{DefaultModel: llm.NewOffline()}, "f1 and bleu1 only"},
+		{"llm,threshold=0.5", Deps{DefaultModel: llm.NewOffline()}, "threshold= does not apply to the llm judge"},
 		{"llm,strict", Deps{DefaultModel: llm.NewOffline()}, "not key=value"},
 		{"name=x,name=y", Deps{DefaultModel: llm.NewOffline()}, "given twice"},
 		{"name=x,prompt=", Deps{}, "key and a value"},
@@ -123,7 +123,7 @@ func TestParseBuildsOfflineModel(t *testing.T) {
 	if info := Describe(j); info.Model == nil || info.Model.Backend != "offline" || j.Name() != "cheap" {
 		t.Fatalf("info %+v", info)
 	}
-	got, err := j.Judge(context.Background(), q(4, "Hawaii"), "Hawaii, I think")
+	got, err := j.Judge(context.Background(), Sample{Question: q(4, "Hawaii"), Prediction: "Hawaii, I think"})
 	if err != nil || !got.Correct {
 		t.Errorf("offline-built judge: %+v, %v", got, err)
 	}
@@ -139,7 +139,7 @@ func TestLLMJudgeOverOpenAIWire(t *testing.T) {
 		if strings.Contains(r.LastUser(), "System answer: Hawaii") {
 			label = "CORRECT"
 		}
-		b, _ := json.Marshal(Verdict{Reason: "checked against gold", Label: label})
+		b, _ := json.Marshal(Reply{Reason: "checked against gold", Label: label})
 		return llmtest.Reply{Text: string(b)}
 	}))
 	j, err := Parse("name=qwen,backend=openai,model=qwen2.5-32b-instruct,retries=-1,base-url="+srv.URL, Deps{})
@@ -147,11 +147,11 @@ func TestLLMJudgeOverOpenAIWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	good, err := j.Judge(ctx, q(4, "Hawaii"), "Hawaii")
-	if err != nil || !good.Correct || good.Reason != "checked against gold" || good.Judge != "qwen" {
+	good, err := j.Judge(ctx, Sample{Question: q(4, "Hawaii"), Prediction: "Hawaii"})
+	if err != nil || !good.Correct || good.Reason != "checked against gold" || j.Name() != "qwen" {
 		t.Errorf("good: %+v, %v", good, err)
 	}
-	bad, err := j.Judge(ctx, q(4, "Hawaii"), "Japan")
+	bad, err := j.Judge(ctx, Sample{Question: q(4, "Hawaii"), Prediction: "Japan"})
 	if err != nil || bad.Correct || bad.Score != 0 {
 		t.Errorf("bad: %+v, %v", bad, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -59,6 +60,18 @@ type Host struct {
 	// Embedder is MEMBENCH_EMBEDDER ("", "hashed" or "use-lite"), used
 	// when the config names no embedder.
 	Embedder string
+}
+
+// CacheDir is where the LLM and embedding caches live: HOME/cache, or
+// ~/.cache/membench/cache when Home is "".
+func (h Host) CacheDir() string {
+	if h.Home != "" {
+		return filepath.Join(h.Home, "cache")
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "membench", "cache")
+	}
+	return filepath.Join(".membench", "cache")
 }
 
 // DefaultJudges are used when a run names none: the model judge (the offline

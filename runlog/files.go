@@ -52,9 +52,13 @@ type Manifest struct {
 	EmbedderNote  string                 `json:"embedder_note,omitempty"`
 	Models        map[string]llm.ModelID `json:"models"`
 	Judges        []string               `json:"judges"`
-	Offline       bool                   `json:"offline"`
-	Started       time.Time              `json:"started"`
-	Finished      time.Time              `json:"finished,omitempty"`
+	// JudgeSpecs describes every judge in Judges in full (kind, model,
+	// prompt hashes, threshold), including judges added later by
+	// `membench judge` and `membench grade`.
+	JudgeSpecs []judge.Info `json:"judge_specs,omitempty"`
+	Offline    bool         `json:"offline"`
+	Started    time.Time    `json:"started"`
+	Finished   time.Time    `json:"finished,omitempty"`
 	// RenderedTokens summarises context sizes, so kstar reads them without re-running.
 	RenderedTokens *TokenStats `json:"rendered_tokens,omitempty"`
 }
@@ -303,14 +307,14 @@ func WriteFileAtomic(path string, data []byte) error {
 }
 
 // LoadJudgments reads a judgments.jsonl file, or the one inside a run dir.
-func LoadJudgments(path string) ([]judge.Judgment, error) {
+func LoadJudgments(path string) ([]Judgment, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, JudgmentsFile)
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("judgments %s: %w (give a run directory or a judgments.jsonl file)", path, err)
 	}
-	return ReadJSONL[judge.Judgment](path)
+	return ReadJSONL[Judgment](path)
 }
 
 // WriteJSONLines writes records as JSON lines atomically (the whole file at
@@ -325,4 +329,21 @@ func WriteJSONLines(path string, recs []any) error {
 		buf = append(append(buf, b...), '\n')
 	}
 	return WriteFileAtomic(path, buf)
+}
+
+// Judgment is one line of judgments.jsonl: one judge's verdict on one
+// question of one system.
+type Judgment struct {
+	QuestionID string  `json:"question_id"`
+	System     string  `json:"system"`
+	Judge      string  `json:"judge"`
+	Correct    bool    `json:"correct"`
+	Score      float64 `json:"score"` // 0..1; F1/BLEU value for metric judges, 0/1 for verdict judges
+	Reason     string  `json:"reason,omitempty"`
+	Raw        string  `json:"raw,omitempty"` // raw model verdict text
+}
+
+// NewJudgment logs judge's verdict on question of system.
+func NewJudgment(question, system, judgeName string, v judge.Verdict) Judgment {
+	return Judgment{QuestionID: question, System: system, Judge: judgeName, Correct: v.Correct, Score: v.Score, Reason: v.Reason, Raw: v.Raw}
 }

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/membench/membench/judge"
 )
 
 // Run is one loaded run directory (from `membench run` or `membench score`).
@@ -20,7 +18,7 @@ type Run struct {
 	Manifest   Manifest
 	Retrievals []RetrievalRecord
 	Answers    []AnswerRecord
-	Judgments  []judge.Judgment
+	Judgments  []Judgment
 	Builds     []BuildRecord
 	Summary    *Summary
 }
@@ -56,11 +54,11 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.Answers = LastBy(ans, func(x AnswerRecord) string { return x.QuestionID })
-	js, err := ReadJSONL[judge.Judgment](filepath.Join(dir, JudgmentsFile))
+	js, err := ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile))
 	if err != nil {
 		return nil, err
 	}
-	r.Judgments = LastBy(js, func(x judge.Judgment) string { return x.QuestionID + "\x00" + x.Judge })
+	r.Judgments = LastBy(js, func(x Judgment) string { return x.QuestionID + "\x00" + x.Judge })
 	if r.Builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); err != nil {
 		return nil, err
 	}

@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/report"
-	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
 
@@ -25,6 +25,7 @@ type Summary struct {
 	Embedder       string          `json:"embedder"`
 	EmbedderNote   string          `json:"embedder_note,omitempty"`
 	Judges         []string        `json:"judges"`
+	Metrics        []string        `json:"metric_judges,omitempty"` // judges whose column is a mean score, not an accuracy
 	Questions      int             `json:"questions"`
 	Groups         []Group         `json:"groups"`  // per category (LoCoMo) or question type
 	Overall        Group           `json:"overall"` // without abstention questions (LoCoMo 1-4; LongMemEval without _abs), as the papers score it
@@ -74,7 +75,7 @@ func Summarize(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	judgments, err := ReadJSONL[judge.Judgment](filepath.Join(dir, JudgmentsFile))
+	judgments, err := ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +93,11 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline,
 		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]Cost{}}
+	for _, j := range m.Judges {
+		if m.IsMetric(j) {
+			s.Metrics = append(s.Metrics, j)
+		}
+	}
 	ans := map[string]AnswerRecord{}
 	for _, a := range answers {
 		ans[a.QuestionID] = a
@@ -294,7 +300,11 @@ func (s *Summary) notes() []string {
 		notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%%",
 			s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))
 	}
-	notes = append(notes, "scores: judge accuracy × 100; f1/bleu1 mean × 100; overall leaves out adversarial/abstention questions (LoCoMo category 5, LongMemEval _abs), as the papers do")
+	metrics := "none"
+	if len(s.Metrics) > 0 {
+		metrics = strings.Join(s.Metrics, ", ")
+	}
+	notes = append(notes, "scores: verdict judges: accuracy × 100; metric judges ("+metrics+"): mean score × 100; overall leaves out adversarial/abstention questions (LoCoMo category 5, LongMemEval _abs), as the papers do")
 	if s.Offline {
 		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
 	}

@@ -27,13 +27,13 @@ func sampleRun(t *testing.T, root, system string) string {
 	return cfg.WithDefaults().Dir()
 }
 
-func judgments(t *testing.T, dir, name string) []judge.Judgment {
+func judgments(t *testing.T, dir, name string) []runlog.Judgment {
 	t.Helper()
 	js, err := runlog.LoadJudgments(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []judge.Judgment
+	var out []runlog.Judgment
 	for _, j := range js {
 		if j.Judge == name {
 			out = append(out, j)
@@ -68,7 +68,7 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 		byID[a.QuestionID] = a
 	}
 	for _, j := range em {
-		want, _ := ej.Judge(context.Background(), Question(byID[j.QuestionID]), byID[j.QuestionID].Prediction)
+		want, _ := ej.Judge(context.Background(), judge.Sample{Question: Question(byID[j.QuestionID]), Prediction: byID[j.QuestionID].Prediction})
 		if want.Correct != j.Correct || j.System != "turns-cosine" {
 			t.Fatalf("%s: stored %+v, direct %+v", j.QuestionID, j, want)
 		}

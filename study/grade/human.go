@@ -2,6 +2,7 @@ package grade
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -9,9 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/membench/membench/runlog"
-
 	"github.com/membench/membench/judge"
+	"github.com/membench/membench/runlog"
 )
 
 // HumanJudge is the judge name human grades are stored under.
@@ -144,7 +144,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 			}
 			apps[it.run] = a
 		}
-		j := judge.Judgment{QuestionID: it.a.QuestionID, System: it.a.System, Judge: HumanJudge, Correct: verdict == "c", Reason: "human grade"}
+		j := runlog.Judgment{QuestionID: it.a.QuestionID, System: it.a.System, Judge: HumanJudge, Correct: verdict == "c", Reason: "human grade"}
 		if o.Grader != "" {
 			j.Reason = "human grade by " + o.Grader
 		}
@@ -163,7 +163,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 	}
 	for _, r := range runs {
 		if res.PerRun[r.dir] > 0 || hasHuman(r) {
-			if _, err := finish(r.dir, []string{HumanJudge}); err != nil {
+			if _, err := finish(r.dir, []judge.Info{judge.Describe(humanJudge{})}); err != nil {
 				return res, err
 			}
 		}
@@ -194,3 +194,15 @@ func show(w io.Writer, i, n int, a runlog.AnswerRecord) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// humanJudge stands for the person grading, so the manifest describes the
+// human judge like any other (the registry's "human" kind).
+type humanJudge struct{}
+
+func (humanJudge) Name() string { return HumanJudge }
+func (humanJudge) Describe() judge.Info {
+	return judge.Info{Name: HumanJudge, Kind: "human"}
+}
+func (humanJudge) Judge(context.Context, judge.Sample) (judge.Verdict, error) {
+	return judge.Verdict{}, fmt.Errorf("human grades come from membench grade")
+}

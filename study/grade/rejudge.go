@@ -7,11 +7,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/runlog"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
@@ -54,15 +54,18 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	}
 	cfg.CacheDir, cfg.NoCache, cfg.Concurrency = o.CacheDir, o.NoCache, o.Concurrency
 	cfg.Host = runlog.Host{Home: o.Home}
-	// Judging needs no embedder; the lexical one opens instantly.
-	cfg.Embedder = "hashed"
 	cfg = cfg.WithDefaults()
-	res, err := harness.OpenResources(cfg)
-	if err != nil {
-		return nil, nil, err
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = cfg.Host.CacheDir()
 	}
-	defer res.Close()
-	judges, err := res.Judges(specs, nil) // validates names before any work
+	defSpec := cfg.JudgeModel
+	if defSpec == "" {
+		defSpec = cfg.Model
+	}
+	// Judging needs no embedder and no other role's model.
+	b := &judging.Builder{DefaultSpec: defSpec, PromptFile: cfg.JudgePrompt, CacheDir: cfg.CacheDir, NoCache: cfg.NoCache}
+	defer b.Close()
+	judges, err := b.Judges(specs, nil) // validates names before any work
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,7 +95,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	added := make([]atomic.Int64, len(judges))
 	for _, conv := range convs {
 		meter := llm.NewMeter()
-		mjudges, err := res.Judges(specs, meter)
+		mjudges, err := b.Judges(specs, meter)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -106,13 +109,9 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 				}
 				a, i, j := a, i, j
 				g.Go(func() error {
-					jm, err := j.Judge(gctx, Question(a), a.Prediction)
+					err := judging.Sample(gctx, []judge.Judge{j}, judge.Sample{Question: Question(a), Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment) error { return out.Write(jm) })
 					if err != nil {
-						return fmt.Errorf("judge %s on %s: %w", j.Name(), a.QuestionID, err)
-					}
-					jm.QuestionID, jm.System, jm.Judge = a.QuestionID, a.System, j.Name()
-					if err := out.Write(jm); err != nil {
-						return err
+						return fmt.Errorf("question %s: %w", a.QuestionID, err)
 					}
 					added[i].Add(1)
 					return nil
@@ -133,14 +132,6 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	for i := range counts {
 		counts[i].Added = int(added[i].Load())
 	}
-	sum, err := finish(dir, judgeNames(judges))
+	sum, err := finish(dir, judging.Describe(judges))
 	return counts, sum, err
-}
-
-func judgeNames(js []judge.Judge) []string {
-	out := make([]string, len(js))
-	for i, j := range js {
-		out[i] = j.Name()
-	}
-	return out
 }

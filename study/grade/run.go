@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/judge"
 )
 
 // runDir is a finished run's answers and the judgments it already has.
@@ -50,7 +50,7 @@ func openRun(dir string) (*runDir, error) {
 		r.answers = append(r.answers, a)
 	}
 	sort.Slice(r.answers, func(i, j int) bool { return r.answers[i].QuestionID < r.answers[j].QuestionID })
-	js, err := runlog.ReadJSONL[judge.Judgment](filepath.Join(dir, runlog.JudgmentsFile))
+	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(dir, runlog.JudgmentsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -72,43 +72,11 @@ func Question(a runlog.AnswerRecord) *datasets.Question {
 	}
 }
 
-// finish lists names among the manifest's judges (so the summary shows
-// them) and rewrites summary.json/summary.md. The run's config, and so its
-// resume hash, is left alone.
-func finish(dir string, names []string) (*runlog.Summary, error) {
-	mp := filepath.Join(dir, runlog.ManifestFile)
-	b, err := os.ReadFile(mp)
-	if err != nil {
+// finish lists the judges in the run's manifest (so the summary shows
+// them) and rewrites summary.json/summary.md.
+func finish(dir string, judges []judge.Info) (*runlog.Summary, error) {
+	if err := runlog.AddJudges(dir, judges); err != nil {
 		return nil, err
-	}
-	// Decode into a raw map too, so fields this binary does not know survive.
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("%s: %v", mp, err)
-	}
-	var have []string
-	if j, ok := raw["judges"]; ok {
-		if err := json.Unmarshal(j, &have); err != nil {
-			return nil, fmt.Errorf("%s: judges: %v", mp, err)
-		}
-	}
-	changed := false
-	for _, n := range names {
-		found := false
-		for _, h := range have {
-			found = found || h == n
-		}
-		if !found {
-			have = append(have, n)
-			changed = true
-		}
-	}
-	if changed {
-		jb, _ := json.Marshal(have)
-		raw["judges"] = jb
-		if err := runlog.WriteJSON(mp, raw); err != nil {
-			return nil, err
-		}
 	}
 	sum, err := runlog.Summarize(dir)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
-	"github.com/membench/membench/judge"
 )
 
 // tiny is a two-conversation dataset; conv-b asks the same text twice
@@ -138,7 +137,7 @@ func TestWriteRun(t *testing.T) {
 	if err != nil || len(js) != 4 {
 		t.Fatalf("judgments %v %v", js, err)
 	}
-	want := judge.Judgment{QuestionID: "conv-a:0", System: "zep", Judge: JudgeName, Correct: true, Score: 1, Raw: "true"}
+	want := runlog.Judgment{QuestionID: "conv-a:0", System: "zep", Judge: JudgeName, Correct: true, Score: 1, Raw: "true"}
 	if js[0] != want {
 		t.Errorf("first judgment %+v, want %+v", js[0], want)
 	}

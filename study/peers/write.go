@@ -7,7 +7,6 @@ import (
 
 	"github.com/membench/membench/runlog"
 
-	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
 
@@ -93,7 +92,7 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 		if m.Correct {
 			score = 1
 		}
-		judg = append(judg, judge.Judgment{QuestionID: m.ID, System: system, Judge: JudgeName, Correct: m.Correct, Score: score, Reason: m.Reason, Raw: m.Raw})
+		judg = append(judg, runlog.Judgment{QuestionID: m.ID, System: system, Judge: JudgeName, Correct: m.Correct, Score: score, Reason: m.Reason, Raw: m.Raw})
 	}
 	for name, recs := range map[string][]any{runlog.JudgmentsFile: judg, runlog.AnswersFile: ans, PredictionsFile: preds} {
 		if err := runlog.WriteJSONLines(filepath.Join(dir, name), recs); err != nil {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/internal/testutil"
-	"github.com/membench/membench/judge"
+	"github.com/membench/membench/runlog"
 )
 
 // writeJudgments writes dir/judgments.jsonl with correct[i] for q0..q(n-1),
@@ -27,7 +27,7 @@ func writeJudgments(t *testing.T, dir, system string, correct []bool, drop map[i
 		if drop[i] {
 			continue
 		}
-		j := judge.Judgment{QuestionID: fmt.Sprintf("q%02d", i), System: system, Judge: "llm", Correct: c}
+		j := runlog.Judgment{QuestionID: fmt.Sprintf("q%02d", i), System: system, Judge: "llm", Correct: c}
 		if c {
 			j.Score = 1
 		}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/compare"
-	"github.com/membench/membench/judge"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 )
 
@@ -55,7 +55,7 @@ type Result struct {
 type rater struct {
 	source, system, judge string
 	key                   string
-	byID                  map[string]judge.Judgment
+	byID                  map[string]runlog.Judgment
 }
 
 // Compute builds raters from the sources and measures their agreement.
@@ -89,7 +89,7 @@ func Compute(srcs []*compare.Source, judges []string, exclude []int) (Result, er
 			k := [3]string{s.Path, sys, j.Judge}
 			r := idx[k]
 			if r == nil {
-				r = &rater{source: s.Name, system: sys, judge: j.Judge, byID: map[string]judge.Judgment{}}
+				r = &rater{source: s.Name, system: sys, judge: j.Judge, byID: map[string]runlog.Judgment{}}
 				idx[k] = r
 				rs = append(rs, r)
 			}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/judge"
+	"github.com/membench/membench/runlog"
 )
 
-func write(t *testing.T, dir string, js []judge.Judgment) string {
+func write(t *testing.T, dir string, js []runlog.Judgment) string {
 	t.Helper()
 	os.MkdirAll(dir, 0o755)
 	var b []byte
@@ -32,14 +32,14 @@ func write(t *testing.T, dir string, js []judge.Judgment) string {
 var x = []bool{true, true, true, true, true, false, false, false, false, false}
 var y = []bool{true, true, true, true, false, true, false, false, false, false}
 
-func judgments(system, name string, v []bool) []judge.Judgment {
-	var out []judge.Judgment
+func judgments(system, name string, v []bool) []runlog.Judgment {
+	var out []runlog.Judgment
 	for i, c := range v {
 		s := 0.0
 		if c {
 			s = 1
 		}
-		out = append(out, judge.Judgment{QuestionID: fmt.Sprintf("q%d", i), System: system, Judge: name, Correct: c, Score: s})
+		out = append(out, runlog.Judgment{QuestionID: fmt.Sprintf("q%d", i), System: system, Judge: name, Correct: c, Score: s})
 	}
 	return out
 }
@@ -61,7 +61,7 @@ func TestKnownKappaAcrossFiles(t *testing.T) {
 	root := t.TempDir()
 	// Same judge name in two files: raters must be kept apart by system.
 	a := write(t, filepath.Join(root, "v1"), judgments("mb-v1", "peer-llm", x))
-	extra := append(judgments("mb-v2", "peer-llm", y), judge.Judgment{QuestionID: "q99", System: "mb-v2", Judge: "peer-llm"})
+	extra := append(judgments("mb-v2", "peer-llm", y), runlog.Judgment{QuestionID: "q99", System: "mb-v2", Judge: "peer-llm"})
 	b := write(t, filepath.Join(root, "v2"), extra)
 	out, stderr := run(t, "--judgments", a, "--run", filepath.Dir(b), "--json")
 	var res struct {
@@ -106,7 +106,7 @@ func TestKnownKappaAcrossFiles(t *testing.T) {
 
 func TestHumanAgreementPerSystem(t *testing.T) {
 	root := t.TempDir()
-	var js []judge.Judgment
+	var js []runlog.Judgment
 	js = append(js, judgments("s1", "human", x)...)
 	js = append(js, judgments("s1", "llm", y)...) // 8/10 with human
 	js = append(js, judgments("s1", "gpt", x)...) // 10/10

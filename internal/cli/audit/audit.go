@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/llm"
@@ -54,7 +53,7 @@ func (f *flags) options() (audit.Options, func(), error) {
 	if !f.noCache && audit.NeedsCache(f.judges) {
 		dir := f.cacheDir
 		if dir == "" {
-			dir = harness.DefaultCacheDir(clienv.Host().Home)
+			dir = clienv.Host().CacheDir()
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return audit.Options{}, nil, clierr.Bad("--cache-dir %s: %v", dir, err)

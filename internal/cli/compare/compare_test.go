@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
-
-	"github.com/membench/membench/judge"
 )
 
 // writeRun writes a run dir with judgments for ids q0..q(n-1) of judge j,
@@ -29,7 +27,7 @@ func writeRun(t *testing.T, system, j string, n int, ok func(int) bool, cat func
 		if ok(i) {
 			s = 1
 		}
-		b, _ := json.Marshal(judge.Judgment{QuestionID: id, System: system, Judge: j, Correct: ok(i), Score: s})
+		b, _ := json.Marshal(runlog.Judgment{QuestionID: id, System: system, Judge: j, Correct: ok(i), Score: s})
 		jl = append(append(jl, b...), '\n')
 		b, _ = json.Marshal(runlog.AnswerRecord{QuestionID: id, System: system, Category: cat(i)})
 		al = append(append(al, b...), '\n')

@@ -9,7 +9,6 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/judge"
 )
 
 // Source is one judgments file with the categories of its questions (from
@@ -17,7 +16,7 @@ import (
 type Source struct {
 	Path       string // as given
 	Name       string // run dir name, or the judgments file's dir name
-	Judgments  []judge.Judgment
+	Judgments  []runlog.Judgment
 	Categories map[string]int // question id → category; empty when unknown
 }
 
@@ -64,7 +63,7 @@ func (s *Source) Judges() []string {
 // ByJudge returns one judge's verdicts keyed by question id. An empty name
 // picks the only judge; a question judged twice by the same judge (two
 // systems in one file) is an error, since the pairing would be ambiguous.
-func (s *Source) ByJudge(name, flag string) (map[string]judge.Judgment, string, error) {
+func (s *Source) ByJudge(name, flag string) (map[string]runlog.Judgment, string, error) {
 	judges := s.Judges()
 	if name == "" {
 		if len(judges) != 1 {
@@ -72,7 +71,7 @@ func (s *Source) ByJudge(name, flag string) (map[string]judge.Judgment, string, 
 		}
 		name = judges[0]
 	}
-	out := map[string]judge.Judgment{}
+	out := map[string]runlog.Judgment{}
 	for _, j := range s.Judgments {
 		if j.Judge != name {
 			continue

@@ -12,7 +12,6 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/judge"
 )
 
 // writeRun: two temporal questions (one lost at selection, one fully hit)
@@ -31,7 +30,7 @@ func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
 		runlog.RetrievalRecord{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")})
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile),
 		runlog.AnswerRecord{QuestionID: "q1", Category: 2}, runlog.AnswerRecord{QuestionID: "q2", Category: 2}, runlog.AnswerRecord{QuestionID: "q3", Category: 5})
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), judge.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK})
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), runlog.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK})
 }
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }

@@ -11,7 +11,6 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/judge"
 )
 
 // writeRun writes n single-hop questions of which right are correct.
@@ -31,7 +30,7 @@ func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build 
 		if ok {
 			s = 1
 		}
-		js = append(js, judge.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s})
+		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s})
 	}
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile), ans...)
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js...)

@@ -1,0 +1,98 @@
+package harness_test
+
+import (
+	"context"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/judge"
+	"github.com/membench/membench/runlog"
+)
+
+// lengthRatio is a throw-away metric judge: the share of the gold's length
+// the prediction reaches, capped at 1. It exists only to prove that a new
+// judge is one registration, and that every reader asks the registry what
+// kind of judge it is.
+type lengthRatio struct{ name string }
+
+func (l lengthRatio) Name() string { return l.name }
+
+func (l lengthRatio) Judge(_ context.Context, s judge.Sample) (judge.Verdict, error) {
+	g := len(s.Question.Gold)
+	if g == 0 {
+		return judge.Verdict{}, nil
+	}
+	r := math.Min(1, float64(len(s.Prediction))/float64(g))
+	return judge.Verdict{Score: r, Correct: r >= 0.5}, nil
+}
+
+func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
+	judge.Register(judge.Spec{Name: "lenratio", Kind: judge.KindMetric,
+		Description: "test only: prediction length over gold length",
+		New:         func(c judge.Config) (judge.Judge, error) { return lengthRatio{c.Name}, nil }})
+
+	cfg := testConfig(t, "turns-cosine")
+	// Listed first on purpose: a reader that took "the first judge" or
+	// treated unknown names as verdicts would pick it as the primary judge.
+	cfg.Judges = []string{"lenratio", "llm", "f1"}
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := cfg.WithDefaults().Dir()
+
+	// Manifest: the judge is described in full, with its registry class.
+	r, err := runlog.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info *judge.Info
+	for i := range r.Manifest.JudgeSpecs {
+		if r.Manifest.JudgeSpecs[i].Name == "lenratio" {
+			info = &r.Manifest.JudgeSpecs[i]
+		}
+	}
+	if info == nil || info.Class != judge.KindMetric || info.Description == "" {
+		t.Fatalf("manifest judge_specs lacks lenratio as a metric: %+v", r.Manifest.JudgeSpecs)
+	}
+
+	// Summary: a mean score, listed among the metric judges.
+	if strings.Join(sum.Metrics, ",") != "lenratio,f1" {
+		t.Errorf("summary metric judges = %v, want [lenratio f1]", sum.Metrics)
+	}
+	if v, ok := sum.Overall.Scores["lenratio"]; !ok || v <= 0 || v > 100 {
+		t.Errorf("summary overall lenratio = %v (%v), want a mean score in (0,100]", v, ok)
+	}
+	var notes strings.Builder
+	sum.Print(&notes)
+	if !strings.Contains(notes.String(), "metric judges (lenratio, f1): mean score") {
+		t.Errorf("summary notes do not call lenratio a mean score:\n%s", notes.String())
+	}
+
+	// Report: the default judge is the verdict judge, and a table of the
+	// metric judge says it shows a mean score, not an accuracy.
+	runs := []*runlog.Run{r}
+	if got := analysis.ChooseJudge(runs, ""); got != "llm" {
+		t.Errorf("report's default judge = %q, want llm", got)
+	}
+	t2, err := analysis.Table2(runs, "lenratio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(t2.Title, "accuracy") || !strings.Contains(t2.Title, "mean lenratio score") {
+		t.Errorf("Table 2 title for a metric judge = %q", t2.Title)
+	}
+
+	// Diagnose: abstention comes from the primary (verdict) judge.
+	ab, err := analysis.Abstention(r, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ab.Judge != "llm" || ab.N == 0 {
+		t.Errorf("diagnose abstention used judge %q over %d questions, want llm", ab.Judge, ab.N)
+	}
+}

@@ -1,0 +1,140 @@
+// Package judging is the one judging loop: run, score, judge and grade all
+// build their judges here and log verdicts through Sample, so a judge
+// behaves the same whichever command calls it.
+package judging
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/membench/membench/judge"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
+)
+
+// Builder makes judges from --judge specs. Model judges use the default
+// judge model unless their spec names another; a paid judge model gets the
+// LLM cache even when every other role is offline.
+type Builder struct {
+	// DefaultModel is the run's judge model, metered by meter when non-nil.
+	DefaultModel func(meter *llm.Meter) llm.Model
+	// DefaultSpec builds the default judge model from a model spec when
+	// DefaultModel is nil (re-judging a finished run).
+	DefaultSpec string
+	PromptFile  string // --judge-prompt
+	CacheDir    string
+	NoCache     bool
+	// Cache is shared with the run's other roles; nil opens one on demand.
+	Cache *llm.Cache
+
+	mu     sync.Mutex
+	opened *llm.Cache // the cache this builder opened itself
+}
+
+// Judges builds judges from specs, rejecting two with one name.
+func (b *Builder) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, error) {
+	var def llm.Model
+	switch {
+	case b.DefaultModel != nil:
+		def = b.DefaultModel(meter)
+	case b.DefaultSpec != "":
+		m, err := b.model(b.DefaultSpec, meter)
+		if err != nil {
+			return nil, fmt.Errorf("judge model %q: %w", b.DefaultSpec, err)
+		}
+		def = m
+	}
+	var out []judge.Judge
+	seen := map[string]bool{}
+	for _, s := range specs {
+		j, err := judge.Parse(s, judge.Deps{
+			DefaultModel: def,
+			PromptFile:   b.PromptFile,
+			NewModel:     func(spec string) (llm.Model, error) { return b.model(spec, meter) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		if seen[j.Name()] {
+			return nil, fmt.Errorf("--judge %q: a judge named %s is already configured; give it another name (name=...)", s, j.Name())
+		}
+		seen[j.Name()] = true
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+func (b *Builder) model(spec string, meter *llm.Meter) (llm.Model, error) {
+	ps, err := llm.ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	ps.NoCache = ps.NoCache || b.NoCache
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ps.Backend != "offline" && !ps.NoCache && b.Cache == nil {
+		// This judge's calls cost money, so they are cached even when
+		// every other role is offline.
+		c, err := llm.NewCache(filepath.Join(b.CacheDir, "llm.sqlite"))
+		if err != nil {
+			return nil, fmt.Errorf("llm cache: %w", err)
+		}
+		b.Cache, b.opened = c, c
+	}
+	m, err := llm.Build(ps, llm.BuildDeps{Cache: b.Cache, Role: "judge"})
+	if err != nil {
+		return nil, err
+	}
+	if meter != nil {
+		m = llm.WithMeter(m, meter, "judge")
+	}
+	return m, nil
+}
+
+// Close closes a cache the builder opened itself.
+func (b *Builder) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.opened != nil {
+		b.opened.Close()
+		b.opened = nil
+	}
+}
+
+// Sample runs every judge whose name is not in have on s and writes one
+// record per judge, with the run's system and the question's id.
+func Sample(ctx context.Context, judges []judge.Judge, s judge.Sample, system string, have map[string]bool, write func(runlog.Judgment) error) error {
+	for _, j := range judges {
+		if have[j.Name()] {
+			continue
+		}
+		v, err := j.Judge(ctx, s)
+		if err != nil {
+			return fmt.Errorf("judge %s: %w", j.Name(), err)
+		}
+		if err := write(runlog.NewJudgment(s.Question.ID, system, j.Name(), v)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Names lists the judges' names in order.
+func Names(js []judge.Judge) []string {
+	out := make([]string, len(js))
+	for i, j := range js {
+		out[i] = j.Name()
+	}
+	return out
+}
+
+// Describe lists the judges' manifest entries in order.
+func Describe(js []judge.Judge) []judge.Info {
+	out := make([]judge.Info, len(js))
+	for i, j := range js {
+		out[i] = judge.Describe(j)
+	}
+	return out
+}
