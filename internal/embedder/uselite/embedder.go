@@ -19,8 +19,10 @@ var modelFiles = []string{"model.json", "vocab.json"}
 type Embedder struct {
 	tok *Tokenizer
 	net *network
-	// MaxBatchTokens bounds the rows of one forward pass (memory vs. the
-	// efficiency of large matrix products).
+	// MaxBatchTokens bounds the rows of one forward pass. 512 keeps a
+	// pass's intermediates (512 x 1536 floats at most) in cache, which is
+	// faster than larger products once the kernel is fast; smaller batches
+	// also spread better over the cores.
 	MaxBatchTokens int
 }
 
@@ -35,7 +37,10 @@ func Installed(dir string) bool {
 }
 
 // Load reads the model from dir (the npm package's dist/ directory).
-func Load(dir string) (*Embedder, error) {
+func Load(dir string) (*Embedder, error) { return load(dir, defaultKernel) }
+
+// load reads the model with its dense layers on kern (nil: gonum).
+func load(dir string, kern *kernel) (*Embedder, error) {
 	for _, f := range modelFiles {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			return nil, fmt.Errorf("USE-lite model not installed in %s (%s missing); run: bash scripts/setup-embeddings.sh", dir, f)
@@ -45,7 +50,7 @@ func Load(dir string) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	net, err := loadNetwork(g)
+	net, err := loadNetwork(g, kern)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +61,7 @@ func Load(dir string) (*Embedder, error) {
 	if tok.VocabSize() > net.vocab {
 		return nil, fmt.Errorf("%s: vocab.json has %d pieces but the embedding table only %d rows", dir, tok.VocabSize(), net.vocab)
 	}
-	return &Embedder{tok: tok, net: net, MaxBatchTokens: 2048}, nil
+	return &Embedder{tok: tok, net: net, MaxBatchTokens: 512}, nil
 }
 
 // Name implements llm.Embedder.

@@ -3,6 +3,7 @@ package uselite
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -27,6 +28,8 @@ type layer struct {
 	ff1W, ff1B             []float32 // dOut x dFF
 	ff2W, ff2B             []float32 // dFF x dOut
 	dFF                    int
+	// The weight matrices above, packed for the gemm kernel.
+	qkv, out, res, ff1, ff2 *matrix
 }
 
 // network is the whole encoder.
@@ -40,11 +43,12 @@ type network struct {
 	layers []layer
 	tanhW  []float32 // dOut x dOut
 	tanhB  []float32
+	tanh   *matrix
 	l2Eps  float32
 	dOut   int
 }
 
-func loadNetwork(g *graph) (*network, error) {
+func loadNetwork(g *graph, kern *kernel) (*network, error) {
 	// Topology facts the forward pass relies on.
 	for name, op := range map[string]string{
 		pApply + "Encode/TransformerStack/Layer_0/add":                                               "Add",
@@ -99,6 +103,13 @@ func loadNetwork(g *graph) (*network, error) {
 		if err != nil {
 			return nil, err
 		}
+		l.qkv = newMatrix(l.qkvW, l.dIn, 3*l.dAtt, kern)
+		l.out = newMatrix(l.outW, l.dAtt, l.dOut, kern)
+		if l.resW != nil {
+			l.res = newMatrix(l.resW, l.dIn, l.dOut, kern)
+		}
+		l.ff1 = newMatrix(l.ff1W, l.dOut, l.dFF, kern)
+		l.ff2 = newMatrix(l.ff2W, l.dFF, l.dOut, kern)
 		n.layers = append(n.layers, l)
 		dIn = l.dOut
 	}
@@ -112,6 +123,7 @@ func loadNetwork(g *graph) (*network, error) {
 		return nil, err
 	}
 	n.tanhW, n.tanhB = tw.data, tb.data
+	n.tanh = newMatrix(n.tanhW, n.dOut, n.dOut, kern)
 	return n, nil
 }
 
@@ -193,6 +205,8 @@ type span struct{ off, n int }
 // sentence; this equals the padded reference because its padding is masked
 // with -1e9 before the softmax.
 func (n *network) forward(batch [][]int) [][]float32 {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
 	spans := make([]span, len(batch))
 	T := 0
 	for i, ids := range batch {
@@ -202,7 +216,7 @@ func (n *network) forward(batch [][]int) [][]float32 {
 	// Input: the graph adds the embedding twice (once directly, once inside
 	// AddTimingSignal) plus the timing signal.
 	d := n.dEmb
-	x := make([]float32, T*d)
+	x := sc.buf(slotInput, T*d)
 	for i, ids := range batch {
 		for p, id := range ids {
 			row := x[(spans[i].off+p)*d:][:d]
@@ -215,11 +229,12 @@ func (n *network) forward(batch [][]int) [][]float32 {
 	}
 	h := x
 	for li := range n.layers {
-		h = n.layers[li].apply(h, T, spans, n.eps)
+		h = n.layers[li].apply(h, T, spans, n.eps, sc, slotLayerOut+li%2)
 	}
 	// Mean pool, tanh dense, L2 normalise.
 	B := len(batch)
-	pooled := make([]float32, B*n.dOut)
+	pooled := sc.buf(slotPooled, B*n.dOut)
+	clear(pooled)
 	for i, s := range spans {
 		dst := pooled[i*n.dOut:][:n.dOut]
 		for p := 0; p < s.n; p++ {
@@ -234,7 +249,7 @@ func (n *network) forward(batch [][]int) [][]float32 {
 		}
 	}
 	y := make([]float32, B*n.dOut)
-	dense(pooled, B, n.dOut, n.tanhW, n.dOut, n.tanhB, y)
+	dense(pooled, B, n.tanh, n.tanhB, y)
 	out := make([][]float32, B)
 	for i := range B {
 		v := y[i*n.dOut:][:n.dOut]
@@ -253,37 +268,65 @@ func (n *network) forward(batch [][]int) [][]float32 {
 	return out
 }
 
-// apply runs one layer on x (T x dIn) and returns T x dOut.
-func (l *layer) apply(x []float32, T int, spans []span, eps float32) []float32 {
+// scratch holds a forward pass's intermediate matrices, reused across
+// batches: fresh ones cost page faults and zeroing comparable to the
+// products themselves once those are fast.
+type scratch struct{ bufs [slots][]float32 }
+
+const (
+	slotInput = iota
+	slotLayerOut
+	slotLayerOut2 // layers alternate between the two output slots
+	slotNorm
+	slotQKV
+	slotAtt
+	slotMid
+	slotPooled
+	slots
+)
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// buf returns slot i with n elements; its contents are left over.
+func (s *scratch) buf(i, n int) []float32 {
+	if cap(s.bufs[i]) < n {
+		s.bufs[i] = make([]float32, n)
+	}
+	return s.bufs[i][:n]
+}
+
+// apply runs one layer on x (T x dIn) and returns T x dOut, in slot out of
+// sc (which must not hold x).
+func (l *layer) apply(x []float32, T int, spans []span, eps float32, sc *scratch, out int) []float32 {
 	// Residual path: identity, or a dense layer on the un-normalised input.
-	h := make([]float32, T*l.dOut)
+	h := sc.buf(out, T*l.dOut)
 	if l.resW != nil {
-		dense(x, T, l.dIn, l.resW, l.dOut, l.resB, h)
+		dense(x, T, l.res, l.resB, h)
 	} else {
 		copy(h, x)
 	}
 	// Attention on the normalised input.
-	xn := make([]float32, T*l.dIn)
+	xn := sc.buf(slotNorm, T*l.dIn)
 	layerNorm(x, T, l.dIn, l.lnS, l.lnB, eps, xn)
-	qkv := make([]float32, T*3*l.dAtt)
-	dense(xn, T, l.dIn, l.qkvW, 3*l.dAtt, l.qkvB, qkv)
-	att := make([]float32, T*l.dAtt)
+	qkv := sc.buf(slotQKV, T*3*l.dAtt)
+	dense(xn, T, l.qkv, l.qkvB, qkv)
+	att := sc.buf(slotAtt, T*l.dAtt)
 	l.attend(qkv, att, spans)
 	// h += att . outW + outB
 	addBias(h, T, l.outB)
-	gemm(att, T, l.dAtt, l.outW, l.dOut, h, 1)
+	l.out.mulAdd(att, T, h)
 	// Feed-forward block with its own pre-norm and residual.
-	hn := make([]float32, T*l.dOut)
+	hn := sc.buf(slotNorm, T*l.dOut) // xn is spent by now
 	layerNorm(h, T, l.dOut, l.ffnS, l.ffnB, eps, hn)
-	mid := make([]float32, T*l.dFF)
-	dense(hn, T, l.dOut, l.ff1W, l.dFF, l.ff1B, mid)
+	mid := sc.buf(slotMid, T*l.dFF)
+	dense(hn, T, l.ff1, l.ff1B, mid)
 	for i, v := range mid {
 		if v < 0 {
 			mid[i] = 0
 		}
 	}
 	addBias(h, T, l.ff2B)
-	gemm(mid, T, l.dFF, l.ff2W, l.dOut, h, 1)
+	l.ff2.mulAdd(mid, T, h)
 	return h
 }
 
@@ -356,12 +399,12 @@ func layerNorm(x []float32, rows, d int, scale, bias []float32, eps float32, y [
 	}
 }
 
-// dense sets y = x.w + b for x (rows x in) and w (in x out).
-func dense(x []float32, rows, in int, w []float32, out int, b []float32, y []float32) {
+// dense sets y = x.w + b for x (rows x w.k).
+func dense(x []float32, rows int, w *matrix, b []float32, y []float32) {
 	for r := range rows {
-		copy(y[r*out:][:out], b)
+		copy(y[r*w.n:][:w.n], b)
 	}
-	gemm(x, rows, in, w, out, y, 1)
+	w.mulAdd(x, rows, y)
 }
 
 func addBias(y []float32, rows int, b []float32) {
@@ -372,16 +415,4 @@ func addBias(y []float32, rows int, b []float32) {
 			yr[j] += v
 		}
 	}
-}
-
-// gemm sets y = x.w + beta*y with row-major operands.
-func gemm(x []float32, rows, in int, w []float32, out int, y []float32, beta float32) {
-	if rows == 0 {
-		return
-	}
-	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
-		blas32.General{Rows: rows, Cols: in, Stride: in, Data: x},
-		blas32.General{Rows: in, Cols: out, Stride: out, Data: w},
-		beta,
-		blas32.General{Rows: rows, Cols: out, Stride: out, Data: y})
 }

@@ -1,0 +1,120 @@
+package uselite
+
+import (
+	"os"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// The dense layers are 95% of the encoder's time. On amd64 they run through
+// a register-blocked assembly micro-kernel (AVX-512 or AVX2+FMA, chosen at
+// start-up from what the CPU reports) over weights packed once at load;
+// elsewhere, or with MEMBENCH_USELITE_GEMM=gonum, through gonum's blas32.
+// The kernels only reorder the sums (and fuse multiply-adds), so vectors
+// agree with the reference to float32 rounding (see the golden test).
+
+// kernel is a micro-kernel: c[0:mr][0:nr] += a[0:mr][0:k] . b, for a with
+// row stride lda, b a packed panel (k rows of nr contiguous floats) and c
+// with row stride ldc.
+type kernel struct {
+	name   string
+	mr, nr int
+	fn     func(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+}
+
+// Blocking: a kc-deep slice of one packed panel (kc*nr floats, 32 KiB at
+// nr=32) stays in L1 while every mr-row strip of an mc x kc block of the
+// input (96 KiB, in L2) passes over it.
+const (
+	kc    = 256
+	mc    = 96
+	maxMR = 8
+	maxNR = 32
+)
+
+// defaultKernel is the best kernel here, nil for gonum.
+var defaultKernel = func() *kernel {
+	ks := kernels()
+	if len(ks) == 0 || os.Getenv("MEMBENCH_USELITE_GEMM") == "gonum" {
+		return nil
+	}
+	return ks[0]
+}()
+
+// matrix is a constant k x n weight matrix (row-major), packed for a
+// kernel when there is one.
+type matrix struct {
+	k, n   int
+	w      []float32
+	kern   *kernel
+	panels []float32 // n/nr panels, each k rows of nr floats
+}
+
+func newMatrix(w []float32, k, n int, kern *kernel) *matrix {
+	m := &matrix{k: k, n: n, w: w}
+	if kern == nil || n%kern.nr != 0 || k == 0 {
+		return m
+	}
+	m.kern = kern
+	nr := kern.nr
+	m.panels = make([]float32, k*n)
+	for j := 0; j < n/nr; j++ {
+		p := m.panels[j*k*nr:]
+		for r := 0; r < k; r++ {
+			copy(p[r*nr:(r+1)*nr], w[r*n+j*nr:])
+		}
+	}
+	return m
+}
+
+// mulAdd sets y (rows x n) += x (rows x k) . m.
+func (m *matrix) mulAdd(x []float32, rows int, y []float32) {
+	if rows == 0 {
+		return
+	}
+	k, n := m.k, m.n
+	if m.kern == nil {
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1,
+			blas32.General{Rows: rows, Cols: k, Stride: k, Data: x},
+			blas32.General{Rows: k, Cols: n, Stride: n, Data: m.w},
+			1,
+			blas32.General{Rows: rows, Cols: n, Stride: n, Data: y})
+		return
+	}
+	mr, nr, fn := m.kern.mr, m.kern.nr, m.kern.fn
+	_ = x[rows*k-1] // the kernel does no bounds checks: make sure here
+	_ = y[rows*n-1]
+	var padA [maxMR * kc]float32
+	var tmpC [maxMR * maxNR]float32
+	for pc := 0; pc < k; pc += kc {
+		kb := min(kc, k-pc)
+		for ic := 0; ic < rows; ic += mc {
+			mb := min(mc, rows-ic)
+			full := mb / mr * mr
+			rest := mb - full
+			if rest > 0 { // the last rows go through a zero-padded strip
+				clear(padA[:mr*kb])
+				for r := range rest {
+					copy(padA[r*kb:(r+1)*kb], x[(ic+full+r)*k+pc:])
+				}
+			}
+			for jr := 0; jr < n/nr; jr++ {
+				bp := &m.panels[jr*k*nr+pc*nr]
+				for ir := 0; ir < full; ir += mr {
+					fn(kb, &x[(ic+ir)*k+pc], k, bp, &y[(ic+ir)*n+jr*nr], n)
+				}
+				if rest > 0 {
+					clear(tmpC[:mr*nr])
+					fn(kb, &padA[0], kb, bp, &tmpC[0], nr)
+					for r := range rest {
+						yr := y[(ic+full+r)*n+jr*nr:][:nr]
+						for j, v := range tmpC[r*nr : (r+1)*nr] {
+							yr[j] += v
+						}
+					}
+				}
+			}
+		}
+	}
+}

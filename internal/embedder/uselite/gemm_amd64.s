@@ -1,0 +1,204 @@
+#include "textflag.h"
+
+// func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+//
+// c[0:6][0:16] += a[0:6][0:k] . b, where a has row stride lda (floats), b is
+// a packed panel (k rows of 16 contiguous floats) and c has row stride ldc.
+// The AVX2+FMA kernel: twelve ymm accumulators hold the 6x16 block; per k
+// step two loads of b, six broadcasts of a and twelve FMAs.
+TEXT ·kern6x16(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	SHLQ $2, R8
+	MOVQ b+24(FP), DI
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	SHLQ $2, R9
+	LEAQ (SI)(R8*2), R10
+	ADDQ R8, R10 // a + 3 rows
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+
+	TESTQ CX, CX
+	JEQ   store
+
+loop:
+	VMOVUPS      (DI), Y12
+	VMOVUPS      32(DI), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (SI)(R8*1), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS (SI)(R8*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R10), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS (R10)(R8*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (R10)(R8*2), Y15
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         $4, SI
+	ADDQ         $4, R10
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          loop
+
+store:
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DX)
+	VADDPS  32(DX), Y1, Y1
+	VMOVUPS Y1, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Y2, Y2
+	VMOVUPS Y2, (DX)
+	VADDPS  32(DX), Y3, Y3
+	VMOVUPS Y3, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Y4, Y4
+	VMOVUPS Y4, (DX)
+	VADDPS  32(DX), Y5, Y5
+	VMOVUPS Y5, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Y6, Y6
+	VMOVUPS Y6, (DX)
+	VADDPS  32(DX), Y7, Y7
+	VMOVUPS Y7, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Y8, Y8
+	VMOVUPS Y8, (DX)
+	VADDPS  32(DX), Y9, Y9
+	VMOVUPS Y9, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Y10, Y10
+	VMOVUPS Y10, (DX)
+	VADDPS  32(DX), Y11, Y11
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kern8x32(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+//
+// The AVX-512 kernel: c[0:8][0:32] += a[0:8][0:k] . b, b a packed panel of
+// k rows of 32 floats. Sixteen zmm accumulators; each FMA takes its a value
+// as an embedded broadcast from memory, so a k step is two loads of b and
+// sixteen FMAs.
+TEXT ·kern8x32(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	SHLQ $2, R8
+	MOVQ b+24(FP), DI
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	SHLQ $2, R9
+	LEAQ (SI)(R8*2), R10
+	ADDQ R8, R10         // a + 3 rows
+	LEAQ (R10)(R8*2), R11
+	ADDQ R8, R11         // a + 6 rows
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+
+	TESTQ CX, CX
+	JEQ   store
+
+loop:
+	VMOVUPS          (DI), Z16
+	VMOVUPS          64(DI), Z17
+	VFMADD231PS.BCST (SI), Z16, Z0
+	VFMADD231PS.BCST (SI), Z17, Z1
+	VFMADD231PS.BCST (SI)(R8*1), Z16, Z2
+	VFMADD231PS.BCST (SI)(R8*1), Z17, Z3
+	VFMADD231PS.BCST (SI)(R8*2), Z16, Z4
+	VFMADD231PS.BCST (SI)(R8*2), Z17, Z5
+	VFMADD231PS.BCST (R10), Z16, Z6
+	VFMADD231PS.BCST (R10), Z17, Z7
+	VFMADD231PS.BCST (SI)(R8*4), Z16, Z8
+	VFMADD231PS.BCST (SI)(R8*4), Z17, Z9
+	VFMADD231PS.BCST (R10)(R8*2), Z16, Z10
+	VFMADD231PS.BCST (R10)(R8*2), Z17, Z11
+	VFMADD231PS.BCST (R11), Z16, Z12
+	VFMADD231PS.BCST (R11), Z17, Z13
+	VFMADD231PS.BCST (R11)(R8*1), Z16, Z14
+	VFMADD231PS.BCST (R11)(R8*1), Z17, Z15
+	ADDQ             $4, SI
+	ADDQ             $4, R10
+	ADDQ             $4, R11
+	ADDQ             $128, DI
+	DECQ             CX
+	JNZ              loop
+
+store:
+	VADDPS  (DX), Z0, Z0
+	VMOVUPS Z0, (DX)
+	VADDPS  64(DX), Z1, Z1
+	VMOVUPS Z1, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z2, Z2
+	VMOVUPS Z2, (DX)
+	VADDPS  64(DX), Z3, Z3
+	VMOVUPS Z3, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z4, Z4
+	VMOVUPS Z4, (DX)
+	VADDPS  64(DX), Z5, Z5
+	VMOVUPS Z5, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z6, Z6
+	VMOVUPS Z6, (DX)
+	VADDPS  64(DX), Z7, Z7
+	VMOVUPS Z7, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z8, Z8
+	VMOVUPS Z8, (DX)
+	VADDPS  64(DX), Z9, Z9
+	VMOVUPS Z9, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z10, Z10
+	VMOVUPS Z10, (DX)
+	VADDPS  64(DX), Z11, Z11
+	VMOVUPS Z11, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z12, Z12
+	VMOVUPS Z12, (DX)
+	VADDPS  64(DX), Z13, Z13
+	VMOVUPS Z13, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  (DX), Z14, Z14
+	VMOVUPS Z14, (DX)
+	VADDPS  64(DX), Z15, Z15
+	VMOVUPS Z15, 64(DX)
+	VZEROUPPER
+	RET
