@@ -3,10 +3,10 @@ package uselite
 import (
 	"cmp"
 	"context"
-	"maps"
-	"slices"
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
