@@ -17,10 +17,14 @@ import (
 // kernel is a micro-kernel: c[0:mr][0:nr] += a[0:mr][0:k] . b, for a with
 // row stride lda, b a packed panel (k rows of nr contiguous floats) and c
 // with row stride ldc.
+//
+// A kernel with whole set instead (the optional OpenBLAS build) takes the
+// unpacked product in one call.
 type kernel struct {
 	name   string
 	mr, nr int
 	fn     func(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+	whole  func(x []float32, rows, k int, w []float32, n int, y []float32)
 }
 
 // Blocking: a kc-deep slice of one packed panel (kc*nr floats, 32 KiB at
@@ -35,7 +39,7 @@ const (
 
 // defaultKernel is the best kernel here, nil for gonum.
 var defaultKernel = func() *kernel {
-	ks := kernels()
+	ks := append(buildKernels, kernels()...)
 	if len(ks) == 0 || os.Getenv("MEMBENCH_USELITE_GEMM") == "gonum" {
 		return nil
 	}
@@ -51,8 +55,15 @@ type matrix struct {
 	panels []float32 // n/nr panels, each k rows of nr floats
 }
 
+// buildKernels are kernels a build tag adds (OpenBLAS), preferred when present.
+var buildKernels []*kernel
+
 func newMatrix(w []float32, k, n int, kern *kernel) *matrix {
 	m := &matrix{k: k, n: n, w: w}
+	if kern != nil && kern.whole != nil && k > 0 {
+		m.kern = kern
+		return m
+	}
 	if kern == nil || n%kern.nr != 0 || k == 0 {
 		return m
 	}
@@ -80,6 +91,10 @@ func (m *matrix) mulAdd(x []float32, rows int, y []float32) {
 			blas32.General{Rows: k, Cols: n, Stride: n, Data: m.w},
 			1,
 			blas32.General{Rows: rows, Cols: n, Stride: n, Data: y})
+		return
+	}
+	if m.kern.whole != nil {
+		m.kern.whole(x, rows, k, m.w, n, y)
 		return
 	}
 	mr, nr, fn := m.kern.mr, m.kern.nr, m.kern.fn

@@ -9,7 +9,7 @@ import (
 )
 
 // allKernels is every kernel this machine runs plus nil (gonum).
-func allKernels() []*kernel { return append(kernels(), nil) }
+func allKernels() []*kernel { return append(append(buildKernels, kernels()...), nil) }
 
 func kernelName(k *kernel) string {
 	if k == nil {
