@@ -15,11 +15,11 @@ func bruteForce(x *Index, q []float32, k int, filter func(string) bool) []Hit {
 	u := Normalize(q)
 	x.mu.RLock()
 	hits := make([]Hit, 0, len(x.ids))
-	for i, v := range x.vecs {
+	for i := range x.ids {
 		if filter != nil && !filter(x.ids[i]) {
 			continue
 		}
-		hits = append(hits, Hit{ID: x.ids[i], Score: Dot(u, v), Index: i})
+		hits = append(hits, Hit{ID: x.ids[i], Score: Dot(u, x.vector(i)), Index: i})
 	}
 	x.mu.RUnlock()
 	sort.Slice(hits, func(a, b int) bool {
@@ -64,11 +64,27 @@ func sameHits(t *testing.T, what string, got, want []Hit) {
 	}
 }
 
-func TestSearchEqualsBruteForce(t *testing.T) {
+// bothKernels runs f with the assembly block kernel (where the CPU has
+// one) and with the Go loop.
+func bothKernels(t *testing.T, f func(t *testing.T)) {
+	saved := useAVX512
+	defer func() { useAVX512 = saved }()
+	for _, asm := range []bool{true, false} {
+		if asm && !saved {
+			continue
+		}
+		useAVX512 = asm
+		t.Run(fmt.Sprint("asm=", asm), f)
+	}
+}
+
+func TestSearchEqualsBruteForce(t *testing.T) { bothKernels(t, testSearchEqualsBruteForce) }
+
+func testSearchEqualsBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	cases := []struct{ n, dim, levels int }{
 		{0, 4, 0}, {1, 4, 0}, {7, 3, 3}, {100, 16, 0}, {1000, 4, 3}, // small: one goroutine
-		{3000, 64, 0}, {20000, 8, 3}, {9001, 16, 2}, // above parallelMin: split over cores
+		{5000, 64, 0}, {40000, 8, 3}, {17001, 16, 2}, // above parallelMin: split over cores
 	}
 	for _, c := range cases {
 		x := randomIndex(r, c.n, c.dim, c.levels)
@@ -94,9 +110,12 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 	}
 }
 
-// Vectors of other widths than the query fall back to Dot's common-prefix
-// rule wherever they sit in a block of four.
-func TestSearchMixedWidths(t *testing.T) {
+// Vectors of other widths than the index's fall back to Dot's common-prefix
+// rule wherever they sit in a block; replacing a vector by one of another
+// width (and back) moves it in and out of its block.
+func TestSearchMixedWidths(t *testing.T) { bothKernels(t, testSearchMixedWidths) }
+
+func testSearchMixedWidths(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	x := New()
 	for i := range 50 {
@@ -110,10 +129,20 @@ func TestSearchMixedWidths(t *testing.T) {
 		}
 		x.Add(fmt.Sprint(i), v)
 	}
-	q := []float32{1, 2, 3, 4, 5, 6}
-	for _, k := range []int{0, 3, 10} {
-		sameHits(t, fmt.Sprint("k=", k), x.Search(q, k, nil), bruteForce(x, q, k, nil))
+	check := func(when string) {
+		for _, q := range [][]float32{{1, 2, 3, 4, 5, 6}, {1, -2, 3}, {2, 1, 0, 0, 1, 2, 3}} {
+			for _, k := range []int{0, 3, 10} {
+				what := fmt.Sprint(when, " q=", q, " k=", k)
+				sameHits(t, what, x.Search(q, k, nil), bruteForce(x, q, k, nil))
+			}
+		}
 	}
+	check("mixed")
+	x.Add("3", []float32{1, 1, 1, 1, 1, 1}) // odd -> blocked
+	x.Add("8", []float32{1, 1})             // blocked -> odd
+	check("after replacing")
+	x.Add("8", []float32{0, 0, 0, 0, 0, 1}) // and back
+	check("after replacing back")
 }
 
 func TestSearchConcurrentWithParallelScan(t *testing.T) {

@@ -18,12 +18,26 @@ type Hit struct {
 }
 
 // Index holds vectors by id. Safe for concurrent use.
+//
+// Vectors of the index's width (that of the first one added) are stored in
+// blocks of sixteen, interleaved by component (block[j*16+lane], one cache
+// line per component), so a search scores eight vectors per vector
+// instruction while each lane still sums in Dot's order: scores are
+// bit-identical to Dot.
+// Vectors of another width (rare) are kept aside and scored with Dot.
 type Index struct {
-	mu   sync.RWMutex
-	ids  []string
-	vecs [][]float32
-	pos  map[string]int
+	mu     sync.RWMutex
+	ids    []string
+	pos    map[string]int
+	dim    int         // width of blocked vectors; 0 until the first Add
+	chunks [][]float32 // up to chunkBlocks blocks of 16*dim floats each
+	odd    map[int][]float32
 }
+
+const (
+	lanes       = 16
+	chunkBlocks = 64 // 1,024 vectors per chunk: growth never copies the index
+)
 
 // New returns an empty index.
 func New() *Index { return &Index{pos: map[string]int{}} }
@@ -33,13 +47,64 @@ func (x *Index) Add(id string, v []float32) {
 	u := Normalize(v)
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if i, ok := x.pos[id]; ok {
-		x.vecs[i] = u
+	if x.dim == 0 && len(x.ids) == 0 {
+		x.dim = len(u)
+	}
+	i, ok := x.pos[id]
+	if !ok {
+		i = len(x.ids)
+		x.pos[id] = i
+		x.ids = append(x.ids, id)
+		if i%lanes == 0 && x.dim > 0 { // a new block
+			// Chunks grow by append up to chunkBlocks blocks, so a small
+			// index holds little more than its vectors.
+			bs := lanes * x.dim
+			if len(x.chunks) == 0 || len(x.chunks[len(x.chunks)-1]) == chunkBlocks*bs {
+				x.chunks = append(x.chunks, nil)
+			}
+			last := &x.chunks[len(x.chunks)-1]
+			*last = append(*last, make([]float32, bs)...)
+		}
+	}
+	if len(u) != x.dim || x.dim == 0 {
+		if x.odd == nil {
+			x.odd = map[int][]float32{}
+		}
+		x.odd[i] = u
+		u = nil // its lanes hold zeros
+	} else {
+		delete(x.odd, i)
+	}
+	if x.dim == 0 {
 		return
 	}
-	x.pos[id] = len(x.ids)
-	x.ids = append(x.ids, id)
-	x.vecs = append(x.vecs, u)
+	blk, lane := x.block(i/lanes), i%lanes
+	for j := range x.dim {
+		if u != nil {
+			blk[j*lanes+lane] = u[j]
+		} else {
+			blk[j*lanes+lane] = 0
+		}
+	}
+}
+
+// block returns block b's 8*dim floats.
+func (x *Index) block(b int) []float32 {
+	n := lanes * x.dim
+	return x.chunks[b/chunkBlocks][(b%chunkBlocks)*n:][:n]
+}
+
+// vector copies out stored vector i.
+func (x *Index) vector(i int) []float32 {
+	if v, ok := x.odd[i]; ok {
+		return v
+	}
+	blk, lane := x.block(i/lanes), i%lanes
+	v := make([]float32, x.dim)
+	for j := range v {
+		v[j] = blk[j*lanes+lane]
+	}
+	return v
 }
 
 // Len is the number of stored vectors.
@@ -51,28 +116,30 @@ func (x *Index) Len() int {
 
 // parallelMin is the number of stored floats from which an unfiltered
 // search is split over the cores: below it, goroutine start-up costs more
-// than the scan (256 vectors of 512-d take ~50µs on one core).
-const parallelMin = 1 << 17
+// than the scan.
+const parallelMin = 1 << 18
 
 // Search returns the k most similar ids (all when k <= 0), best first; ties
 // go to the earlier insertion. filter, when non-nil, keeps only ids it
-// accepts; it is called from the calling goroutine only, so it need not be
-// safe for concurrent use.
+// accepts; it is called from the calling goroutine only, in insertion
+// order, so it need not be safe for concurrent use.
 //
 // Top-k keeps a bounded heap (no N-element allocation) and, for large
-// unfiltered indexes, scans one contiguous share per core and merges. Scores
-// are computed exactly as Dot does, so results equal a full sort.
+// unfiltered indexes, scans one share of the blocks per core and merges.
 func (x *Index) Search(q []float32, k int, filter func(id string) bool) []Hit {
 	u := Normalize(q)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	n := len(x.vecs)
+	n := len(x.ids)
 	if k <= 0 || k >= n {
-		return x.searchAll(u, filter)
+		cands := make([]cand, 0, n)
+		x.each(u, 0, n, filter, func(c cand) { cands = append(cands, c) })
+		sort.Slice(cands, func(a, b int) bool { return cands[a].better(cands[b]) })
+		return x.hits(cands)
 	}
 	workers := 1
 	if filter == nil && n*len(u) >= parallelMin {
-		workers = min(runtime.GOMAXPROCS(0), n/64)
+		workers = min(runtime.GOMAXPROCS(0), n/(chunkBlocks*lanes)+1)
 	}
 	var top topK
 	if workers <= 1 {
@@ -80,8 +147,9 @@ func (x *Index) Search(q []float32, k int, filter func(id string) bool) []Hit {
 	} else {
 		parts := make([]topK, workers)
 		var wg sync.WaitGroup
+		blocks := (n + lanes - 1) / lanes
 		for w := range workers {
-			lo, hi := w*n/workers, (w+1)*n/workers
+			lo, hi := w*blocks/workers*lanes, min((w+1)*blocks/workers*lanes, n)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -99,15 +167,6 @@ func (x *Index) Search(q []float32, k int, filter func(id string) bool) []Hit {
 	return x.hits(top.sorted())
 }
 
-// searchAll scores every accepted vector and sorts them all (k <= 0 asks
-// for the whole ranking, so the N-element list is the answer itself).
-func (x *Index) searchAll(u []float32, filter func(string) bool) []Hit {
-	cands := make([]cand, 0, len(x.vecs))
-	x.each(u, 0, len(x.vecs), filter, func(c cand) { cands = append(cands, c) })
-	sort.Slice(cands, func(a, b int) bool { return cands[a].better(cands[b]) })
-	return x.hits(cands)
-}
-
 func (x *Index) hits(cs []cand) []Hit {
 	out := make([]Hit, len(cs))
 	for i, c := range cs {
@@ -123,45 +182,64 @@ func (x *Index) scan(u []float32, k, lo, hi int, filter func(string) bool) topK 
 	return t
 }
 
-// each scores vectors [lo, hi) in order and passes the accepted ones to f.
-// Four vectors are scored per pass: each keeps its own float64 sum in
-// Dot's order, so the scores are bit-identical to Dot, but the four
-// dependency chains overlap instead of waiting on one add at a time.
+// each scores vectors [lo, hi) (lo a multiple of 8) in order and passes the
+// accepted ones to f.
 func (x *Index) each(u []float32, lo, hi int, filter func(string) bool, f func(cand)) {
-	i := lo
-	if filter == nil {
-		for ; i+4 <= hi; i += 4 {
-			a, b, c, d := x.vecs[i], x.vecs[i+1], x.vecs[i+2], x.vecs[i+3]
-			if len(a) != len(u) || len(b) != len(u) || len(c) != len(u) || len(d) != len(u) {
-				break // mixed widths: leave them to Dot's prefix rule below
-			}
-			sa, sb, sc, sd := dot4(u, a, b, c, d)
-			f(cand{sa, i})
-			f(cand{sb, i + 1})
-			f(cand{sc, i + 2})
-			f(cand{sd, i + 3})
-		}
+	if lo >= hi {
+		return
 	}
-	for ; i < hi; i++ {
-		if filter != nil && !filter(x.ids[i]) {
-			continue
+	if len(u) != x.dim { // a query of another width: Dot's common-prefix rule
+		for i := lo; i < hi; i++ {
+			if filter == nil || filter(x.ids[i]) {
+				f(cand{Dot(u, x.vector(i)), i})
+			}
 		}
-		f(cand{Dot(u, x.vecs[i]), i})
+		return
+	}
+	qd := make([]float64, len(u))
+	for j, v := range u {
+		qd[j] = float64(v)
+	}
+	var scores [chunkBlocks * lanes]float64
+	odd := len(x.odd) > 0
+	for b := lo / lanes; b*lanes < hi; {
+		// A run of blocks within one chunk, scored in one call.
+		c := b / chunkBlocks
+		end := min((c+1)*chunkBlocks, (hi+lanes-1)/lanes)
+		ch := x.chunks[c][(b%chunkBlocks)*lanes*x.dim:]
+		dotBlocks(qd, ch, end-b, scores[:(end-b)*lanes])
+		for i := b * lanes; i < min(end*lanes, hi); i++ {
+			if filter != nil && !filter(x.ids[i]) {
+				continue
+			}
+			s := scores[i-b*lanes]
+			if odd {
+				if v, ok := x.odd[i]; ok {
+					s = Dot(u, v)
+				}
+			}
+			f(cand{s, i})
+		}
+		b = end
 	}
 }
 
-// dot4 is Dot(u, a), Dot(u, b), Dot(u, c), Dot(u, d) for equal lengths.
-func dot4(u, a, b, c, d []float32) (sa, sb, sc, sd float64) {
-	n := len(u)
-	a, b, c, d = a[:n], b[:n], c[:n], d[:n]
-	for j, q := range u {
-		qf := float64(q)
-		sa += qf * float64(a[j])
-		sb += qf * float64(b[j])
-		sc += qf * float64(c[j])
-		sd += qf * float64(d[j])
+// dotBlocksGo scores nb blocks of 16 interleaved vectors against q into
+// out (16 per block). Each lane sums exactly as Dot does; the lanes are
+// independent chains, so they overlap instead of waiting on one add.
+func dotBlocksGo(q []float64, blocks []float32, nb int, out []float64) {
+	dim := len(q)
+	for b := range nb {
+		blk := blocks[b*lanes*dim:][:lanes*dim]
+		s := out[b*lanes:][:lanes]
+		clear(s)
+		for j, qf := range q {
+			c := blk[j*lanes:][:lanes]
+			for l := range s {
+				s[l] += float64(qf * float64(c[l])) // the conversion keeps Go from fusing into an FMA
+			}
+		}
 	}
-	return
 }
 
 // cand is a scored vector by position.
@@ -234,7 +312,9 @@ func (t *topK) sorted() []cand {
 	return t.items
 }
 
-// Dot is the inner product (the cosine for unit vectors).
+// Dot is the inner product (the cosine for unit vectors). Each product is
+// rounded to float64 before it is added (the explicit conversion forbids a
+// fused multiply-add), which the block kernels reproduce lane by lane.
 func Dot(a, b []float32) float64 {
 	n := len(a)
 	if len(b) < n {
@@ -242,7 +322,7 @@ func Dot(a, b []float32) float64 {
 	}
 	var s float64
 	for i := 0; i < n; i++ {
-		s += float64(a[i]) * float64(b[i])
+		s += float64(float64(a[i]) * float64(b[i]))
 	}
 	return s
 }
@@ -262,4 +342,24 @@ func Normalize(v []float32) []float32 {
 		out[i] = float32(float64(f) * inv)
 	}
 	return out
+}
+
+// sumGo is readAll's portable part: eight independent sums.
+func sumGo(v []float32) float32 {
+	var a [8]float32
+	for len(v) >= 8 {
+		a[0] += v[0]
+		a[1] += v[1]
+		a[2] += v[2]
+		a[3] += v[3]
+		a[4] += v[4]
+		a[5] += v[5]
+		a[6] += v[6]
+		a[7] += v[7]
+		v = v[8:]
+	}
+	for _, f := range v {
+		a[0] += f
+	}
+	return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7]
 }
