@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -61,7 +62,7 @@ func TestMatrixMulAddMatchesReference(t *testing.T) {
 // batched and one at a time.
 func TestEveryKernelMatchesGolden(t *testing.T) {
 	g := loadGolden(t)
-	dir := DefaultDir()
+	dir := DefaultDir(os.Getenv("MEMBENCH_HOME")) // where CI installs it
 	if !Installed(dir) {
 		t.Skipf("USE-lite model not installed in %s; run: bash scripts/setup-embeddings.sh", dir)
 	}
