@@ -2,9 +2,9 @@ package vindex
 
 import (
 	"fmt"
-	"sort"
 	"math/rand/v2"
 	"runtime"
+	"sort"
 	"sync"
 	"testing"
 	"time"
