@@ -63,8 +63,9 @@ func (f *faulty) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func config(t *testing.T, system string, opts systems.Options) runlog.Config {
 	t.Helper()
-	t.Setenv("MEMBENCH_EMBEDDER", "hashed") // the adapters embed nothing; keep start-up fast
-	return runlog.Config{System: system, Options: opts, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2}
+	// Hashed: the adapters embed nothing, so no model needs loading.
+	return runlog.Config{System: system, Options: opts, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
 }
 
 // checkRun asserts what a finished adapter run must show: every question

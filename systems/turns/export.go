@@ -27,15 +27,25 @@ func (s *Store) Ingest(ctx context.Context, conv *datasets.Conversation) (system
 	return s.s.ingest(ctx, conv)
 }
 
-// Search returns the n turns nearest the question as items scored by cosine, best first.
-func (s *Store) Search(ctx context.Context, q *datasets.Question, n int) ([]systems.Item, error) {
-	return s.s.search(ctx, q, n)
+// Nearest returns the positions of the n turns nearest the question, best
+// first (turn ids need not be unique; positions are).
+func (s *Store) Nearest(ctx context.Context, q *datasets.Question, n int) ([]Neighbour, error) {
+	hits, err := s.s.nearest(ctx, q, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Neighbour, len(hits))
+	for i, h := range hits {
+		p, _ := strconv.Atoi(h.ID)
+		out[i] = Neighbour{Pos: p, Cosine: h.Score}
+	}
+	return out, nil
 }
 
 // Turns lists the stored turns in conversation order (position = node id).
 func (s *Store) Turns() []*datasets.Turn { return s.s.turns }
 
-// Neighbour is an earlier turn similar to a given one.
+// Neighbour is a turn similar to a given turn or question.
 type Neighbour struct {
 	Pos    int     // position in Turns()
 	Cosine float64 // similarity to the given turn

@@ -73,6 +73,20 @@ func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (system
 // search returns the n turns most similar to the question, best first, as
 // items scored by cosine.
 func (s *store) search(ctx context.Context, q *datasets.Question, n int) ([]systems.Item, error) {
+	hits, err := s.nearest(ctx, q, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]systems.Item, len(hits))
+	for i, h := range hits {
+		pos, _ := strconv.Atoi(h.ID)
+		out[i] = TurnItem(s.turns[pos], h.Score)
+	}
+	return out, nil
+}
+
+// nearest embeds the question and returns the n nearest turns (ids are positions).
+func (s *store) nearest(ctx context.Context, q *datasets.Question, n int) ([]vindex.Hit, error) {
 	if s.index == nil {
 		return nil, errors.New("turns: Retrieve called before Ingest")
 	}
@@ -83,11 +97,5 @@ func (s *store) search(ctx context.Context, q *datasets.Question, n int) ([]syst
 	if len(vecs) != 1 {
 		return nil, fmt.Errorf("embedding question %s: embedder %s returned %d vectors", q.ID, s.emb.Name(), len(vecs))
 	}
-	hits := s.index.Search(vecs[0], n, nil)
-	out := make([]systems.Item, len(hits))
-	for i, h := range hits {
-		pos, _ := strconv.Atoi(h.ID)
-		out[i] = TurnItem(s.turns[pos], h.Score)
-	}
-	return out, nil
+	return s.index.Search(vecs[0], n, nil), nil
 }

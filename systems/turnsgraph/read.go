@@ -44,15 +44,11 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	if b.K > 0 {
 		k = b.K
 	}
-	seeds, err := s.store.Search(ctx, q, s.cfg.Seeds)
+	seeds, err := s.store.Nearest(ctx, q, s.cfg.Seeds)
 	if err != nil {
 		return nil, err
 	}
 	ts := s.store.Turns()
-	pos := make(map[string]int, len(ts))
-	for i, t := range ts {
-		pos[t.ID] = i
-	}
 	nodes := map[int]*node{}
 	get := func(p int) *node {
 		n := nodes[p]
@@ -62,9 +58,9 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 		}
 		return n
 	}
-	for _, it := range seeds {
-		n := get(pos[it.ID])
-		n.seed, n.act = true, it.Score
+	for _, sd := range seeds {
+		n := get(sd.Pos)
+		n.seed, n.act = true, sd.Cosine
 	}
 	// expand raises the activation of p's unjudged, non-seed neighbours.
 	expand := func(p int, score float64) {
@@ -82,8 +78,8 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 			}
 		}
 	}
-	for _, it := range seeds {
-		expand(pos[it.ID], it.Score)
+	for _, sd := range seeds {
+		expand(sd.Pos, sd.Cosine)
 	}
 
 	w := Walk{Seeds: len(seeds), Rho: map[string]float64{}, Via: map[string]string{}}
