@@ -230,11 +230,10 @@ func TestPerJudgePromptFiles(t *testing.T) {
 	f1 := writeFile(t, "a.tmpl", "You are judge A.\n---user---\nA: {{.Question}} | {{.Gold}} | {{.Prediction}}. Say CORRECT or WRONG.")
 	f2 := writeFile(t, "b.tmpl", "B asks: {{.Question}} gold={{.Gold}} answer={{.Prediction}}; reply in json with a label.")
 	ra, rb := &recorder{Model: scripted{Model: llm.NewOffline(), text: "CORRECT"}}, &recorder{Model: scripted{Model: llm.NewOffline(), text: `{"label":"WRONG","reason":"no"}`}}
-	ja, err := Parse("a,prompt="+f1, Deps{DefaultModel: ra})
-	if err == nil {
+	if _, err := Parse("a,prompt="+f1, Deps{DefaultModel: ra}); err == nil {
 		t.Fatalf("kind %q should be unknown", "a")
 	}
-	ja, err = Parse("llm,name=a,prompt="+f1, Deps{DefaultModel: ra})
+	ja, err := Parse("llm,name=a,prompt="+f1, Deps{DefaultModel: ra})
 	if err != nil {
 		t.Fatal(err)
 	}

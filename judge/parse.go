@@ -47,7 +47,7 @@ var judgeKeys = map[string]bool{"name": true, "prompt": true, "threshold": true,
 func Parse(spec string, deps Deps) (Judge, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
-		return nil, fmt.Errorf("--judge: empty value; use one of %s, NAME=BACKEND:MODEL or name=...,backend=...,model=...", strings.Join(Known(), ", "))
+		return nil, fmt.Errorf("--judge: empty value; use one of %s, NAME=BACKEND:MODEL or name=N,backend=B,model=M", strings.Join(Known(), ", "))
 	}
 	parts := strings.Split(spec, ",")
 	kind := ""
@@ -199,7 +199,7 @@ func ParseAll(specs []string, deps Deps) ([]Judge, error) {
 			return nil, err
 		}
 		if prev, dup := seen[j.Name()]; dup {
-			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them name=...", prev, s, j.Name())
+			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them its own name=N", prev, s, j.Name())
 		}
 		seen[j.Name()] = s
 		out = append(out, j)

@@ -130,6 +130,7 @@ func (o *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	if reasoningModel(o.cfg.Model) {
 		cr.MaxCompletionTokens = req.MaxTokens
 	} else {
+		//lint:ignore SA1019 vLLM, llama.cpp and Ollama read max_tokens; only reasoning models need max_completion_tokens
 		cr.MaxTokens = req.MaxTokens
 	}
 	if req.JSON {
@@ -171,6 +172,7 @@ func (o *OpenAI) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	if reasoningModel(o.cfg.Model) {
 		cr.MaxCompletionTokens = 1
 	} else {
+		//lint:ignore SA1019 vLLM, llama.cpp and Ollama read max_tokens; only reasoning models need max_completion_tokens
 		cr.MaxTokens = 1
 	}
 	resp, err := o.call(ctx, cr)

@@ -71,7 +71,7 @@ func BuildJudges(specs []string, deps llm.BuildDeps) ([]Judge, error) {
 			return nil, err
 		}
 		if prev, dup := seen[name]; dup {
-			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them name=...", prev, s, name)
+			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them its own name=N", prev, s, name)
 		}
 		seen[name] = s
 		d := deps

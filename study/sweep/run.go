@@ -176,9 +176,7 @@ func (r *Result) Table() *report.Table {
 	t.Header = []string{"system"}
 	t.Header = append(t.Header, r.Keys...)
 	t.Header = append(t.Header, "n")
-	for _, j := range r.Judges {
-		t.Header = append(t.Header, j)
-	}
+	t.Header = append(t.Header, r.Judges...)
 	t.Header = append(t.Header, "ctx tokens", "build in", "build out", "run")
 	for _, row := range r.Rows {
 		cells := []any{row.System}

@@ -49,7 +49,6 @@ func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
 	}
 	type out struct {
 		links    []Link
-		rejected []Link
 		failure  *Failure
 		calls    int
 		repaired bool
