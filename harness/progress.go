@@ -21,7 +21,7 @@ type progress struct {
 
 func newProgress(total, conversations int, quiet bool, w io.Writer) *progress {
 	f, ok := w.(*os.File)
-	if quiet || total == 0 || !ok || !term.IsTerminal(int(f.Fd())) || os.Getenv("CI") != "" {
+	if quiet || total == 0 || !ok || !term.IsTerminal(int(f.Fd())) {
 		return &progress{}
 	}
 	p := &progress{totalBuild: conversations}

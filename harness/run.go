@@ -232,7 +232,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	} else if done.answers > 0 {
 		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.Cfg.ID(), total)
 	}
-	bar := newProgress(total, len(p.Data.Conversations), p.Cfg.Quiet, p.log)
+	bar := newProgress(total, len(p.Data.Conversations), p.Cfg.Quiet || p.Cfg.Host.CI, p.log)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Cfg.Concurrency)
 	for _, conv := range p.Data.Conversations {

@@ -60,6 +60,8 @@ type Host struct {
 	// Embedder is MEMBENCH_EMBEDDER ("", "hashed" or "use-lite"), used
 	// when the config names no embedder.
 	Embedder string
+	// CI is true when the CI variable is set: no progress bar.
+	CI bool
 }
 
 // CacheDir is where the LLM and embedding caches live: HOME/cache, or

@@ -15,7 +15,7 @@ import (
 // (datasets, models, caches).
 const Home = "MEMBENCH_HOME"
 
-// Host returns what MEMBENCH_HOME and MEMBENCH_EMBEDDER say.
+// Host returns what MEMBENCH_HOME, MEMBENCH_EMBEDDER and CI say.
 func Host() runlog.Host {
-	return runlog.Host{Home: os.Getenv(Home), Embedder: os.Getenv(embedder.EnvEmbedder)}
+	return runlog.Host{Home: os.Getenv(Home), Embedder: os.Getenv(embedder.EnvEmbedder), CI: os.Getenv("CI") != ""}
 }
