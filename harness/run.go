@@ -55,6 +55,7 @@ type Prepared struct {
 	Dir      string
 	log      io.Writer
 	manifest runlog.Manifest
+	tx       *runlog.TranscriptWriter // nil with --no-transcripts
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
@@ -219,6 +220,12 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		defer a.Close()
 		files[n] = a
 	}
+	if !p.Cfg.NoTranscripts {
+		if p.tx, err = runlog.OpenTranscripts(filepath.Join(p.Dir, runlog.TranscriptsFile)); err != nil {
+			return nil, err
+		}
+		defer p.tx.Close()
+	}
 	total := 0
 	for _, c := range p.Data.Conversations {
 		for _, q := range c.Questions {
@@ -345,7 +352,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	// Judging answers from an earlier attempt needs no memory.
 	for _, q := range needJudge {
-		if err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[runlog.JudgmentsFile]); err != nil {
+		if err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[runlog.JudgmentsFile], nil); err != nil {
 			return err
 		}
 		bar.Add(1)
@@ -434,6 +441,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	if err != nil {
 		return err
 	}
+	answerStart := time.Now()
 	res, err := answer.Answer(ctx, p.Res.answer(meter), tmpl, conv, q, c)
 	if err != nil {
 		return fmt.Errorf("answer: %w", err)
@@ -447,15 +455,39 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	// Judge before recording the answer: a question counts as answered only
 	// once its judgments are written too, so an interruption never leaves an
 	// answer that resume would not judge.
-	if err := p.judgeOne(ctx, judges, q, res.Prediction, nil, files[runlog.JudgmentsFile]); err != nil {
+	tr := transcript(rec, c, res, time.Since(answerStart).Seconds())
+	if err := p.judgeOne(ctx, judges, q, res.Prediction, nil, files[runlog.JudgmentsFile], tr); err != nil {
 		return err
+	}
+	if p.tx != nil {
+		if err := p.tx.Write(*tr); err != nil {
+			return err
+		}
 	}
 	return files[runlog.AnswersFile].Write(a)
 }
 
-func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, q *datasets.Question, pred string, have map[string]bool, out *runlog.Appender) error {
+// transcript is the question's transcript so far (retrieval and answer).
+func transcript(rec runlog.RetrievalRecord, c *systems.Context, res answer.Result, answerSecs float64) *runlog.Transcript {
+	return &runlog.Transcript{
+		QuestionID: rec.QuestionID, ConversationID: rec.ConversationID, System: rec.System,
+		Items: c.Items, Candidates: c.Candidates, Notes: c.Notes, Context: c.Rendered, ContextTokens: c.Tokens,
+		RetrieveSeconds: rec.Seconds,
+		Answer:          runlog.Call{Messages: res.Messages, Raw: res.Raw, Usage: res.Usage, Cached: res.Cached, Seconds: answerSecs},
+	}
+}
+
+// judgeOne judges and logs; with tr non-nil each judge's request, reply
+// and verdict go into the transcript too.
+func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, q *datasets.Question, pred string, have map[string]bool, out *runlog.Appender, tr *runlog.Transcript) error {
 	s := judge.Sample{Question: q, Prediction: pred}
-	return judging.Sample(ctx, judges, s, p.Cfg.System, have, func(j runlog.Judgment) error { return out.Write(j) })
+	return judging.Each(ctx, judges, s, p.Cfg.System, have, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
+		if tr != nil {
+			tr.Judges = append(tr.Judges, runlog.JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason,
+				Call: runlog.Call{Messages: v.Request, Raw: v.Raw, Usage: v.Usage, Cached: v.Cached, Seconds: secs}})
+		}
+		return out.Write(j)
+	})
 }
 
 func refs(items []systems.Item) []runlog.ItemRef {

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
 )
 
 // Sample is what a judge sees of one answered question.
@@ -29,6 +30,11 @@ type Verdict struct {
 	Score   float64 // 0..1: the metric's value for metric judges, 0/1 for verdict judges
 	Reason  string
 	Raw     string // the model's raw reply, for model judges
+	// Request and Usage are the model judge's request messages and its
+	// cost, for the run's transcripts (nil and zero for metrics).
+	Request []llm.Message
+	Usage   llm.Usage
+	Cached  bool
 }
 
 // Judge scores one sample.

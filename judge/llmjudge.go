@@ -149,7 +149,7 @@ func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("judge %s, question %s: %w", j.name, q.ID, err)
 	}
-	out := Verdict{Raw: resp.Text}
+	out := Verdict{Raw: resp.Text, Request: msgs, Usage: resp.Usage, Cached: resp.Cached}
 	v, err := ParseReply(resp.Text)
 	if err != nil {
 		return out, &UnparsedError{Judge: j.name, QuestionID: q.ID, Raw: resp.Text}

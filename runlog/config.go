@@ -44,6 +44,8 @@ type Config struct {
 	Concurrency int    `json:"-" yaml:"concurrency"`
 	NoCache     bool   `json:"-" yaml:"no_cache"`
 	Quiet       bool   `json:"-" yaml:"quiet"`
+	// NoTranscripts skips transcripts.jsonl.gz (they change no other output).
+	NoTranscripts bool `json:"-" yaml:"no_transcripts"`
 
 	// Host is what the process environment says; the command line fills it.
 	Host Host `json:"-" yaml:"-"`

@@ -39,6 +39,10 @@ type Result struct {
 	Usage      llm.Usage `json:"usage"`
 	Cached     bool      `json:"cached,omitempty"`
 	PromptSHA  string    `json:"prompt_sha256"`
+	// Messages and Raw are the request and the reply before trimming, for
+	// the run's transcripts.
+	Messages []llm.Message `json:"-"`
+	Raw      string        `json:"-"`
 }
 
 // Answer asks the model to answer q from ctx with the answer template tmpl
@@ -56,5 +60,5 @@ func Answer(c context.Context, model llm.Model, tmpl *prompts.Template, conv *da
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Prediction: strings.TrimSpace(resp.Text), Usage: resp.Usage, Cached: resp.Cached, PromptSHA: llm.HashMessages(msgs)}, nil
+	return Result{Prediction: strings.TrimSpace(resp.Text), Usage: resp.Usage, Cached: resp.Cached, PromptSHA: llm.HashMessages(msgs), Messages: msgs, Raw: resp.Text}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -106,15 +107,22 @@ func (b *Builder) Close() {
 // Sample runs every judge whose name is not in have on s and writes one
 // record per judge, with the run's system and the question's id.
 func Sample(ctx context.Context, judges []judge.Judge, s judge.Sample, system string, have map[string]bool, write func(runlog.Judgment) error) error {
+	return Each(ctx, judges, s, system, have, func(j runlog.Judgment, _ judge.Verdict, _ float64) error { return write(j) })
+}
+
+// Each is Sample handing write the full verdict (with a model judge's
+// request) and the judge's wall time too, for the run's transcripts.
+func Each(ctx context.Context, judges []judge.Judge, s judge.Sample, system string, have map[string]bool, write func(j runlog.Judgment, v judge.Verdict, seconds float64) error) error {
 	for _, j := range judges {
 		if have[j.Name()] {
 			continue
 		}
+		start := time.Now()
 		v, err := j.Judge(ctx, s)
 		if err != nil {
 			return fmt.Errorf("judge %s: %w", j.Name(), err)
 		}
-		if err := write(runlog.NewJudgment(s.Question.ID, system, j.Name(), v)); err != nil {
+		if err := write(runlog.NewJudgment(s.Question.ID, system, j.Name(), v), v, time.Since(start).Seconds()); err != nil {
 			return err
 		}
 	}

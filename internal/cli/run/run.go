@@ -85,6 +85,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 			set("cache-dir", func() { base.CacheDir = cfg.CacheDir })
 			set("concurrency", func() { base.Concurrency = cfg.Concurrency })
 			set("no-cache", func() { base.NoCache = cfg.NoCache })
+			set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
 			if f.Changed("turn-step") {
 				base.TurnStep = turnStep
 			}
@@ -137,6 +138,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.StringVar(&cfg.AnswerModel, "answer-model", "", "model spec for answering")
 	f.StringVar(&cfg.DecideModel, "decide-model", "", "model spec for relevance decisions (needs logprobs)")
 	f.StringVar(&cfg.JudgeModel, "judge-model", "", "model spec for the llm judge")
+	f.BoolVar(&cfg.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
 	f.StringArrayVar(&cfg.Judges, "judge", nil, "judge (repeatable): llm, lexical, f1, bleu1, em, or name=X,backend=openai,model=M,base-url=U,prompt=FILE (default: llm, f1, bleu1)")
 	f.StringVar(&cfg.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")
 	f.StringVar(&cfg.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge)")

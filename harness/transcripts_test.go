@@ -1,0 +1,85 @@
+package harness_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
+)
+
+// Every answered question has a transcript holding what the answer model
+// read (the context whose hash answers.jsonl logs), its raw reply, and each
+// judge's verdict, with the request for model judges.
+func TestTranscriptsHoldWhatTheModelsRead(t *testing.T) {
+	cfg := testConfig(t, "turns-rerank")
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	dir := cfg.WithDefaults().Dir()
+	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trs, err := runlog.ReadTranscripts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trs) != len(answers) || len(trs) == 0 {
+		t.Fatalf("%d transcripts for %d answers", len(trs), len(answers))
+	}
+	by := map[string]runlog.Transcript{}
+	for _, tr := range trs {
+		by[tr.QuestionID] = tr
+	}
+	cands := 0
+	for _, a := range answers {
+		tr, ok := by[a.QuestionID]
+		if !ok {
+			t.Fatalf("no transcript for %s", a.QuestionID)
+		}
+		if llm.HashText(tr.Context) != a.ContextSHA256 {
+			t.Fatalf("%s: transcript context is not the context the answer logged", a.QuestionID)
+		}
+		if strings.TrimSpace(tr.Answer.Raw) != a.Prediction || len(tr.Answer.Messages) == 0 || llm.HashMessages(tr.Answer.Messages) != a.PromptSHA256 {
+			t.Fatalf("%s: answer call %+v does not match the answer record", a.QuestionID, tr.Answer)
+		}
+		if tr.Context != "" && !strings.Contains(tr.Answer.Messages[len(tr.Answer.Messages)-1].Content, tr.Context) {
+			t.Fatalf("%s: the answer request does not contain the context", a.QuestionID)
+		}
+		for _, it := range tr.Items {
+			if it.Text == "" || len(it.Sources) == 0 {
+				t.Fatalf("%s: item without text or sources: %+v", a.QuestionID, it)
+			}
+		}
+		cands += len(tr.Candidates)
+		if len(tr.Judges) != len(runlog.DefaultJudges) {
+			t.Fatalf("%s: %d judges in the transcript", a.QuestionID, len(tr.Judges))
+		}
+		for _, j := range tr.Judges {
+			model := j.Judge == "llm"
+			if model != (len(j.Messages) > 0) || model != (j.Raw != "") {
+				t.Fatalf("%s: judge %s: request/reply %v/%q", a.QuestionID, j.Judge, j.Messages != nil, j.Raw)
+			}
+		}
+	}
+	if cands == 0 {
+		t.Fatal("turns-rerank logged no candidates in its transcripts")
+	}
+}
+
+func TestNoTranscripts(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	cfg.NoTranscripts = true
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.WithDefaults().Dir(), runlog.TranscriptsFile)); !os.IsNotExist(err) {
+		t.Fatalf("transcripts written with NoTranscripts: %v", err)
+	}
+}

@@ -1,0 +1,206 @@
+package runlog
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+)
+
+// TranscriptsFile holds one Transcript per answered question: everything
+// the answer model and the judges read and replied, for error analysis.
+// Each record is its own gzip member, so the file grows by appends and any
+// gzip reader reads it whole (members concatenate).
+const TranscriptsFile = "transcripts.jsonl.gz"
+
+// Transcript is what happened to one question, in full.
+type Transcript struct {
+	QuestionID     string `json:"question_id"`
+	ConversationID string `json:"conversation_id"`
+	System         string `json:"system"`
+	// Items are the retrieved items with their text, times and source
+	// turns; Candidates the candidate stage of two-stage selectors, with
+	// their scores (cosine, or ρ after the decision).
+	Items      []systems.Item `json:"items"`
+	Candidates []systems.Item `json:"candidates,omitempty"`
+	Notes      map[string]any `json:"notes,omitempty"`
+	// Context is the rendered context exactly as the answer prompt got it.
+	Context         string  `json:"context"`
+	ContextTokens   int     `json:"context_tokens"`
+	RetrieveSeconds float64 `json:"retrieve_seconds"`
+	Answer          Call    `json:"answer"`
+	Judges          []JudgeCall `json:"judges,omitempty"`
+}
+
+// Call is one model request and its raw reply.
+type Call struct {
+	Messages []llm.Message `json:"messages,omitempty"`
+	Raw      string        `json:"raw"`
+	Usage    llm.Usage     `json:"usage"`
+	Cached   bool          `json:"cached,omitempty"`
+	Seconds  float64       `json:"seconds"`
+}
+
+// JudgeCall is one judge's work on the question: the request and raw reply
+// for model judges (none for metrics), and the verdict it logged.
+type JudgeCall struct {
+	Judge   string  `json:"judge"`
+	Correct bool    `json:"correct"`
+	Score   float64 `json:"score"`
+	Reason  string  `json:"reason,omitempty"`
+	Call
+}
+
+// TranscriptWriter appends transcripts to a TranscriptsFile, one gzip
+// member per record, safe for concurrent use.
+type TranscriptWriter struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// OpenTranscripts opens path for appending. A member torn by an
+// interrupted writer is cut off first (as OpenAppend does for a torn line).
+func OpenTranscripts(path string) (*TranscriptWriter, error) {
+	good, _, err := scanMembers(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() > good {
+		if err := os.Truncate(path, good); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &TranscriptWriter{f: f}, nil
+}
+
+// Write appends t as one complete gzip member in one write, so a crash
+// loses at most this record and concurrent writers never interleave.
+func (w *TranscriptWriter) Write(t Transcript) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	zw.Write(b)
+	zw.Write([]byte{'\n'})
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err = w.f.Write(buf.Bytes())
+	return err
+}
+
+func (w *TranscriptWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.f.Close()
+}
+
+// ReadTranscripts reads a run directory's transcripts, the last one per
+// question winning. A missing file is empty; a torn last member is skipped.
+func ReadTranscripts(dir string) ([]Transcript, error) {
+	path := dir + string(os.PathSeparator) + TranscriptsFile
+	var out []Transcript
+	_, _, err := scanMembers(path, func(line []byte) error {
+		var t Transcript
+		if err := json.Unmarshal(line, &t); err != nil {
+			return err
+		}
+		out = append(out, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return LastBy(out, func(t Transcript) string { return t.QuestionID }), nil
+}
+
+// countingReader counts the bytes the gzip reader consumed; it is a
+// flate.Reader (ReadByte), so gzip reads through it without buffering
+// ahead and the count is exactly where each member ends.
+type countingReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+// scanMembers walks path member by member, handing each JSON line to fn
+// (when non-nil), and returns the offset after the last complete member
+// and the number of members. A truncated last member ends the walk; a
+// damaged member before the end is an error naming the file and offset.
+func scanMembers(path string, fn func([]byte) error) (good int64, n int, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	cr := &countingReader{r: bufio.NewReaderSize(f, 256<<10)}
+	var zr *gzip.Reader
+	for cr.n < st.Size() {
+		if zr == nil {
+			zr, err = gzip.NewReader(cr)
+		} else {
+			err = zr.Reset(cr)
+		}
+		if err == nil {
+			zr.Multistream(false)
+			var body []byte
+			body, err = io.ReadAll(zr)
+			if err == nil && fn != nil {
+				for _, line := range bytes.Split(body, []byte{'\n'}) {
+					if len(bytes.TrimSpace(line)) == 0 {
+						continue
+					}
+					if e := fn(line); e != nil {
+						return good, n, fmt.Errorf("%s: record %d: %v (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, n+1, e)
+					}
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				return good, n, nil // torn tail of an interrupted write
+			}
+			return good, n, fmt.Errorf("%s: damaged gzip member at byte %d: %v (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, good, err)
+		}
+		good = cr.n
+		n++
+	}
+	return good, n, nil
+}
