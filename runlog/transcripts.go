@@ -34,10 +34,10 @@ type Transcript struct {
 	Candidates []systems.Item `json:"candidates,omitempty"`
 	Notes      map[string]any `json:"notes,omitempty"`
 	// Context is the rendered context exactly as the answer prompt got it.
-	Context         string  `json:"context"`
-	ContextTokens   int     `json:"context_tokens"`
-	RetrieveSeconds float64 `json:"retrieve_seconds"`
-	Answer          Call    `json:"answer"`
+	Context         string      `json:"context"`
+	ContextTokens   int         `json:"context_tokens"`
+	RetrieveSeconds float64     `json:"retrieve_seconds"`
+	Answer          Call        `json:"answer"`
 	Judges          []JudgeCall `json:"judges,omitempty"`
 }
 
