@@ -136,6 +136,23 @@ func Summarize(dir string) (*Summary, error) {
 	return s, nil
 }
 
+// Group is the summary row the question is scored under: its LoCoMo
+// category name, else its LongMemEval type ("abstention" for _abs).
+func (a AnswerRecord) Group() string {
+	name := a.Type
+	switch {
+	case a.Category != 0:
+		name = datasets.CategoryName(a.Category)
+	case a.Abstains():
+		// LongMemEval's _abs questions are scored apart, as its paper does.
+		name = "abstention"
+	}
+	if name == "" {
+		name = "all"
+	}
+	return name
+}
+
 func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]float64, judges []string) ([]Group, Group) {
 	type acc struct {
 		g   Group
@@ -154,17 +171,7 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 	// Sum in question-id order so the same artifacts give the same bits.
 	for _, qid := range sortedKeys(ans) {
 		a := ans[qid]
-		name := a.Type
-		switch {
-		case a.Category != 0:
-			name = datasets.CategoryName(a.Category)
-		case a.Abstains():
-			// LongMemEval's _abs questions are scored apart, as its paper does.
-			name = "abstention"
-		}
-		if name == "" {
-			name = "all"
-		}
+		name := a.Group()
 		g := groups[name]
 		if g == nil {
 			g = &acc{g: Group{Name: name, Category: a.Category}, sum: map[string]float64{}, n: map[string]int{}}

@@ -94,7 +94,11 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 		return err
 	}
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	// A gzip writer's state is large; reusing them keeps a run's CPU
+	// overhead small.
+	zw := gzipPool.Get().(*gzip.Writer)
+	defer gzipPool.Put(zw)
+	zw.Reset(&buf)
 	zw.Write(b)
 	zw.Write([]byte{'\n'})
 	if err := zw.Close(); err != nil {
@@ -105,6 +109,11 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 	_, err = w.f.Write(buf.Bytes())
 	return err
 }
+
+var gzipPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	return zw
+}}
 
 func (w *TranscriptWriter) Close() error {
 	w.mu.Lock()

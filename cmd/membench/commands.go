@@ -20,6 +20,7 @@ import (
 	"github.com/membench/membench/internal/cli/score"
 	clisweep "github.com/membench/membench/internal/cli/sweep"
 	"github.com/membench/membench/internal/cli/systemscmd"
+	cliview "github.com/membench/membench/internal/cli/view"
 
 	// Registrations: systems, judges' and answerer's offline heuristics.
 	_ "github.com/membench/membench/internal/answer"
@@ -44,6 +45,7 @@ func commands() []*cobra.Command {
 		judgecmd.NewCmd(),
 		cligrade.NewCmd(),
 		cliprereg.NewCmd(),
+		cliview.NewCmd(),
 	}
 }
 

@@ -1,0 +1,145 @@
+// Package view is `membench view`: a local web app over run directories,
+// or one self-contained HTML file with --export.
+package view
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/membench/membench/internal/cli/clienv"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/study/view"
+)
+
+// NewCmd returns the view command.
+func NewCmd() *cobra.Command {
+	var (
+		runs    []string
+		results string
+		port    int
+		open    bool
+		export  string
+	)
+	c := &cobra.Command{
+		Use:   "view",
+		Short: "Look at runs question by question in the browser (local web app or one HTML file)",
+		Long: `Serve a local web app on 127.0.0.1 over one or more runs: the runs with
+their manifest facts, per-category scores with 95% intervals and costs; a
+question browser (filter by category, each judge's verdict, judge
+disagreement, abstention, text; sort; paginate); each question's
+conversation with the evidence turns highlighted and the retrieved ones
+marked, the candidates with their scores, the context as the answer model
+read it, the answer, the gold and every judge's verdict and reason; two runs
+side by side (McNemar's four cells, each a list of questions, and the two
+contexts next to each other); and the cost panel.
+
+Contexts, requests and replies come from transcripts.jsonl.gz, which runs
+write since transcripts exist; older runs show scores and verdicts only.
+
+With no --run it lists the runs under --results. --export FILE.html writes
+the same views as one self-contained file instead of serving them.`,
+		Example: `  membench view
+  membench view --run results/locomo-turns-cosine-38aea13737
+  membench view --run results/A --run results/B --open
+  membench view --run results/A --run results/B --export ab.html`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			if len(runs) == 0 {
+				list, err := view.ListRuns(results)
+				if err != nil {
+					return clierr.Bad("--results %s: %v (give the directory holding the runs, or --run DIR)", results, err)
+				}
+				if len(list) == 0 {
+					fmt.Fprintf(out, "no runs under %s; make one with `membench run`, or pass --run DIR\n", results)
+					return nil
+				}
+				fmt.Fprintf(out, "runs under %s (open one with: membench view --run DIR [--run DIR2]):\n", results)
+				for _, r := range list {
+					fmt.Fprintf(out, "  %s  %s  %s  %s\n", r[0], r[1], r[2], r[3])
+				}
+				return nil
+			}
+			dirs, err := runlog.FindRuns(runs)
+			if err != nil {
+				return clierr.AsBad(err)
+			}
+			b, err := view.Build(dirs, view.Options{Home: clienv.Host().Home})
+			if err != nil {
+				return clierr.AsBad(err)
+			}
+			enc, err := view.Encode(b)
+			if err != nil {
+				return err
+			}
+			if export != "" {
+				if err := os.MkdirAll(filepath.Dir(export), 0o755); err != nil {
+					return clierr.Bad("--export %s: %v", export, err)
+				}
+				f, err := os.CreateTemp(filepath.Dir(export), ".view-*.html")
+				if err != nil {
+					return clierr.Bad("--export %s: %v", export, err)
+				}
+				if err := enc.Export(f); err != nil {
+					f.Close()
+					os.Remove(f.Name())
+					return err
+				}
+				f.Close()
+				os.Chmod(f.Name(), 0o644)
+				if err := os.Rename(f.Name(), export); err != nil {
+					return err
+				}
+				st, _ := os.Stat(export)
+				fmt.Fprintf(out, "wrote %s (%d runs, %.1f MB)\n", export, len(dirs), float64(st.Size())/1e6)
+				return nil
+			}
+			ln, err := view.Listen(port)
+			if err != nil {
+				return clierr.AsBad(err)
+			}
+			url := "http://" + ln.Addr().String() + "/"
+			fmt.Fprintf(out, "membench view: %d run(s) at %s (Ctrl-C to stop)\n", len(dirs), url)
+			if open {
+				if err := openBrowser(url); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "--open: %v; open %s yourself\n", err, url)
+				}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return enc.Serve(ctx, ln)
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&runs, "run", nil, "run directory (repeatable; the first is A, the second B in the side-by-side view)")
+	f.StringVar(&results, "results", "results", "directory whose runs are listed when no --run is given")
+	f.IntVar(&port, "port", 0, "port on 127.0.0.1 (0 = a free one)")
+	f.BoolVar(&open, "open", false, "open the page in the default browser")
+	f.StringVar(&export, "export", "", "write one self-contained HTML file instead of serving")
+	return c
+}
+
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}

@@ -1,0 +1,520 @@
+// membench view: renders the run bundle in the browser. Routes live in the
+// URL hash so the served app and the exported file behave the same.
+(function () {
+  "use strict";
+  var B = null; // the bundle
+  var PAGE = 50;
+  var app = document.getElementById("app");
+
+  // h builds an element; text always goes through textContent.
+  function h(tag, attrs) {
+    var el = document.createElement(tag);
+    if (attrs) {
+      for (var k in attrs) {
+        var v = attrs[k];
+        if (v === null || v === undefined || v === false) continue;
+        if (k === "class") el.className = v;
+        else if (k === "text") el.textContent = v;
+        else if (k.slice(0, 2) === "on") el.addEventListener(k.slice(2), v);
+        else el.setAttribute(k, v === true ? "" : v);
+      }
+    }
+    for (var i = 2; i < arguments.length; i++) add(el, arguments[i]);
+    return el;
+  }
+  function add(el, c) {
+    if (arguments.length > 2) { for (var i = 1; i < arguments.length; i++) add(el, arguments[i]); return; }
+    if (c === null || c === undefined || c === false) return;
+    if (Array.isArray(c)) { c.forEach(function (x) { add(el, x); }); return; }
+    el.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
+  }
+  function link(href, text, attrs) { attrs = attrs || {}; attrs.href = href; return h("a", attrs, text); }
+  function fmt(x, d) { return (x === undefined || x === null) ? "" : Number(x).toFixed(d === undefined ? 1 : d); }
+  function int(x) { return Number(x || 0).toLocaleString("en-US"); }
+  function enc(s) { return encodeURIComponent(s); }
+
+  // ---------- loading ----------
+  function decodeBundle(el) {
+    var s = el.textContent.trim().replace(/-/g, "+").replace(/_/g, "/");
+    while (s.length % 4) s += "=";
+    var bin = atob(s), u = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    var stream = new Blob([u]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  function load() {
+    var el = document.getElementById("bundle");
+    if (el) return decodeBundle(el);
+    return fetch("data.json").then(function (r) {
+      if (!r.ok) throw new Error("data.json: HTTP " + r.status);
+      return r.json();
+    });
+  }
+  function index() {
+    B.runs.forEach(function (r) {
+      r.byId = {};
+      r.qs.forEach(function (q) { r.byId[q.id] = q; });
+      r.groups = [];
+      r.qs.forEach(function (q) { if (r.groups.indexOf(q.group) < 0) r.groups.push(q.group); });
+    });
+  }
+
+  // ---------- routing ----------
+  function parseHash() {
+    var raw = location.hash.replace(/^#/, "") || "/";
+    var qi = raw.indexOf("?");
+    var path = qi < 0 ? raw : raw.slice(0, qi);
+    var params = {};
+    if (qi >= 0) raw.slice(qi + 1).split("&").forEach(function (kv) {
+      if (!kv) return;
+      var i = kv.indexOf("=");
+      params[decodeURIComponent(i < 0 ? kv : kv.slice(0, i))] = i < 0 ? "" : decodeURIComponent(kv.slice(i + 1));
+    });
+    return { parts: path.split("/").filter(Boolean).map(decodeURIComponent), params: params };
+  }
+  function hashOf(parts, params) {
+    var q = [];
+    for (var k in params) if (params[k] !== "" && params[k] !== undefined && params[k] !== null) q.push(enc(k) + "=" + enc(params[k]));
+    return "#/" + parts.map(enc).join("/") + (q.length ? "?" + q.join("&") : "");
+  }
+  function render() {
+    var r = parseHash(), p = r.parts;
+    var started = performance.now();
+    try {
+      if (p[0] === "q" && p.length === 2) browse(+p[1], r.params);
+      else if (p[0] === "question" && p.length === 3) question(+p[1], p[2]);
+      else if (p[0] === "ab" && p.length === 3) ab(+p[1], +p[2], r.params);
+      else if (p[0] === "pair" && p.length === 4) pair(+p[1], +p[2], p[3]);
+      else if (p[0] === "costs") costs();
+      else runs();
+    } catch (e) {
+      app.textContent = "";
+      add(app, h("div", { class: "note" }, "Cannot show this page: " + e.message));
+    }
+    document.body.setAttribute("data-rendered-ms", String(Math.round(performance.now() - started)));
+    document.body.setAttribute("data-route", p.join("/") || "runs");
+  }
+  function nav() {
+    var n = document.getElementById("nav");
+    n.textContent = "";
+    add(n, link("#/", "Runs"), " · ");
+    B.runs.forEach(function (r, i) { add(n, link("#/q/" + i, "Questions " + label(i)), " · "); });
+    if (B.runs.length > 1) add(n, link("#/ab/0/1", "A/B"), " · ");
+    add(n, link("#/costs", "Costs"));
+  }
+  function label(i) { return String.fromCharCode(65 + (i % 26)) + (i >= 26 ? i : "") + ": " + B.runs[i].system; }
+  function run(i) {
+    var r = B.runs[i];
+    if (!r) throw new Error("no run #" + i + " (this view has " + B.runs.length + ")");
+    return r;
+  }
+
+  // ---------- runs ----------
+  function scoreTable(r, i) {
+    var head = h("tr", null, h("th", null, "group"), h("th", { class: "num" }, "n"));
+    r.judges.forEach(function (j) {
+      head.appendChild(h("th", { class: "num", title: j.desc || "" }, j.name + (j.metric ? " (mean)" : " (acc.)")));
+    });
+    var body = r.table.map(function (row) {
+      var tr = h("tr", null,
+        h("td", null, row.name === "overall" ? h("b", null, "overall") : link(hashOf(["q", i], { group: row.name }), row.name)),
+        h("td", { class: "num" }, row.n));
+      r.judges.forEach(function (j) {
+        var c = row.cells[j.name];
+        tr.appendChild(h("td", { class: "num" }, c ? [fmt(c.v), " ", h("span", { class: "ci" }, "[" + fmt(c.lo) + "–" + fmt(c.hi) + "]" + (c.n < row.n ? " n=" + c.n : ""))] : "—"));
+      });
+      return tr;
+    });
+    return h("table", { class: "scores" }, h("thead", null, head), h("tbody", null, body));
+  }
+  function costTable(r) {
+    var rows = r.costs.map(function (c) {
+      return h("tr", null, h("td", null, c.stage), h("td", { class: "num" }, int(c.calls)), h("td", { class: "num" }, int(c.cached)),
+        h("td", { class: "num" }, int(c.in)), h("td", { class: "num" }, int(c.out)), h("td", { class: "num" }, fmt(c.seconds, 2)));
+    });
+    return h("table", { class: "costs" },
+      h("tr", null, h("th", null, "stage"), h("th", { class: "num" }, "calls"), h("th", { class: "num" }, "cached"),
+        h("th", { class: "num" }, "input tokens"), h("th", { class: "num" }, "output tokens"), h("th", { class: "num" }, "seconds")), rows);
+  }
+  function runs() {
+    app.textContent = "";
+    add(app, h("p", { class: "muted" }, B.runs.length + " run(s), bundle made " + B.generated + ". Scores ×100 with 95% intervals: Wilson for verdict judges' accuracy, a bootstrap over conversations for metric judges' means. Click a group to browse its questions."));
+    B.runs.forEach(function (r, i) {
+      var card = h("div", { class: "card run", id: "run-" + i },
+        h("h2", null, label(i), " ", h("span", { class: "muted" }, r.id)),
+        r.notes ? r.notes.map(function (n) { return h("div", { class: "note" }, n); }) : null,
+        h("table", { class: "facts" }, r.facts.map(function (f) { return h("tr", null, h("td", null, f[0]), h("td", null, f[1])); })),
+        h("h3", null, "Scores by category"), scoreTable(r, i),
+        h("h3", null, "Costs"), costTable(r),
+        h("p", null, link("#/q/" + i, "Browse the " + r.qs.length + " questions →")));
+      add(app, card);
+    });
+    if (B.pairs.length) {
+      add(app, h("h2", null, "Side by side"));
+      var seen = {};
+      B.pairs.forEach(function (p) {
+        var k = p.a + "/" + p.b;
+        if (seen[k]) return;
+        seen[k] = 1;
+        add(app, h("p", null, link("#/ab/" + k, label(p.a) + " vs " + label(p.b))));
+      });
+    }
+  }
+
+  // ---------- question browser ----------
+  function verdictBadges(r, q) {
+    return r.judges.map(function (j) {
+      var v = q.v[j.name];
+      if (!v) return h("span", { class: "badge muted" }, j.name + " —");
+      return h("span", { class: "badge " + (v.c ? "ok" : "bad"), title: v.r || "" }, j.name + " " + (v.c ? "✓" : "✗") + (j.metric ? " " + fmt(100 * v.s, 0) : ""));
+    });
+  }
+  function disagree(r, q) {
+    var seen = {};
+    r.judges.forEach(function (j) { var v = q.v[j.name]; if (v) seen[v.c] = 1; });
+    return seen["true"] && seen["false"];
+  }
+  function filterQs(r, f) {
+    var text = (f.text || "").toLowerCase();
+    var out = r.qs.filter(function (q) {
+      if (f.group && q.group !== f.group) return false;
+      if (f.abs === "only" && !q.abs) return false;
+      if (f.abs === "none" && q.abs) return false;
+      if (f.dis === "1" && !disagree(r, q)) return false;
+      for (var ji = 0; ji < r.judges.length; ji++) {
+        var want = f["j." + r.judges[ji].name];
+        if (!want) continue;
+        var v = q.v[r.judges[ji].name];
+        if (!v || (want === "correct") !== v.c) return false;
+      }
+      if (text && (q.id + "\n" + q.q + "\n" + q.gold + "\n" + q.pred).toLowerCase().indexOf(text) < 0) return false;
+      return true;
+    });
+    var key = f.sort || "id";
+    var primary = r.primary;
+    var cmp = {
+      id: null,
+      group: function (a, b) { return a.cat - b.cat || (a.group < b.group ? -1 : a.group > b.group ? 1 : 0); },
+      "tokens-desc": function (a, b) { return b.tok - a.tok; },
+      "tokens-asc": function (a, b) { return a.tok - b.tok; },
+      "score-asc": function (a, b) { return ((a.v[primary] || {}).s || 0) - ((b.v[primary] || {}).s || 0); },
+      "recall-asc": function (a, b) { return rec(a) - rec(b); }
+    }[key];
+    if (cmp) out = out.slice().sort(cmp);
+    return out;
+  }
+  function rec(q) { return q.ev && q.ev.length ? q.hit / q.ev.length : 2; }
+  function browse(i, f) {
+    var r = run(i);
+    var existing = document.getElementById("browser");
+    if (!existing || existing.getAttribute("data-run") !== String(i)) {
+      app.textContent = "";
+      add(app, h("h2", null, "Questions of " + label(i)), h("div", { id: "browser", "data-run": String(i) },
+        controls(r, i, f), h("div", { id: "results" })));
+    } else syncControls(r, f);
+    results(r, i, f);
+  }
+  function setParam(i, k, v) {
+    var f = parseHash().params;
+    f[k] = v;
+    if (k !== "page") delete f.page;
+    // replaceState keeps the text box focused: only the results re-render.
+    history.replaceState(null, "", hashOf(["q", i], f));
+    results(run(i), i, f);
+  }
+  function sel(id, opts, value, onchange) {
+    var s = h("select", { id: id, onchange: function () { onchange(s.value); } },
+      opts.map(function (o) { return h("option", { value: o[0] }, o[1]); }));
+    s.value = value || "";
+    return s;
+  }
+  function controls(r, i, f) {
+    var box = h("div", { class: "controls" },
+      h("label", null, "category ", sel("f-group", [["", "all"]].concat(r.groups.map(function (g) { return [g, g]; })), f.group, function (v) { setParam(i, "group", v); })));
+    r.judges.forEach(function (j) {
+      add(box, h("label", null, j.name + " ", sel("f-j-" + j.name, [["", "any"], ["correct", "correct"], ["wrong", "wrong"]], f["j." + j.name], function (v) { setParam(i, "j." + j.name, v); })));
+    });
+    var dis = h("input", { type: "checkbox", id: "f-dis", onchange: function () { setParam(i, "dis", dis.checked ? "1" : ""); } });
+    dis.checked = f.dis === "1";
+    var timer = null;
+    var text = h("input", { type: "search", id: "f-text", placeholder: "question, gold or answer", value: f.text || "",
+      oninput: function () { clearTimeout(timer); timer = setTimeout(function () { setParam(i, "text", text.value); }, 120); } });
+    add(box,
+      h("label", null, dis, " judges disagree"),
+      h("label", null, "abstention ", sel("f-abs", [["", "any"], ["only", "only"], ["none", "leave out"]], f.abs, function (v) { setParam(i, "abs", v); })),
+      h("label", null, "text ", text),
+      h("label", null, "sort ", sel("f-sort", [["id", "question id"], ["group", "category"], ["score-asc", r.primary + " score, low first"],
+        ["tokens-desc", "context tokens, most first"], ["tokens-asc", "context tokens, fewest first"], ["recall-asc", "evidence recall, lowest first"]], f.sort || "id", function (v) { setParam(i, "sort", v); })));
+    return box;
+  }
+  function syncControls(r, f) {
+    var set = function (id, v) { var el = document.getElementById(id); if (el && el.value !== (v || "")) el.value = v || ""; };
+    set("f-group", f.group); set("f-abs", f.abs); set("f-sort", f.sort || "id");
+    r.judges.forEach(function (j) { set("f-j-" + j.name, f["j." + j.name]); });
+    var d = document.getElementById("f-dis"); if (d) d.checked = f.dis === "1";
+  }
+  function pager(total, page, go) {
+    var pages = Math.max(1, Math.ceil(total / PAGE));
+    return h("div", { class: "pager" },
+      h("button", { disabled: page <= 1, onclick: function () { go(page - 1); } }, "← prev"),
+      h("span", { class: "page-of" }, "page " + page + " of " + pages),
+      h("button", { disabled: page >= pages, onclick: function () { go(page + 1); } }, "next →"));
+  }
+  function results(r, i, f) {
+    var box = document.getElementById("results");
+    var qs = filterQs(r, f);
+    var pages = Math.max(1, Math.ceil(qs.length / PAGE));
+    var page = Math.min(Math.max(1, +f.page || 1), pages);
+    box.textContent = "";
+    var go = function (p) { setParam(i, "page", String(p)); };
+    add(box, h("p", { id: "count" }, qs.length + " of " + r.qs.length + " questions"), pager(qs.length, page, go));
+    var rows = qs.slice((page - 1) * PAGE, page * PAGE).map(function (q) {
+      return h("tr", { class: "qrow", "data-qid": q.id },
+        h("td", null, link("#/question/" + i + "/" + enc(q.id), q.id)),
+        h("td", null, q.group + (q.abs ? " (abstain)" : "")),
+        h("td", null, q.q), h("td", null, q.gold), h("td", null, q.pred),
+        h("td", null, verdictBadges(r, q)),
+        h("td", { class: "num" }, q.tok),
+        h("td", { class: "num" }, q.ev && q.ev.length ? q.hit + "/" + q.ev.length : "—"));
+    });
+    add(box, h("table", { id: "qtable" },
+      h("tr", null, ["id", "category", "question", "gold", "answer", "verdicts", "ctx tokens", "evidence"].map(function (t) { return h("th", null, t); })), rows),
+      pager(qs.length, page, go));
+  }
+
+  // ---------- question page ----------
+  function messages(msgs) {
+    if (!msgs || !msgs.length) return h("p", { class: "muted" }, "no request (not a model call)");
+    return msgs.map(function (m) { return h("div", null, h("b", null, m.role), h("pre", null, m.content)); });
+  }
+  function itemsTable(items, cls) {
+    if (!items || !items.length) return h("p", { class: "muted" }, "none");
+    return h("table", { class: cls },
+      h("tr", null, ["#", "id", "kind", "time", "speaker", "sources", "score", "text"].map(function (t) { return h("th", null, t); })),
+      items.map(function (it, k) {
+        return h("tr", null, h("td", { class: "num" }, k + 1), h("td", null, it.id), h("td", null, it.kind || ""),
+          h("td", null, (it.time || "").replace("T", " ").replace(/:00Z$|Z$/, "")), h("td", null, it.speaker || ""),
+          h("td", null, (it.sources || []).join(" ")), h("td", { class: "num" }, fmt(it.score, 3)), h("td", null, it.text));
+      }));
+  }
+  function verdictTable(r, q) {
+    var tx = q.tx || {};
+    var calls = {};
+    (tx.judges || []).forEach(function (j) { calls[j.judge] = j; });
+    return h("table", { id: "verdicts" },
+      h("tr", null, ["judge", "verdict", "score", "reason", "request and raw reply"].map(function (t) { return h("th", null, t); })),
+      r.judges.map(function (j) {
+        var v = q.v[j.name], c = calls[j.name];
+        if (!v) return h("tr", null, h("td", null, j.name), h("td", { colspan: "4", class: "muted" }, "not judged"));
+        var raw = c ? c.raw : v.raw;
+        return h("tr", { class: "verdict", "data-judge": j.name },
+          h("td", { title: j.desc || "" }, j.name),
+          h("td", { class: v.c ? "ok" : "bad" }, v.c ? "correct" : "wrong"),
+          h("td", { class: "num" }, fmt(v.s, 3)),
+          h("td", null, v.r || ""),
+          h("td", null, (c && c.messages && c.messages.length) || raw ? h("details", null, h("summary", null, c && c.seconds !== undefined ? fmt(c.seconds, 3) + " s" : "show"),
+            c ? messages(c.messages) : null, raw ? [h("b", null, "raw reply"), h("pre", null, raw)] : null) : h("span", { class: "muted" }, "metric")));
+      }));
+  }
+  function conversation(q, retrieved) {
+    var conv = B.convs[q.conv];
+    if (!conv) return h("p", { class: "muted" }, "the conversation text is not available (see the run's notes)");
+    var ev = {};
+    (q.ev || []).forEach(function (e) { ev[e] = 1; });
+    var box = h("div", { id: "conversation" },
+      h("p", { class: "legend" }, h("span", { class: "swatch evidence" }, "evidence"), h("span", { class: "swatch retrieved" }, "retrieved"),
+        h("span", { class: "swatch evidence retrieved" }, "evidence and retrieved"),
+        h("span", { class: "muted" }, "sessions holding neither are folded")));
+    var sessions = conv.sessions;
+    // Long haystacks (LongMemEval) are paginated by session; the first
+    // page shown is the one holding the first evidence turn.
+    var per = sessions.length > 30 ? 10 : sessions.length;
+    var hot = sessions.map(function (s) { return s.turns.some(function (t) { return ev[t[0]] || retrieved[t[0]]; }); });
+    var start = 0;
+    if (per < sessions.length) {
+      var first = -1;
+      sessions.forEach(function (s, k) { if (first < 0 && s.turns.some(function (t) { return ev[t[0]]; })) first = k; });
+      if (first < 0) first = hot.indexOf(true);
+      start = Math.max(0, first) - (Math.max(0, first) % per);
+    }
+    var list = h("div");
+    function show(from) {
+      list.textContent = "";
+      if (per < sessions.length) {
+        add(list, h("div", { class: "pager" },
+          h("button", { disabled: from === 0, onclick: function () { show(from - per); } }, "← sessions"),
+          "sessions " + (from + 1) + "–" + Math.min(sessions.length, from + per) + " of " + sessions.length,
+          h("button", { disabled: from + per >= sessions.length, onclick: function () { show(from + per); } }, "sessions →")));
+      }
+      sessions.slice(from, from + per).forEach(function (s, k) {
+        var d = h("details", { class: "session", open: hot[from + k] },
+          h("summary", null, h("b", null, s.id), " ", h("span", { class: "muted" }, s.date + " · " + s.turns.length + " turns")),
+          s.turns.map(function (t) {
+            var cls = "turn" + (ev[t[0]] ? " evidence" : "") + (retrieved[t[0]] ? " retrieved" : "");
+            return h("div", { class: cls, "data-turn": t[0] }, h("span", { class: "tid" }, t[0]), h("b", null, t[1] + ": "), t[2]);
+          }));
+        add(list, d);
+      });
+    }
+    show(start);
+    add(box, list);
+    return box;
+  }
+  function retrievedSet(q) {
+    var s = {};
+    if (q.tx && q.tx.items) q.tx.items.forEach(function (it) { (it.sources || []).forEach(function (x) { s[x] = 1; }); });
+    else (q.ret || []).forEach(function (x) { s[x] = 1; });
+    return s;
+  }
+  function question(i, qid) {
+    var r = run(i), q = r.byId[qid];
+    if (!q) throw new Error("run " + label(i) + " has no question " + qid);
+    var tx = q.tx;
+    app.textContent = "";
+    var others = [];
+    B.runs.forEach(function (o, k) {
+      if (k !== i && o.byId[qid]) others.push(h("span", null, link("#/question/" + k + "/" + enc(qid), "in " + label(k)), " (",
+        link("#/pair/" + Math.min(i, k) + "/" + Math.max(i, k) + "/" + enc(qid), "side by side"), ") "));
+    });
+    add(app,
+      h("p", null, link("#/q/" + i, "← questions of " + label(i)), others.length ? [" · ", others] : null),
+      h("h2", { id: "qtitle" }, q.id + " · " + q.group + (q.abs ? " · abstention expected" : "")),
+      h("table", { class: "facts" },
+        h("tr", null, h("td", null, "question"), h("td", { id: "qtext" }, q.q)),
+        h("tr", null, h("td", null, "gold"), h("td", { id: "gold" }, q.gold || "(none)")),
+        h("tr", null, h("td", null, "answer"), h("td", { id: "answer" }, h("b", null, q.pred))),
+        h("tr", null, h("td", null, "evidence"), h("td", null, (q.ev || []).join(" ") + (q.ev && q.ev.length ? "  (" + q.hit + " of " + q.ev.length + " retrieved)" : ""))),
+        tx ? h("tr", null, h("td", null, "time, tokens"), h("td", null,
+          "retrieve " + fmt(tx.retrieve_seconds, 3) + " s · answer " + fmt(tx.answer.seconds, 3) + " s, " +
+          int(tx.answer.usage.input_tokens) + " in / " + int(tx.answer.usage.output_tokens) + " out tokens" + (tx.answer.cached ? " (cached)" : "") +
+          " · context " + int(tx.context_tokens) + " tokens")) : null),
+      h("h3", null, "Verdicts"), verdictTable(r, q));
+    if (tx) {
+      add(app,
+        h("h3", null, "Context, as the answer model read it"), h("pre", { id: "context" }, tx.context || "(empty)"),
+        h("h3", null, "Retrieved items (" + (tx.items || []).length + ")"), itemsTable(tx.items, "items"),
+        tx.candidates && tx.candidates.length ? [h("h3", null, "Candidates of the first stage (" + tx.candidates.length + "), with their scores"), itemsTable(tx.candidates, "candidates")] : null,
+        tx.notes ? [h("h3", null, "System notes"), h("pre", null, JSON.stringify(tx.notes, null, 1))] : null,
+        h("details", { id: "answer-call" }, h("summary", null, h("b", null, "Answer request and raw reply")), messages(tx.answer.messages), h("b", null, "raw reply"), h("pre", null, tx.answer.raw)));
+    } else {
+      add(app, h("div", { class: "note", id: "context" }, "no transcript for this question: the context and requests were not saved (run made before transcripts, or with --no-transcripts)"));
+    }
+    add(app, h("h3", null, "Conversation"), conversation(q, retrievedSet(q)));
+    window.scrollTo(0, 0);
+  }
+
+  // ---------- A/B ----------
+  function pairsOf(a, b) { return B.pairs.filter(function (p) { return p.a === a && p.b === b; }); }
+  function ab(a, b, f) {
+    if (a > b) { var t = a; a = b; b = t; }
+    run(a); run(b);
+    var ps = pairsOf(a, b);
+    app.textContent = "";
+    add(app, h("h2", null, "A/B: " + label(a) + " vs " + label(b)));
+    if (B.runs.length > 2) {
+      var opts = [];
+      B.pairs.forEach(function (p) { var k = p.a + "/" + p.b; if (!opts.some(function (o) { return o[0] === k; })) opts.push([k, label(p.a) + " vs " + label(p.b)]); });
+      add(app, h("p", null, "pair ", sel("ab-pair", opts, a + "/" + b, function (v) { location.hash = "#/ab/" + v; })));
+    }
+    if (!ps.length) { add(app, h("div", { class: "note" }, "these runs share no judge")); return; }
+    var judge = f.judge || run(a).primary;
+    var p = ps.filter(function (x) { return x.judge === judge; })[0] || ps[0];
+    judge = p.judge;
+    add(app, h("p", null, "judge ", sel("ab-judge", ps.map(function (x) { return [x.judge, x.judge]; }), judge, function (v) { location.hash = hashOf(["ab", a, b], { judge: v }); })));
+    var cnt = function (c) { return p.cells[c].length; };
+    var cell = function (c, text) {
+      return h("td", { class: "cell" + (f.cell === c ? " sel" : ""), "data-cell": c, title: text },
+        link(hashOf(["ab", a, b], { judge: judge, cell: c }), String(cnt(c))));
+    };
+    var accA = 100 * (cnt("both") + cnt("a")) / (p.n || 1), accB = 100 * (cnt("both") + cnt("b")) / (p.n || 1);
+    add(app,
+      h("table", { id: "ab-cells" },
+        h("tr", null, h("th", null, ""), h("th", null, "B right"), h("th", null, "B wrong")),
+        h("tr", null, h("th", null, "A right"), cell("both", "both right"), cell("a", "only A right")),
+        h("tr", null, h("th", null, "A wrong"), cell("b", "only B right"), cell("neither", "neither right"))),
+      h("p", { id: "ab-stats" }, p.n + " paired questions · A " + fmt(accA) + "% · B " + fmt(accB) + "% · discordant: only A " + cnt("a") +
+        ", only B " + cnt("b") + " · McNemar exact p = " + (p.p < 1e-4 ? p.p.toExponential(2) : fmt(p.p, 4))),
+      h("p", { class: "muted" }, "A = " + run(a).id + ", B = " + run(b).id + ". Click a cell to list its questions."));
+    if (f.cell && p.cells[f.cell]) {
+      var ids = p.cells[f.cell];
+      var page = Math.min(Math.max(1, +f.page || 1), Math.max(1, Math.ceil(ids.length / PAGE)));
+      var go = function (pg) { location.hash = hashOf(["ab", a, b], { judge: judge, cell: f.cell, page: pg }); };
+      var ra = run(a), rb = run(b);
+      add(app, h("h3", null, { both: "Both right", a: "Only A right", b: "Only B right", neither: "Neither right" }[f.cell] + " (" + ids.length + ")"),
+        pager(ids.length, page, go),
+        h("table", { id: "ab-list" },
+          h("tr", null, ["id", "category", "question", "gold", "A answer", "B answer", ""].map(function (t) { return h("th", null, t); })),
+          ids.slice((page - 1) * PAGE, page * PAGE).map(function (id) {
+            var qa = ra.byId[id], qb = rb.byId[id];
+            return h("tr", { class: "abrow" }, h("td", null, id), h("td", null, qa.group), h("td", null, qa.q), h("td", null, qa.gold),
+              h("td", null, qa.pred), h("td", null, qb.pred), h("td", null, link("#/pair/" + a + "/" + b + "/" + enc(id), "side by side")));
+          })));
+    }
+  }
+  function pair(a, b, qid) {
+    var ra = run(a), rb = run(b), qa = ra.byId[qid], qb = rb.byId[qid];
+    if (!qa || !qb) throw new Error("question " + qid + " is not in both runs");
+    app.textContent = "";
+    add(app, h("p", null, link("#/ab/" + a + "/" + b, "← A/B")),
+      h("h2", null, qid + " · " + qa.group),
+      h("table", { class: "facts" }, h("tr", null, h("td", null, "question"), h("td", null, qa.q)), h("tr", null, h("td", null, "gold"), h("td", null, qa.gold || "(none)"))));
+    var side = function (k, r, q) {
+      return h("div", { class: "side", id: "side-" + (k === a ? "a" : "b") },
+        h("h3", null, (k === a ? "A · " : "B · ") + label(k)), h("p", null, "answer: ", h("b", null, q.pred)),
+        h("div", null, verdictBadges(r, q)),
+        h("p", null, link("#/question/" + k + "/" + enc(qid), "question page")),
+        h("pre", { class: "context" }, q.tx ? q.tx.context : "(no transcript)"));
+    };
+    add(app, h("div", { class: "cols" }, side(a, ra, qa), side(b, rb, qb)));
+  }
+
+  // ---------- costs ----------
+  function bars(rowsByRun, key, title) {
+    // A small horizontal bar chart, drawn as inline SVG.
+    var max = 0;
+    rowsByRun.forEach(function (x) { max = Math.max(max, x.value); });
+    var w = 520, rowH = 20, left = 200, hgt = rowsByRun.length * rowH + 24;
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("width", w); svg.setAttribute("height", hgt); svg.setAttribute("class", "chart-" + key);
+    var t = document.createElementNS(ns, "text"); t.setAttribute("x", 0); t.setAttribute("y", 12); t.textContent = title; svg.appendChild(t);
+    rowsByRun.forEach(function (x, k) {
+      var y = 20 + k * rowH;
+      var lab = document.createElementNS(ns, "text"); lab.setAttribute("x", 0); lab.setAttribute("y", y + 13); lab.textContent = x.label; svg.appendChild(lab);
+      var r = document.createElementNS(ns, "rect");
+      r.setAttribute("x", left); r.setAttribute("y", y + 2); r.setAttribute("height", rowH - 6);
+      r.setAttribute("width", max ? Math.max(1, (w - left - 90) * x.value / max) : 1); r.setAttribute("fill", "#3d7be0"); svg.appendChild(r);
+      var v = document.createElementNS(ns, "text"); v.setAttribute("x", left + (max ? (w - left - 90) * x.value / max : 0) + 4); v.setAttribute("y", y + 13);
+      v.textContent = x.text; svg.appendChild(v);
+    });
+    return svg;
+  }
+  function costs() {
+    app.textContent = "";
+    add(app, h("h2", null, "Costs"), h("p", { class: "muted" }, "Model use by stage from each run's costs.jsonl (every attempt, cached calls counted apart); latencies per question from the transcripts."));
+    var tok = [], secs = [];
+    B.runs.forEach(function (r, i) {
+      var build = 0, answer = 0, all = 0, s = 0;
+      r.costs.forEach(function (c) { all += c.in + c.out; s += c.seconds; if (c.stage === "build") build += c.in + c.out; if (c.stage === "answer") answer += c.in + c.out; });
+      tok.push({ label: label(i), value: all, text: int(all) + " (build " + int(build) + ", answer " + int(answer) + ")" });
+      secs.push({ label: label(i), value: s, text: fmt(s, 1) + " s" });
+      var lat = { r: [], a: [] };
+      r.qs.forEach(function (q) { if (q.tx) { lat.r.push(q.tx.retrieve_seconds); lat.a.push(q.tx.answer.seconds); } });
+      var mean = function (x) { return x.length ? x.reduce(function (p, c) { return p + c; }, 0) / x.length : 0; };
+      add(app, h("div", { class: "card" }, h("h3", null, label(i)), costTable(r),
+        lat.r.length ? h("p", null, "per question: retrieve " + fmt(mean(lat.r) * 1000, 1) + " ms, answer " + fmt(mean(lat.a) * 1000, 1) + " ms (mean over " + lat.r.length + " transcripts)") : null));
+    });
+    add(app, h("div", { class: "card", id: "cost-charts" }, bars(tok, "tokens", "model tokens, all stages"), h("br"), bars(secs, "seconds", "model-call seconds, all stages")));
+  }
+
+  load().then(function (b) {
+    B = b;
+    index();
+    nav();
+    window.addEventListener("hashchange", render);
+    render();
+    document.body.setAttribute("data-ready", "1");
+  }).catch(function (e) {
+    app.textContent = "Cannot load the runs: " + e.message;
+  });
+})();

@@ -1,0 +1,562 @@
+// Package view is `membench view`: a local web app (and a one-file HTML
+// export) for reading runs question by question: run facts and score
+// tables, a question browser, each question's conversation, context,
+// answer and verdicts, two runs side by side, and costs.
+//
+// Everything the pages show is one Bundle built from the run directories
+// through runlog (and datasets for the conversation text); the pages are
+// rendered in the browser by a small embedded script, so the server and the
+// exported file show the same views.
+package view
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/stats"
+)
+
+// Bundle is everything the pages show.
+type Bundle struct {
+	Generated string           `json:"generated"`
+	Runs      []*RunView       `json:"runs"`
+	Convs     map[string]*Conv `json:"convs"` // key: dataset sha prefix + "/" + conversation id
+	Pairs     []*Pair          `json:"pairs"`
+}
+
+// RunView is one run as the pages show it.
+type RunView struct {
+	ID       string      `json:"id"`
+	Dir      string      `json:"dir"`
+	System   string      `json:"system"`
+	Dataset  string      `json:"dataset"`
+	Offline  bool        `json:"offline"`
+	Complete bool        `json:"complete"`
+	Facts    [][2]string `json:"facts"`
+	Judges   []JudgeCol  `json:"judges"`
+	Primary  string      `json:"primary"`
+	Table    []Row       `json:"table"`
+	Costs    []CostRow   `json:"costs"`
+	Notes    []string    `json:"notes,omitempty"`
+	Qs       []*Q        `json:"qs"`
+}
+
+// JudgeCol is one judge column.
+type JudgeCol struct {
+	Name   string `json:"name"`
+	Metric bool   `json:"metric"`
+	Desc   string `json:"desc,omitempty"`
+}
+
+// Row is one line of the score table: a category (or type) or overall.
+type Row struct {
+	Name  string          `json:"name"`
+	N     int             `json:"n"`
+	Cells map[string]Cell `json:"cells"`
+}
+
+// Cell is a judge's score on a row with its 95% interval, ×100: Wilson
+// for verdict judges' accuracy, a conversation-cluster bootstrap for
+// metric judges' mean.
+type Cell struct {
+	V  float64 `json:"v"`
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	N  int     `json:"n"`
+}
+
+// CostRow is one stage's model use (from the run's summary).
+type CostRow struct {
+	Stage   string  `json:"stage"`
+	Calls   int     `json:"calls"`
+	Cached  int     `json:"cached"`
+	In      int     `json:"in"`
+	Out     int     `json:"out"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Q is one answered question of one run.
+type Q struct {
+	ID    string             `json:"id"`
+	Conv  string             `json:"conv"`
+	Cat   int                `json:"cat"`
+	Group string             `json:"group"`
+	Abs   bool               `json:"abs,omitempty"`
+	Text  string             `json:"q"`
+	Gold  string             `json:"gold"`
+	Pred  string             `json:"pred"`
+	Tok   int                `json:"tok"`
+	Ev    []string           `json:"ev,omitempty"`
+	Hit   int                `json:"hit"`
+	V     map[string]V       `json:"v"`
+	Ret   []string           `json:"ret,omitempty"` // source turns of the retrieved items
+	Tx    *runlog.Transcript `json:"tx,omitempty"`
+}
+
+// V is one judge's verdict.
+type V struct {
+	C bool    `json:"c"`
+	S float64 `json:"s"`
+	R string  `json:"r,omitempty"`
+	// Raw is the judge's raw reply, only when no transcript carries it.
+	Raw string `json:"raw,omitempty"`
+}
+
+// Conv is a conversation's text.
+type Conv struct {
+	ID       string   `json:"id"`
+	Speakers []string `json:"speakers"`
+	Sessions []Sess   `json:"sessions"`
+}
+
+// Sess is one session: id, date and turns as [id, speaker, text].
+type Sess struct {
+	ID    string      `json:"id"`
+	Date  string      `json:"date"`
+	Turns [][3]string `json:"turns"`
+}
+
+// Pair is two runs compared by one judge on the questions both answered
+// and that judge judged in both: McNemar's four cells, each a list of
+// question ids, and the exact test's p-value.
+type Pair struct {
+	A     int                 `json:"a"`
+	B     int                 `json:"b"`
+	Judge string              `json:"judge"`
+	Cells map[string][]string `json:"cells"` // both, a, b, neither
+	N     int                 `json:"n"`
+	P     float64             `json:"p"`
+}
+
+// Options are where to find the datasets.
+type Options struct {
+	Home string // MEMBENCH_HOME, for fetched dataset files
+}
+
+// Build loads the runs and everything the pages need.
+func Build(dirs []string, opt Options) (*Bundle, error) {
+	b := &Bundle{Generated: time.Now().UTC().Format(time.RFC3339), Convs: map[string]*Conv{}}
+	for _, d := range dirs {
+		rv, err := loadRun(d, b, opt)
+		if err != nil {
+			return nil, err
+		}
+		b.Runs = append(b.Runs, rv)
+	}
+	for i := range b.Runs {
+		for j := i + 1; j < len(b.Runs); j++ {
+			b.Pairs = append(b.Pairs, pairs(b.Runs, i, j)...)
+		}
+	}
+	return b, nil
+}
+
+func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
+	r, err := runlog.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	txs, err := runlog.ReadTranscripts(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := r.Manifest
+	rv := &RunView{ID: r.ID(), Dir: dir, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, Primary: m.PrimaryJudge()}
+	rv.Complete = !m.Finished.IsZero() && len(r.Answers) >= m.Questions
+	for _, j := range m.Judges {
+		col := JudgeCol{Name: j, Metric: m.IsMetric(j)}
+		for _, in := range m.JudgeSpecs {
+			if in.Name == j {
+				col.Desc = in.Description
+				if in.Model != nil {
+					col.Desc = strings.TrimSpace(col.Desc + " (" + in.Model.Backend + ":" + in.Model.Model + ")")
+				}
+			}
+		}
+		rv.Judges = append(rv.Judges, col)
+	}
+	rv.Facts = facts(r, len(txs))
+	if m.Offline {
+		rv.Notes = append(rv.Notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
+	}
+	if len(txs) == 0 {
+		rv.Notes = append(rv.Notes, "no transcripts.jsonl.gz (a run made before transcripts, or with --no-transcripts): contexts, requests and replies are not shown")
+	} else if len(txs) < len(r.Answers) {
+		rv.Notes = append(rv.Notes, fmt.Sprintf("transcripts for %d of %d answered questions", len(txs), len(r.Answers)))
+	}
+
+	// The conversations, from the dataset file the manifest names.
+	convKey := func(id string) string { return shortSHA(m.DatasetSHA256) + "/" + id }
+	if note := loadConvs(m, b, convKey, opt); note != "" {
+		rv.Notes = append(rv.Notes, note)
+	}
+
+	txBy := map[string]*runlog.Transcript{}
+	for i := range txs {
+		txBy[txs[i].QuestionID] = &txs[i]
+	}
+	retBy := map[string]runlog.RetrievalRecord{}
+	for _, x := range r.Retrievals {
+		retBy[x.QuestionID] = x
+	}
+	vBy := map[string]map[string]V{}
+	for _, j := range r.Judgments {
+		if vBy[j.QuestionID] == nil {
+			vBy[j.QuestionID] = map[string]V{}
+		}
+		vBy[j.QuestionID][j.Judge] = V{C: j.Correct, S: j.Score, R: j.Reason, Raw: j.Raw}
+	}
+	for _, a := range r.Answers {
+		q := &Q{ID: a.QuestionID, Conv: convKey(a.ConversationID), Cat: a.Category, Group: a.Group(), Abs: a.Abstains(),
+			Text: a.Question, Gold: a.Gold, Pred: a.Prediction, Tok: a.ContextTokens, V: vBy[a.QuestionID]}
+		if q.V == nil {
+			q.V = map[string]V{}
+		}
+		if x, ok := retBy[a.QuestionID]; ok {
+			q.Ev, q.Hit = x.Evidence, x.EvidenceHit
+			q.Ret = sourcesOf(x.Items)
+		}
+		if tx := txBy[a.QuestionID]; tx != nil {
+			q.Tx = tx
+			// The transcript carries the judges' raw replies already.
+			for name, v := range q.V {
+				v.Raw = ""
+				q.V[name] = v
+			}
+		}
+		rv.Qs = append(rv.Qs, q)
+	}
+	sort.SliceStable(rv.Qs, func(i, j int) bool { return lessID(rv.Qs[i].ID, rv.Qs[j].ID) })
+	rv.Table = table(rv)
+	rv.Costs = costs(r.Summary)
+	return rv, nil
+}
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	if s == "" {
+		return "nodata"
+	}
+	return s
+}
+
+// loadConvs adds the run's conversations to the bundle (once per dataset
+// file) and returns a note when they cannot be shown.
+func loadConvs(m runlog.Manifest, b *Bundle, key func(string) string, opt Options) string {
+	if m.Config.Dataset == "" {
+		return "the manifest names no dataset: the conversation is not shown"
+	}
+	ds, err := datasets.Load(m.Config.Dataset, m.Config.Data, datasets.LoadOptions{TurnStep: m.Config.TurnStep, Home: opt.Home})
+	if err != nil {
+		return fmt.Sprintf("conversation text unavailable: %v", err)
+	}
+	if m.DatasetSHA256 != "" && ds.SHA256 != m.DatasetSHA256 {
+		return fmt.Sprintf("conversation text unavailable: the dataset file %s changed since the run (sha256 %.12s, now %.12s)", m.Config.Data, m.DatasetSHA256, ds.SHA256)
+	}
+	for _, c := range ds.Conversations {
+		k := key(c.ID)
+		if _, ok := b.Convs[k]; ok {
+			continue
+		}
+		cv := &Conv{ID: c.ID, Speakers: c.Speakers}
+		for _, s := range c.Sessions {
+			ss := Sess{ID: s.ID, Date: s.RawTime}
+			if ss.Date == "" && !s.Time.IsZero() {
+				ss.Date = s.Time.Format("2 January 2006 15:04")
+			}
+			for _, t := range s.Turns {
+				ss.Turns = append(ss.Turns, [3]string{t.ID, t.Speaker, t.Text})
+			}
+			cv.Sessions = append(cv.Sessions, ss)
+		}
+		b.Convs[k] = cv
+	}
+	return ""
+}
+
+func sourcesOf(items []runlog.ItemRef) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		for _, s := range it.Sources {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func facts(r *runlog.Run, ntx int) [][2]string {
+	m := r.Manifest
+	c := m.Config
+	var out [][2]string
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	add("run id", r.ID())
+	add("directory", r.Dir)
+	add("system", c.System)
+	if len(c.Options) > 0 {
+		var kv []string
+		for k, v := range c.Options {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, v))
+		}
+		sort.Strings(kv)
+		add("options", strings.Join(kv, " "))
+	}
+	if c.K > 0 {
+		add("k", fmt.Sprint(c.K))
+	}
+	ds := m.Dataset
+	if m.DatasetSource != "" {
+		ds += " (" + m.DatasetSource + ")"
+	}
+	add("dataset", ds)
+	add("questions", fmt.Sprintf("%d answered of %d, %d conversations", len(r.Answers), m.Questions, m.Conversations))
+	emb := m.Embedder
+	if m.EmbedderNote != "" {
+		emb += " — " + m.EmbedderNote
+	}
+	add("embedder", emb)
+	var roles []string
+	for role := range m.Models {
+		roles = append(roles, role)
+	}
+	sort.Strings(roles)
+	var ms []string
+	for _, role := range roles {
+		id := m.Models[role]
+		ms = append(ms, fmt.Sprintf("%s=%s:%s", role, id.Backend, id.Model))
+	}
+	add("models", strings.Join(ms, " "))
+	add("judges", strings.Join(m.Judges, ", "))
+	if m.Offline {
+		add("backend", "offline (deterministic heuristics)")
+	} else {
+		add("backend", "model backend")
+	}
+	state := "incomplete"
+	if !m.Finished.IsZero() && len(r.Answers) >= m.Questions {
+		state = "complete"
+	}
+	add("state", state)
+	add("started", m.Started.Format(time.RFC3339))
+	if !m.Finished.IsZero() {
+		add("finished", m.Finished.Format(time.RFC3339))
+	}
+	commit := m.GitCommit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	add("membench", strings.TrimSpace(m.Membench+" "+commit))
+	add("transcripts", fmt.Sprintf("%d questions", ntx))
+	if r.Summary != nil && r.Summary.ContextTokens.N > 0 {
+		t := r.Summary.ContextTokens
+		add("context tokens", fmt.Sprintf("mean %.0f, min %d, max %d", t.Mean, t.Min, t.Max))
+		add("evidence recall", fmt.Sprintf("%.1f%%", 100*r.Summary.EvidenceRecall))
+	}
+	return out
+}
+
+// table is the per-group score table, the same groups as the summary
+// (overall leaves out abstention questions, as the papers score it).
+func table(rv *RunView) []Row {
+	groups := map[string][]*Q{}
+	var order []string
+	var overall []*Q
+	for _, q := range rv.Qs {
+		if _, ok := groups[q.Group]; !ok {
+			order = append(order, q.Group)
+		}
+		groups[q.Group] = append(groups[q.Group], q)
+		if !q.Abs {
+			overall = append(overall, q)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		ci, cj := groups[order[i]][0].Cat, groups[order[j]][0].Cat
+		if ci != cj {
+			return ci < cj
+		}
+		return order[i] < order[j]
+	})
+	var rows []Row
+	for _, g := range order {
+		rows = append(rows, row(g, groups[g], rv.Judges))
+	}
+	return append(rows, row("overall", overall, rv.Judges))
+}
+
+func row(name string, qs []*Q, judges []JudgeCol) Row {
+	r := Row{Name: name, N: len(qs), Cells: map[string]Cell{}}
+	for _, j := range judges {
+		var vals []float64
+		var clusters []string
+		correct := 0
+		for _, q := range qs {
+			v, ok := q.V[j.Name]
+			if !ok {
+				continue
+			}
+			vals = append(vals, v.S)
+			clusters = append(clusters, q.Conv)
+			if v.C {
+				correct++
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		var c Cell
+		c.N = len(vals)
+		if j.Metric {
+			sum := 0.0
+			for _, v := range vals {
+				sum += v
+			}
+			c.V = 100 * sum / float64(len(vals))
+			if lo, hi, err := stats.ClusterBootstrapCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
+				c.Lo, c.Hi = 100*lo, 100*hi
+			} else {
+				c.Lo, c.Hi = c.V, c.V
+			}
+		} else {
+			c.V = 100 * float64(correct) / float64(len(vals))
+			if lo, hi, err := stats.Wilson(correct, len(vals), 0.95); err == nil {
+				c.Lo, c.Hi = 100*lo, 100*hi
+			}
+		}
+		r.Cells[j.Name] = c
+	}
+	return r
+}
+
+func costs(s *runlog.Summary) []CostRow {
+	if s == nil {
+		return nil
+	}
+	var out []CostRow
+	var keys []string
+	for k := range s.Stages {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := s.Stages[k]
+		out = append(out, CostRow{Stage: k, Calls: v.Calls, Cached: v.CachedCalls, In: v.InputTokens, Out: v.OutputTokens, Seconds: v.Seconds})
+	}
+	return out
+}
+
+// pairs compares runs i and j under every judge both have.
+func pairs(runs []*RunView, i, j int) []*Pair {
+	a, b := runs[i], runs[j]
+	bq := map[string]*Q{}
+	for _, q := range b.Qs {
+		bq[q.ID] = q
+	}
+	var out []*Pair
+	for _, ja := range a.Judges {
+		has := false
+		for _, jb := range b.Judges {
+			has = has || jb.Name == ja.Name
+		}
+		if !has {
+			continue
+		}
+		p := &Pair{A: i, B: j, Judge: ja.Name, Cells: map[string][]string{"both": {}, "a": {}, "b": {}, "neither": {}}}
+		for _, qa := range a.Qs {
+			qb, ok := bq[qa.ID]
+			if !ok {
+				continue
+			}
+			va, oka := qa.V[ja.Name]
+			vb, okb := qb.V[ja.Name]
+			if !oka || !okb {
+				continue
+			}
+			cell := "neither"
+			switch {
+			case va.C && vb.C:
+				cell = "both"
+			case va.C:
+				cell = "a"
+			case vb.C:
+				cell = "b"
+			}
+			p.Cells[cell] = append(p.Cells[cell], qa.ID)
+			p.N++
+		}
+		p.P, _ = stats.McNemarExact(len(p.Cells["a"]), len(p.Cells["b"]))
+		out = append(out, p)
+	}
+	return out
+}
+
+// lessID orders question ids naturally ("conv-26:2" before "conv-26:10").
+func lessID(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitsPrefix(a), digitsPrefix(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitsPrefix(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// ListRuns describes the run directories under root, for `view` without --run.
+func ListRuns(root string) ([][4]string, error) {
+	dirs, err := runlog.DirsUnder(root)
+	if err != nil {
+		return nil, err
+	}
+	var out [][4]string
+	for _, d := range dirs {
+		m, err := runlog.LoadManifest(d)
+		if err != nil {
+			out = append(out, [4]string{d, "?", "?", err.Error()})
+			continue
+		}
+		state := "incomplete"
+		if !m.Finished.IsZero() {
+			state = "finished"
+		}
+		rel, _ := filepath.Rel(".", d)
+		if rel == "" {
+			rel = d
+		}
+		out = append(out, [4]string{rel, m.Config.System, fmt.Sprintf("%s, %d questions", m.Dataset, m.Questions), state})
+	}
+	return out, nil
+}
