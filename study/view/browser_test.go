@@ -17,8 +17,8 @@ import (
 	"github.com/membench/membench/harness"
 	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/runlog"
-	_ "github.com/membench/membench/systems/all"
 	"github.com/membench/membench/study/view"
+	_ "github.com/membench/membench/systems/all"
 )
 
 // chromium finds Debian's chromium; the browser tests skip without it.
