@@ -139,9 +139,17 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 	defer cancel()
 	// The first action starts the browser, so it runs without a deadline;
 	// every later one gets its own (see chromedp.Run).
-	if err := chromedp.Do(ctx, chromedp.Navigate(url+"#/q/0")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(url+"#/")); err != nil {
 		t.Fatal(err)
 	}
+	// The runs page: one card per run with its score table and chart; a
+	// view of a single run has one.
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#run-1 table.scores")))
+	if n := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll(".run svg.score-chart").length`)); n != 2 {
+		t.Fatalf("%d score charts on the runs page, want 2", n)
+	}
+	do(t, ctx, chromedp.Navigate(serve(t, a)+"#/"), chromedp.WaitVisible(chromedp.CSS("#run-0 table.scores")))
+	do(t, ctx, chromedp.Navigate(url+"#/q/0"))
 	do(t, ctx,
 		chromedp.WaitVisible(chromedp.CSS("#qtable")),
 		chromedp.SetValue(chromedp.CSS("#f-group"), group),

@@ -43,7 +43,20 @@ type RunView struct {
 	Table    []Row       `json:"table"`
 	Costs    []CostRow   `json:"costs"`
 	Notes    []string    `json:"notes,omitempty"`
+	Latency  *Latency    `json:"latency,omitempty"`
 	Qs       []*Q        `json:"qs"`
+	// Chunks names the transcript chunks (one per conversation): the
+	// pages load a chunk's transcripts only when a question needs them,
+	// so the question browser is interactive before they are read.
+	Chunks []string `json:"chunks"`
+}
+
+// Latency is the mean seconds per question from the transcripts.
+type Latency struct {
+	N        int                `json:"n"`
+	Retrieve float64            `json:"retrieve"`
+	Answer   float64            `json:"answer"`
+	Judges   map[string]float64 `json:"judges"`
 }
 
 // JudgeCol is one judge column.
@@ -95,6 +108,7 @@ type Q struct {
 	Hit   int                `json:"hit"`
 	V     map[string]V       `json:"v"`
 	Ret   []string           `json:"ret,omitempty"` // source turns of the retrieved items
+	Chunk int                `json:"tk"`            // index into RunView.Chunks
 	Tx    *runlog.Transcript `json:"tx,omitempty"`
 }
 
@@ -140,7 +154,7 @@ type Options struct {
 
 // Build loads the runs and everything the pages need.
 func Build(dirs []string, opt Options) (*Bundle, error) {
-	b := &Bundle{Generated: time.Now().UTC().Format(time.RFC3339), Convs: map[string]*Conv{}}
+	b := &Bundle{Generated: time.Now().UTC().Format(time.RFC3339), Convs: map[string]*Conv{}, Pairs: []*Pair{}}
 	for _, d := range dirs {
 		rv, err := loadRun(d, b, opt)
 		if err != nil {
@@ -223,18 +237,57 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		}
 		if tx := txBy[a.QuestionID]; tx != nil {
 			q.Tx = tx
-			// The transcript carries the judges' raw replies already.
-			for name, v := range q.V {
-				v.Raw = ""
-				q.V[name] = v
+			// The transcript carries its judges' raw replies already; judges
+			// added later (membench judge) keep theirs from judgments.jsonl.
+			for _, j := range tx.Judges {
+				if v, ok := q.V[j.Judge]; ok {
+					v.Raw = ""
+					q.V[j.Judge] = v
+				}
 			}
 		}
 		rv.Qs = append(rv.Qs, q)
 	}
 	sort.SliceStable(rv.Qs, func(i, j int) bool { return lessID(rv.Qs[i].ID, rv.Qs[j].ID) })
+	chunk := map[string]int{}
+	for _, q := range rv.Qs {
+		k, ok := chunk[q.Conv]
+		if !ok {
+			k = len(rv.Chunks)
+			chunk[q.Conv] = k
+			rv.Chunks = append(rv.Chunks, q.Conv)
+		}
+		q.Chunk = k
+	}
+	rv.Latency = latency(rv.Qs)
 	rv.Table = table(rv)
 	rv.Costs = costs(r.Summary)
 	return rv, nil
+}
+
+func latency(qs []*Q) *Latency {
+	l := &Latency{Judges: map[string]float64{}}
+	for _, q := range qs {
+		if q.Tx == nil {
+			continue
+		}
+		l.N++
+		l.Retrieve += q.Tx.RetrieveSeconds
+		l.Answer += q.Tx.Answer.Seconds
+		for _, j := range q.Tx.Judges {
+			l.Judges[j.Judge] += j.Seconds
+		}
+	}
+	if l.N == 0 {
+		return nil
+	}
+	n := float64(l.N)
+	l.Retrieve /= n
+	l.Answer /= n
+	for k := range l.Judges {
+		l.Judges[k] /= n
+	}
+	return l
 }
 
 func shortSHA(s string) string {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -86,48 +87,79 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := json.Marshal(bun)
 
-	// The exported file carries the same bundle, gzipped, in URL-safe base64.
+	// The exported file carries the index (the bundle without transcripts)
+	// and one chunk of transcripts per run and conversation, gzipped, in
+	// URL-safe base64; put together they are the bundle.
 	var html bytes.Buffer
 	if err := enc.Export(&html); err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`<script type="application/octet-stream" id="bundle">([A-Za-z0-9_-]+)</script>`).FindSubmatch(html.Bytes())
-	if m == nil {
-		t.Fatal("export has no bundle")
+	blobs := map[string][]byte{}
+	for _, m := range regexp.MustCompile(`<script type="application/octet-stream" id="([a-z0-9-]+)">([A-Za-z0-9_-]+)</script>`).FindAllSubmatch(html.Bytes(), -1) {
+		gz, err := base64.RawURLEncoding.DecodeString(string(m[2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blobs[string(m[1])] = gunzip(t, gz)
 	}
-	gz, err := base64.RawURLEncoding.DecodeString(string(m[1]))
-	if err != nil {
-		t.Fatal(err)
+	var idx view.Bundle
+	if err := json.Unmarshal(blobs["bundle"], &idx); err != nil {
+		t.Fatalf("export index: %v", err)
 	}
-	if got := gunzip(t, gz); !bytes.Equal(got, want) {
-		t.Fatal("exported bundle differs from the built one")
+	for i, r := range idx.Runs {
+		var txs [][]*runlog.Transcript
+		for k := range r.Chunks {
+			var part []*runlog.Transcript
+			if err := json.Unmarshal(blobs[fmt.Sprintf("tx-%d-%d", i, k)], &part); err != nil {
+				t.Fatalf("chunk %d-%d: %v", i, k, err)
+			}
+			txs = append(txs, part)
+		}
+		for n, q := range r.Qs {
+			if q.Tx != nil {
+				t.Fatal("the index carries transcripts")
+			}
+			q.Tx, txs[q.Chunk] = txs[q.Chunk][0], txs[q.Chunk][1:]
+			if q.Tx.QuestionID != q.ID {
+				t.Fatalf("chunk order: transcript %s for question %s", q.Tx.QuestionID, q.ID)
+			}
+			bun.Runs[i].Qs[n].Tx.Notes, q.Tx.Notes = nil, nil // JSON numbers in notes come back as float64
+		}
+	}
+	got, _ := json.Marshal(idx)
+	want, _ := json.Marshal(bun)
+	if !bytes.Equal(got, want) {
+		t.Fatal("exported index and chunks do not make the built bundle")
 	}
 	if strings.Contains(html.String(), `src="http`) || strings.Contains(html.String(), `href="http`) {
 		t.Fatal("the export loads something from the network")
 	}
 
-	// The server sends the same bundle, gzipped on request and plain otherwise.
+	// The server sends the same index and chunks, gzipped on request and
+	// plain otherwise.
 	srv := serveEncoded(t, enc)
-	for _, gzipOK := range []bool{true, false} {
-		req, _ := http.NewRequest("GET", srv+"data.json", nil)
-		if gzipOK {
-			req.Header.Set("Accept-Encoding", "gzip")
-		} else {
-			req.Header.Set("Accept-Encoding", "identity")
-		}
-		res, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if gzipOK {
-			body = gunzip(t, body)
-		}
-		if !bytes.Equal(body, want) {
-			t.Fatalf("data.json (gzip %v) differs from the bundle", gzipOK)
+	for _, path := range []string{"data.json", "tx/1/0.json"} {
+		for _, gzipOK := range []bool{true, false} {
+			req, _ := http.NewRequest("GET", srv+path, nil)
+			if gzipOK {
+				req.Header.Set("Accept-Encoding", "gzip")
+			} else {
+				req.Header.Set("Accept-Encoding", "identity")
+			}
+			res, err := http.DefaultTransport.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if gzipOK {
+				body = gunzip(t, body)
+			}
+			blob := map[string]string{"data.json": "bundle", "tx/1/0.json": "tx-1-0"}[path]
+			if !bytes.Equal(body, blobs[blob]) {
+				t.Fatalf("%s (gzip %v) differs from the export's %s", path, gzipOK, blob)
+			}
 		}
 	}
 	res, err := http.Get(srv)
@@ -139,8 +171,10 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 	if res.StatusCode != 200 || !bytes.Contains(page, []byte(`id="app"`)) || bytes.Contains(page, []byte(`id="bundle"`)) {
 		t.Fatalf("index page: %d, %d bytes", res.StatusCode, len(page))
 	}
-	if res, _ := http.Get(srv + "nope"); res.StatusCode != 404 {
-		t.Fatalf("unknown path: %d", res.StatusCode)
+	for _, bad := range []string{"nope", "tx/9/0.json", "tx/0/99.json", "tx/x/0.json"} {
+		if res, _ := http.Get(srv + bad); res.StatusCode != 404 {
+			t.Fatalf("%s: %d, want 404", bad, res.StatusCode)
+		}
 	}
 }
 

@@ -13,8 +13,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/membench/membench/runlog"
 )
 
 //go:embed assets/index.html assets/app.js assets/app.css
@@ -26,21 +29,65 @@ type pageData struct {
 	Title string
 	CSS   template.CSS
 	JS    template.JS
-	// Data is the gzipped bundle in URL-safe base64 (characters the
-	// template leaves alone), only in an exported file.
-	Data string
+	// Data and Chunks are the gzipped index and transcript chunks in
+	// URL-safe base64 (characters the template leaves alone), only in an
+	// exported file.
+	Data   string
+	Chunks []chunkData
 }
 
-// Encoded is a bundle ready to serve or export: its gzipped JSON.
+type chunkData struct{ ID, Data string }
+
+// Encoded is a bundle ready to serve or export: the gzipped JSON of its
+// index (everything but the transcripts) and of each transcript chunk.
 type Encoded struct {
-	Title string
-	gz    []byte
-	raw   int
+	Title  string
+	index  []byte
+	chunks [][][]byte // run -> chunk -> gzipped JSON array of transcripts
+	raw    int
+	gz     int
 }
 
 // Encode marshals and compresses the bundle once.
 func Encode(b *Bundle) (*Encoded, error) {
-	js, err := json.Marshal(b)
+	e := &Encoded{}
+	var ids []string
+	// The index is the bundle with the transcripts left out.
+	idx := *b
+	idx.Runs = nil
+	for _, r := range b.Runs {
+		ids = append(ids, r.ID)
+		rc := *r
+		rc.Qs = make([]*Q, len(r.Qs))
+		parts := make([][]*runlog.Transcript, len(r.Chunks))
+		for i, q := range r.Qs {
+			qc := *q
+			qc.Tx = nil
+			rc.Qs[i] = &qc
+			parts[q.Chunk] = append(parts[q.Chunk], q.Tx)
+		}
+		idx.Runs = append(idx.Runs, &rc)
+		var gzs [][]byte
+		for _, p := range parts {
+			z, err := e.pack(p)
+			if err != nil {
+				return nil, err
+			}
+			gzs = append(gzs, z)
+		}
+		e.chunks = append(e.chunks, gzs)
+	}
+	z, err := e.pack(&idx)
+	if err != nil {
+		return nil, err
+	}
+	e.index = z
+	e.Title = strings.Join(ids, " vs ")
+	return e, nil
+}
+
+func (e *Encoded) pack(v any) ([]byte, error) {
+	js, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
@@ -50,22 +97,25 @@ func Encode(b *Bundle) (*Encoded, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, r := range b.Runs {
-		ids = append(ids, r.ID)
-	}
-	return &Encoded{Title: strings.Join(ids, " vs "), gz: buf.Bytes(), raw: len(js)}, nil
+	e.raw += len(js)
+	e.gz += buf.Len()
+	return buf.Bytes(), nil
 }
 
 // Sizes reports the bundle's JSON size and its gzipped size in bytes.
-func (e *Encoded) Sizes() (raw, gz int) { return e.raw, len(e.gz) }
+func (e *Encoded) Sizes() (raw, gz int) { return e.raw, e.gz }
 
 func (e *Encoded) render(w io.Writer, inline bool) error {
 	js, _ := assets.ReadFile("assets/app.js")
 	css, _ := assets.ReadFile("assets/app.css")
 	d := pageData{Title: e.Title, CSS: template.CSS(css), JS: template.JS(js)}
 	if inline {
-		d.Data = base64.RawURLEncoding.EncodeToString(e.gz)
+		d.Data = base64.RawURLEncoding.EncodeToString(e.index)
+		for i, run := range e.chunks {
+			for k, c := range run {
+				d.Chunks = append(d.Chunks, chunkData{ID: fmt.Sprintf("tx-%d-%d", i, k), Data: base64.RawURLEncoding.EncodeToString(c)})
+			}
+		}
 	}
 	return page.Execute(w, d)
 }
@@ -73,7 +123,7 @@ func (e *Encoded) render(w io.Writer, inline bool) error {
 // Export writes one self-contained HTML file with every view.
 func (e *Encoded) Export(w io.Writer) error { return e.render(w, true) }
 
-// Handler serves the app: the page and its data.
+// Handler serves the app: the page, its index and the transcript chunks.
 func (e *Encoded) Handler() http.Handler {
 	var pg bytes.Buffer
 	if err := e.render(&pg, false); err != nil {
@@ -85,22 +135,34 @@ func (e *Encoded) Handler() http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(pg.Bytes())
 	})
-	mux.HandleFunc("GET /data.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-			w.Header().Set("Content-Encoding", "gzip")
-			w.Write(e.gz)
+	mux.HandleFunc("GET /data.json", func(w http.ResponseWriter, r *http.Request) { sendGzip(w, r, e.index) })
+	mux.HandleFunc("GET /tx/{run}/{chunk}", func(w http.ResponseWriter, r *http.Request) {
+		i, err1 := strconv.Atoi(r.PathValue("run"))
+		k, err2 := strconv.Atoi(strings.TrimSuffix(r.PathValue("chunk"), ".json"))
+		if err1 != nil || err2 != nil || i < 0 || i >= len(e.chunks) || k < 0 || k >= len(e.chunks[i]) {
+			http.NotFound(w, r)
 			return
 		}
-		zr, err := gzip.NewReader(bytes.NewReader(e.gz))
-		if err != nil {
-			http.Error(w, err.Error(), 500)
-			return
-		}
-		io.Copy(w, zr)
+		sendGzip(w, r, e.chunks[i][k])
 	})
 	return mux
+}
+
+// sendGzip sends gzipped JSON, decompressed for a client that refuses gzip.
+func sendGzip(w http.ResponseWriter, r *http.Request, gz []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(gz)
+		return
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	io.Copy(w, zr)
 }
 
 // Listen opens a loopback listener on port (0 = a free one).

@@ -34,7 +34,9 @@
   function enc(s) { return encodeURIComponent(s); }
 
   // ---------- loading ----------
-  function decodeBundle(el) {
+  // The index (runs, questions, verdicts, conversations) loads first; each
+  // conversation's transcripts load when a page needs them.
+  function decode(el) {
     var s = el.textContent.trim().replace(/-/g, "+").replace(/_/g, "/");
     while (s.length % 4) s += "=";
     var bin = atob(s), u = new Uint8Array(bin.length);
@@ -42,20 +44,56 @@
     var stream = new Blob([u]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).text().then(JSON.parse);
   }
-  function load() {
-    var el = document.getElementById("bundle");
-    if (el) return decodeBundle(el);
-    return fetch("data.json").then(function (r) {
-      if (!r.ok) throw new Error("data.json: HTTP " + r.status);
+  function getJSON(url) {
+    return fetch(url).then(function (r) {
+      if (!r.ok) throw new Error(url + ": HTTP " + r.status);
       return r.json();
     });
   }
+  function load() {
+    var el = document.getElementById("bundle");
+    return el ? decode(el) : getJSON("data.json");
+  }
+  var pending = {};
+  // needTx resolves when the transcripts of run i's question q are there.
+  function needTx(i, q) {
+    var r = B.runs[i], k = q.tk;
+    if (r.chunkDone[k]) return null;
+    var key = i + "-" + k;
+    if (!pending[key]) {
+      var el = document.getElementById("tx-" + key);
+      pending[key] = (el ? decode(el) : getJSON("tx/" + i + "/" + k + ".json")).then(function (txs) {
+        r.chunkQs[k].forEach(function (x, n) { x.tx = txs[n]; });
+        r.chunkDone[k] = true;
+      });
+    }
+    return pending[key];
+  }
+  // withTx renders a page once the transcripts it needs are loaded.
+  function withTx(list, then) {
+    var ps = list.map(function (x) { return needTx(x[0], x[1]); }).filter(Boolean);
+    if (!ps.length) return then();
+    app.textContent = "Loading the transcripts…";
+    var want = location.hash;
+    Promise.all(ps).then(function () { if (location.hash === want) then(); }).catch(function (e) {
+      app.textContent = "Cannot load the transcripts: " + e.message;
+    });
+  }
   function index() {
+    // Go writes empty lists as null.
+    B.pairs = B.pairs || [];
+    B.convs = B.convs || {};
     B.runs.forEach(function (r) {
+      ["qs", "judges", "table", "costs", "facts", "chunks", "notes"].forEach(function (k) { r[k] = r[k] || []; });
       r.byId = {};
-      r.qs.forEach(function (q) { r.byId[q.id] = q; });
       r.groups = [];
-      r.qs.forEach(function (q) { if (r.groups.indexOf(q.group) < 0) r.groups.push(q.group); });
+      r.chunkQs = r.chunks.map(function () { return []; });
+      r.chunkDone = r.chunks.map(function () { return false; });
+      r.qs.forEach(function (q) {
+        r.byId[q.id] = q;
+        if (r.groups.indexOf(q.group) < 0) r.groups.push(q.group);
+        r.chunkQs[q.tk].push(q);
+      });
     });
   }
 
@@ -127,6 +165,31 @@
     });
     return h("table", { class: "scores" }, h("thead", null, head), h("tbody", null, body));
   }
+  // scoreChart draws the primary judge's score per group with its
+  // interval, as inline SVG.
+  function scoreChart(r) {
+    var ns = "http://www.w3.org/2000/svg", rows = r.table.filter(function (x) { return x.cells[r.primary]; });
+    if (!rows.length) return null;
+    var left = 110, w = 520, plot = w - left - 60, rowH = 20, hgt = rows.length * rowH + 34;
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("width", w); svg.setAttribute("height", hgt); svg.setAttribute("class", "score-chart");
+    var el = function (tag, attrs, text) {
+      var e = document.createElementNS(ns, tag);
+      for (var k in attrs) e.setAttribute(k, attrs[k]);
+      if (text !== undefined) e.textContent = text;
+      svg.appendChild(e);
+    };
+    el("text", { x: 0, y: 12 }, r.primary + " by group, ×100, with 95% intervals");
+    rows.forEach(function (row, k) {
+      var c = row.cells[r.primary], y = 22 + k * rowH, x = function (v) { return left + plot * Math.max(0, Math.min(100, v)) / 100; };
+      el("text", { x: 0, y: y + 13 }, row.name);
+      el("rect", { x: left, y: y + 3, width: Math.max(1, x(c.v) - left), height: rowH - 8, fill: row.name === "overall" ? "#1d2330" : "#3d7be0" });
+      el("line", { x1: x(c.lo), x2: x(c.hi), y1: y + rowH / 2, y2: y + rowH / 2, stroke: "#b3261e", "stroke-width": 2 });
+      el("text", { x: x(100) + 6, y: y + 13 }, fmt(c.v));
+    });
+    el("line", { x1: left, x2: left, y1: 18, y2: hgt - 8, stroke: "#68707d" });
+    return svg;
+  }
   function costTable(r) {
     var rows = r.costs.map(function (c) {
       return h("tr", null, h("td", null, c.stage), h("td", { class: "num" }, int(c.calls)), h("td", { class: "num" }, int(c.cached)),
@@ -142,9 +205,9 @@
     B.runs.forEach(function (r, i) {
       var card = h("div", { class: "card run", id: "run-" + i },
         h("h2", null, label(i), " ", h("span", { class: "muted" }, r.id)),
-        r.notes ? r.notes.map(function (n) { return h("div", { class: "note" }, n); }) : null,
+        r.notes.map(function (n) { return h("div", { class: "note" }, n); }),
         h("table", { class: "facts" }, r.facts.map(function (f) { return h("tr", null, h("td", null, f[0]), h("td", null, f[1])); })),
-        h("h3", null, "Scores by category"), scoreTable(r, i),
+        h("h3", null, "Scores by category"), scoreTable(r, i), scoreChart(r),
         h("h3", null, "Costs"), costTable(r),
         h("p", null, link("#/q/" + i, "Browse the " + r.qs.length + " questions →")));
       add(app, card);
@@ -369,6 +432,7 @@
   function question(i, qid) {
     var r = run(i), q = r.byId[qid];
     if (!q) throw new Error("run " + label(i) + " has no question " + qid);
+    if (needTx(i, q)) return withTx([[i, q]], function () { question(i, qid); });
     var tx = q.tx;
     app.textContent = "";
     var others = [];
@@ -454,6 +518,7 @@
   function pair(a, b, qid) {
     var ra = run(a), rb = run(b), qa = ra.byId[qid], qb = rb.byId[qid];
     if (!qa || !qb) throw new Error("question " + qid + " is not in both runs");
+    if (needTx(a, qa) || needTx(b, qb)) return withTx([[a, qa], [b, qb]], function () { pair(a, b, qid); });
     app.textContent = "";
     add(app, h("p", null, link("#/ab/" + a + "/" + b, "← A/B")),
       h("h2", null, qid + " · " + qa.group),
@@ -498,22 +563,24 @@
       r.costs.forEach(function (c) { all += c.in + c.out; s += c.seconds; if (c.stage === "build") build += c.in + c.out; if (c.stage === "answer") answer += c.in + c.out; });
       tok.push({ label: label(i), value: all, text: int(all) + " (build " + int(build) + ", answer " + int(answer) + ")" });
       secs.push({ label: label(i), value: s, text: fmt(s, 1) + " s" });
-      var lat = { r: [], a: [] };
-      r.qs.forEach(function (q) { if (q.tx) { lat.r.push(q.tx.retrieve_seconds); lat.a.push(q.tx.answer.seconds); } });
-      var mean = function (x) { return x.length ? x.reduce(function (p, c) { return p + c; }, 0) / x.length : 0; };
+      var l = r.latency;
       add(app, h("div", { class: "card" }, h("h3", null, label(i)), costTable(r),
-        lat.r.length ? h("p", null, "per question: retrieve " + fmt(mean(lat.r) * 1000, 1) + " ms, answer " + fmt(mean(lat.a) * 1000, 1) + " ms (mean over " + lat.r.length + " transcripts)") : null));
+        l ? h("p", null, "per question (mean over " + l.n + " transcripts): retrieve " + fmt(l.retrieve * 1000, 1) + " ms, answer " + fmt(l.answer * 1000, 1) + " ms" +
+          Object.keys(l.judges).sort().map(function (j) { return ", judge " + j + " " + fmt(l.judges[j] * 1000, 1) + " ms"; }).join("")) : null));
     });
     add(app, h("div", { class: "card", id: "cost-charts" }, bars(tok, "tokens", "model tokens, all stages"), h("br"), bars(secs, "seconds", "model-call seconds, all stages")));
   }
 
   load().then(function (b) {
+    document.body.setAttribute("data-loaded-ms", String(Math.round(performance.now())));
     B = b;
     index();
     nav();
     window.addEventListener("hashchange", render);
     render();
     document.body.setAttribute("data-ready", "1");
+    // Milliseconds from navigation to the first page drawn, for the timing test.
+    document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
   }).catch(function (e) {
     app.textContent = "Cannot load the runs: " + e.message;
   });
