@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/membench/membench/llm"
@@ -39,6 +40,37 @@ type Transcript struct {
 	RetrieveSeconds float64     `json:"retrieve_seconds"`
 	Answer          Call        `json:"answer"`
 	Judges          []JudgeCall `json:"judges,omitempty"`
+}
+
+// ContextMark stands for the context inside a stored transcript's answer
+// request: the request holds the rendered context verbatim, and storing it
+// twice doubled the file for long contexts. AnswerMessages restores the
+// request exactly (prompts never hold a NUL byte).
+const ContextMark = "\x00context\x00"
+
+// AnswerMessages is the answer request exactly as it was sent, with the
+// context put back where the stored messages hold ContextMark.
+func (t Transcript) AnswerMessages() []llm.Message {
+	out := make([]llm.Message, len(t.Answer.Messages))
+	for i, m := range t.Answer.Messages {
+		m.Content = strings.ReplaceAll(m.Content, ContextMark, t.Context)
+		out[i] = m
+	}
+	return out
+}
+
+// compact replaces the context inside the answer request by ContextMark.
+func (t Transcript) compact() Transcript {
+	if t.Context == "" || len(t.Answer.Messages) == 0 {
+		return t
+	}
+	msgs := make([]llm.Message, len(t.Answer.Messages))
+	for i, m := range t.Answer.Messages {
+		m.Content = strings.ReplaceAll(m.Content, t.Context, ContextMark)
+		msgs[i] = m
+	}
+	t.Answer.Messages = msgs
+	return t
 }
 
 // Call is one model request and its raw reply.
@@ -87,9 +119,10 @@ func OpenTranscripts(path string) (*TranscriptWriter, error) {
 }
 
 // Write appends t as one complete gzip member in one write, so a crash
-// loses at most this record and concurrent writers never interleave.
+// loses at most this record and concurrent writers never interleave. The
+// context is stored once (see ContextMark).
 func (w *TranscriptWriter) Write(t Transcript) error {
-	b, err := json.Marshal(t)
+	b, err := json.Marshal(t.compact())
 	if err != nil {
 		return err
 	}
@@ -123,6 +156,8 @@ func (w *TranscriptWriter) Close() error {
 
 // ReadTranscripts reads a run directory's transcripts, the last one per
 // question winning. A missing file is empty; a torn last member is skipped.
+// The answer requests hold ContextMark for the context: AnswerMessages
+// gives them as sent.
 func ReadTranscripts(dir string) ([]Transcript, error) {
 	path := dir + string(os.PathSeparator) + TranscriptsFile
 	var out []Transcript

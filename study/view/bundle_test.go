@@ -18,6 +18,7 @@ import (
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 	"github.com/membench/membench/study/view"
+	"github.com/membench/membench/systems"
 )
 
 func TestBundleMatchesTheRuns(t *testing.T) {
@@ -110,11 +111,26 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 	for i, r := range idx.Runs {
 		var txs [][]*runlog.Transcript
 		for k := range r.Chunks {
-			var part []*runlog.Transcript
+			var part struct {
+				Ctx   []string
+				Items [][]systems.Item
+				Tx    []struct {
+					*runlog.Transcript
+					C, I int
+				}
+			}
 			if err := json.Unmarshal(blobs[fmt.Sprintf("tx-%d-%d", i, k)], &part); err != nil {
 				t.Fatalf("chunk %d-%d: %v", i, k, err)
 			}
-			txs = append(txs, part)
+			if i == 1 && (len(part.Ctx) != 1 || len(part.Items) != 1) {
+				t.Fatalf("fullcontext: %d contexts and %d item lists stored, want the one they share", len(part.Ctx), len(part.Items))
+			}
+			var list []*runlog.Transcript
+			for _, x := range part.Tx {
+				x.Context, x.Items = part.Ctx[x.C], part.Items[x.I]
+				list = append(list, x.Transcript)
+			}
+			txs = append(txs, list)
 		}
 		for n, q := range r.Qs {
 			if q.Tx != nil {

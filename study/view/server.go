@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/systems"
 )
 
 //go:embed assets/index.html assets/app.js assets/app.css
@@ -59,12 +60,15 @@ func Encode(b *Bundle) (*Encoded, error) {
 		ids = append(ids, r.ID)
 		rc := *r
 		rc.Qs = make([]*Q, len(r.Qs))
-		parts := make([][]*runlog.Transcript, len(r.Chunks))
+		parts := make([]*chunk, len(r.Chunks))
+		for k := range parts {
+			parts[k] = &chunk{Ctx: []string{}, Items: [][]systems.Item{}, seen: map[string]int{}}
+		}
 		for i, q := range r.Qs {
 			qc := *q
 			qc.Tx = nil
 			rc.Qs[i] = &qc
-			parts[q.Chunk] = append(parts[q.Chunk], q.Tx)
+			parts[q.Chunk].add(q.Tx)
 		}
 		idx.Runs = append(idx.Runs, &rc)
 		var gzs [][]byte
@@ -100,6 +104,45 @@ func (e *Encoded) pack(v any) ([]byte, error) {
 	e.raw += len(js)
 	e.gz += buf.Len()
 	return buf.Bytes(), nil
+}
+
+// chunk is one conversation's transcripts in question order. Contexts and
+// item lists are stored once per chunk: a system that reads the whole
+// conversation gives every question the same ones.
+type chunk struct {
+	Ctx   []string         `json:"ctx"`
+	Items [][]systems.Item `json:"items"`
+	Tx    []*chunkTx       `json:"tx"`
+	seen  map[string]int
+}
+
+// chunkTx is a transcript whose context and items are indices into the chunk.
+type chunkTx struct {
+	*runlog.Transcript
+	C int `json:"c"`
+	I int `json:"i"`
+}
+
+func (c *chunk) add(t *runlog.Transcript) {
+	if t == nil {
+		c.Tx = append(c.Tx, nil)
+		return
+	}
+	tc := *t
+	ct := &chunkTx{Transcript: &tc, C: c.intern("c\x00"+t.Context, func() { c.Ctx = append(c.Ctx, t.Context) }, len(c.Ctx))}
+	items, _ := json.Marshal(t.Items)
+	ct.I = c.intern("i\x00"+string(items), func() { c.Items = append(c.Items, t.Items) }, len(c.Items))
+	tc.Context, tc.Items = "", nil
+	c.Tx = append(c.Tx, ct)
+}
+
+func (c *chunk) intern(key string, store func(), next int) int {
+	if i, ok := c.seen[key]; ok {
+		return i
+	}
+	store()
+	c.seen[key] = next
+	return next
 }
 
 // Sizes reports the bundle's JSON size and its gzipped size in bytes.

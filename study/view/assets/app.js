@@ -4,6 +4,7 @@
   "use strict";
   var B = null; // the bundle
   var PAGE = 50;
+  var MARK = "\u0000context\u0000"; // runlog.ContextMark
   var app = document.getElementById("app");
 
   // h builds an element; text always goes through textContent.
@@ -62,8 +63,18 @@
     var key = i + "-" + k;
     if (!pending[key]) {
       var el = document.getElementById("tx-" + key);
-      pending[key] = (el ? decode(el) : getJSON("tx/" + i + "/" + k + ".json")).then(function (txs) {
-        r.chunkQs[k].forEach(function (x, n) { x.tx = txs[n]; });
+      pending[key] = (el ? decode(el) : getJSON("tx/" + i + "/" + k + ".json")).then(function (ch) {
+        // Contexts and item lists are stored once per chunk; the answer
+        // request holds a mark where the context goes.
+        r.chunkQs[k].forEach(function (x, n) {
+          var t = ch.tx[n];
+          if (t) {
+            t.context = ch.ctx[t.c];
+            t.items = ch.items[t.i];
+            (t.answer.messages || []).forEach(function (m) { m.content = m.content.split(MARK).join(t.context); });
+          }
+          x.tx = t;
+        });
         r.chunkDone[k] = true;
       });
     }
