@@ -133,7 +133,7 @@ func (x *Index) Search(q []float32, k int, filter func(id string) bool) []Hit {
 	n := len(x.ids)
 	if k <= 0 || k >= n {
 		cands := make([]cand, 0, n)
-		x.each(u, 0, n, filter, func(c cand) { cands = append(cands, c) })
+		x.each(u, 0, n, filter, nil, func(c cand) { cands = append(cands, c) })
 		sort.Slice(cands, func(a, b int) bool { return cands[a].better(cands[b]) })
 		return x.hits(cands)
 	}
@@ -178,13 +178,14 @@ func (x *Index) hits(cs []cand) []Hit {
 // scan returns the k best of vectors [lo, hi).
 func (x *Index) scan(u []float32, k, lo, hi int, filter func(string) bool) topK {
 	t := topK{k: k, items: make([]cand, 0, k)}
-	x.each(u, lo, hi, filter, t.offer)
+	x.each(u, lo, hi, filter, &t, t.offer)
 	return t
 }
 
-// each scores vectors [lo, hi) (lo a multiple of 8) in order and passes the
-// accepted ones to f.
-func (x *Index) each(u []float32, lo, hi int, filter func(string) bool, f func(cand)) {
+// each scores vectors [lo, hi) (lo a multiple of 16) in order and passes
+// the accepted ones to f. With top set (f is its offer), a score below the
+// worst kept one is dropped without a call: most of them, for a small k.
+func (x *Index) each(u []float32, lo, hi int, filter func(string) bool, top *topK, f func(cand)) {
 	if lo >= hi {
 		return
 	}
@@ -213,6 +214,9 @@ func (x *Index) each(u []float32, lo, hi int, filter func(string) bool, f func(c
 				continue
 			}
 			s := scores[i-b*lanes]
+			if top != nil && !odd && len(top.items) == top.k && s < top.items[0].s {
+				continue
+			}
 			if odd {
 				if v, ok := x.odd[i]; ok {
 					s = Dot(u, v)

@@ -77,7 +77,23 @@ func BenchmarkEmbedLoCoMo(b *testing.B) {
 	// On a shared machine wall time depends on the neighbours; texts per
 	// CPU-second (x2 for two busy cores) does much less.
 	b.ReportMetric(float64(len(texts)*b.N)/(cpuSeconds()-cpu0), "utt/cpu-s")
+	// The dense layers' arithmetic rate, to hold against BenchmarkGemm's.
+	flops := m.net.denseFLOPs(tokens, len(texts)) * float64(b.N)
+	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	b.ReportMetric(float64(tokens)/float64(len(texts)), "tok/utt")
+}
+
+// denseFLOPs is the floating-point operations of the dense layers for
+// texts sentences of tokens tokens in all (attention is a few percent more).
+func (n *network) denseFLOPs(tokens, texts int) float64 {
+	perToken := 0
+	for _, l := range n.layers {
+		perToken += l.dIn*3*l.dAtt + l.dAtt*l.dOut + l.dOut*l.dFF + l.dFF*l.dOut
+		if l.resW != nil {
+			perToken += l.dIn * l.dOut
+		}
+	}
+	return 2 * (float64(perToken)*float64(tokens) + float64(n.dOut*n.dOut)*float64(texts))
 }
 
 // cpuSeconds is this process's user+system CPU time.
