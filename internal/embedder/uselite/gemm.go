@@ -16,14 +16,15 @@ import (
 
 // kernel is a micro-kernel: c[0:mr][0:nr] += a[0:mr][0:k] . b, for a with
 // row stride lda, b a packed panel (k rows of nr contiguous floats) and c
-// with row stride ldc.
+// with row stride ldc; with bias non-nil, c = a . b + bias[0:nr] in every
+// row instead (a dense layer's bias costs no pass of its own).
 //
 // A kernel with whole set instead (the optional OpenBLAS build) takes the
 // unpacked product in one call.
 type kernel struct {
 	name   string
 	mr, nr int
-	fn     func(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+	fn     func(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32)
 	whole  func(x []float32, rows, k int, w []float32, n int, y []float32)
 }
 
@@ -80,7 +81,23 @@ func newMatrix(w []float32, k, n int, kern *kernel) *matrix {
 }
 
 // mulAdd sets y (rows x n) += x (rows x k) . m.
-func (m *matrix) mulAdd(x []float32, rows int, y []float32) {
+func (m *matrix) mulAdd(x []float32, rows int, y []float32) { m.mul(x, rows, y, nil) }
+
+// dense sets y (rows x n) = x (rows x k) . m + b (b broadcast to each row).
+func (m *matrix) dense(x []float32, rows int, y []float32, b []float32) {
+	if m.kern == nil || m.kern.whole != nil || len(b) != m.n {
+		for r := range rows {
+			copy(y[r*m.n:][:m.n], b)
+		}
+		m.mulAdd(x, rows, y)
+		return
+	}
+	m.mul(x, rows, y, b)
+}
+
+// mul is mulAdd, or dense when bias is non-nil (then y's contents do not
+// matter and the kernel path is taken).
+func (m *matrix) mul(x []float32, rows int, y []float32, bias []float32) {
 	if rows == 0 {
 		return
 	}
@@ -116,14 +133,22 @@ func (m *matrix) mulAdd(x []float32, rows int, y []float32) {
 			}
 			for jr := 0; jr < n/nr; jr++ {
 				bp := &m.panels[jr*k*nr+pc*nr]
+				var bb *float32 // the first k block sets y = product + bias
+				if bias != nil && pc == 0 {
+					bb = &bias[jr*nr]
+				}
 				for ir := 0; ir < full; ir += mr {
-					fn(kb, &x[(ic+ir)*k+pc], k, bp, &y[(ic+ir)*n+jr*nr], n)
+					fn(kb, &x[(ic+ir)*k+pc], k, bp, &y[(ic+ir)*n+jr*nr], n, bb)
 				}
 				if rest > 0 {
 					clear(tmpC[:mr*nr])
-					fn(kb, &padA[0], kb, bp, &tmpC[0], nr)
+					fn(kb, &padA[0], kb, bp, &tmpC[0], nr, bb)
 					for r := range rest {
 						yr := y[(ic+full+r)*n+jr*nr:][:nr]
+						if bb != nil {
+							copy(yr, tmpC[r*nr:(r+1)*nr])
+							continue
+						}
 						for j, v := range tmpC[r*nr : (r+1)*nr] {
 							yr[j] += v
 						}

@@ -3,10 +3,10 @@ package uselite
 import "golang.org/x/sys/cpu"
 
 //go:noescape
-func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32)
 
 //go:noescape
-func kern8x32(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+func kern8x32(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32)
 
 var (
 	avx2Kernel   = &kernel{name: "avx2", mr: 6, nr: 16, fn: kern6x16}

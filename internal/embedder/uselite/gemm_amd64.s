@@ -1,12 +1,13 @@
 #include "textflag.h"
 
-// func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+// func kern6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32)
 //
-// c[0:6][0:16] += a[0:6][0:k] . b, where a has row stride lda (floats), b is
+// c[0:6][0:16] += a[0:6][0:k] . b (or, with bias non-nil, c = a . b + bias
+// in every row), where a has row stride lda (floats), b is
 // a packed panel (k rows of 16 contiguous floats) and c has row stride ldc.
 // The AVX2+FMA kernel: twelve ymm accumulators hold the 6x16 block; per k
 // step two loads of b, six broadcasts of a and twelve FMAs.
-TEXT ·kern6x16(SB), NOSPLIT, $0-48
+TEXT ·kern6x16(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -62,6 +63,9 @@ loop:
 	JNZ          loop
 
 store:
+	MOVQ bias+48(FP), AX
+	TESTQ AX, AX
+	JNE  storebias
 	VADDPS  (DX), Y0, Y0
 	VMOVUPS Y0, (DX)
 	VADDPS  32(DX), Y1, Y1
@@ -94,13 +98,48 @@ store:
 	VZEROUPPER
 	RET
 
-// func kern8x32(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+storebias:
+	VMOVUPS (AX), Y12
+	VMOVUPS 32(AX), Y13
+	VADDPS  Y12, Y0, Y0
+	VMOVUPS Y0, (DX)
+	VADDPS  Y13, Y1, Y1
+	VMOVUPS Y1, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  Y12, Y2, Y2
+	VMOVUPS Y2, (DX)
+	VADDPS  Y13, Y3, Y3
+	VMOVUPS Y3, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  Y12, Y4, Y4
+	VMOVUPS Y4, (DX)
+	VADDPS  Y13, Y5, Y5
+	VMOVUPS Y5, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  Y12, Y6, Y6
+	VMOVUPS Y6, (DX)
+	VADDPS  Y13, Y7, Y7
+	VMOVUPS Y7, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  Y12, Y8, Y8
+	VMOVUPS Y8, (DX)
+	VADDPS  Y13, Y9, Y9
+	VMOVUPS Y9, 32(DX)
+	ADDQ    R9, DX
+	VADDPS  Y12, Y10, Y10
+	VMOVUPS Y10, (DX)
+	VADDPS  Y13, Y11, Y11
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kern8x32(k int, a *float32, lda int, b *float32, c *float32, ldc int, bias *float32)
 //
 // The AVX-512 kernel: c[0:8][0:32] += a[0:8][0:k] . b, b a packed panel of
 // k rows of 32 floats. Sixteen zmm accumulators; each FMA takes its a value
 // as an embedded broadcast from memory, so a k step is two loads of b and
 // sixteen FMAs.
-TEXT ·kern8x32(SB), NOSPLIT, $0-48
+TEXT ·kern8x32(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -161,6 +200,9 @@ loop:
 	JNZ              loop
 
 store:
+	MOVQ bias+48(FP), AX
+	TESTQ AX, AX
+	JNE  storebias
 	VADDPS  (DX), Z0, Z0
 	VMOVUPS Z0, (DX)
 	VADDPS  64(DX), Z1, Z1
@@ -199,6 +241,51 @@ store:
 	VADDPS  (DX), Z14, Z14
 	VMOVUPS Z14, (DX)
 	VADDPS  64(DX), Z15, Z15
+	VMOVUPS Z15, 64(DX)
+	VZEROUPPER
+	RET
+
+storebias:
+	VMOVUPS (AX), Z16
+	VMOVUPS 64(AX), Z17
+	VADDPS  Z16, Z0, Z0
+	VMOVUPS Z0, (DX)
+	VADDPS  Z17, Z1, Z1
+	VMOVUPS Z1, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  Z16, Z2, Z2
+	VMOVUPS Z2, (DX)
+	VADDPS  Z17, Z3, Z3
+	VMOVUPS Z3, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  Z16, Z4, Z4
+	VMOVUPS Z4, (DX)
+	VADDPS  Z17, Z5, Z5
+	VMOVUPS Z5, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  Z16, Z6, Z6
+	VMOVUPS Z6, (DX)
+	VADDPS  Z17, Z7, Z7
+	VMOVUPS Z7, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  Z16, Z8, Z8
+	VMOVUPS Z8, (DX)
+	VADDPS  Z17, Z9, Z9
+	VMOVUPS Z9, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  Z16, Z10, Z10
+	VMOVUPS Z10, (DX)
+	VADDPS  Z17, Z11, Z11
+	VMOVUPS Z11, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  Z16, Z12, Z12
+	VMOVUPS Z12, (DX)
+	VADDPS  Z17, Z13, Z13
+	VMOVUPS Z13, 64(DX)
+	ADDQ    R9, DX
+	VADDPS  Z16, Z14, Z14
+	VMOVUPS Z14, (DX)
+	VADDPS  Z17, Z15, Z15
 	VMOVUPS Z15, 64(DX)
 	VZEROUPPER
 	RET

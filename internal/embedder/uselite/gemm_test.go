@@ -48,10 +48,26 @@ func TestMatrixMulAddMatchesReference(t *testing.T) {
 				}
 			}
 			m := newMatrix(w, k, n, kern)
+			bias := append([]float32(nil), y[:n]...) // dense: y = x.w + bias, whatever y held
+			wantDense := make([]float64, len(y))
+			for i := range rows {
+				for j := range n {
+					wantDense[i*n+j] = want[i*n+j] - float64(y[i*n+j]) + float64(bias[j])
+				}
+			}
 			m.mulAdd(x, rows, y)
 			for i := range y {
 				if d := math.Abs(float64(y[i]) - want[i]); d > 1e-5*float64(k) {
 					t.Fatalf("%s rows=%d k=%d n=%d: element %d = %v, want %v", kernelName(kern), rows, k, n, i, y[i], want[i])
+				}
+			}
+			for i := range y {
+				y[i] = float32(i%3) * 1e6 // must be ignored
+			}
+			m.dense(x, rows, y, bias)
+			for i := range y {
+				if d := math.Abs(float64(y[i]) - wantDense[i]); d > 1e-5*float64(k) {
+					t.Fatalf("%s dense rows=%d k=%d n=%d: element %d = %v, want %v", kernelName(kern), rows, k, n, i, y[i], wantDense[i])
 				}
 			}
 		}

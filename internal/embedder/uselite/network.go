@@ -401,10 +401,7 @@ func layerNorm(x []float32, rows, d int, scale, bias []float32, eps float32, y [
 
 // dense sets y = x.w + b for x (rows x w.k).
 func dense(x []float32, rows int, w *matrix, b []float32, y []float32) {
-	for r := range rows {
-		copy(y[r*w.n:][:w.n], b)
-	}
-	w.mulAdd(x, rows, y)
+	w.dense(x, rows, y, b)
 }
 
 func addBias(y []float32, rows int, b []float32) {
