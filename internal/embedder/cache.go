@@ -108,27 +108,34 @@ func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 }
 
 // setUp gives a new file 64 KiB pages and WAL, creates the table, and
-// replaces a pre-checksum table (see NewCache).
+// replaces a pre-checksum table (see NewCache). It runs on one connection:
+// page_size is a per-connection setting until the file is (re)written.
 func setUp(db *sql.DB) error {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
 	var old int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'embeddings'`).Scan(&old); err != nil {
+	if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'embeddings'`).Scan(&old); err != nil {
 		return err
 	}
 	if old > 0 {
 		// page_size only changes through VACUUM outside WAL.
 		for _, s := range []string{`PRAGMA journal_mode=DELETE`, `DROP TABLE IF EXISTS embeddings`,
 			fmt.Sprintf(`PRAGMA page_size=%d`, pageSize), `VACUUM`} {
-			if _, err := db.Exec(s); err != nil {
+			if _, err := conn.ExecContext(ctx, s); err != nil {
 				return fmt.Errorf("replacing the unchecked table: %s: %w", s, err)
 			}
 		}
-	} else if _, err := db.Exec(fmt.Sprintf(`PRAGMA page_size=%d`, pageSize)); err != nil { // no-op once the file exists
+	} else if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size=%d`, pageSize)); err != nil { // no-op once the file exists
 		return err
 	}
-	if _, err := db.Exec(`PRAGMA journal_mode=WAL`); err != nil {
+	if _, err := conn.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
 		return err
 	}
-	_, err := db.Exec(`CREATE TABLE IF NOT EXISTS vectors (
+	_, err = conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS vectors (
 		id INTEGER PRIMARY KEY,
 		key BLOB NOT NULL UNIQUE,
 		dim INTEGER NOT NULL,
