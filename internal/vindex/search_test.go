@@ -89,6 +89,9 @@ func testSearchEqualsBruteForce(t *testing.T) {
 	for _, c := range cases {
 		x := randomIndex(r, c.n, c.dim, c.levels)
 		for trial := range 5 {
+			if c.n > 4000 && trial%2 == 1 {
+				continue // large cases: three queries (one of them zero) keep CI's race run short
+			}
 			q := make([]float32, c.dim)
 			for j := range q {
 				if c.levels > 0 {
