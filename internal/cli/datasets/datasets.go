@@ -28,7 +28,7 @@ func NewCmd() *cobra.Command {
 		Long: "Datasets are fetched into $MEMBENCH_HOME/datasets (default ~/.cache/membench/datasets)\n" +
 			"and checked against pinned sha256 sums. The embedded sample needs no fetch.",
 	}
-	cmd.AddCommand(listCmd(), fetchCmd(), verifyCmd())
+	cmd.AddCommand(listCmd(), fetchCmd(), verifyCmd(), synthCmd())
 	return cmd
 }
 
@@ -205,4 +205,57 @@ func report(out io.Writer, e core.Entry, r *core.Result) {
 		return
 	}
 	fmt.Fprintf(out, "%s: %s  %s  sha256 %s  %d bytes (not verified)\n", e.Name, r.Status, r.Path, r.SHA256, r.Size)
+}
+
+func synthCmd() *cobra.Command {
+	var shape, out string
+	var n int
+	var seed uint64
+	c := &cobra.Command{
+		Use:   "synth --shape SHAPE --questions N --seed S --out FILE",
+		Short: "Write a SYNTHETIC file in a real dataset's schema, for scale tests",
+		Long: "Writes a generated file in the schema of LongMemEval S or M (50 or 500 sessions of 10 turns\n" +
+			"per question) or LoCoMo (20 sessions of 16 turns, 20 questions per conversation). The text\n" +
+			"comes from small word lists: the file measures memory, speed and plumbing, never model\n" +
+			"quality. Its results are not benchmark results; keep them apart from real runs.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sh, ok := core.LookupSynthShape(shape)
+			if !ok {
+				return clierr.Bad("--shape %q: use one of %s", shape, strings.Join(core.SynthShapeNames(), ", "))
+			}
+			if n <= 0 {
+				return clierr.Bad("--questions %d: give a positive number of questions", n)
+			}
+			if out == "" {
+				return clierr.Bad("--out: name the file to write")
+			}
+			tmp := out + ".tmp"
+			f, err := os.Create(tmp)
+			if err != nil {
+				return clierr.Bad("--out %s: %v", out, err)
+			}
+			if err := core.Synth(f, sh, n, seed); err != nil {
+				f.Close()
+				os.Remove(tmp)
+				return err
+			}
+			if err := f.Close(); err != nil {
+				os.Remove(tmp)
+				return err
+			}
+			if err := os.Rename(tmp, out); err != nil {
+				return err
+			}
+			st, _ := os.Stat(out)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: SYNTHETIC %s-shaped file, %d questions, seed %d, %s; run it with --dataset %s --data %s\n",
+				out, sh.Name, n, seed, humanBytes(st.Size()), sh.Dataset, out)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&shape, "shape", "", "layout: "+strings.Join(core.SynthShapeNames(), ", "))
+	c.Flags().IntVar(&n, "questions", 10, "number of questions")
+	c.Flags().Uint64Var(&seed, "seed", 1, "random seed (same seed, same bytes)")
+	c.Flags().StringVar(&out, "out", "", "file to write")
+	return c
 }

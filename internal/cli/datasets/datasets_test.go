@@ -116,3 +116,22 @@ func writeTemp(t *testing.T, b []byte) string {
 	}
 	return p
 }
+
+func TestSynthCmd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.json")
+	msg, err := run(t, "synth", "--shape", "longmemeval-s", "--questions", "3", "--seed", "5", "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(msg, "SYNTHETIC") {
+		t.Errorf("output does not say synthetic: %s", msg)
+	}
+	ds, err := core.Load("longmemeval", out, core.LoadOptions{})
+	if err != nil || len(ds.Questions()) != 3 {
+		t.Fatalf("load: %v", err)
+	}
+	_, err = run(t, "synth", "--shape", "nope", "--out", out)
+	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "longmemeval-m") {
+		t.Errorf("bad shape: %v (code %d)", err, clierr.Code(err))
+	}
+}
