@@ -42,7 +42,7 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	switch name {
 	case "sample":
 		if path != "" {
-			return nil, fmt.Errorf("dataset sample is embedded and takes no file (got %q); drop --data or use --dataset locomo", path)
+			return nil, bad("dataset sample is embedded and takes no file (got %q); drop --data or use --dataset locomo", path)
 		}
 		return SampleWith(opt)
 	case "locomo", "longmemeval":
@@ -50,9 +50,9 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 		if e, ok := Lookup(name); ok && strings.HasPrefix(name, "longmemeval-") {
 			// Registry names are for `datasets fetch`; the loader reads every
 			// LongMemEval variant as "longmemeval" plus the file.
-			return nil, fmt.Errorf("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset longmemeval --data %s", name, filepath.Join(DefaultDir(opt.Home), e.File))
+			return nil, bad("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset longmemeval --data %s", name, filepath.Join(DefaultDir(opt.Home), e.File))
 		}
-		return nil, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
+		return nil, bad("unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	if path == "" {
 		path = DefaultPath(opt.Home, name)
@@ -61,7 +61,7 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 			if name == "longmemeval" {
 				fetchName = "longmemeval-s"
 			}
-			return nil, fmt.Errorf("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, fetchName)
+			return nil, bad("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, fetchName)
 		}
 	}
 	if name == "locomo" {
@@ -104,7 +104,7 @@ func DefaultPath(home, name string) string {
 // The receiver is not changed; sessions are shared with it.
 func (d *Dataset) Filter(convIDs []string, limitQuestions int) (*Dataset, error) {
 	if limitQuestions < 0 {
-		return nil, fmt.Errorf("question limit %d is negative; use 0 for no limit", limitQuestions)
+		return nil, bad("question limit %d is negative; use 0 for no limit", limitQuestions)
 	}
 	want := map[string]bool{}
 	for _, id := range convIDs {
@@ -127,7 +127,7 @@ func (d *Dataset) Filter(convIDs []string, limitQuestions int) (*Dataset, error)
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, fmt.Errorf("dataset %s has no conversation %s (it has: %s)", d.Name, strings.Join(unknown, ", "), convList(d))
+		return nil, bad("dataset %s has no conversation %s (it has: %s)", d.Name, strings.Join(unknown, ", "), convList(d))
 	}
 	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256}
 	left := limitQuestions
@@ -166,30 +166,14 @@ func convList(d *Dataset) string {
 	return strings.Join(ids, ", ")
 }
 
-// stringify turns a JSON answer (string, number, anything) into gold text.
-func stringify(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err == nil {
-		return n.String()
-	}
-	return strings.TrimSpace(string(raw))
-}
-
 // jsonErr makes decoder errors say where in the file they happened.
 func jsonErr(file string, data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) && data != nil {
 		line := 1 + strings.Count(string(data[:min(int(se.Offset), len(data))]), "\n")
-		return fmt.Errorf("%s: malformed JSON at line %d: %v; fix the file or re-fetch it with `membench datasets fetch`", file, line, se)
+		return bad("%s: malformed JSON at line %d: %v; fix the file or re-fetch it with `membench datasets fetch`", file, line, se)
 	}
-	return fmt.Errorf("%s: malformed JSON: %v; fix the file or re-fetch it with `membench datasets fetch`", file, err)
+	return bad("%s: malformed JSON: %v; fix the file or re-fetch it with `membench datasets fetch`", file, err)
 }
 
 func atoi(s string) int {

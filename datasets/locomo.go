@@ -5,21 +5,24 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // LoCoMo's file is a JSON list of samples; each has a sample_id, a
 // "conversation" object (speaker_a, speaker_b, session_N lists and
-// session_N_date_time strings) and a "qa" list.
+// session_N_date_time strings) and a "qa" list. Fields are decoded one at a
+// time so a wrong type is reported by sample and field, as the file names them.
 type locomoSample struct {
-	SampleID     string                     `json:"sample_id"`
-	Conversation map[string]json.RawMessage `json:"conversation"`
-	QA           []locomoQA                 `json:"qa"`
+	SampleID     json.RawMessage `json:"sample_id"`
+	Conversation json.RawMessage `json:"conversation"`
+	QA           json.RawMessage `json:"qa"`
 }
 
 type locomoQA struct {
@@ -49,88 +52,151 @@ var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 // ignored; image turns get " [image: caption]" appended to their text.
 // AskedAt is the latest session time plus one day: LoCoMo does not date its
 // questions, and they are meant to be asked after the whole history.
+//
+// Refused (InputError): bytes that are not UTF-8, text after the closing
+// bracket, a dia_id used twice in a sample, two keys for one session number
+// (session_1 and session_01), answers that are objects, lists or booleans,
+// and any field of the wrong type.
 func LoadLoCoMo(path string, opt LoadOptions) (*Dataset, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read LoCoMo file: %w; pass --data FILE or run `membench datasets fetch locomo`", err)
+		return nil, bad("read LoCoMo file: %w; pass --data FILE or run `membench datasets fetch locomo`", err)
 	}
 	return parseLoCoMo(data, path, "locomo", opt)
 }
 
 func parseLoCoMo(data []byte, source, name string, opt LoadOptions) (*Dataset, error) {
 	sum := sha256.Sum256(data)
-	var samples []locomoSample
+	if err := checkUTF8(data, source); err != nil {
+		return nil, err
+	}
+	var samples []json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&samples); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, bad("%s: a LoCoMo file is a JSON list of samples {sample_id, conversation, qa}, got %s first", source, te.Value)
+		}
 		return nil, jsonErr(source, data, err)
 	}
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		return nil, bad("%s line %d: text after the closing ] of the sample list (%s); remove it", source, lineAt(data, int64(len(data)-len(rest))), show(rest))
+	}
 	if len(samples) == 0 {
-		return nil, fmt.Errorf("%s: no samples; a LoCoMo file is a JSON list of {sample_id, conversation, qa}", source)
+		return nil, bad("%s: no samples; a LoCoMo file is a JSON list of {sample_id, conversation, qa}", source)
 	}
 	ds := &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:])}
-	seen := map[string]bool{}
-	for i, s := range samples {
-		c, err := locomoConversation(s, opt)
+	seen := map[string]int{}
+	for i, raw := range samples {
+		c, id, err := locomoConversation(raw, opt)
 		if err != nil {
-			who := fmt.Sprintf("sample %d", i)
-			if s.SampleID != "" {
-				who += " (" + s.SampleID + ")"
-			}
-			return nil, fmt.Errorf("%s: %s: %w", source, who, err)
+			return nil, bad("%s: %s, %v", source, who("sample", i, id), err)
 		}
-		if seen[c.ID] {
-			return nil, fmt.Errorf("%s: sample %d: duplicate sample_id %q; give each sample a unique id", source, i, c.ID)
+		if prev, dup := seen[c.ID]; dup {
+			return nil, bad("%s: sample %d: duplicate sample_id %q (also sample %d); give each sample a unique id", source, i, c.ID, prev)
 		}
-		seen[c.ID] = true
+		seen[c.ID] = i
 		ds.Conversations = append(ds.Conversations, c)
 	}
 	return ds, nil
 }
 
-func locomoConversation(s locomoSample, opt LoadOptions) (*Conversation, error) {
-	if s.SampleID == "" {
-		return nil, fmt.Errorf(`field "sample_id" missing or empty; add a unique id such as "conv-1"`)
+// required decodes a field that must be present.
+func required(raw json.RawMessage, v any, where, hint string) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return fmt.Errorf("field %q missing; %s", where, hint)
 	}
-	if s.Conversation == nil {
-		return nil, fmt.Errorf(`field "conversation" missing; add the object with speaker_a, speaker_b and session_N lists`)
+	return decodeField(raw, v, where)
+}
+
+// locomoConversation converts one sample; it also returns the sample_id
+// when it could be read, so errors can name the sample.
+func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, string, error) {
+	var s locomoSample
+	if err := decodeField(raw, &s, ""); err != nil {
+		return nil, "", err
 	}
-	c := &Conversation{ID: s.SampleID}
+	var id string
+	if err := required(s.SampleID, &id, "sample_id", `add a unique id such as "conv-1"`); err != nil {
+		return nil, "", err
+	}
+	if id == "" {
+		return nil, "", fmt.Errorf(`field "sample_id" is empty; add a unique id such as "conv-1"`)
+	}
+	var conv map[string]json.RawMessage
+	if err := required(s.Conversation, &conv, "conversation", "add the object with speaker_a, speaker_b and session_N lists"); err != nil {
+		return nil, id, err
+	}
+	c := &Conversation{ID: id}
 	for _, k := range []string{"speaker_a", "speaker_b"} {
 		var sp string
-		if err := json.Unmarshal(s.Conversation[k], &sp); err != nil || sp == "" {
-			return nil, fmt.Errorf(`field "conversation.%s" missing or not a string; name both speakers`, k)
+		if err := required(conv[k], &sp, "conversation."+k, "name both speakers"); err != nil {
+			return nil, id, err
+		}
+		if sp == "" {
+			return nil, id, fmt.Errorf(`field "conversation.%s" is empty; name both speakers`, k)
 		}
 		c.Speakers = append(c.Speakers, sp)
 	}
 
-	// Sessions in numeric order; a date without a session is ignored.
-	var nums []int
-	for k := range s.Conversation {
-		if m := sessionKey.FindStringSubmatch(k); m != nil {
-			nums = append(nums, atoi(m[1]))
-		}
+	// Sessions in numeric order, under their keys as written ("session_01"
+	// stays "session_01" in messages); a date without a session is ignored.
+	type sessKey struct {
+		n   int
+		key string
 	}
-	sort.Ints(nums)
+	var keys []sessKey
+	byNum := map[int]string{}
+	for k := range conv {
+		m := sessionKey.FindStringSubmatch(k)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			return nil, id, fmt.Errorf("conversation.%s: session number too large", k)
+		}
+		if other, dup := byNum[n]; dup {
+			a, b := min(k, other), max(k, other)
+			return nil, id, fmt.Errorf("conversation.%s and conversation.%s are both session %d; keep one", a, b, n)
+		}
+		byNum[n] = k
+		keys = append(keys, sessKey{n, k})
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].n < keys[j].n })
 	step := opt.step()
 	var last time.Time
-	for _, n := range nums {
-		key := fmt.Sprintf("session_%d", n)
-		var turns []locomoTurn
-		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
-			return nil, fmt.Errorf(`field "conversation.%s" is not a list of turns {speaker, dia_id, text}: %v`, key, err)
+	diaAt := map[string]string{}
+	for _, sk := range keys {
+		key := sk.key
+		var turns []json.RawMessage
+		if err := decodeField(conv[key], &turns, "conversation."+key); err != nil {
+			return nil, id, err
 		}
-		sess := &Session{ID: key}
-		if raw, ok := s.Conversation[key+"_date_time"]; ok {
-			_ = json.Unmarshal(raw, &sess.RawTime)
+		// Session ids stay "session_N" (the canonical form every artifact uses).
+		sess := &Session{ID: fmt.Sprintf("session_%d", sk.n)}
+		if raw, ok := conv[key+"_date_time"]; ok && string(raw) != "null" {
+			if err := decodeField(raw, &sess.RawTime, "conversation."+key+"_date_time"); err != nil {
+				return nil, id, err
+			}
 			sess.Time, _ = ParseLoCoMoTime(sess.RawTime)
 		}
 		if sess.Time.After(last) {
 			last = sess.Time
 		}
-		for j, t := range turns {
-			if t.DiaID == "" || t.Speaker == "" {
-				return nil, fmt.Errorf(`conversation.%s[%d]: "dia_id" and "speaker" are required on every turn`, key, j)
+		for j, traw := range turns {
+			where := fmt.Sprintf("conversation.%s[%d]", key, j)
+			var t locomoTurn
+			if err := decodeField(traw, &t, where); err != nil {
+				return nil, id, err
 			}
+			if t.DiaID == "" || t.Speaker == "" {
+				return nil, id, fmt.Errorf(`%s: "dia_id" and "speaker" are required on every turn`, where)
+			}
+			if prev, dup := diaAt[t.DiaID]; dup {
+				return nil, id, fmt.Errorf("%s.dia_id: %q is also %s; give every turn its own dia_id", where, t.DiaID, prev)
+			}
+			diaAt[t.DiaID] = where
 			text := t.Text
 			if t.BlipCaption != "" {
 				text = strings.TrimSpace(text + " [image: " + t.BlipCaption + "]")
@@ -144,33 +210,52 @@ func locomoConversation(s locomoSample, opt LoadOptions) (*Conversation, error) 
 		c.Sessions = append(c.Sessions, sess)
 	}
 	if len(c.Sessions) == 0 {
-		return nil, fmt.Errorf(`no "session_N" lists in "conversation"; a sample needs at least one session`)
+		return nil, id, fmt.Errorf(`no "session_N" lists in "conversation"; a sample needs at least one session`)
 	}
 
 	var asked time.Time
 	if !last.IsZero() {
 		asked = last.Add(24 * time.Hour)
 	}
-	for j, q := range s.QA {
+	var qas []json.RawMessage
+	if len(s.QA) > 0 {
+		if err := decodeField(s.QA, &qas, "qa"); err != nil {
+			return nil, id, err
+		}
+	}
+	for j, qraw := range qas {
+		where := fmt.Sprintf("qa[%d]", j)
+		var q locomoQA
+		if err := decodeField(qraw, &q, where); err != nil {
+			return nil, id, err
+		}
 		if q.Question == nil || q.Category == nil {
-			return nil, fmt.Errorf(`qa[%d]: "question" and "category" are required`, j)
+			return nil, id, fmt.Errorf(`%s: "question" and "category" are required`, where)
 		}
 		if *q.Category < CatMultiHop || *q.Category > CatAdversarial {
-			return nil, fmt.Errorf(`qa[%d]: category %d is not one of LoCoMo's 1-5`, j, *q.Category)
+			return nil, id, fmt.Errorf(`%s.category: %d is not one of LoCoMo's 1-5`, where, *q.Category)
+		}
+		gold, err := scalarText(q.Answer, where+".answer")
+		if err != nil {
+			return nil, id, err
+		}
+		adv, err := scalarText(q.Adversarial, where+".adversarial_answer")
+		if err != nil {
+			return nil, id, err
 		}
 		c.Questions = append(c.Questions, &Question{
-			ID:                fmt.Sprintf("%s:%d", s.SampleID, j),
-			ConversationID:    s.SampleID,
+			ID:                fmt.Sprintf("%s:%d", id, j),
+			ConversationID:    id,
 			Text:              *q.Question,
-			Gold:              stringify(q.Answer),
-			AdversarialAnswer: stringify(q.Adversarial),
+			Gold:              gold,
+			AdversarialAnswer: adv,
 			Category:          *q.Category,
 			Evidence:          SplitEvidence(q.Evidence),
 			AskedAt:           asked,
 			Abstention:        *q.Category == CatAdversarial,
 		})
 	}
-	return c, nil
+	return c, id, nil
 }
 
 var diaID = regexp.MustCompile(`D:?(\d+):(\d+)`)

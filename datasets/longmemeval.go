@@ -15,14 +15,14 @@ import (
 
 // One LongMemEval item: a question with its own haystack of sessions.
 type lmeItem struct {
-	QuestionID    string          `json:"question_id"`
+	QuestionID    json.RawMessage `json:"question_id"`
 	QuestionType  string          `json:"question_type"`
 	Question      *string         `json:"question"`
 	Answer        json.RawMessage `json:"answer"`
 	QuestionDate  string          `json:"question_date"`
 	SessionIDs    []string        `json:"haystack_session_ids"`
 	Dates         []string        `json:"haystack_dates"`
-	Sessions      [][]lmeTurn     `json:"haystack_sessions"`
+	Sessions      json.RawMessage `json:"haystack_sessions"`
 	AnswerSession []string        `json:"answer_session_ids"`
 }
 
@@ -35,20 +35,23 @@ type lmeTurn struct {
 // LoadLongMemEval reads a LongMemEval file (S, M or oracle). Each item is
 // its own conversation holding one question. The file is streamed item by
 // item, so the large M file needs memory for the model only, not for the
-// raw JSON as well. Sessions keep the file's order.
+// raw JSON as well. Sessions keep the file's order. Refused (InputError):
+// bytes that are not UTF-8, text after the closing bracket, answers that are
+// objects, lists or booleans, and any field of the wrong type.
 func LoadLongMemEval(path string, opt LoadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read LongMemEval file: %w; pass --data FILE or run `membench datasets fetch longmemeval-s`", err)
+		return nil, bad("read LongMemEval file: %w; pass --data FILE or run `membench datasets fetch longmemeval-s`", err)
 	}
 	defer f.Close()
 	h := sha256.New()
 	br := bufio.NewReaderSize(f, 1<<20)
-	ds, err := decodeLongMemEval(io.TeeReader(br, h), path, opt)
+	ds, err := decodeLongMemEval(newUTF8Reader(io.TeeReader(br, h), path), path, opt)
 	if err != nil {
 		return nil, err
 	}
-	// Hash the trailing bytes the decoder did not need.
+	// Hash the trailing bytes the decoder did not need (only spaces: the
+	// decoder checked there is nothing else).
 	if _, err := io.Copy(h, br); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -58,65 +61,120 @@ func LoadLongMemEval(path string, opt LoadOptions) (*Dataset, error) {
 
 func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, error) {
 	dec := json.NewDecoder(r)
-	bad := func(err error) error {
-		return fmt.Errorf("%s: malformed JSON near byte %d: %v; fix the file or re-fetch it with `membench datasets fetch`", source, dec.InputOffset(), err)
+	malformed := func(err error) error {
+		if IsInputError(err) {
+			return err // the UTF-8 check's own message
+		}
+		return bad("%s: malformed JSON near byte %d: %v; fix the file or re-fetch it with `membench datasets fetch`", source, dec.InputOffset(), err)
 	}
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, bad(err)
+		return nil, malformed(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, fmt.Errorf("%s: a LongMemEval file is a JSON list of items, got %v first", source, tok)
+		return nil, bad("%s: a LongMemEval file is a JSON list of items, got %v first", source, tok)
 	}
 	ds := &Dataset{Name: "longmemeval", Source: source}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for i := 0; dec.More(); i++ {
-		var it lmeItem
-		if err := dec.Decode(&it); err != nil {
-			return nil, bad(fmt.Errorf("item %d: %v", i, err))
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, malformed(fmt.Errorf("item %d: %v", i, err))
 		}
-		c, err := lmeConversation(it, opt)
+		c, id, err := lmeConversation(raw, opt)
 		if err != nil {
-			who := fmt.Sprintf("item %d", i)
-			if it.QuestionID != "" {
-				who += " (" + it.QuestionID + ")"
-			}
-			return nil, fmt.Errorf("%s: %s: %w", source, who, err)
+			return nil, bad("%s: %s, %v", source, who("item", i, id), err)
 		}
-		if seen[c.ID] {
-			return nil, fmt.Errorf("%s: item %d: duplicate question_id %q", source, i, c.ID)
+		if prev, dup := seen[c.ID]; dup {
+			return nil, bad("%s: item %d: duplicate question_id %q (also item %d); give each item a unique id", source, i, c.ID, prev)
 		}
-		seen[c.ID] = true
+		seen[c.ID] = i
 		ds.Conversations = append(ds.Conversations, c)
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, bad(err)
+		return nil, malformed(err)
+	}
+	// Nothing may follow the closing bracket but spaces.
+	if _, err := dec.Token(); err != io.EOF {
+		if IsInputError(err) {
+			return nil, err
+		}
+		return nil, bad("%s: text after the closing ] of the item list (near byte %d); remove it", source, dec.InputOffset())
 	}
 	if len(ds.Conversations) == 0 {
-		return nil, fmt.Errorf("%s: no items; expected a list of {question_id, question, answer, haystack_sessions, ...}", source)
+		return nil, bad("%s: no items; expected a list of {question_id, question, answer, haystack_sessions, ...}", source)
 	}
 	return ds, nil
 }
 
-func lmeConversation(it lmeItem, opt LoadOptions) (*Conversation, error) {
-	switch {
-	case it.QuestionID == "":
-		return nil, fmt.Errorf(`field "question_id" missing or empty`)
-	case it.Question == nil:
-		return nil, fmt.Errorf(`field "question" missing`)
-	case len(it.SessionIDs) != len(it.Sessions):
-		return nil, fmt.Errorf(`"haystack_session_ids" has %d entries but "haystack_sessions" has %d; they must pair up`, len(it.SessionIDs), len(it.Sessions))
-	case len(it.Dates) != 0 && len(it.Dates) != len(it.Sessions):
-		return nil, fmt.Errorf(`"haystack_dates" has %d entries but "haystack_sessions" has %d; they must pair up`, len(it.Dates), len(it.Sessions))
+// lmeSessions decodes haystack_sessions; on a type error it decodes again
+// turn by turn so the message names the session and turn.
+func lmeSessions(raw json.RawMessage) ([][]lmeTurn, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
 	}
-	c := &Conversation{ID: it.QuestionID, Speakers: []string{"user", "assistant"}}
+	var out [][]lmeTurn
+	if json.Unmarshal(raw, &out) == nil {
+		return out, nil
+	}
+	var sessions []json.RawMessage
+	if err := decodeField(raw, &sessions, "haystack_sessions"); err != nil {
+		return nil, err
+	}
+	for i, sraw := range sessions {
+		var turns []json.RawMessage
+		if err := decodeField(sraw, &turns, fmt.Sprintf("haystack_sessions[%d]", i)); err != nil {
+			return nil, err
+		}
+		for j, traw := range turns {
+			var t lmeTurn
+			if err := decodeField(traw, &t, fmt.Sprintf("haystack_sessions[%d][%d]", i, j)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, fmt.Errorf("haystack_sessions: want a list of lists of turns {role, content}")
+}
+
+func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, string, error) {
+	var it lmeItem
+	if err := decodeField(raw, &it, ""); err != nil {
+		var named struct {
+			QuestionID string `json:"question_id"`
+		}
+		_ = json.Unmarshal(raw, &named) // only to name the item in the message
+		return nil, named.QuestionID, err
+	}
+	var id string
+	if err := required(it.QuestionID, &id, "question_id", "give each item a unique id"); err != nil {
+		return nil, "", err
+	}
+	sessions, err := lmeSessions(it.Sessions)
+	if err != nil {
+		return nil, id, err
+	}
+	switch {
+	case id == "":
+		return nil, id, fmt.Errorf(`field "question_id" is empty; give each item a unique id`)
+	case it.Question == nil:
+		return nil, id, fmt.Errorf(`field "question" missing`)
+	case len(it.SessionIDs) != len(sessions):
+		return nil, id, fmt.Errorf(`"haystack_session_ids" has %d entries but "haystack_sessions" has %d; they must pair up`, len(it.SessionIDs), len(sessions))
+	case len(it.Dates) != 0 && len(it.Dates) != len(sessions):
+		return nil, id, fmt.Errorf(`"haystack_dates" has %d entries but "haystack_sessions" has %d; they must pair up`, len(it.Dates), len(sessions))
+	}
+	gold, err := scalarText(it.Answer, "answer")
+	if err != nil {
+		return nil, id, err
+	}
+	c := &Conversation{ID: id, Speakers: []string{"user", "assistant"}}
 	q := &Question{
-		ID:             it.QuestionID,
-		ConversationID: it.QuestionID,
+		ID:             id,
+		ConversationID: id,
 		Text:           *it.Question,
-		Gold:           stringify(it.Answer),
+		Gold:           gold,
 		Type:           it.QuestionType,
-		Abstention:     strings.HasSuffix(it.QuestionID, "_abs"),
+		Abstention:     strings.HasSuffix(id, "_abs"),
 		Evidence:       []string{},
 	}
 	q.AskedAt, _ = ParseLongMemEvalTime(it.QuestionDate)
@@ -127,7 +185,7 @@ func lmeConversation(it lmeItem, opt LoadOptions) (*Conversation, error) {
 	var fromSessions []string
 	step := opt.step()
 	used := map[string]int{}
-	for i, turns := range it.Sessions {
+	for i, turns := range sessions {
 		id := it.SessionIDs[i]
 		// Some haystacks repeat a session id; suffix repeats so turn ids stay unique.
 		if n := used[it.SessionIDs[i]]; n > 0 {
@@ -141,7 +199,7 @@ func lmeConversation(it lmeItem, opt LoadOptions) (*Conversation, error) {
 		}
 		for j, t := range turns {
 			if t.Role == "" {
-				return nil, fmt.Errorf(`haystack_sessions[%d][%d]: "role" missing; use "user" or "assistant"`, i, j)
+				return nil, c.ID, fmt.Errorf(`haystack_sessions[%d][%d]: "role" missing; use "user" or "assistant"`, i, j)
 			}
 			turn := &Turn{ID: fmt.Sprintf("%s:%d", id, j), Speaker: t.Role, Text: t.Content, HasAnswer: t.HasAnswer}
 			if !s.Time.IsZero() {
@@ -161,7 +219,7 @@ func lmeConversation(it lmeItem, opt LoadOptions) (*Conversation, error) {
 		q.Evidence = fromSessions
 	}
 	c.Questions = []*Question{q}
-	return c, nil
+	return c, c.ID, nil
 }
 
 var lmeTime = regexp.MustCompile(`^(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]+\))?\s*(?:(\d{1,2}):(\d{2}))?$`)

@@ -71,8 +71,8 @@ func TestLongMemEvalErrors(t *testing.T) {
 	cases := []struct{ name, json, want string }{
 		{"syntax", `[{"question_id": }]`, "malformed JSON"},
 		{"not list", `{"a":1}`, "JSON list of items"},
-		{"no id", `[{"question":"q"}]`, `item 0: field "question_id"`},
-		{"pairs", `[{"question_id":"a","question":"q","haystack_session_ids":["s"],"haystack_sessions":[]}]`, `item 0 (a): "haystack_session_ids" has 1`},
+		{"no id", `[{"question":"q"}]`, `item 0, field "question_id" missing`},
+		{"pairs", `[{"question_id":"a","question":"q","haystack_session_ids":["s"],"haystack_sessions":[]}]`, `item a, "haystack_session_ids" has 1`},
 		{"role", `[{"question_id":"a","question":"q","haystack_session_ids":["s"],"haystack_sessions":[[{"content":"x"}]]}]`, `haystack_sessions[0][0]: "role" missing`},
 		{"empty", `[]`, "no items"},
 	}
