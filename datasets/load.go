@@ -39,6 +39,9 @@ func Names() []string { return []string{"sample", "locomo", "longmemeval"} }
 // Load loads a dataset by name. An empty path means the fetched default
 // (DefaultPath); "sample" ignores path and uses the embedded conversation.
 func Load(name, path string, opt LoadOptions) (*Dataset, error) {
+	if opt.TurnStep < 0 {
+		return nil, bad("turn step %s is negative; give a duration such as 30s", opt.TurnStep)
+	}
 	switch name {
 	case "sample":
 		if path != "" {

@@ -33,6 +33,9 @@ import (
 // Everything that can be checked before work starts is checked first, and
 // reported as bad input; then finished questions are skipped (resume).
 func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, clierr.AsBad(err)
+	}
 	cfg = cfg.WithDefaults()
 	p, err := Prepare(cfg, log)
 	if err != nil {
@@ -61,6 +64,9 @@ type Prepared struct {
 // Prepare validates the config, opens models, embedder and caches, and
 // writes (or checks) the manifest.
 func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, clierr.AsBad(err)
+	}
 	spec, err := systems.Lookup(cfg.System)
 	if err != nil {
 		return nil, clierr.Bad("--system: %v", err)

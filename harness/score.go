@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/membench/membench/judge"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/jsonl"
 	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/llm"
 )
@@ -43,36 +45,58 @@ type ScoreConfig struct {
 }
 
 // ReadPredictions reads a predictions JSONL file; every bad line is an error
-// naming the file and line.
+// naming the file and line. Lines may be of any length. A line without a
+// "prediction" field is refused: scoring it as an empty answer would turn a
+// misnamed field into a silent 0.
 func ReadPredictions(path string) ([]Prediction, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, clierr.Bad("--predictions %s is a directory; give the predictions JSONL file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, clierr.Bad("--predictions: %v", err)
 	}
 	defer f.Close()
 	var out []Prediction
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	seen := map[string]int{}
-	for n := 1; sc.Scan(); n++ {
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
+	const want = `want {"question_id": "conv-26:0", "prediction": "..."}`
+	err = jsonl.Each(f, func(n int, b []byte, _ bool) error {
+		if len(bytes.TrimSpace(b)) == 0 {
+			return nil
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(b, &fields); err != nil {
+			return clierr.Bad("%s line %d: %v (%s)", path, n, err, want)
 		}
 		var p Prediction
 		if err := json.Unmarshal(b, &p); err != nil {
-			return nil, clierr.Bad("%s line %d: %v (want {\"question_id\": \"conv-26:0\", \"prediction\": \"...\"})", path, n, err)
+			return clierr.Bad("%s line %d: %v (%s)", path, n, err, want)
 		}
 		if p.QuestionID == "" {
-			return nil, clierr.Bad("%s line %d: missing field question_id", path, n)
+			return clierr.Bad("%s line %d: missing field question_id (%s)", path, n, want)
+		}
+		if _, ok := fields["prediction"]; !ok {
+			keys := make([]string, 0, len(fields))
+			for k := range fields {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return clierr.Bad("%s line %d: no field \"prediction\" (the line has %s); name the answer field prediction (%s)", path, n, strings.Join(keys, ", "), want)
 		}
 		if prev, dup := seen[p.QuestionID]; dup {
-			return nil, clierr.Bad("%s line %d: question_id %s already given on line %d", path, n, p.QuestionID, prev)
+			return clierr.Bad("%s line %d: question_id %s already given on line %d", path, n, p.QuestionID, prev)
 		}
 		seen[p.QuestionID] = n
 		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		if _, ok := err.(*clierr.BadInput); ok {
+			return nil, err
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // Score judges external predictions and writes a run-shaped directory

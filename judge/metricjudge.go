@@ -24,8 +24,9 @@ func newMetric(metric string, threshold float64) func(Config) (Judge, error) {
 		th := threshold
 		if s, ok := c.Options["threshold"]; ok {
 			f, err := strconv.ParseFloat(s, 64)
-			if err != nil || f < 0 || f > 1 {
-				return nil, fmt.Errorf("threshold=%s must be a number in [0,1]", s)
+			// 0 would call every answer correct, and a score of 0 correct.
+			if err != nil || !(f > 0 && f <= 1) {
+				return nil, fmt.Errorf("threshold=%s must be a number in (0,1]", s)
 			}
 			th = f
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/membench/membench/systems"
@@ -120,6 +121,49 @@ func (c Config) ID() string {
 		return c.RunID
 	}
 	return fmt.Sprintf("%s-%s-%s", c.Dataset, c.System, c.Hash()[:10])
+}
+
+// CheckRunID refuses run ids that are not one plain path element, so a run
+// directory can never land outside --results ("../x", "..", "a/b").
+func CheckRunID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("--run-id is empty; give a name such as my-run, or leave it out to derive one")
+	case id == "." || id == "..":
+		return fmt.Errorf("--run-id %q names a directory outside the run's own; give a plain name such as my-run", id)
+	case strings.ContainsAny(id, `/\`) || strings.ContainsRune(id, 0) || filepath.Base(id) != id || filepath.IsAbs(id):
+		return fmt.Errorf("--run-id %q: a run id is one path element (no / or \\); use --results to choose where runs go", id)
+	}
+	return nil
+}
+
+// Validate refuses settings that would otherwise be silently replaced or
+// would write outside --results; its errors are all bad input. Call it on the config as given (before
+// WithDefaults), so a negative number is reported, not defaulted.
+func (c Config) Validate() error {
+	if c.K < 0 {
+		return fmt.Errorf("--k %d is negative; give the number of items to retrieve, or 0 for the system's default", c.K)
+	}
+	if c.Limit < 0 {
+		return fmt.Errorf("--limit %d is negative; give a number of questions, or 0 for all", c.Limit)
+	}
+	if c.TurnStep < 0 {
+		return fmt.Errorf("--turn-step %s is negative; give a duration such as 30s (turn_step in YAML)", c.TurnStep)
+	}
+	if c.Concurrency < 0 {
+		return fmt.Errorf("--concurrency %d is negative; give at least 1 (0 means the default, 4)", c.Concurrency)
+	}
+	if c.RunID != "" {
+		if err := CheckRunID(c.RunID); err != nil {
+			return err
+		}
+	}
+	if c.ResultsDir != "" {
+		if st, err := os.Stat(c.ResultsDir); err == nil && !st.IsDir() {
+			return fmt.Errorf("--results %s is a file; give a directory (it is created when missing)", c.ResultsDir)
+		}
+	}
+	return nil
 }
 
 // Dir is the run's artifact directory.

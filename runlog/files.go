@@ -11,12 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/jsonl"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -239,7 +241,9 @@ func (a *Appender) Close() error {
 
 // ReadJSONL decodes every line of path into a T. A missing file is empty; a
 // torn last line (from an interrupted run) is skipped; any other bad line
-// is an error naming the file and line.
+// is an error naming the file and line. Lines may be of any length. Records
+// with a Check method (judge.Judgment) are checked, so a score of 5 is
+// refused where it is read rather than skewing every statistic after it.
 func ReadJSONL[T any](path string) ([]T, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -250,27 +254,29 @@ func ReadJSONL[T any](path string) ([]T, error) {
 	}
 	defer f.Close()
 	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	var pendingErr error
-	for sc.Scan() {
-		line++
-		if pendingErr != nil {
-			return nil, pendingErr
-		}
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
+	err = jsonl.Each(f, func(n int, b []byte, last bool) error {
+		if len(bytes.TrimSpace(b)) == 0 {
+			return nil
 		}
 		var v T
 		if err := json.Unmarshal(b, &v); err != nil {
-			pendingErr = fmt.Errorf("%s line %d: %v (fix or delete the line)", path, line, err)
-			continue
+			if last {
+				return nil // torn by an interrupted writer; resume rewrites it
+			}
+			return fmt.Errorf("%s line %d: %v (fix or delete the line)", path, n, err)
+		}
+		if c, ok := any(&v).(interface{ Check() error }); ok {
+			if err := c.Check(); err != nil {
+				return fmt.Errorf("%s line %d: %v (fix or delete the line)", path, n, err)
+			}
 		}
 		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // WriteJSON writes v atomically (temp file + rename) so a reader never sees
@@ -341,6 +347,21 @@ type Judgment struct {
 	Score      float64 `json:"score"` // 0..1; F1/BLEU value for metric judges, 0/1 for verdict judges
 	Reason     string  `json:"reason,omitempty"`
 	Raw        string  `json:"raw,omitempty"` // raw model verdict text
+}
+
+// Check refuses a judgment no judge writes: a score outside [0, 1] (or not
+// a number), or correct contradicting the score (correct at 0, wrong at 1;
+// every threshold lies in (0, 1]). ReadJSONL calls it on every line.
+func (j *Judgment) Check() error {
+	switch {
+	case math.IsNaN(j.Score) || j.Score < 0 || j.Score > 1:
+		return fmt.Errorf("judge %s on %s: score %v is outside [0, 1]; scores are fractions (1 = correct)", j.Judge, j.QuestionID, j.Score)
+	case j.Correct && j.Score == 0:
+		return fmt.Errorf("judge %s on %s: \"correct\": true contradicts \"score\": 0; make them agree", j.Judge, j.QuestionID)
+	case !j.Correct && j.Score == 1:
+		return fmt.Errorf("judge %s on %s: \"correct\": false contradicts \"score\": 1; make them agree", j.Judge, j.QuestionID)
+	}
+	return nil
 }
 
 // NewJudgment logs judge's verdict on question of system.

@@ -1,10 +1,11 @@
 package structmem
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/membench/membench/internal/jsonl"
 )
 
 // Snapshot is everything the fidelity audits need: each entry with the
@@ -106,20 +107,17 @@ func (s Snapshot) WriteJSONL(w io.Writer) error {
 func ReadJSONL(r io.Reader) ([]Snapshot, error) {
 	var out []Snapshot
 	idx := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if len(sc.Bytes()) == 0 {
-			continue
+	// Lines of any length: one entry's source text has no size limit.
+	err := jsonl.Each(r, func(line int, b []byte, _ bool) error {
+		if len(b) == 0 {
+			return nil
 		}
 		var head struct {
 			Type string `json:"type"`
 			Conv string `json:"conversation_id"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
-			return nil, fmt.Errorf("structmem memory dump line %d: %w", line, err)
+		if err := json.Unmarshal(b, &head); err != nil {
+			return fmt.Errorf("structmem memory dump line %d: %w", line, err)
 		}
 		i, ok := idx[head.Conv]
 		if !ok {
@@ -132,32 +130,36 @@ func ReadJSONL(r io.Reader) ([]Snapshot, error) {
 		switch head.Type {
 		case RecMeta:
 			var m metaRec
-			err = json.Unmarshal(sc.Bytes(), &m)
+			err = json.Unmarshal(b, &m)
 			s.System, s.Config, s.Speakers, s.Counts = m.System, m.Config, m.Speakers, m.Counts
 		case RecEntry:
 			var e Entry
-			err = json.Unmarshal(sc.Bytes(), &e)
+			err = json.Unmarshal(b, &e)
 			s.Entries = append(s.Entries, e)
 		case RecSynthesis:
 			var y Synthesis
-			err = json.Unmarshal(sc.Bytes(), &y)
+			err = json.Unmarshal(b, &y)
 			s.Syntheses = append(s.Syntheses, y)
 		case RecWindow:
 			var w WindowRecord
-			err = json.Unmarshal(sc.Bytes(), &w)
+			err = json.Unmarshal(b, &w)
 			s.Windows = append(s.Windows, w)
 		case RecFailure:
 			var f Failure
-			err = json.Unmarshal(sc.Bytes(), &f)
+			err = json.Unmarshal(b, &f)
 			s.Failures = append(s.Failures, f)
 		default:
 			err = fmt.Errorf("unknown record type %q (want meta, entry, synthesis, window or failure)", head.Type)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("structmem memory dump line %d: %w", line, err)
+			return fmt.Errorf("structmem memory dump line %d: %w", line, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // WriteMemory writes this conversation's dump as JSONL; the harness can

@@ -30,7 +30,11 @@ func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
 		runlog.RetrievalRecord{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")})
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile),
 		runlog.AnswerRecord{QuestionID: "q1", Category: 2}, runlog.AnswerRecord{QuestionID: "q2", Category: 2}, runlog.AnswerRecord{QuestionID: "q3", Category: 5})
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), runlog.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK})
+	j := runlog.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK}
+	if abstainOK {
+		j.Score = 1 // readers refuse correct judgments scored 0
+	}
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), j)
 }
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }

@@ -2,7 +2,9 @@
 package run
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -55,7 +57,9 @@ Re-running the same command resumes: finished questions are skipped.`,
 				}
 				dec := yaml.NewDecoder(strings.NewReader(string(b)))
 				dec.KnownFields(true)
-				if err := dec.Decode(&base); err != nil {
+				if err := dec.Decode(&base); errors.Is(err, io.EOF) {
+					return clierr.Bad("--config %s is empty; write at least one setting, e.g. system: turns-cosine (see configs/ for examples)", cfgFile)
+				} else if err != nil {
 					return clierr.Bad("--config %s: %v (see configs/ for examples)", cfgFile, err)
 				}
 			}
