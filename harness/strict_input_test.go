@@ -17,4 +17,3 @@ func TestReadPredictionsLongLine(t *testing.T) {
 		t.Fatalf("got %d predictions, %v", len(preds), err)
 	}
 }
-

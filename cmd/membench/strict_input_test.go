@@ -90,4 +90,3 @@ func clip(s string) string {
 	}
 	return s
 }
-
