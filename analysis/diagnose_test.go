@@ -185,7 +185,11 @@ func TestDiagnoseWithoutCandidateStage(t *testing.T) {
 // id without the flag does not (the loaders decide, not the id).
 func TestAbstentionReadsTheRecordFlag(t *testing.T) {
 	jd := func(id string, ok bool) runlog.Judgment {
-		return runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok}
+		j := runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok}
+		if ok {
+			j.Score = 1 // readers refuse a correct judgment scored 0
+		}
+		return j
 	}
 	fr := fakeRun{
 		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm"}, Offline: true},
