@@ -57,7 +57,7 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 		}
 		spec, err := llm.ParseSpec(s)
 		if err != nil {
-			return nil, clierr.Bad("%s %q: %v", flag, s, err)
+			return nil, clierr.Bad("%s %q: %v", flag, llm.RedactText(s), err)
 		}
 		spec.NoCache = spec.NoCache || cfg.NoCache
 		r.specs[role] = spec
@@ -98,14 +98,14 @@ func (r *Resources) openEmbedder() error {
 		// The embedding server is the build model's unless the spec says otherwise.
 		spec, err := llm.ParseSpec(e)
 		if err != nil {
-			return clierr.Bad("--embedder %s: %v", e, err)
+			return clierr.Bad("--embedder %s: %v", llm.RedactText(e), err)
 		}
 		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
 			spec.BaseURL = b.BaseURL
 		}
 		o, err := llm.BuildEmbedder(spec)
 		if err != nil {
-			return clierr.AsBad(fmt.Errorf("--embedder %s: %w", e, err))
+			return clierr.AsBad(fmt.Errorf("--embedder %s: %w", llm.RedactText(e), err))
 		}
 		inner = o
 		r.EmbedderName = o.Name()

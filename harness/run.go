@@ -153,7 +153,7 @@ func (p *Prepared) writeManifest() error {
 		GitCommit:     gitCommit(),
 		RunID:         p.Cfg.ID(),
 		ConfigHash:    p.Cfg.Hash(),
-		Config:        p.Cfg,
+		Config:        p.Cfg.Redacted(),
 		Dataset:       p.Data.Name,
 		DatasetSource: p.Data.Source,
 		DatasetSHA256: p.Data.SHA256,

@@ -153,7 +153,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	m := runlog.Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg,
+	m := runlog.Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
 		Models: res.ModelIDs(), Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC()}
 	// Offline stays false: the answers come from outside, and the default

@@ -45,6 +45,11 @@ var judgeKeys = map[string]bool{"name": true, "prompt": true, "threshold": true,
 // A bare kind may be followed by options: "f1,threshold=0.3",
 // "llm,name=strict,prompt=FILE", "em,decline=not known|no idea".
 func Parse(spec string, deps Deps) (Judge, error) {
+	j, err := parse(spec, deps)
+	return j, llm.RedactErr(err) // the spec may hold base-url=http://user:password@...
+}
+
+func parse(spec string, deps Deps) (Judge, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return nil, fmt.Errorf("--judge: empty value; use one of %s, NAME=BACKEND:MODEL or name=N,backend=B,model=M", strings.Join(Known(), ", "))
@@ -199,7 +204,7 @@ func ParseAll(specs []string, deps Deps) ([]Judge, error) {
 			return nil, err
 		}
 		if prev, dup := seen[j.Name()]; dup {
-			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them its own name=N", prev, s, j.Name())
+			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them its own name=N", llm.RedactText(prev), llm.RedactText(s), j.Name())
 		}
 		seen[j.Name()] = s
 		out = append(out, j)

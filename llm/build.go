@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -125,6 +126,26 @@ var specKeys = []string{"name", "backend", "model", "base-url", "api-key-env", "
 // Keys: name, backend, model, base-url, api-key-env, rpm, tpm, retries,
 // no-cache. Values may not contain commas.
 func ParseSpec(s string) (Spec, error) {
+	sp, err := parseSpec(s)
+	return sp, redactErr(err)
+}
+
+// redactErr rewrites an error whose text holds a URL with credentials (a
+// spec quoted back to the user); other errors pass unchanged.
+func redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := RedactText(err.Error()); msg != err.Error() {
+		return errors.New(msg)
+	}
+	return err
+}
+
+// RedactErr is redactErr for other packages that quote specs back.
+func RedactErr(err error) error { return redactErr(err) }
+
+func parseSpec(s string) (Spec, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return Spec{}, fmt.Errorf("empty model spec; use e.g. offline, openai:gpt-4o-mini or backend=openai,model=gpt-4o-mini")

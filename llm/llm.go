@@ -97,5 +97,14 @@ type Embedder interface {
 	Name() string
 }
 
-// ErrNoLogprobs is returned by Decide when the server gives no logprobs.
-var ErrNoLogprobs = errors.New("the model returned no logprobs: decisions need a server that supports logprobs=true and top_logprobs (OpenAI, vLLM, llama.cpp server do; use one of those or another --decide-model)")
+// ErrNoLogprobs is returned by Decide when a reply carries no logprobs. One
+// such reply is a glitch (it is also an ErrBadReply, retried); the retry
+// layer says when every try lacked them, which is what a server without
+// logprob support does.
+var ErrNoLogprobs = errors.New("the reply had no logprobs")
+
+// ErrBadReply marks a 200 reply that cannot be used: no choices, a body that
+// is not JSON, no logprobs where they were asked for. It is a fault of one
+// reply, not of the request, so the retry layer tries again a few times
+// (RetryPolicy.Glitches) even though the status was not an error.
+var ErrBadReply = errors.New("unusable reply")

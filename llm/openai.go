@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -36,6 +37,7 @@ type OpenAIConfig struct {
 // OpenAI is the OpenAI-compatible chat/decide/embedding backend.
 type OpenAI struct {
 	cfg    OpenAIConfig
+	shown  string // the base URL without credentials: what ids, logs and errors show
 	client *openai.Client
 }
 
@@ -54,14 +56,14 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai backend: base URL %q is not an http(s) URL; use e.g. http://localhost:8000/v1", cfg.BaseURL)
+		return nil, fmt.Errorf("openai backend: base URL %q is not an http(s) URL; use e.g. http://localhost:8000/v1", RedactURL(cfg.BaseURL))
 	}
 	if cfg.APIKeyEnv == "" {
 		cfg.APIKeyEnv = "OPENAI_API_KEY"
 	}
 	if cfg.APIKey == "" {
 		if isOpenAIHost(u.Host) {
-			return nil, fmt.Errorf("openai backend: no API key for %s; set the environment variable %s", cfg.BaseURL, cfg.APIKeyEnv)
+			return nil, fmt.Errorf("openai backend: no API key for %s; set the environment variable %s", RedactURL(cfg.BaseURL), cfg.APIKeyEnv)
 		}
 		cfg.APIKey = "none" // local servers accept any key
 	}
@@ -81,7 +83,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = headerDoer{hc}
-	return &OpenAI{cfg: cfg, client: openai.NewClientWithConfig(oc)}, nil
+	return &OpenAI{cfg: cfg, shown: RedactURL(cfg.BaseURL), client: openai.NewClientWithConfig(oc)}, nil
 }
 
 func isOpenAIHost(host string) bool {
@@ -90,11 +92,13 @@ func isOpenAIHost(host string) bool {
 }
 
 func (o *OpenAI) ID() ModelID {
-	return ModelID{Backend: "openai", Model: o.cfg.Model, BaseURL: o.cfg.BaseURL}
+	// Redacted: the id goes into manifests and cache keys; a password is
+	// not part of which model answered.
+	return ModelID{Backend: "openai", Model: o.cfg.Model, BaseURL: o.shown}
 }
 
 // Name identifies the embedder: "openai:<embedding model>@<base url>".
-func (o *OpenAI) Name() string { return "openai:" + o.cfg.EmbeddingModel + "@" + o.cfg.BaseURL }
+func (o *OpenAI) Name() string { return "openai:" + o.cfg.EmbeddingModel + "@" + o.shown }
 
 func toWire(msgs []Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(msgs))
@@ -141,7 +145,7 @@ func (o *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		return Response{}, err
 	}
 	if len(resp.Choices) == 0 {
-		return Response{}, fmt.Errorf("openai %s: response has no choices", o.cfg.Model)
+		return Response{}, fmt.Errorf("openai %s at %s: the reply had no choices (%w)", o.cfg.Model, o.shown, ErrBadReply)
 	}
 	text := resp.Choices[0].Message.Content
 	return Response{Text: text, Usage: o.usage(resp.Usage, req.Messages, text)}, nil
@@ -179,9 +183,11 @@ func (o *OpenAI) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	if err != nil {
 		return DecideResponse{}, err
 	}
-	if len(resp.Choices) == 0 || resp.Choices[0].LogProbs == nil ||
-		len(resp.Choices[0].LogProbs.Content) == 0 || len(resp.Choices[0].LogProbs.Content[0].TopLogProbs) == 0 {
-		return DecideResponse{}, fmt.Errorf("openai %s at %s: %w", o.cfg.Model, o.cfg.BaseURL, ErrNoLogprobs)
+	if len(resp.Choices) == 0 {
+		return DecideResponse{}, fmt.Errorf("openai %s at %s: the reply had no choices (%w)", o.cfg.Model, o.shown, ErrBadReply)
+	}
+	if resp.Choices[0].LogProbs == nil || len(resp.Choices[0].LogProbs.Content) == 0 || len(resp.Choices[0].LogProbs.Content[0].TopLogProbs) == 0 {
+		return DecideResponse{}, fmt.Errorf("openai %s at %s: %w (%w)", o.cfg.Model, o.shown, ErrNoLogprobs, ErrBadReply)
 	}
 	first := resp.Choices[0].LogProbs.Content[0]
 	probs, err := choiceProbs(first.TopLogProbs, req.Choices)
@@ -229,6 +235,13 @@ func choiceProbs(top []openai.TopLogProbs, choices []string) (map[string]float64
 func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	hold := &captured{}
 	resp, err := o.client.CreateChatCompletion(context.WithValue(ctx, captureKey{}, hold), cr)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	if err != nil && (errors.As(err, &se) || errors.As(err, &te)) {
+		// A 2xx status with a body that is not a completion (a proxy's
+		// HTML page): the reply is unusable, the request may be fine.
+		return resp, fmt.Errorf("openai chat %s at %s: the reply is not a JSON completion (%s) (%w)", o.cfg.Model, o.shown, err, ErrBadReply)
+	}
 	if err != nil {
 		return resp, o.wrapErr("chat "+o.cfg.Model, err, hold)
 	}
@@ -310,11 +323,22 @@ func (e *HTTPError) Unwrap() error { return e.Err }
 // attaches status and Retry-After.
 func (o *OpenAI) wrapErr(op string, err error, hold *captured) error {
 	key := o.cfg.APIKey
-	scrub := func(s string) string {
-		if key == "" || key == "none" {
-			return s
+	var password string
+	if u, err := url.Parse(o.cfg.BaseURL); err == nil && u.User != nil {
+		password, _ = u.User.Password()
+		if password == "" {
+			password = u.User.Username()
 		}
-		return strings.ReplaceAll(s, key, "[redacted]")
+	}
+	scrub := func(s string) string {
+		if key != "" && key != "none" {
+			s = strings.ReplaceAll(s, key, "[redacted]")
+		}
+		s = RedactText(s)
+		if len(password) >= 4 { // a shorter one would blank out ordinary words
+			s = strings.ReplaceAll(s, password, redacted)
+		}
+		return s
 	}
 	e := &HTTPError{Op: op, Err: err}
 	var ae *openai.APIError
@@ -328,7 +352,7 @@ func (o *OpenAI) wrapErr(op string, err error, hold *captured) error {
 		e.StatusCode = re.HTTPStatusCode
 	}
 	e.RetryAfter = hold.retryAfter(time.Now())
-	e.msg = scrub(fmt.Sprintf("openai %s at %s: %v", op, o.cfg.BaseURL, err))
+	e.msg = scrub(fmt.Sprintf("openai %s at %s: %v", op, o.shown, err))
 	return e
 }
 

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -19,7 +20,14 @@ type RetryPolicy struct {
 	Max      int
 	Base     time.Duration // default 1s
 	MaxDelay time.Duration // default 60s
+	// Glitches bounds the extra tries after unusable 200 replies
+	// (ErrBadReply: no choices, a non-JSON body, no logprobs); 0 means
+	// DefaultGlitches, < 0 none. They are counted apart from Max.
+	Glitches int
 }
+
+// DefaultGlitches is used when RetryPolicy.Glitches is 0.
+const DefaultGlitches = 2
 
 // maxRetryAfter caps a server's Retry-After so a bad header cannot stall a
 // run for hours.
@@ -33,13 +41,17 @@ type Retrying struct {
 }
 
 // WithRetry wraps m so 429s, 5xx, timeouts and connection resets are
-// retried; other errors (400, 401, 404, ErrNoLogprobs, ...) return at once.
+// retried with backoff, and unusable 200 replies (ErrBadReply) are tried
+// again a few times at once; other errors (400, 401, 404, ...) return at once.
 func WithRetry(m Model, p RetryPolicy) Model {
 	if p.Base <= 0 {
 		p.Base = time.Second
 	}
 	if p.MaxDelay <= 0 {
 		p.MaxDelay = 60 * time.Second
+	}
+	if p.Glitches == 0 {
+		p.Glitches = DefaultGlitches
 	}
 	return &Retrying{Inner: m, Policy: p, sleep: sleepCtx}
 }
@@ -55,15 +67,41 @@ func (r *Retrying) Decide(ctx context.Context, req DecideRequest) (DecideRespons
 }
 
 func retry[T any](ctx context.Context, r *Retrying, call func() (T, error)) (T, error) {
-	for attempt := 0; ; attempt++ {
+	attempt, glitches := 0, 0
+	for {
 		v, err := call()
-		if err == nil || attempt >= r.Policy.Max || ctx.Err() != nil || !Retryable(err) {
+		if err == nil || ctx.Err() != nil {
+			return v, err
+		}
+		if errors.Is(err, ErrBadReply) {
+			// The server answered; asking again at once usually gets a
+			// usable reply.
+			if glitches >= max(r.Policy.Glitches, 0) {
+				return v, gaveUp(err, glitches+1)
+			}
+			glitches++
+			continue
+		}
+		if attempt >= r.Policy.Max || !Retryable(err) {
 			return v, err
 		}
 		if serr := r.sleep(ctx, r.Policy.delay(attempt, err)); serr != nil {
 			return v, err // cancelled while waiting: report the real failure
 		}
+		attempt++
 	}
+}
+
+// gaveUp says how many unusable replies came in a row, and what it means
+// when every one lacked logprobs.
+func gaveUp(err error, tries int) error {
+	if tries == 1 {
+		return err
+	}
+	if errors.Is(err, ErrNoLogprobs) {
+		return fmt.Errorf("%w; %d replies in a row had none, so the server probably does not support logprobs=true with top_logprobs (OpenAI, vLLM and llama.cpp server do; use one of those or another --decide-model)", err, tries)
+	}
+	return fmt.Errorf("%w (%d unusable replies in a row)", err, tries)
 }
 
 // delay is the wait before retry number attempt+1: the server's

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -72,12 +73,17 @@ func TestRetryGivesUpAfterMax(t *testing.T) {
 	}
 }
 
-func TestRetryDecideNoLogprobsNotRetried(t *testing.T) {
+// A server that never sends logprobs: a bounded number of tries, then an
+// error that says every reply lacked them.
+func TestRetryDecideNoLogprobsBounded(t *testing.T) {
 	srv := llmtest.New(t)
 	m := WithRetry(newTestOpenAI(t, srv), RetryPolicy{Max: 3, Base: time.Millisecond})
 	_, err := m.Decide(context.Background(), DecideRequest{Messages: msgs("q"), Choices: []string{"yes", "no"}})
-	if !errors.Is(err, ErrNoLogprobs) || srv.Count("/v1/chat/completions") != 1 {
+	if !errors.Is(err, ErrNoLogprobs) || srv.Count("/v1/chat/completions") != 1+DefaultGlitches {
 		t.Fatalf("err = %v, requests = %d", err, srv.Count("/v1/chat/completions"))
+	}
+	if !strings.Contains(err.Error(), "3 replies in a row had none") || !strings.Contains(err.Error(), "does not support logprobs") {
+		t.Fatalf("message does not say every reply lacked logprobs: %v", err)
 	}
 }
 

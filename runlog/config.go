@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
 
@@ -109,7 +110,9 @@ func (c Config) WithDefaults() Config {
 
 // Hash is the sha256 of the output-relevant config (json:"-" fields excluded).
 func (c Config) Hash() string {
-	b, _ := json.Marshal(c)
+	// Credentials in a base URL do not change outputs: hash without them,
+	// so a new password resumes the same run and never shapes its id.
+	b, _ := json.Marshal(c.Redacted())
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
@@ -121,6 +124,26 @@ func (c Config) ID() string {
 		return c.RunID
 	}
 	return fmt.Sprintf("%s-%s-%s", c.Dataset, c.System, c.Hash()[:10])
+}
+
+// Redacted is the config with credentials removed from every model spec,
+// judge spec and embedder (a base URL's user:password@), as the manifest
+// records it.
+func (c Config) Redacted() Config {
+	c.Model = llm.RedactText(c.Model)
+	c.BuildModel = llm.RedactText(c.BuildModel)
+	c.AnswerModel = llm.RedactText(c.AnswerModel)
+	c.DecideModel = llm.RedactText(c.DecideModel)
+	c.JudgeModel = llm.RedactText(c.JudgeModel)
+	c.Embedder = llm.RedactText(c.Embedder)
+	if len(c.Judges) > 0 {
+		js := make([]string, len(c.Judges))
+		for i, j := range c.Judges {
+			js[i] = llm.RedactText(j)
+		}
+		c.Judges = js
+	}
+	return c
 }
 
 // CheckRunID refuses run ids that are not one plain path element, so a run

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Message is one chat message as sent on the wire.
@@ -112,6 +113,10 @@ type Server struct {
 	embed EmbedHandler
 	dim   int
 
+	faults   *Faults
+	seen     map[[32]byte]int // times each chat body arrived, for Faults
+	injected map[Fault]int
+
 	mu     sync.Mutex
 	counts map[string]int
 	bodies map[string][][]byte
@@ -122,7 +127,7 @@ type Server struct {
 // handler replies "echo: <last user message>" without logprobs.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{dim: 8, counts: map[string]int{}, bodies: map[string][][]byte{}}
+	s := &Server{dim: 8, counts: map[string]int{}, bodies: map[string][][]byte{}, injected: map[Fault]int{}}
 	s.chat = func(_ int, r ChatRequest) Reply { return Reply{Text: "echo: " + r.LastUser()} }
 	for _, o := range opts {
 		o(s)
@@ -190,13 +195,27 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Raw = body
 	req.Authorization = r.Header.Get("Authorization")
+	fault := s.draw(body)
+	if s.serveFault(w, fault) {
+		return
+	}
 	rep := s.chat(n, req)
 	if rep.Status != 0 && rep.Status != http.StatusOK {
 		writeError(w, rep.Status, rep.ErrorMessage, rep.RetryAfter)
 		return
 	}
+	switch fault {
+	case FaultSlow:
+		select {
+		case <-time.After(s.faults.Delay):
+		case <-r.Context().Done(): // the client gave up
+			return
+		}
+	case FaultBadVerdict:
+		rep.Text = "Hmm. Hard to say; it depends."
+	}
 	var logprobs any // JSON null unless requested and scripted
-	if req.Logprobs && len(rep.TopLogprobs) > 0 {
+	if req.Logprobs && len(rep.TopLogprobs) > 0 && fault != FaultNoLogprobs {
 		top := rep.TopLogprobs
 		if req.TopLogprobs > 0 && len(top) > req.TopLogprobs {
 			top = top[:req.TopLogprobs]
@@ -205,15 +224,19 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			"token": top[0].Token, "logprob": top[0].Logprob, "top_logprobs": top,
 		}}}
 	}
+	choices := []any{map[string]any{
+		"index":         0,
+		"message":       map[string]any{"role": "assistant", "content": rep.Text},
+		"finish_reason": "stop",
+		"logprobs":      logprobs,
+	}}
+	if fault == FaultEmptyChoices {
+		choices = []any{}
+	}
 	resp := map[string]any{
 		"id": fmt.Sprintf("chatcmpl-fake-%d", n), "object": "chat.completion",
 		"created": 1700000000, "model": req.Model,
-		"choices": []any{map[string]any{
-			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": rep.Text},
-			"finish_reason": "stop",
-			"logprobs":      logprobs,
-		}},
+		"choices": choices,
 	}
 	if !rep.OmitUsage {
 		pt, ct := rep.PromptTokens, rep.CompletionTokens

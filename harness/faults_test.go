@@ -1,0 +1,154 @@
+package harness_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/runlog"
+)
+
+// scripted answers like a model would: decisions with logprobs, verdicts
+// that depend on the prompt, answers.
+func scripted(_ int, r llmtest.ChatRequest) llmtest.Reply {
+	u := r.LastUser()
+	h := fnv.New32a()
+	h.Write([]byte(u))
+	if r.Logprobs {
+		p := -0.1 - float64(h.Sum32()%30)/10
+		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: p}, {Token: "no", Logprob: -1.2}}}
+	}
+	if strings.Contains(strings.ToLower(r.Messages[0].Content+u), "judge") || strings.Contains(strings.ToLower(u), "gold") {
+		if h.Sum32()%3 == 0 {
+			return llmtest.Reply{Text: `{"reason": "no", "label": "WRONG"}`}
+		}
+		return llmtest.Reply{Text: `{"reason": "matches", "label": "CORRECT"}`}
+	}
+	return llmtest.Reply{Text: "Biscuit"}
+}
+
+func verdicts(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(dir, runlog.JudgmentsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, j := range js {
+		out[j.QuestionID+" "+j.Judge] = fmt.Sprintf("%v %.6f", j.Correct, j.Score)
+	}
+	return out
+}
+
+// A run against a server where 20% of chat requests fail, in every way
+// the llm layer retries, ends with exactly the verdicts of a clean run.
+func TestRunThroughFaultsEqualsCleanRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out real backoff")
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-test-faults")
+	run := func(srv *llmtest.Server) (string, map[string]string) {
+		cfg := runlog.Config{
+			System: "turns-rerank", Model: "backend=openai,model=m,base-url=" + srv.URL, Embedder: "hashed",
+			Judges: []string{"llm", "f1"}, Limit: 4,
+			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 4,
+		}
+		if _, err := harness.Run(context.Background(), cfg, &bytes.Buffer{}); err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		dir := cfg.WithDefaults().Dir()
+		return dir, verdicts(t, dir)
+	}
+	_, clean := run(llmtest.New(t, llmtest.WithChat(scripted)))
+	kinds := []llmtest.Fault{llmtest.Fault429, llmtest.Fault500, llmtest.Fault502, llmtest.Fault503, llmtest.FaultDrop,
+		llmtest.FaultSlow, llmtest.FaultMalformed, llmtest.FaultEmptyChoices, llmtest.FaultNoLogprobs}
+	faulty := llmtest.New(t, llmtest.WithChat(scripted), llmtest.WithFaults(llmtest.Faults{Seed: 7, Rate: 0.2, Kinds: kinds, RetryAfter: "1"}))
+	_, got := run(faulty)
+	t.Logf("faults injected: %v over %d requests", faulty.Injected(), faulty.Count("/v1/chat/completions"))
+	if len(clean) == 0 || len(got) != len(clean) {
+		t.Fatalf("%d verdicts through faults, %d clean", len(got), len(clean))
+	}
+	for k, v := range clean {
+		if got[k] != v {
+			t.Errorf("%s: %s through faults, %s clean", k, got[k], v)
+		}
+	}
+	n := 0
+	for _, c := range faulty.Injected() {
+		n += c
+	}
+	if n == 0 {
+		t.Fatal("no faults were injected")
+	}
+}
+
+// A base URL with credentials: they reach no artifact, cache file or log,
+// and a new password neither changes the run id nor misses the cache.
+func TestBaseURLCredentialsNeverWritten(t *testing.T) {
+	const pw = "pw-SECRET-5521"
+	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(scripted))
+	withPW := func(p string) string { return strings.Replace(srv.URL, "http://", "http://bob:"+p+"@", 1) }
+	t.Setenv("OPENAI_API_KEY", "sk-test-cred")
+	t.Setenv("OPENAI_BASE_URL", withPW(pw)) // the embedder's server
+	cfg := runlog.Config{
+		System: "turns-cosine", Model: "backend=openai,model=m,base-url=" + withPW(pw), Embedder: "openai:text-embedding-3-small",
+		Judges:     []string{"llm", "f1", "name=j2,backend=openai,model=m2,base-url=" + withPW(pw)},
+		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: false, Concurrency: 2,
+	}
+	var log bytes.Buffer
+	sum, err := harness.Run(context.Background(), cfg, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed bytes.Buffer
+	sum.Print(&printed)
+	dir := cfg.WithDefaults().Dir()
+	man, _ := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
+	if !strings.Contains(string(man), "bob:xxxxx@") {
+		t.Errorf("manifest does not show the redacted base URL:\n%s", man)
+	}
+	for what, s := range map[string]string{"log": log.String(), "summary": printed.String(), "run id": filepath.Base(dir)} {
+		if strings.Contains(s, pw) {
+			t.Errorf("password in the %s", what)
+		}
+	}
+	for _, d := range []string{dir, cfg.CacheDir} {
+		filepath.Walk(d, func(p string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() {
+				if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(pw)) {
+					t.Errorf("password found in %s", p)
+				}
+			}
+			return nil
+		})
+	}
+	// Another password: same run id, and every chat call is a cache hit.
+	chats := srv.Count("/v1/chat/completions")
+	cfg2 := cfg
+	cfg2.Model = "backend=openai,model=m,base-url=" + withPW("other-pw-123")
+	cfg2.Judges = []string{"llm", "f1", "name=j2,backend=openai,model=m2,base-url=" + withPW("other-pw-123")}
+	if cfg2.ID() != cfg.ID() {
+		t.Errorf("run id changed with the password: %s vs %s", cfg2.ID(), cfg.ID())
+	}
+	cfg2.RunID = "again"
+	if _, err := harness.Run(context.Background(), cfg2, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if after := srv.Count("/v1/chat/completions"); after != chats {
+		t.Errorf("a new password sent %d new chat requests; want 0 (same cache keys)", after-chats)
+	}
+	// A spec error quotes the spec without the password.
+	bad := cfg
+	bad.Model = "backend=openai,model=m,base-url=" + withPW(pw) + ",rpm=lots"
+	bad.RunID = "bad"
+	if _, err := harness.Run(context.Background(), bad, &bytes.Buffer{}); err == nil || strings.Contains(err.Error(), pw) {
+		t.Errorf("spec error: %v", err)
+	}
+}

@@ -1,0 +1,142 @@
+package llmtest
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Fault is one way the fake server misbehaves on a chat request.
+type Fault string
+
+const (
+	Fault429          Fault = "429"           // rate limited, with a Retry-After header
+	Fault500          Fault = "500"           // internal server error
+	Fault502          Fault = "502"           // bad gateway
+	Fault503          Fault = "503"           // service unavailable
+	FaultDrop         Fault = "drop"          // connection closed without a reply
+	FaultSlow         Fault = "slow"          // the right reply, after Faults.Delay
+	FaultMalformed    Fault = "malformed"     // 200 with an HTML body (a proxy's error page)
+	FaultEmptyChoices Fault = "empty-choices" // 200 with "choices": []
+	FaultNoLogprobs   Fault = "no-logprobs"   // 200 with "logprobs": null although they were asked for
+	FaultBadVerdict   Fault = "bad-verdict"   // 200 whose text is no verdict (and no answer)
+)
+
+// AllFaults lists every fault kind.
+var AllFaults = []Fault{Fault429, Fault500, Fault502, Fault503, FaultDrop, FaultSlow, FaultMalformed, FaultEmptyChoices, FaultNoLogprobs, FaultBadVerdict}
+
+// Faults makes a share of chat requests fail. Whether a request fails, and
+// how, is drawn from a hash of the seed, the request body and how many
+// times that same body arrived before: the same run meets the same faults
+// whatever the order its concurrent requests arrive in, and a retry of a
+// failed request draws again, so it can succeed.
+type Faults struct {
+	Seed  uint64
+	Rate  float64 // share of requests that fail, in [0, 1]
+	Kinds []Fault // drawn uniformly; nil = AllFaults
+	// Sequence, when set, replaces the draw: the k-th arrival of each
+	// request body gets Sequence[k] ("" = a clean reply; past the end, clean).
+	Sequence   []Fault
+	RetryAfter string        // Retry-After for Fault429; default "1"
+	Delay      time.Duration // FaultSlow's delay; default 200ms
+}
+
+// WithFaults turns the fault mode on for chat requests.
+func WithFaults(f Faults) Option {
+	return func(s *Server) {
+		if len(f.Kinds) == 0 {
+			f.Kinds = AllFaults
+		}
+		if f.RetryAfter == "" {
+			f.RetryAfter = "1"
+		}
+		if f.Delay <= 0 {
+			f.Delay = 200 * time.Millisecond
+		}
+		s.faults = &f
+		s.seen = map[[32]byte]int{}
+	}
+}
+
+// draw picks this request's fault ("" for none) and counts it.
+func (s *Server) draw(body []byte) Fault {
+	if s.faults == nil {
+		return ""
+	}
+	key := sha256.Sum256(body)
+	s.mu.Lock()
+	n := s.seen[key]
+	s.seen[key]++
+	s.mu.Unlock()
+	if s.faults.Sequence != nil {
+		if n >= len(s.faults.Sequence) || s.faults.Sequence[n] == "" {
+			return ""
+		}
+		f := s.faults.Sequence[n]
+		s.mu.Lock()
+		s.injected[f]++
+		s.mu.Unlock()
+		return f
+	}
+	if s.faults.Rate <= 0 {
+		return ""
+	}
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], s.faults.Seed)
+	binary.LittleEndian.PutUint64(b[8:], uint64(n))
+	h := sha256.Sum256(append(key[:], b[:]...))
+	u := float64(binary.LittleEndian.Uint64(h[:8])>>11) / (1 << 53)
+	if u >= s.faults.Rate {
+		return ""
+	}
+	f := s.faults.Kinds[binary.LittleEndian.Uint64(h[8:16])%uint64(len(s.faults.Kinds))]
+	s.mu.Lock()
+	s.injected[f]++
+	s.mu.Unlock()
+	return f
+}
+
+// Injected returns how many times each fault was served.
+func (s *Server) Injected() map[Fault]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[Fault]int, len(s.injected))
+	for k, v := range s.injected {
+		out[k] = v
+	}
+	return out
+}
+
+// serveFault answers with fault f; it returns false for faults that only
+// change the normal reply (slow, no-logprobs, bad-verdict, empty-choices),
+// which handleChat applies itself.
+func (s *Server) serveFault(w http.ResponseWriter, f Fault) bool {
+	switch f {
+	case Fault429:
+		writeError(w, http.StatusTooManyRequests, "fake rate limit", s.faults.RetryAfter)
+	case Fault500:
+		writeError(w, http.StatusInternalServerError, "fake internal error", "")
+	case Fault502:
+		writeError(w, http.StatusBadGateway, "fake bad gateway", "")
+	case Fault503:
+		writeError(w, http.StatusServiceUnavailable, "fake overload", "")
+	case FaultDrop:
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			panic("llmtest: response writer cannot hijack")
+		}
+		conn, _, err := hj.Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	case FaultMalformed:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprint(w, "<html><body><h1>502 Bad Gateway</h1>nginx</body></html>\n")
+	default:
+		return false
+	}
+	return true
+}

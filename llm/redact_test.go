@@ -1,0 +1,84 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/llm/llmtest"
+)
+
+func TestRedactURL(t *testing.T) {
+	cases := map[string]string{
+		"http://user:s3cret-pw@host:8000/v1":    "http://user:xxxxx@host:8000/v1",
+		"https://tok3n-only@host/v1":            "https://xxxxx@host/v1",
+		"https://host/v1?api-key=k3y-value&x=1": "https://host/v1?api-key=xxxxx&x=1",
+		"http://localhost:8000/v1":              "http://localhost:8000/v1",
+		"https://api.openai.com/v1":             "https://api.openai.com/v1",
+		"see http://u:p4ssw0rd@h in it":         "see http://u:xxxxx@h in it",
+		"http://user:s3cret-pw@[::1:bad/v1":     "http://user:xxxxx@[::1:bad/v1",
+	}
+	for in, want := range cases {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	spec := "backend=openai,model=m,base-url=http://bob:s3cret-pw@h:1/v1,rpm=5"
+	if got := RedactText(spec); got != "backend=openai,model=m,base-url=http://bob:xxxxx@h:1/v1,rpm=5" {
+		t.Errorf("RedactText(spec) = %q", got)
+	}
+}
+
+func TestParseSpecErrorsHideBaseURLPasswords(t *testing.T) {
+	_, err := ParseSpec("backend=openai,model=m,base-url=http://bob:s3cret-pw@h/v1,rpm=lots")
+	if err == nil || strings.Contains(err.Error(), "s3cret-pw") || !strings.Contains(err.Error(), "rpm") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// The base URL's password never reaches the model id (manifests, cache
+// keys), the embedder name, or any error, even from a server that echoes
+// the request URL back.
+func TestBaseURLCredentialsRedacted(t *testing.T) {
+	const pw = "pw-SECRET-7731"
+	srv := llmtest.New(t, llmtest.WithChat(func(_ int, r llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Status: http.StatusBadRequest, ErrorMessage: "bad request to http://alice:" + pw + "@somewhere/v1 (" + pw + ")"}
+	}))
+	base := strings.Replace(srv.URL, "http://", "http://alice:"+pw+"@", 1)
+	o, err := NewOpenAI(OpenAIConfig{Model: "m", BaseURL: base, APIKey: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]string{"id": o.ID().BaseURL, "name": o.Name()} {
+		if strings.Contains(s, pw) || !strings.Contains(s, "alice:xxxxx@") {
+			t.Errorf("%s = %q", what, s)
+		}
+	}
+	_, err = o.Chat(context.Background(), Request{Messages: msgs("q")})
+	if err == nil {
+		t.Fatal("want the scripted 400")
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if strings.Contains(e.Error(), pw) {
+			t.Fatalf("password in error %T: %v", e, e)
+		}
+	}
+	// A refused connection's error names the URL too.
+	o2, _ := NewOpenAI(OpenAIConfig{Model: "m", BaseURL: "http://alice:" + pw + "@127.0.0.1:1/v1", APIKey: testKey})
+	_, err = o2.Chat(context.Background(), Request{Messages: msgs("q")})
+	if err == nil || strings.Contains(err.Error(), pw) {
+		t.Fatalf("connection error: %v", err)
+	}
+	if _, err := NewOpenAI(OpenAIConfig{Model: "m", BaseURL: "ftp://alice:" + pw + "@h/v1"}); err == nil || strings.Contains(err.Error(), pw) {
+		t.Fatalf("bad scheme error: %v", err)
+	}
+	// Two passwords for one server are one cache key: the password does not
+	// change what the model says.
+	o3, _ := NewOpenAI(OpenAIConfig{Model: "m", BaseURL: strings.Replace(base, pw, "another-pw-99", 1), APIKey: testKey})
+	req := Request{Messages: msgs("q")}
+	if chatKey(o.ID(), req) != chatKey(o3.ID(), req) {
+		t.Error("cache key depends on the base URL's password")
+	}
+}
