@@ -128,6 +128,15 @@ func show(raw json.RawMessage) string {
 	if len(s) > 40 {
 		s = s[:37] + "..."
 	}
+	return oneLine(s)
+}
+
+// oneLine quotes text that would break a one-line message (newlines,
+// control bytes, invalid UTF-8), and leaves the rest as written.
+func oneLine(s string) string {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 }) {
+		return strconv.Quote(s)
+	}
 	return s
 }
 
@@ -224,7 +233,7 @@ func (u *utf8Reader) Read(p []byte) (int, error) {
 // who names an element by its id, or by its index when it has none.
 func who(kind string, i int, id string) string {
 	if id != "" {
-		return kind + " " + id
+		return kind + " " + oneLine(id)
 	}
 	return kind + " " + strconv.Itoa(i)
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a short time (FUZZTIME, default 3s each).
+# Seeds come from testdata, the embedded sample and templates; failing
+# inputs are written to the package's testdata/fuzz/ and then replay as
+# ordinary test cases in `go test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+t="${FUZZTIME:-3s}"
+targets=(
+  ./datasets:FuzzLoCoMo
+  ./datasets:FuzzLongMemEval
+  ./judge:FuzzParseReply
+  ./judge:FuzzMetrics
+  ./judge:FuzzStem
+  ./systems/structmem:FuzzParseEntries
+  ./systems/structmem:FuzzParseLinks
+  ./systems/flat:FuzzFlatReplies
+  ./study/peers:FuzzPeersParsers
+  ./llm:FuzzParseSpec
+  ./llm:FuzzRetryAfter
+  ./llm:FuzzRedactURL
+  ./internal/prompts:FuzzPromptFile
+)
+# Every Fuzz function in the tree must be listed above.
+listed=$(printf '%s\n' "${targets[@]}" | sed 's/.*://' | sort)
+found=$(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)\(' --include='*_test.go' . | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(/\1/' | sort)
+if [ "$listed" != "$found" ]; then
+  echo "!! fuzz targets in the tree differ from scripts/fuzz.sh:"; diff <(echo "$listed") <(echo "$found") || true; exit 1
+fi
+for tg in "${targets[@]}"; do
+  pkg="${tg%%:*}"; fn="${tg##*:}"
+  echo "   fuzz $pkg $fn ($t)"
+  go test "$pkg" -run '^$' -fuzz "^${fn}\$" -fuzztime "$t" -parallel 2 >/tmp/fuzz-$$.log 2>&1 || { tail -20 /tmp/fuzz-$$.log; rm -f /tmp/fuzz-$$.log; exit 1; }
+done
+rm -f /tmp/fuzz-$$.log
