@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/membench/membench/runlog"
 
@@ -34,6 +35,8 @@ type Resources struct {
 	cache        *llm.Cache
 	embCache     *embedder.Cache
 	judges       *judging.Builder
+	tape         *llm.Tape // records paid replies (replies.jsonl), or plays a bundle's
+	tapeOut      *tapeWriter
 	Embedder     llm.Embedder
 	EmbedderName string
 	EmbedderNote string
@@ -72,8 +75,15 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 		}
 		r.cache = c
 	}
-	for role, spec := range r.specs {
-		m, err := llm.Build(spec, llm.BuildDeps{Cache: r.cache, Role: role})
+	if err := r.openTape(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	// A fixed order, so an error (a missing key, say) names the same role
+	// on every invocation.
+	for _, role := range []string{RoleBuild, RoleAnswer, RoleDecide, RoleJudge} {
+		spec := r.specs[role]
+		m, err := llm.Build(spec, r.buildDeps(role))
 		if err != nil {
 			r.Close()
 			return nil, clierr.AsBad(fmt.Errorf("%s model: %w", role, err))
@@ -83,6 +93,11 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 	r.judges = &judging.Builder{
 		DefaultModel: func(meter *llm.Meter) llm.Model { return r.Model(RoleJudge, meter) },
 		PromptFile:   cfg.JudgePrompt, CacheDir: cfg.CacheDir, NoCache: cfg.NoCache, Cache: r.cache,
+		Deps: func(d llm.BuildDeps) llm.BuildDeps {
+			tuned := r.buildDeps(d.Role)
+			tuned.Cache, tuned.Meter = d.Cache, d.Meter
+			return tuned
+		},
 	}
 	if err := r.openEmbedder(); err != nil {
 		r.Close()
@@ -94,6 +109,25 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 func (r *Resources) openEmbedder() error {
 	var inner llm.Embedder
 	switch e := r.cfg.Embedder; {
+	case strings.HasPrefix(e, "openai:") && r.cfg.Replay != nil:
+		spec, err := llm.ParseSpec(e)
+		if err != nil {
+			return clierr.Bad("--embedder %s: %v", e, err)
+		}
+		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
+			spec.BaseURL = b.BaseURL
+		}
+		name := llm.EmbedderName(spec)
+		var fb llm.Embedder
+		if r.cfg.ReplayFallback {
+			o, err := llm.BuildEmbedder(spec)
+			if err != nil {
+				return clierr.AsBad(fmt.Errorf("--embedder %s: %w", e, err))
+			}
+			fb = o
+		}
+		r.Embedder, r.EmbedderName = r.tape.PlayEmbedder(name, fb), name
+		return nil
 	case strings.HasPrefix(e, "openai:"):
 		// The embedding server is the build model's unless the spec says otherwise.
 		spec, err := llm.ParseSpec(e)
@@ -128,6 +162,11 @@ func (r *Resources) openEmbedder() error {
 	}
 	r.embCache = c
 	r.Embedder = c
+	if strings.HasPrefix(r.cfg.Embedder, "openai:") && r.cfg.Replay == nil {
+		// A paid embedder's vectors go into the run's replies; local
+		// embedders are reproduced from their pinned model files.
+		r.Embedder = r.tape.RecordEmbedder(c)
+	}
 	return nil
 }
 
@@ -141,6 +180,9 @@ func (r *Resources) Close() {
 	}
 	if r.judges != nil {
 		r.judges.Close()
+	}
+	if r.tapeOut != nil {
+		r.tapeOut.Close()
 	}
 }
 
@@ -196,4 +238,68 @@ func (r *Resources) Offline() bool {
 		}
 	}
 	return true
+}
+
+// buildDeps wires a role's model to the cache and to the run's tape:
+// recording, or playing a bundle.
+func (r *Resources) buildDeps(role string) llm.BuildDeps {
+	d := llm.BuildDeps{Cache: r.cache, Role: role}
+	if r.cfg.Replay != nil {
+		d.Replay, d.ReplayFallback = r.cfg.Replay, r.cfg.ReplayFallback
+	} else {
+		d.Tape = r.tape
+	}
+	return d
+}
+
+// openTape plays the config's bundle, or records into the run's
+// replies.jsonl, keeping the replies an earlier attempt recorded.
+func (r *Resources) openTape() error {
+	if r.cfg.Replay != nil {
+		r.tape = r.cfg.Replay
+		return nil
+	}
+	path := filepath.Join(r.cfg.Dir(), runlog.RepliesFile)
+	have, err := runlog.ReadJSONL[llm.TapeEntry](path)
+	if err != nil {
+		return err
+	}
+	r.tapeOut = &tapeWriter{path: path}
+	r.tape = llm.NewRecorder(have, r.tapeOut.Write)
+	return nil
+}
+
+// Fresh counts calls a replayed run sent to the backend (--replay-fallback).
+func (r *Resources) Fresh() int64 {
+	if r.cfg.Replay == nil {
+		return 0
+	}
+	return r.tape.Fresh()
+}
+
+// tapeWriter opens replies.jsonl on the first reply, so a run that makes
+// no paid call (or fails validation) writes nothing.
+type tapeWriter struct {
+	path string
+	once sync.Once
+	app  *runlog.Appender
+	err  error
+}
+
+func (w *tapeWriter) Write(e llm.TapeEntry) error {
+	w.once.Do(func() {
+		if w.err = os.MkdirAll(filepath.Dir(w.path), 0o755); w.err == nil {
+			w.app, w.err = runlog.OpenAppender(w.path)
+		}
+	})
+	if w.err != nil {
+		return w.err
+	}
+	return w.app.Write(e)
+}
+
+func (w *tapeWriter) Close() {
+	if w.app != nil {
+		w.app.Close()
+	}
 }

@@ -32,6 +32,14 @@ type BuildDeps struct {
 	Cache *Cache
 	Meter *Meter
 	Role  string // meter role, e.g. "answer" or "judge:gpt4o"
+	// Tape records every reply of a paid model (outside its cache, so
+	// hits are recorded too), for `membench bundle`.
+	Tape *Tape
+	// Replay serves a paid model's replies from a bundle instead of its
+	// server; with ReplayFallback a call the bundle lacks goes to the
+	// server, else it is an error.
+	Replay         *Tape
+	ReplayFallback bool
 }
 
 // Build makes the model a spec describes, wrapped as
@@ -49,6 +57,19 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 		}
 		m = o
 	case "openai":
+		if deps.Replay != nil {
+			var fb Model
+			if deps.ReplayFallback {
+				live := deps
+				live.Replay, live.Meter = nil, nil
+				var err error
+				if fb, err = Build(spec, live); err != nil {
+					return nil, err
+				}
+			}
+			m = deps.Replay.Play(ModelID{Backend: "openai", Model: spec.Model, BaseURL: strings.TrimRight(specBaseURL(spec), "/")}, fb)
+			break
+		}
 		o, err := openAIFromSpec(spec)
 		if err != nil {
 			return nil, err
@@ -63,6 +84,9 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 		}
 		if deps.Cache != nil && !spec.NoCache {
 			m = deps.Cache.Wrap(m)
+		}
+		if deps.Tape != nil {
+			m = deps.Tape.Record(m)
 		}
 	case "":
 		return nil, fmt.Errorf("model spec %s: no backend; set backend=offline or backend=openai", spec.label())
@@ -89,13 +113,7 @@ func openAIFromSpec(spec Spec) (*OpenAI, error) {
 	if spec.Model == "" {
 		return nil, fmt.Errorf("model spec %s: backend openai needs a model, e.g. openai:gpt-4o-mini", spec.label())
 	}
-	base := spec.BaseURL
-	if base == "" {
-		base = os.Getenv("OPENAI_BASE_URL")
-	}
-	if base == "" {
-		base = DefaultBaseURL
-	}
+	base := specBaseURL(spec)
 	env := spec.APIKeyEnv
 	if env == "" {
 		env = "OPENAI_API_KEY"
@@ -105,6 +123,24 @@ func openAIFromSpec(spec Spec) (*OpenAI, error) {
 		return nil, fmt.Errorf("model spec %s: %w", spec.label(), err)
 	}
 	return o, nil
+}
+
+// EmbedderName is the name an OpenAI-compatible embedder built from spec
+// reports, without building it (a replay needs no key).
+func EmbedderName(spec Spec) string {
+	return "openai:" + spec.Model + "@" + strings.TrimRight(specBaseURL(spec), "/")
+}
+
+// specBaseURL is the server a spec names: its base URL, else
+// $OPENAI_BASE_URL, else OpenAI's.
+func specBaseURL(spec Spec) string {
+	if spec.BaseURL != "" {
+		return spec.BaseURL
+	}
+	if b := os.Getenv("OPENAI_BASE_URL"); b != "" {
+		return b
+	}
+	return DefaultBaseURL
 }
 
 func (s Spec) label() string {

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/membench/membench/internal/tokens"
 	"math"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/membench/membench/internal/tokens"
 
 	"github.com/membench/membench/llm/llmtest"
 )

@@ -49,6 +49,11 @@ type Config struct {
 	// NoTranscripts skips transcripts.jsonl.gz (they change no other output).
 	NoTranscripts bool `json:"-" yaml:"no_transcripts"`
 
+	// Replay serves every paid model's reply (and a paid embedder's
+	// vectors) from a bundle (`membench run --replay`); with
+	// ReplayFallback a call the bundle lacks goes to the backend.
+	Replay         *llm.Tape `json:"-" yaml:"-"`
+	ReplayFallback bool      `json:"-" yaml:"-"`
 	// Host is what the process environment says; the command line fills it.
 	Host Host `json:"-" yaml:"-"`
 }

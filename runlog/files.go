@@ -32,7 +32,8 @@ const (
 	AnswersFile    = "answers.jsonl"
 	JudgmentsFile  = "judgments.jsonl"
 	CostsFile      = "costs.jsonl"
-	MemoryFile     = "memory.jsonl" // systems that can dump their memory (structmem)
+	MemoryFile     = "memory.jsonl"  // systems that can dump their memory (structmem)
+	RepliesFile    = "replies.jsonl" // every paid model reply and paid embedding, for bundles
 	SummaryJSON    = "summary.json"
 	SummaryMD      = "summary.md"
 )
@@ -61,6 +62,8 @@ type Manifest struct {
 	Offline    bool         `json:"offline"`
 	Started    time.Time    `json:"started"`
 	Finished   time.Time    `json:"finished,omitempty"`
+	// Replay says the run was reproduced from a bundle.
+	Replay *ReplayInfo `json:"replay,omitempty"`
 	// RenderedTokens summarises context sizes, so kstar reads them without re-running.
 	RenderedTokens *TokenStats `json:"rendered_tokens,omitempty"`
 }
@@ -367,4 +370,12 @@ func (j *Judgment) Check() error {
 // NewJudgment logs judge's verdict on question of system.
 func NewJudgment(question, system, judgeName string, v judge.Verdict) Judgment {
 	return Judgment{QuestionID: question, System: system, Judge: judgeName, Correct: v.Correct, Score: v.Score, Reason: v.Reason, Raw: v.Raw}
+}
+
+// ReplayInfo records a run reproduced from a bundle.
+type ReplayInfo struct {
+	Bundle   string `json:"bundle"`
+	Membench string `json:"bundle_membench"` // version that wrote the bundle
+	Replies  int    `json:"replies"`
+	Fresh    int64  `json:"fresh_calls"` // calls the bundle lacked, sent to the backend (--replay-fallback)
 }

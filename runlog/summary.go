@@ -22,6 +22,7 @@ type Summary struct {
 	System         string          `json:"system"`
 	Dataset        string          `json:"dataset"`
 	Offline        bool            `json:"offline"`
+	Replay         *ReplayInfo     `json:"replay,omitempty"`
 	Embedder       string          `json:"embedder"`
 	EmbedderNote   string          `json:"embedder_note,omitempty"`
 	Judges         []string        `json:"judges"`
@@ -93,6 +94,7 @@ func Summarize(dir string) (*Summary, error) {
 	}
 	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline,
 		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]Cost{}}
+	s.Replay = m.Replay
 	for _, j := range m.Judges {
 		if m.IsMetric(j) {
 			s.Metrics = append(s.Metrics, j)
@@ -312,6 +314,9 @@ func (s *Summary) notes() []string {
 		metrics = strings.Join(s.Metrics, ", ")
 	}
 	notes = append(notes, "scores: verdict judges: accuracy × 100; metric judges ("+metrics+"): mean score × 100; overall leaves out adversarial/abstention questions (LoCoMo category 5, LongMemEval _abs), as the papers do")
+	if r := s.Replay; r != nil {
+		notes = append(notes, fmt.Sprintf("replayed from bundle %s (membench %s, %d recorded replies); %d calls were not in the bundle and went to the backend", r.Bundle, r.Membench, r.Replies, r.Fresh))
+	}
 	if s.Offline {
 		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
 	}

@@ -29,6 +29,9 @@ type Builder struct {
 	NoCache     bool
 	// Cache is shared with the run's other roles; nil opens one on demand.
 	Cache *llm.Cache
+	// Deps, when set, adjusts how a judge's own model is wired (the run's
+	// reply tape, recording or replaying).
+	Deps func(llm.BuildDeps) llm.BuildDeps
 
 	mu     sync.Mutex
 	opened *llm.Cache // the cache this builder opened itself
@@ -84,7 +87,11 @@ func (b *Builder) model(spec string, meter *llm.Meter) (llm.Model, error) {
 		}
 		b.Cache, b.opened = c, c
 	}
-	m, err := llm.Build(ps, llm.BuildDeps{Cache: b.Cache, Role: "judge"})
+	deps := llm.BuildDeps{Cache: b.Cache, Role: "judge"}
+	if b.Deps != nil {
+		deps = b.Deps(deps)
+	}
+	m, err := llm.Build(ps, deps)
 	if err != nil {
 		return nil, err
 	}

@@ -117,6 +117,7 @@ type Server struct {
 	seen     map[[32]byte]int // times each chat body arrived, for Faults
 	injected map[Fault]int
 
+	ts     *httptest.Server
 	mu     sync.Mutex
 	counts map[string]int
 	bodies map[string][][]byte
@@ -147,8 +148,12 @@ func New(t testing.TB, opts ...Option) *Server {
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
 	s.URL = ts.URL + "/v1"
+	s.ts = ts
 	return s
 }
+
+// Close stops the server now (e.g. to prove a replay needs no network).
+func (s *Server) Close() { s.ts.Close() }
 
 // Count returns how many requests reached path ("/v1/chat/completions").
 func (s *Server) Count(path string) int {

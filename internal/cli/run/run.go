@@ -31,6 +31,8 @@ func NewCmd() *cobra.Command {
 		quiet             bool
 		cfg               runlog.Config
 		turnStep          time.Duration
+		replay            string
+		replayFallback    bool
 	)
 	c := &cobra.Command{
 		Use:   "run",
@@ -46,9 +48,16 @@ Re-running the same command resumes: finished questions are skipped.`,
   membench run --system turns-cosine --dataset locomo --data ../shared/datasets/locomo10.json
   membench run --system structmem --llm openai --model gpt-4o-mini
   membench run --system turns-rerank --opt n=30 --opt floor=10 --k 3
-  membench run --config configs/table2.yaml --system flat`,
+  membench run --config configs/table2.yaml --system flat
+  membench run --replay testdata/bundles/conv26-turns-rerank.tar.gz --data ../shared/datasets/locomo10.json --results /tmp/replayed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if replay != "" {
+				return runReplay(cmd, replay, replayFallback, cfg, quiet)
+			}
+			if replayFallback {
+				return clierr.Bad("--replay-fallback goes with --replay FILE")
+			}
 			base := runlog.Config{}
 			if cfgFile != "" {
 				b, err := os.ReadFile(cfgFile)
@@ -153,5 +162,30 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.IntVar(&cfg.Concurrency, "concurrency", 4, "parallel conversations and parallel questions per conversation")
 	f.BoolVar(&cfg.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	f.BoolVar(&quiet, "quiet", false, "no progress bar")
+	f.StringVar(&replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply")
+	f.BoolVar(&replayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the configured backend (needs its key) instead of failing; the summary counts them")
 	return c
+}
+
+// runReplay reproduces a bundle. Flags that would change the outputs are
+// refused: the bundle's manifest is the config.
+func runReplay(cmd *cobra.Command, file string, fallback bool, cfg runlog.Config, quiet bool) error {
+	for _, name := range []string{"config", "system", "opt", "k", "dataset", "conversations", "limit", "turn-step", "llm", "model", "base-url", "build-model", "answer-model", "decide-model", "judge-model", "judge", "answer-prompt", "judge-prompt", "embedder", "run-id", "no-cache"} {
+		if cmd.Flags().Changed(name) {
+			return clierr.Bad("--%s cannot go with --replay: the bundle's manifest is the run's config (only --data, --results, --cache-dir, --concurrency and --quiet apply)", name)
+		}
+	}
+	b, err := runlog.OpenBundle(file)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	sum, err := harness.Replay(cmd.Context(), b, harness.ReplayOptions{
+		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
+		Quiet: quiet, Host: clienv.Host(), Fallback: fallback,
+	}, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	sum.Print(cmd.OutOrStdout())
+	return nil
 }

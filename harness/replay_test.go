@@ -1,0 +1,216 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/runlog"
+)
+
+// fakeModels answers like a real model would be asked: relevance decisions
+// with first-token logprobs that vary by request, answers and verdicts that
+// depend on the prompt, so a replay that served the wrong reply would show.
+func fakeModels(_ int, r llmtest.ChatRequest) llmtest.Reply {
+	u := r.LastUser()
+	h := fnv.New32a()
+	h.Write([]byte(u))
+	x := h.Sum32()
+	if r.Logprobs {
+		p := float64(x%1000) / 1000
+		lp := func(q float64) float64 {
+			if q < 1e-6 {
+				q = 1e-6
+			}
+			return logf(q)
+		}
+		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: lp(p)}, {Token: "no", Logprob: lp(1 - p)}}}
+	}
+	low := strings.ToLower(r.Messages[0].Content + u)
+	if strings.Contains(low, "judge") || strings.Contains(low, "gold") {
+		label := "CORRECT"
+		if x%3 == 0 {
+			label = "WRONG"
+		}
+		return llmtest.Reply{Text: fmt.Sprintf(`{"reason": "r%d", "label": %q}`, x%97, label)}
+	}
+	return llmtest.Reply{Text: fmt.Sprintf("answer %d", x%50)}
+}
+
+func recordRun(t *testing.T, srvURL string) (runlog.Config, *runlog.Summary) {
+	t.Helper()
+	t.Setenv("OPENAI_API_KEY", "sk-test-replay-never-logged")
+	t.Setenv("OPENAI_BASE_URL", srvURL)
+	cfg := runlog.Config{
+		System: "turns-rerank", Model: "openai:gpt-4o-mini", Embedder: "openai:text-embedding-3-small",
+		Judges: []string{"llm", "f1"}, Limit: 6,
+		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+	}
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, sum
+}
+
+func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
+	cfg, orig := recordRun(t, srv.URL)
+	dir := cfg.WithDefaults().Dir()
+	bundle := filepath.Join(t.TempDir(), "run.tar.gz")
+	b, err := runlog.WriteBundle(dir, bundle, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Replies) == 0 {
+		t.Fatal("the bundle holds no replies")
+	}
+	raw, _ := os.ReadFile(bundle)
+	if strings.Contains(string(raw), "sk-test-replay-never-logged") {
+		t.Fatal("the API key is in the bundle")
+	}
+
+	// No server, no key, an empty cache.
+	srv.Close()
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	opened, err := runlog.OpenBundle(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	rep, err := harness.Replay(context.Background(), opened, harness.ReplayOptions{ResultsDir: out, CacheDir: t.TempDir(), Concurrency: 2, Quiet: true}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep.Groups, orig.Groups) || !reflect.DeepEqual(rep.Overall, orig.Overall) || rep.Questions != orig.Questions {
+		t.Fatalf("replayed summary differs:\n got %+v %+v\nwant %+v %+v", rep.Groups, rep.Overall, orig.Groups, orig.Overall)
+	}
+	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile} {
+		a := recordLines(t, filepath.Join(dir, f))
+		r := recordLines(t, filepath.Join(out, cfg.WithDefaults().ID(), f))
+		if !reflect.DeepEqual(a, r) {
+			t.Errorf("%s: replay differs from the recorded run (%d vs %d lines)\n%s\n%s", f, len(r), len(a), a[0], r[0])
+		}
+	}
+}
+
+func TestReplayNamesACallTheBundleLacks(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
+	cfg, _ := recordRun(t, srv.URL)
+	b, err := runlog.WriteBundle(cfg.WithDefaults().Dir(), filepath.Join(t.TempDir(), "b.tar.gz"), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drop one answer reply: its question must fail, naming what is missing.
+	var kept []llm.TapeEntry
+	dropped := false
+	for _, e := range b.Replies {
+		if !dropped && e.Kind == "chat" && !strings.Contains(e.Text, "label") {
+			dropped = true
+			continue
+		}
+		kept = append(kept, e)
+	}
+	b.Replies = kept
+	srv.Close()
+	_, err = harness.Replay(context.Background(), b, harness.ReplayOptions{ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 1}, io.Discard)
+	var miss *llm.MissingError
+	if !errors.As(err, &miss) || !strings.Contains(err.Error(), "question ") || !strings.Contains(err.Error(), "request key") || !strings.Contains(err.Error(), "answer") {
+		t.Fatalf("want a missing-reply error naming the question, role and key; got %v", err)
+	}
+}
+
+func recordLines(t *testing.T, path string) []string {
+	t.Helper()
+	recs, err := runlog.ReadJSONL[map[string]any](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range recs {
+		delete(r, "seconds")
+		b, _ := json.Marshal(r)
+		out = append(out, string(b))
+	}
+	sortStrings(out)
+	return out
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func logf(x float64) float64 { return math.Log(x) }
+
+// The committed bundle (testdata/bundles) is a small real-model-shaped run
+// on the embedded sample recorded against the fake server. Regenerate it
+// with: MEMBENCH_WRITE_BUNDLE=1 go test ./harness -run TestWriteCIBundle
+const ciBundle = "../testdata/bundles/sample-turns-rerank.tar.gz"
+
+func TestWriteCIBundle(t *testing.T) {
+	if os.Getenv("MEMBENCH_WRITE_BUNDLE") == "" {
+		t.Skip("set MEMBENCH_WRITE_BUNDLE=1 to re-record testdata/bundles")
+	}
+	srv := llmtest.New(t, llmtest.WithEmbedDim(64), llmtest.WithChat(fakeModels))
+	t.Setenv("OPENAI_API_KEY", "sk-test-replay-never-logged")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	cfg := runlog.Config{
+		System: "turns-rerank", Model: "openai:gpt-4o-mini", Embedder: "openai:text-embedding-3-small",
+		Judges: []string{"llm", "f1"}, RunID: "sample-turns-rerank-recorded",
+		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+	}
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(ciBundle), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runlog.WriteBundle(cfg.WithDefaults().Dir(), ciBundle, "recorded-by-test"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(sum, "", "  ")
+	if err := os.WriteFile(strings.TrimSuffix(ciBundle, ".tar.gz")+".summary.json", append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCommittedBundleReplays(t *testing.T) {
+	b, err := runlog.OpenBundle(ciBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want runlog.Summary
+	raw, err := os.ReadFile(strings.TrimSuffix(ciBundle, ".tar.gz") + ".summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", "")
+	got, err := harness.Replay(context.Background(), b, harness.ReplayOptions{ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Groups, want.Groups) || !reflect.DeepEqual(got.Overall, want.Overall) || got.Questions != want.Questions || got.EvidenceRecall != want.EvidenceRecall {
+		t.Fatalf("replay of the committed bundle differs from its recorded summary:\n got %+v\nwant %+v", got.Overall, want.Overall)
+	}
+}

@@ -1,0 +1,68 @@
+// Package bundle is `membench bundle`: one portable file holding a run and
+// every paid reply it used, so a reader reproduces it with no key.
+package bundle
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/runlog"
+)
+
+// Options are the command's settings.
+type Options struct {
+	Run string // run directory
+	Out string // bundle file to write
+}
+
+// NewCmd returns the bundle command.
+func NewCmd() *cobra.Command {
+	var o Options
+	c := &cobra.Command{
+		Use:   "bundle",
+		Short: "Pack a run and every paid model reply it used into one file that `run --replay` reproduces",
+		Long: `Write one gzip'd tar holding the run's manifest and artifacts and exactly the
+replies its paid models gave (chat text, decision probabilities read from
+logprobs, usage) and the vectors of a paid embedder, recorded while the run
+ran (replies.jsonl). No key, no credentials, no other run's entries. Offline
+roles and local embedders are not recorded: a replay recomputes them.
+
+A reader reproduces the run with:
+  membench run --replay FILE [--data PATH] --results DIR`,
+		Example: `  membench bundle --run results/locomo-turns-rerank-1a2b3c4d5e --out conv26.tar.gz
+  membench run --replay conv26.tar.gz --data ../shared/datasets/locomo10.json --results /tmp/replayed`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return Run(&o, cmd.OutOrStdout())
+		},
+	}
+	c.Flags().StringVar(&o.Run, "run", "", "run directory to bundle")
+	c.Flags().StringVar(&o.Out, "out", "", "bundle file to write (e.g. run.tar.gz)")
+	return c
+}
+
+// Run writes the bundle and says what it holds.
+func Run(o *Options, out io.Writer) error {
+	if o.Run == "" || o.Out == "" {
+		return clierr.Bad("bundle needs --run DIR and --out FILE")
+	}
+	if !runlog.IsRunDir(o.Run) {
+		return clierr.Bad("--run %s: not a run directory (no manifest.json)", o.Run)
+	}
+	b, err := runlog.WriteBundle(o.Run, o.Out, harness.Version())
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	st, err := os.Stat(o.Out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "bundle %s: run %s, %d files, %d recorded replies, %.1f KB (format %d, membench %s)\n",
+		o.Out, b.Manifest.RunID, len(b.Files), len(b.Replies), float64(st.Size())/1024, runlog.BundleFormat, b.Membench)
+	return nil
+}
