@@ -38,6 +38,8 @@ func nonZero(t *testing.T, typ reflect.Type) reflect.Value {
 	case reflect.Map:
 		v = reflect.MakeMap(typ)
 		v.SetMapIndex(reflect.ValueOf("changed").Convert(typ.Key()), nonZero(t, typ.Elem()))
+	case reflect.Pointer:
+		v = reflect.New(typ.Elem()) // a non-nil pointer (e.g. a replay tape)
 	case reflect.Struct:
 		for i := 0; i < typ.NumField(); i++ {
 			v.Field(i).Set(nonZero(t, typ.Field(i).Type))
