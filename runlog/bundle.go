@@ -31,7 +31,7 @@ type bundleInfo struct {
 }
 
 // bundledFiles are the run artifacts a bundle carries, besides bundle.json.
-var bundledFiles = []string{ManifestFile, BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile, SummaryJSON, SummaryMD, RepliesFile}
+var bundledFiles = []string{ManifestFile, BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile, SummaryJSON, SummaryMD, RepliesFile, TranscriptsFile}
 
 // Bundle is an opened bundle: the run's files and its recorded replies.
 type Bundle struct {
