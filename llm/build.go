@@ -245,7 +245,10 @@ type SpecError struct{ Err error }
 func (e *SpecError) Error() string { return e.Err.Error() }
 func (e *SpecError) Unwrap() error { return e.Err }
 
-func specErrorf(format string, a ...any) error { return &SpecError{fmt.Errorf(format, a...)} }
+// specErrorf quotes flag values back with any URL credentials redacted.
+func specErrorf(format string, a ...any) error {
+	return &SpecError{errors.New(RedactText(fmt.Sprintf(format, a...)))}
+}
 
 // FlagSpec turns the --llm/--model/--base-url flags (run, score, judge,
 // sweep) into a spec string in ParseSpec's syntax; "" means no flag was

@@ -82,3 +82,14 @@ func TestBaseURLCredentialsRedacted(t *testing.T) {
 		t.Error("cache key depends on the base URL's password")
 	}
 }
+
+func TestFlagSpecErrorsHideURLCredentials(t *testing.T) {
+	_, err := FlagSpec("openai", "m,x", "http://bob:hunter2pw@h/v1")
+	if err == nil || strings.Contains(err.Error(), "hunter2pw") {
+		t.Fatalf("FlagSpec error leaks the password: %v", err)
+	}
+	var se *SpecError
+	if !errors.As(err, &se) {
+		t.Fatalf("FlagSpec error lost its type: %T", err)
+	}
+}
