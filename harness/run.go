@@ -316,11 +316,13 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range js {
+	// The last line per (question, judge) decides; an invalid verdict (no
+	// verdict in the model's reply) is asked again.
+	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {
 		if d.judged[j.QuestionID] == nil {
 			d.judged[j.QuestionID] = map[string]bool{}
 		}
-		d.judged[j.QuestionID][j.Judge] = true
+		d.judged[j.QuestionID][j.Judge] = !j.Invalid
 	}
 	bs, err := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(p.Dir, runlog.BuildFile))
 	if err != nil {
@@ -458,19 +460,21 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 		Usage: res.Usage, Cached: res.Cached, ContextSHA256: ctxSHA, PromptSHA256: res.PromptSHA,
 		TargetSHA256: llm.HashText(q.Gold),
 	}
-	// Judge before recording the answer: a question counts as answered only
-	// once its judgments are written too, so an interruption never leaves an
-	// answer that resume would not judge.
+	// The answer is written before its judgments: a judge that fails after
+	// another has written leaves an answered question that resume judges
+	// only with the judges still missing, so no (question, judge) pair is
+	// written twice. (Such a question's transcript is then not written.)
+	if err := files[runlog.AnswersFile].Write(a); err != nil {
+		return err
+	}
 	tr := transcript(rec, c, res, time.Since(answerStart).Seconds())
 	if err := p.judgeOne(ctx, judges, q, res.Prediction, nil, files[runlog.JudgmentsFile], tr); err != nil {
 		return err
 	}
 	if p.tx != nil {
-		if err := p.tx.Write(*tr); err != nil {
-			return err
-		}
+		return p.tx.Write(*tr)
 	}
-	return files[runlog.AnswersFile].Write(a)
+	return nil
 }
 
 // transcript is the question's transcript so far (retrieval and answer).

@@ -35,6 +35,10 @@ type Verdict struct {
 	Request []llm.Message
 	Usage   llm.Usage
 	Cached  bool
+	// Invalid: the model gave no verdict (its reply stayed unparseable
+	// after re-asking). Such a verdict is logged with its Raw reply, counted
+	// apart and left out of accuracy; a rerun asks again.
+	Invalid bool
 }
 
 // Judge scores one sample.

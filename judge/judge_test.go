@@ -3,7 +3,6 @@ package judge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,15 +204,45 @@ func (s scripted) Chat(context.Context, llm.Request) (llm.Response, error) {
 	return llm.Response{Text: s.text}, nil
 }
 
+// replies answers from a script, one reply per call, recording requests.
+type replies struct {
+	llm.Model
+	texts []string
+	reqs  []llm.Request
+}
+
+func (r *replies) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
+	r.reqs = append(r.reqs, req)
+	t := r.texts[min(len(r.reqs)-1, len(r.texts)-1)]
+	return llm.Response{Text: t}, nil
+}
+
 func TestLLMJudgeUnparseable(t *testing.T) {
-	j, err := NewLLMJudge("bad", scripted{Model: llm.NewOffline(), text: "Hmm, hard to say."}, "")
+	// Stays unparseable: asked 1+Reasks times, the re-asks past the cache,
+	// then an invalid verdict with the raw reply and no error.
+	m := &replies{Model: llm.NewOffline(), texts: []string{"Hmm, hard to say."}}
+	j, err := NewLLMJudge("bad", m, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := j.Judge(context.Background(), Sample{Question: q(4, "Paris"), Prediction: "Paris"})
-	var ue *UnparsedError
-	if !errors.As(err, &ue) || ue.Raw != "Hmm, hard to say." || got.Raw != "Hmm, hard to say." {
-		t.Fatalf("got %+v, %v; want an UnparsedError keeping the raw text", got, err)
+	if err != nil || !got.Invalid || got.Raw != "Hmm, hard to say." || got.Correct || got.Score != 0 {
+		t.Fatalf("got %+v, %v; want an invalid verdict keeping the raw text", got, err)
+	}
+	if len(m.reqs) != 1+Reasks {
+		t.Fatalf("asked %d times, want %d", len(m.reqs), 1+Reasks)
+	}
+	for i, r := range m.reqs {
+		if r.Fresh != (i > 0) || r.Accept == nil || r.Accept("Hmm, hard to say.") == nil || r.Accept(`{"label":"WRONG"}`) != nil {
+			t.Fatalf("request %d: Fresh=%v, Accept must reject the bad reply and take a verdict", i, r.Fresh)
+		}
+	}
+	// Recovers on the re-ask: a normal verdict.
+	m = &replies{Model: llm.NewOffline(), texts: []string{"Hmm.", "CORRECT"}}
+	j, _ = NewLLMJudge("flaky", m, "")
+	got, err = j.Judge(context.Background(), Sample{Question: q(4, "Paris"), Prediction: "Paris"})
+	if err != nil || got.Invalid || !got.Correct || got.Score != 1 || len(m.reqs) != 2 {
+		t.Fatalf("got %+v, %v after %d calls; want CORRECT on the second", got, err, len(m.reqs))
 	}
 }
 

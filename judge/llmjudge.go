@@ -121,8 +121,14 @@ func Input(q *datasets.Question, prediction string) LLMJudgeInput {
 	}
 }
 
-// Judge asks the model once. An unparseable reply is returned as an
-// *UnparsedError together with a Verdict carrying the raw text.
+// Reasks is how many times an unparseable reply is asked again, past the
+// cache, before the verdict is logged as invalid.
+const Reasks = 2
+
+// Judge asks the model for a verdict. A reply with no verdict is never
+// cached and is asked again (at most Reasks times, skipping the cache); if
+// it stays unparseable the verdict is Invalid and carries the last raw
+// reply, so one bad reply neither stops a run nor poisons the cache.
 func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 	q := s.Question
 	in := Input(q, s.Prediction)
@@ -144,21 +150,31 @@ func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 		Inputs: in,
 		Stage:  llm.StageJudge,
 		Label:  tmpl.Name(),
+		Accept: func(text string) error { _, err := ParseReply(text); return err },
 	}
-	resp, err := j.model.Chat(ctx, req)
-	if err != nil {
-		return Verdict{}, fmt.Errorf("judge %s, question %s: %w", j.name, q.ID, err)
+	// The transcript keeps the request and the usage of every attempt.
+	out := Verdict{Request: msgs}
+	for attempt := 0; attempt <= Reasks; attempt++ {
+		req.Fresh = attempt > 0
+		resp, err := j.model.Chat(ctx, req)
+		if err != nil {
+			return Verdict{}, fmt.Errorf("judge %s, question %s: %w", j.name, q.ID, err)
+		}
+		out.Raw, out.Cached = resp.Text, resp.Cached
+		out.Usage.InputTokens += resp.Usage.InputTokens
+		out.Usage.OutputTokens += resp.Usage.OutputTokens
+		v, err := ParseReply(resp.Text)
+		if err != nil {
+			continue
+		}
+		out.Correct, out.Reason = v.Label == LabelCorrect, v.Reason
+		if out.Correct {
+			out.Score = 1
+		}
+		return out, nil
 	}
-	out := Verdict{Raw: resp.Text, Request: msgs, Usage: resp.Usage, Cached: resp.Cached}
-	v, err := ParseReply(resp.Text)
-	if err != nil {
-		return out, &UnparsedError{Judge: j.name, QuestionID: q.ID, Raw: resp.Text}
-	}
-	out.Correct = v.Label == LabelCorrect
-	if out.Correct {
-		out.Score = 1
-	}
-	out.Reason = v.Reason
+	out.Invalid = true
+	out.Reason = (&UnparsedError{Judge: j.name, QuestionID: q.ID, Raw: out.Raw}).Error()
 	return out, nil
 }
 

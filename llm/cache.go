@@ -227,17 +227,24 @@ func (w *Cached) Chat(ctx context.Context, req Request) (Response, error) {
 	id := w.Inner.ID()
 	key := chatKey(id, req)
 	var r Response
-	found, err := w.Cache.lookup(ctx, key, "chat", &r.Text, nil, &r.Usage)
-	if err != nil {
-		return Response{}, err
+	if !req.Fresh {
+		found, err := w.Cache.lookup(ctx, key, "chat", &r.Text, nil, &r.Usage)
+		if err != nil {
+			return Response{}, err
+		}
+		// An entry the caller cannot use (stored before it said so) is a
+		// miss: it is asked again and overwritten by a usable reply.
+		if found && (req.Accept == nil || req.Accept(r.Text) == nil) {
+			r.Cached = true
+			return r, nil
+		}
 	}
-	if found {
-		r.Cached = true
-		return r, nil
-	}
-	r, err = w.Inner.Chat(ctx, req)
+	r, err := w.Inner.Chat(ctx, req)
 	if err != nil {
 		return r, err
+	}
+	if req.Accept != nil && req.Accept(r.Text) != nil {
+		return r, nil // never kept: a re-ask must reach the server
 	}
 	return r, w.Cache.store(ctx, key, "chat", id.Model, r.Text, "", r.Usage)
 }

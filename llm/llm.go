@@ -40,6 +40,13 @@ type Request struct {
 	// Stage and Label are metering tags; they do not change the output.
 	Stage Stage  `json:"-"`
 	Label string `json:"-"` // finer tag, e.g. "extract_fact", "consolidate"
+	// Fresh skips the cache read: the caller re-asks because the cached or
+	// previous reply was unusable. A usable reply is still stored.
+	Fresh bool `json:"-"`
+	// Accept, when set, says whether a reply is usable (e.g. a judge reply
+	// that carries a verdict). The cache neither stores nor serves a reply
+	// it rejects, so one bad reply is never replayed from the cache.
+	Accept func(text string) error `json:"-"`
 }
 
 // Usage is what one call cost.

@@ -315,7 +315,8 @@ func WriteFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// LoadJudgments reads a judgments.jsonl file, or the one inside a run dir.
+// LoadJudgments reads a judgments.jsonl file, or the one inside a run dir:
+// one line per (system, question, judge), invalid verdicts left out.
 func LoadJudgments(path string) ([]Judgment, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, JudgmentsFile)
@@ -323,7 +324,27 @@ func LoadJudgments(path string) ([]Judgment, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("judgments %s: %w (give a run directory or a judgments.jsonl file)", path, err)
 	}
-	return ReadJSONL[Judgment](path)
+	js, err := ReadJSONL[Judgment](path)
+	if err != nil {
+		return nil, err
+	}
+	valid, _ := Verdicts(js)
+	return valid, nil
+}
+
+// Verdicts keeps the last line per (system, question, judge), as a resumed
+// or re-judged run means it, and splits off invalid verdicts (the judge's
+// model gave none): they are no verdict, so accuracy and agreement leave
+// them out, and summaries count them.
+func Verdicts(js []Judgment) (valid, invalid []Judgment) {
+	for _, j := range LastBy(js, Judgment.Key) {
+		if j.Invalid {
+			invalid = append(invalid, j)
+		} else {
+			valid = append(valid, j)
+		}
+	}
+	return valid, invalid
 }
 
 // WriteJSONLines writes records as JSON lines atomically (the whole file at
@@ -350,6 +371,9 @@ type Judgment struct {
 	Score      float64 `json:"score"` // 0..1; F1/BLEU value for metric judges, 0/1 for verdict judges
 	Reason     string  `json:"reason,omitempty"`
 	Raw        string  `json:"raw,omitempty"` // raw model verdict text
+	// Invalid: the judge's model gave no verdict (Raw holds its reply).
+	// Readers leave it out of accuracy and count it; a rerun re-asks it.
+	Invalid bool `json:"invalid,omitempty"`
 }
 
 // Check refuses a judgment no judge writes: a score outside [0, 1] (or not
@@ -367,9 +391,13 @@ func (j *Judgment) Check() error {
 	return nil
 }
 
+// Key identifies the (system, question, judge) a line is about; readers keep
+// the last line per key.
+func (j Judgment) Key() string { return j.System + "\x00" + j.QuestionID + "\x00" + j.Judge }
+
 // NewJudgment logs judge's verdict on question of system.
 func NewJudgment(question, system, judgeName string, v judge.Verdict) Judgment {
-	return Judgment{QuestionID: question, System: system, Judge: judgeName, Correct: v.Correct, Score: v.Score, Reason: v.Reason, Raw: v.Raw}
+	return Judgment{QuestionID: question, System: system, Judge: judgeName, Correct: v.Correct, Score: v.Score, Reason: v.Reason, Raw: v.Raw, Invalid: v.Invalid}
 }
 
 // ReplayInfo records a run reproduced from a bundle.

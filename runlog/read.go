@@ -18,9 +18,12 @@ type Run struct {
 	Manifest   Manifest
 	Retrievals []RetrievalRecord
 	Answers    []AnswerRecord
-	Judgments  []Judgment
-	Builds     []BuildRecord
-	Summary    *Summary
+	Judgments  []Judgment // valid verdicts, one per (question, judge)
+	// Invalid are verdicts whose model reply held none (Raw has it); they
+	// are left out of Judgments and of every accuracy.
+	Invalid []Judgment
+	Builds  []BuildRecord
+	Summary *Summary
 }
 
 // LoadManifest reads DIR/manifest.json.
@@ -58,7 +61,7 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Judgments = LastBy(js, func(x Judgment) string { return x.QuestionID + "\x00" + x.Judge })
+	r.Judgments, r.Invalid = Verdicts(js)
 	if r.Builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/report"
@@ -34,6 +35,11 @@ type Summary struct {
 	EvidenceRecall float64         `json:"evidence_recall"` // mean share of evidence turns in the context
 	Build          Cost            `json:"build"`
 	Stages         map[string]Cost `json:"stages"` // all model use by stage
+	// Invalid counts, per judge, verdicts whose model reply held no verdict
+	// even after re-asking; they are left out of that judge's scores.
+	Invalid map[string]int `json:"invalid,omitempty"`
+	// FirstInvalid quotes one such reply per judge.
+	FirstInvalid map[string]string `json:"first_invalid,omitempty"`
 }
 
 // Group is one row of the score table.
@@ -105,9 +111,26 @@ func Summarize(dir string) (*Summary, error) {
 		ans[a.QuestionID] = a
 	}
 	s.Questions = len(ans)
-	// Last verdict per (question, judge) wins.
+	// Last verdict per (question, judge) wins; invalid ones (no verdict in
+	// the model's reply) are counted, not scored.
+	valid, invalid := Verdicts(judgments)
+	for _, j := range invalid {
+		if _, ok := ans[j.QuestionID]; !ok {
+			continue
+		}
+		if s.Invalid == nil {
+			s.Invalid = map[string]int{}
+		}
+		s.Invalid[j.Judge]++
+		if s.FirstInvalid == nil {
+			s.FirstInvalid = map[string]string{}
+		}
+		if _, ok := s.FirstInvalid[j.Judge]; !ok {
+			s.FirstInvalid[j.Judge] = clip(j.Raw, 200)
+		}
+	}
 	verdict := map[string]map[string]float64{}
-	for _, j := range judgments {
+	for _, j := range valid {
 		if _, ok := ans[j.QuestionID]; !ok {
 			continue
 		}
@@ -309,6 +332,11 @@ func (s *Summary) notes() []string {
 		notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%%",
 			s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))
 	}
+	for _, j := range s.Judges {
+		if n := s.Invalid[j]; n > 0 {
+			notes = append(notes, fmt.Sprintf("INVALID: judge %s gave no verdict on %d of %d questions (e.g. %q); they are left out of its scores (see (n=...)); rerun the same command to re-ask only those", j, n, s.Questions, s.FirstInvalid[j]))
+		}
+	}
 	metrics := "none"
 	if len(s.Metrics) > 0 {
 		metrics = strings.Join(s.Metrics, ", ")
@@ -350,4 +378,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// clip shortens s to n bytes (on a rune boundary) with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

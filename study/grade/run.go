@@ -54,11 +54,12 @@ func openRun(dir string) (*runDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range js {
+	// Last line per (question, judge); an invalid verdict is judged again.
+	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {
 		if r.judged[j.QuestionID] == nil {
 			r.judged[j.QuestionID] = map[string]bool{}
 		}
-		r.judged[j.QuestionID][j.Judge] = true
+		r.judged[j.QuestionID][j.Judge] = !j.Invalid
 	}
 	return r, nil
 }
