@@ -44,6 +44,7 @@ func (m *Memory) bind(ctx context.Context, conv *datasets.Conversation, sessions
 			jobs = append(jobs, bindJob{KindFactual, t.ID, one}, bindJob{KindRelational, t.ID, one})
 		}
 	}
+	m.requests += len(jobs)
 	results := make([]bindResult, len(jobs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, m.env.Concurrency))
@@ -78,10 +79,10 @@ func (m *Memory) bind(ctx context.Context, conv *datasets.Conversation, sessions
 // anchored entries.
 func (m *Memory) extract(ctx context.Context, j bindJob) (bindResult, error) {
 	res := bindResult{counts: map[string]int{}}
-	in := ExtractInput{Kind: j.kind, Speakers: m.speakers, Date: DateLabel(j.turns[0].Time)}
+	in := ExtractInput{Kind: j.kind, Speakers: m.speakers, Date: DateLabel(j.turns[0].at)}
 	listed := map[string]*turnInfo{}
 	for _, t := range j.turns {
-		in.Utterances = append(in.Utterances, Utterance{ID: t.ID, Speaker: t.Speaker, Time: TimeLabel(t.Time), Date: DateLabel(t.Time), Text: t.Text})
+		in.Utterances = append(in.Utterances, Utterance{ID: t.ID, Speaker: t.Speaker, Time: TimeLabel(t.at), Date: DateLabel(t.at), Text: t.Text})
 		listed[t.ID] = t
 	}
 	tmpl, task, label := "structmem_fact", TaskFact, LabelFact
@@ -158,9 +159,9 @@ func (m *Memory) extract(ctx context.Context, j bindJob) (bindResult, error) {
 			st = append(st, listed[s].Speaker+": "+listed[s].Text)
 		}
 		res.entries = append(res.entries, &Entry{
-			Kind: j.kind, Text: text, Time: anchor.Time, Speaker: anchor.Speaker,
+			Kind: j.kind, Text: text, Time: anchor.at, Speaker: anchor.Speaker,
 			Sources: srcs, SourceText: strings.Join(st, "\n"), SessionID: anchor.session,
-			Event: eventKey(anchor.Time, anchor.ID), turnIndex: anchor.index,
+			Event: anchor.event, turnIndex: anchor.index,
 		})
 	}
 	return res, nil

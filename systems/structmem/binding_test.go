@@ -18,12 +18,47 @@ func turnTimes(conv *datasets.Conversation) map[string]*datasets.Turn {
 	return out
 }
 
+// sessionOf maps turn ids to their session.
+func sessionOf(conv *datasets.Conversation) map[string]*datasets.Session {
+	out := map[string]*datasets.Session{}
+	for _, s := range conv.Sessions {
+		for _, t := range s.Turns {
+			out[t.ID] = s
+		}
+	}
+	return out
+}
+
+// By default (anchor=session) an entry carries its session's time, so one
+// session is one event, as the authors' code binds LoCoMo (which dates
+// sessions only).
+func TestBindingToSessionTime(t *testing.T) {
+	for _, gran := range []string{"session", "utterance"} {
+		t.Run(gran, func(t *testing.T) {
+			conv := testConv()
+			m, _ := build(t, NameNoCross, testEnv(newFake(nil), systems.Options{"granularity": gran}), conv)
+			sess := sessionOf(conv)
+			events := map[string]bool{}
+			for _, e := range m.entries {
+				s := sess[e.Sources[0]]
+				if !e.Time.Equal(s.Time) || e.Event != TimeLabel(s.Time) || e.SessionID != s.ID {
+					t.Errorf("entry %s: time %v event %q, want session %s's %v", e.ID, e.Time, e.Event, s.ID, s.Time)
+				}
+				events[e.Event] = true
+			}
+			if len(events) != len(conv.Sessions) {
+				t.Errorf("%d events for %d sessions", len(events), len(conv.Sessions))
+			}
+		})
+	}
+}
+
 func TestBindingKeepsUtteranceTimes(t *testing.T) {
 	for _, gran := range []string{"session", "utterance"} {
 		t.Run(gran, func(t *testing.T) {
 			conv := testConv()
 			fm := newFake(nil)
-			m, st := build(t, NameNoCross, testEnv(fm, systems.Options{"granularity": gran}), conv)
+			m, st := build(t, NameNoCross, testEnv(fm, systems.Options{"granularity": gran, "anchor": "utterance"}), conv)
 			turns := turnTimes(conv)
 			if len(m.entries) == 0 {
 				t.Fatal("no entries")
@@ -93,9 +128,9 @@ func TestSessionModeDropsUncitedEntries(t *testing.T) {
 	if st.Counts["dropped_entries"] != 3*n || st.Counts["dropped_no_utterance"] != n || st.Counts["dropped_unknown_utterance"] != n {
 		t.Errorf("drop counts %v", st.Counts)
 	}
-	turns := turnTimes(conv)
+	sess := sessionOf(conv)
 	for _, e := range m.entries {
-		if e.Text == "kept fact" && !e.Time.Equal(turns[e.Sources[0]].Time) {
+		if e.Text == "kept fact" && !e.Time.Equal(sess[e.Sources[0]].Time) {
 			t.Errorf("kept fact anchored at %v", e.Time)
 		}
 	}
@@ -104,7 +139,7 @@ func TestSessionModeDropsUncitedEntries(t *testing.T) {
 func TestExtractionPromptListsUtterances(t *testing.T) {
 	conv := testConv()
 	fm := newFake(nil)
-	build(t, NameNoCross, testEnv(fm, nil), conv)
+	build(t, NameNoCross, testEnv(fm, systems.Options{"anchor": "utterance"}), conv)
 	var first llm.Request
 	for _, r := range fm.reqs {
 		if r.Task == TaskRel && r.Inputs.(ExtractInput).Utterances[0].ID == "D1:1" {

@@ -61,6 +61,7 @@ func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
 		if !p.rec.Called {
 			continue
 		}
+		m.requests++
 		g.Go(func() error {
 			in := m.consolidateInput(p)
 			tmpl := "structmem_consolidate"
@@ -200,9 +201,13 @@ func (m *Memory) planAll(ctx context.Context) ([]*windowPlan, error) {
 		}
 		m.counts["windows"]++
 		m.counts["seeds"] += len(hits)
-		// A link needs two events; a one-event context cannot hold one.
-		p.rec.Called = len(p.events) >= 2
-		if !p.rec.Called {
+		// A window without seeds is skipped, as the authors' code does; and a
+		// link needs two events, so a one-event context cannot hold one.
+		p.rec.Called = len(hits) > 0 && len(p.events) >= 2
+		switch {
+		case len(hits) == 0:
+			m.counts["windows_no_seeds"]++
+		case !p.rec.Called:
 			m.counts["windows_single_event"]++
 		}
 		plans[i] = p

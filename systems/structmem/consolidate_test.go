@@ -80,6 +80,11 @@ func TestConsolidationWindowsAndSeedScope(t *testing.T) {
 				if !w.End.Equal(w.Start.Add(time.Hour)) {
 					t.Errorf("window %d spans %v..%v", i, w.Start, w.End)
 				}
+				// A window without seeds is skipped (the authors' code),
+				// even when its buffer holds two events (D1 and D2).
+				if w.Called != (len(w.SeedIDs) > 0) {
+					t.Errorf("window %d: called=%v with %d seeds", i, w.Called, len(w.SeedIDs))
+				}
 			}
 		})
 	}
@@ -87,7 +92,7 @@ func TestConsolidationWindowsAndSeedScope(t *testing.T) {
 
 func TestSeedsAndEventReconstruction(t *testing.T) {
 	fm := newFake(nil)
-	m, _ := build(t, Name, testEnv(fm, systems.Options{"seeds": "2"}), testConv())
+	m, _ := build(t, Name, testEnv(fm, systems.Options{"seeds": "2", "seed-scope": "historical", "anchor": "utterance"}), testConv())
 	s := m.Dump()
 	byID := map[string]Entry{}
 	for _, e := range s.Entries {

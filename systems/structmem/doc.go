@@ -3,7 +3,11 @@
 //
 // Event-level binding: a factual and a relational prompt (dual
 // perspective) turn utterances into natural-language entries, each bound to
-// the timestamp of the utterance it cites. granularity=session (default,
+// a timestamp. anchor=session (default, as the authors' code runs LoCoMo,
+// which dates sessions only) binds every entry to its session's date-time,
+// so one session is one event; anchor=utterance binds it to the cited
+// utterance's own time (session time + turn index × turn step, a synthetic
+// clock). granularity=session (default,
 // like the authors' code, which extracts per session segment) sends the
 // utterances of a session with their ids and times in one call per
 // perspective; every returned entry must cite a listed utterance id, else
@@ -14,19 +18,19 @@
 // all", as the authors' code does): a time pointer walks the conversation
 // clock; each window holds the entries in [pointer, pointer+window], empty
 // stretches are jumped. The window text (its entries, joined) is embedded
-// and the top `seeds` entries are taken from strictly earlier times
-// (seed-scope=historical, the paper's wording) or from any time outside the
-// window (global, the code's default). Each seed's whole event (all entries
+// and the top `seeds` entries are taken from any time outside the window
+// (seed-scope=global, the authors' code's default) or from strictly earlier
+// times (historical, the paper's wording). A window without seeds is
+// skipped, as that code does. Each seed's whole event (all entries
 // sharing its timestamp) joins; one call over buffer + events writes
 // synthesis memories. Constrained synthesis must cite ≥ 2 event timestamps
 // of that context and state the dependency; other links are rejected and
 // counted. seeds=0 skips consolidation entirely (no calls).
 //
-// Choices where the paper is silent: event key = timestamp, or the turn id
-// for undated turns (a zero time would merge all undated turns into one
+// Choices where the paper is silent: event key = timestamp, or the session
+// (anchor=session) or turn id for undated material (a zero time would merge all undated turns into one
 // event); a window whose context holds a single event is not sent (no link
-// can rest on two events); a window with no seeds but several buffer events
-// is still sent (links inside the hour); malformed answers get one repair
+// can rest on two events); malformed answers get one repair
 // retry, then are kept as failures; retrieval renders entries in time order,
 // then the syntheses.
 //

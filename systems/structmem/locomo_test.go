@@ -3,6 +3,7 @@ package structmem
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"
@@ -26,13 +27,26 @@ func TestRealLoCoMoConversation(t *testing.T) {
 	if got, want := st.Counts["calls_extract_fact"]+st.Counts["calls_extract_rel"], 2*len(conv.Sessions); got != want {
 		t.Errorf("%d extraction calls for %d sessions", got, len(conv.Sessions))
 	}
-	turns := turnTimes(conv)
-	for _, e := range m.entries {
-		if !e.Time.Equal(turns[e.Sources[0]].Time) {
-			t.Fatalf("entry %s off its utterance time", e.ID)
+	// LoCoMo dates sessions only: by default every entry carries its
+	// session's time, so one session is one event.
+	sessTime := map[string]time.Time{}
+	for _, s := range conv.Sessions {
+		for _, tr := range s.Turns {
+			sessTime[tr.ID] = s.Time
 		}
 	}
-	if st.Counts["windows"] < len(conv.Sessions) || st.Counts["syntheses"] == 0 || st.Counts["failed_extractions"] != 0 {
+	events := map[string]bool{}
+	for _, e := range m.entries {
+		if !e.Time.Equal(sessTime[e.Sources[0]]) {
+			t.Fatalf("entry %s at %v, not its session's time %v", e.ID, e.Time, sessTime[e.Sources[0]])
+		}
+		events[e.Event] = true
+	}
+	if len(events) > len(conv.Sessions) {
+		t.Errorf("%d events for %d sessions", len(events), len(conv.Sessions))
+	}
+	turns := turnTimes(conv)
+	if st.Counts["windows"] == 0 || st.Counts["syntheses"] == 0 || st.Counts["failed_extractions"] != 0 {
 		t.Errorf("counts %v", st.Counts)
 	}
 	hit, asked := 0, 0

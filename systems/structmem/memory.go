@@ -24,7 +24,7 @@ const (
 func init() {
 	systems.Register(systems.Spec{
 		Name:        Name,
-		Description: "StructMem: dual-perspective event binding (factual + relational entries anchored to utterance time) with constrained cross-event consolidation over 1 h windows and top-15 historical seeds; retrieves 60 entries + 5 syntheses",
+		Description: "StructMem as its authors' code runs it: dual-perspective event binding (factual + relational entries bound to their session's time; anchor=utterance for utterance time) with constrained cross-event consolidation over 1 h windows and top-15 global seeds (seed-scope=historical: earlier only); retrieves 60 entries + 5 syntheses",
 		Defaults:    fullDefaults,
 		New: func(env systems.Env) (systems.System, error) {
 			return New(Name, env, fullDefaults)
@@ -55,6 +55,7 @@ type Memory struct {
 	syns      []*Synthesis
 	windows   []WindowRecord
 	failures  []Failure
+	requests  int // logical build requests (extractions, windows sent)
 	counts    map[string]int
 	events    *vindex.Index
 	synthIdx  *vindex.Index
@@ -84,11 +85,16 @@ func New(name string, env systems.Env, defaults systems.Options) (*Memory, error
 // Config returns the resolved options.
 func (m *Memory) Config() Config { return m.cfg }
 
-// turnInfo is a turn with its position in the conversation.
+// turnInfo is a turn with its position in the conversation and the time
+// its entries are bound to.
 type turnInfo struct {
 	*datasets.Turn
 	session string
 	index   int
+	// at is the entries' time: the session's (anchor=session) or the
+	// turn's own; event is the event key that time gives.
+	at    time.Time
+	event string
 }
 
 // Ingest binds every utterance into entries, then (unless seeds=0 or the
@@ -116,7 +122,13 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 				m.counts["skipped_empty_turns"]++
 				continue
 			}
-			ts = append(ts, &turnInfo{Turn: t, session: s.ID, index: idx})
+			ti := &turnInfo{Turn: t, session: s.ID, index: idx, at: t.Time, event: eventKey(t.Time, t.ID)}
+			if m.cfg.Anchor == "session" {
+				// The dataset dates sessions, not turns (turn times are the
+				// session's plus a synthetic step): one session, one event.
+				ti.at, ti.event = s.Time, eventKey(s.Time, s.ID)
+			}
+			ts = append(ts, ti)
 		}
 		sessions = append(sessions, ts)
 	}
@@ -137,6 +149,10 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 	st := systems.BuildStats{Counts: map[string]int{}, Notes: map[string]any{}}
 	for k, v := range m.counts {
 		st.Counts[k] = v
+	}
+	st.Requests, st.Failed = m.requests, len(m.failures)
+	if len(m.failures) > 0 {
+		st.FirstFailure = m.failures[0].Raw
 	}
 	st.Counts["entries"] = len(m.entries)
 	st.Counts["syntheses"] = len(m.syns)
@@ -189,9 +205,11 @@ func (m *Memory) addEntry(e *Entry) {
 	}
 }
 
-func eventKey(t time.Time, turnID string) string {
+// eventKey names an event by its time; an undated one by its turn or
+// session id, so undated material does not merge into one event.
+func eventKey(t time.Time, id string) string {
 	if t.IsZero() {
-		return "undated " + turnID
+		return "undated " + id
 	}
 	return TimeLabel(t)
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
@@ -40,9 +41,14 @@ func TestOpenAIPathCallsPerSession(t *testing.T) {
 	if n := len(conv.AllTurns()); st.Counts["entries_factual"] != n || st.Counts["entries_relational"] != n {
 		t.Errorf("entries %v, want %d per perspective", st.Counts, n)
 	}
-	turns := turnTimes(conv)
+	sessTime := map[string]time.Time{}
+	for _, s := range conv.Sessions {
+		for _, tr := range s.Turns {
+			sessTime[tr.ID] = s.Time
+		}
+	}
 	for _, e := range m.entries {
-		if e.Text != "entry from "+e.Sources[0] || !e.Time.Equal(turns[e.Sources[0]].Time) {
+		if e.Text != "entry from "+e.Sources[0] || !e.Time.Equal(sessTime[e.Sources[0]]) {
 			t.Errorf("entry %+v", e)
 		}
 	}
