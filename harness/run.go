@@ -59,6 +59,9 @@ type Prepared struct {
 	log      io.Writer
 	manifest runlog.Manifest
 	tx       *runlog.TranscriptWriter // nil with --no-transcripts
+
+	buildMu sync.Mutex
+	builds  map[string]systems.BuildStats // conversation -> its latest build's stats
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
@@ -167,6 +170,8 @@ func (p *Prepared) writeManifest() error {
 		JudgeSpecs:    judging.Describe(p.Judges),
 		Offline:       p.Res.Offline(),
 		Started:       time.Now().UTC(),
+
+		MaxBuildFailures: p.Cfg.MaxBuildFailures,
 	}
 	if !old.Started.IsZero() {
 		m.Started = old.Started
@@ -328,8 +333,13 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range bs {
-		d.built[b.ConversationID] = true
+	p.builds = map[string]systems.BuildStats{}
+	for _, b := range runlog.LastBy(bs, func(b runlog.BuildRecord) string { return b.ConversationID }) {
+		// A build with too many failed requests is done again.
+		if !runlog.BuildDegraded(b.Stats.Failed, b.Stats.Requests, p.Cfg.MaxBuildFailures) {
+			d.built[b.ConversationID] = true
+			p.builds[b.ConversationID] = b.Stats
+		}
 	}
 	return d, nil
 }
@@ -387,6 +397,10 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 			return err
 		}
 	}
+	// No answers on a memory whose build mostly failed: the run stops here.
+	if err := p.checkBuild(conv.ID, stats); err != nil {
+		return err
+	}
 	if d, ok := sys.(interface{ WriteMemory(io.Writer) error }); ok && !done.built[conv.ID] {
 		// The built memory (entries, syntheses, provenance) goes to
 		// memory.jsonl for the fidelity audits.
@@ -411,6 +425,48 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		})
 	}
 	return g.Wait()
+}
+
+// BuildFailedError ends a run whose memory build failed on more than the
+// allowed share of its requests (exit 1; the summary says DEGRADED).
+type BuildFailedError struct {
+	System                 string
+	Failed, Requests       int
+	Max                    float64
+	Conversation, FirstRaw string
+}
+
+func (e *BuildFailedError) Error() string {
+	raw := e.FirstRaw
+	if len(raw) > 300 {
+		raw = raw[:300] + "…"
+	}
+	return fmt.Sprintf("build failed: %d of %d %s build requests gave no usable reply (%.1f%%, above the %.1f%% limit of --max-build-failures); first raw reply (conversation %s): %q. A server that ignores JSON mode does this; fix the model or server and rerun the same command (failed builds are redone)",
+		e.Failed, e.Requests, e.System, 100*float64(e.Failed)/float64(max(e.Requests, 1)), 100*e.Max, e.Conversation, raw)
+}
+
+// checkBuild adds a conversation's build to the run's tally and fails when
+// the run's failed share of build requests is above the limit.
+func (p *Prepared) checkBuild(conv string, st systems.BuildStats) error {
+	p.buildMu.Lock()
+	defer p.buildMu.Unlock()
+	if p.builds == nil {
+		p.builds = map[string]systems.BuildStats{}
+	}
+	p.builds[conv] = st
+	e := &BuildFailedError{System: p.Cfg.System, Max: p.Cfg.MaxBuildFailures}
+	for _, c := range sortedKeys(p.builds) {
+		b := p.builds[c]
+		e.Failed += b.Failed
+		e.Requests += b.Requests
+		if e.FirstRaw == "" && b.Failed > 0 {
+			e.Conversation, e.FirstRaw = c, b.FirstFailure
+		}
+	}
+	if runlog.BuildDegraded(e.Failed, e.Requests, e.Max) {
+		return e
+	}
+	return nil
 }
 
 func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats systems.BuildStats, secs float64) runlog.BuildRecord {

@@ -76,7 +76,8 @@ func RepairInstruction(problem error) ([]Message, error) {
 // DecodeJSON). On a reply that does not decode it asks once more, with the
 // bad reply and a repair instruction appended (label req.Label+"_repair"
 // unless RepairWith says otherwise); if that fails too it returns a
-// *ParseError (errors.Is ErrMalformed). Transport errors are returned as
+// *ParseError (errors.Is ErrMalformed). Replies that do not decode are
+// kept out of the cache (Request.Accept). Transport errors are returned as
 // they are, with the counts of the requests that were answered.
 func ChatJSON(ctx context.Context, m Model, req Request, out any, opts ...JSONOption) (JSONReply, error) {
 	o := jsonOpts{instruct: RepairInstruction, repairLabel: req.Label + "_repair"}
@@ -88,6 +89,11 @@ func ChatJSON(ctx context.Context, m Model, req Request, out any, opts ...JSONOp
 		decode = func(raw string) error { return DecodeJSON(raw, out) }
 	}
 	req.JSON = true
+	if req.Accept == nil {
+		// A reply that does not decode is never cached, so a rerun after
+		// the server is fixed asks again instead of replaying the failure.
+		req.Accept = decode
+	}
 	var r JSONReply
 	resp, err := m.Chat(ctx, req)
 	if err != nil {

@@ -48,6 +48,10 @@ type Config struct {
 	Quiet       bool   `json:"-" yaml:"quiet"`
 	// NoTranscripts skips transcripts.jsonl.gz (they change no other output).
 	NoTranscripts bool `json:"-" yaml:"no_transcripts"`
+	// MaxBuildFailures is the share of a system's build requests that may
+	// fail (reply unusable after the repair retry) before the run stops
+	// with exit 1; 0 means DefaultMaxBuildFailures, 1 never stops.
+	MaxBuildFailures float64 `json:"-" yaml:"max_build_failures"`
 
 	// Replay serves every paid model's reply (and a paid embedder's
 	// vectors) from a bundle (`membench run --replay`); with
@@ -110,7 +114,20 @@ func (c Config) WithDefaults() Config {
 	if c.Concurrency <= 0 {
 		c.Concurrency = 4
 	}
+	if c.MaxBuildFailures <= 0 {
+		c.MaxBuildFailures = DefaultMaxBuildFailures
+	}
 	return c
+}
+
+// DefaultMaxBuildFailures: more than 5% of build requests failing means
+// the memory is not the system's (e.g. a server ignoring JSON mode).
+const DefaultMaxBuildFailures = 0.05
+
+// BuildDegraded reports whether failed of requests build requests is more
+// than the share max allows.
+func BuildDegraded(failed, requests int, max float64) bool {
+	return failed > 0 && float64(failed) > max*float64(requests)
 }
 
 // Hash is the sha256 of the output-relevant config (json:"-" fields excluded).

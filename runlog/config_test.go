@@ -32,6 +32,8 @@ func nonZero(t *testing.T, typ reflect.Type) reflect.Value {
 		v.SetInt(7) // also covers time.Duration
 	case reflect.Bool:
 		v.SetBool(true)
+	case reflect.Float64:
+		v.SetFloat(0.25)
 	case reflect.Slice:
 		v = reflect.MakeSlice(typ, 1, 1)
 		v.Index(0).Set(nonZero(t, typ.Elem()))

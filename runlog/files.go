@@ -66,6 +66,9 @@ type Manifest struct {
 	Replay *ReplayInfo `json:"replay,omitempty"`
 	// RenderedTokens summarises context sizes, so kstar reads them without re-running.
 	RenderedTokens *TokenStats `json:"rendered_tokens,omitempty"`
+	// MaxBuildFailures is the failed share of build requests above which
+	// the run counts as degraded (0 = DefaultMaxBuildFailures).
+	MaxBuildFailures float64 `json:"max_build_failures,omitempty"`
 }
 
 // TokenStats summarises rendered context tokens over questions.

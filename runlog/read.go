@@ -62,9 +62,12 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.Judgments, r.Invalid = Verdicts(js)
-	if r.Builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); err != nil {
+	builds, err := ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile))
+	if err != nil {
 		return nil, err
 	}
+	// A conversation rebuilt after a failed build has a newer line.
+	r.Builds = LastBy(builds, func(b BuildRecord) string { return b.ConversationID })
 	if r.Summary, err = Summarize(dir); err != nil {
 		return nil, err
 	}

@@ -19,22 +19,31 @@ import (
 // Summary is a run's headline numbers, recomputed from its artifacts (so a
 // resumed run summarises every attempt).
 type Summary struct {
-	RunID          string          `json:"run_id"`
-	System         string          `json:"system"`
-	Dataset        string          `json:"dataset"`
-	Offline        bool            `json:"offline"`
-	Replay         *ReplayInfo     `json:"replay,omitempty"`
-	Embedder       string          `json:"embedder"`
-	EmbedderNote   string          `json:"embedder_note,omitempty"`
-	Judges         []string        `json:"judges"`
-	Metrics        []string        `json:"metric_judges,omitempty"` // judges whose column is a mean score, not an accuracy
-	Questions      int             `json:"questions"`
-	Groups         []Group         `json:"groups"`  // per category (LoCoMo) or question type
-	Overall        Group           `json:"overall"` // without abstention questions (LoCoMo 1-4; LongMemEval without _abs), as the papers score it
-	ContextTokens  TokenStats      `json:"context_tokens"`
-	EvidenceRecall float64         `json:"evidence_recall"` // mean share of evidence turns in the context
-	Build          Cost            `json:"build"`
-	Stages         map[string]Cost `json:"stages"` // all model use by stage
+	RunID          string      `json:"run_id"`
+	System         string      `json:"system"`
+	Dataset        string      `json:"dataset"`
+	Offline        bool        `json:"offline"`
+	Replay         *ReplayInfo `json:"replay,omitempty"`
+	Embedder       string      `json:"embedder"`
+	EmbedderNote   string      `json:"embedder_note,omitempty"`
+	Judges         []string    `json:"judges"`
+	Metrics        []string    `json:"metric_judges,omitempty"` // judges whose column is a mean score, not an accuracy
+	Questions      int         `json:"questions"`
+	Groups         []Group     `json:"groups"`  // per category (LoCoMo) or question type
+	Overall        Group       `json:"overall"` // without abstention questions (LoCoMo 1-4; LongMemEval without _abs), as the papers score it
+	ContextTokens  TokenStats  `json:"context_tokens"`
+	EvidenceRecall float64     `json:"evidence_recall"` // mean share of evidence turns in the context
+	Build          Cost        `json:"build"`
+	// BuildRequests and BuildFailed count the memory build's logical
+	// requests and those whose reply stayed unusable (nothing was kept);
+	// Degraded is set when the failed share is above the run's limit:
+	// the memory is not what the system would build, so neither are the
+	// scores.
+	BuildRequests int             `json:"build_requests,omitempty"`
+	BuildFailed   int             `json:"build_failed,omitempty"`
+	FirstFailure  string          `json:"build_first_failure,omitempty"`
+	Degraded      bool            `json:"degraded,omitempty"`
+	Stages        map[string]Cost `json:"stages"` // all model use by stage
 	// Invalid counts, per judge, verdicts whose model reply held no verdict
 	// even after re-asking; they are left out of that judge's scores.
 	Invalid map[string]int `json:"invalid,omitempty"`
@@ -140,13 +149,24 @@ func Summarize(dir string) (*Summary, error) {
 		verdict[j.QuestionID][j.Judge] = j.Score
 	}
 	s.Groups, s.Overall = groupScores(ans, verdict, m.Judges)
+	limit := m.MaxBuildFailures
+	if limit <= 0 {
+		limit = DefaultMaxBuildFailures
+	}
 	s.ContextTokens, s.EvidenceRecall = retrievalStats(retr, ans)
-	for _, b := range builds {
+	// A conversation rebuilt after a failed build has a newer line.
+	for _, b := range LastBy(builds, func(b BuildRecord) string { return b.ConversationID }) {
+		s.BuildRequests += b.Stats.Requests
+		s.BuildFailed += b.Stats.Failed
+		if s.FirstFailure == "" && b.Stats.FirstFailure != "" {
+			s.FirstFailure = clip(b.Stats.FirstFailure, 200)
+		}
 		s.Build.Calls += b.Calls
 		s.Build.InputTokens += b.InputTokens
 		s.Build.OutputTokens += b.OutputTokens
 		s.Build.Seconds += b.Seconds
 	}
+	s.Degraded = BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
 	for _, c := range costs {
 		for _, t := range c.Tallies {
 			key := string(t.Stage)
@@ -276,6 +296,9 @@ func retrievalStats(retr []RetrievalRecord, ans map[string]AnswerRecord) (TokenS
 // Table is the per-category score table.
 func (s *Summary) Table() *report.Table {
 	t := &report.Table{Title: fmt.Sprintf("%s on %s (run %s)", s.System, s.Dataset, s.RunID)}
+	if s.Degraded {
+		t.Title += " — DEGRADED BUILD"
+	}
 	t.Header = append([]string{"category", "n"}, s.Judges...)
 	row := func(g Group) {
 		cells := []any{g.Name, g.N}
@@ -315,9 +338,13 @@ func (s *Summary) hasLoCoMoCategories() bool {
 
 func (s *Summary) notes() []string {
 	b := s.Build
-	notes := []string{
-		fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s (Ingest time summed over conversations)", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds),
+	var notes []string
+	if s.Degraded {
+		notes = append(notes, fmt.Sprintf("DEGRADED: %d of %d memory-build requests failed (their replies were unusable, e.g. %q); these scores are not the system's", s.BuildFailed, s.BuildRequests, s.FirstFailure))
+	} else if s.BuildFailed > 0 {
+		notes = append(notes, fmt.Sprintf("build: %d of %d memory-build requests failed (within the limit)", s.BuildFailed, s.BuildRequests))
 	}
+	notes = append(notes, fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s (Ingest time summed over conversations)", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds))
 	for _, st := range []string{"retrieve", "answer", "judge"} {
 		if c, ok := s.Stages[st]; ok {
 			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s in calls", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))

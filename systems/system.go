@@ -59,6 +59,26 @@ type BuildStats struct {
 	// (index = turn order in the conversation), for the cost-growth plot.
 	TurnTokens []int          `json:"turn_tokens,omitempty"`
 	Notes      map[string]any `json:"notes,omitempty"`
+	// Requests counts the build's logical model requests (a repair retry
+	// belongs to its request); Failed those whose reply stayed unusable, so
+	// nothing was kept from them; FirstFailure quotes the first such reply.
+	// The harness ends a run whose failed share is too high (a server
+	// ignoring JSON mode must not pass for a normal build).
+	Requests     int    `json:"requests,omitempty"`
+	Failed       int    `json:"failed,omitempty"`
+	FirstFailure string `json:"first_failure,omitempty"`
+}
+
+// AddRequest counts one logical build request; raw is the reply of a
+// failed one ("" for a success).
+func (b *BuildStats) AddRequest(failed bool, raw string) {
+	b.Requests++
+	if failed {
+		if b.Failed == 0 {
+			b.FirstFailure = raw
+		}
+		b.Failed++
+	}
 }
 
 // Env is what a system may use. Models are already wrapped in the run's

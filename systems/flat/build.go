@@ -112,7 +112,8 @@ type NewFact struct {
 type Extraction struct {
 	Facts  []NewFact
 	Call   Call
-	Failed bool // reply stayed malformed
+	Failed bool   // reply stayed malformed
+	Raw    string // the failed reply, for the build's failure report
 }
 
 // Builder applies batches to a Store in conversation order. Extract may run
@@ -124,6 +125,23 @@ type Builder struct {
 	speakers []string
 	store    *Store
 	counts   map[string]int
+	tally    systems.BuildStats // requests and failures (Apply runs in order)
+}
+
+// Note counts one logical build request, failed or not, with the raw reply
+// of a failed one; graph notes its own calls here too.
+func (b *Builder) Note(failed bool, raw string) { b.tally.AddRequest(failed, raw) }
+
+// Tally is the build's request and failure counts so far.
+func (b *Builder) Tally() systems.BuildStats { return b.tally }
+
+// FailedRaw is the first reply of a ChatJSON call that stayed malformed.
+func FailedRaw(err error) string {
+	var pe *llm.ParseError
+	if errors.As(err, &pe) {
+		return pe.Raw
+	}
+	return ""
 }
 
 // NewBuilder starts an empty store for a conversation with these speakers.
@@ -153,7 +171,7 @@ func (b *Builder) Extract(ctx context.Context, batch Batch) (Extraction, error) 
 	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_facts"}, &out)
 	ex := Extraction{Call: CallOf(r)}
 	if errors.Is(err, llm.ErrMalformed) {
-		ex.Failed = true
+		ex.Failed, ex.Raw = true, FailedRaw(err)
 		return ex, nil
 	}
 	if err != nil {
@@ -226,6 +244,7 @@ type updateReply struct {
 func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, error) {
 	b.counts["llm_calls"] += ex.Call.Calls
 	b.counts["extracted"] += len(ex.Facts)
+	b.Note(ex.Failed, ex.Raw)
 	if ex.Failed {
 		b.counts["failed"]++
 	}
@@ -271,6 +290,7 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 		r, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "update_decision"}, &out)
 		call = CallOf(r)
 		b.counts["llm_calls"] += call.Calls
+		b.Note(errors.Is(err, llm.ErrMalformed), FailedRaw(err))
 		switch {
 		case errors.Is(err, llm.ErrMalformed):
 			// Without decisions every fact is new: nothing is lost, at worst duplicated.
@@ -407,7 +427,8 @@ func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cf
 		}
 		curve.Add(batch, exs[i].Call.Tokens+call.Tokens)
 	}
-	stats := systems.BuildStats{Counts: b.Counts(), TurnTokens: curve.Tokens()}
+	stats := b.Tally()
+	stats.Counts, stats.TurnTokens = b.Counts(), curve.Tokens()
 	stats.Counts["live_facts"] = len(b.store.Live())
 	stats.Counts["build_tokens"] = curve.Total()
 	return b.store, stats, nil

@@ -24,6 +24,7 @@ type extraction struct {
 	reply  extractReply
 	call   flat.Call
 	failed bool
+	raw    string // the failed reply
 }
 
 type builder struct {
@@ -32,6 +33,7 @@ type builder struct {
 	g       *Graph
 	counts  map[string]int
 	speaker []string
+	fb      *flat.Builder // shares its request tally
 }
 
 func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, error) {
@@ -47,7 +49,7 @@ func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, er
 	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_triples"}, &ex.reply)
 	ex.call = flat.CallOf(r)
 	if errors.Is(err, llm.ErrMalformed) {
-		ex.failed = true
+		ex.failed, ex.raw = true, flat.FailedRaw(err)
 		return ex, nil
 	}
 	return ex, err
@@ -59,6 +61,7 @@ func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, er
 func (b *builder) apply(ctx context.Context, batch flat.Batch, ex extraction) (flat.Call, error) {
 	b.counts["llm_calls"] += ex.call.Calls
 	b.counts["graph_calls"] += ex.call.Calls
+	b.fb.Note(ex.failed, ex.raw)
 	if ex.failed {
 		b.counts["graph_failed"]++
 		return flat.Call{}, nil
@@ -194,6 +197,7 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 	call := flat.CallOf(r)
 	b.counts["llm_calls"] += call.Calls
 	b.counts["graph_calls"] += call.Calls
+	b.fb.Note(errors.Is(err, llm.ErrMalformed), flat.FailedRaw(err))
 	if errors.Is(err, llm.ErrMalformed) {
 		b.counts["graph_failed"]++
 		return call, nil
@@ -217,7 +221,7 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 // turn order. TurnTokens charges all four to the batch's last turn.
 func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cfg Config) (*Graph, *flat.Store, systems.BuildStats, error) {
 	fb := flat.NewBuilder(env, cfg.Flat, conv.Speakers)
-	b := &builder{env: env, cfg: cfg, g: NewGraph(), counts: fb.Counts(), speaker: conv.Speakers}
+	b := &builder{env: env, cfg: cfg, g: NewGraph(), counts: fb.Counts(), speaker: conv.Speakers, fb: fb}
 	for _, k := range []string{"entities", "entity_merges", "edges", "obsolete", "graph_failed", "graph_calls"} {
 		b.counts[k] = 0
 	}
@@ -253,5 +257,7 @@ func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cf
 	b.counts["live_facts"] = len(st.Live())
 	b.counts["build_tokens"] = curve.Total()
 	b.counts["flat_calls"] = b.counts["llm_calls"] - b.counts["graph_calls"]
-	return b.g, st, systems.BuildStats{Counts: b.counts, TurnTokens: curve.Tokens()}, nil
+	stats := fb.Tally() // flat's and graph's requests
+	stats.Counts, stats.TurnTokens = b.counts, curve.Tokens()
+	return b.g, st, stats, nil
 }

@@ -99,6 +99,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 			set("concurrency", func() { base.Concurrency = cfg.Concurrency })
 			set("no-cache", func() { base.NoCache = cfg.NoCache })
 			set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
+			set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
 			if f.Changed("turn-step") {
 				base.TurnStep = turnStep
 			}
@@ -126,9 +127,16 @@ Re-running the same command resumes: finished questions are skipped.`,
 			}
 			base.Quiet = quiet
 			base.Host = clienv.Host()
+			if base.MaxBuildFailures < 0 || base.MaxBuildFailures > 1 {
+				return clierr.Bad("--max-build-failures %v: give a share between 0 and 1 (0.05 = 5%%; 1 never stops)", base.MaxBuildFailures)
+			}
 			sum, err := harness.Run(cmd.Context(), base, cmd.ErrOrStderr())
-			if sum != nil {
+			// A run that failed prints no results table, only where its
+			// artifacts (and summary.md, marked as such) are.
+			if sum != nil && err == nil {
 				sum.Print(cmd.OutOrStdout())
+			}
+			if sum != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "artifacts: %s\n", base.WithDefaults().Dir())
 			}
 			return err
@@ -161,6 +169,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.StringVar(&cfg.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
 	f.IntVar(&cfg.Concurrency, "concurrency", 4, "parallel conversations and parallel questions per conversation")
 	f.BoolVar(&cfg.NoCache, "no-cache", false, "do not read or write the LLM cache")
+	f.Float64Var(&cfg.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
 	f.BoolVar(&quiet, "quiet", false, "no progress bar")
 	f.StringVar(&replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply")
 	f.BoolVar(&replayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the configured backend (needs its key) instead of failing; the summary counts them")
