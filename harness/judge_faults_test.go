@@ -211,3 +211,43 @@ func TestResumeAfterFailedJudgeWritesEachPairOnce(t *testing.T) {
 		}
 	}
 }
+
+// Our strict and lenient judge prompts side by side in one run, each judge
+// with its own prompt (prompt=lenient names the embedded one).
+func TestStrictAndLenientJudgesSideBySide(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(func(_ int, r llmtest.ChatRequest) llmtest.Reply {
+		if strings.Contains(r.Messages[0].Content, "lenient grading") {
+			return llmtest.Reply{Text: `{"reason": "on topic", "label": "CORRECT"}`}
+		}
+		return llmtest.Reply{Text: `{"reason": "differs", "label": "WRONG"}`}
+	}))
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	cfg := runlog.Config{System: "turns-cosine", JudgeModel: "openai:gpt-4o-mini",
+		Judges:     []string{"llm,name=strict", "llm,name=lenient,prompt=lenient"},
+		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Overall.Scores["strict"] != 0 || sum.Overall.Scores["lenient"] != 100 {
+		t.Fatalf("scores %v: want strict 0 and lenient 100", sum.Overall.Scores)
+	}
+	m, err := runlog.LoadManifest(cfg.WithDefaults().Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lenient, strict map[string]string
+	for _, in := range m.JudgeSpecs {
+		switch in.Name {
+		case "lenient":
+			lenient = in.Prompts
+		case "strict":
+			strict = in.Prompts
+		}
+	}
+	if len(lenient) != 1 || lenient["judge_lenient"] == "" || strict["judge"] == "" {
+		t.Fatalf("manifest prompts: lenient %v, strict %v", lenient, strict)
+	}
+}

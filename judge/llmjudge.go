@@ -16,7 +16,16 @@ import (
 // grading rules get a variant; everything else uses "judge".
 const (
 	TemplateJudge = "judge"
+	// TemplateLenient is our lenient judge prompt (prompt=lenient): an
+	// answer on the gold's topic that does not contradict it is CORRECT.
+	TemplateLenient = "judge_lenient"
 )
+
+// BuiltinPrompts are the judge prompts prompt= (and --judge-prompt) accept
+// by name instead of a file: strict is our default set (with LongMemEval's
+// per-type variants), lenient one template for every question. Write a
+// path with a directory (./lenient) to read a file of that name.
+var BuiltinPrompts = map[string]string{"strict": "", "lenient": TemplateLenient}
 
 var lmeTemplates = map[string]string{
 	"temporal-reasoning":        "judge_lme_temporal",
@@ -41,15 +50,16 @@ func templateFor(q *datasets.Question) string {
 }
 
 var llmSpec = Spec{Name: "llm", Kind: KindVerdict, TakesModel: true,
-	Description: "a model asked for CORRECT or WRONG with our judge prompt (or prompt=FILE)",
+	Description: "a model asked for CORRECT or WRONG with our strict judge prompt, prompt=lenient for our lenient one, or prompt=FILE",
 	New:         func(c Config) (Judge, error) { return NewLLMJudge(c.Name, c.Model, c.Prompt) }}
 
 // LLMJudge asks a model for a CORRECT/WRONG verdict.
 type LLMJudge struct {
 	name  string
 	model llm.Model
-	// file is this judge's own prompt, read from its prompt file (nil = the
-	// embedded templates). A file replaces every variant.
+	// file is this judge's own prompt, read from its prompt file or named
+	// (prompt=lenient); nil = the strict embedded templates. It replaces
+	// every variant.
 	file *prompts.Template
 }
 
@@ -60,6 +70,16 @@ func NewLLMJudge(name string, m llm.Model, promptFile string) (*LLMJudge, error)
 		return nil, fmt.Errorf("judge %s: no model", name)
 	}
 	j := &LLMJudge{name: name, model: m}
+	if tmpl, ok := BuiltinPrompts[promptFile]; ok {
+		if tmpl != "" {
+			t, err := prompts.Embedded(tmpl)
+			if err != nil {
+				return nil, fmt.Errorf("judge %s: %w", name, err)
+			}
+			j.file = t // one template for every question, like a file
+		}
+		return j, nil
+	}
 	if promptFile != "" {
 		// Named per judge, so two judges can use two files and each file's
 		// hash lands in the manifest under its judge (PromptHashes).

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,6 +34,9 @@ type Spec struct {
 	// systems → build-tokens, else none).
 	Plot  string `yaml:"plot"`
 	Judge string `yaml:"judge"` // judge plotted; empty = llm, else the first
+	// SystemOptions are options for one system only, on top of the base
+	// config's (e.g. flat's mode=combined, which structmem does not take).
+	SystemOptions map[string]systems.Options `yaml:"system_options"`
 }
 
 // Axis is one grid dimension: a key and its values, in file order.
@@ -145,6 +149,11 @@ func (f *File) Expand() ([]Point, error) {
 			return nil, fmt.Errorf("%s: grid key %q: use k, limit or opt.NAME (a system option, e.g. opt.seeds)", f.Path, a.Key)
 		}
 	}
+	for name := range f.Spec.SystemOptions {
+		if !slices.Contains(syss, name) {
+			return nil, fmt.Errorf("%s: system_options.%s: not a system of this sweep (%s)", f.Path, name, strings.Join(syss, ", "))
+		}
+	}
 	var out []Point
 	for _, sys := range syss {
 		spec, err := systems.Lookup(sys)
@@ -180,6 +189,9 @@ func (f *File) point(sys string, vals []string) (Point, error) {
 	cfg.System = sys
 	cfg.Options = systems.Options{}
 	for k, v := range f.Base.Options {
+		cfg.Options[k] = v
+	}
+	for k, v := range f.Spec.SystemOptions[sys] {
 		cfg.Options[k] = v
 	}
 	p := Point{System: sys, Params: map[string]string{}}
