@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -455,7 +457,7 @@ func (p *Prepared) checkBuild(conv string, st systems.BuildStats) error {
 	}
 	p.builds[conv] = st
 	e := &BuildFailedError{System: p.Cfg.System, Max: p.Cfg.MaxBuildFailures}
-	for _, c := range sortedKeys(p.builds) {
+	for _, c := range slices.Sorted(maps.Keys(p.builds)) {
 		b := p.builds[c]
 		e.Failed += b.Failed
 		e.Requests += b.Requests
