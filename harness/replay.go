@@ -55,6 +55,10 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 		return nil, clierr.Bad("embedder %s here, but the bundled run embedded with %s; install it (USE-lite: bash scripts/setup-embeddings.sh) so local embeddings are recomputed alike", p.Res.EmbedderName, want)
 	}
 	p.manifest.Replay = &runlog.ReplayInfo{Bundle: filepath.Base(b.Path), Membench: b.Membench, Replies: len(b.Replies)}
+	// Written now, so the summary Execute computes says it was replayed.
+	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
+		return nil, err
+	}
 	sum, err := p.Execute(ctx)
 	if cfg.ReplayFallback && sum != nil {
 		fresh := p.Res.Fresh()

@@ -95,6 +95,9 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rep.Replay == nil || rep.Replay.Replies != len(b.Replies) {
+		t.Errorf("the replayed summary does not say it was replayed: %+v", rep.Replay)
+	}
 	if !reflect.DeepEqual(rep.Groups, orig.Groups) || !reflect.DeepEqual(rep.Overall, orig.Overall) || rep.Questions != orig.Questions {
 		t.Fatalf("replayed summary differs:\n got %+v %+v\nwant %+v %+v", rep.Groups, rep.Overall, orig.Groups, orig.Overall)
 	}
