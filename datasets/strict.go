@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 // InputError marks a problem with the user's dataset file or arguments
@@ -19,8 +21,9 @@ type InputError struct{ Err error }
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// bad formats an InputError.
-func bad(format string, a ...any) error { return &InputError{Err: fmt.Errorf(format, a...)} }
+// bad formats an InputError; it wraps a badinput error, so the CLI exits 2
+// on it without knowing this type.
+func bad(format string, a ...any) error { return &InputError{Err: badinput.Errorf(format, a...)} }
 
 // IsInputError reports whether err (or anything it wraps) is an InputError.
 func IsInputError(err error) bool {

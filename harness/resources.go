@@ -9,7 +9,7 @@ import (
 
 	"github.com/membench/membench/runlog"
 
-	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/judge"
@@ -60,7 +60,7 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 		}
 		spec, err := llm.ParseSpec(s)
 		if err != nil {
-			return nil, clierr.Bad("%s %q: %v", flag, llm.RedactText(s), err)
+			return nil, badinput.Errorf("%s %q: %v", flag, llm.RedactText(s), err)
 		}
 		spec.NoCache = spec.NoCache || cfg.NoCache
 		r.specs[role] = spec
@@ -86,7 +86,7 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 		m, err := llm.Build(spec, r.buildDeps(role))
 		if err != nil {
 			r.Close()
-			return nil, clierr.AsBad(fmt.Errorf("%s model: %w", role, err))
+			return nil, badinput.Wrap(fmt.Errorf("%s model: %w", role, err))
 		}
 		r.base[role] = m
 	}
@@ -132,14 +132,14 @@ func (r *Resources) openEmbedder() error {
 		// The embedding server is the build model's unless the spec says otherwise.
 		spec, err := llm.ParseSpec(e)
 		if err != nil {
-			return clierr.Bad("--embedder %s: %v", llm.RedactText(e), err)
+			return badinput.Errorf("--embedder %s: %v", llm.RedactText(e), err)
 		}
 		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
 			spec.BaseURL = b.BaseURL
 		}
 		o, err := llm.BuildEmbedder(spec)
 		if err != nil {
-			return clierr.AsBad(fmt.Errorf("--embedder %s: %w", llm.RedactText(e), err))
+			return badinput.Wrap(fmt.Errorf("--embedder %s: %w", llm.RedactText(e), err))
 		}
 		inner = o
 		r.EmbedderName = o.Name()
@@ -150,7 +150,7 @@ func (r *Resources) openEmbedder() error {
 		}
 		d, info, err := embedder.Select(mode, embedder.DefaultModelDir(r.cfg.Host.Home))
 		if err != nil {
-			return clierr.AsBad(fmt.Errorf("--embedder: %w", err))
+			return badinput.Wrap(fmt.Errorf("--embedder: %w", err))
 		}
 		inner = d
 		r.EmbedderName = info.Name
@@ -216,7 +216,7 @@ func (r *Resources) Env(meter *llm.Meter, cfg runlog.Config) systems.Env {
 func (r *Resources) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, error) {
 	js, err := r.judges.Judges(specs, meter)
 	if err != nil {
-		return nil, clierr.AsBad(err)
+		return nil, badinput.Wrap(err)
 	}
 	return js, nil
 }

@@ -23,7 +23,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/answer"
-	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/judge"
@@ -36,7 +36,7 @@ import (
 // reported as bad input; then finished questions are skipped (resume).
 func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, clierr.AsBad(err)
+		return nil, badinput.Wrap(err)
 	}
 	cfg = cfg.WithDefaults()
 	p, err := Prepare(cfg, log)
@@ -70,30 +70,30 @@ type Prepared struct {
 // writes (or checks) the manifest.
 func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, clierr.AsBad(err)
+		return nil, badinput.Wrap(err)
 	}
 	spec, err := systems.Lookup(cfg.System)
 	if err != nil {
-		return nil, clierr.Bad("--system: %v", err)
+		return nil, badinput.Errorf("--system: %v", err)
 	}
 	if err := cfg.Options.Check(cfg.System, spec.Defaults); err != nil {
-		return nil, clierr.Bad("--opt: %v", err)
+		return nil, badinput.Errorf("--opt: %v", err)
 	}
 	var set prompts.Set
 	if cfg.AnswerPrompt != "" {
 		t, err := prompts.FromFile(answer.Prompt, cfg.AnswerPrompt)
 		if err != nil {
-			return nil, clierr.Bad("--answer-prompt: %v", err)
+			return nil, badinput.Errorf("--answer-prompt: %v", err)
 		}
 		set = set.With(t)
 	}
 	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home})
 	if err != nil {
-		return nil, clierr.AsBad(err)
+		return nil, badinput.Wrap(err)
 	}
 	if len(cfg.Conversations) > 0 || cfg.Limit > 0 {
 		if ds, err = ds.Filter(cfg.Conversations, cfg.Limit); err != nil {
-			return nil, clierr.Bad("--conversations: %v", err)
+			return nil, badinput.Errorf("--conversations: %v", err)
 		}
 	}
 	res, err := OpenResources(cfg)
@@ -126,26 +126,26 @@ func (p *Prepared) writeManifest() error {
 	var old runlog.Manifest
 	if b, err := os.ReadFile(path); err == nil {
 		if err := json.Unmarshal(b, &old); err != nil {
-			return clierr.Bad("%s: %v (delete the run directory or pick another --run-id)", path, err)
+			return badinput.Errorf("%s: %v (delete the run directory or pick another --run-id)", path, err)
 		}
 		if old.ConfigHash != p.Cfg.Hash() {
-			return clierr.Bad("%s was made with a different configuration; resume only with the same flags, or choose a new --run-id", path)
+			return badinput.Errorf("%s was made with a different configuration; resume only with the same flags, or choose a new --run-id", path)
 		}
 		// The config names files by path; their content must not have
 		// changed either, or the resumed run would mix two inputs.
 		if old.DatasetSHA256 != "" && old.DatasetSHA256 != p.Data.SHA256 {
-			return clierr.Bad("--data %s: the file changed since this run started (sha256 %.12s, now %.12s); restore it, or choose a new --run-id", p.Cfg.Data, old.DatasetSHA256, p.Data.SHA256)
+			return badinput.Errorf("--data %s: the file changed since this run started (sha256 %.12s, now %.12s); restore it, or choose a new --run-id", p.Cfg.Data, old.DatasetSHA256, p.Data.SHA256)
 		}
 		// No --embedder means the best one installed, which can change.
 		if old.Embedder != "" && old.Embedder != p.Res.EmbedderName {
-			return clierr.Bad("%s: this run embedded with %s, now %s would be used; pass --embedder to match, or choose a new --run-id", path, old.Embedder, p.Res.EmbedderName)
+			return badinput.Errorf("%s: this run embedded with %s, now %s would be used; pass --embedder to match, or choose a new --run-id", path, old.Embedder, p.Res.EmbedderName)
 		}
 		now := p.promptHashes()
 		for name, was := range old.Prompts {
 			is := now[name]
 			fromFile := strings.Contains(was, " (") || strings.Contains(is, " (")
 			if fromFile && is != "" && firstField(was) != firstField(is) {
-				return clierr.Bad("prompt %s: the template file changed since this run started (was %s, now %s); restore it, or choose a new --run-id", name, was, is)
+				return badinput.Errorf("prompt %s: the template file changed since this run started (was %s, now %s); restore it, or choose a new --run-id", name, was, is)
 			}
 		}
 	}
@@ -382,7 +382,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	sys, err := p.Spec.New(env)
 	if err != nil {
-		return clierr.Bad("system %s: %v", p.Cfg.System, err)
+		return badinput.Errorf("system %s: %v", p.Cfg.System, err)
 	}
 	if c, ok := sys.(io.Closer); ok {
 		defer c.Close() // a system holding a process (the exec adapter's child)

@@ -17,6 +17,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/jsonl"
 	"github.com/membench/membench/internal/judging"
@@ -50,11 +51,11 @@ type ScoreConfig struct {
 // misnamed field into a silent 0.
 func ReadPredictions(path string) ([]Prediction, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, clierr.Bad("--predictions %s is a directory; give the predictions JSONL file", path)
+		return nil, badinput.Errorf("--predictions %s is a directory; give the predictions JSONL file", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, clierr.Bad("--predictions: %v", err)
+		return nil, badinput.Errorf("--predictions: %v", err)
 	}
 	defer f.Close()
 	var out []Prediction
@@ -66,14 +67,14 @@ func ReadPredictions(path string) ([]Prediction, error) {
 		}
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(b, &fields); err != nil {
-			return clierr.Bad("%s line %d: %v (%s)", path, n, err, want)
+			return badinput.Errorf("%s line %d: %v (%s)", path, n, err, want)
 		}
 		var p Prediction
 		if err := json.Unmarshal(b, &p); err != nil {
-			return clierr.Bad("%s line %d: %v (%s)", path, n, err, want)
+			return badinput.Errorf("%s line %d: %v (%s)", path, n, err, want)
 		}
 		if p.QuestionID == "" {
-			return clierr.Bad("%s line %d: missing field question_id (%s)", path, n, want)
+			return badinput.Errorf("%s line %d: missing field question_id (%s)", path, n, want)
 		}
 		if _, ok := fields["prediction"]; !ok {
 			keys := make([]string, 0, len(fields))
@@ -81,10 +82,10 @@ func ReadPredictions(path string) ([]Prediction, error) {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			return clierr.Bad("%s line %d: no field \"prediction\" (the line has %s); name the answer field prediction (%s)", path, n, strings.Join(keys, ", "), want)
+			return badinput.Errorf("%s line %d: no field \"prediction\" (the line has %s); name the answer field prediction (%s)", path, n, strings.Join(keys, ", "), want)
 		}
 		if prev, dup := seen[p.QuestionID]; dup {
-			return clierr.Bad("%s line %d: question_id %s already given on line %d", path, n, p.QuestionID, prev)
+			return badinput.Errorf("%s line %d: question_id %s already given on line %d", path, n, p.QuestionID, prev)
 		}
 		seen[p.QuestionID] = n
 		out = append(out, p)
@@ -108,7 +109,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{Home: sc.Host.Home})
 	if err != nil {
-		return nil, nil, clierr.AsBad(err)
+		return nil, nil, badinput.Wrap(err)
 	}
 	byID := map[string]*datasets.Question{}
 	convOf := map[string]string{}
@@ -126,7 +127,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, nil, clierr.Bad("%s: %d question ids are not in %s, e.g. %s (ids look like conv-26:0)", sc.Predictions, len(unknown), ds.Source, unknown[0])
+		return nil, nil, badinput.Errorf("%s: %d question ids are not in %s, e.g. %s (ids look like conv-26:0)", sc.Predictions, len(unknown), ds.Source, unknown[0])
 	}
 	if err := checkScoreOut(sc.Out, sc.Predictions); err != nil {
 		return nil, nil, err
@@ -220,19 +221,19 @@ func checkScoreOut(out, predictions string) error {
 		return nil
 	}
 	if err != nil {
-		return clierr.Bad("--out %s: %v", out, err)
+		return badinput.Errorf("--out %s: %v", out, err)
 	}
 	var m runlog.Manifest
 	if b, err := os.ReadFile(filepath.Join(out, runlog.ManifestFile)); err == nil {
 		if json.Unmarshal(b, &m) == nil && m.Embedder == scoreEmbedder {
 			return nil
 		}
-		return clierr.Bad("--out %s is a run directory (it has %s); score would overwrite its answers and judgments: give a new or empty directory", out, runlog.ManifestFile)
+		return badinput.Errorf("--out %s is a run directory (it has %s); score would overwrite its answers and judgments: give a new or empty directory", out, runlog.ManifestFile)
 	}
 	pa, _ := filepath.Abs(predictions)
 	for _, e := range entries {
 		if p, _ := filepath.Abs(filepath.Join(out, e.Name())); p != pa {
-			return clierr.Bad("--out %s is not empty (it has %s) and is no earlier score's output: give a new or empty directory", out, e.Name())
+			return badinput.Errorf("--out %s is not empty (it has %s) and is no earlier score's output: give a new or empty directory", out, e.Name())
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 // Spec describes one configured model, as given on the command line or in
@@ -89,9 +91,9 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 			m = deps.Tape.Record(m)
 		}
 	case "":
-		return nil, fmt.Errorf("model spec %s: no backend; set backend=offline or backend=openai", spec.label())
+		return nil, specErrorf("model spec %s: no backend; set backend=offline or backend=openai", spec.label())
 	default:
-		return nil, fmt.Errorf("model spec %s: unknown backend %q; use offline or openai", spec.label(), spec.Backend)
+		return nil, specErrorf("model spec %s: unknown backend %q; use offline or openai", spec.label(), spec.Backend)
 	}
 	if deps.Meter != nil {
 		m = WithMeter(m, deps.Meter, deps.Role)
@@ -104,14 +106,14 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 // (use package embed).
 func BuildEmbedder(spec Spec) (*OpenAI, error) {
 	if spec.Backend != "openai" {
-		return nil, fmt.Errorf("embedder spec %s: backend %q has no embedder; use backend=openai", spec.label(), spec.Backend)
+		return nil, specErrorf("embedder spec %s: backend %q has no embedder; use backend=openai", spec.label(), spec.Backend)
 	}
 	return openAIFromSpec(spec)
 }
 
 func openAIFromSpec(spec Spec) (*OpenAI, error) {
 	if spec.Model == "" {
-		return nil, fmt.Errorf("model spec %s: backend openai needs a model, e.g. openai:gpt-4o-mini", spec.label())
+		return nil, specErrorf("model spec %s: backend openai needs a model, e.g. openai:gpt-4o-mini", spec.label())
 	}
 	base := specBaseURL(spec)
 	env := spec.APIKeyEnv
@@ -184,7 +186,7 @@ func RedactErr(err error) error { return redactErr(err) }
 func parseSpec(s string) (Spec, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return Spec{}, fmt.Errorf("empty model spec; use e.g. offline, openai:gpt-4o-mini or backend=openai,model=gpt-4o-mini")
+		return Spec{}, specErrorf("empty model spec; use e.g. offline, openai:gpt-4o-mini or backend=openai,model=gpt-4o-mini")
 	}
 	if !strings.Contains(s, "=") {
 		backend, model, _ := strings.Cut(s, ":")
@@ -197,10 +199,10 @@ func parseSpec(s string) (Spec, error) {
 		k, v, ok := strings.Cut(part, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
-			return Spec{}, fmt.Errorf("model spec %q: %q is not key=value (keys: %s)", s, part, strings.Join(specKeys, ", "))
+			return Spec{}, specErrorf("model spec %q: %q is not key=value (keys: %s)", s, part, strings.Join(specKeys, ", "))
 		}
 		if seen[k] {
-			return Spec{}, fmt.Errorf("model spec %q: key %q given twice", s, k)
+			return Spec{}, specErrorf("model spec %q: key %q given twice", s, k)
 		}
 		seen[k] = true
 		var err error
@@ -226,10 +228,10 @@ func parseSpec(s string) (Spec, error) {
 		default:
 			keys := append([]string(nil), specKeys...)
 			sort.Strings(keys)
-			return Spec{}, fmt.Errorf("model spec %q: unknown key %q (known: %s)", s, k, strings.Join(keys, ", "))
+			return Spec{}, specErrorf("model spec %q: unknown key %q (known: %s)", s, k, strings.Join(keys, ", "))
 		}
 		if err != nil {
-			return Spec{}, fmt.Errorf("model spec %q: bad value for key %q: %v", s, k, err)
+			return Spec{}, specErrorf("model spec %q: bad value for key %q: %v", s, k, err)
 		}
 	}
 	if sp.Backend == "" && sp.Model != "" {
@@ -238,16 +240,17 @@ func parseSpec(s string) (Spec, error) {
 	return sp, sp.check(s)
 }
 
-// SpecError is a model spec or model flag the user got wrong: bad input,
-// not a failure (the CLI exits 2 on it).
+// SpecError is a model spec or model flag the user got wrong. It wraps a
+// badinput error, so the CLI exits 2 on it without knowing this type.
 type SpecError struct{ Err error }
 
 func (e *SpecError) Error() string { return e.Err.Error() }
 func (e *SpecError) Unwrap() error { return e.Err }
 
-// specErrorf quotes flag values back with any URL credentials redacted.
+// specErrorf quotes flag values back with any URL credentials redacted; the
+// error is bad input (exit 2 at the CLI).
 func specErrorf(format string, a ...any) error {
-	return &SpecError{errors.New(RedactText(fmt.Sprintf(format, a...)))}
+	return &SpecError{badinput.Wrap(errors.New(RedactText(fmt.Sprintf(format, a...))))}
 }
 
 // FlagSpec turns the --llm/--model/--base-url flags (run, score, judge,
@@ -305,12 +308,12 @@ func (s Spec) check(src string) error {
 		return nil
 	case "openai":
 		if s.Model == "" {
-			return fmt.Errorf("model spec %q: backend openai needs a model (key model, or openai:<model>)", src)
+			return specErrorf("model spec %q: backend openai needs a model (key model, or openai:<model>)", src)
 		}
 		return nil
 	case "":
-		return fmt.Errorf("model spec %q: key backend missing; use backend=offline or backend=openai", src)
+		return specErrorf("model spec %q: key backend missing; use backend=offline or backend=openai", src)
 	default:
-		return fmt.Errorf("model spec %q: unknown backend %q (key backend); use offline or openai", src, s.Backend)
+		return specErrorf("model spec %q: unknown backend %q (key backend); use offline or openai", src, s.Backend)
 	}
 }

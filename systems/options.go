@@ -2,11 +2,12 @@ package systems
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 // Options are a system's string-keyed settings, from YAML or --opt k=v.
@@ -47,7 +48,7 @@ func (o Options) Check(system string, defaults Options) error {
 	if len(unknown) > 1 {
 		what = "options"
 	}
-	return fmt.Errorf("system %s has no %s %s (known: %s)", system, what, strings.Join(unknown, ", "), strings.Join(known, ", "))
+	return badinput.Errorf("system %s has no %s %s (known: %s)", system, what, strings.Join(unknown, ", "), strings.Join(known, ", "))
 }
 
 // Int reads an integer option.
@@ -58,7 +59,7 @@ func (o Options) Int(key string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		return 0, fmt.Errorf("option %s=%q: want an integer", key, v)
+		return 0, badinput.Errorf("option %s=%q: want an integer", key, v)
 	}
 	return n, nil
 }
@@ -71,7 +72,7 @@ func (o Options) Float(key string, def float64) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
-		return 0, fmt.Errorf("option %s=%q: want a number", key, v)
+		return 0, badinput.Errorf("option %s=%q: want a number", key, v)
 	}
 	return f, nil
 }
@@ -84,7 +85,7 @@ func (o Options) Bool(key string, def bool) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, fmt.Errorf("option %s=%q: want true or false", key, v)
+		return false, badinput.Errorf("option %s=%q: want true or false", key, v)
 	}
 	return b, nil
 }
@@ -103,7 +104,7 @@ func (o Options) String(key, def string, allowed ...string) (string, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("option %s=%q: want one of %s", key, v, strings.Join(allowed, ", "))
+	return "", badinput.Errorf("option %s=%q: want one of %s", key, v, strings.Join(allowed, ", "))
 }
 
 // Parse reads "k=v" pairs (as given to --opt).
@@ -112,7 +113,7 @@ func Parse(pairs []string) (Options, error) {
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("--opt %q: want key=value, e.g. --opt k=20", p)
+			return nil, badinput.Errorf("--opt %q: want key=value, e.g. --opt k=20", p)
 		}
 		o[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}

@@ -4,13 +4,13 @@ package systems
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 )
 
@@ -127,7 +127,7 @@ func Lookup(name string) (Spec, error) {
 	defer mu.RUnlock()
 	s, ok := registry[name]
 	if !ok {
-		return Spec{}, fmt.Errorf("unknown system %q: choose one of %s", name, strings.Join(namesLocked(), ", "))
+		return Spec{}, badinput.Errorf("unknown system %q: choose one of %s", name, strings.Join(namesLocked(), ", "))
 	}
 	return s, nil
 }

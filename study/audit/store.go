@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/systems/structmem"
@@ -39,13 +40,16 @@ func recKey(conv, item, judge, model string) string {
 }
 
 // InputError is a problem with the run directory or its files (the
-// caller's input), as opposed to a failing model.
+// caller's input), as opposed to a failing model. It wraps a badinput
+// error, so the CLI exits 2 on it.
 type InputError struct{ Err error }
 
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-func inputErr(format string, a ...any) error { return &InputError{fmt.Errorf(format, a...)} }
+func inputErr(format string, a ...any) error {
+	return &InputError{badinput.Errorf(format, a...)}
+}
 
 // LoadMemory reads the structmem dump of a run directory.
 func LoadMemory(dir string) ([]structmem.Snapshot, error) {

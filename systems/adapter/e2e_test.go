@@ -15,7 +15,7 @@ import (
 
 	"github.com/membench/membench/examples/bm25memory"
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
@@ -235,8 +235,8 @@ func TestBadOptionsAreBadInput(t *testing.T) {
 		{"exec", systems.Options{"cmd": "true", "k": "0"}, "option k=0"},
 	} {
 		_, err := harness.Run(context.Background(), config(t, c.system, c.opts), io.Discard)
-		if err == nil || clierr.Code(err) != 2 || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "pw@") {
-			t.Errorf("%s %v: error %v (exit %d), want exit 2 naming %q", c.system, c.opts, err, clierr.Code(err), c.want)
+		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "pw@") {
+			t.Errorf("%s %v: error %v (bad input %v), want a bad-input error naming %q", c.system, c.opts, err, badinput.Is(err), c.want)
 		}
 	}
 }

@@ -1,0 +1,290 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/membench/membench"
+
+type pkg struct {
+	ImportPath   string
+	Dir          string
+	GoFiles      []string
+	Imports      []string
+	Deps         []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// listPackages runs `go list -json ./...` from the module root.
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found only %d packages; is the test running inside the module?", len(pkgs))
+	}
+	return pkgs
+}
+
+func rel(importPath string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(importPath, module), "/")
+}
+
+func under(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
+
+// cliImports lists the internal/cli packages p imports (tests included)
+// when p is neither a command nor part of the CLI.
+func cliImports(p pkg) []string {
+	r := rel(p.ImportPath)
+	if under(r, "cmd") || under(r, "internal/cli") {
+		return nil
+	}
+	var bad []string
+	for _, list := range [][]string{p.Imports, p.TestImports, p.XTestImports} {
+		for _, imp := range list {
+			if under(rel(imp), "internal/cli") && strings.HasPrefix(imp, module) {
+				bad = append(bad, imp)
+			}
+		}
+	}
+	return bad
+}
+
+// readers are the packages that only read finished runs (through runlog):
+// they must not depend on the engine, even transitively.
+var readers = []string{"analysis", "study/audit", "study/peers", "study/plot", "study/prereg", "study/grade"}
+
+// pending lists the one known violation being removed (issue 8: the
+// compare computation moves into analysis). TODO: delete this entry once
+// study/prereg no longer imports internal/cli/compare.
+var pending = map[string]string{"study/prereg": module + "/internal/cli/compare"}
+
+func TestOnlyTheCommandLineImportsInternalCLI(t *testing.T) {
+	for _, p := range listPackages(t) {
+		bad := cliImports(p)
+		if len(bad) == 1 && pending[rel(p.ImportPath)] == bad[0] {
+			t.Logf("known violation, being removed: %s imports %s", rel(p.ImportPath), bad[0])
+			continue
+		}
+		if len(bad) > 0 {
+			t.Errorf("%s imports %s: only cmd/ and internal/cli may; return a badinput error or move the code into a library package", rel(p.ImportPath), strings.Join(bad, ", "))
+		}
+	}
+}
+
+func TestReadersDoNotDependOnTheEngine(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range listPackages(t) {
+		r := rel(p.ImportPath)
+		for _, reader := range readers {
+			if !under(r, reader) {
+				continue
+			}
+			seen[reader] = true
+			for _, d := range p.Deps {
+				if d == module+"/harness" || strings.HasPrefix(d, module+"/harness/") {
+					t.Errorf("%s depends on %s (via its imports %v); readers read runs through runlog", r, rel(d), p.Imports)
+				}
+			}
+		}
+	}
+	for _, reader := range readers {
+		if !seen[reader] {
+			t.Errorf("reader package %s not found; update the list in this test", reader)
+		}
+	}
+}
+
+// envCalls returns "file:line os.Func(arg)" for each call in src that reads
+// or writes a MEMBENCH_* variable: a literal name, or a constant whose
+// name is in envConsts (constants declared anywhere as "MEMBENCH_...").
+// os.Setenv and os.Unsetenv are reported whatever the name: nothing outside
+// tests may change the process environment.
+func envCalls(fset *token.FileSet, file *ast.File, envConsts map[string]bool) []string {
+	osName := ""
+	for _, imp := range file.Imports {
+		if imp.Path.Value == `"os"` {
+			osName = "os"
+			if imp.Name != nil {
+				osName = imp.Name.Name
+			}
+		}
+	}
+	if osName == "" {
+		return nil
+	}
+	var found []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); !ok || x.Name != osName {
+			return true
+		}
+		fn := sel.Sel.Name
+		switch fn {
+		case "Setenv", "Unsetenv", "Clearenv":
+			found = append(found, fset.Position(call.Pos()).String()+" os."+fn)
+		case "Getenv", "LookupEnv":
+			if len(call.Args) == 1 && namesMembenchVar(call.Args[0], envConsts) {
+				found = append(found, fset.Position(call.Pos()).String()+" os."+fn)
+			}
+		}
+		return true
+	})
+	return found
+}
+
+func namesMembenchVar(e ast.Expr, envConsts map[string]bool) bool {
+	switch a := e.(type) {
+	case *ast.BasicLit:
+		s, err := strconv.Unquote(a.Value)
+		return err == nil && strings.HasPrefix(s, "MEMBENCH_")
+	case *ast.Ident:
+		return envConsts[a.Name]
+	case *ast.SelectorExpr:
+		return envConsts[a.Sel.Name]
+	case *ast.BinaryExpr: // "MEMBENCH_" + name
+		return namesMembenchVar(a.X, envConsts)
+	}
+	return false
+}
+
+// membenchConsts collects the names of constants whose value is a
+// "MEMBENCH_..." string literal.
+func membenchConsts(file *ast.File, into map[string]bool) {
+	for _, d := range file.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			for i, v := range vs.Values {
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING && i < len(vs.Names) {
+					if s, err := strconv.Unquote(lit.Value); err == nil && strings.HasPrefix(s, "MEMBENCH_") {
+						into[vs.Names[i].Name] = true
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestMembenchEnvOnlyAtTheEdge(t *testing.T) {
+	fset := token.NewFileSet()
+	type parsed struct {
+		pkg  string
+		file *ast.File
+	}
+	var files []parsed
+	envConsts := map[string]bool{}
+	for _, p := range listPackages(t) {
+		for _, name := range p.GoFiles { // non-test files only
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			membenchConsts(f, envConsts)
+			files = append(files, parsed{rel(p.ImportPath), f})
+		}
+	}
+	if !envConsts["Home"] || !envConsts["EnvEmbedder"] {
+		t.Fatalf("expected the MEMBENCH_HOME and MEMBENCH_EMBEDDER constants, found %v", envConsts)
+	}
+	for _, f := range files {
+		calls := envCalls(fset, f.file, envConsts)
+		if f.pkg == "internal/cli/clienv" {
+			// The edge may read, never write.
+			var writes []string
+			for _, c := range calls {
+				if strings.HasSuffix(c, "os.Getenv") || strings.HasSuffix(c, "os.LookupEnv") {
+					continue
+				}
+				writes = append(writes, c)
+			}
+			calls = writes
+		}
+		for _, c := range calls {
+			t.Errorf("%s: MEMBENCH_* variables are read only in internal/cli/clienv and set nowhere outside tests; pass the value down (runlog.Host)", c)
+		}
+	}
+}
+
+// The checks must be able to fail: feed them sources that break each rule.
+func TestChecksCatchViolations(t *testing.T) {
+	if got := cliImports(pkg{ImportPath: module + "/harness", Imports: []string{module + "/internal/cli/clierr"}}); len(got) != 1 {
+		t.Errorf("harness importing clierr not caught: %v", got)
+	}
+	if got := cliImports(pkg{ImportPath: module + "/systems/adapter", XTestImports: []string{module + "/internal/cli/clierr"}}); len(got) != 1 {
+		t.Errorf("a test importing clierr not caught: %v", got)
+	}
+	if got := cliImports(pkg{ImportPath: module + "/internal/cli/run", Imports: []string{module + "/internal/cli/clierr"}}); len(got) != 0 {
+		t.Errorf("internal/cli importing itself flagged: %v", got)
+	}
+	if got := cliImports(pkg{ImportPath: module + "/internal/client", Imports: []string{module + "/internal/clix"}}); len(got) != 0 {
+		t.Errorf("a name merely starting with cli flagged: %v", got)
+	}
+	src := `package x
+
+import (
+	"os"
+	e "github.com/membench/membench/internal/embedder"
+)
+
+const home = "MEMBENCH_HOME"
+
+func f() {
+	os.Setenv("PATH", "x")
+	_ = os.Getenv("MEMBENCH_EMBEDDER")
+	_ = os.Getenv(home)
+	_, _ = os.LookupEnv(e.EnvEmbedder)
+	_ = os.Getenv("HOME")
+	_ = os.Getenv("MEMBENCH_" + "X")
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "x.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]bool{"EnvEmbedder": true}
+	membenchConsts(f, consts)
+	got := envCalls(fset, f, consts)
+	if len(got) != 5 {
+		t.Errorf("envCalls found %d calls, want 5 (Setenv, two Getenv, LookupEnv, concatenation): %v", len(got), got)
+	}
+}
