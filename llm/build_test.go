@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -217,6 +218,16 @@ func TestFlagSpec(t *testing.T) {
 		var se *SpecError
 		if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("FlagSpec(%q,%q,%q): err %v, want a *SpecError saying %q", b.backend, b.model, b.base, err, b.want)
+		}
+	}
+}
+
+func TestSpecErrorsAreBadInput(t *testing.T) {
+	for _, s := range []string{"", "backend=nope", "openai", "k", "backend=offline,backend=offline"} {
+		_, err := ParseSpec(s)
+		var se *SpecError
+		if !badinput.Is(err) || !errors.As(err, &se) {
+			t.Errorf("ParseSpec(%q) = %v, want a *SpecError that is bad input", s, err)
 		}
 	}
 }

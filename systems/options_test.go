@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 func TestMerge(t *testing.T) {
@@ -148,5 +150,14 @@ func TestOptionsJSONRedactsURLCredentials(t *testing.T) {
 	}
 	if o["url"] != "https://alice:s3cret@mem.example.com:8443/v1" {
 		t.Error("the options themselves must keep the credentials (the adapter uses them)")
+	}
+}
+
+func TestOptionErrorsAreBadInput(t *testing.T) {
+	if _, err := Parse([]string{"k"}); !badinput.Is(err) {
+		t.Errorf("Parse(k): %v, want a bad-input error", err)
+	}
+	if _, err := Lookup("no-such-system"); !badinput.Is(err) {
+		t.Errorf("Lookup: %v, want a bad-input error", err)
 	}
 }
