@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 )
@@ -40,7 +40,7 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 	cfg.Replay, cfg.ReplayFallback = llm.NewPlayer(b.Replies), o.Fallback
 	cfg = cfg.WithDefaults()
 	if runlog.IsRunDir(cfg.Dir()) {
-		return nil, clierr.Bad("--results %s: run %s is already there; replay into another --results directory", cfg.ResultsDir, cfg.RunID)
+		return nil, badinput.Errorf("--results %s: run %s is already there; replay into another --results directory", cfg.ResultsDir, cfg.RunID)
 	}
 	p, err := Prepare(cfg, log)
 	if err != nil {
@@ -48,11 +48,11 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 	}
 	defer p.Close()
 	if want := b.Manifest.DatasetSHA256; want != "" && p.Data.SHA256 != want {
-		return nil, clierr.Bad("--data %s: sha256 %.12s, but the bundled run used %s with sha256 %.12s; give that file with --data", p.Data.Source, p.Data.SHA256, b.Manifest.DatasetSource, want)
+		return nil, badinput.Errorf("--data %s: sha256 %.12s, but the bundled run used %s with sha256 %.12s; give that file with --data", p.Data.Source, p.Data.SHA256, b.Manifest.DatasetSource, want)
 	}
 	// Paid embedders are named with their server; a replay reaches none.
 	if want := b.Manifest.Embedder; want != "" && !sameEmbedder(p.Res.EmbedderName, want) {
-		return nil, clierr.Bad("embedder %s here, but the bundled run embedded with %s; install it (USE-lite: bash scripts/setup-embeddings.sh) so local embeddings are recomputed alike", p.Res.EmbedderName, want)
+		return nil, badinput.Errorf("embedder %s here, but the bundled run embedded with %s; install it (USE-lite: bash scripts/setup-embeddings.sh) so local embeddings are recomputed alike", p.Res.EmbedderName, want)
 	}
 	p.manifest.Replay = &runlog.ReplayInfo{Bundle: filepath.Base(b.Path), Membench: b.Membench, Replies: len(b.Replies)}
 	// Written now, so the summary Execute computes says it was replayed.

@@ -112,7 +112,7 @@ func (r *Resources) openEmbedder() error {
 	case strings.HasPrefix(e, "openai:") && r.cfg.Replay != nil:
 		spec, err := llm.ParseSpec(e)
 		if err != nil {
-			return clierr.Bad("--embedder %s: %v", e, err)
+			return badinput.Errorf("--embedder %s: %v", e, err)
 		}
 		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
 			spec.BaseURL = b.BaseURL
@@ -122,7 +122,7 @@ func (r *Resources) openEmbedder() error {
 		if r.cfg.ReplayFallback {
 			o, err := llm.BuildEmbedder(spec)
 			if err != nil {
-				return clierr.AsBad(fmt.Errorf("--embedder %s: %w", e, err))
+				return badinput.Wrap(fmt.Errorf("--embedder %s: %w", e, err))
 			}
 			fb = o
 		}

@@ -2,8 +2,10 @@
 package judgecmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -14,15 +16,19 @@ import (
 	"github.com/membench/membench/study/grade"
 )
 
+// Options are the judge command's inputs.
+type Options struct {
+	Run                 string   // finished run directory
+	Judges              []string // judge specs to add
+	Rejudge             grade.RejudgeOptions
+	LLM, Model, BaseURL string // --llm/--model/--base-url: the llm judge's model
+	JSON                bool
+	Out                 io.Writer
+}
+
 // NewCmd returns the judge command.
 func NewCmd() *cobra.Command {
-	var (
-		dir                     string
-		specs                   []string
-		o                       grade.RejudgeOptions
-		llmBackend, model, base string
-		asJSON                  bool
-	)
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "judge",
 		Short: "Add judges to a finished run (resumable, cached) and rewrite its summary",
@@ -41,51 +47,59 @@ pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instr
   membench judge --run results/RUN --judge name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return clierr.Bad("judge needs --run DIR (a finished run directory)")
-			}
-			if len(specs) == 0 {
-				return clierr.Bad("judge needs at least one --judge SPEC, e.g. --judge lexical or --judge gpt4o=openai:gpt-4o-mini")
-			}
-			m, err := llm.FlagSpec(llmBackend, model, base)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			if m != "" && o.JudgeModel == "" {
-				o.JudgeModel = m
-			}
-			o.Home = clienv.Host().Home
-			counts, sum, err := grade.Rejudge(cmd.Context(), dir, specs, o)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"judges": counts, "summary": sum})
-			}
-			t := &report.Table{Title: "judgments added to " + dir, Header: []string{"judge", "added", "already there"}}
-			for _, c := range counts {
-				t.Add(c.Judge, c.Added, c.Skipped)
-			}
-			if err := t.Terminal(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout())
-			return sum.Print(cmd.OutOrStdout())
+			o.Rejudge.Home = clienv.Host().Home
+			o.Out = cmd.OutOrStdout()
+			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&dir, "run", "", "finished run directory")
-	f.StringArrayVar(&specs, "judge", nil, "judge to add (repeatable): llm, lexical, f1, bleu1, em, NAME=BACKEND:MODEL or name=N,backend=B,model=M,base-url=U,prompt=FILE")
-	f.StringVar(&o.JudgeModel, "judge-model", "", "model spec for the llm judge (default: the run's judge model)")
-	f.StringVar(&llmBackend, "llm", "", "backend for the llm judge: offline or openai")
-	f.StringVar(&model, "model", "", "model name for --llm openai")
-	f.StringVar(&base, "base-url", "", "OpenAI-compatible base URL")
-	f.StringVar(&o.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt (default: the run's)")
-	f.StringVar(&o.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
-	f.BoolVar(&o.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	f.IntVar(&o.Concurrency, "concurrency", 4, "parallel judge calls")
-	f.BoolVar(&asJSON, "json", false, "print JSON (counts and the new summary)")
+	f.StringVar(&o.Run, "run", "", "finished run directory")
+	f.StringArrayVar(&o.Judges, "judge", nil, "judge to add (repeatable): llm, lexical, f1, bleu1, em, NAME=BACKEND:MODEL or name=N,backend=B,model=M,base-url=U,prompt=FILE")
+	f.StringVar(&o.Rejudge.JudgeModel, "judge-model", "", "model spec for the llm judge (default: the run's judge model)")
+	f.StringVar(&o.LLM, "llm", "", "backend for the llm judge: offline or openai")
+	f.StringVar(&o.Model, "model", "", "model name for --llm openai")
+	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
+	f.StringVar(&o.Rejudge.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt (default: the run's)")
+	f.StringVar(&o.Rejudge.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
+	f.BoolVar(&o.Rejudge.NoCache, "no-cache", false, "do not read or write the LLM cache")
+	f.IntVar(&o.Rejudge.Concurrency, "concurrency", 4, "parallel judge calls")
+	f.BoolVar(&o.JSON, "json", false, "print JSON (counts and the new summary)")
 	return c
+}
+
+// Run adds the judges to the run and prints what was added and the new
+// summary.
+func Run(ctx context.Context, o *Options) error {
+	if o.Run == "" {
+		return clierr.Bad("judge needs --run DIR (a finished run directory)")
+	}
+	if len(o.Judges) == 0 {
+		return clierr.Bad("judge needs at least one --judge SPEC, e.g. --judge lexical or --judge gpt4o=openai:gpt-4o-mini")
+	}
+	m, err := llm.FlagSpec(o.LLM, o.Model, o.BaseURL)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	ro := o.Rejudge
+	if m != "" && ro.JudgeModel == "" {
+		ro.JudgeModel = m
+	}
+	counts, sum, err := grade.Rejudge(ctx, o.Run, o.Judges, ro)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"judges": counts, "summary": sum})
+	}
+	t := &report.Table{Title: "judgments added to " + o.Run, Header: []string{"judge", "added", "already there"}}
+	for _, c := range counts {
+		t.Add(c.Judge, c.Added, c.Skipped)
+	}
+	if err := t.Terminal(o.Out); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Out)
+	return sum.Print(o.Out)
 }

@@ -2,6 +2,7 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,19 +22,27 @@ import (
 	"github.com/membench/membench/systems"
 )
 
+// Options are the run command's inputs: a config file, the flag values
+// and which flags the user set (flags override the file only where set).
+type Options struct {
+	ConfigFile          string
+	Config              runlog.Config // flag values
+	Opts                []string      // --opt key=value
+	LLM, Model, BaseURL string
+	TurnStep            time.Duration // applied only when Changed("turn-step")
+	Quiet               bool
+	Replay              string // a bundle to reproduce (membench bundle)
+	ReplayFallback      bool   // with Replay: calls the bundle lacks go to the backend
+	// Changed reports whether the user set a flag; nil means none was set,
+	// so with no ConfigFile every Config field applies.
+	Changed  func(flag string) bool
+	Host     runlog.Host // environment, read at the edge (clienv)
+	Out, Err io.Writer   // summary; progress and log lines
+}
+
 // NewCmd returns the run command.
 func NewCmd() *cobra.Command {
-	var (
-		cfgFile           string
-		opts              []string
-		llmBackend, model string
-		baseURL           string
-		quiet             bool
-		cfg               runlog.Config
-		turnStep          time.Duration
-		replay            string
-		replayFallback    bool
-	)
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Replay a benchmark into a memory system, answer and judge every question",
@@ -52,149 +61,171 @@ Re-running the same command resumes: finished questions are skipped.`,
   membench run --replay testdata/bundles/conv26-turns-rerank.tar.gz --data ../shared/datasets/locomo10.json --results /tmp/replayed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if replay != "" {
-				return runReplay(cmd, replay, replayFallback, cfg, quiet)
-			}
-			if replayFallback {
-				return clierr.Bad("--replay-fallback goes with --replay FILE")
-			}
-			base := runlog.Config{}
-			if cfgFile != "" {
-				b, err := os.ReadFile(cfgFile)
-				if err != nil {
-					return clierr.Bad("--config: %v", err)
-				}
-				dec := yaml.NewDecoder(strings.NewReader(string(b)))
-				dec.KnownFields(true)
-				if err := dec.Decode(&base); errors.Is(err, io.EOF) {
-					return clierr.Bad("--config %s is empty; write at least one setting, e.g. system: turns-cosine (see configs/ for examples)", cfgFile)
-				} else if err != nil {
-					return clierr.Bad("--config %s: %v (see configs/ for examples)", cfgFile, err)
-				}
-			}
-			f := cmd.Flags()
-			// Flags override the file only where the user set them.
-			set := func(name string, apply func()) {
-				if f.Changed(name) || cfgFile == "" {
-					apply()
-				}
-			}
-			set("system", func() { base.System = cfg.System })
-			set("dataset", func() { base.Dataset = cfg.Dataset })
-			set("data", func() { base.Data = cfg.Data })
-			set("conversations", func() { base.Conversations = cfg.Conversations })
-			set("limit", func() { base.Limit = cfg.Limit })
-			set("k", func() { base.K = cfg.K })
-			set("judge", func() { base.Judges = cfg.Judges })
-			set("build-model", func() { base.BuildModel = cfg.BuildModel })
-			set("answer-model", func() { base.AnswerModel = cfg.AnswerModel })
-			set("decide-model", func() { base.DecideModel = cfg.DecideModel })
-			set("judge-model", func() { base.JudgeModel = cfg.JudgeModel })
-			set("answer-prompt", func() { base.AnswerPrompt = cfg.AnswerPrompt })
-			set("judge-prompt", func() { base.JudgePrompt = cfg.JudgePrompt })
-			set("embedder", func() { base.Embedder = cfg.Embedder })
-			set("run-id", func() { base.RunID = cfg.RunID })
-			set("results", func() { base.ResultsDir = cfg.ResultsDir })
-			set("cache-dir", func() { base.CacheDir = cfg.CacheDir })
-			set("concurrency", func() { base.Concurrency = cfg.Concurrency })
-			set("no-cache", func() { base.NoCache = cfg.NoCache })
-			set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
-			set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
-			if f.Changed("turn-step") {
-				base.TurnStep = turnStep
-			}
-			if base.System == "" {
-				base.System = "turns-cosine"
-			}
-			if len(opts) > 0 {
-				o, err := systems.Parse(opts)
-				if err != nil {
-					return clierr.AsBad(err)
-				}
-				if base.Options == nil {
-					base.Options = systems.Options{}
-				}
-				for k, v := range o {
-					base.Options[k] = v
-				}
-			}
-			m, err := llm.FlagSpec(llmBackend, model, baseURL)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			if m != "" {
-				base.Model = m
-			}
-			base.Quiet = quiet
-			base.Host = clienv.Host()
-			if base.MaxBuildFailures < 0 || base.MaxBuildFailures > 1 {
-				return clierr.Bad("--max-build-failures %v: give a share between 0 and 1 (0.05 = 5%%; 1 never stops)", base.MaxBuildFailures)
-			}
-			sum, err := harness.Run(cmd.Context(), base, cmd.ErrOrStderr())
-			// A run that failed prints no results table, only where its
-			// artifacts (and summary.md, marked as such) are.
-			if sum != nil && err == nil {
-				sum.Print(cmd.OutOrStdout())
-			}
-			if sum != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "artifacts: %s\n", base.WithDefaults().Dir())
-			}
-			return err
+			o.Changed = cmd.Flags().Changed
+			o.Host = clienv.Host()
+			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&cfgFile, "config", "", "YAML run config (flags override it)")
-	f.StringVar(&cfg.System, "system", "turns-cosine", "memory system (list them with: membench systems)")
-	f.StringArrayVar(&opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
-	f.IntVar(&cfg.K, "k", 0, "retrieval budget (items); 0 = the system's default")
-	f.StringVar(&cfg.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval")
-	f.StringVar(&cfg.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
-	f.StringSliceVar(&cfg.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
-	f.IntVar(&cfg.Limit, "limit", 0, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
-	f.DurationVar(&turnStep, "turn-step", 30*time.Second, "time between consecutive turns within a session")
-	f.StringVar(&llmBackend, "llm", "", "backend for every role: offline (default) or openai")
-	f.StringVar(&model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini (implies --llm openai)")
-	f.StringVar(&baseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
-	f.StringVar(&cfg.BuildModel, "build-model", "", "model spec for memory building, e.g. openai:gpt-4o-mini")
-	f.StringVar(&cfg.AnswerModel, "answer-model", "", "model spec for answering")
-	f.StringVar(&cfg.DecideModel, "decide-model", "", "model spec for relevance decisions (needs logprobs)")
-	f.StringVar(&cfg.JudgeModel, "judge-model", "", "model spec for the llm judge")
-	f.BoolVar(&cfg.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
-	f.StringArrayVar(&cfg.Judges, "judge", nil, "judge (repeatable): llm, lexical, f1, bleu1, em, or name=X,backend=openai,model=M,base-url=U,prompt=FILE (default: llm, f1, bleu1)")
-	f.StringVar(&cfg.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")
-	f.StringVar(&cfg.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge)")
-	f.StringVar(&cfg.Embedder, "embedder", "", "embedder: use-lite, hashed, or openai:MODEL (default: use-lite when installed, else hashed)")
-	f.StringVar(&cfg.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
-	f.StringVar(&cfg.ResultsDir, "results", "results", "where run directories go")
-	f.StringVar(&cfg.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
-	f.IntVar(&cfg.Concurrency, "concurrency", 4, "parallel conversations and parallel questions per conversation")
-	f.BoolVar(&cfg.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	f.Float64Var(&cfg.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
-	f.BoolVar(&quiet, "quiet", false, "no progress bar")
-	f.StringVar(&replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply")
-	f.BoolVar(&replayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the configured backend (needs its key) instead of failing; the summary counts them")
+	f.StringVar(&o.ConfigFile, "config", "", "YAML run config (flags override it)")
+	f.StringVar(&o.Config.System, "system", "turns-cosine", "memory system (list them with: membench systems)")
+	f.StringArrayVar(&o.Opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
+	f.IntVar(&o.Config.K, "k", 0, "retrieval budget (items); 0 = the system's default")
+	f.StringVar(&o.Config.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval")
+	f.StringVar(&o.Config.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
+	f.StringSliceVar(&o.Config.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
+	f.IntVar(&o.Config.Limit, "limit", 0, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
+	f.DurationVar(&o.TurnStep, "turn-step", 30*time.Second, "time between consecutive turns within a session")
+	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline (default) or openai")
+	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini (implies --llm openai)")
+	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
+	f.StringVar(&o.Config.BuildModel, "build-model", "", "model spec for memory building, e.g. openai:gpt-4o-mini")
+	f.StringVar(&o.Config.AnswerModel, "answer-model", "", "model spec for answering")
+	f.StringVar(&o.Config.DecideModel, "decide-model", "", "model spec for relevance decisions (needs logprobs)")
+	f.StringVar(&o.Config.JudgeModel, "judge-model", "", "model spec for the llm judge")
+	f.StringArrayVar(&o.Config.Judges, "judge", nil, "judge (repeatable): llm, lexical, f1, bleu1, em, or name=X,backend=openai,model=M,base-url=U,prompt=FILE (default: llm, f1, bleu1)")
+	f.StringVar(&o.Config.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")
+	f.StringVar(&o.Config.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge)")
+	f.StringVar(&o.Config.Embedder, "embedder", "", "embedder: use-lite, hashed, or openai:MODEL (default: use-lite when installed, else hashed)")
+	f.StringVar(&o.Config.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
+	f.StringVar(&o.Config.ResultsDir, "results", "results", "where run directories go")
+	f.StringVar(&o.Config.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
+	f.IntVar(&o.Config.Concurrency, "concurrency", 4, "parallel conversations and parallel questions per conversation")
+	f.BoolVar(&o.Config.NoCache, "no-cache", false, "do not read or write the LLM cache")
+	f.Float64Var(&o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
+	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
+	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar")
+	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply")
+	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the configured backend (needs its key) instead of failing; the summary counts them")
 	return c
+}
+
+// Run merges the config file and the flags into one runlog.Config, runs it
+// and prints the summary (also of a run that stopped part way).
+func Run(ctx context.Context, o *Options) error {
+	changed := o.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	stdout, stderr := orDiscard(o.Out), orDiscard(o.Err)
+	cfgFile, cfg := o.ConfigFile, o.Config
+	if o.Replay != "" {
+		return runReplay(ctx, o, changed, stdout, stderr)
+	}
+	if o.ReplayFallback {
+		return clierr.Bad("--replay-fallback goes with --replay FILE")
+	}
+	base := runlog.Config{}
+	if cfgFile != "" {
+		b, err := os.ReadFile(cfgFile)
+		if err != nil {
+			return clierr.Bad("--config: %v", err)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(b)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&base); errors.Is(err, io.EOF) {
+			return clierr.Bad("--config %s is empty; write at least one setting, e.g. system: turns-cosine (see configs/ for examples)", cfgFile)
+		} else if err != nil {
+			return clierr.Bad("--config %s: %v (see configs/ for examples)", cfgFile, err)
+		}
+	}
+	// Flags override the file only where the user set them.
+	set := func(name string, apply func()) {
+		if changed(name) || cfgFile == "" {
+			apply()
+		}
+	}
+	set("system", func() { base.System = cfg.System })
+	set("dataset", func() { base.Dataset = cfg.Dataset })
+	set("data", func() { base.Data = cfg.Data })
+	set("conversations", func() { base.Conversations = cfg.Conversations })
+	set("limit", func() { base.Limit = cfg.Limit })
+	set("k", func() { base.K = cfg.K })
+	set("judge", func() { base.Judges = cfg.Judges })
+	set("build-model", func() { base.BuildModel = cfg.BuildModel })
+	set("answer-model", func() { base.AnswerModel = cfg.AnswerModel })
+	set("decide-model", func() { base.DecideModel = cfg.DecideModel })
+	set("judge-model", func() { base.JudgeModel = cfg.JudgeModel })
+	set("answer-prompt", func() { base.AnswerPrompt = cfg.AnswerPrompt })
+	set("judge-prompt", func() { base.JudgePrompt = cfg.JudgePrompt })
+	set("embedder", func() { base.Embedder = cfg.Embedder })
+	set("run-id", func() { base.RunID = cfg.RunID })
+	set("results", func() { base.ResultsDir = cfg.ResultsDir })
+	set("cache-dir", func() { base.CacheDir = cfg.CacheDir })
+	set("concurrency", func() { base.Concurrency = cfg.Concurrency })
+	set("no-cache", func() { base.NoCache = cfg.NoCache })
+	set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
+	set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
+	if changed("turn-step") {
+		base.TurnStep = o.TurnStep
+	}
+	if base.System == "" {
+		base.System = "turns-cosine"
+	}
+	if len(o.Opts) > 0 {
+		parsed, err := systems.Parse(o.Opts)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		if base.Options == nil {
+			base.Options = systems.Options{}
+		}
+		for k, v := range parsed {
+			base.Options[k] = v
+		}
+	}
+	m, err := llm.FlagSpec(o.LLM, o.Model, o.BaseURL)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if m != "" {
+		base.Model = m
+	}
+	base.Quiet = o.Quiet
+	base.Host = o.Host
+	if base.MaxBuildFailures < 0 || base.MaxBuildFailures > 1 {
+		return clierr.Bad("--max-build-failures %v: give a share between 0 and 1 (0.05 = 5%%; 1 never stops)", base.MaxBuildFailures)
+	}
+	sum, err := harness.Run(ctx, base, stderr)
+	// A run that failed prints no results table, only where its
+	// artifacts (and summary.md, marked as such) are.
+	if sum != nil && err == nil {
+		sum.Print(stdout)
+	}
+	if sum != nil {
+		fmt.Fprintf(stdout, "artifacts: %s\n", base.WithDefaults().Dir())
+	}
+	return err
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // runReplay reproduces a bundle. Flags that would change the outputs are
 // refused: the bundle's manifest is the config.
-func runReplay(cmd *cobra.Command, file string, fallback bool, cfg runlog.Config, quiet bool) error {
+func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdout, stderr io.Writer) error {
 	for _, name := range []string{"config", "system", "opt", "k", "dataset", "conversations", "limit", "turn-step", "llm", "model", "base-url", "build-model", "answer-model", "decide-model", "judge-model", "judge", "answer-prompt", "judge-prompt", "embedder", "run-id", "no-cache"} {
-		if cmd.Flags().Changed(name) {
+		if changed(name) {
 			return clierr.Bad("--%s cannot go with --replay: the bundle's manifest is the run's config (only --data, --results, --cache-dir, --concurrency and --quiet apply)", name)
 		}
 	}
-	b, err := runlog.OpenBundle(file)
+	b, err := runlog.OpenBundle(o.Replay)
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	sum, err := harness.Replay(cmd.Context(), b, harness.ReplayOptions{
+	cfg := o.Config
+	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
 		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
-		Quiet: quiet, Host: clienv.Host(), Fallback: fallback,
-	}, cmd.ErrOrStderr())
+		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback,
+	}, stderr)
 	if err != nil {
 		return err
 	}
-	sum.Print(cmd.OutOrStdout())
+	sum.Print(stdout)
 	return nil
 }

@@ -3,7 +3,9 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -13,19 +15,29 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/sweep"
 )
 
+// Options are the sweep command's inputs. Embedder, Data, CacheDir and
+// Concurrency override the file only where Changed says the user set them.
+type Options struct {
+	ConfigFile               string
+	OutDir                   string // default results/sweeps/NAME
+	Results                  string // where the run directories go
+	LLM, Model, BaseURL      string
+	Embedder, Data, CacheDir string
+	Format                   string
+	Concurrency              int
+	Quiet, DryRun            bool
+	Changed                  func(flag string) bool // nil: no flag set
+	Host                     runlog.Host
+	Out, Err                 io.Writer // table; progress
+}
+
 // NewCmd returns the sweep command.
 func NewCmd() *cobra.Command {
-	var (
-		cfgFile, out, results    string
-		llmBackend, model, base  string
-		embedder, data, cacheDir string
-		format                   string
-		concurrency              int
-		quiet, dryRun            bool
-	)
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run a grid of systems and settings from a YAML file; table, CSV, JSON and plot",
@@ -52,80 +64,93 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
   membench sweep --config configs/table2.yaml --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cfgFile == "" {
-				return clierr.Bad("sweep needs --config FILE (see configs/*.yaml)")
-			}
-			f, err := sweep.Load(cfgFile)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			m, err := llm.FlagSpec(llmBackend, model, base)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			fl := cmd.Flags()
-			if m != "" {
-				f.Base.Model = m
-				// A role model pinned in the file would silently stay offline.
-				f.Base.BuildModel, f.Base.AnswerModel, f.Base.DecideModel, f.Base.JudgeModel = "", "", "", ""
-			}
-			if fl.Changed("embedder") {
-				f.Base.Embedder = embedder
-			}
-			if fl.Changed("data") {
-				f.Base.Data = data
-			}
-			if fl.Changed("cache-dir") {
-				f.Base.CacheDir = cacheDir
-			}
-			if fl.Changed("concurrency") {
-				f.Base.Concurrency = concurrency
-			}
-			f.Base.Quiet = f.Base.Quiet || quiet
-			f.Base.Host = clienv.Host()
-			points, err := f.Expand()
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			if out == "" {
-				name := f.Spec.Name
-				if name == "" {
-					name = strings.TrimSuffix(filepath.Base(cfgFile), filepath.Ext(cfgFile))
-				}
-				out = filepath.Join("results", "sweeps", name)
-			}
-			if dryRun {
-				t := &report.Table{Title: fmt.Sprintf("sweep %s: %d points (dry run)", f.Spec.Name, len(points)), Header: []string{"#", "point", "run id"}}
-				for i, p := range points {
-					t.Add(i+1, p.Label, sweep.RunID(p))
-				}
-				t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
-				return t.Terminal(cmd.OutOrStdout())
-			}
-			res, runErr := sweep.Run(cmd.Context(), f, points, sweep.Options{Out: out, ResultsDir: results, Log: cmd.ErrOrStderr()})
-			if res != nil {
-				if err := res.Table().Write(cmd.OutOrStdout(), format); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "outputs: %s\n", strings.Join([]string{
-					filepath.Join(out, sweep.JSONFile), filepath.Join(out, sweep.MDFile), filepath.Join(out, sweep.CSVFile)}, ", "))
-			}
-			return runErr
+			o.Changed = cmd.Flags().Changed
+			o.Host = clienv.Host()
+			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&cfgFile, "config", "", "sweep file (run config, then optionally --- and the sweep spec)")
-	f.StringVar(&out, "out", "", "output directory (default results/sweeps/NAME)")
-	f.StringVar(&results, "results", "", "where the run directories go (default: the file's results_dir, else OUT/runs)")
-	f.StringVar(&llmBackend, "llm", "", "backend for every role: offline or openai (overrides the file)")
-	f.StringVar(&model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini")
-	f.StringVar(&base, "base-url", "", "OpenAI-compatible base URL")
-	f.StringVar(&embedder, "embedder", "", "embedder: use-lite, hashed or openai:MODEL (overrides the file)")
-	f.StringVar(&data, "data", "", "dataset file (overrides the file's data:)")
-	f.StringVar(&cacheDir, "cache-dir", "", "LLM and embedding caches")
-	f.IntVar(&concurrency, "concurrency", 4, "parallel conversations and questions within a point")
-	f.StringVar(&format, "format", "terminal", "table format: terminal, markdown or csv")
-	f.BoolVar(&quiet, "quiet", false, "no progress bars")
-	f.BoolVar(&dryRun, "dry-run", false, "list the points and run ids, run nothing")
+	f.StringVar(&o.ConfigFile, "config", "", "sweep file (run config, then optionally --- and the sweep spec)")
+	f.StringVar(&o.OutDir, "out", "", "output directory (default results/sweeps/NAME)")
+	f.StringVar(&o.Results, "results", "", "where the run directories go (default: the file's results_dir, else OUT/runs)")
+	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline or openai (overrides the file)")
+	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini")
+	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
+	f.StringVar(&o.Embedder, "embedder", "", "embedder: use-lite, hashed or openai:MODEL (overrides the file)")
+	f.StringVar(&o.Data, "data", "", "dataset file (overrides the file's data:)")
+	f.StringVar(&o.CacheDir, "cache-dir", "", "LLM and embedding caches")
+	f.IntVar(&o.Concurrency, "concurrency", 4, "parallel conversations and questions within a point")
+	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
+	f.BoolVar(&o.Quiet, "quiet", false, "no progress bars")
+	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
 	return c
+}
+
+// Run expands the sweep file into points and runs them (or, with DryRun,
+// lists them), then prints the table.
+func Run(ctx context.Context, o *Options) error {
+	changed := o.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	out := o.OutDir
+	if o.ConfigFile == "" {
+		return clierr.Bad("sweep needs --config FILE (see configs/*.yaml)")
+	}
+	f, err := sweep.Load(o.ConfigFile)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	m, err := llm.FlagSpec(o.LLM, o.Model, o.BaseURL)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if m != "" {
+		f.Base.Model = m
+		// A role model pinned in the file would silently stay offline.
+		f.Base.BuildModel, f.Base.AnswerModel, f.Base.DecideModel, f.Base.JudgeModel = "", "", "", ""
+	}
+	if changed("embedder") {
+		f.Base.Embedder = o.Embedder
+	}
+	if changed("data") {
+		f.Base.Data = o.Data
+	}
+	if changed("cache-dir") {
+		f.Base.CacheDir = o.CacheDir
+	}
+	if changed("concurrency") {
+		f.Base.Concurrency = o.Concurrency
+	}
+	f.Base.Quiet = f.Base.Quiet || o.Quiet
+	f.Base.Host = o.Host
+	points, err := f.Expand()
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if out == "" {
+		name := f.Spec.Name
+		if name == "" {
+			name = strings.TrimSuffix(filepath.Base(o.ConfigFile), filepath.Ext(o.ConfigFile))
+		}
+		out = filepath.Join("results", "sweeps", name)
+	}
+	if o.DryRun {
+		t := &report.Table{Title: fmt.Sprintf("sweep %s: %d points (dry run)", f.Spec.Name, len(points)), Header: []string{"#", "point", "run id"}}
+		for i, p := range points {
+			t.Add(i+1, p.Label, sweep.RunID(p))
+		}
+		t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
+		return t.Terminal(o.Out)
+	}
+	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err})
+	if res != nil {
+		if err := res.Table().Write(o.Out, o.Format); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Out, "outputs: %s\n", strings.Join([]string{
+			filepath.Join(out, sweep.JSONFile), filepath.Join(out, sweep.MDFile), filepath.Join(out, sweep.CSVFile)}, ", "))
+	}
+	return runErr
 }

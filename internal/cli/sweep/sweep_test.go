@@ -1,0 +1,49 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/membench/membench/internal/answer"
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/study/sweep"
+	_ "github.com/membench/membench/systems/all"
+)
+
+func TestSweepWithOptions(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	spec := "dataset: sample\nlimit: 2\nembedder: hashed\njudges: [f1]\nquiet: true\nconcurrency: 1\n---\nname: tiny\nsystems: [turns-cosine]\ngrid:\n  k: [1, 2]\nplot: none\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"),
+		Changed: func(flag string) bool { return flag == "cache-dir" },
+		DryRun:  true, Host: runlog.Host{Home: dir}, Out: &out}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "sweep tiny: 2 points (dry run)") || !strings.Contains(s, "output: "+o.OutDir) {
+		t.Errorf("dry run output:\n%s", s)
+	}
+	out.Reset()
+	o.DryRun = false
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "outputs: "+filepath.Join(o.OutDir, sweep.JSONFile)) {
+		t.Errorf("output:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(o.OutDir, sweep.CSVFile)); err != nil {
+		t.Error(err)
+	}
+	if err := Run(context.Background(), &Options{Out: &out}); clierr.Code(err) != 2 {
+		t.Errorf("no --config: err %v, want exit 2", err)
+	}
+}
