@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -88,5 +89,20 @@ func TestDiagnoseCommand(t *testing.T) {
 		if _, err := run(bad...); clierr.Code(err) != 2 {
 			t.Errorf("%v: err %v, want exit 2", bad, err)
 		}
+	}
+}
+
+func TestDiagnoseWithOptions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a")
+	writeRun(t, dir, "turns-rerank", 3, false)
+	var out strings.Builder
+	if err := Run(context.Background(), &Options{Run: dir, Judge: "llm", Format: "markdown", Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| a | turns-rerank | 3 | llm | 1 | 0.0 |") {
+		t.Errorf("abstention row missing:\n%s", out.String())
+	}
+	if err := Run(context.Background(), &Options{Run: dir, Judge: "nope", Out: &out}); clierr.Code(err) != 2 {
+		t.Errorf("unknown judge: err %v, want exit 2", err)
 	}
 }

@@ -2,7 +2,9 @@
 package kstar
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 
 	"github.com/membench/membench/runlog"
 
@@ -12,13 +14,19 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 )
 
+// Options are the kstar command's inputs.
+type Options struct {
+	RunsDir              string // directory holding run directories
+	Reference, Candidate string // systems
+	ReferenceK           int
+	KRange               string // 1..40, 3-9 or 3,5,7
+	JSON                 bool
+	Out                  io.Writer
+}
+
 // NewCmd returns the kstar command.
 func NewCmd() *cobra.Command {
-	var (
-		runsDir, reference, candidate, kRange string
-		referenceK                            int
-		asJSON                                bool
-	)
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "kstar",
 		Short: "Pick the candidate's k whose mean rendered tokens match a reference run",
@@ -34,43 +42,49 @@ membench run commands that would measure them.`,
   membench kstar --runs-dir results --reference engram --reference-k 3 --candidate turns-rerank --k 3,5,7,9 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if reference == "" || candidate == "" {
-				return clierr.Bad("kstar needs --reference SYSTEM and --candidate SYSTEM")
-			}
-			if referenceK < 1 {
-				return clierr.Bad("--reference-k %d: want a positive k (the paper uses 3)", referenceK)
-			}
-			ks, err := analysis.ParseKRange(kRange)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			if !runlog.IsRunDir(runsDir) {
-				if _, err := runlog.FindRuns([]string{runsDir}); err != nil {
-					return clierr.Bad("--runs-dir %s: no run directories there (run `membench run --results %s` first)", runsDir, runsDir)
-				}
-			}
-			runs, err := analysis.ScanTokens(runsDir)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			res, err := analysis.KStar(runs, analysis.KStarQuery{Reference: reference, ReferenceK: referenceK, Candidate: candidate, Ks: ks, ResultsDir: runsDir})
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
-			}
-			return res.Table().Terminal(cmd.OutOrStdout())
+			o.Out = cmd.OutOrStdout()
+			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&runsDir, "runs-dir", "results", "directory holding run directories")
-	f.StringVar(&reference, "reference", "", "comparator system, e.g. engram or turns-cosine")
-	f.IntVar(&referenceK, "reference-k", 3, "the comparator's k")
-	f.StringVar(&candidate, "candidate", "", "system whose k is matched, e.g. turns-rerank")
-	f.StringVar(&kRange, "k", "1..40", "candidate ks to consider: 1..40, 3-9 or 3,5,7")
-	f.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	f.StringVar(&o.RunsDir, "runs-dir", "results", "directory holding run directories")
+	f.StringVar(&o.Reference, "reference", "", "comparator system, e.g. engram or turns-cosine")
+	f.IntVar(&o.ReferenceK, "reference-k", 3, "the comparator's k")
+	f.StringVar(&o.Candidate, "candidate", "", "system whose k is matched, e.g. turns-rerank")
+	f.StringVar(&o.KRange, "k", "1..40", "candidate ks to consider: 1..40, 3-9 or 3,5,7")
+	f.BoolVar(&o.JSON, "json", false, "print JSON instead of a table")
 	return c
+}
+
+// Run scans the runs' token means and prints k*.
+func Run(ctx context.Context, o *Options) error {
+	if o.Reference == "" || o.Candidate == "" {
+		return clierr.Bad("kstar needs --reference SYSTEM and --candidate SYSTEM")
+	}
+	if o.ReferenceK < 1 {
+		return clierr.Bad("--reference-k %d: want a positive k (the paper uses 3)", o.ReferenceK)
+	}
+	ks, err := analysis.ParseKRange(o.KRange)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if !runlog.IsRunDir(o.RunsDir) {
+		if _, err := runlog.FindRuns([]string{o.RunsDir}); err != nil {
+			return clierr.Bad("--runs-dir %s: no run directories there (run `membench run --results %s` first)", o.RunsDir, o.RunsDir)
+		}
+	}
+	runs, err := analysis.ScanTokens(o.RunsDir)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	res, err := analysis.KStar(runs, analysis.KStarQuery{Reference: o.Reference, ReferenceK: o.ReferenceK, Candidate: o.Candidate, Ks: ks, ResultsDir: o.RunsDir})
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return res.Table().Terminal(o.Out)
 }

@@ -1,6 +1,7 @@
 package kstar
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -70,3 +71,25 @@ func TestKStarCommand(t *testing.T) {
 }
 
 func mkdir(d string) error { return os.MkdirAll(d, 0o755) }
+
+func TestKStarWithOptions(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "ref"), "cos", 3, 200)
+	writeRun(t, filepath.Join(root, "c2"), "rr", 2, 180)
+	writeRun(t, filepath.Join(root, "c5"), "rr", 5, 230)
+	var out strings.Builder
+	o := &Options{RunsDir: root, Reference: "cos", ReferenceK: 3, Candidate: "rr", KRange: "2,5", JSON: true, Out: &out}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		KStar int `json:"k_star"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &res); err != nil || res.KStar != 2 {
+		t.Errorf("k* = %d (err %v), want 2 (|180-200| < |230-200|)\n%s", res.KStar, err, out.String())
+	}
+	o.ReferenceK = 0
+	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
+		t.Errorf("reference k 0: err %v, want exit 2", err)
+	}
+}

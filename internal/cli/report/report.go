@@ -2,7 +2,9 @@
 package report
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/membench/membench/runlog"
 
@@ -13,12 +15,18 @@ import (
 	tables "github.com/membench/membench/internal/report"
 )
 
+// Options are the report command's inputs.
+type Options struct {
+	Runs   []string // run directories, globs or directories of runs
+	Format string   // terminal, markdown or csv
+	Table  string   // 2, 3, 4 or all
+	Judge  string   // "" = the non-metric judge most runs have
+	Out    io.Writer
+}
+
 // NewCmd returns the report command.
 func NewCmd() *cobra.Command {
-	var (
-		runs                     []string
-		format, which, judgeName string
-	)
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "report",
 		Short: "Print the paper-shaped tables (2: accuracy and build cost, 3: per judge, 4: ablation)",
@@ -42,71 +50,77 @@ csv and --table all, the tables are separated by a blank line.`,
 		// Extra arguments are more runs, so a shell-expanded --runs results/* works.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs = append(runs, args...)
-			if len(runs) == 0 {
-				return clierr.Bad("report needs --runs DIR (a run directory, a glob, or a results directory)")
-			}
-			var builders []func([]*runlog.Run, string) (*tables.Table, error)
-			switch which {
-			case "2":
-				builders = append(builders, analysis.Table2)
-			case "3":
-				builders = append(builders, analysis.Table3)
-			case "4":
-				builders = append(builders, analysis.Table4)
-			case "all", "":
-				builders = append(builders, analysis.Table2, analysis.Table3, analysis.Table4)
-			default:
-				return clierr.Bad("--table %q: want 2, 3, 4 or all", which)
-			}
-			switch format {
-			case "terminal", "text", "markdown", "md", "csv":
-			default:
-				return clierr.Bad("--format %q: want terminal, markdown or csv", format)
-			}
-			dirs, err := runlog.FindRuns(runs)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			var loaded []*runlog.Run
-			for _, d := range dirs {
-				r, err := runlog.Load(d)
-				if err != nil {
-					return clierr.AsBad(err)
-				}
-				loaded = append(loaded, r)
-			}
-			analysis.SortRuns(loaded)
-			j := analysis.ChooseJudge(loaded, judgeName)
-			if judgeName != "" {
-				found := false
-				for _, r := range loaded {
-					found = found || analysis.HasJudge(r.Manifest, judgeName)
-				}
-				if !found {
-					return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", judgeName, len(loaded), loaded[0].Manifest.Judges)
-				}
-			}
-			out := cmd.OutOrStdout()
-			for i, b := range builders {
-				t, err := b(loaded, j)
-				if err != nil {
-					return err
-				}
-				if i > 0 {
-					fmt.Fprintln(out)
-				}
-				if err := t.Write(out, format); err != nil {
-					return err
-				}
-			}
-			return nil
+			o.Runs = append(o.Runs, args...)
+			o.Out = cmd.OutOrStdout()
+			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
-	f.StringVar(&format, "format", "terminal", "terminal, markdown or csv")
-	f.StringVar(&which, "table", "all", "which table: 2, 3, 4 or all")
-	f.StringVar(&judgeName, "judge", "", "judge for tables 2 and 4 and the interval (default: the non-metric judge most runs have)")
+	f.StringArrayVar(&o.Runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
+	f.StringVar(&o.Format, "format", "terminal", "terminal, markdown or csv")
+	f.StringVar(&o.Table, "table", "all", "which table: 2, 3, 4 or all")
+	f.StringVar(&o.Judge, "judge", "", "judge for tables 2 and 4 and the interval (default: the non-metric judge most runs have)")
 	return c
+}
+
+// Run loads the runs and prints the chosen tables.
+func Run(ctx context.Context, o *Options) error {
+	if len(o.Runs) == 0 {
+		return clierr.Bad("report needs --runs DIR (a run directory, a glob, or a results directory)")
+	}
+	var builders []func([]*runlog.Run, string) (*tables.Table, error)
+	switch o.Table {
+	case "2":
+		builders = append(builders, analysis.Table2)
+	case "3":
+		builders = append(builders, analysis.Table3)
+	case "4":
+		builders = append(builders, analysis.Table4)
+	case "all", "":
+		builders = append(builders, analysis.Table2, analysis.Table3, analysis.Table4)
+	default:
+		return clierr.Bad("--table %q: want 2, 3, 4 or all", o.Table)
+	}
+	switch o.Format {
+	case "terminal", "text", "markdown", "md", "csv":
+	default:
+		return clierr.Bad("--format %q: want terminal, markdown or csv", o.Format)
+	}
+	dirs, err := runlog.FindRuns(o.Runs)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	var loaded []*runlog.Run
+	for _, d := range dirs {
+		r, err := runlog.Load(d)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		loaded = append(loaded, r)
+	}
+	analysis.SortRuns(loaded)
+	j := analysis.ChooseJudge(loaded, o.Judge)
+	if o.Judge != "" {
+		found := false
+		for _, r := range loaded {
+			found = found || analysis.HasJudge(r.Manifest, o.Judge)
+		}
+		if !found {
+			return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", o.Judge, len(loaded), loaded[0].Manifest.Judges)
+		}
+	}
+	out := o.Out
+	for i, b := range builders {
+		t, err := b(loaded, j)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		if err := t.Write(out, o.Format); err != nil {
+			return err
+		}
+	}
+	return nil
 }

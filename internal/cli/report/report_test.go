@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -83,5 +84,22 @@ func TestReportCommand(t *testing.T) {
 		if _, err := run(bad...); clierr.Code(err) != 2 {
 			t.Errorf("%v: err %v, want exit 2", bad, err)
 		}
+	}
+}
+
+func TestReportWithOptions(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "a"), "structmem", 0, 4, 3, false, false)
+	var out strings.Builder
+	o := &Options{Runs: []string{root}, Table: "3", Format: "markdown", Out: &out}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| a | structmem | 4 |") || !strings.Contains(out.String(), "75.00") {
+		t.Errorf("table 3:\n%s", out.String())
+	}
+	o.Table = "9"
+	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
+		t.Errorf("table 9: err %v, want exit 2", err)
 	}
 }
