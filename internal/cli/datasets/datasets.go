@@ -36,35 +36,49 @@ func unknown(name string) error {
 	return clierr.Bad("unknown dataset %q (known: %s)", name, strings.Join(core.RegistryNames(), ", "))
 }
 
+// ListOptions are `datasets list`'s inputs.
+type ListOptions struct {
+	Dir  string // "" = the default directory under Home
+	Home string // MEMBENCH_HOME, read at the edge
+	Out  io.Writer
+}
+
 func listCmd() *cobra.Command {
-	var dir string
+	o := &ListOptions{}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "Show the registry: name, installed?, sha256, url",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				dir = core.DefaultDir(clienv.Host().Home)
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
-			fmt.Fprintln(w, "sample\tembedded\t-\t(built in)")
-			for _, e := range core.Registry {
-				sum := e.SHA256
-				if sum == "" {
-					sum = "(" + core.NoChecksum + ")"
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, installed(filepath.Join(dir, e.File)), sum, e.URL)
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\ndirectory: %s\n", dir)
-			return nil
+			o.Home, o.Out = clienv.Host().Home, cmd.OutOrStdout()
+			return RunList(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	c.Flags().StringVar(&o.Dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
 	return c
+}
+
+// RunList prints the registry and which files are installed.
+func RunList(_ context.Context, o *ListOptions) error {
+	dir := o.Dir
+	if dir == "" {
+		dir = core.DefaultDir(o.Home)
+	}
+	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
+	fmt.Fprintln(w, "sample\tembedded\t-\t(built in)")
+	for _, e := range core.Registry {
+		sum := e.SHA256
+		if sum == "" {
+			sum = "(" + core.NoChecksum + ")"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, installed(filepath.Join(dir, e.File)), sum, e.URL)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "\ndirectory: %s\n", dir)
+	return nil
 }
 
 // installed says whether the file is there; hashing is left to verify
@@ -89,93 +103,129 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
+// FetchOptions are `datasets fetch`'s inputs.
+type FetchOptions struct {
+	Name  string // registry name
+	Dir   string // "" = the default directory under Home
+	URL   string // mirror URL, or a directory ending in /
+	Force bool   // download even if a verified copy is installed
+	Home  string
+	Out   io.Writer
+}
+
 func fetchCmd() *cobra.Command {
-	var dir, url string
-	var force bool
+	o := &FetchOptions{}
 	c := &cobra.Command{
 		Use:   "fetch NAME",
 		Short: "Download a dataset file and check its sha256",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, ok := core.Lookup(args[0])
-			if !ok {
-				if args[0] == "sample" {
-					return clierr.Bad("dataset sample is embedded in the binary; nothing to fetch")
-				}
-				return unknown(args[0])
-			}
-			if dir == "" {
-				dir = core.DefaultDir(clienv.Host().Home)
-			}
-			out := cmd.OutOrStdout()
-			dest := filepath.Join(dir, e.File)
-			if !force {
-				if r, err := core.Verify(dest, e); err == nil {
-					fmt.Fprintf(out, "%s already installed at %s (sha256 %s, %s); use --force to download again\n", e.Name, dest, r.SHA256, r.Status)
-					return nil
-				}
-			}
+			o.Name, o.Home, o.Out = args[0], clienv.Host().Home, cmd.OutOrStdout()
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			fmt.Fprintf(out, "fetching %s into %s ...\n", e.Name, dir)
-			r, err := core.Fetch(ctx, e, dir, url)
-			if err != nil {
-				return err
-			}
-			report(out, e, r)
-			return nil
+			return RunFetch(ctx, o)
 		},
 	}
-	c.Flags().StringVar(&dir, "dir", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
-	c.Flags().StringVar(&url, "url", "", "download from this URL instead (a URL ending in / is a mirror directory; the file name is appended)")
-	c.Flags().BoolVar(&force, "force", false, "download even if a verified copy is installed")
+	c.Flags().StringVar(&o.Dir, "dir", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	c.Flags().StringVar(&o.URL, "url", "", "download from this URL instead (a URL ending in / is a mirror directory; the file name is appended)")
+	c.Flags().BoolVar(&o.Force, "force", false, "download even if a verified copy is installed")
 	return c
 }
 
+// RunFetch downloads the file unless a verified copy is there.
+func RunFetch(ctx context.Context, o *FetchOptions) error {
+	e, ok := core.Lookup(o.Name)
+	if !ok {
+		if o.Name == "sample" {
+			return clierr.Bad("dataset sample is embedded in the binary; nothing to fetch")
+		}
+		return unknown(o.Name)
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = core.DefaultDir(o.Home)
+	}
+	out := o.Out
+	dest := filepath.Join(dir, e.File)
+	if !o.Force {
+		if r, err := core.Verify(dest, e); err == nil {
+			fmt.Fprintf(out, "%s already installed at %s (sha256 %s, %s); use --force to download again\n", e.Name, dest, r.SHA256, r.Status)
+			return nil
+		}
+	}
+	fmt.Fprintf(out, "fetching %s into %s ...\n", e.Name, dir)
+	r, err := core.Fetch(ctx, e, dir, o.URL)
+	if err != nil {
+		return err
+	}
+	report(out, e, r)
+	return nil
+}
+
+// VerifyOptions are `datasets verify`'s inputs.
+type VerifyOptions struct {
+	Name string // registry name; "" = identify File
+	Dir  string // "" = the default directory under Home
+	File string // verify this file instead of the installed copy
+	Home string
+	Out  io.Writer
+}
+
 func verifyCmd() *cobra.Command {
-	var dir, file string
+	o := &VerifyOptions{}
 	c := &cobra.Command{
 		Use:   "verify NAME | --file F",
 		Short: "Check an installed (or given) file against the registry's sha256",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := cmd.OutOrStdout()
-			if len(args) == 0 {
-				if file == "" {
-					return clierr.Bad("give a dataset NAME (%s) or --file F", strings.Join(core.RegistryNames(), ", "))
-				}
-				return identify(out, file)
+			o.Name = ""
+			if len(args) == 1 {
+				o.Name = args[0]
 			}
-			e, ok := core.Lookup(args[0])
-			if !ok {
-				if args[0] == "sample" {
-					return clierr.Bad("dataset sample is embedded in the binary; nothing to verify")
-				}
-				return unknown(args[0])
-			}
-			path := file
-			if path == "" {
-				if dir == "" {
-					dir = core.DefaultDir(clienv.Host().Home)
-				}
-				path = filepath.Join(dir, e.File)
-			}
-			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				return clierr.Bad("%s: no such file; run `membench datasets fetch %s` or pass --file F", path, e.Name)
-			}
-			r, err := core.Verify(path, e)
-			if err != nil {
-				return err
-			}
-			report(out, e, r)
-			return nil
+			o.Home, o.Out = clienv.Host().Home, cmd.OutOrStdout()
+			return RunVerify(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
-	c.Flags().StringVar(&file, "file", "", "verify this file instead of the installed copy")
+	c.Flags().StringVar(&o.Dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	c.Flags().StringVar(&o.File, "file", "", "verify this file instead of the installed copy")
 	return c
+}
+
+// RunVerify checks a file against the registry's checksum.
+func RunVerify(_ context.Context, o *VerifyOptions) error {
+	out := o.Out
+	if o.Name == "" {
+		if o.File == "" {
+			return clierr.Bad("give a dataset NAME (%s) or --file F", strings.Join(core.RegistryNames(), ", "))
+		}
+		return identify(out, o.File)
+	}
+	e, ok := core.Lookup(o.Name)
+	if !ok {
+		if o.Name == "sample" {
+			return clierr.Bad("dataset sample is embedded in the binary; nothing to verify")
+		}
+		return unknown(o.Name)
+	}
+	path := o.File
+	if path == "" {
+		dir := o.Dir
+		if dir == "" {
+			dir = core.DefaultDir(o.Home)
+		}
+		path = filepath.Join(dir, e.File)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return clierr.Bad("%s: no such file; run `membench datasets fetch %s` or pass --file F", path, e.Name)
+	}
+	r, err := core.Verify(path, e)
+	if err != nil {
+		return err
+	}
+	report(out, e, r)
+	return nil
 }
 
 // identify hashes a file with no name given and says which entry it is.

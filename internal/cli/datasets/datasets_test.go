@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -133,5 +134,32 @@ func TestSynthCmd(t *testing.T) {
 	_, err = run(t, "synth", "--shape", "nope", "--out", out)
 	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "longmemeval-m") {
 		t.Errorf("bad shape: %v (code %d)", err, clierr.Code(err))
+	}
+}
+
+// The run functions take the home directory in their options: no
+// environment needed.
+func TestRunFunctionsWithOptions(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "data")
+	ctx := context.Background()
+	var out bytes.Buffer
+	if err := RunList(ctx, &ListOptions{Home: home, Out: &out}); err != nil || !strings.Contains(out.String(), "directory: "+filepath.Join(home, "datasets")) {
+		t.Errorf("list (%v):\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := RunList(ctx, &ListOptions{Dir: dir, Home: home, Out: &out}); err != nil || !strings.Contains(out.String(), "directory: "+dir) {
+		t.Errorf("list --dir (%v):\n%s", err, out.String())
+	}
+	out.Reset()
+	file := writeTemp(t, []byte("[]"))
+	if err := RunVerify(ctx, &VerifyOptions{Name: "longmemeval-oracle", File: file, Out: &out}); err != nil || !strings.Contains(out.String(), core.NoChecksum) {
+		t.Errorf("verify --file (%v):\n%s", err, out.String())
+	}
+	if err := RunVerify(ctx, &VerifyOptions{Name: "locomo", Dir: dir, Out: &out}); clierr.Code(err) != 2 || !strings.Contains(err.Error(), filepath.Join(dir, "locomo10.json")) {
+		t.Errorf("verify of a missing file: %v, want exit 2 naming it under --dir", err)
+	}
+	if err := RunFetch(ctx, &FetchOptions{Name: "sample", Out: &out}); clierr.Code(err) != 2 {
+		t.Errorf("fetch sample: %v, want exit 2", err)
 	}
 }

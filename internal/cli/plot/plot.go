@@ -2,7 +2,9 @@
 package plot
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/membench/membench/runlog"
@@ -12,6 +14,23 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/study/plot"
 )
+
+// Options are the plot command's inputs.
+type Options struct {
+	Figure  string   // k, seeds or build-tokens
+	Runs    []string // run directories, globs or directories of runs
+	OutPath string   // without extension: writes OutPath.png and OutPath.svg
+	Judge   string   // k and seeds: whose accuracy is plotted
+	Title   string   // "" = the figure's
+	Out     io.Writer
+}
+
+// figures maps each subcommand to its chart.
+var figures = map[string]func(runs []string, judge string) (*plot.Chart, error){
+	"k":            plot.KChart,
+	"seeds":        plot.SeedsChart,
+	"build-tokens": func(runs []string, _ string) (*plot.Chart, error) { return plot.BuildTokensChart(runs) },
+}
 
 // NewCmd returns the plot command with its three figures.
 func NewCmd() *cobra.Command {
@@ -31,50 +50,59 @@ func NewCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 	}
 	c.AddCommand(
-		sub("k", "Accuracy vs retrieval budget k (Figure 3(c))", "plot-k", func(runs []string, j string) (*plot.Chart, error) { return plot.KChart(runs, j) }),
-		sub("seeds", "Accuracy vs number of semantic seeds K (Figure 3(d))", "plot-seeds", func(runs []string, j string) (*plot.Chart, error) { return plot.SeedsChart(runs, j) }),
-		sub("build-tokens", "Cumulative build tokens vs turns per system (Figure 3(a))", "plot-build-tokens", func(runs []string, _ string) (*plot.Chart, error) { return plot.BuildTokensChart(runs) }),
+		sub("k", "Accuracy vs retrieval budget k (Figure 3(c))", "plot-k"),
+		sub("seeds", "Accuracy vs number of semantic seeds K (Figure 3(d))", "plot-seeds"),
+		sub("build-tokens", "Cumulative build tokens vs turns per system (Figure 3(a))", "plot-build-tokens"),
 	)
 	return c
 }
 
-func sub(name, short, defOut string, chart func([]string, string) (*plot.Chart, error)) *cobra.Command {
-	var runs []string
-	var out, judgeName, title string
+func sub(name, short, defOut string) *cobra.Command {
+	o := &Options{Figure: name}
 	c := &cobra.Command{
 		Use:     name,
 		Short:   short,
 		Example: fmt.Sprintf("  membench plot %s --runs results/sweeps/NAME/runs --out fig", name),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(runs) == 0 {
-				return clierr.Bad("plot %s needs --runs DIR (repeatable): run directories or a directory holding them", name)
-			}
-			dirs, err := runlog.FindRuns(runs)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			ch, err := chart(dirs, judgeName)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			if title != "" {
-				ch.Title = title
-			}
-			paths, err := ch.Save(out)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d runs → %s\n", len(dirs), strings.Join(paths, ", "))
-			return nil
+			o.Out = cmd.OutOrStdout()
+			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
-	f.StringVar(&out, "out", defOut, "output path without extension (writes OUT.png and OUT.svg)")
-	f.StringVar(&title, "title", "", "chart title (default: the figure's)")
+	f.StringArrayVar(&o.Runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
+	f.StringVar(&o.OutPath, "out", defOut, "output path without extension (writes OUT.png and OUT.svg)")
+	f.StringVar(&o.Title, "title", "", "chart title (default: the figure's)")
 	if name != "build-tokens" {
-		f.StringVar(&judgeName, "judge", "", "judge whose overall accuracy is plotted (default llm, else the first)")
+		f.StringVar(&o.Judge, "judge", "", "judge whose overall accuracy is plotted (default llm, else the first)")
 	}
 	return c
+}
+
+// Run draws the figure and says where it went.
+func Run(ctx context.Context, o *Options) error {
+	chart, ok := figures[o.Figure]
+	if !ok {
+		return clierr.Bad("plot %q: want k, seeds or build-tokens", o.Figure)
+	}
+	if len(o.Runs) == 0 {
+		return clierr.Bad("plot %s needs --runs DIR (repeatable): run directories or a directory holding them", o.Figure)
+	}
+	dirs, err := runlog.FindRuns(o.Runs)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	ch, err := chart(dirs, o.Judge)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if o.Title != "" {
+		ch.Title = o.Title
+	}
+	paths, err := ch.Save(o.OutPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "%d runs → %s\n", len(dirs), strings.Join(paths, ", "))
+	return nil
 }
