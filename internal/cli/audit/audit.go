@@ -3,8 +3,8 @@
 package audit
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,45 +15,48 @@ import (
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/audit"
 )
 
-// flags shared by both subcommands.
-type flags struct {
-	judges      []string
-	sample      int
-	seed        uint64
-	jsonOut     bool
-	cacheDir    string
-	noCache     bool
-	concurrency int
+// Options are the inputs both audits share.
+type Options struct {
+	Judges      []string // judge model specs; default offline
+	Sample      int      // audit a seeded sample of N items (0 = all)
+	Seed        uint64
+	JSON        bool
+	CacheDir    string // "" = Host's cache directory
+	NoCache     bool
+	Concurrency int
+	Host        runlog.Host // environment, read at the edge (clienv)
+	Out         io.Writer
 }
 
-func (f *flags) register(c *cobra.Command) {
+func (o *Options) register(c *cobra.Command) {
 	fs := c.Flags()
-	fs.StringArrayVar(&f.judges, "judge", nil, "judge model (repeatable): offline, openai:gpt-4o-mini, gpt=openai:gpt-4o-mini or name=qwen,backend=openai,model=M,base-url=U (default offline)")
-	fs.IntVar(&f.sample, "sample", 0, "audit a seeded random sample of N items instead of all (0 = all)")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of --sample")
-	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of a table")
-	fs.StringVar(&f.cacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
-	fs.BoolVar(&f.noCache, "no-cache", false, "do not read or write the LLM cache")
-	fs.IntVar(&f.concurrency, "concurrency", 4, "parallel judge calls")
+	fs.StringArrayVar(&o.Judges, "judge", nil, "judge model (repeatable): offline, openai:gpt-4o-mini, gpt=openai:gpt-4o-mini or name=qwen,backend=openai,model=M,base-url=U (default offline)")
+	fs.IntVar(&o.Sample, "sample", 0, "audit a seeded random sample of N items instead of all (0 = all)")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of --sample")
+	fs.BoolVar(&o.JSON, "json", false, "print the result as JSON instead of a table")
+	fs.StringVar(&o.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
+	fs.BoolVar(&o.NoCache, "no-cache", false, "do not read or write the LLM cache")
+	fs.IntVar(&o.Concurrency, "concurrency", 4, "parallel judge calls")
 }
 
-// options builds the judges; close releases the cache.
-func (f *flags) options() (audit.Options, func(), error) {
-	if f.sample < 0 {
-		return audit.Options{}, nil, clierr.Bad("--sample %d: give a positive number of items, or 0 for all", f.sample)
+// audit builds the judges; close releases the cache.
+func (o *Options) audit() (audit.Options, func(), error) {
+	if o.Sample < 0 {
+		return audit.Options{}, nil, clierr.Bad("--sample %d: give a positive number of items, or 0 for all", o.Sample)
 	}
-	if f.concurrency < 1 {
-		return audit.Options{}, nil, clierr.Bad("--concurrency %d: must be at least 1", f.concurrency)
+	if o.Concurrency < 1 {
+		return audit.Options{}, nil, clierr.Bad("--concurrency %d: must be at least 1", o.Concurrency)
 	}
 	closeFn := func() {}
 	var deps llm.BuildDeps
-	if !f.noCache && audit.NeedsCache(f.judges) {
-		dir := f.cacheDir
+	if !o.NoCache && audit.NeedsCache(o.Judges) {
+		dir := o.CacheDir
 		if dir == "" {
-			dir = clienv.Host().CacheDir()
+			dir = o.Host.CacheDir()
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return audit.Options{}, nil, clierr.Bad("--cache-dir %s: %v", dir, err)
@@ -65,34 +68,25 @@ func (f *flags) options() (audit.Options, func(), error) {
 		deps.Cache = c
 		closeFn = func() { c.Close() }
 	}
-	js, err := audit.BuildJudges(f.judges, deps)
+	js, err := audit.BuildJudges(o.Judges, deps)
 	if err != nil {
 		closeFn()
 		return audit.Options{}, nil, clierr.AsBad(err)
 	}
-	return audit.Options{Judges: js, Sample: f.sample, Seed: f.seed, Concurrency: f.concurrency}, closeFn, nil
+	return audit.Options{Judges: js, Sample: o.Sample, Seed: o.Seed, Concurrency: o.Concurrency}, closeFn, nil
 }
 
-func (f *flags) print(w io.Writer, r *audit.Result, mdName string) error {
-	if f.jsonOut {
-		enc := json.NewEncoder(w)
+func (o *Options) print(r *audit.Result, mdName string) error {
+	if o.JSON {
+		enc := json.NewEncoder(o.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	if err := r.Table().Terminal(w); err != nil {
+	if err := r.Table().Terminal(o.Out); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "written: %s\n", mdName)
+	fmt.Fprintf(o.Out, "written: %s\n", mdName)
 	return nil
-}
-
-// asBad maps the audit's input errors (missing or malformed files) to exit 2.
-func asBad(err error) error {
-	var ie *audit.InputError
-	if errors.As(err, &ie) {
-		return clierr.AsBad(err)
-	}
-	return err
 }
 
 // NewCmd returns the audit command with its two subcommands.
@@ -110,9 +104,14 @@ numbers measure word-overlap heuristics, not a model (docs/audits.md).`,
 	return c
 }
 
+// ExtractionOptions are `audit extraction`'s inputs.
+type ExtractionOptions struct {
+	Run string // run directory with memory.jsonl
+	Options
+}
+
 func extractionCmd() *cobra.Command {
-	var f flags
-	var run string
+	o := &ExtractionOptions{}
 	c := &cobra.Command{
 		Use:   "extraction",
 		Short: "Hallucination rate of event entries (is each entry supported by its utterance?)",
@@ -120,29 +119,40 @@ func extractionCmd() *cobra.Command {
   membench audit extraction --run DIR --judge gpt=openai:gpt-4o-mini --judge name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1 --sample 500 --seed 7`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if run == "" {
-				return clierr.Bad("--run: give the run directory holding memory.jsonl (membench run --system structmem prints it)")
-			}
-			opts, done, err := f.options()
-			if err != nil {
-				return err
-			}
-			defer done()
-			r, err := audit.Extraction(cmd.Context(), run, opts)
-			if err != nil {
-				return asBad(err)
-			}
-			return f.print(cmd.OutOrStdout(), r, filepath.Join(run, audit.ExtractionReport))
+			o.Host, o.Out = clienv.Host(), cmd.OutOrStdout()
+			return RunExtraction(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&run, "run", "", "run directory with memory.jsonl")
-	f.register(c)
+	c.Flags().StringVar(&o.Run, "run", "", "run directory with memory.jsonl")
+	o.register(c)
 	return c
 }
 
+// RunExtraction audits the run's event entries and prints the table.
+func RunExtraction(ctx context.Context, o *ExtractionOptions) error {
+	if o.Run == "" {
+		return clierr.Bad("--run: give the run directory holding memory.jsonl (membench run --system structmem prints it)")
+	}
+	opts, done, err := o.audit()
+	if err != nil {
+		return err
+	}
+	defer done()
+	r, err := audit.Extraction(ctx, o.Run, opts)
+	if err != nil {
+		return err
+	}
+	return o.print(r, filepath.Join(o.Run, audit.ExtractionReport))
+}
+
+// LinksOptions are `audit links`'s inputs.
+type LinksOptions struct {
+	Runs []string // run directories with memory.jsonl
+	Options
+}
+
 func linksCmd() *cobra.Command {
-	var f flags
-	var runs []string
+	o := &LinksOptions{}
 	c := &cobra.Command{
 		Use:   "links",
 		Short: "Spurious cross-event links (are the cited events enough for each synthesis?)",
@@ -150,26 +160,32 @@ func linksCmd() *cobra.Command {
   membench audit links --run DIR --judge gpt=openai:gpt-4o-mini`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(runs) == 0 {
-				return clierr.Bad("--run: give at least one run directory holding memory.jsonl (repeatable, e.g. a constrained and an unconstrained run)")
-			}
-			opts, done, err := f.options()
-			if err != nil {
-				return err
-			}
-			defer done()
-			r, err := audit.Links(cmd.Context(), runs, opts)
-			if err != nil {
-				return asBad(err)
-			}
-			md := filepath.Join(runs[0], audit.LinksReport)
-			if len(runs) > 1 {
-				md = fmt.Sprintf("%s in each run directory", audit.LinksReport)
-			}
-			return f.print(cmd.OutOrStdout(), r, md)
+			o.Host, o.Out = clienv.Host(), cmd.OutOrStdout()
+			return RunLinks(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringArrayVar(&runs, "run", nil, "run directory with memory.jsonl (repeatable)")
-	f.register(c)
+	c.Flags().StringArrayVar(&o.Runs, "run", nil, "run directory with memory.jsonl (repeatable)")
+	o.register(c)
 	return c
+}
+
+// RunLinks audits the runs' cross-event links and prints the table.
+func RunLinks(ctx context.Context, o *LinksOptions) error {
+	if len(o.Runs) == 0 {
+		return clierr.Bad("--run: give at least one run directory holding memory.jsonl (repeatable, e.g. a constrained and an unconstrained run)")
+	}
+	opts, done, err := o.audit()
+	if err != nil {
+		return err
+	}
+	defer done()
+	r, err := audit.Links(ctx, o.Runs, opts)
+	if err != nil {
+		return err
+	}
+	md := filepath.Join(o.Runs[0], audit.LinksReport)
+	if len(o.Runs) > 1 {
+		md = fmt.Sprintf("%s in each run directory", audit.LinksReport)
+	}
+	return o.print(r, md)
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -83,5 +84,24 @@ func TestBadInputExitCode(t *testing.T) {
 		if clierr.Code(err) != 2 {
 			t.Errorf("%v: err %v, exit %d; want 2", args, err, clierr.Code(err))
 		}
+	}
+}
+
+func TestRunExtractionWithOptions(t *testing.T) {
+	dir := runDir(t)
+	var out bytes.Buffer
+	o := &ExtractionOptions{Run: dir, Options: Options{Concurrency: 1, NoCache: true, Out: &out}}
+	if err := RunExtraction(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "50.00% (1/2) [") || !strings.Contains(out.String(), "written: "+filepath.Join(dir, "audit_extraction.md")) {
+		t.Errorf("output:\n%s", out.String())
+	}
+	o.Concurrency = 0
+	if err := RunExtraction(context.Background(), o); clierr.Code(err) != 2 {
+		t.Errorf("concurrency 0: err %v, want exit 2", err)
+	}
+	if err := RunLinks(context.Background(), &LinksOptions{Runs: []string{t.TempDir()}, Options: Options{Concurrency: 1, Out: &out}}); clierr.Code(err) != 2 {
+		t.Errorf("links without memory.jsonl: err %v, want exit 2", err)
 	}
 }

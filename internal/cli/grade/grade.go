@@ -2,7 +2,9 @@
 package grade
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -10,13 +12,19 @@ import (
 	"github.com/membench/membench/study/grade"
 )
 
+// Options are the grade command's inputs.
+type Options struct {
+	Runs  []string // run directories; answers are pooled and shuffled
+	Human grade.HumanOptions
+	JSON  bool      // session counts as JSON on Err
+	In    io.Reader // one grade per line
+	Out   io.Writer // the items shown to the grader
+	Err   io.Writer
+}
+
 // NewCmd returns the grade command.
 func NewCmd() *cobra.Command {
-	var (
-		dirs   []string
-		o      grade.HumanOptions
-		asJSON bool
-	)
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "grade",
 		Short: "Blind human grading of run answers; stored as judge \"human\"",
@@ -32,27 +40,33 @@ is graded and keeps the same order. Input may come from a pipe:
 Compare judge and human afterwards with membench agreement.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(dirs) == 0 {
-				return clierr.Bad("grade needs --run DIR (repeatable)")
-			}
-			res, err := grade.Human(dirs, cmd.InOrStdin(), cmd.OutOrStdout(), o)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.ErrOrStderr())
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
-			}
-			return nil
+			o.In, o.Out, o.Err = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&dirs, "run", nil, "run directory (repeatable; answers are pooled and shuffled)")
-	f.Uint64Var(&o.Seed, "seed", 1, "shuffle seed (keep it across sessions to keep the order)")
-	f.IntSliceVar(&o.Exclude, "exclude-category", nil, "leave out these categories (e.g. 5 for LoCoMo adversarial)")
-	f.IntVar(&o.Limit, "limit", 0, "stop after this many grades (0 = all)")
-	f.StringVar(&o.Grader, "grader", "", "grader's name, stored in each judgment's reason")
-	f.BoolVar(&asJSON, "json", false, "print the session counts as JSON on stderr")
+	f.StringArrayVar(&o.Runs, "run", nil, "run directory (repeatable; answers are pooled and shuffled)")
+	f.Uint64Var(&o.Human.Seed, "seed", 1, "shuffle seed (keep it across sessions to keep the order)")
+	f.IntSliceVar(&o.Human.Exclude, "exclude-category", nil, "leave out these categories (e.g. 5 for LoCoMo adversarial)")
+	f.IntVar(&o.Human.Limit, "limit", 0, "stop after this many grades (0 = all)")
+	f.StringVar(&o.Human.Grader, "grader", "", "grader's name, stored in each judgment's reason")
+	f.BoolVar(&o.JSON, "json", false, "print the session counts as JSON on stderr")
 	return c
+}
+
+// Run holds one grading session.
+func Run(_ context.Context, o *Options) error {
+	if len(o.Runs) == 0 {
+		return clierr.Bad("grade needs --run DIR (repeatable)")
+	}
+	res, err := grade.Human(o.Runs, o.In, o.Out, o.Human)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.Err)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return nil
 }
