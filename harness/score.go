@@ -18,7 +18,6 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/jsonl"
 	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/llm"
@@ -92,7 +91,7 @@ func ReadPredictions(path string) ([]Prediction, error) {
 		return nil
 	})
 	if err != nil {
-		if _, ok := err.(*clierr.BadInput); ok {
+		if _, ok := err.(*badinput.Error); ok {
 			return nil, err
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)

@@ -27,7 +27,11 @@ func writeRun(t *testing.T, dir string, k, right int) {
 	for i := 0; i < 4; i++ {
 		id := fmt.Sprintf("q%d", i)
 		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Category: 4})
-		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: i < right})
+		score := 0.0
+		if i < right {
+			score = 1
+		}
+		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: i < right, Score: score})
 	}
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile), ans...)
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js...)
