@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func fakeModels(_ int, r llmtest.ChatRequest) llmtest.Reply {
 			if q < 1e-6 {
 				q = 1e-6
 			}
-			return logf(q)
+			return math.Log(q)
 		}
 		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: lp(p)}, {Token: "no", Logprob: lp(1 - p)}}}
 	}
@@ -148,19 +149,9 @@ func recordLines(t *testing.T, path string) []string {
 		b, _ := json.Marshal(r)
 		out = append(out, string(b))
 	}
-	sortStrings(out)
+	sort.Strings(out)
 	return out
 }
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
-
-func logf(x float64) float64 { return math.Log(x) }
 
 // The committed bundle (testdata/bundles) is a small real-model-shaped run
 // on the embedded sample recorded against the fake server. Regenerate it
