@@ -59,9 +59,24 @@ type Manifest struct {
 	// prompt hashes, threshold), including judges added later by
 	// `membench judge` and `membench grade`.
 	JudgeSpecs []judge.Info `json:"judge_specs,omitempty"`
-	Offline    bool         `json:"offline"`
-	Started    time.Time    `json:"started"`
-	Finished   time.Time    `json:"finished,omitempty"`
+	// Offline is true only when every model role and every model judge
+	// is the offline backend; OfflineParts names the ones that are (so a
+	// run with a real judge and offline roles says what is offline).
+	Offline      bool     `json:"offline"`
+	OfflineParts []string `json:"offline_parts,omitempty"`
+	// SystemOptions are the system's options after its defaults, with
+	// --k as "k" when given: what the system really ran with.
+	SystemOptions systems.Options `json:"system_options,omitempty"`
+	// EmbedderSHA256 hashes the embedder's model files (USE-lite); empty
+	// for embedders defined by code and name alone (hashed, remote).
+	EmbedderSHA256 string `json:"embedder_sha256,omitempty"`
+	// QuestionSetSHA256 hashes the questions actually run (after
+	// --conversations and --limit): ids, texts and gold answers in order.
+	QuestionSetSHA256 string    `json:"question_set_sha256,omitempty"`
+	TurnStep          string    `json:"turn_step,omitempty"` // as a duration string, e.g. "30s"
+	Status            *Status   `json:"status,omitempty"`
+	Started           time.Time `json:"started"`
+	Finished          time.Time `json:"finished,omitempty"`
 	// Replay says the run was reproduced from a bundle.
 	Replay *ReplayInfo `json:"replay,omitempty"`
 	// RenderedTokens summarises context sizes, so kstar reads them without re-running.

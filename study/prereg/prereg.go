@@ -22,7 +22,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/membench/membench/internal/cli/compare"
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/stats"
 )
@@ -224,6 +224,9 @@ type Outcome struct {
 	Decision   string   `json:"decision"`
 	MissingA   []string `json:"missing_in_a,omitempty"` // ids judged for B only
 	MissingB   []string `json:"missing_in_b,omitempty"`
+	// Offline is "offline heuristics (...)" when either run's answers or
+	// judgments come from the offline backend; the decision says so too.
+	Offline string `json:"offline,omitempty"`
 }
 
 // Report is the whole test.
@@ -238,11 +241,17 @@ type Report struct {
 	Alpha    float64   `json:"alpha"`
 	Outcomes []Outcome `json:"hypotheses"`
 	Warnings []string  `json:"warnings,omitempty"`
+	Mixed    []string  `json:"mixed,omitempty"` // differences accepted with --allow-mixed
 }
 
 // Test runs a locked plan on finished runs. System paths are resolved
 // under runsDir unless absolute.
-func Test(path, runsDir string) (*Report, error) {
+func Test(path, runsDir string) (*Report, error) { return TestRuns(path, runsDir, false) }
+
+// TestRuns is Test; with allowMixed, hypotheses on runs whose manifests
+// differ (dataset, embedder, answer model, judge, backends) are tested
+// and the differences listed in the report instead of refused.
+func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
 	p, b, err := Load(path)
 	if err != nil {
 		return nil, err
@@ -276,22 +285,25 @@ func Test(path, runsDir string) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		o := compare.Options{A: pa, B: pb, JudgeA: p.Judge, JudgeB: p.Judge, Test: h.Kind,
-			Margin: stats.DefaultMargin, Alpha: p.Alpha, ExcludeCategory: p.Exclude}
+		o := analysis.CompareOptions{A: pa, B: pb, JudgeA: p.Judge, JudgeB: p.Judge, Test: h.Kind,
+			Margin: stats.DefaultMargin, Alpha: p.Alpha, ExcludeCategory: p.Exclude, AllowMixed: allowMixed}
 		if h.Margin != nil {
 			o.Margin = *h.Margin
 		}
-		j, err := compare.Pair(o)
+		j, err := analysis.Pair(o)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s vs %s): %w", h.ID, h.A, h.B, err)
 		}
-		r, err := compare.Run(j, o)
+		r, err := analysis.Compare(j, o)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s vs %s): %w", h.ID, h.A, h.B, err)
 		}
 		out := Outcome{ID: h.ID, Kind: h.Kind, Family: h.Family, A: h.A, B: h.B, N: r.N, AccuracyA: r.AccuracyA, AccuracyB: r.AccuracyB,
 			OnlyA: r.OnlyA, OnlyB: r.OnlyB, Statistic: r.Statistic, P: r.PValue, MeanDiff: r.MeanDiff, LowerBound: r.LowerBound, Margin: r.Margin,
-			MissingA: sorted(j.OnlyInB), MissingB: sorted(j.OnlyInA)}
+			MissingA: sorted(j.OnlyInB), MissingB: sorted(j.OnlyInA), Offline: r.Offline}
+		for _, m := range r.Mixed {
+			rep.Mixed = append(rep.Mixed, h.ID+": "+m)
+		}
 		if n := len(j.OnlyInA) + len(j.OnlyInB); n > 0 {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d question ids are judged on one side only (%d missing in %s, %d missing in %s); they are not paired", h.ID, n, len(out.MissingA), h.A, len(out.MissingB), h.B))
 		}
@@ -302,6 +314,11 @@ func Test(path, runsDir string) (*Report, error) {
 	}
 	if err := holmByFamily(rep.Outcomes, p.Alpha); err != nil {
 		return nil, err
+	}
+	for i := range rep.Outcomes {
+		if o := &rep.Outcomes[i]; o.Offline != "" {
+			o.Decision += " (offline heuristics)"
+		}
 	}
 	return rep, nil
 }
@@ -385,6 +402,14 @@ func (r *Report) Table() *report.Table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("alpha %.3g one-sided for non-inferiority; Holm within each family; split: %s; planned n %d; file sha256 %s", r.Alpha, r.Split, r.PlannedN, r.SHA256))
 	t.Notes = append(t.Notes, r.Warnings...)
+	for _, o := range r.Outcomes {
+		if o.Offline != "" {
+			t.Notes = append(t.Notes, o.ID+": "+o.Offline)
+		}
+	}
+	if w := runlog.MixedWarning(r.Mixed); w != "" {
+		t.Notes = append([]string{w}, t.Notes...)
+	}
 	return t
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
 )
 
@@ -115,7 +116,7 @@ func TestHumanAgreementPerSystem(t *testing.T) {
 	js = append(js, judgments("s2", "gpt", x)...) // 8/10
 	p := write(t, filepath.Join(root, "r"), js)
 	out, _ := run(t, "--judgments", p, "--json")
-	var res Result
+	var res analysis.AgreementResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}

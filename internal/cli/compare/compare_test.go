@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
 )
 
@@ -78,7 +79,7 @@ func TestMcNemarJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if got := strings.Join(keys, ","); got != "accuracy_a,accuracy_b,both,kappa,n,neither,only_a,only_b,p_value,statistic" {
+	if got := strings.Join(keys, ","); got != "accuracy_a,accuracy_b,both,excluded,judge_a,judge_b,judged_one_side,kappa,mean_a,mean_b,measure,n,neither,only_a,only_b,only_in_a,only_in_b,p_value,run_a,run_b,statistic,test,verdict" {
 		t.Errorf("keys %s", got)
 	}
 	if m["n"].(float64) != 20 || m["both"].(float64) != 5 || m["only_a"].(float64) != 7 || m["only_b"].(float64) != 1 || m["neither"].(float64) != 7 {
@@ -110,9 +111,18 @@ func TestNonInferiorityAndMissing(t *testing.T) {
 	if !strings.Contains(stderr, "2 question ids judged in A") || !strings.Contains(stderr, "conv-1:18") {
 		t.Errorf("missing ids not reported: %q", stderr)
 	}
-	var m map[string]float64
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
+	var r analysis.CompareResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal([]byte(out), &m)
+	if r.JudgedOneSide != 2 || r.OnlyInA != 2 || r.Test != "noninferiority" || r.Verdict == "" {
+		t.Errorf("one-sided count, test or verdict: %+v", r)
+	}
+	// The mean difference is exactly the difference of the printed means.
+	if math.Abs(*r.MeanDiff-(r.MeanA-r.MeanB)) > 1e-9 {
+		t.Errorf("mean diff %v but means %v - %v", *r.MeanDiff, r.MeanA, r.MeanB)
 	}
 	for _, k := range []string{"mean_diff", "lower_bound", "margin"} {
 		if _, ok := m[k]; !ok {
@@ -120,7 +130,7 @@ func TestNonInferiorityAndMissing(t *testing.T) {
 		}
 	}
 	// 18 paired: d = +100 on 7 (5..11), −100 on 1 (12), 0 on 10: mean 33.33 points.
-	if m["n"] != 18 || math.Abs(m["mean_diff"]-600.0/18) > 1e-9 || m["margin"] != -5 || m["lower_bound"] >= m["mean_diff"] {
+	if r.N != 18 || math.Abs(*r.MeanDiff-600.0/18) > 1e-9 || *r.Margin != -5 || *r.LowerBound >= *r.MeanDiff {
 		t.Errorf("result %v", m)
 	}
 }

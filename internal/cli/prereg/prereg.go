@@ -44,7 +44,7 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
 		},
 	}
 	var runsDir string
-	var asJSON bool
+	var asJSON, allowMixed bool
 	test := &cobra.Command{
 		Use:   "test FILE",
 		Short: "Run the locked plan's tests on finished runs",
@@ -52,7 +52,7 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
   membench prereg test configs/prereg_seed_study.yaml --runs-dir results/seed-study`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := prereg.Test(args[0], runsDir)
+			rep, err := prereg.TestRuns(args[0], runsDir, allowMixed)
 			if err != nil {
 				var ch *prereg.ChangedError
 				if errors.As(err, &ch) {
@@ -70,6 +70,7 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
 	}
 	test.Flags().StringVar(&runsDir, "runs-dir", "", "directory the plan's system paths are relative to")
 	test.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	test.Flags().BoolVar(&allowMixed, "allow-mixed", false, "test hypotheses on runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")
 	c.AddCommand(lock, test)
 	return c
 }

@@ -1,0 +1,440 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/stats"
+)
+
+// InputError is a problem with what the user gave (a path, a judge name,
+// a test): the command line maps it to exit code 2.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string  { return e.Err.Error() }
+func (e *InputError) Unwrap() error  { return e.Err }
+func (e *InputError) BadInput() bool { return true }
+
+func inputErr(format string, a ...any) error {
+	return &InputError{Err: fmt.Errorf(format, a...)}
+}
+
+// Source is one judgments file with what is known of its questions (from
+// the answers.jsonl beside it) and its run's manifest, when there is one.
+type Source struct {
+	Path       string // as given
+	Name       string // run dir name, or the judgments file's dir name
+	Judgments  []runlog.Judgment
+	Categories map[string]int  // question id → category; empty when unknown
+	Abstains   map[string]bool // question id → declining is the right answer
+	Manifest   *runlog.Manifest
+}
+
+// LoadSource reads a run directory or a judgments.jsonl file, keeping the
+// last line per (question, judge, system) as every reader does.
+func LoadSource(path string) (*Source, error) {
+	js, err := runlog.LoadJudgments(path)
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	js = runlog.LastBy(js, func(j runlog.Judgment) string { return j.QuestionID + "\x00" + j.Judge + "\x00" + j.System })
+	if len(js) == 0 {
+		return nil, inputErr("%s: no judgments (give a run directory or a non-empty judgments.jsonl)", path)
+	}
+	dir := path
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Categories: map[string]int{}, Abstains: map[string]bool{}}
+	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	for _, a := range answers {
+		if a.Category != 0 {
+			s.Categories[a.QuestionID] = a.Category
+		}
+		s.Abstains[a.QuestionID] = a.Abstains()
+	}
+	if runlog.IsRunDir(dir) {
+		m, err := runlog.LoadManifest(dir)
+		if err != nil {
+			return nil, &InputError{Err: err}
+		}
+		s.Manifest = &m
+	} else if _, err := os.Stat(filepath.Join(dir, runlog.ManifestFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &InputError{Err: err}
+	}
+	return s, nil
+}
+
+// Side names the source for runlog.CheckComparable.
+func (s *Source) Side() runlog.Side { return runlog.Side{Label: s.Path, Manifest: s.Manifest} }
+
+// Judges lists the judge names present, sorted.
+func (s *Source) Judges() []string {
+	seen := map[string]bool{}
+	for _, j := range s.Judgments {
+		seen[j.Judge] = true
+	}
+	var out []string
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ByJudge returns one judge's verdicts keyed by question id. An empty name
+// picks the only judge; a question judged by the same judge for two
+// systems in one file is an error, since the pairing would be ambiguous.
+func (s *Source) ByJudge(name, flag string) (map[string]runlog.Judgment, string, error) {
+	judges := s.Judges()
+	if name == "" {
+		if len(judges) != 1 {
+			return nil, "", inputErr("%s holds judges %s; pick one with %s", s.Path, strings.Join(judges, ", "), flag)
+		}
+		name = judges[0]
+	}
+	out := map[string]runlog.Judgment{}
+	for _, j := range s.Judgments {
+		if j.Judge != name {
+			continue
+		}
+		if prev, dup := out[j.QuestionID]; dup {
+			return nil, "", inputErr("%s: judge %s scored %s for systems %q and %q; split the file per system", s.Path, name, j.QuestionID, prev.System, j.System)
+		}
+		out[j.QuestionID] = j
+	}
+	if len(out) == 0 {
+		return nil, "", inputErr("%s has no judgments by judge %q (%s); it holds %s", s.Path, name, flag, strings.Join(judges, ", "))
+	}
+	return out, name, nil
+}
+
+// IsMetric says whether the named judge reports a mean score in this
+// source (its manifest, else the judge registry).
+func (s *Source) IsMetric(name string) bool {
+	if s.Manifest != nil {
+		return s.Manifest.IsMetric(name)
+	}
+	return runlog.Manifest{}.IsMetric(name)
+}
+
+// System is the system named in the judgments, or the directory name.
+func (s *Source) System() string {
+	for _, j := range s.Judgments {
+		if j.System != "" {
+			return j.System
+		}
+	}
+	return s.Name
+}
+
+// CompareOptions are a paired comparison's inputs.
+type CompareOptions struct {
+	A, B           string
+	JudgeA, JudgeB string
+	Test           string  // "mcnemar" or "noninferiority"
+	ChiSquare      bool    // McNemar: chi-square with continuity correction instead of exact
+	Margin, Alpha  float64 // margin in points, negative = tolerated loss of A
+	// ExcludeCategory drops questions of these categories (0 excludes
+	// nothing); 5 stands for every abstention question (LoCoMo category
+	// 5 and LongMemEval _abs), as the summary's overall leaves them out.
+	ExcludeCategory []int
+	AllowMixed      bool
+}
+
+// Join is the paired data: ids in both, with the ids left out and why.
+type Join struct {
+	IDs              []string
+	A, B             []bool    // thresholded outcome (verdict judges: the verdict)
+	ScoreA, ScoreB   []float64 // points
+	OnlyInA, OnlyInB []string
+	Excluded         int
+	Unknown          int // ids with no category, kept
+	JudgeA, JudgeB   string
+	SourceA, SourceB *Source
+	Mixed            []string // differences accepted with --allow-mixed
+}
+
+// Pair loads both sides, checks that they may be compared, and joins them
+// by question id.
+func Pair(o CompareOptions) (*Join, error) {
+	sa, err := LoadSource(o.A)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := LoadSource(o.B)
+	if err != nil {
+		return nil, err
+	}
+	return PairSources(sa, sb, o)
+}
+
+// PairSources is Pair on loaded sources.
+func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
+	ja, na, err := sa.ByJudge(o.JudgeA, "--judge-a/--judge")
+	if err != nil {
+		return nil, err
+	}
+	jb, nb, err := sb.ByJudge(o.JudgeB, "--judge-b/--judge")
+	if err != nil {
+		return nil, err
+	}
+	var judges []string
+	if na == nb {
+		judges = []string{na} // one judge on both sides: its spec must match
+	}
+	mixed, err := runlog.CheckComparable([]runlog.Side{sa.Side(), sb.Side()}, o.AllowMixed, judges...)
+	if err != nil {
+		return nil, err
+	}
+	excl := map[int]bool{}
+	for _, c := range o.ExcludeCategory {
+		if c != 0 {
+			excl[c] = true
+		}
+	}
+	known := func(id string) (cat int, abstains, ok bool) {
+		for _, s := range []*Source{sa, sb} {
+			if ab, has := s.Abstains[id]; has {
+				return s.Categories[id], ab, true
+			}
+		}
+		return 0, false, false
+	}
+	skip := func(id string) bool {
+		c, ab, ok := known(id)
+		return ok && (excl[c] || (ab && excl[5]))
+	}
+	j := &Join{JudgeA: na, JudgeB: nb, SourceA: sa, SourceB: sb, Mixed: mixed}
+	for id := range ja {
+		if _, ok := jb[id]; !ok && !skip(id) {
+			j.OnlyInA = append(j.OnlyInA, id)
+		}
+	}
+	for id := range jb {
+		if _, ok := ja[id]; !ok && !skip(id) {
+			j.OnlyInB = append(j.OnlyInB, id)
+		}
+	}
+	for id := range ja {
+		if _, ok := jb[id]; !ok {
+			continue
+		}
+		if skip(id) {
+			j.Excluded++
+			continue
+		}
+		if _, _, ok := known(id); !ok {
+			j.Unknown++
+		}
+		j.IDs = append(j.IDs, id)
+	}
+	sort.Strings(j.IDs)
+	sort.Strings(j.OnlyInA)
+	sort.Strings(j.OnlyInB)
+	for _, id := range j.IDs {
+		a, b := ja[id], jb[id]
+		j.A, j.B = append(j.A, a.Correct), append(j.B, b.Correct)
+		j.ScoreA, j.ScoreB = append(j.ScoreA, 100*a.Score), append(j.ScoreB, 100*b.Score)
+	}
+	return j, nil
+}
+
+// CompareResult is compare's JSON. Accuracies, means, mean_diff,
+// lower_bound and margin are in points (0-100). Values a test leaves
+// undefined are null.
+type CompareResult struct {
+	Test   string `json:"test"`    // mcnemar | mcnemar-chi2 | noninferiority
+	RunA   string `json:"run_a"`   // as given
+	RunB   string `json:"run_b"`   // as given
+	JudgeA string `json:"judge_a"` // judge names
+	JudgeB string `json:"judge_b"`
+	// Measure says what the test compares: "verdict" (a verdict judge's
+	// correct/wrong), "thresholded outcome" (a metric judge's score >=
+	// threshold: McNemar) or "mean score" (non-inferiority).
+	Measure   string   `json:"measure"`
+	Threshold *float64 `json:"threshold,omitempty"` // metric judges' outcome threshold (0-1)
+	N         int      `json:"n"`
+	// Means are the mean scores × 100 on the paired questions: for a
+	// verdict judge the accuracy, for a metric judge the summary's figure.
+	MeanA float64 `json:"mean_a"`
+	MeanB float64 `json:"mean_b"`
+	// Accuracies are the share of correct outcomes (for a metric judge:
+	// score >= threshold).
+	AccuracyA  float64  `json:"accuracy_a"`
+	AccuracyB  float64  `json:"accuracy_b"`
+	Both       int      `json:"both"`
+	OnlyA      int      `json:"only_a"`
+	OnlyB      int      `json:"only_b"`
+	Neither    int      `json:"neither"`
+	Statistic  *float64 `json:"statistic"`
+	PValue     *float64 `json:"p_value"`
+	Kappa      *float64 `json:"kappa"`
+	MeanDiff   *float64 `json:"mean_diff,omitempty"`
+	LowerBound *float64 `json:"lower_bound,omitempty"`
+	Margin     *float64 `json:"margin,omitempty"`
+	// Verdict is the test's conclusion in words, with the offline note.
+	Verdict string `json:"verdict"`
+	// JudgedOneSide counts ids judged in only one of the runs (left out).
+	JudgedOneSide int `json:"judged_one_side"`
+	OnlyInA       int `json:"only_in_a"`
+	OnlyInB       int `json:"only_in_b"`
+	Excluded      int `json:"excluded"`
+	// Offline is "offline heuristics (...)" when either run's answers or
+	// judgments come from the offline backend.
+	Offline string   `json:"offline,omitempty"`
+	Mixed   []string `json:"mixed,omitempty"`
+}
+
+// Compare computes the test on a join.
+func Compare(j *Join, o CompareOptions) (CompareResult, error) {
+	n := len(j.IDs)
+	r := CompareResult{RunA: o.A, RunB: o.B, JudgeA: j.JudgeA, JudgeB: j.JudgeB, Mixed: j.Mixed,
+		OnlyInA: len(j.OnlyInA), OnlyInB: len(j.OnlyInB), JudgedOneSide: len(j.OnlyInA) + len(j.OnlyInB), Excluded: j.Excluded}
+	if n == 0 {
+		return r, inputErr("%s and %s share no question ids after exclusions; check --a/--b and --exclude-category", o.A, o.B)
+	}
+	t, err := stats.Paired(j.A, j.B)
+	if err != nil {
+		return r, err
+	}
+	r.N, r.Both, r.OnlyA, r.OnlyB, r.Neither = n, t.Both, t.OnlyA, t.OnlyB, t.Neither
+	r.AccuracyA = 100 * float64(t.Both+t.OnlyA) / float64(n)
+	r.AccuracyB = 100 * float64(t.Both+t.OnlyB) / float64(n)
+	r.MeanA, r.MeanB = mean(j.ScoreA), mean(j.ScoreB)
+	metric := j.SourceA != nil && (j.SourceA.IsMetric(j.JudgeA) || j.SourceB.IsMetric(j.JudgeB))
+	if k, err := stats.CohenKappaBinary(j.A, j.B); err == nil {
+		r.Kappa = finite(k)
+	}
+	switch o.Test {
+	case "mcnemar":
+		r.Test = "mcnemar"
+		r.Measure = "verdict"
+		if metric {
+			r.Measure = "thresholded outcome"
+			r.Threshold = threshold(j)
+		}
+		if o.ChiSquare {
+			r.Test = "mcnemar-chi2"
+			st, p, err := stats.McNemarChiSquare(t.OnlyA, t.OnlyB, true)
+			if err != nil {
+				return r, err
+			}
+			r.Statistic, r.PValue = finite(st), finite(p)
+		} else {
+			p, err := stats.McNemarExact(t.OnlyA, t.OnlyB)
+			if err != nil {
+				return r, err
+			}
+			// The exact test's statistic is the smaller discordant count.
+			st := float64(min(t.OnlyA, t.OnlyB))
+			r.Statistic, r.PValue = &st, finite(p)
+		}
+		r.Verdict = "no difference shown"
+		if r.PValue != nil && *r.PValue < o.Alpha {
+			r.Verdict = "A and B differ"
+		}
+		r.Verdict += fmt.Sprintf(" at alpha %.2g (p = %s)", o.Alpha, num(r.PValue, "%.4g"))
+	case "noninferiority":
+		r.Test = "noninferiority"
+		r.Measure = "verdict"
+		if metric {
+			r.Measure = "mean score"
+		}
+		ni, err := stats.NonInferiority(j.ScoreA, j.ScoreB, o.Margin, o.Alpha)
+		if err != nil {
+			return r, &InputError{Err: err}
+		}
+		r.Statistic, r.PValue = finite(ni.T), finite(ni.P)
+		r.MeanDiff, r.LowerBound, r.Margin = finite(ni.Mean), finite(ni.Lower), finite(ni.Margin)
+		r.Verdict = "NOT shown non-inferior"
+		if r.LowerBound != nil && *r.LowerBound > o.Margin {
+			r.Verdict = "non-inferior"
+		}
+	default:
+		return r, inputErr("--test %q: use mcnemar or noninferiority", o.Test)
+	}
+	r.Offline = offlineNote(j.SourceA, j.SourceB)
+	if r.Offline != "" {
+		r.Verdict += "; " + r.Offline
+	}
+	return r, nil
+}
+
+// threshold is the metric judge's outcome threshold from A's manifest
+// (B's when A has none).
+func threshold(j *Join) *float64 {
+	for _, s := range []struct {
+		src  *Source
+		name string
+	}{{j.SourceA, j.JudgeA}, {j.SourceB, j.JudgeB}} {
+		if s.src != nil && s.src.Manifest != nil {
+			if th := s.src.Manifest.Threshold(s.name); th > 0 {
+				return &th
+			}
+		}
+	}
+	return nil
+}
+
+// offlineNote names the offline parts of each side, "" when none.
+func offlineNote(srcs ...*Source) string {
+	var parts []string
+	for _, s := range srcs {
+		if s == nil || s.Manifest == nil {
+			continue
+		}
+		if off := s.Manifest.OfflineList(); len(off) > 0 {
+			parts = append(parts, s.Path+": "+strings.Join(off, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "offline heuristics (" + strings.Join(parts, "; ") + "): these figures measure the pipeline, not model quality"
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func num(p *float64, f string) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf(f, *p)
+}
+
+// Examples formats up to three ids.
+func Examples(ids []string) string {
+	ids = append([]string(nil), ids...)
+	sort.Strings(ids)
+	if len(ids) > 3 {
+		return strings.Join(ids[:3], ", ") + ", ..."
+	}
+	return strings.Join(ids, ", ")
+}

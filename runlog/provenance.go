@@ -1,0 +1,341 @@
+package runlog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
+)
+
+// Run states in Manifest.Status.
+const (
+	StateComplete   = "complete"
+	StateIncomplete = "incomplete"
+)
+
+// Status says whether a run finished: every question answered and judged
+// by every judge of the run.
+type Status struct {
+	State     string         `json:"state"` // complete | incomplete
+	Questions int            `json:"questions"`
+	Answered  int            `json:"answered"`
+	Judged    map[string]int `json:"judged,omitempty"` // judge -> answered questions it judged
+}
+
+// String is "complete" or "incomplete (3/10 answered; llm judged 2)".
+func (s Status) String() string {
+	if s.State == StateComplete {
+		return StateComplete
+	}
+	out := fmt.Sprintf("%s (%d/%d answered", StateIncomplete, s.Answered, s.Questions)
+	for _, j := range sortedKeys(s.Judged) {
+		if s.Judged[j] < s.Answered {
+			out += fmt.Sprintf("; %s judged %d", j, s.Judged[j])
+		}
+	}
+	return out + ")"
+}
+
+// QuestionSetHash is the sha256 of the questions a run covers, in run
+// order: id, text and gold of each. Two runs with the same hash asked the
+// same questions, whatever --conversations/--limit said.
+func QuestionSetHash(ds *datasets.Dataset) string {
+	h := sha256.New()
+	for _, c := range ds.Conversations {
+		for _, q := range c.Questions {
+			fmt.Fprintf(h, "%s\x00%s\x00%s\n", q.ID, q.Text, q.Gold)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Status recomputes the run's status from its records (the manifest's
+// own status is only as fresh as the last write): complete when every
+// question of the manifest is answered and every judge of the manifest
+// judged every answer.
+func (r *Run) Status() Status {
+	s := Status{Questions: r.Manifest.Questions, Answered: len(r.Answers), Judged: map[string]int{}}
+	answered := map[string]bool{}
+	for _, a := range r.Answers {
+		answered[a.QuestionID] = true
+	}
+	for _, j := range r.Judgments {
+		if answered[j.QuestionID] {
+			s.Judged[j.Judge]++
+		}
+	}
+	s.State = StateComplete
+	if s.Questions == 0 || s.Answered < s.Questions {
+		s.State = StateIncomplete
+	}
+	for _, j := range r.Manifest.Judges {
+		if s.Judged[j] < s.Answered {
+			s.State = StateIncomplete
+		}
+	}
+	if ms := r.Manifest.Status; ms != nil && ms.State == StateIncomplete && s.State == StateComplete && r.Manifest.Finished.IsZero() {
+		s.State = StateIncomplete // stopped before it could say otherwise
+	}
+	return s
+}
+
+// OfflineList names the parts of a run served by the offline backend's
+// heuristics: model roles ("answer model") and model judges ("judge llm").
+// Empty when nothing is offline.
+func (m Manifest) OfflineList() []string {
+	var out []string
+	for _, role := range sortedKeys(m.Models) {
+		if m.Models[role].Backend != "offline" {
+			continue
+		}
+		if role == "judge" && !m.judgeModelUsed() {
+			continue // no judge of this run calls the run's judge model
+		}
+		out = append(out, role+" model")
+	}
+	for _, in := range m.JudgeSpecs {
+		if in.Model != nil && in.Model.Backend == "offline" && !contains(out, "judge model") {
+			out = append(out, "judge "+in.Name)
+		}
+	}
+	if len(out) == 0 && m.Offline {
+		out = []string{"every model"} // old manifests: only the flag
+	}
+	return out
+}
+
+// judgeModelUsed: some judge of the run calls a model.
+func (m Manifest) judgeModelUsed() bool {
+	for _, in := range m.JudgeSpecs {
+		if in.Model != nil {
+			return true
+		}
+	}
+	return len(m.JudgeSpecs) == 0 // old manifests: assume it was
+}
+
+// hasRealModel: some role or judge calls a real model.
+func (m Manifest) hasRealModel() bool {
+	for _, id := range m.Models {
+		if id.Backend != "" && id.Backend != "offline" {
+			return true
+		}
+	}
+	for _, in := range m.JudgeSpecs {
+		if in.Model != nil && in.Model.Backend != "offline" {
+			return true
+		}
+	}
+	return false
+}
+
+// Backends says which backends made the run: "offline", "real", or
+// "mixed (offline: build model, decide model)"; "" when the manifest
+// names no models (imported peers' results).
+func (m Manifest) Backends() string {
+	off := m.OfflineList()
+	switch {
+	case len(off) == 0 && !m.hasRealModel():
+		return ""
+	case len(off) == 0:
+		return "real"
+	case !m.hasRealModel():
+		return "offline"
+	}
+	return "mixed (offline: " + strings.Join(off, ", ") + ")"
+}
+
+// OfflineNote is the line a statistic over this run carries when any of
+// it comes from offline heuristics; "" when none does.
+func (m Manifest) OfflineNote() string {
+	off := m.OfflineList()
+	if len(off) == 0 {
+		return ""
+	}
+	return "offline heuristics (" + strings.Join(off, ", ") + "): measures the pipeline, not model quality"
+}
+
+// Side is one run as a comparison names it.
+type Side struct {
+	Label    string    // how messages name the run (its path or id)
+	Manifest *Manifest // nil for a bare judgments file with no manifest
+}
+
+// Difference is one property on which runs put side by side differ.
+type Difference struct {
+	Field  string   `json:"field"`
+	Values []string `json:"values"` // "run: value", one per run
+}
+
+func (d Difference) String() string {
+	return d.Field + " differs (" + strings.Join(d.Values, "; ") + ")"
+}
+
+// facets are the properties that must match, in message order.
+var facets = []struct {
+	name string
+	of   func(m *Manifest, judges []string) string
+}{
+	{"dataset", func(m *Manifest, _ []string) string {
+		if m.DatasetSHA256 != "" {
+			return m.Dataset + " sha256:" + short(m.DatasetSHA256)
+		}
+		if m.Dataset == "" {
+			return ""
+		}
+		return m.Dataset + " " + m.DatasetSource
+	}},
+	{"question set", func(m *Manifest, _ []string) string {
+		if m.QuestionSetSHA256 == "" {
+			return "" // older manifests: not recorded
+		}
+		return fmt.Sprintf("%d questions sha256:%s", m.Questions, short(m.QuestionSetSHA256))
+	}},
+	{"embedder", func(m *Manifest, _ []string) string {
+		if m.EmbedderSHA256 != "" {
+			return m.Embedder + " sha256:" + short(m.EmbedderSHA256)
+		}
+		return m.Embedder
+	}},
+	{"answer model", func(m *Manifest, _ []string) string {
+		id, ok := m.Models["answer"]
+		if !ok {
+			return ""
+		}
+		return modelString(id)
+	}},
+	{"backends", func(m *Manifest, _ []string) string { return m.Backends() }},
+	{"judge", func(m *Manifest, judges []string) string {
+		var parts []string
+		for _, name := range judges {
+			if s := m.JudgeSpec(name); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "; ")
+	}},
+}
+
+func modelString(id llm.ModelID) string {
+	s := id.Backend + ":" + id.Model
+	if id.BaseURL != "" {
+		s += "@" + id.BaseURL
+	}
+	return s
+}
+
+// JudgeSpec is the judge's full description (kind, model, threshold,
+// prompt hashes) as one comparable string; "" when the manifest has none.
+func (m Manifest) JudgeSpec(name string) string {
+	for _, in := range m.JudgeSpecs {
+		if in.Name != name {
+			continue
+		}
+		in.Description = "" // wording, not behaviour
+		b, _ := json.Marshal(in)
+		return string(b)
+	}
+	return ""
+}
+
+// Threshold is the metric judge's threshold for its correct/wrong
+// outcome as the manifest records it (0 when not recorded).
+func (m Manifest) Threshold(name string) float64 {
+	for _, in := range m.JudgeSpecs {
+		if in.Name == name {
+			return in.Threshold
+		}
+	}
+	return 0
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// Differences lists what keeps runs from being put side by side: the
+// dataset or question set, the embedder, the answer model, offline vs
+// real backends, and the spec of each judge named (pass none when the
+// runs are compared under different judges on purpose). A property one
+// run does not record is not held against it.
+func Differences(sides []Side, judges ...string) []Difference {
+	var out []Difference
+	for _, f := range facets {
+		vals := map[string]bool{}
+		var list []string
+		for _, s := range sides {
+			if s.Manifest == nil {
+				continue
+			}
+			v := f.of(s.Manifest, judges)
+			if v == "" {
+				continue
+			}
+			vals[v] = true
+			list = append(list, s.Label+": "+v)
+		}
+		if len(vals) > 1 {
+			out = append(out, Difference{Field: f.name, Values: list})
+		}
+	}
+	return out
+}
+
+// MixedError refuses to put incomparable runs side by side.
+type MixedError struct{ Diffs []Difference }
+
+func (e *MixedError) Error() string {
+	var parts []string
+	for _, d := range e.Diffs {
+		parts = append(parts, d.String())
+	}
+	return "runs are not comparable: " + strings.Join(parts, "; ") + "; compare runs made the same way, or pass --allow-mixed to show them side by side with a warning"
+}
+
+// BadInput marks the refusal as the user's input (exit code 2).
+func (e *MixedError) BadInput() bool { return true }
+
+// CheckComparable is the one decision every command that puts runs side
+// by side takes: it returns a *MixedError naming the differences, or,
+// with allowMixed, the differences as lines for the output's "mixed"
+// list and warning.
+func CheckComparable(sides []Side, allowMixed bool, judges ...string) ([]string, error) {
+	diffs := Differences(sides, judges...)
+	if len(diffs) == 0 {
+		return nil, nil
+	}
+	if !allowMixed {
+		return nil, &MixedError{Diffs: diffs}
+	}
+	var out []string
+	for _, d := range diffs {
+		out = append(out, d.String())
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// MixedWarning is the text outputs' warning line for an --allow-mixed view.
+func MixedWarning(mixed []string) string {
+	if len(mixed) == 0 {
+		return ""
+	}
+	return "WARNING (--allow-mixed): these runs are not comparable: " + strings.Join(mixed, "; ")
+}
+
+// SidesOf names loaded runs for CheckComparable.
+func SidesOf(runs []*Run) []Side {
+	out := make([]Side, len(runs))
+	for i, r := range runs {
+		out[i] = Side{Label: r.ID(), Manifest: &r.Manifest}
+	}
+	return out
+}
