@@ -47,7 +47,7 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := len(answers) * len(runlog.DefaultJudges); len(js) != want {
+			if want := len(answers) * len(runlog.DefaultJudges("offline")); len(js) != want {
 				t.Fatalf("judgments %d, want questions × judges = %d", len(js), want)
 			}
 			for _, j := range js {
@@ -115,8 +115,8 @@ func TestRerunResumesWithoutRedoingWork(t *testing.T) {
 	for _, j := range judged {
 		seen[j.QuestionID+"|"+j.Judge] = true
 	}
-	if len(seen) != len(ans)*len(runlog.DefaultJudges) {
-		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(runlog.DefaultJudges))
+	if len(seen) != len(ans)*len(runlog.DefaultJudges("offline")) {
+		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(runlog.DefaultJudges("offline")))
 	}
 }
 

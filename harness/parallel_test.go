@@ -123,7 +123,7 @@ func TestParallelRunsKeepTheirOwnPrompts(t *testing.T) {
 	}
 	runs := []*parallelRun{mk("A", false), mk("B", true), {
 		name: "C", wantEmbName: "tfidf-hash-512",
-		cfg: runlog.Config{System: stubName, K: 2, Judges: []string{"llm", "f1"},
+		cfg: runlog.Config{System: stubName, K: 2, Judges: []string{"lexical", "f1"},
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
 			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}},
 	}}

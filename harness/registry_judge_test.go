@@ -38,7 +38,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 	cfg := testConfig(t, "turns-cosine")
 	// Listed first on purpose: a reader that took "the first judge" or
 	// treated unknown names as verdicts would pick it as the primary judge.
-	cfg.Judges = []string{"lenratio", "llm", "f1"}
+	cfg.Judges = []string{"lenratio", "lexical", "f1"}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 	// Report: the default judge is the verdict judge, and a table of the
 	// metric judge says it shows a mean score, not an accuracy.
 	runs := []*runlog.Run{r}
-	if got := analysis.ChooseJudge(runs, ""); got != "llm" {
+	if got := analysis.ChooseJudge(runs, ""); got != "lexical" {
 		t.Errorf("report's default judge = %q, want llm", got)
 	}
 	t2, err := analysis.Table2(runs, "lenratio")
@@ -92,7 +92,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ab.Judge != "llm" || ab.N == 0 {
+	if ab.Judge != "lexical" || ab.N == 0 {
 		t.Errorf("diagnose abstention used judge %q over %d questions, want llm", ab.Judge, ab.N)
 	}
 }

@@ -40,6 +40,9 @@ type Resources struct {
 	Embedder     llm.Embedder
 	EmbedderName string
 	EmbedderNote string
+	// EmbedderSHA256 hashes the local embedder's model files ("" for the
+	// hashed and remote embedders).
+	EmbedderSHA256 string
 }
 
 // OpenResources builds the models and the embedder the config names.
@@ -155,6 +158,7 @@ func (r *Resources) openEmbedder() error {
 		inner = d
 		r.EmbedderName = info.Name
 		r.EmbedderNote = info.Warning
+		r.EmbedderSHA256 = info.ModelSHA256
 	}
 	c, err := embedder.NewCache(inner, filepath.Join(r.cfg.CacheDir, "embeddings.sqlite"))
 	if err != nil {
@@ -230,7 +234,8 @@ func (r *Resources) ModelIDs() map[string]llm.ModelID {
 	return out
 }
 
-// Offline reports whether every model role is the offline backend.
+// Offline reports whether every model role is the offline backend (the
+// manifest's Offline also asks the judges' own models).
 func (r *Resources) Offline() bool {
 	for _, s := range r.specs {
 		if s.Backend != "offline" {

@@ -122,6 +122,9 @@ func TestResumeRefusesChangedJudgePromptFile(t *testing.T) {
 	os.WriteFile(file, src, 0o644)
 	cfg := testConfig(t, "turns-cosine")
 	cfg.JudgePrompt = file
+	// A model judge reads the prompt file; here one on the offline backend,
+	// named for what it is.
+	cfg.Judges = []string{"heuristic=offline", "f1"}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}

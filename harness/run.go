@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -154,27 +155,37 @@ func (p *Prepared) writeManifest() error {
 		nq += len(c.Questions)
 	}
 	m := runlog.Manifest{
-		Membench:      Version(),
-		GitCommit:     gitCommit(),
-		RunID:         p.Cfg.ID(),
-		ConfigHash:    p.Cfg.Hash(),
-		Config:        p.Cfg.Redacted(),
-		Dataset:       p.Data.Name,
-		DatasetSource: p.Data.Source,
-		DatasetSHA256: p.Data.SHA256,
-		Conversations: len(p.Data.Conversations),
-		Questions:     nq,
-		Prompts:       p.promptHashes(),
-		Embedder:      p.Res.EmbedderName,
-		EmbedderNote:  p.Res.EmbedderNote,
-		Models:        p.Res.ModelIDs(),
-		Judges:        judging.Names(p.Judges),
-		JudgeSpecs:    judging.Describe(p.Judges),
-		Offline:       p.Res.Offline(),
-		Started:       time.Now().UTC(),
-
+		Membench:         Version(),
+		GitCommit:        gitCommit(),
+		RunID:            p.Cfg.ID(),
+		ConfigHash:       p.Cfg.Hash(),
+		Config:           p.Cfg.Redacted(),
+		Dataset:          p.Data.Name,
+		DatasetSource:    p.Data.Source,
+		DatasetSHA256:    p.Data.SHA256,
+		Conversations:    len(p.Data.Conversations),
+		Questions:        nq,
+		Prompts:          p.promptHashes(),
+		Embedder:         p.Res.EmbedderName,
+		EmbedderNote:     p.Res.EmbedderNote,
+		Models:           p.Res.ModelIDs(),
+		Judges:           judging.Names(p.Judges),
+		JudgeSpecs:       judging.Describe(p.Judges),
+		Offline:          p.Res.Offline(),
+		Started:          time.Now().UTC(),
 		MaxBuildFailures: p.Cfg.MaxBuildFailures,
+		// What ran, beyond the config's strings: options after the
+		// system's defaults, the embedder's weights, the questions after
+		// --conversations/--limit.
+		SystemOptions:     p.systemOptions(),
+		EmbedderSHA256:    p.Res.EmbedderSHA256,
+		QuestionSetSHA256: runlog.QuestionSetHash(runlog.Questions(p.Data)),
+		TurnStep:          p.Cfg.TurnStep.String(),
+		Status:            &runlog.Status{State: runlog.StateIncomplete, Questions: nq},
 	}
+	m.OfflineParts = m.OfflineList()
+	// A judge with its own real model makes the run not fully offline.
+	m.Offline = m.Offline && m.Backends() == "offline"
 	if !old.Started.IsZero() {
 		m.Started = old.Started
 		// Judges added later (`membench judge`, `grade`) stay listed.
@@ -216,6 +227,16 @@ func firstField(s string) string {
 		return f[0]
 	}
 	return ""
+}
+
+// systemOptions are the options the system runs with: its defaults
+// overlaid by --opt, and --k as k when given.
+func (p *Prepared) systemOptions() systems.Options {
+	o := p.Cfg.Options.Merge(p.Spec.Defaults)
+	if p.Cfg.K > 0 {
+		o["k"] = strconv.Itoa(p.Cfg.K)
+	}
+	return o
 }
 
 // Execute runs every unfinished conversation and question, then summarises.
@@ -278,6 +299,11 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		return nil, errors.Join(runErr, err)
 	}
 	p.manifest.Finished = time.Now().UTC()
+	st, err := runlog.StatusOf(p.Dir, p.manifest)
+	if err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	p.manifest.Status = &st
 	ts := sum.ContextTokens
 	p.manifest.RenderedTokens = &ts
 	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
@@ -586,12 +612,36 @@ func evidenceHit(evidence []string, items []systems.Item) int {
 	return n
 }
 
-// Version is the module version baked in by the Go toolchain, or "dev".
+// Version is the module version baked in by the Go toolchain; for a
+// build from a checkout, "devel+REVISION" (with "-dirty" for uncommitted
+// changes) from the build's VCS stamp; "dev" when the build has neither.
 func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "dev"
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel+" + rev
 }
 
 var gitOnce = sync.OnceValue(func() string {
@@ -610,3 +660,7 @@ var gitOnce = sync.OnceValue(func() string {
 })
 
 func gitCommit() string { return gitOnce() }
+
+// GitCommit is the commit the binary was built from (its VCS stamp, else
+// the working directory's checkout; "" when neither says).
+func GitCommit() string { return gitOnce() }

@@ -155,7 +155,24 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	m := runlog.Manifest{Membench: Version(), GitCommit: gitCommit(), RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
-		Models: res.ModelIDs(), Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC()}
+		Models: map[string]llm.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
+		Status: &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}}
+	// Only the judge model is used here: the answers come from outside.
+	if id, ok := res.ModelIDs()[RoleJudge]; ok {
+		m.Models[RoleJudge] = id
+	}
+	scored := map[string]bool{}
+	for _, p := range preds {
+		scored[p.QuestionID] = true
+	}
+	var qs []*datasets.Question
+	for _, q := range runlog.Questions(ds) {
+		if scored[q.ID] {
+			qs = append(qs, q)
+		}
+	}
+	m.QuestionSetSHA256 = runlog.QuestionSetHash(qs)
+	m.OfflineParts = m.OfflineList()
 	// Offline stays false: the answers come from outside, and the default
 	// judges are lexical metrics, not the offline model heuristics.
 	// Scoring rewrites the directory's files from scratch: they derive

@@ -50,8 +50,21 @@ func templateFor(q *datasets.Question) string {
 }
 
 var llmSpec = Spec{Name: "llm", Kind: KindVerdict, TakesModel: true,
-	Description: "a model asked for CORRECT or WRONG with our strict judge prompt, prompt=lenient for our lenient one, or prompt=FILE",
-	New:         func(c Config) (Judge, error) { return NewLLMJudge(c.Name, c.Model, c.Prompt) }}
+	Description: "a real model asked for CORRECT or WRONG with our strict judge prompt, prompt=lenient for our lenient one, or prompt=FILE",
+	New: func(c Config) (Judge, error) {
+		j, err := NewLLMJudge(c.Name, c.Model, c.Prompt)
+		if err != nil {
+			return nil, err
+		}
+		// The name "llm" means a real model: on the offline backend its
+		// verdicts would be the lexical heuristic under a model's name.
+		// (A model judge the user names, e.g. cheap=offline, says in the
+		// manifest that its model is offline.)
+		if c.Name == "llm" && c.Model.ID().Backend == "offline" {
+			return nil, fmt.Errorf("judge llm: the judge model is the offline backend, whose verdicts are the lexical heuristic, not a model's; use --judge lexical for that heuristic, or give a real model with --judge-model (or NAME=BACKEND:MODEL)")
+		}
+		return j, nil
+	}}
 
 // LLMJudge asks a model for a CORRECT/WRONG verdict.
 type LLMJudge struct {

@@ -10,10 +10,14 @@ import (
 	"github.com/membench/membench/llm/llmtest"
 )
 
+// realModel stands for a real judge model in tests that only parse.
+type realModel struct{ llm.Model }
+
+func (realModel) ID() llm.ModelID { return llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"} }
+
 func TestParseKinds(t *testing.T) {
-	off := llm.NewOffline()
 	var gotSpecs []string
-	deps := Deps{DefaultModel: off, NewModel: func(s string) (llm.Model, error) {
+	deps := Deps{DefaultModel: realModel{llm.NewOffline()}, NewModel: func(s string) (llm.Model, error) {
 		gotSpecs = append(gotSpecs, s)
 		return llm.NewOffline(), nil
 	}}
@@ -112,6 +116,15 @@ func TestParseErrors(t *testing.T) {
 	js, err := ParseAll([]string{"f1", "bleu1", "em", "lexical"}, Deps{})
 	if err != nil || len(js) != 4 {
 		t.Errorf("ParseAll: %v, %v", js, err)
+	}
+}
+
+// "llm" means a real model: on the offline judge model it is refused,
+// pointing at lexical, the same heuristic under its own name.
+func TestLLMJudgeRefusesOfflineModel(t *testing.T) {
+	_, err := Parse("llm", Deps{DefaultModel: llm.NewOffline()})
+	if err == nil || !strings.Contains(err.Error(), "--judge lexical") {
+		t.Fatalf("llm on the offline backend: %v", err)
 	}
 }
 

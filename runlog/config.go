@@ -89,10 +89,24 @@ func (h Host) CacheDir() string {
 	return filepath.Join(".membench", "cache")
 }
 
-// DefaultJudges are used when a run names none: the model judge (the offline
-// lexical heuristic unless a real judge model is configured) and LoCoMo's
-// lexical metrics.
-var DefaultJudges = []string{"llm", "f1", "bleu1"}
+// DefaultJudges are the judges a run gets when it names none: the model
+// judge `llm` when the judge model is a real model, else the offline
+// `lexical` heuristic (never a heuristic called llm), then LoCoMo's
+// lexical metrics f1 and bleu1.
+func DefaultJudges(judgeModel string) []string {
+	if s, err := llm.ParseSpec(judgeModel); err == nil && s.Backend != "offline" {
+		return []string{"llm", "f1", "bleu1"}
+	}
+	return []string{"lexical", "f1", "bleu1"}
+}
+
+// JudgeModelSpec is the judge model's spec: --judge-model, else --model.
+func (c Config) JudgeModelSpec() string {
+	if c.JudgeModel != "" {
+		return c.JudgeModel
+	}
+	return c.Model
+}
 
 // WithDefaults fills unset fields.
 func (c Config) WithDefaults() Config {
@@ -106,7 +120,7 @@ func (c Config) WithDefaults() Config {
 		c.TurnStep = 30 * time.Second
 	}
 	if len(c.Judges) == 0 {
-		c.Judges = append([]string(nil), DefaultJudges...)
+		c.Judges = DefaultJudges(c.JudgeModelSpec())
 	}
 	if c.ResultsDir == "" {
 		c.ResultsDir = "results"

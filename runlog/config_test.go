@@ -134,7 +134,7 @@ func TestIDShape(t *testing.T) {
 		t.Fatalf("given RunID not used: %s %s", c.ID(), c.Dir())
 	}
 	// Defaults that only touch json:"-" fields keep the id.
-	d := runlog.Config{System: "x", Dataset: "sample", Model: "offline", TurnStep: 30 * time.Second, Judges: runlog.DefaultJudges}
+	d := runlog.Config{System: "x", Dataset: "sample", Model: "offline", TurnStep: 30 * time.Second, Judges: runlog.DefaultJudges("offline")}
 	if d.ID() != d.WithDefaults().ID() {
 		t.Fatal("WithDefaults changed the id of an already complete config")
 	}

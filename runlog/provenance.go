@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
 
@@ -44,14 +46,21 @@ func (s Status) String() string {
 // QuestionSetHash is the sha256 of the questions a run covers, in run
 // order: id, text and gold of each. Two runs with the same hash asked the
 // same questions, whatever --conversations/--limit said.
-func QuestionSetHash(ds *datasets.Dataset) string {
+func QuestionSetHash(qs []*datasets.Question) string {
 	h := sha256.New()
-	for _, c := range ds.Conversations {
-		for _, q := range c.Questions {
-			fmt.Fprintf(h, "%s\x00%s\x00%s\n", q.ID, q.Text, q.Gold)
-		}
+	for _, q := range qs {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\n", q.ID, q.Text, q.Gold)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Questions lists a dataset's questions in run order.
+func Questions(ds *datasets.Dataset) []*datasets.Question {
+	var out []*datasets.Question
+	for _, c := range ds.Conversations {
+		out = append(out, c.Questions...)
+	}
+	return out
 }
 
 // Status recomputes the run's status from its records (the manifest's
@@ -59,12 +68,35 @@ func QuestionSetHash(ds *datasets.Dataset) string {
 // question of the manifest is answered and every judge of the manifest
 // judged every answer.
 func (r *Run) Status() Status {
-	s := Status{Questions: r.Manifest.Questions, Answered: len(r.Answers), Judged: map[string]int{}}
+	s := computeStatus(r.Manifest, r.Answers, r.Judgments)
+	if ms := r.Manifest.Status; ms != nil && ms.State == StateIncomplete && s.State == StateComplete && r.Manifest.Finished.IsZero() {
+		s.State = StateIncomplete // stopped before it could say otherwise
+	}
+	return s
+}
+
+// StatusOf computes the status of the run in dir from its records.
+func StatusOf(dir string, m Manifest) (Status, error) {
+	ans, err := ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile))
+	if err != nil {
+		return Status{}, err
+	}
+	js, err := ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile))
+	if err != nil {
+		return Status{}, err
+	}
+	ans = LastBy(ans, func(x AnswerRecord) string { return x.QuestionID })
+	js = LastBy(js, func(x Judgment) string { return x.QuestionID + "\x00" + x.Judge })
+	return computeStatus(m, ans, js), nil
+}
+
+func computeStatus(m Manifest, answers []AnswerRecord, judgments []Judgment) Status {
+	s := Status{Questions: m.Questions, Answered: len(answers), Judged: map[string]int{}}
 	answered := map[string]bool{}
-	for _, a := range r.Answers {
+	for _, a := range answers {
 		answered[a.QuestionID] = true
 	}
-	for _, j := range r.Judgments {
+	for _, j := range judgments {
 		if answered[j.QuestionID] {
 			s.Judged[j.Judge]++
 		}
@@ -73,13 +105,13 @@ func (r *Run) Status() Status {
 	if s.Questions == 0 || s.Answered < s.Questions {
 		s.State = StateIncomplete
 	}
-	for _, j := range r.Manifest.Judges {
+	for _, j := range m.Judges {
+		if loggedLater(m, j) {
+			continue // human grades and imported verdicts may cover part of a run
+		}
 		if s.Judged[j] < s.Answered {
 			s.State = StateIncomplete
 		}
-	}
-	if ms := r.Manifest.Status; ms != nil && ms.State == StateIncomplete && s.State == StateComplete && r.Manifest.Finished.IsZero() {
-		s.State = StateIncomplete // stopped before it could say otherwise
 	}
 	return s
 }
@@ -338,4 +370,16 @@ func SidesOf(runs []*Run) []Side {
 		out[i] = Side{Label: r.ID(), Manifest: &r.Manifest}
 	}
 	return out
+}
+
+// loggedLater: the judge is one no run builds (human, peer-llm).
+func loggedLater(m Manifest, name string) bool {
+	kind := name
+	for _, in := range m.JudgeSpecs {
+		if in.Name == name {
+			kind = in.Kind
+		}
+	}
+	sp, ok := judge.Lookup(kind)
+	return ok && sp.New == nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/membench/membench/internal/cli/score"
 	clisweep "github.com/membench/membench/internal/cli/sweep"
 	"github.com/membench/membench/internal/cli/systemscmd"
+	"github.com/membench/membench/internal/cli/version"
 	cliview "github.com/membench/membench/internal/cli/view"
 
 	// Registrations: systems, judges' and answerer's offline heuristics.
@@ -48,6 +49,7 @@ func commands() []*cobra.Command {
 		cliprereg.NewCmd(),
 		cliview.NewCmd(),
 		clibundle.NewCmd(),
+		version.NewCmd(),
 	}
 }
 

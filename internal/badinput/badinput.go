@@ -28,8 +28,14 @@ func Wrap(err error) error {
 	return &Error{Err: err}
 }
 
-// Is reports whether err, or any error it wraps, is an input error.
+// Is reports whether err, or any error it wraps, is an input error: an
+// *Error, or a library's own error type that says so with BadInput() (e.g.
+// runlog.MixedError, which carries data the caller reads).
 func Is(err error) bool {
 	var e *Error
-	return errors.As(err, &e)
+	if errors.As(err, &e) {
+		return true
+	}
+	var bi interface{ BadInput() bool }
+	return errors.As(err, &bi) && bi.BadInput()
 }

@@ -22,6 +22,9 @@ type Info struct {
 	Name     string `json:"name"`
 	Fallback bool   `json:"fallback"`          // true when the lexical hashed embedder is in use
 	Warning  string `json:"warning,omitempty"` // for logs and reports; empty when use-lite is in use
+	// ModelSHA256 hashes the model files of embedders that load weights
+	// (USE-lite); "" for those defined by their code alone (hashed).
+	ModelSHA256 string `json:"model_sha256,omitempty"`
 }
 
 // DefaultModelDir is where scripts/setup-embeddings.sh installs USE-lite
@@ -46,7 +49,7 @@ func Select(mode, dir string) (llm.Embedder, Info, error) {
 		if err != nil {
 			return nil, Info{}, fmt.Errorf("%s=use-lite but the model cannot be used: %w (install it with: %s, or unset %s to fall back to the lexical embedder)", EnvEmbedder, err, InstallHint, EnvEmbedder)
 		}
-		return e, Info{Name: e.Name()}, nil
+		return e, Info{Name: e.Name(), ModelSHA256: e.ModelSHA256()}, nil
 	case "":
 		e, err := loadUseLite(dir)
 		if err != nil {
@@ -56,7 +59,7 @@ func Select(mode, dir string) (llm.Embedder, Info, error) {
 			}
 			return hashed(fmt.Sprintf("WARNING: the USE-lite sentence encoder is not available (%v); using the lexical fallback embedder (hashed TF-IDF, %s), which only matches shared words.%s", err, NewHashed(512).Name(), hint))
 		}
-		return e, Info{Name: e.Name()}, nil
+		return e, Info{Name: e.Name(), ModelSHA256: e.ModelSHA256()}, nil
 	default:
 		return nil, Info{}, fmt.Errorf("%s=%q is not an embedder; use %s=hashed or %s=use-lite (or unset it to pick automatically)", EnvEmbedder, mode, EnvEmbedder, EnvEmbedder)
 	}

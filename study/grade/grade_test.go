@@ -19,7 +19,7 @@ import (
 
 func sampleRun(t *testing.T, root, system string) string {
 	t.Helper()
-	cfg := runlog.Config{System: system, ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"},
+	cfg := runlog.Config{System: system, ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"lexical"},
 		Host: runlog.Host{Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 	dir := sampleRun(t, root, "turns-cosine")
 	answers, _ := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	o := RejudgeOptions{CacheDir: filepath.Join(root, "cache"), Concurrency: 2}
-	counts, sum, err := Rejudge(context.Background(), dir, []string{"em", "llm"}, o)
+	counts, sum, err := Rejudge(context.Background(), dir, []string{"em", "lexical"}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 		t.Fatalf("rerun duplicated judgments: %d", n)
 	}
 	// The run still resumes cleanly (its config hash is untouched).
-	cfg := runlog.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"llm"},
+	cfg := runlog.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"lexical"},
 		Host: runlog.Host{Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatalf("resume after rejudge: %v", err)

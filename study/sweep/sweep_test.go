@@ -93,7 +93,7 @@ func TestParseErrors(t *testing.T) {
 func TestTinySampleSweep(t *testing.T) {
 	tmp := t.TempDir()
 	f, err := Parse("tiny.yaml", []byte(`dataset: sample
-judges: [llm, f1]
+judges: [lexical, f1]
 quiet: true
 cache_dir: `+filepath.Join(tmp, "cache")+`
 ---
@@ -130,8 +130,8 @@ grid: {k: [1, 5, 20]}
 		if r.N == 0 || r.Error != "" {
 			t.Fatalf("point %s: n=%d err=%s", r.Label, r.N, r.Error)
 		}
-		if _, ok := r.Accuracy["llm"]; !ok {
-			t.Fatalf("point %s has no llm accuracy", r.Label)
+		if _, ok := r.Accuracy["lexical"]; !ok {
+			t.Fatalf("point %s has no lexical accuracy", r.Label)
 		}
 	}
 	// More retrieved turns must mean more context tokens.

@@ -25,11 +25,5 @@ func Code(err error) int {
 	case badinput.Is(err):
 		return 2
 	}
-	// Library packages cannot import clierr; their input errors say so
-	// themselves (e.g. analysis.InputError, runlog.MixedError).
-	var bi interface{ BadInput() bool }
-	if errors.As(err, &bi) && bi.BadInput() {
-		return 2
-	}
 	return 1
 }

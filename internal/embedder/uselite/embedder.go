@@ -2,6 +2,7 @@ package uselite
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,6 +20,8 @@ var modelFiles = []string{"model.json", "vocab.json"}
 type Embedder struct {
 	tok *Tokenizer
 	net *network
+	// sha is the sha256 of the model files (model.json, shards, vocab).
+	sha string
 	// MaxBatchTokens bounds the rows of one forward pass. 512 keeps a
 	// pass's intermediates (512 x 1536 floats at most) in cache, which is
 	// faster than larger products once the kernel is fast; smaller batches
@@ -61,8 +64,18 @@ func load(dir string, kern *kernel) (*Embedder, error) {
 	if tok.VocabSize() > net.vocab {
 		return nil, fmt.Errorf("%s: vocab.json has %d pieces but the embedding table only %d rows", dir, tok.VocabSize(), net.vocab)
 	}
-	return &Embedder{tok: tok, net: net, MaxBatchTokens: 512}, nil
+	vocab, err := os.ReadFile(filepath.Join(dir, "vocab.json"))
+	if err != nil {
+		return nil, err
+	}
+	g.sha.Write(vocab)
+	return &Embedder{tok: tok, net: net, sha: hex.EncodeToString(g.sha.Sum(nil)), MaxBatchTokens: 512}, nil
 }
+
+// ModelSHA256 is the sha256 of the installed model's files (model.json,
+// its weight shards and vocab.json), for run manifests: two runs that say
+// use-lite used the same weights only if their hashes agree.
+func (e *Embedder) ModelSHA256() string { return e.sha }
 
 // Name implements llm.Embedder.
 func (e *Embedder) Name() string { return Name }

@@ -5,9 +5,11 @@
 package uselite
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,6 +51,7 @@ func (t tensor) size() int {
 // graph holds the weights by node name plus the set of graph op names, so
 // the loader can check the topology it assumes is really there.
 type graph struct {
+	sha     hash.Hash // over model.json and its shards, in reading order
 	weights map[string]tensor
 	ops     map[string]string // node name -> op
 }
@@ -64,7 +67,8 @@ func loadGraph(dir string) (*graph, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%s: not a TF.js model file: %w", path, err)
 	}
-	g := &graph{weights: map[string]tensor{}, ops: map[string]string{}}
+	g := &graph{sha: sha256.New(), weights: map[string]tensor{}, ops: map[string]string{}}
+	g.sha.Write(raw)
 	for _, n := range m.ModelTopology.Node {
 		g.ops[n.Name] = n.Op
 	}
@@ -79,6 +83,7 @@ func loadGraph(dir string) (*graph, error) {
 			if err != nil {
 				return nil, fmt.Errorf("weight shard: %w", err)
 			}
+			g.sha.Write(b)
 			buf = append(buf, b...)
 		}
 		off := 0
