@@ -29,6 +29,7 @@ type RunTokens struct {
 	TokensFrom string            `json:"tokens_from"` // "manifest" or "retrievals.jsonl"
 	Finished   time.Time         `json:"-"`
 	Config     runlog.Config     `json:"-"`
+	Manifest   runlog.Manifest   `json:"-"`
 }
 
 // ScanTokens reads the manifest of every run directory under root. A run
@@ -45,7 +46,7 @@ func ScanTokens(root string) ([]RunTokens, error) {
 		if err != nil {
 			return nil, err
 		}
-		rt := RunTokens{Dir: d, RunID: m.RunID, System: m.Config.System, Finished: m.Finished, Config: m.Config}
+		rt := RunTokens{Dir: d, RunID: m.RunID, System: m.Config.System, Finished: m.Finished, Config: m.Config, Manifest: m}
 		rt.K, rt.KSource, rt.KOK = ResolveK(m.Config)
 		if m.RenderedTokens != nil && m.RenderedTokens.N > 0 {
 			rt.Tokens, rt.HasTokens, rt.TokensFrom = *m.RenderedTokens, true, "manifest"
@@ -124,6 +125,9 @@ type KStarQuery struct {
 	Candidate  string
 	Ks         []int
 	ResultsDir string // goes into the suggested run commands
+	// AllowMixed matches runs whose manifests differ (embedder, dataset,
+	// backends, ...) instead of refusing, listing the differences.
+	AllowMixed bool
 }
 
 // KStarRow is one candidate k.
@@ -146,6 +150,10 @@ type KStarResult struct {
 	Missing   []int      `json:"missing_k"`
 	Commands  []string   `json:"commands"` // membench run commands for the missing ks
 	Notes     []string   `json:"notes,omitempty"`
+	// Offline is "offline heuristics (...)" when a run used was built or
+	// answered by the offline backend.
+	Offline string   `json:"offline,omitempty"`
+	Mixed   []string `json:"mixed,omitempty"` // differences accepted with AllowMixed
 }
 
 // KStar matches the candidate's budget to the reference's mean rendered
@@ -225,6 +233,35 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		}
 		means[k] = r.Tokens.Mean
 		res.Rows = append(res.Rows, KStarRow{K: k, Mean: r.Tokens.Mean, N: r.Tokens.N, Diff: math.Abs(r.Tokens.Mean - ref.Tokens.Mean), RunDir: r.Dir})
+	}
+	// The reference and the matched runs must be made the same way: the
+	// embedder and the backends decide what is retrieved and its tokens.
+	used := []runlog.Side{{Label: ref.Dir, Manifest: &ref.Manifest}}
+	for i := range refs {
+		if refs[i].Dir != ref.Dir {
+			used = append(used, runlog.Side{Label: refs[i].Dir, Manifest: &refs[i].Manifest})
+		}
+	}
+	var offline []string
+	for _, row := range res.Rows {
+		for i := range runs {
+			if runs[i].Dir == row.RunDir {
+				used = append(used, runlog.Side{Label: runs[i].Dir, Manifest: &runs[i].Manifest})
+			}
+		}
+	}
+	for _, sd := range used {
+		if off := sd.Manifest.OfflineList(); len(off) > 0 {
+			offline = append(offline, sd.Label+": "+strings.Join(off, ", "))
+		}
+	}
+	mixed, err := runlog.CheckComparable(used, q.AllowMixed)
+	if err != nil {
+		return nil, err
+	}
+	res.Mixed = mixed
+	if len(offline) > 0 {
+		res.Offline = "offline heuristics (" + strings.Join(offline, "; ") + "): token counts come from offline-built memories and offline answers' prompts"
 	}
 	if len(means) > 0 {
 		k, err := stats.MatchK(ref.Tokens.Mean, means)
@@ -336,6 +373,12 @@ func (r *KStarResult) Table() *report.Table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("reference: %s (k from %s, tokens from %s)", r.Reference.Dir, r.Reference.KSource, r.Reference.TokensFrom))
 	t.Notes = append(t.Notes, r.Notes...)
+	if r.Offline != "" {
+		t.Notes = append(t.Notes, r.Offline)
+	}
+	if w := runlog.MixedWarning(r.Mixed); w != "" {
+		t.Notes = append([]string{w}, t.Notes...)
+	}
 	if len(r.Missing) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("missing k (%d): %s; to measure them:", len(r.Missing), intList(r.Missing)))
 		for _, c := range r.Commands {

@@ -104,7 +104,8 @@ func ChooseJudge(runs []*runlog.Run, given string) string {
 	return ""
 }
 
-// RunLabel names a run's row: system, k when it has one, "(offline)".
+// RunLabel names a run's row: system, k when it has one, "(offline)" when
+// every model is offline ("(partly offline)" when some are).
 func RunLabel(r *runlog.Run) string {
 	s := r.Manifest.Config.System
 	if s == "" {
@@ -113,10 +114,47 @@ func RunLabel(r *runlog.Run) string {
 	if k, _, ok := ResolveK(r.Manifest.Config); ok {
 		s += fmt.Sprintf(" k=%d", k)
 	}
-	if r.Manifest.Offline {
+	switch b := r.Manifest.Backends(); {
+	case b == "offline" || (b == "" && r.Manifest.Offline):
 		s += " (offline)"
+	case strings.HasPrefix(b, "mixed"):
+		s += " (partly offline)"
 	}
 	return s
+}
+
+// provenanceHeader and provenanceCells are the columns that say what a
+// row was made from, so rows made differently cannot pass for comparable.
+var provenanceHeader = []string{"dataset", "questions", "embedder", "backend", "status"}
+
+func provenanceCells(r *runlog.Run) []any {
+	m := r.Manifest
+	ds := m.Dataset
+	if m.DatasetSHA256 != "" {
+		ds += " " + m.DatasetSHA256[:min(8, len(m.DatasetSHA256))]
+	}
+	backend := m.Backends()
+	if backend == "" {
+		backend = "-"
+	}
+	st := r.Status()
+	emb := m.Embedder
+	if emb == "" {
+		emb = "-"
+	}
+	if ds == "" {
+		ds = "-"
+	}
+	return []any{ds, st.Questions, emb, backend, st.String()}
+}
+
+// nCell is the row's n; an incomplete run with no verdicts is shown as
+// "-" with its status, never as an n=0 row that reads like a result.
+func nCell(r *runlog.Run, n int) any {
+	if n == 0 && r.Status().State == runlog.StateIncomplete {
+		return "-"
+	}
+	return n
 }
 
 func score(r *runlog.Run, group, judgeName string) string {
@@ -158,7 +196,7 @@ func SortRuns(runs []*runlog.Run) {
 // accuracy of one judge, then build cost.
 func Table2(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 	t := &report.Table{Title: "Table 2 shape: " + Measure(runs, judgeName) + " and build cost",
-		Header: []string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}}
+		Header: append([]string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}, provenanceHeader...)}
 	missing := 0
 	for _, r := range runs {
 		cells, err := accuracyCells(r, judgeName, &missing)
@@ -172,7 +210,7 @@ func Table2(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 			m := func(n int) string { return report.F(float64(n)/1e6, 3) }
 			cells = append(cells, m(b.InputTokens), m(b.OutputTokens), m(b.InputTokens+b.OutputTokens), b.Calls, report.F(b.Seconds, 1))
 		}
-		t.Add(cells...)
+		t.Add(append(cells, provenanceCells(r)...)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, missing)
 	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and wall seconds of memory construction; '-' = no build (full context, or scored predictions)")
@@ -190,7 +228,7 @@ func accuracyCells(r *runlog.Run, judgeName string, missing *int) ([]any, error)
 	if o.N == 0 {
 		*missing++
 	}
-	cells := []any{r.ID(), RunLabel(r), o.N, report.F(o.Score, 2), ciCell(o)}
+	cells := []any{r.ID(), RunLabel(r), nCell(r, o.N), report.F(o.Score, 2), ciCell(o)}
 	for _, c := range paperCats {
 		cells = append(cells, score(r, c.Group, judgeName))
 	}
@@ -210,13 +248,13 @@ func Table3(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 		}
 	}
 	t := &report.Table{Title: "Table 3 shape: overall under each judge",
-		Header: append([]string{"run", "method", "n", "95% CI (" + judgeName + ")"}, judges...)}
+		Header: append(append([]string{"run", "method", "n", "95% CI (" + judgeName + ")"}, judges...), provenanceHeader...)}
 	for _, r := range runs {
 		o, err := OverallOf(r, judgeName)
 		if err != nil {
 			return nil, err
 		}
-		cells := []any{r.ID(), RunLabel(r), o.N, ciCell(o)}
+		cells := []any{r.ID(), RunLabel(r), nCell(r, o.N), ciCell(o)}
 		for _, j := range judges {
 			if v, ok := r.Summary.Overall.Scores[j]; ok {
 				cells = append(cells, report.F(v, 2))
@@ -224,7 +262,7 @@ func Table3(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 				cells = append(cells, "-")
 			}
 		}
-		t.Add(cells...)
+		t.Add(append(cells, provenanceCells(r)...)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, 0)
 	return t, nil
@@ -234,14 +272,14 @@ func Table3(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 // (ablation variants are runs).
 func Table4(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 	t := &report.Table{Title: "Table 4 shape: ablation by category, " + Measure(runs, judgeName),
-		Header: []string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}}
+		Header: append([]string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}, provenanceHeader...)}
 	missing := 0
 	for _, r := range runs {
 		cells, err := accuracyCells(r, judgeName, &missing)
 		if err != nil {
 			return nil, err
 		}
-		t.Add(cells...)
+		t.Add(append(cells, provenanceCells(r)...)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, missing)
 	return t, nil
@@ -260,7 +298,7 @@ func Measure(runs []*runlog.Run, judgeName string) string {
 }
 
 func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
-	notes := []string{"scores: verdict judges: accuracy × 100; metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out LoCoMo category 5; n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
+	notes := []string{"scores: verdict judges: accuracy × 100; metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo category 5, LongMemEval _abs); n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
 	if missing > 0 {
 		var ids []string
 		for _, r := range runs {
@@ -273,10 +311,19 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 		}
 	}
 	for _, r := range runs {
-		if r.Manifest.Offline {
-			notes = append(notes, "(offline) rows: answers and judgments from deterministic offline heuristics, not LLM quality")
+		if len(r.Manifest.OfflineList()) > 0 {
+			notes = append(notes, "offline heuristics: rows whose backend is offline or mixed have answers or judgments (the parts the backend column names) from deterministic offline heuristics; they measure the pipeline, not LLM quality")
 			break
 		}
+	}
+	var incomplete []string
+	for _, r := range runs {
+		if st := r.Status(); st.State == runlog.StateIncomplete {
+			incomplete = append(incomplete, r.ID()+" "+st.String())
+		}
+	}
+	if len(incomplete) > 0 {
+		notes = append(notes, "INCOMPLETE runs (scores cover only what finished; resume them with the same command): "+strings.Join(incomplete, "; "))
 	}
 	return notes
 }

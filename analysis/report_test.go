@@ -90,11 +90,11 @@ func TestReportTables(t *testing.T) {
 		}
 	}
 	// Overall over categories 1-4: q1,q3,q5,q6 right of 6 -> 66.67; Wilson 4/6 = [30.0, 90.3].
-	want := []string{"a-run", "turns-cosine k=3 (offline)", "6", "66.67", "[30.0, 90.3]", "50.00", "0.00", "100.00", "100.00", "1.500", "0.250", "1.750", "15", "20.0"}
+	want := []string{"a-run", "turns-cosine k=3 (offline)", "6", "66.67", "[30.0, 90.3]", "50.00", "0.00", "100.00", "100.00", "1.500", "0.250", "1.750", "15", "20.0", "-", "7", "-", "offline", "complete"}
 	if got := csvRows[1]; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("table 2 run row:\n got %q\nwant %q", got, want)
 	}
-	wantB := []string{"b-score", "preds", "0", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"}
+	wantB := []string{"b-score", "preds", "0", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "complete"}
 	if got := csvRows[2]; strings.Join(got, "|") != strings.Join(wantB, "|") {
 		t.Errorf("table 2 score row (no llm judge, no build):\n got %q\nwant %q", got, wantB)
 	}
@@ -103,13 +103,13 @@ func TestReportTables(t *testing.T) {
 	}
 
 	t3, _ := Table3(runs, j)
-	if h := strings.Join(t3.Header, ","); h != "run,method,n,95% CI (llm),llm,f1,lexical" {
+	if h := strings.Join(t3.Header, ","); h != "run,method,n,95% CI (llm),llm,f1,lexical,dataset,questions,embedder,backend,status" {
 		t.Errorf("table 3 header %s", h)
 	}
-	if r := strings.Join(t3.Rows[0][4:], ","); r != "66.67,25.00,-" {
+	if r := strings.Join(t3.Rows[0][4:7], ","); r != "66.67,25.00,-" {
 		t.Errorf("table 3 row a %s", r)
 	}
-	if r := strings.Join(t3.Rows[1][4:], ","); r != "-,50.00,100.00" {
+	if r := strings.Join(t3.Rows[1][4:7], ","); r != "-,50.00,100.00" {
 		t.Errorf("table 3 row b %s", r)
 	}
 

@@ -101,6 +101,9 @@ func computeStatus(m Manifest, answers []AnswerRecord, judgments []Judgment) Sta
 			s.Judged[j.Judge]++
 		}
 	}
+	if s.Questions == 0 {
+		s.Questions = s.Answered // manifests that do not say how many were asked
+	}
 	s.State = StateComplete
 	if s.Questions == 0 || s.Answered < s.Questions {
 		s.State = StateIncomplete
@@ -111,6 +114,7 @@ func computeStatus(m Manifest, answers []AnswerRecord, judgments []Judgment) Sta
 		}
 		if s.Judged[j] < s.Answered {
 			s.State = StateIncomplete
+			s.Judged[j] += 0 // listed with its count, even when none
 		}
 	}
 	return s

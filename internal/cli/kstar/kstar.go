@@ -21,6 +21,7 @@ type Options struct {
 	ReferenceK           int
 	KRange               string // 1..40, 3-9 or 3,5,7
 	JSON                 bool
+	AllowMixed           bool // match runs whose manifests differ
 	Out                  io.Writer
 }
 
@@ -37,7 +38,9 @@ config.k, rendered_tokens) of every run directory under --runs-dir; k=0
 resolves to the run's --opt k or the system's default k. Candidate runs on
 another question set (dataset, data file, conversations, limit) than the
 reference are skipped. Ks of the range without a run are listed with the
-membench run commands that would measure them.`,
+membench run commands that would measure them. The reference and the
+matched runs must agree on dataset, question set, embedder, answer model and
+backends (exit 2 otherwise; --allow-mixed shows them with a warning).`,
 		Example: `  membench kstar --runs-dir results --reference turns-cosine --candidate turns-rerank --k 1..40
   membench kstar --runs-dir results --reference engram --reference-k 3 --candidate turns-rerank --k 3,5,7,9 --json`,
 		Args: cobra.NoArgs,
@@ -53,6 +56,7 @@ membench run commands that would measure them.`,
 	f.StringVar(&o.Candidate, "candidate", "", "system whose k is matched, e.g. turns-rerank")
 	f.StringVar(&o.KRange, "k", "1..40", "candidate ks to consider: 1..40, 3-9 or 3,5,7")
 	f.BoolVar(&o.JSON, "json", false, "print JSON instead of a table")
+	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "match runs whose manifests differ (embedder, dataset, question set, backends), with a warning")
 	return c
 }
 
@@ -77,7 +81,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	res, err := analysis.KStar(runs, analysis.KStarQuery{Reference: o.Reference, ReferenceK: o.ReferenceK, Candidate: o.Candidate, Ks: ks, ResultsDir: o.RunsDir})
+	res, err := analysis.KStar(runs, analysis.KStarQuery{Reference: o.Reference, ReferenceK: o.ReferenceK, Candidate: o.Candidate, Ks: ks, ResultsDir: o.RunsDir, AllowMixed: o.AllowMixed})
 	if err != nil {
 		return clierr.AsBad(err)
 	}

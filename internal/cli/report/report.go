@@ -21,7 +21,9 @@ type Options struct {
 	Format string   // terminal, markdown or csv
 	Table  string   // 2, 3, 4 or all
 	Judge  string   // "" = the non-metric judge most runs have
-	Out    io.Writer
+	// AllowMixed shows runs whose manifests differ side by side, with a warning.
+	AllowMixed bool
+	Out        io.Writer
 }
 
 // NewCmd returns the report command.
@@ -39,7 +41,11 @@ or membench score; scored predictions have no build cost, printed "-").
   Table 4: per run Multi, Open, Single, Temp (ablation variants are runs)
 
 Every row gives n (questions with a verdict) and a Wilson 95% interval on
-overall for 0/1 judges. --judge defaults to the judge other than
+overall for 0/1 judges. Each row also shows its dataset, question count,
+embedder, backend and status; incomplete runs are flagged. Runs that differ
+in dataset or question set, embedder, answer model, the judge's spec or
+offline vs real backends are refused (exit 2) unless --allow-mixed, which
+prints a warning line. --judge defaults to the judge other than
 f1/bleu1/em that most runs have (f1 when runs have only metrics). Rows of offline runs are marked "(offline)". --runs takes run
 directories, globs, or a directory holding run directories; rows are
 ordered by system, then k. With --format
@@ -59,6 +65,7 @@ csv and --table all, the tables are separated by a blank line.`,
 	f.StringArrayVar(&o.Runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
 	f.StringVar(&o.Format, "format", "terminal", "terminal, markdown or csv")
 	f.StringVar(&o.Table, "table", "all", "which table: 2, 3, 4 or all")
+	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "show runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends) side by side, with a warning")
 	f.StringVar(&o.Judge, "judge", "", "judge for tables 2 and 4 and the interval (default: the non-metric judge most runs have)")
 	return c
 }
@@ -109,7 +116,14 @@ func Run(ctx context.Context, o *Options) error {
 			return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", o.Judge, len(loaded), loaded[0].Manifest.Judges)
 		}
 	}
+	mixed, err := runlog.CheckComparable(runlog.SidesOf(loaded), o.AllowMixed, j)
+	if err != nil {
+		return err
+	}
 	out := o.Out
+	if w := runlog.MixedWarning(mixed); w != "" {
+		fmt.Fprintln(out, w)
+	}
 	for i, b := range builders {
 		t, err := b(loaded, j)
 		if err != nil {

@@ -31,7 +31,8 @@ func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build 
 		if ok {
 			s = 1
 		}
-		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s})
+		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s},
+			runlog.Judgment{QuestionID: id, Judge: "bleu1", Score: 0.5})
 	}
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile), ans...)
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js...)
@@ -61,9 +62,9 @@ func TestReportCommand(t *testing.T) {
 	}
 	// Sorted by system: preds, structmem, turns-cosine.
 	want := [][]string{
-		{"a-preds", "preds", "4", "25.00", "[4.6, 69.9]", "-", "-", "25.00", "-", "-", "-", "-", "-", "-"},
-		{"z-struct", "structmem", "10", "70.00", "[39.7, 89.2]", "-", "-", "70.00", "-", "2.000", "0.500", "2.500", "7", "3.5"},
-		{"m-cos", "turns-cosine k=3 (offline)", "5", "100.00", "[56.6, 100.0]", "-", "-", "100.00", "-", "-", "-", "-", "-", "-"},
+		{"a-preds", "preds", "4", "25.00", "[4.6, 69.9]", "-", "-", "25.00", "-", "-", "-", "-", "-", "-", "-", "4", "-", "-", "complete"},
+		{"z-struct", "structmem", "10", "70.00", "[39.7, 89.2]", "-", "-", "70.00", "-", "2.000", "0.500", "2.500", "7", "3.5", "-", "10", "-", "-", "complete"},
+		{"m-cos", "turns-cosine k=3 (offline)", "5", "100.00", "[56.6, 100.0]", "-", "-", "100.00", "-", "-", "-", "-", "-", "-", "-", "5", "-", "offline", "complete"},
 	}
 	for i, w := range want {
 		if strings.Join(rows[i+1], "|") != strings.Join(w, "|") {
@@ -72,7 +73,7 @@ func TestReportCommand(t *testing.T) {
 	}
 
 	out, err = run("--runs", filepath.Join(root, "z-*"), "--table", "4", "--format", "markdown")
-	if err != nil || !strings.Contains(out, "| z-struct | structmem | 10 | 70.00 | [39.7, 89.2] | - | - | 70.00 | - |") {
+	if err != nil || !strings.Contains(out, "| z-struct | structmem | 10 | 70.00 | [39.7, 89.2] | - | - | 70.00 | - | - | 10 | - | - | complete |") {
 		t.Errorf("markdown table 4 (%v):\n%s", err, out)
 	}
 	out, err = run("--runs", root)
