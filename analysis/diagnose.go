@@ -89,7 +89,7 @@ type Diagnosis struct {
 	KSource    string         `json:"k_source"`
 	Offline    bool           `json:"offline"`
 	Groups     []Counts       `json:"groups"`  // per category / question type
-	Overall    Counts         `json:"overall"` // every group but LoCoMo category 5
+	Overall    Counts         `json:"overall"` // every group but the abstention questions (LoCoMo category 5, LongMemEval _abs)
 	Abstention AbstentionRate `json:"abstention"`
 	Questions  []QuestionDiag `json:"-"`       // see WritePerQuestion
 	Skipped    int            `json:"skipped"` // retrievals without an answer (interrupted run)
@@ -168,7 +168,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 			groups[q.Group] = g
 		}
 		g.add(q)
-		if a.Category != datasets.CatAdversarial {
+		if !a.Abstains() { // as the summary's overall and evidence recall
 			d.Overall.add(q)
 		}
 	}
@@ -190,29 +190,11 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 // classify computes one question's evidence counts and outcome.
 func classify(rec runlog.RetrievalRecord) QuestionDiag {
 	q := QuestionDiag{QuestionID: rec.QuestionID, ConversationID: rec.ConversationID, Candidates: len(rec.Candidates), Tokens: rec.Tokens}
-	ev := map[string]bool{}
-	for _, e := range rec.Evidence {
-		if e != "" {
-			ev[e] = true
-		}
-	}
-	q.Evidence = len(ev)
+	c := runlog.CountEvidence(rec)
+	q.Evidence, q.InCandidates, q.InContext = c.Evidence, c.InCandidates, c.InContext
 	if q.Evidence == 0 {
 		q.Outcome = OutcomeNoEvidence
 		return q
-	}
-	cands, ctx := sourceSet(rec.Candidates), sourceSet(rec.Items)
-	for e := range ev {
-		if cands[e] {
-			q.InCandidates++
-		}
-		if ctx[e] {
-			q.InContext++
-		}
-	}
-	if len(ctx) == 0 && rec.EvidenceHit > 0 {
-		// Items without Sources: trust the harness's own count.
-		q.InContext = min(rec.EvidenceHit, q.Evidence)
 	}
 	switch {
 	case q.Candidates > 0 && q.InCandidates == 0:

@@ -131,7 +131,8 @@ func (r *Resources) openEmbedder() error {
 		}
 		r.Embedder, r.EmbedderName = r.tape.PlayEmbedder(name, fb), name
 		return nil
-	case strings.HasPrefix(e, "openai:"):
+	case strings.HasPrefix(e, "openai:") || strings.Contains(e, "backend=openai"):
+		// openai:MODEL, or the key=value form (backend=openai,model=M,base-url=U).
 		// The embedding server is the build model's unless the spec says otherwise.
 		spec, err := llm.ParseSpec(e)
 		if err != nil {

@@ -387,3 +387,54 @@ func loggedLater(m Manifest, name string) bool {
 	sp, ok := judge.Lookup(kind)
 	return ok && sp.New == nil
 }
+
+// EvidenceCount is one retrieval's evidence: the distinct evidence turn
+// ids, and how many of them are among the candidates' and the rendered
+// items' sources.
+type EvidenceCount struct {
+	Evidence, InCandidates, InContext int
+}
+
+// CountEvidence is the one definition of a retrieval's evidence hits,
+// used by the summary's evidence recall and by diagnose.
+func CountEvidence(rec RetrievalRecord) EvidenceCount {
+	ev := map[string]bool{}
+	for _, e := range rec.Evidence {
+		if e != "" {
+			ev[e] = true
+		}
+	}
+	c := EvidenceCount{Evidence: len(ev)}
+	cands, ctx := sources(rec.Candidates), sources(rec.Items)
+	for e := range ev {
+		if cands[e] {
+			c.InCandidates++
+		}
+		if ctx[e] {
+			c.InContext++
+		}
+	}
+	if len(ctx) == 0 && rec.EvidenceHit > 0 {
+		// Items without sources: trust the harness's own count.
+		c.InContext = min(rec.EvidenceHit, c.Evidence)
+	}
+	return c
+}
+
+// CountsForRecall says whether a question enters evidence recall: it has
+// evidence and is not an abstention question (LoCoMo category 5 and
+// LongMemEval _abs, whose evidence points at a premise, not an answer),
+// the same questions the overall score counts.
+func CountsForRecall(a AnswerRecord, c EvidenceCount) bool {
+	return c.Evidence > 0 && !a.Abstains()
+}
+
+func sources(items []ItemRef) map[string]bool {
+	s := map[string]bool{}
+	for _, it := range items {
+		for _, src := range it.Sources {
+			s[src] = true
+		}
+	}
+	return s
+}

@@ -24,6 +24,7 @@ type Summary struct {
 	Dataset        string      `json:"dataset"`
 	Offline        bool        `json:"offline"`
 	Replay         *ReplayInfo `json:"replay,omitempty"`
+	OfflineParts   []string    `json:"offline_parts,omitempty"` // roles and judges on the offline backend
 	Embedder       string      `json:"embedder"`
 	EmbedderNote   string      `json:"embedder_note,omitempty"`
 	Judges         []string    `json:"judges"`
@@ -32,7 +33,7 @@ type Summary struct {
 	Groups         []Group     `json:"groups"`  // per category (LoCoMo) or question type
 	Overall        Group       `json:"overall"` // without abstention questions (LoCoMo 1-4; LongMemEval without _abs), as the papers score it
 	ContextTokens  TokenStats  `json:"context_tokens"`
-	EvidenceRecall float64     `json:"evidence_recall"` // mean share of evidence turns in the context
+	EvidenceRecall float64     `json:"evidence_recall"` // mean share of evidence turns in the context, over questions with evidence, abstention questions excluded (runlog.CountsForRecall)
 	Build          Cost        `json:"build"`
 	// BuildRequests and BuildFailed count the memory build's logical
 	// requests and those whose reply stayed unusable (nothing was kept);
@@ -107,7 +108,7 @@ func Summarize(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline,
+	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, OfflineParts: m.OfflineList(),
 		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]Cost{}}
 	s.Replay = m.Replay
 	for _, j := range m.Judges {
@@ -278,8 +279,8 @@ func retrievalStats(retr []RetrievalRecord, ans map[string]AnswerRecord) (TokenS
 		}
 		ts.Mean += float64(r.Tokens)
 		ts.N++
-		if len(r.Evidence) > 0 {
-			recallSum += float64(r.EvidenceHit) / float64(len(r.Evidence))
+		if c := CountEvidence(r); CountsForRecall(ans[qid], c) {
+			recallSum += float64(c.InContext) / float64(c.Evidence)
 			recallN++
 		}
 	}
@@ -356,7 +357,7 @@ func (s *Summary) notes() []string {
 	// Scored predictions and peers' results have no retrievals; a line of
 	// zeros there reads like a retrieval failure.
 	if s.ContextTokens.N > 0 {
-		notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%%",
+		notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%% (questions with evidence, abstention questions excluded)",
 			s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))
 	}
 	for _, j := range s.Judges {
@@ -373,7 +374,9 @@ func (s *Summary) notes() []string {
 		notes = append(notes, fmt.Sprintf("replayed from bundle %s (membench %s, %d recorded replies); %d calls were not in the bundle and went to the backend", r.Bundle, r.Membench, r.Replies, r.Fresh))
 	}
 	if s.Offline {
-		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
+		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics (offline heuristics); these numbers measure retrieval and the pipeline, not LLM quality")
+	} else if len(s.OfflineParts) > 0 {
+		notes = append(notes, "PARTLY OFFLINE: "+strings.Join(s.OfflineParts, ", ")+" ran on the offline backend (offline heuristics); figures that depend on them measure the pipeline, not LLM quality")
 	}
 	if s.EmbedderNote != "" {
 		notes = append(notes, "EMBEDDER: "+s.EmbedderNote)

@@ -154,7 +154,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 		}
 		s.X = append(s.X, float64(xv))
 		s.Y = append(s.Y, r.summary.Overall.Scores[j])
-		offline = offline || r.manifest.Offline
+		offline = offline || len(r.manifest.OfflineList()) > 0
 	}
 	c := &Chart{YLabel: fmt.Sprintf("overall accuracy (judge %s, %%)", j), Points: true, Percent: true}
 	for _, name := range order {
@@ -162,7 +162,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 	}
 	sortSeries(c.Series)
 	if offline {
-		c.Note = "(offline backend: pipeline check, not LLM quality)"
+		c.Note = offlineNote
 	}
 	return c, nil
 }
@@ -241,11 +241,53 @@ func BuildTokensChart(dirs []string) (*Chart, error) {
 	return c, nil
 }
 
+const offlineNote = "(offline heuristics: pipeline check, not LLM quality)"
+
 func noteFor(m runlog.Manifest, prev string) string {
-	if m.Offline {
-		return "(offline backend: pipeline check, not LLM quality)"
+	if len(m.OfflineList()) > 0 {
+		return offlineNote
 	}
 	return prev
+}
+
+// Comparable checks that runs may share a figure (runlog.CheckComparable;
+// the judge's spec too when one is named). ignore lists differences a
+// caller varies on purpose (a sweep over limit varies the question set).
+// It returns the differences accepted with allowMixed.
+func Comparable(dirs []string, judgeName string, allowMixed bool, ignore ...string) ([]string, error) {
+	var sides []runlog.Side
+	for _, d := range dirs {
+		m, err := runlog.LoadManifest(d)
+		if err != nil {
+			return nil, err
+		}
+		sides = append(sides, runlog.Side{Label: d, Manifest: &m})
+	}
+	var judges []string
+	if judgeName != "" {
+		judges = []string{judgeName}
+	}
+	var diffs []runlog.Difference
+	for _, d := range runlog.Differences(sides, judges...) {
+		skip := false
+		for _, f := range ignore {
+			skip = skip || d.Field == f
+		}
+		if !skip {
+			diffs = append(diffs, d)
+		}
+	}
+	if len(diffs) == 0 {
+		return nil, nil
+	}
+	if !allowMixed {
+		return nil, &runlog.MixedError{Diffs: diffs}
+	}
+	var out []string
+	for _, d := range diffs {
+		out = append(out, d.String())
+	}
+	return out, nil
 }
 
 // convOrder lists conversation ids: the configured order first, then the

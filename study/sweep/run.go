@@ -33,6 +33,10 @@ type Options struct {
 	// config's results_dir, else OUT/runs).
 	ResultsDir string
 	Log        io.Writer
+	// AllowMixed keeps points whose manifests differ (e.g. an embedder
+	// that changed between resumed points) in one table and plot, listing
+	// the differences, instead of refusing.
+	AllowMixed bool
 }
 
 // Row is one point's headline numbers.
@@ -55,7 +59,8 @@ type Result struct {
 	Config  string    `json:"config"`
 	Keys    []string  `json:"keys"`
 	Judges  []string  `json:"judges"`
-	Offline bool      `json:"offline"`
+	Offline bool      `json:"offline"` // some point has offline parts ("offline heuristics")
+	Mixed   []string  `json:"mixed,omitempty"`
 	Rows    []Row     `json:"points"`
 	Plots   []string  `json:"plots,omitempty"`
 	Started time.Time `json:"started"`
@@ -110,7 +115,7 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 			row.Accuracy = sum.Overall.Scores
 			row.ContextTokens = sum.ContextTokens.Mean
 			row.BuildInput, row.BuildOutput, row.BuildCalls = sum.Build.InputTokens, sum.Build.OutputTokens, sum.Build.Calls
-			res.Offline = res.Offline || sum.Offline
+			res.Offline = res.Offline || sum.Offline || len(sum.OfflineParts) > 0
 			for _, j := range sum.Judges {
 				if !judgeSeen[j] {
 					judgeSeen[j] = true
@@ -130,6 +135,26 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 			break
 		}
 	}
+	// The points vary system and options; anything else that differs
+	// (embedder, dataset, backends) makes the curve meaningless. A grid
+	// over limit varies the question set on purpose.
+	var dirs []string
+	for _, r := range res.Rows {
+		if r.Error == "" {
+			dirs = append(dirs, r.RunDir)
+		}
+	}
+	var ignore []string
+	for _, k := range res.Keys {
+		if k == "limit" {
+			ignore = append(ignore, "question set")
+		}
+	}
+	mixed, err := plot.Comparable(dirs, f.Spec.Judge, o.AllowMixed, ignore...)
+	if err != nil {
+		return nil, err
+	}
+	res.Mixed = mixed
 	if kind := f.PlotKind(); kind != "none" && firstErr == nil {
 		paths, err := Plot(kind, res, f.Spec.Judge, filepath.Join(o.Out, PlotBase))
 		if err != nil {
@@ -200,7 +225,10 @@ func (r *Result) Table() *report.Table {
 	}
 	t.Notes = append(t.Notes, "accuracy: overall score × 100 per judge (LoCoMo: categories 1-4); ctx tokens: mean rendered context per question; build: memory-construction tokens")
 	if r.Offline {
-		t.Notes = append(t.Notes, "OFFLINE backend: deterministic heuristics; these numbers check the pipeline, not LLM quality")
+		t.Notes = append(t.Notes, "offline heuristics: points with offline parts (runlog manifest offline_parts) come from deterministic heuristics; these numbers check the pipeline, not LLM quality")
+	}
+	if w := runlog.MixedWarning(r.Mixed); w != "" {
+		t.Notes = append([]string{w}, t.Notes...)
 	}
 	for _, p := range r.Plots {
 		t.Notes = append(t.Notes, "plot: "+p)

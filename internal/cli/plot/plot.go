@@ -22,7 +22,9 @@ type Options struct {
 	OutPath string   // without extension: writes OutPath.png and OutPath.svg
 	Judge   string   // k and seeds: whose accuracy is plotted
 	Title   string   // "" = the figure's
-	Out     io.Writer
+	// AllowMixed plots runs whose manifests differ, with a warning.
+	AllowMixed bool
+	Out        io.Writer
 }
 
 // figures maps each subcommand to its chart.
@@ -73,6 +75,7 @@ func sub(name, short, defOut string) *cobra.Command {
 	f.StringArrayVar(&o.Runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
 	f.StringVar(&o.OutPath, "out", defOut, "output path without extension (writes OUT.png and OUT.svg)")
 	f.StringVar(&o.Title, "title", "", "chart title (default: the figure's)")
+	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "plot runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends), with a warning")
 	if name != "build-tokens" {
 		f.StringVar(&o.Judge, "judge", "", "judge whose overall accuracy is plotted (default llm, else the first)")
 	}
@@ -92,12 +95,20 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return clierr.AsBad(err)
 	}
+	mixed, err := plot.Comparable(dirs, o.Judge, o.AllowMixed)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
 	ch, err := chart(dirs, o.Judge)
 	if err != nil {
 		return clierr.AsBad(err)
 	}
 	if o.Title != "" {
 		ch.Title = o.Title
+	}
+	if w := runlog.MixedWarning(mixed); w != "" {
+		fmt.Fprintln(o.Out, w)
+		ch.Title += " (MIXED runs, see warning)"
 	}
 	paths, err := ch.Save(o.OutPath)
 	if err != nil {

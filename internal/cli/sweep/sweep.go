@@ -30,6 +30,7 @@ type Options struct {
 	Format                   string
 	Concurrency              int
 	Quiet, DryRun            bool
+	AllowMixed               bool                   // tabulate points whose manifests differ
 	Changed                  func(flag string) bool // nil: no flag set
 	Host                     runlog.Host
 	Out, Err                 io.Writer // table; progress
@@ -84,6 +85,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bars")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
+	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "tabulate and plot points whose manifests differ (embedder, dataset, backends), with a warning")
 	return c
 }
 
@@ -144,7 +146,7 @@ func Run(ctx context.Context, o *Options) error {
 		t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
 		return t.Terminal(o.Out)
 	}
-	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err})
+	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err, AllowMixed: o.AllowMixed})
 	if res != nil {
 		if err := res.Table().Write(o.Out, o.Format); err != nil {
 			return err
