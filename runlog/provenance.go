@@ -145,10 +145,11 @@ func (m Manifest) OfflineList() []string {
 	return out
 }
 
-// judgeModelUsed: some judge of the run calls a model.
+// judgeModelUsed: some judge of the run calls the run's judge model (a
+// judge with its own model spec calls that one instead).
 func (m Manifest) judgeModelUsed() bool {
 	for _, in := range m.JudgeSpecs {
-		if in.Model != nil {
+		if in.Model != nil && *in.Model == m.Models["judge"] {
 			return true
 		}
 	}

@@ -1,0 +1,79 @@
+package runlog_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/judge"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
+)
+
+func offlineManifest() runlog.Manifest {
+	off := llm.ModelID{Backend: "offline", Model: "heuristic"}
+	return runlog.Manifest{Dataset: "locomo", DatasetSHA256: "aaaa", QuestionSetSHA256: "qqqq", Questions: 10, Embedder: "use-lite",
+		Models:     map[string]llm.ModelID{"build": off, "answer": off, "decide": off, "judge": off},
+		Judges:     []string{"lexical", "f1"},
+		JudgeSpecs: []judge.Info{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
+}
+
+// A run whose roles are offline but whose judge is a real model is not
+// "offline": it says which parts are.
+func TestBackendsNameTheOfflineParts(t *testing.T) {
+	m := offlineManifest()
+	if got := m.Backends(); got != "offline" {
+		t.Errorf("all offline: %q", got)
+	}
+	real := llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+	m.Judges = append(m.Judges, "gpt")
+	m.JudgeSpecs = append(m.JudgeSpecs, judge.Info{Name: "gpt", Kind: "llm", Model: &real})
+	got := m.Backends()
+	if got != "mixed (offline: answer model, build model, decide model)" {
+		t.Errorf("real judge, offline roles: %q", got)
+	}
+	if !strings.Contains(m.OfflineNote(), "offline heuristics") {
+		t.Errorf("note %q", m.OfflineNote())
+	}
+}
+
+func TestDifferencesNameFieldAndRuns(t *testing.T) {
+	a, b := offlineManifest(), offlineManifest()
+	if d := runlog.Differences([]runlog.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}, "f1"); len(d) != 0 {
+		t.Fatalf("identical manifests differ: %v", d)
+	}
+	b.Embedder = "tfidf-hash-512"
+	b.JudgeSpecs[1].Threshold = 0.3
+	_, err := runlog.CheckComparable([]runlog.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}, false, "f1")
+	var me *runlog.MixedError
+	if !errors.As(err, &me) || len(me.Diffs) != 2 || me.Diffs[0].Field != "embedder" || me.Diffs[1].Field != "judge" {
+		t.Fatalf("want embedder and judge differences, got %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "A: use-lite") || !strings.Contains(msg, "B: tfidf-hash-512") || !strings.Contains(msg, "--allow-mixed") {
+		t.Errorf("message %q", msg)
+	}
+	mixed, err := runlog.CheckComparable([]runlog.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}, true, "f1")
+	if err != nil || len(mixed) != 2 || !strings.HasPrefix(runlog.MixedWarning(mixed), "WARNING (--allow-mixed)") {
+		t.Errorf("allow mixed: %v %v", mixed, err)
+	}
+	// Runs compared under different judges on purpose: no judge facet.
+	if d := runlog.Differences([]runlog.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}); len(d) != 1 {
+		t.Errorf("without a judge: %v", d)
+	}
+}
+
+func TestStatusCountsWhatFinished(t *testing.T) {
+	r := &runlog.Run{Manifest: offlineManifest()}
+	r.Manifest.Questions = 3
+	r.Answers = []runlog.AnswerRecord{{QuestionID: "q1"}, {QuestionID: "q2"}}
+	r.Judgments = []runlog.Judgment{{QuestionID: "q1", Judge: "lexical"}, {QuestionID: "q1", Judge: "f1"}, {QuestionID: "q2", Judge: "f1"}}
+	st := r.Status()
+	if st.State != runlog.StateIncomplete || st.String() != "incomplete (2/3 answered; lexical judged 1)" {
+		t.Errorf("status %q", st.String())
+	}
+	r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: "q3"})
+	r.Judgments = append(r.Judgments, runlog.Judgment{QuestionID: "q2", Judge: "lexical"}, runlog.Judgment{QuestionID: "q3", Judge: "lexical"}, runlog.Judgment{QuestionID: "q3", Judge: "f1"})
+	if st := r.Status(); st.State != runlog.StateComplete {
+		t.Errorf("finished run: %q", st.String())
+	}
+}
