@@ -244,8 +244,8 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 	}
 
 	// A/B: the four cells must be McNemar's table computed from the runs.
-	cells := pairedCells(t, ra, rb, "llm")
-	do(t, ctx, chromedp.Navigate(url+"#/ab/0/1?judge=llm"), chromedp.WaitVisible(chromedp.CSS("#ab-cells")))
+	cells := pairedCells(t, ra, rb, "lexical")
+	do(t, ctx, chromedp.Navigate(url+"#/ab/0/1?judge=lexical"), chromedp.WaitVisible(chromedp.CSS("#ab-cells")))
 	shown := get(t, ctx, chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("#ab-cells td[data-cell]")].map(td => [td.dataset.cell, td.textContent]))`))
 	stats := get(t, ctx, chromedp.TextContent(chromedp.CSS("#ab-stats")))
 	for _, c := range []string{"both", "a", "b", "neither"} {
