@@ -68,7 +68,7 @@ func TestSameNEverywhereAndCompareAgreesWithSummary(t *testing.T) {
 	// diagnose: overall questions.
 	out, code := membench(t, env, "diagnose", "--run", a, "--json")
 	var d struct {
-		Diagnosis struct{ Overall struct{ Questions int } }
+		Diagnosis  struct{ Overall struct{ Questions int } }
 		Abstention []struct{ N int }
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.Diagnosis.Overall.Questions != n || len(d.Abstention) != 1 || d.Abstention[0].N != abs {
