@@ -82,18 +82,9 @@ func cliImports(p pkg) []string {
 // they must not depend on the engine, even transitively.
 var readers = []string{"analysis", "study/audit", "study/peers", "study/plot", "study/prereg", "study/grade"}
 
-// pending lists the one known violation being removed (issue 8: the
-// compare computation moves into analysis). TODO: delete this entry once
-// study/prereg no longer imports internal/cli/compare.
-var pending = map[string]string{"study/prereg": module + "/internal/cli/compare"}
-
 func TestOnlyTheCommandLineImportsInternalCLI(t *testing.T) {
 	for _, p := range listPackages(t) {
 		bad := cliImports(p)
-		if len(bad) == 1 && pending[rel(p.ImportPath)] == bad[0] {
-			t.Logf("known violation, being removed: %s imports %s", rel(p.ImportPath), bad[0])
-			continue
-		}
 		if len(bad) > 0 {
 			t.Errorf("%s imports %s: only cmd/ and internal/cli may; return a badinput error or move the code into a library package", rel(p.ImportPath), strings.Join(bad, ", "))
 		}
