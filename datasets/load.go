@@ -24,6 +24,16 @@ type LoadOptions struct {
 	// line); with no path, the fetched file is looked for under it. "" =
 	// ~/.cache/membench.
 	Home string
+	// Conversations and Limit filter while a LongMemEval file streams in
+	// (the other loaders leave them to Dataset.Filter): items not named,
+	// or past the first Limit questions, are never kept.
+	Conversations []string
+	Limit         int
+	// Lazy keeps LongMemEval haystacks on disk: the loaded conversations
+	// hold their questions (with evidence) but no sessions, and
+	// Dataset.Hydrate reads one item back when it is needed, so memory
+	// does not grow with the number of questions.
+	Lazy bool
 }
 
 func (o LoadOptions) step() time.Duration {

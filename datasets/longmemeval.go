@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 )
@@ -50,8 +51,8 @@ func LoadLongMemEval(path string, opt LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Hash the trailing bytes the decoder did not need (only spaces: the
-	// decoder checked there is nothing else).
+	// Hash the trailing bytes the decoder did not need (only spaces, as
+	// the decoder checked, unless --limit stopped it early).
 	if _, err := io.Copy(h, br); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -74,12 +75,49 @@ func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, e
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return nil, bad("%s: a LongMemEval file is a JSON list of items, got %v first", source, tok)
 	}
+	if opt.Limit < 0 {
+		return nil, bad("question limit %d is negative; use 0 for no limit", opt.Limit)
+	}
+	want := map[string]bool{}
+	for _, id := range opt.Conversations {
+		if id = strings.TrimSpace(id); id != "" {
+			want[id] = true
+		}
+	}
+	found := map[string]bool{}
+	var ids []string // the first ids, for the unknown-id message
 	ds := &Dataset{Name: "longmemeval", Source: source}
 	seen := map[string]int{}
+	full := false // Limit reached: later items are only looked at for names
 	for i := 0; dec.More(); i++ {
+		if full && len(found) == len(want) {
+			// Nothing more to keep or look for: the rest of the file is
+			// only hashed (by the caller), not checked.
+			return ds, nil
+		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, malformed(fmt.Errorf("item %d: %v", i, err))
+		}
+		end := dec.InputOffset()
+		var head struct {
+			QuestionID any `json:"question_id"`
+		}
+		_ = json.Unmarshal(raw, &head)
+		hid, _ := head.QuestionID.(string)
+		if len(ids) < 8 {
+			ids = append(ids, hid)
+		}
+		// Items not named are dropped without being parsed in full (an id
+		// that is not a string falls through to the full parse's error).
+		if len(want) > 0 && head.QuestionID != nil && !want[hid] {
+			if _, isString := head.QuestionID.(string); isString {
+				continue
+			}
+		}
+		found[hid] = true
+		if full {
+			continue
 		}
 		c, id, err := lmeConversation(raw, opt)
 		if err != nil {
@@ -89,7 +127,16 @@ func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, e
 			return nil, bad("%s: item %d: duplicate question_id %q (also item %d); give each item a unique id", source, i, c.ID, prev)
 		}
 		seen[c.ID] = i
+		if opt.Lazy {
+			// Keep the question and its evidence; read the haystack
+			// back from the file when the run gets to it.
+			c.Sessions = nil
+			c.hydrate = lmeHydrator(source, end-int64(len(raw)), end, i, c, opt)
+		}
 		ds.Conversations = append(ds.Conversations, c)
+		if opt.Limit > 0 && len(ds.Conversations) >= opt.Limit {
+			full = true
+		}
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, malformed(err)
@@ -101,10 +148,41 @@ func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, e
 		}
 		return nil, bad("%s: text after the closing ] of the item list (near byte %d); remove it", source, dec.InputOffset())
 	}
+	if len(found) < len(want) {
+		var unknown []string
+		for id := range want {
+			if !found[id] {
+				unknown = append(unknown, id)
+			}
+		}
+		sort.Strings(unknown)
+		return nil, bad("dataset longmemeval (%s) has no conversation %s (it has: %s …)", source, strings.Join(unknown, ", "), strings.Join(ids, ", "))
+	}
 	if len(ds.Conversations) == 0 {
 		return nil, bad("%s: no items; expected a list of {question_id, question, answer, haystack_sessions, ...}", source)
 	}
 	return ds, nil
+}
+
+// lmeHydrator reads item i back from bytes [start, end) of the file.
+func lmeHydrator(path string, start, end int64, i int, stub *Conversation, opt LoadOptions) func() (*Conversation, error) {
+	return func() (*Conversation, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("re-read LongMemEval item %s: %w", stub.ID, err)
+		}
+		defer f.Close()
+		raw := make([]byte, end-start)
+		if _, err := f.ReadAt(raw, start); err != nil {
+			return nil, fmt.Errorf("re-read LongMemEval item %s from %s: %w", stub.ID, path, err)
+		}
+		c, _, err := lmeConversation(raw, opt)
+		if err != nil || c.ID != stub.ID {
+			return nil, fmt.Errorf("%s changed while the run was using it (item %d is no longer %s); restore the file and resume", path, i, stub.ID)
+		}
+		c.Questions = stub.Questions
+		return c, nil
+	}
 }
 
 // lmeSessions decodes haystack_sessions; on a type error it decodes again

@@ -45,6 +45,24 @@ type Conversation struct {
 	Speakers  []string    `json:"speakers"`
 	Sessions  []*Session  `json:"sessions"`
 	Questions []*Question `json:"questions"`
+
+	// hydrate reads the sessions of a lazily loaded conversation; nil
+	// when Sessions are resident.
+	hydrate func() (*Conversation, error)
+}
+
+// Lazy reports whether the sessions are left on disk (LoadOptions.Lazy).
+func (c *Conversation) Lazy() bool { return c.hydrate != nil }
+
+// Hydrate returns the conversation with its sessions: c itself when they
+// are resident, else a fresh copy read from the file, which the caller
+// drops when done so that only conversations in use stay in memory. The
+// copy shares c's questions.
+func (c *Conversation) Hydrate() (*Conversation, error) {
+	if c.hydrate == nil {
+		return c, nil
+	}
+	return c.hydrate()
 }
 
 // Session is one dated sitting of the conversation.

@@ -98,7 +98,7 @@ func (g *synthGen) chatter() string {
 }
 
 func (g *synthGen) userTurn() string {
-	n := 1 + g.r.IntN(3)
+	n := 2 + g.r.IntN(5)
 	parts := make([]string, n)
 	for i := range parts {
 		parts[i] = g.chatter()
@@ -106,9 +106,9 @@ func (g *synthGen) userTurn() string {
 	return strings.Join(parts, " ")
 }
 
-// assistantTurn is longer, as LongMemEval's assistant turns are.
+// assistantTurn is longer, as LongMemEval's assistant turns are (the M file averages about 1 KB per turn).
 func (g *synthGen) assistantTurn() string {
-	n := 3 + g.r.IntN(5)
+	n := 16 + g.r.IntN(21)
 	parts := make([]string, n)
 	for i := range parts {
 		parts[i] = "In general, " + g.pick(synthAdvice) + "."

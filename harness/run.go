@@ -88,7 +88,8 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 		}
 		set = set.With(t)
 	}
-	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home})
+	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home,
+		Conversations: cfg.Conversations, Limit: cfg.Limit, Lazy: true})
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
@@ -405,6 +406,12 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	if len(needAnswer) == 0 && done.built[conv.ID] {
 		return nil
+	}
+	// A lazily loaded conversation (LongMemEval) is read back from the file
+	// here and dropped when this returns: memory holds only the
+	// conversations in flight, not the whole dataset.
+	if conv, err = conv.Hydrate(); err != nil {
+		return err
 	}
 	sys, err := p.Spec.New(env)
 	if err != nil {
