@@ -2,7 +2,11 @@
 // embedded sample) into one model that every system and judge reads.
 package datasets
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
 
 // Category numbers follow LoCoMo's qa "category" field.
 const (
@@ -125,4 +129,29 @@ func (d *Dataset) Questions() []*Question {
 		out = append(out, c.Questions...)
 	}
 	return out
+}
+
+// Shard returns the index-th of count parts of the conversations:
+// conversation j belongs to part j mod count, so parts stay balanced and
+// the split depends only on the dataset order. For LongMemEval, where each
+// conversation holds one question, this splits the questions.
+func (d *Dataset) Shard(index, count int) *Dataset {
+	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256}
+	for j, c := range d.Conversations {
+		if j%count == index {
+			out.Conversations = append(out.Conversations, c)
+		}
+	}
+	return out
+}
+
+// QuestionSetSHA256 hashes the question ids in order: two datasets with
+// the same value ask the same questions in the same order.
+func (d *Dataset) QuestionSetSHA256() string {
+	h := sha256.New()
+	for _, q := range d.Questions() {
+		h.Write([]byte(q.ID))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

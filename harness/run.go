@@ -65,6 +65,7 @@ type Prepared struct {
 
 	buildMu sync.Mutex
 	builds  map[string]systems.BuildStats // conversation -> its latest build's stats
+	shard   *runlog.ShardInfo             // --shard: this run's part of the whole set
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
@@ -98,6 +99,16 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 			return nil, badinput.Errorf("--conversations: %v", err)
 		}
 	}
+	var shard *runlog.ShardInfo
+	if cfg.Shard != "" {
+		i, n, err := runlog.ParseShard(cfg.Shard, "")
+		if err != nil {
+			return nil, badinput.Wrap(err)
+		}
+		nq := len(ds.Questions())
+		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: ds.QuestionSetSHA256()}
+		ds = ds.Shard(i, n)
+	}
 	res, err := OpenResources(cfg)
 	if err != nil {
 		return nil, err
@@ -112,7 +123,7 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 		res.Close()
 		return nil, fmt.Errorf("results dir %s: %w", dir, err)
 	}
-	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log}
+	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard}
 	if err := p.writeManifest(); err != nil {
 		res.Close()
 		return nil, err
@@ -183,6 +194,7 @@ func (p *Prepared) writeManifest() error {
 		QuestionSetSHA256: runlog.QuestionSetHash(runlog.Questions(p.Data)),
 		TurnStep:          p.Cfg.TurnStep.String(),
 		Status:            &runlog.Status{State: runlog.StateIncomplete, Questions: nq},
+		Shard:             p.shard,
 	}
 	m.OfflineParts = m.OfflineList()
 	// A judge with its own real model makes the run not fully offline.

@@ -25,6 +25,11 @@ type Config struct {
 	Conversations []string        `json:"conversations,omitempty" yaml:"conversations"`
 	Limit         int             `json:"limit,omitempty" yaml:"limit"` // questions in all, in dataset order; 0 = all
 	TurnStep      time.Duration   `json:"turn_step" yaml:"turn_step"`
+	// Shard "I/N" runs the I-th of N deterministic parts of the
+	// conversations (after --conversations/--limit); "" = all. It is part
+	// of the config so each shard gets its own run directory; merge
+	// checks that the shards' configs agree on everything else.
+	Shard string `json:"shard,omitempty" yaml:"shard"`
 
 	// Model specs (llm.ParseSpec syntax, e.g. "offline", "openai:gpt-4o-mini").
 	// Build/Answer/Decide/JudgeModel default to Model.

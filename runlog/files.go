@@ -84,6 +84,10 @@ type Manifest struct {
 	// MaxBuildFailures is the failed share of build requests above which
 	// the run counts as degraded (0 = DefaultMaxBuildFailures).
 	MaxBuildFailures float64 `json:"max_build_failures,omitempty"`
+	// Shard is set on a shard's run (--shard I/N); MergedFrom on a run
+	// that `membench merge` assembled from shards (their run ids).
+	Shard      *ShardInfo `json:"shard,omitempty"`
+	MergedFrom []string   `json:"merged_from,omitempty"`
 }
 
 // TokenStats summarises rendered context tokens over questions.

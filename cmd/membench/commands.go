@@ -14,6 +14,7 @@ import (
 	cligrade "github.com/membench/membench/internal/cli/grade"
 	"github.com/membench/membench/internal/cli/judgecmd"
 	"github.com/membench/membench/internal/cli/kstar"
+	climerge "github.com/membench/membench/internal/cli/merge"
 	cliplot "github.com/membench/membench/internal/cli/plot"
 	cliprereg "github.com/membench/membench/internal/cli/prereg"
 	clireport "github.com/membench/membench/internal/cli/report"
@@ -50,6 +51,7 @@ func commands() []*cobra.Command {
 		cliview.NewCmd(),
 		clibundle.NewCmd(),
 		version.NewCmd(),
+		climerge.NewCmd(),
 	}
 }
 

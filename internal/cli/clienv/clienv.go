@@ -19,3 +19,7 @@ const Home = "MEMBENCH_HOME"
 func Host() runlog.Host {
 	return runlog.Host{Home: os.Getenv(Home), Embedder: os.Getenv(embedder.EnvEmbedder), CI: os.Getenv("CI") != ""}
 }
+
+// JobIndex is JOB_COMPLETION_INDEX, which Kubernetes Indexed Jobs set on
+// each pod; `run --shard auto/N` takes the shard index from it.
+func JobIndex() string { return os.Getenv("JOB_COMPLETION_INDEX") }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -33,6 +35,10 @@ type Options struct {
 	Quiet               bool
 	Replay              string // a bundle to reproduce (membench bundle)
 	ReplayFallback      bool   // with Replay: calls the bundle lacks go to the backend
+	Shard               string // I/N or auto/N (applied when set or in the file)
+	JobIndex            string // JOB_COMPLETION_INDEX, for --shard auto/N
+	CPUProfile          string // file for a CPU profile of the run
+	MemProfile          string // file for a heap profile at the end
 	// Changed reports whether the user set a flag; nil means none was set,
 	// so with no ConfigFile every Config field applies.
 	Changed  func(flag string) bool
@@ -58,11 +64,13 @@ Re-running the same command resumes: finished questions are skipped.`,
   membench run --system structmem --llm openai --model gpt-4o-mini
   membench run --system turns-rerank --opt n=30 --opt floor=10 --k 3
   membench run --config configs/table2.yaml --system flat
-  membench run --replay testdata/bundles/conv26-turns-rerank.tar.gz --data ../shared/datasets/locomo10.json --results /tmp/replayed`,
+  membench run --replay testdata/bundles/conv26-turns-rerank.tar.gz --data ../shared/datasets/locomo10.json --results /tmp/replayed
+  membench run --dataset locomo --data locomo10.json --shard 0/4   # then merge the 4 runs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Changed = cmd.Flags().Changed
 			o.Host = clienv.Host()
+			o.JobIndex = clienv.JobIndex()
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return Run(cmd.Context(), o)
 		},
@@ -98,6 +106,9 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar")
 	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply")
 	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the configured backend (needs its key) instead of failing; the summary counts them")
+	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof; -sample_index=alloc_space for allocations)")
+	f.StringVar(&o.Shard, "shard", "", "run only part I of N (I/N, I from 0; auto/N reads JOB_COMPLETION_INDEX): conversation j goes to part j mod N (LongMemEval: question j); join the parts with `membench merge`")
 	return c
 }
 
@@ -157,6 +168,17 @@ func Run(ctx context.Context, o *Options) error {
 	set("no-cache", func() { base.NoCache = cfg.NoCache })
 	set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
 	set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
+	if changed("shard") || base.Shard != "" {
+		if changed("shard") {
+			base.Shard = o.Shard
+		}
+		// auto/N is resolved here, so the manifest names the part.
+		i, n, err := runlog.ParseShard(base.Shard, o.JobIndex)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		base.Shard = fmt.Sprintf("%d/%d", i, n)
+	}
 	if changed("turn-step") {
 		base.TurnStep = o.TurnStep
 	}
@@ -187,7 +209,14 @@ func Run(ctx context.Context, o *Options) error {
 	if base.MaxBuildFailures < 0 || base.MaxBuildFailures > 1 {
 		return clierr.Bad("--max-build-failures %v: give a share between 0 and 1 (0.05 = 5%%; 1 never stops)", base.MaxBuildFailures)
 	}
+	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
+	if err != nil {
+		return err
+	}
 	sum, err := harness.Run(ctx, base, stderr)
+	if perr := stop(); perr != nil {
+		fmt.Fprintf(stderr, "profile: %v\n", perr)
+	}
 	// A run that failed prints no results table, only where its
 	// artifacts (and summary.md, marked as such) are.
 	if sum != nil && err == nil {
@@ -228,4 +257,47 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	}
 	sum.Print(stdout)
 	return nil
+}
+
+// startProfiles starts the CPU profile and returns a function that stops it
+// and writes the heap profile; files are created first, so a bad path is
+// bad input before any work.
+func startProfiles(cpu, mem string) (func() error, error) {
+	var cf, mf *os.File
+	var err error
+	if cpu != "" {
+		if cf, err = os.Create(cpu); err != nil {
+			return nil, clierr.Bad("--cpuprofile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(cf); err != nil {
+			cf.Close()
+			return nil, clierr.Bad("--cpuprofile: %v", err)
+		}
+	}
+	if mem != "" {
+		if mf, err = os.Create(mem); err != nil {
+			if cf != nil {
+				pprof.StopCPUProfile()
+				cf.Close()
+			}
+			return nil, clierr.Bad("--memprofile: %v", err)
+		}
+	}
+	return func() error {
+		var errs []error
+		if cf != nil {
+			pprof.StopCPUProfile()
+			errs = append(errs, cf.Close())
+		}
+		if mf != nil {
+			runtime.GC() // the heap profile shows live data as of the last GC
+			errs = append(errs, pprof.WriteHeapProfile(mf), mf.Close())
+		}
+		for _, e := range errs {
+			if e != nil {
+				return e
+			}
+		}
+		return nil
+	}, nil
 }

@@ -1,0 +1,47 @@
+// Package merge is the `membench merge` command: shard runs → one run.
+package merge
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/runlog"
+)
+
+// NewCmd builds `membench merge`.
+func NewCmd() *cobra.Command {
+	var runs []string
+	var out string
+	c := &cobra.Command{
+		Use:   "merge --run A --run B ... --out DIR",
+		Short: "Join the shard runs of one command (run --shard I/N) into one run",
+		Long: `Checks that the runs are the N shards of one command (same configuration
+apart from --shard, same dataset file, embedder, prompts and judges), that
+together they answer the whole question set exactly once and that each
+finished, then writes one run directory whose answers, judgments and
+summary equal a single-machine run's (costs are summed over the shards).`,
+		Example: `  membench merge --run results/shard-0 --run results/shard-1 --out results/merged`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return clierr.Bad("--out: name the directory for the merged run")
+			}
+			sum, err := runlog.Merge(runs, out)
+			if errors.Is(err, runlog.ErrMergeInput) {
+				return clierr.AsBad(err)
+			}
+			if err != nil {
+				return err
+			}
+			sum.Print(cmd.OutOrStdout())
+			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards into %s\n", len(runs), out)
+			return nil
+		},
+	}
+	c.Flags().StringArrayVar(&runs, "run", nil, "a shard's run directory (repeat once per shard)")
+	c.Flags().StringVar(&out, "out", "", "directory for the merged run (must not hold a run yet)")
+	return c
+}
