@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,62 @@ func TestSynthLoads(t *testing.T) {
 		if abst == 0 || abst == len(qs) {
 			t.Errorf("%s: %d abstentions of %d", shape.Name, abst, len(qs))
 		}
+	}
+}
+
+// Filters apply while the file streams, and a lazy load keeps no sessions
+// but hydrates each conversation to exactly what an eager load holds.
+func TestLongMemEvalStreamingFiltersAndLazy(t *testing.T) {
+	shape, _ := LookupSynthShape("longmemeval-s")
+	shape.Sessions = 6
+	var buf bytes.Buffer
+	if err := Synth(&buf, shape, 12, 1); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	eager, err := LoadLongMemEval(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{eager.Conversations[7].ID, eager.Conversations[2].ID, eager.Conversations[9].ID}
+	lazy, err := LoadLongMemEval(path, LoadOptions{Conversations: ids, Limit: 2, Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lazy.SHA256 != eager.SHA256 {
+		t.Error("an early stop must still hash the whole file")
+	}
+	if len(lazy.Conversations) != 2 || lazy.Conversations[0].ID != ids[1] || lazy.Conversations[1].ID != ids[0] {
+		t.Fatalf("filtered to %d conversations, want %s then %s in file order", len(lazy.Conversations), ids[1], ids[0])
+	}
+	for _, c := range lazy.Conversations {
+		if !c.Lazy() || c.Sessions != nil {
+			t.Fatalf("%s: sessions resident after a lazy load", c.ID)
+		}
+		h, err := c.Hydrate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want *Conversation
+		for _, e := range eager.Conversations {
+			if e.ID == c.ID {
+				want = e
+			}
+		}
+		if h.Questions[0] != c.Questions[0] || !reflect.DeepEqual(h.Sessions, want.Sessions) || !reflect.DeepEqual(h.Questions, want.Questions) {
+			t.Errorf("%s: hydrated conversation differs from the eager load", c.ID)
+		}
+		if c.Sessions != nil {
+			t.Errorf("%s: hydrating kept the sessions on the stub", c.ID)
+		}
+	}
+	if _, err := LoadLongMemEval(path, LoadOptions{Conversations: []string{"nope"}, Limit: 1}); err == nil || !strings.Contains(err.Error(), "no conversation nope") {
+		t.Errorf("unknown id: %v", err)
+	}
+	// The file changing under a lazy run is caught, not silently read.
+	os.WriteFile(path, bytes.Repeat([]byte(" "), buf.Len()), 0o644)
+	if _, err := lazy.Conversations[0].Hydrate(); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("changed file: %v", err)
 	}
 }
