@@ -127,7 +127,9 @@ func Merge(dirs []string, out string) (*Summary, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile} {
+	// Transcripts are gzip members one after another, so they join by
+	// concatenation too.
+	for _, name := range []string{BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile, TranscriptsFile} {
 		var buf bytes.Buffer
 		for _, i := range byIndex {
 			b, err := os.ReadFile(filepath.Join(dirs[i], name))
@@ -138,7 +140,7 @@ func Merge(dirs []string, out string) (*Summary, error) {
 				return nil, err
 			}
 			buf.Write(b)
-			if len(b) > 0 && b[len(b)-1] != '\n' {
+			if name != TranscriptsFile && len(b) > 0 && b[len(b)-1] != '\n' {
 				buf.WriteByte('\n')
 			}
 		}

@@ -72,6 +72,21 @@ func TestShardsMergeToTheSingleRun(t *testing.T) {
 			merged := filepath.Join(dir, "merged")
 			sameRecords[runlog.AnswerRecord](t, single, merged, runlog.AnswersFile, func(a runlog.AnswerRecord) string { return a.QuestionID })
 			sameRecords[runlog.Judgment](t, single, merged, runlog.JudgmentsFile, func(j runlog.Judgment) string { return j.QuestionID + "/" + j.Judge })
+			ts, err1 := runlog.ReadTranscripts(single)
+			tm, err2 := runlog.ReadTranscripts(merged)
+			if err1 != nil || err2 != nil || len(ts) != c.questions || len(tm) != len(ts) {
+				t.Errorf("transcripts: %d single, %d merged (%v %v)", len(ts), len(tm), err1, err2)
+			} else {
+				ctx := map[string]string{}
+				for _, x := range ts {
+					ctx[x.QuestionID] = x.Context
+				}
+				for _, x := range tm {
+					if ctx[x.QuestionID] != x.Context {
+						t.Errorf("transcript %s: merged context differs", x.QuestionID)
+					}
+				}
+			}
 			a, b := readSummary(t, single), readSummary(t, merged)
 			if a.Questions != c.questions || !reflect.DeepEqual(a, b) {
 				t.Errorf("summaries differ:\nsingle %+v\nmerged %+v", a, b)
