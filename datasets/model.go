@@ -3,8 +3,6 @@
 package datasets
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"time"
 )
 
@@ -143,15 +141,4 @@ func (d *Dataset) Shard(index, count int) *Dataset {
 		}
 	}
 	return out
-}
-
-// QuestionSetSHA256 hashes the question ids in order: two datasets with
-// the same value ask the same questions in the same order.
-func (d *Dataset) QuestionSetSHA256() string {
-	h := sha256.New()
-	for _, q := range d.Questions() {
-		h.Write([]byte(q.ID))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

@@ -106,7 +106,7 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 			return nil, badinput.Wrap(err)
 		}
 		nq := len(ds.Questions())
-		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: ds.QuestionSetSHA256()}
+		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: runlog.QuestionSetHash(runlog.Questions(ds))}
 		ds = ds.Shard(i, n)
 	}
 	res, err := OpenResources(cfg)

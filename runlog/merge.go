@@ -154,6 +154,8 @@ func Merge(dirs []string, out string) (*Summary, error) {
 	m.RunID = filepath.Base(out)
 	m.Conversations = first.Shard.SetConversations
 	m.Questions = first.Shard.SetQuestions
+	// The merged run is the whole set: comparable with a single-machine run.
+	m.QuestionSetSHA256 = first.Shard.SetSHA256
 	m.Shard = nil
 	m.MergedFrom = nil
 	for _, i := range byIndex {
@@ -183,6 +185,11 @@ func Merge(dirs []string, out string) (*Summary, error) {
 	}
 	ts := sum.ContextTokens
 	m.RenderedTokens = &ts
+	st, err := StatusOf(out, m)
+	if err != nil {
+		return nil, err
+	}
+	m.Status = &st
 	if err := WriteJSON(filepath.Join(out, ManifestFile), m); err != nil {
 		return nil, err
 	}

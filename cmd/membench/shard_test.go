@@ -96,6 +96,10 @@ func TestShardsMergeToTheSingleRun(t *testing.T) {
 			if ms.ConfigHash != mm.ConfigHash || mm.Questions != ms.Questions || mm.Conversations != ms.Conversations || len(mm.MergedFrom) != c.n {
 				t.Errorf("merged manifest: hash %s vs %s, %d/%d questions, %d/%d conversations, from %v", mm.ConfigHash, ms.ConfigHash, mm.Questions, ms.Questions, mm.Conversations, ms.Conversations, mm.MergedFrom)
 			}
+			// The merged run must pass the comparability guard against the single run.
+			if mm.QuestionSetSHA256 != ms.QuestionSetSHA256 || mm.Status == nil || mm.Status.State != runlog.StateComplete {
+				t.Errorf("merged manifest: question set %.12s vs single %.12s, status %+v", mm.QuestionSetSHA256, ms.QuestionSetSHA256, mm.Status)
+			}
 		})
 	}
 }
