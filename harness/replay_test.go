@@ -205,6 +205,6 @@ func TestCommittedBundleReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got.Groups, want.Groups) || !reflect.DeepEqual(got.Overall, want.Overall) || got.Questions != want.Questions || got.EvidenceRecall != want.EvidenceRecall {
-		t.Fatalf("replay of the committed bundle differs from its recorded summary:\n got %+v\nwant %+v", got.Overall, want.Overall)
+		t.Fatalf("replay of the committed bundle differs from its recorded summary:\n got %+v %+v q=%d er=%v\nwant %+v %+v q=%d er=%v", got.Overall, got.Groups, got.Questions, got.EvidenceRecall, want.Overall, want.Groups, want.Questions, want.EvidenceRecall)
 	}
 }
