@@ -66,6 +66,9 @@ type Prepared struct {
 	buildMu sync.Mutex
 	builds  map[string]systems.BuildStats // conversation -> its latest build's stats
 	shard   *runlog.ShardInfo             // --shard: this run's part of the whole set
+
+	failMu sync.Mutex
+	failed []runlog.Failure // questions given up on in this attempt
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
@@ -259,7 +262,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		return nil, err
 	}
 	files := map[string]*runlog.Appender{}
-	for _, n := range []string{runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.MemoryFile} {
+	for _, n := range []string{runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.MemoryFile, runlog.FailuresFile} {
 		a, err := runlog.OpenAppender(filepath.Join(p.Dir, n))
 		if err != nil {
 			return nil, err
@@ -302,6 +305,9 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	runErr := g.Wait()
 	if runErr != nil && ctx.Err() != nil {
 		runErr = fmt.Errorf("interrupted (%w); finished questions are saved, rerun the same command to resume", ctx.Err())
+	}
+	if runErr == nil {
+		runErr = p.failures(total)
 	}
 	bar.Finish()
 	for _, a := range files {
@@ -411,7 +417,8 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	// Judging answers from an earlier attempt needs no memory.
 	for _, q := range needJudge {
-		if err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[runlog.JudgmentsFile], nil); err != nil {
+		err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[runlog.JudgmentsFile], nil)
+		if err := p.questionFailed(ctx, conv, q, atStage("judge", err), files[runlog.FailuresFile]); err != nil {
 			return err
 		}
 		bar.Add(1)
@@ -464,7 +471,8 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	for _, q := range needAnswer {
 		q := q
 		g.Go(func() error {
-			if err := p.answerOne(gctx, sys, judges, conv, q, files, meter); err != nil {
+			err := p.answerOne(gctx, sys, judges, conv, q, files, meter)
+			if err := p.questionFailed(gctx, conv, q, err, files[runlog.FailuresFile]); err != nil {
 				return fmt.Errorf("question %s: %w", q.ID, err)
 			}
 			bar.Add(1)
@@ -536,7 +544,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	start := time.Now()
 	c, err := sys.Retrieve(ctx, q, systems.Budget{K: p.Cfg.K})
 	if err != nil {
-		return fmt.Errorf("retrieve: %w", err)
+		return atStage("retrieve", err)
 	}
 	ctxSHA := llm.HashText(c.Rendered)
 	rec := runlog.RetrievalRecord{
@@ -555,7 +563,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	answerStart := time.Now()
 	res, err := answer.Answer(ctx, p.Res.answer(meter), tmpl, conv, q, c)
 	if err != nil {
-		return fmt.Errorf("answer: %w", err)
+		return atStage("answer", err)
 	}
 	a := runlog.AnswerRecord{
 		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
@@ -572,7 +580,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	}
 	tr := transcript(rec, c, res, time.Since(answerStart).Seconds())
 	if err := p.judgeOne(ctx, judges, q, res.Prediction, nil, files[runlog.JudgmentsFile], tr); err != nil {
-		return err
+		return atStage("judge", err)
 	}
 	if p.tx != nil {
 		return p.tx.Write(*tr)

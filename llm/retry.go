@@ -99,7 +99,9 @@ func gaveUp(err error, tries int) error {
 		return err
 	}
 	if errors.Is(err, ErrNoLogprobs) {
-		return fmt.Errorf("%w; %d replies in a row had none, so the server probably does not support logprobs=true with top_logprobs (OpenAI, vLLM and llama.cpp server do; use one of those or another --decide-model)", err, tries)
+		// Say what happened; a server without logprobs support fails
+		// every question this way, which the list of failures shows.
+		return fmt.Errorf("%w; %d replies in a row to this request lacked logprobs (if every decision fails so, the server does not return logprobs=true with top_logprobs: OpenAI, vLLM and llama.cpp server do; use one of those or another --decide-model)", err, tries)
 	}
 	return fmt.Errorf("%w (%d unusable replies in a row)", err, tries)
 }

@@ -82,7 +82,7 @@ func TestRetryDecideNoLogprobsBounded(t *testing.T) {
 	if !errors.Is(err, ErrNoLogprobs) || srv.Count("/v1/chat/completions") != 1+DefaultGlitches {
 		t.Fatalf("err = %v, requests = %d", err, srv.Count("/v1/chat/completions"))
 	}
-	if !strings.Contains(err.Error(), "3 replies in a row had none") || !strings.Contains(err.Error(), "does not support logprobs") {
+	if !strings.Contains(err.Error(), "3 replies in a row to this request lacked logprobs") || !strings.Contains(err.Error(), "--decide-model") {
 		t.Fatalf("message does not say every reply lacked logprobs: %v", err)
 	}
 }

@@ -41,6 +41,9 @@ type Faults struct {
 	Sequence   []Fault
 	RetryAfter string        // Retry-After for Fault429; default "1"
 	Delay      time.Duration // FaultSlow's delay; default 200ms
+	// Only, when set, limits the faults to the requests it accepts (e.g.
+	// unparseable verdicts on judge requests only); others are served clean.
+	Only func(ChatRequest) bool
 }
 
 // WithFaults turns the fault mode on for chat requests.
@@ -61,8 +64,8 @@ func WithFaults(f Faults) Option {
 }
 
 // draw picks this request's fault ("" for none) and counts it.
-func (s *Server) draw(body []byte) Fault {
-	if s.faults == nil {
+func (s *Server) draw(body []byte, req ChatRequest) Fault {
+	if s.faults == nil || (s.faults.Only != nil && !s.faults.Only(req)) {
 		return ""
 	}
 	key := sha256.Sum256(body)

@@ -200,7 +200,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Raw = body
 	req.Authorization = r.Header.Get("Authorization")
-	fault := s.draw(body)
+	fault := s.draw(body, req)
 	if s.serveFault(w, fault) {
 		return
 	}

@@ -1,0 +1,89 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
+)
+
+// stageError says in which stage of a question an error happened.
+type stageError struct {
+	stage string // retrieve, answer or judge
+	err   error
+}
+
+func (e *stageError) Error() string { return e.stage + ": " + e.err.Error() }
+func (e *stageError) Unwrap() error { return e.err }
+
+func atStage(stage string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &stageError{stage: stage, err: err}
+}
+
+// QuestionsFailedError ends a run in which some questions failed (exit 1):
+// each is recorded in failures.jsonl, and a rerun retries only those.
+type QuestionsFailedError struct {
+	Dir    string
+	Total  int // questions this attempt set out to finish
+	Failed []runlog.Failure
+}
+
+func (e *QuestionsFailedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d questions failed (recorded in %s); the others are finished. Rerun the same command to retry only these:",
+		len(e.Failed), e.Total, filepath.Join(e.Dir, runlog.FailuresFile))
+	for i, f := range e.Failed {
+		if i == 20 {
+			fmt.Fprintf(&b, "\n  ... and %d more (see the file)", len(e.Failed)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s (%s): %s", f.QuestionID, f.Stage, f.Reason)
+	}
+	return b.String()
+}
+
+// questionFailed records err as the question's failure and returns nil when
+// it is a fault of the model's replies that the retry layer already retried
+// (llm.ErrBadReply): the run goes on without the question. Any other error
+// (and any error after cancellation) is returned, and stops the run.
+func (p *Prepared) questionFailed(ctx context.Context, conv *datasets.Conversation, q *datasets.Question, err error, out *runlog.Appender) error {
+	if ctx.Err() != nil || !errors.Is(err, llm.ErrBadReply) {
+		return err
+	}
+	stage := "answer"
+	var se *stageError
+	if errors.As(err, &se) {
+		stage, err = se.stage, se.err
+	}
+	f := runlog.Failure{QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Stage: stage, Reason: err.Error(), At: time.Now().UTC()}
+	if werr := out.Write(f); werr != nil {
+		return errors.Join(err, werr)
+	}
+	p.failMu.Lock()
+	p.failed = append(p.failed, f)
+	p.failMu.Unlock()
+	return nil
+}
+
+// failures is the error for the questions that failed in this attempt, or
+// nil when none did.
+func (p *Prepared) failures(total int) error {
+	p.failMu.Lock()
+	defer p.failMu.Unlock()
+	if len(p.failed) == 0 {
+		return nil
+	}
+	fs := append([]runlog.Failure(nil), p.failed...)
+	sort.Slice(fs, func(i, j int) bool { return fs[i].QuestionID < fs[j].QuestionID })
+	return &QuestionsFailedError{Dir: p.Dir, Total: total, Failed: fs}
+}
