@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 // Entry is one public dataset file the harness knows how to fetch.
@@ -24,8 +26,35 @@ type Entry struct {
 	Note   string
 }
 
-// NoChecksum is what verification reports for entries without a checksum.
+// NoChecksum is what verification reports for entries without a
+// published checksum when no sha256 was recorded for the copy either.
 const NoChecksum = "no published checksum"
+
+// Recorded is what verification reports when the file matches the sha256
+// membench recorded when the copy was fetched or added (entries without a
+// published checksum).
+const Recorded = "matches the sha256 recorded at install"
+
+// RecordPath is the file beside an installed copy that holds the sha256
+// recorded when it was fetched or added ("HEX  NAME", as sha256sum writes).
+func RecordPath(path string) string { return path + ".sha256" }
+
+// ReadRecord returns the sha256 recorded for an installed copy, "" when
+// none was recorded.
+func ReadRecord(path string) string {
+	b, err := os.ReadFile(RecordPath(path))
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 || len(f[0]) != 64 {
+		return ""
+	}
+	if _, err := hex.DecodeString(f[0]); err != nil {
+		return ""
+	}
+	return strings.ToLower(f[0])
+}
 
 // Registry lists the fetchable files. Checksums are pinned so a changed
 // upstream file is noticed instead of silently changing results.
@@ -88,23 +117,32 @@ type Result struct {
 // leaves a file at the final path. baseURLOverride, when set, replaces the
 // source: a URL whose path ends in "/" (or is empty) is a mirror directory
 // and gets entry.File appended; any other URL is used as is.
+//
+// A file:// URL (or AddLocal) copies a local file instead: the same
+// checks, the same atomic install. Every install records the copy's
+// sha256 beside it (RecordPath), so a file without a published checksum
+// is still checked against what was installed.
 func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*Result, error) {
 	src := entry.URL
 	if baseURLOverride != "" {
 		u, err := url.Parse(baseURLOverride)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("--url %q is not an absolute http(s) URL", baseURLOverride)
+		switch {
+		case err == nil && u.Scheme == "file":
+			if u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+				return nil, badinput.Errorf("--url %q: a file URL names an absolute path, e.g. file:///data/%s", baseURLOverride, entry.File)
+			}
+			p := u.Path
+			if strings.HasSuffix(p, "/") {
+				p += entry.File
+			}
+			return AddLocal(entry, destDir, p)
+		case err != nil || u.Scheme == "" || u.Host == "":
+			return nil, badinput.Errorf("--url %q is not an absolute http(s) or file:// URL", baseURLOverride)
 		}
 		if u.Path == "" || strings.HasSuffix(u.Path, "/") {
 			u.Path = strings.TrimSuffix(u.Path, "/") + "/" + entry.File
 		}
 		src = u.String()
-	}
-	if destDir == "" {
-		destDir = DefaultDir("") // callers pass the home's directory; this is the bare default
-	}
-	if err := os.MkdirAll(destDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w; pass --dir to a writable directory", destDir, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 	if err != nil {
@@ -112,11 +150,63 @@ func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s from %s: %w (offline? pass --url to a mirror, or give run the file with --data FILE)", entry.Name, src, err)
+		return nil, fmt.Errorf("fetch %s from %s: %w (offline? pass --url to a mirror, register a local copy with `membench datasets add %s FILE`, or give run the file with --data FILE)", entry.Name, src, err, entry.Name)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("fetch %s from %s: HTTP %s; check the URL or pass --url to a mirror", entry.Name, src, resp.Status)
+	}
+	return install(entry, destDir, resp.Body, src)
+}
+
+// AddLocal installs a local copy of entry's file into destDir (the
+// directory `datasets fetch` uses), checked like a download: against the
+// published sha256 and size when there are any; its sha256 is recorded.
+func AddLocal(entry Entry, destDir, file string) (*Result, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, badinput.Errorf("%s: %v; give the path of a copy of %s (%s)", file, err, entry.Name, entry.File)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, badinput.Errorf("%s is a directory; give the file itself (%s)", file, entry.File)
+	}
+	if abs, err := filepath.Abs(file); err == nil {
+		if dst, err := filepath.Abs(filepath.Join(orDefault(destDir), entry.File)); err == nil && abs == dst {
+			// Already in place: verify and record, copy nothing.
+			res, err := Verify(file, entry)
+			if err != nil {
+				return nil, badinput.Wrap(err)
+			}
+			return res, record(res)
+		}
+	}
+	res, err := install(entry, destDir, f, file)
+	if err != nil {
+		return nil, badinput.Wrap(err)
+	}
+	return res, nil
+}
+
+func orDefault(destDir string) string {
+	if destDir == "" {
+		return DefaultDir("") // callers pass the home's directory; this is the bare default
+	}
+	return destDir
+}
+
+// record writes the copy's sha256 beside it.
+func record(res *Result) error {
+	line := res.SHA256 + "  " + filepath.Base(res.Path) + "\n"
+	return os.WriteFile(RecordPath(res.Path), []byte(line), 0o644)
+}
+
+// install copies body into destDir/entry.File through a temp file,
+// checking it before the rename, and records its sha256.
+func install(entry Entry, destDir string, body io.Reader, src string) (*Result, error) {
+	destDir = orDefault(destDir)
+	if err := os.MkdirAll(destDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w; pass --dir to a writable directory", destDir, err)
 	}
 
 	tmp, err := os.CreateTemp(destDir, "."+entry.File+".*.part")
@@ -131,9 +221,9 @@ func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*
 		}
 	}()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), resp.Body)
+	n, err := io.Copy(io.MultiWriter(tmp, h), body)
 	if err != nil {
-		return nil, fmt.Errorf("download %s from %s: %w", entry.Name, src, err)
+		return nil, fmt.Errorf("copy %s from %s: %w", entry.Name, src, err)
 	}
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("write %s: %w", tmp.Name(), err)
@@ -146,7 +236,7 @@ func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*
 		return nil, fmt.Errorf("move download into %s: %w", res.Path, err)
 	}
 	keep = true
-	return res, nil
+	return res, record(res)
 }
 
 // Verify hashes a local file and compares it with entry's published
@@ -166,6 +256,15 @@ func Verify(path string, entry Entry) (*Result, error) {
 	res := &Result{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}
 	if err := check(entry, res, path); err != nil {
 		return nil, err
+	}
+	if res.Status == NoChecksum {
+		// No published sum: the one recorded at install, if any, decides.
+		if want := ReadRecord(path); want != "" {
+			if want != res.SHA256 {
+				return nil, fmt.Errorf("%s: sha256 %s, but %s was recorded when it was installed (%s); the file changed since: fetch or add it again", path, res.SHA256, want, RecordPath(path))
+			}
+			res.Status = Recorded
+		}
 	}
 	return res, nil
 }

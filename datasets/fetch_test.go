@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -59,8 +60,11 @@ func TestFetchGood(t *testing.T) {
 	if string(got) != string(body) || !res.Verified || res.Status != "ok" || res.Size != int64(len(body)) || res.Path != filepath.Join(dir, "data.json") {
 		t.Errorf("result %+v, file %q", res, got)
 	}
-	if files := onlyFiles(t, dir); len(files) != 1 {
-		t.Errorf("leftover files: %v", files)
+	if files := onlyFiles(t, dir); len(files) != 2 || files[1] != "data.json.sha256" {
+		t.Errorf("want the file and its recorded sha256, got %v", files)
+	}
+	if ReadRecord(res.Path) != res.SHA256 {
+		t.Errorf("recorded sha256 %q, want %s", ReadRecord(res.Path), res.SHA256)
 	}
 	v, err := Verify(res.Path, e)
 	if err != nil || !v.Verified {
@@ -153,5 +157,57 @@ func TestRegistry(t *testing.T) {
 	e, _ := Lookup("locomo")
 	if r, err := Verify(path, e); err != nil || !r.Verified {
 		t.Errorf("real locomo verify: %v", err)
+	}
+}
+
+// A local copy installs like a download (file:// URL or AddLocal): checked
+// against the pinned sum, copied atomically, its sha256 recorded; an entry
+// without a published sum is then verified against the recorded one.
+func TestAddLocalCopy(t *testing.T) {
+	body := []byte(`[{"local":"copy"}]`)
+	src := filepath.Join(t.TempDir(), "mine.json")
+	if err := os.WriteFile(src, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	e := entryFor(body)
+	res, err := Fetch(context.Background(), e, dir, "file://"+src)
+	if err != nil || !res.Verified || res.Path != filepath.Join(dir, "data.json") {
+		t.Fatalf("fetch file://: %+v %v", res, err)
+	}
+	if got, _ := os.ReadFile(res.Path); string(got) != string(body) || ReadRecord(res.Path) != res.SHA256 {
+		t.Errorf("copied %q, recorded %q", got, ReadRecord(res.Path))
+	}
+	// A copy that does not match the pinned sum is refused, nothing left.
+	other := t.TempDir()
+	if _, err := AddLocal(entryFor([]byte("other")), other, src); err == nil || !strings.Contains(err.Error(), "mismatch") {
+		t.Errorf("mismatched copy: %v", err)
+	}
+	if files := onlyFiles(t, other); len(files) != 0 {
+		t.Errorf("refused copy left %v", files)
+	}
+	// No published sum: the recorded one decides from now on.
+	e.SHA256, e.Size = "", 0
+	dir2 := t.TempDir()
+	res, err = AddLocal(e, dir2, src)
+	if err != nil || res.Status != NoChecksum {
+		t.Fatalf("add without a published sum: %+v %v", res, err)
+	}
+	v, err := Verify(res.Path, e)
+	if err != nil || v.Status != Recorded {
+		t.Errorf("verify against the recorded sum: %+v %v", v, err)
+	}
+	if err := os.WriteFile(res.Path, []byte(`[{"local":"edited"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(res.Path, e); err == nil || !strings.Contains(err.Error(), "recorded") {
+		t.Errorf("edited copy: err = %v, want a mismatch with the recorded sum", err)
+	}
+	// A missing file or a relative file URL is bad input naming it.
+	if _, err := AddLocal(e, dir2, filepath.Join(dir2, "nope.json")); !badinput.Is(err) || !strings.Contains(err.Error(), "nope.json") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := Fetch(context.Background(), e, dir2, "file://relative/x.json"); !badinput.Is(err) {
+		t.Errorf("relative file URL: %v", err)
 	}
 }

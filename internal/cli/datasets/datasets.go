@@ -25,10 +25,17 @@ func NewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "datasets",
 		Short: "List, fetch and verify benchmark dataset files",
-		Long: "Datasets are fetched into $MEMBENCH_HOME/datasets (default ~/.cache/membench/datasets)\n" +
-			"and checked against pinned sha256 sums. The embedded sample needs no fetch.",
+		Long: "Datasets are fetched (or added from a local copy) into $MEMBENCH_HOME/datasets\n" +
+			"(default ~/.cache/membench/datasets). locomo and longmemeval-s are checked against\n" +
+			"sha256 sums pinned in membench; the other files have no published sum, so the sha256\n" +
+			"of the copy you install is recorded beside it (FILE.sha256) and verify checks against\n" +
+			"that. The embedded sample needs no fetch.",
+		Example: `  membench datasets list
+  membench datasets fetch locomo
+  membench datasets add locomo ../shared/datasets/locomo10.json
+  membench datasets verify locomo`,
 	}
-	cmd.AddCommand(listCmd(), fetchCmd(), verifyCmd(), synthCmd())
+	cmd.AddCommand(listCmd(), fetchCmd(), addCmd(), verifyCmd(), synthCmd())
 	return cmd
 }
 
@@ -47,7 +54,7 @@ func listCmd() *cobra.Command {
 	o := &ListOptions{}
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "Show the registry: name, installed?, sha256, url",
+		Short: "Show the registry: name, installed?, checksum, url",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Home, o.Out = clienv.Host().Home, cmd.OutOrStdout()
@@ -68,17 +75,26 @@ func RunList(_ context.Context, o *ListOptions) error {
 	fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
 	fmt.Fprintln(w, "sample\tembedded\t-\t(built in)")
 	for _, e := range core.Registry {
-		sum := e.SHA256
-		if sum == "" {
-			sum = "(" + core.NoChecksum + ")"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, installed(filepath.Join(dir, e.File)), sum, e.URL)
+		path := filepath.Join(dir, e.File)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, installed(path), checksum(e, path), e.URL)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Out, "\ndirectory: %s\n", dir)
 	return nil
+}
+
+// checksum says what a copy is checked against: the sum pinned in the
+// registry, else the one recorded when the copy was installed.
+func checksum(e core.Entry, path string) string {
+	if e.SHA256 != "" {
+		return e.SHA256 + " (pinned)"
+	}
+	if rec := core.ReadRecord(path); rec != "" {
+		return rec + " (recorded at install; none published)"
+	}
+	return "(none published; recorded when fetched or added)"
 }
 
 // installed says whether the file is there; hashing is left to verify
@@ -161,6 +177,57 @@ func RunFetch(ctx context.Context, o *FetchOptions) error {
 		return err
 	}
 	report(out, e, r)
+	return nil
+}
+
+// AddOptions are `datasets add`'s inputs.
+type AddOptions struct {
+	Name string // registry name
+	File string // the local copy
+	Dir  string // "" = the default directory under Home
+	Home string
+	Out  io.Writer
+}
+
+func addCmd() *cobra.Command {
+	o := &AddOptions{}
+	c := &cobra.Command{
+		Use:   "add NAME FILE",
+		Short: "Register a local copy of a dataset file (checked and copied like a download)",
+		Long: `Copies FILE into the dataset directory under the registry name's file name, so
+runs find it without --data. It is checked like a download: against the pinned
+sha256 and size where membench has them; its sha256 is recorded beside the copy
+(FILE.sha256) either way. Same as: datasets fetch NAME --url file:///abs/path/FILE.`,
+		Example: `  membench datasets add locomo ../shared/datasets/locomo10.json
+  membench datasets add longmemeval-oracle ~/Downloads/longmemeval_oracle.json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name, o.File, o.Home, o.Out = args[0], args[1], clienv.Host().Home, cmd.OutOrStdout()
+			return RunAdd(cmd.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Dir, "dir", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	return c
+}
+
+// RunAdd installs a local copy.
+func RunAdd(_ context.Context, o *AddOptions) error {
+	e, ok := core.Lookup(o.Name)
+	if !ok {
+		if o.Name == "sample" {
+			return clierr.Bad("dataset sample is embedded in the binary; nothing to add")
+		}
+		return unknown(o.Name)
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = core.DefaultDir(o.Home)
+	}
+	r, err := core.AddLocal(e, dir, o.File)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	report(o.Out, e, r)
 	return nil
 }
 
@@ -254,7 +321,15 @@ func report(out io.Writer, e core.Entry, r *core.Result) {
 		fmt.Fprintf(out, "%s: ok  %s  sha256 %s  %d bytes\n", e.Name, r.Path, r.SHA256, r.Size)
 		return
 	}
-	fmt.Fprintf(out, "%s: %s  %s  sha256 %s  %d bytes (not verified)\n", e.Name, r.Status, r.Path, r.SHA256, r.Size)
+	if r.Status == core.Recorded {
+		fmt.Fprintf(out, "%s: ok  %s  sha256 %s  %d bytes (%s; no published checksum)\n", e.Name, r.Path, r.SHA256, r.Size, core.Recorded)
+		return
+	}
+	note := "not verified"
+	if core.ReadRecord(r.Path) == r.SHA256 {
+		note += "; sha256 recorded in " + core.RecordPath(r.Path)
+	}
+	fmt.Fprintf(out, "%s: %s  %s  sha256 %s  %d bytes (%s)\n", e.Name, r.Status, r.Path, r.SHA256, r.Size, note)
 }
 
 func synthCmd() *cobra.Command {

@@ -12,6 +12,7 @@ import (
 
 	core "github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/testutil"
 )
 
 func run(t *testing.T, args ...string) (string, error) {
@@ -161,5 +162,61 @@ func TestRunFunctionsWithOptions(t *testing.T) {
 	}
 	if err := RunFetch(ctx, &FetchOptions{Name: "sample", Out: &out}); clierr.Code(err) != 2 {
 		t.Errorf("fetch sample: %v, want exit 2", err)
+	}
+}
+
+// `datasets add` registers the real LoCoMo file: checked against the
+// pinned sum, copied where runs look for it, listed as installed; list
+// says what each file is checked against, as the README does.
+func TestAddRealLoCoMo(t *testing.T) {
+	src := testutil.Shared(t, "datasets", "locomo10.json")
+	home := t.TempDir()
+	t.Setenv("MEMBENCH_HOME", home)
+	out, err := run(t, "add", "locomo", src)
+	if err != nil || !strings.Contains(out, "locomo: ok") {
+		t.Fatalf("add: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(core.DefaultPath(home, "locomo")); err != nil {
+		t.Fatalf("not installed where runs look: %v", err)
+	}
+	out, err = run(t, "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(pinned)", "none published; recorded when fetched or added", "yes ("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "(no published checksum)") {
+		t.Errorf("list still says (no published checksum):\n%s", out)
+	}
+	// The same file under a name whose pinned sum it does not match.
+	if _, err := run(t, "add", "longmemeval-s", src); clierr.Code(err) != 2 || !strings.Contains(err.Error(), "mismatch") {
+		t.Errorf("add under the wrong name: %v", err)
+	}
+	// An unpinned entry: the copy's sum is recorded and listed.
+	if out, err := run(t, "add", "longmemeval-oracle", src); err != nil || !strings.Contains(out, "sha256 recorded in") {
+		t.Fatalf("add unpinned: %v\n%s", err, out)
+	}
+	out, _ = run(t, "list")
+	if !strings.Contains(out, "(recorded at install; none published)") {
+		t.Errorf("list does not show the recorded sum:\n%s", out)
+	}
+	if out, err := run(t, "verify", "longmemeval-oracle"); err != nil || !strings.Contains(out, "ok") {
+		t.Errorf("verify against the recorded sum: %v\n%s", err, out)
+	}
+	if _, err := run(t, "add", "nosuch", src); clierr.Code(err) != 2 {
+		t.Errorf("unknown name: %v", err)
+	}
+	if _, err := run(t, "add", "locomo", filepath.Join(home, "missing.json")); clierr.Code(err) != 2 {
+		t.Errorf("missing file: %v", err)
+	}
+	// fetch --url file:// is the same thing.
+	home2 := t.TempDir()
+	t.Setenv("MEMBENCH_HOME", home2)
+	abs, _ := filepath.Abs(src)
+	if out, err := run(t, "fetch", "locomo", "--url", "file://"+abs); err != nil || !strings.Contains(out, "locomo: ok") {
+		t.Errorf("fetch file://: %v\n%s", err, out)
 	}
 }
