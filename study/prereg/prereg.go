@@ -131,23 +131,40 @@ type LockInfo struct {
 	LockedAt time.Time `json:"locked_at"`
 }
 
-// LockPath is where the lock of path lives.
-func LockPath(path string) string { return path + ".lock" }
+// DefaultLockDir is where locks go when no runs directory is given: the
+// results directory `membench run` writes into by default.
+const DefaultLockDir = "results"
+
+// LockPath is where the lock of the plan at path lives: in the runs
+// directory its tests read (runsDir; "" = DefaultLockDir), next to the
+// results, named after the plan's file. A lock never goes into the
+// plan's own directory, which is usually the repository's configs/.
+func LockPath(path, runsDir string) string {
+	if runsDir == "" {
+		runsDir = DefaultLockDir
+	}
+	return filepath.Join(runsDir, filepath.Base(path)+".lock")
+}
+
+// legacyLockPath is where locks lived before: beside the plan. Such a
+// lock is still read (never written), so earlier registrations stay valid.
+func legacyLockPath(path string) string { return path + ".lock" }
 
 func digest(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
 
-// Lock validates the plan and records its hash. An existing lock of a
-// different content is not overwritten: a registration is locked once.
-func Lock(path string, now time.Time) (*LockInfo, error) {
+// Lock validates the plan and records its hash in LockPath(path, runsDir).
+// An existing lock of a different content is not overwritten: a
+// registration is locked once.
+func Lock(path, runsDir string, now time.Time) (*LockInfo, error) {
 	_, b, err := Load(path)
 	if err != nil {
 		return nil, err
 	}
 	l := &LockInfo{File: filepath.Base(path), SHA256: digest(b), LockedAt: now.UTC()}
-	if old, err := ReadLock(path); err == nil {
+	if old, _, err := ReadLock(path, runsDir); err == nil {
 		if old.SHA256 == l.SHA256 {
 			return old, nil
 		}
@@ -155,24 +172,35 @@ func Lock(path string, now time.Time) (*LockInfo, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	lp := LockPath(path, runsDir)
+	if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
 	jb, _ := json.MarshalIndent(l, "", "  ")
-	return l, runlog.WriteFileAtomic(LockPath(path), append(jb, '\n'))
+	return l, runlog.WriteFileAtomic(lp, append(jb, '\n'))
 }
 
-// ReadLock reads FILE.lock.
-func ReadLock(path string) (*LockInfo, error) {
-	b, err := os.ReadFile(LockPath(path))
+// ReadLock reads the plan's lock and says where it was found: in the runs
+// directory, else (an older lock) beside the plan.
+func ReadLock(path, runsDir string) (*LockInfo, string, error) {
+	lp := LockPath(path, runsDir)
+	b, err := os.ReadFile(lp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if lb, lerr := os.ReadFile(legacyLockPath(path)); lerr == nil {
+			lp, b, err = legacyLockPath(path), lb, nil
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, lp, err
 	}
 	var l LockInfo
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, fmt.Errorf("%s: %v", LockPath(path), err)
+		return nil, lp, fmt.Errorf("%s: %v", lp, err)
 	}
 	if _, err := hex.DecodeString(l.SHA256); err != nil || len(l.SHA256) != 64 {
-		return nil, fmt.Errorf("%s: sha256 %q is not a 64-digit hex digest; the lock is damaged: restore it (e.g. from version control), or delete it and lock again only if no data were seen", LockPath(path), l.SHA256)
+		return nil, lp, fmt.Errorf("%s: sha256 %q is not a 64-digit hex digest; the lock is damaged: restore it (e.g. from version control), or delete it and lock again only if no data were seen", lp, l.SHA256)
 	}
-	return &l, nil
+	return &l, lp, nil
 }
 
 // ChangedError: the plan's content differs from its lock.
@@ -188,10 +216,14 @@ func (e *ChangedError) Error() string {
 }
 
 // Verify checks the plan against its lock.
-func Verify(path string, b []byte) (*LockInfo, error) {
-	l, err := ReadLock(path)
+func Verify(path, runsDir string, b []byte) (*LockInfo, error) {
+	l, _, err := ReadLock(path, runsDir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s is not locked (no %s); run `membench prereg lock %s` before the data are seen", path, LockPath(path), path)
+		flag := ""
+		if runsDir != "" {
+			flag = " --runs-dir " + runsDir
+		}
+		return nil, fmt.Errorf("%s is not locked (no %s); run `membench prereg lock %s%s` before the data are seen", path, LockPath(path, runsDir), path, flag)
 	}
 	if err != nil {
 		return nil, err
@@ -256,7 +288,7 @@ func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := Verify(path, b)
+	l, err := Verify(path, runsDir, b)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func TestLockTestRefuse(t *testing.T) {
 	if _, err := Test(path, runs); err == nil || !strings.Contains(err.Error(), "not locked") {
 		t.Fatalf("unlocked plan was tested: %v", err)
 	}
-	l, err := Lock(path, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	l, err := Lock(path, runs, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestLockTestRefuse(t *testing.T) {
 	}
 
 	// Relocking the same content is fine; any edit is refused by test and lock.
-	if _, err := Lock(path, time.Now()); err != nil {
+	if _, err := Lock(path, runs, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(strings.Replace(plan, "margin: -5", "margin: -10", 1)), 0o644); err != nil {
@@ -134,7 +134,7 @@ func TestLockTestRefuse(t *testing.T) {
 	if _, err := Test(path, runs); !errors.As(err, &ch) {
 		t.Fatalf("changed plan was tested: %v", err)
 	}
-	if _, err := Lock(path, time.Now()); !errors.As(err, &ch) {
+	if _, err := Lock(path, runs, time.Now()); !errors.As(err, &ch) {
 		t.Fatalf("changed plan was relocked: %v", err)
 	}
 }
@@ -181,12 +181,12 @@ func TestDamagedLockIsAnError(t *testing.T) {
 	if err := os.WriteFile(plan, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(LockPath(plan), []byte(`{"file":"plan.yaml"}`), 0o644); err != nil {
+	if err := os.WriteFile(LockPath(plan, dir), []byte(`{"file":"plan.yaml"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for name, f := range map[string]func() error{
 		"test": func() error { _, err := Test(plan, dir); return err },
-		"lock": func() error { _, err := Lock(plan, time.Now()); return err },
+		"lock": func() error { _, err := Lock(plan, dir, time.Now()); return err },
 	} {
 		var msg string
 		func() {
@@ -202,5 +202,45 @@ func TestDamagedLockIsAnError(t *testing.T) {
 		if !strings.Contains(msg, "plan.yaml.lock") || !strings.Contains(msg, "sha256") || strings.Contains(msg, "PANIC") {
 			t.Fatalf("%s: error %q; want one naming the damaged lock", name, msg)
 		}
+	}
+}
+
+// The lock goes next to the results (the runs directory), never into the
+// plan's directory (configs/ in the repository); a lock written beside
+// the plan by an earlier membench is still honoured.
+func TestLockGoesNextToTheResults(t *testing.T) {
+	root := t.TempDir()
+	configs, runs := filepath.Join(root, "configs"), filepath.Join(root, "results", "study")
+	os.MkdirAll(configs, 0o755)
+	path := filepath.Join(configs, "plan.yaml")
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lock(path, runs, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := os.ReadDir(configs); len(files) != 1 {
+		t.Errorf("lock wrote into the plan's directory: %v", files)
+	}
+	if _, err := os.Stat(filepath.Join(runs, "plan.yaml.lock")); err != nil {
+		t.Errorf("no lock in the runs directory: %v", err)
+	}
+	if _, err := Verify(path, runs, []byte(plan)); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+	// Another runs directory has no lock: not locked, naming the command.
+	other := filepath.Join(root, "other")
+	if _, err := Verify(path, other, []byte(plan)); err == nil || !strings.Contains(err.Error(), "--runs-dir "+other) {
+		t.Errorf("verify elsewhere: %v", err)
+	}
+	// An older lock beside the plan still counts.
+	old := filepath.Join(root, "old")
+	os.MkdirAll(old, 0o755)
+	legacy := filepath.Join(old, "plan.yaml")
+	os.WriteFile(legacy, []byte(plan), 0o644)
+	b, _ := os.ReadFile(filepath.Join(runs, "plan.yaml.lock"))
+	os.WriteFile(legacy+".lock", b, 0o644)
+	if _, err := Verify(legacy, filepath.Join(root, "nothing-here"), []byte(plan)); err != nil {
+		t.Errorf("legacy lock: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ func TestTestRefusesChangedPlanWithExit2(t *testing.T) {
 		err := c.Execute()
 		return out.String(), err
 	}
-	if out, err := run("lock", plan); err != nil || !strings.Contains(out, "locked") {
+	if out, err := run("lock", plan, "--runs-dir", dir); err != nil || !strings.Contains(out, "locked") {
 		t.Fatalf("lock: %v %s", err, out)
 	}
 	os.WriteFile(plan, []byte(src+"planned_n: 10\n"), 0o644)
