@@ -345,7 +345,15 @@ func (s *Summary) notes() []string {
 	} else if s.BuildFailed > 0 {
 		notes = append(notes, fmt.Sprintf("build: %d of %d memory-build requests failed (within the limit)", s.BuildFailed, s.BuildRequests))
 	}
-	notes = append(notes, fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s (Ingest time summed over conversations)", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds))
+	if made := s.Stages[string(llm.StageBuild)]; made.Calls != b.Calls || made.InputTokens != b.InputTokens || made.OutputTokens != b.OutputTokens {
+		// An interrupted build, or a conversation built again on resume:
+		// the calls made (costs.jsonl) are not those of the finished
+		// memories (build.jsonl); say both.
+		notes = append(notes, fmt.Sprintf("build: %d calls made, %d input + %d output tokens, over every attempt (costs.jsonl); finished memory builds: %d calls, %d input + %d output tokens, %.1f s (build.jsonl; Ingest time summed over conversations)",
+			made.Calls, made.InputTokens, made.OutputTokens, b.Calls, b.InputTokens, b.OutputTokens, b.Seconds))
+	} else {
+		notes = append(notes, fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s (Ingest time summed over conversations)", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds))
+	}
 	for _, st := range []string{"retrieve", "answer", "judge"} {
 		if c, ok := s.Stages[st]; ok {
 			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s in calls", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))

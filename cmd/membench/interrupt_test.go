@@ -57,8 +57,8 @@ func TestInterruptedRunRecordsCostsAndResumes(t *testing.T) {
 	if err == nil && len(answers()) == 199 {
 		t.Skip("the run finished before the interrupt landed")
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(out.String(), "rerun") {
-		t.Fatalf("interrupted run: exit %d, output:\n%s\nwant exit 1 and a hint to rerun", code, out.String())
+	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(out.String(), "rerun") {
+		t.Fatalf("interrupted run: exit %d, output:\n%s\nwant exit 130 and a hint to rerun", code, out.String())
 	}
 	for _, f := range []string{"costs.jsonl", "summary.json"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {

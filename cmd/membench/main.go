@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -30,12 +31,31 @@ func main() {
 	}
 	// Ctrl-C cancels the context, so a run stops between records, writes
 	// its costs and summary, and resumes on rerun; a second Ctrl-C kills.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() { <-ctx.Done(); stop() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var caught atomic.Int32
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		if n, isSys := s.(syscall.Signal); isSys {
+			caught.Store(int32(n))
+		}
+		signal.Stop(sigs) // the next one takes the default action: exit now
+		cancel()
+	}()
 	err := root.ExecuteContext(ctx)
-	stop()
+	signal.Stop(sigs)
+	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "membench:", err)
+		if n := caught.Load(); n != 0 {
+			// The shells' convention for a command stopped by a signal:
+			// 130 after Ctrl-C, 143 after SIGTERM.
+			os.Exit(128 + int(n))
+		}
 		code := clierr.Code(err)
 		if code == 1 {
 			// cobra's own usage errors (unknown command, bad args) are usage.
