@@ -39,7 +39,7 @@ func TestOfflineStructMemIsDeterministic(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				dirs = append(dirs, cfg.WithDefaults().Dir())
+				dirs = append(dirs, runDir(t, cfg))
 				overall = append(overall, sum.Overall.Scores)
 			}
 			for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile, runlog.MemoryFile} {

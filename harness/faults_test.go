@@ -63,7 +63,7 @@ func TestRunThroughFaultsEqualsCleanRun(t *testing.T) {
 		if _, err := harness.Run(context.Background(), cfg, &bytes.Buffer{}); err != nil {
 			t.Fatalf("run: %v", err)
 		}
-		dir := cfg.WithDefaults().Dir()
+		dir := runDir(t, cfg)
 		return dir, verdicts(t, dir)
 	}
 	_, clean := run(llmtest.New(t, llmtest.WithChat(scripted)))
@@ -109,7 +109,7 @@ func TestBaseURLCredentialsNeverWritten(t *testing.T) {
 	}
 	var printed bytes.Buffer
 	sum.Print(&printed)
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	man, _ := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if !strings.Contains(string(man), "bob:xxxxx@") {
 		t.Errorf("manifest does not show the redacted base URL:\n%s", man)

@@ -30,7 +30,7 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := cfg.WithDefaults().Dir()
+			dir := runDir(t, cfg)
 			for _, f := range []string{runlog.ManifestFile, runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.SummaryJSON, runlog.SummaryMD} {
 				if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 					t.Errorf("%s missing or empty: %v", f, err)
@@ -86,7 +86,7 @@ func TestRerunResumesWithoutRedoingWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	// Simulate an interruption: drop the last three answers and one judgment line.
 	ans := readLines(t, filepath.Join(dir, runlog.AnswersFile))
 	writeLines(t, filepath.Join(dir, runlog.AnswersFile), ans[:len(ans)-3])
@@ -178,7 +178,7 @@ func TestAnswersCarryTheAbstentionFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(cfg.WithDefaults().Dir(), runlog.AnswersFile))
+	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(runDir(t, cfg), runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,4 +203,15 @@ func TestAnswersCarryTheAbstentionFlag(t *testing.T) {
 	if !found || sum.Overall.N != len(answers)-flagged {
 		t.Errorf("summary groups %+v, overall n %d: want an abstention group of %d scored apart", sum.Groups, sum.Overall.N, flagged)
 	}
+}
+
+// runDir is the directory harness.Run makes of cfg: its id comes from the
+// resolved config (embedder chosen, k in one place, the data file's hash).
+func runDir(t testing.TB, cfg runlog.Config) string {
+	t.Helper()
+	r, err := harness.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Dir()
 }

@@ -120,7 +120,7 @@ func TestUnparseableVerdictsAreInvalidAndReasked(t *testing.T) {
 	}
 	// Invalid verdicts are logged with the raw reply and left out of the
 	// accuracy: the llm column is computed over the valid ones only.
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	r, err := runlog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestUnparseableVerdictsAreInvalidAndReasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := verdictsOf(t, dir, "llm"), verdictsOf(t, clean.WithDefaults().Dir(), "llm")
+	got, want := verdictsOf(t, dir, "llm"), verdictsOf(t, runDir(t, clean), "llm")
 	if len(got) != len(want) || len(got) != sum.Questions {
 		t.Fatalf("verdicts: %d after rerun, %d clean, %d questions", len(got), len(want), sum.Questions)
 	}
@@ -201,7 +201,7 @@ func TestResumeAfterFailedJudgeWritesEachPairOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := linesPerPair(t, cfg.WithDefaults().Dir())
+	lines := linesPerPair(t, runDir(t, cfg))
 	if len(lines) != 2*sum.Questions {
 		t.Fatalf("%d (question, judge) pairs, want %d", len(lines), 2*sum.Questions)
 	}
@@ -234,7 +234,7 @@ func TestStrictAndLenientJudgesSideBySide(t *testing.T) {
 	if sum.Overall.Scores["strict"] != 0 || sum.Overall.Scores["lenient"] != 100 {
 		t.Fatalf("scores %v: want strict 0 and lenient 100", sum.Overall.Scores)
 	}
-	m, err := runlog.LoadManifest(cfg.WithDefaults().Dir())
+	m, err := runlog.LoadManifest(runDir(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

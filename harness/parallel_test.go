@@ -146,7 +146,7 @@ func TestParallelRunsKeepTheirOwnPrompts(t *testing.T) {
 }
 
 func checkParallelRun(t *testing.T, r *parallelRun, all []*parallelRun) {
-	dir := r.cfg.WithDefaults().Dir()
+	dir := runDir(t, r.cfg)
 	var m runlog.Manifest
 	b, err := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if err != nil {

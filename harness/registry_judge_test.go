@@ -43,7 +43,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 
 	// Manifest: the judge is described in full, with its registry class.
 	r, err := runlog.Load(dir)

@@ -69,7 +69,7 @@ func recordRun(t *testing.T, srvURL string) (runlog.Config, *runlog.Summary) {
 func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
 	cfg, orig := recordRun(t, srv.URL)
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	bundle := filepath.Join(t.TempDir(), "run.tar.gz")
 	b, err := runlog.WriteBundle(dir, bundle, "test")
 	if err != nil {
@@ -104,7 +104,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 	}
 	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile} {
 		a := recordLines(t, filepath.Join(dir, f))
-		r := recordLines(t, filepath.Join(out, cfg.WithDefaults().ID(), f))
+		r := recordLines(t, filepath.Join(out, filepath.Base(runDir(t, cfg)), f))
 		if !reflect.DeepEqual(a, r) {
 			t.Errorf("%s: replay differs from the recorded run (%d vs %d lines)\n%s\n%s", f, len(r), len(a), a[0], r[0])
 		}
@@ -114,7 +114,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 func TestReplayNamesACallTheBundleLacks(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
 	cfg, _ := recordRun(t, srv.URL)
-	b, err := runlog.WriteBundle(cfg.WithDefaults().Dir(), filepath.Join(t.TempDir(), "b.tar.gz"), "test")
+	b, err := runlog.WriteBundle(runDir(t, cfg), filepath.Join(t.TempDir(), "b.tar.gz"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestWriteCIBundle(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(ciBundle), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runlog.WriteBundle(cfg.WithDefaults().Dir(), ciBundle, "recorded-by-test"); err != nil {
+	if _, err := runlog.WriteBundle(runDir(t, cfg), ciBundle, "recorded-by-test"); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.MarshalIndent(sum, "", "  ")

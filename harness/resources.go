@@ -148,13 +148,10 @@ func (r *Resources) openEmbedder() error {
 		inner = o
 		r.EmbedderName = o.Name()
 	default:
-		mode := e
-		if mode == "" {
-			mode = r.cfg.Host.Embedder // MEMBENCH_EMBEDDER; --embedder wins
-		}
+		mode, from := embedderChoice(r.cfg)
 		d, info, err := embedder.Select(mode, embedder.DefaultModelDir(r.cfg.Host.Home))
 		if err != nil {
-			return badinput.Wrap(fmt.Errorf("--embedder: %w", err))
+			return badinput.Errorf("%s: %v", from, err)
 		}
 		inner = d
 		r.EmbedderName = info.Name

@@ -22,7 +22,7 @@ func TestResumeAfterTornLastLineKeepsFilesReadable(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile} {
 		lines := readLines(t, filepath.Join(dir, f))
 		keep := strings.Join(lines[:len(lines)-4], "\n") + "\n" + lines[len(lines)-4][:20] // torn
@@ -59,7 +59,7 @@ func TestScoreRefusesToOverwriteARun(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	before, _ := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
 	preds := filepath.Join(t.TempDir(), "p.jsonl")
 	os.WriteFile(preds, []byte(`{"question_id":"sample-1:0","prediction":"x"}`+"\n"), 0o644)
@@ -87,8 +87,9 @@ func TestScoreRefusesToOverwriteARun(t *testing.T) {
 	}
 }
 
-// The run id hashes --data and prompt files by path; resuming after their
-// content changed would mix two datasets or prompts in one run.
+// The run id hashes the data file's content, so an edited file starts a
+// new run; under a fixed --run-id, resuming after the content changed
+// would mix two datasets in one run and is refused.
 func TestResumeRefusesChangedDataOrPromptFile(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("..", "datasets", "sample", "sample.json"))
 	if err != nil {
@@ -99,10 +100,16 @@ func TestResumeRefusesChangedDataOrPromptFile(t *testing.T) {
 	os.WriteFile(data, src, 0o644)
 	cfg := testConfig(t, "turns-cosine")
 	cfg.Dataset, cfg.Data = "locomo", data
-	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+	first, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(data, []byte(strings.Replace(string(src), "Biscuit", "Pancake", 1)), 0o644)
+	edited, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil || edited.RunID == first.RunID {
+		t.Fatalf("an edited data file: run %v (err %v), want a new run beside %s", edited, err, first.RunID)
+	}
+	cfg.RunID = first.RunID
 	_, err = harness.Run(context.Background(), cfg, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--data") || !strings.Contains(err.Error(), "changed") {
 		t.Fatalf("resume on an edited dataset file: want a refusal naming --data, got %v", err)
@@ -135,14 +142,15 @@ func TestResumeRefusesChangedJudgePromptFile(t *testing.T) {
 	}
 }
 
-// Without --embedder the run takes the best installed embedder, so
-// installing USE-lite between attempts would change retrieval mid-run.
+// The embedder is part of the run id; a run resumed under its id (here:
+// a manifest edited as if another embedder had been used) must not change
+// it mid-run.
 func TestResumeRefusesAnotherEmbedder(t *testing.T) {
 	cfg := testConfig(t, "turns-cosine")
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(cfg.WithDefaults().Dir(), runlog.ManifestFile)
+	path := filepath.Join(runDir(t, cfg), runlog.ManifestFile)
 	b, _ := os.ReadFile(path)
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {

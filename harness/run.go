@@ -74,34 +74,11 @@ type Prepared struct {
 // Prepare validates the config, opens models, embedder and caches, and
 // writes (or checks) the manifest.
 func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, badinput.Wrap(err)
-	}
-	spec, err := systems.Lookup(cfg.System)
+	r, err := resolve(cfg)
 	if err != nil {
-		return nil, badinput.Errorf("--system: %v", err)
+		return nil, err
 	}
-	if err := cfg.Options.Check(cfg.System, spec.Defaults); err != nil {
-		return nil, badinput.Errorf("--opt: %v", err)
-	}
-	var set prompts.Set
-	if cfg.AnswerPrompt != "" {
-		t, err := prompts.FromFile(answer.Prompt, cfg.AnswerPrompt)
-		if err != nil {
-			return nil, badinput.Errorf("--answer-prompt: %v", err)
-		}
-		set = set.With(t)
-	}
-	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home,
-		Conversations: cfg.Conversations, Limit: cfg.Limit, Lazy: true})
-	if err != nil {
-		return nil, badinput.Wrap(err)
-	}
-	if len(cfg.Conversations) > 0 || cfg.Limit > 0 {
-		if ds, err = ds.Filter(cfg.Conversations, cfg.Limit); err != nil {
-			return nil, badinput.Errorf("--conversations: %v", err)
-		}
-	}
+	cfg, spec, set, ds, embedNote := r.cfg, r.spec, r.prompts, r.data, r.embedNote
 	var shard *runlog.ShardInfo
 	if cfg.Shard != "" {
 		i, n, err := runlog.ParseShard(cfg.Shard, "")
@@ -116,8 +93,16 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if embedNote != "" {
+		res.EmbedderNote = embedNote // why the automatic choice fell back
+	}
 	judges, err := res.Judges(cfg.Judges, nil)
 	if err != nil {
+		res.Close()
+		return nil, err
+	}
+	// Every input is checked before the run folder exists.
+	if err := checkSystem(spec, res, cfg); err != nil {
 		res.Close()
 		return nil, err
 	}
@@ -144,17 +129,18 @@ func (p *Prepared) writeManifest() error {
 		if err := json.Unmarshal(b, &old); err != nil {
 			return badinput.Errorf("%s: %v (delete the run directory or pick another --run-id)", path, err)
 		}
-		if old.ConfigHash != p.Cfg.Hash() {
-			return badinput.Errorf("%s was made with a different configuration; resume only with the same flags, or choose a new --run-id", path)
-		}
-		// The config names files by path; their content must not have
-		// changed either, or the resumed run would mix two inputs.
+		// The data file's content is in the config hash; say so by name
+		// before the config as a whole.
 		if old.DatasetSHA256 != "" && old.DatasetSHA256 != p.Data.SHA256 {
 			return badinput.Errorf("--data %s: the file changed since this run started (sha256 %.12s, now %.12s); restore it, or choose a new --run-id", p.Cfg.Data, old.DatasetSHA256, p.Data.SHA256)
 		}
-		// No --embedder means the best one installed, which can change.
+		if old.ConfigHash != p.Cfg.Hash() {
+			return badinput.Errorf("%s was made with a different configuration; resume only with the same flags, or choose a new --run-id", path)
+		}
+		// The embedder is part of the config (and of a derived run id);
+		// a run resumed under its --run-id must not change it either.
 		if old.Embedder != "" && old.Embedder != p.Res.EmbedderName {
-			return badinput.Errorf("%s: this run embedded with %s, now %s would be used; pass --embedder to match, or choose a new --run-id", path, old.Embedder, p.Res.EmbedderName)
+			return badinput.Errorf("%s: this run embedded with %s, now %s would be used; pass --embedder %s to match, or choose a new --run-id", path, old.Embedder, p.Res.EmbedderName, old.Embedder)
 		}
 		now := p.promptHashes()
 		for name, was := range old.Prompts {

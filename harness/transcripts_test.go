@@ -21,7 +21,7 @@ func TestTranscriptsHoldWhatTheModelsRead(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestNoTranscripts(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.WithDefaults().Dir(), runlog.TranscriptsFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(runDir(t, cfg), runlog.TranscriptsFile)); !os.IsNotExist(err) {
 		t.Fatalf("transcripts written with NoTranscripts: %v", err)
 	}
 }

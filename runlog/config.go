@@ -31,6 +31,11 @@ type Config struct {
 	// checks that the shards' configs agree on everything else.
 	Shard string `json:"shard,omitempty" yaml:"shard"`
 
+	// DataSHA256 is the dataset file's content hash, filled in when the
+	// run loads it: the run id hashes it instead of Data, so a relative
+	// and an absolute path to one file give one run id.
+	DataSHA256 string `json:"data_sha256,omitempty" yaml:"-"`
+
 	// Model specs (llm.ParseSpec syntax, e.g. "offline", "openai:gpt-4o-mini").
 	// Build/Answer/Decide/JudgeModel default to Model.
 	Model       string `json:"model" yaml:"model"`
@@ -153,7 +158,11 @@ func BuildDegraded(failed, requests int, max float64) bool {
 func (c Config) Hash() string {
 	// Credentials in a base URL do not change outputs: hash without them,
 	// so a new password resumes the same run and never shapes its id.
-	b, _ := json.Marshal(c.Redacted())
+	r := c.Redacted()
+	if r.DataSHA256 != "" {
+		r.Data = "" // the content decides, not the path as typed
+	}
+	b, _ := json.Marshal(r)
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }

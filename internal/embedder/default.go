@@ -9,13 +9,20 @@ import (
 	"github.com/membench/membench/llm"
 )
 
-// EnvEmbedder is the environment variable that forces the embedder choice
-// ("hashed" or "use-lite"). Only the command line reads it; it passes the
-// value to Select.
+// EnvEmbedder is the environment variable that chooses the embedder when
+// --embedder is not given (the same names as --embedder). Only the command
+// line reads it; it passes the value to Select.
 const EnvEmbedder = "MEMBENCH_EMBEDDER"
 
 // InstallHint is the command that installs the real model.
 const InstallHint = "bash scripts/setup-embeddings.sh"
+
+// Local embedder names as configs record them: the names the embedders
+// report, so a config, a manifest and a report all say the same thing.
+const (
+	UseLite    = uselite.Name
+	HashedName = "tfidf-hash-512"
+)
 
 // Info says which embedder Default chose and why.
 type Info struct {
@@ -31,38 +38,57 @@ type Info struct {
 // under membench's home directory ("" = ~/.cache/membench).
 func DefaultModelDir(home string) string { return uselite.DefaultDir(home) }
 
+// Canonical is the name a config records for a local embedder choice:
+// "use-lite", or "tfidf-hash-512" for the hashed embedder (also called
+// "hashed"). ok is false for "" (choose automatically) and for names that
+// are no local embedder.
+func Canonical(mode string) (name string, ok bool) {
+	switch strings.TrimSpace(mode) {
+	case UseLite:
+		return UseLite, true
+	case "hashed", HashedName:
+		return HashedName, true
+	}
+	return "", false
+}
+
+// hashedNote is every report's note on a run that used the hashed embedder.
+var hashedNote = fmt.Sprintf("the lexical fallback embedder (hashed TF-IDF, %s) is in use; it only matches shared words, so retrieval scores are not comparable with a real sentence encoder (install USE-lite with: %s)", HashedName, InstallHint)
+
 // Select returns the embedder mode asks for, with the USE-lite model read
 // from dir. mode "" picks USE-lite or, when the model is missing or fails
 // to load, the hashed TF-IDF fallback with a warning saying so; "hashed"
-// forces the fallback; "use-lite" makes a missing model an error. mode is
-// the --embedder flag or MEMBENCH_EMBEDDER, whichever the caller resolved.
+// (or "tfidf-hash-512") is the fallback; "use-lite" makes a missing model
+// an error. Errors do not say where mode came from: the caller, which
+// knows (--embedder or MEMBENCH_EMBEDDER), prefixes that.
 func Select(mode, dir string) (llm.Embedder, Info, error) {
 	hashed := func(why string) (llm.Embedder, Info, error) {
 		h := NewHashed(512)
 		return h, Info{Name: h.Name(), Fallback: true, Warning: why}, nil
 	}
-	switch mode = strings.TrimSpace(mode); mode {
-	case "hashed":
-		return hashed(fmt.Sprintf("%s=hashed: using the lexical fallback embedder (hashed TF-IDF, %s); it only matches shared words, so retrieval scores are not comparable with a real sentence encoder", EnvEmbedder, NewHashed(512).Name()))
-	case "use-lite":
-		e, err := loadUseLite(dir)
-		if err != nil {
-			return nil, Info{}, fmt.Errorf("%s=use-lite but the model cannot be used: %w (install it with: %s, or unset %s to fall back to the lexical embedder)", EnvEmbedder, err, InstallHint, EnvEmbedder)
-		}
-		return e, Info{Name: e.Name(), ModelSHA256: e.ModelSHA256()}, nil
-	case "":
+	mode = strings.TrimSpace(mode)
+	if mode == "" {
 		e, err := loadUseLite(dir)
 		if err != nil {
 			hint := " Install the real model with: " + InstallHint
 			if strings.Contains(err.Error(), InstallHint) {
 				hint = "" // the loader's error already says how
 			}
-			return hashed(fmt.Sprintf("WARNING: the USE-lite sentence encoder is not available (%v); using the lexical fallback embedder (hashed TF-IDF, %s), which only matches shared words.%s", err, NewHashed(512).Name(), hint))
+			return hashed(fmt.Sprintf("WARNING: the USE-lite sentence encoder is not available (%v); using the lexical fallback embedder (hashed TF-IDF, %s), which only matches shared words.%s", err, HashedName, hint))
 		}
 		return e, Info{Name: e.Name(), ModelSHA256: e.ModelSHA256()}, nil
-	default:
-		return nil, Info{}, fmt.Errorf("%s=%q is not an embedder; use %s=hashed or %s=use-lite (or unset it to pick automatically)", EnvEmbedder, mode, EnvEmbedder, EnvEmbedder)
 	}
+	switch name, _ := Canonical(mode); name {
+	case HashedName:
+		return hashed(hashedNote)
+	case UseLite:
+		e, err := loadUseLite(dir)
+		if err != nil {
+			return nil, Info{}, fmt.Errorf("use-lite cannot be used: %w (install it with: %s, or choose %s)", err, InstallHint, HashedName)
+		}
+		return e, Info{Name: e.Name(), ModelSHA256: e.ModelSHA256()}, nil
+	}
+	return nil, Info{}, fmt.Errorf("%q is not an embedder; use use-lite, %s (also called hashed) or openai:MODEL, or leave it out to use use-lite when installed, else %s", mode, HashedName, HashedName)
 }
 
 // Loaded models are immutable and safe for concurrent use, so one load per

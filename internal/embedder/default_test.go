@@ -38,8 +38,31 @@ func TestSelectForced(t *testing.T) {
 	if err != nil || !info.Fallback || e.Name() != "tfidf-hash-512" || info.Warning == "" {
 		t.Errorf("forced hashed: %v %+v %v", e, info, err)
 	}
-	if _, _, err := Select("bert", missing); err == nil || !strings.Contains(err.Error(), EnvEmbedder) {
-		t.Errorf("unknown embedder: err = %v, want one naming %s", err, EnvEmbedder)
+	// The hashed embedder answers to the name it reports, too.
+	e2, info2, err := Select(HashedName, missing)
+	if err != nil || e2.Name() != HashedName || info2.Name != HashedName || NewHashed(512).Name() != HashedName {
+		t.Errorf("Select(%q): %v %+v %v", HashedName, e2, info2, err)
+	}
+	// Errors name neither flag nor variable (the caller knows which one
+	// the value came from) and list the names that work.
+	_, _, err = Select("bert", missing)
+	if err == nil || strings.Contains(err.Error(), EnvEmbedder) || !strings.Contains(err.Error(), HashedName) || !strings.Contains(err.Error(), "use-lite") {
+		t.Errorf("unknown embedder: err = %v, want the known names and no environment variable", err)
+	}
+	for _, m := range []string{"use-lite", "hashed"} {
+		_, info, _ := Select(m, missing)
+		if strings.Contains(info.Warning, EnvEmbedder) {
+			t.Errorf("Select(%q) warning mentions %s: %q", m, EnvEmbedder, info.Warning)
+		}
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	for in, want := range map[string]string{"hashed": HashedName, "tfidf-hash-512": HashedName, " use-lite ": "use-lite", "": "", "bert": "", "openai:x": ""} {
+		got, ok := Canonical(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("Canonical(%q) = %q, %v; want %q", in, got, ok, want)
+		}
 	}
 }
 

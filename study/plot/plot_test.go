@@ -24,7 +24,7 @@ func sampleRun(t *testing.T, root string, cfg runlog.Config) string {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	return cfg.WithDefaults().Dir()
+	return harnessDir(t, cfg)
 }
 
 func checkFiles(t *testing.T, paths []string) {
@@ -139,4 +139,15 @@ func TestPickJudgeFallbackCommonToAll(t *testing.T) {
 	if j, err := PickJudge([]*runInfo{a, c}, ""); err == nil {
 		t.Fatalf("PickJudge = %q with no judge shared by all runs; want an error", j)
 	}
+}
+
+// harnessDir is the run directory harness.Run makes of cfg (the id comes
+// from the resolved config: embedder chosen, k in one place, data hash).
+func harnessDir(t testing.TB, cfg runlog.Config) string {
+	t.Helper()
+	r, err := harness.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Dir()
 }

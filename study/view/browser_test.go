@@ -93,7 +93,7 @@ func sampleRun(t *testing.T, results, system string) string {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	return cfg.WithDefaults().Dir()
+	return harnessDir(t, cfg)
 }
 
 func screenshotDir(t *testing.T) string {
@@ -338,4 +338,15 @@ func pairedCells(t *testing.T, a, b *runlog.Run, judgeName string) map[string]in
 		t.Log("the two sample runs agree on every question: the A/B check is weaker")
 	}
 	return out
+}
+
+// harnessDir is the run directory harness.Run makes of cfg (the id comes
+// from the resolved config: embedder chosen, k in one place, data hash).
+func harnessDir(t testing.TB, cfg runlog.Config) string {
+	t.Helper()
+	r, err := harness.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Dir()
 }

@@ -73,7 +73,7 @@ func config(t *testing.T, system string, opts systems.Options) runlog.Config {
 // in the build costs (one call per session from the example).
 func checkRun(t *testing.T, cfg runlog.Config, sum *runlog.Summary, wantQuestions int) {
 	t.Helper()
-	dir := cfg.WithDefaults().Dir()
+	dir := harnessDir(t, cfg)
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestHTTPAdapterEndToEnd(t *testing.T) {
 	if f.retried == "" || f.calls["POST /retrieve"] != 19+1 || f.calls["POST /reset"] != 1 || f.calls["POST /ingest"] != 4 || f.calls["GET /info"] != 1 {
 		t.Fatalf("server saw %v (500 for %q): want one reset, 4 ingests, one info and 19 retrieves plus the retried one", f.calls, f.retried)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := harnessDir(t, cfg)
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
 		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "s3cret") {
 			t.Errorf("%s holds the URL's password", p)
@@ -268,4 +268,15 @@ func TestDocsPythonExample(t *testing.T) {
 	if sum.Questions != 19 || sum.EvidenceRecall <= 0 {
 		t.Fatalf("%d questions, evidence recall %v", sum.Questions, sum.EvidenceRecall)
 	}
+}
+
+// harnessDir is the run directory harness.Run makes of cfg (the id comes
+// from the resolved config: embedder chosen, k in one place, data hash).
+func harnessDir(t testing.TB, cfg runlog.Config) string {
+	t.Helper()
+	r, err := harness.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Dir()
 }

@@ -24,7 +24,7 @@ func TestJudgeWithOptions(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	run := cfg.WithDefaults().Dir()
+	run := harnessDir(t, cfg)
 	var out bytes.Buffer
 	o := &Options{Run: run, Judges: []string{"lexical", "f1"}, JSON: true, Out: &out,
 		Rejudge: grade.RejudgeOptions{Home: dir, NoCache: true, Concurrency: 2}}
@@ -58,4 +58,15 @@ func TestJudgeWithOptions(t *testing.T) {
 			t.Errorf("%+v: err %v, want exit 2", bad, err)
 		}
 	}
+}
+
+// harnessDir is the run directory harness.Run makes of cfg (the id comes
+// from the resolved config: embedder chosen, k in one place, data hash).
+func harnessDir(t testing.TB, cfg runlog.Config) string {
+	t.Helper()
+	r, err := harness.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Dir()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -219,13 +220,19 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// A run that failed prints no results table, only where its
 	// artifacts (and summary.md, marked as such) are.
-	if sum != nil && err == nil {
-		sum.Print(stdout)
+	if sum == nil {
+		return err // stopped before the run folder was written
 	}
-	if sum != nil {
-		fmt.Fprintf(stdout, "artifacts: %s\n", base.WithDefaults().Dir())
+	// The run id is the harness's: it resolves the embedder, k and the
+	// data file's hash before deriving it.
+	dir := filepath.Join(base.WithDefaults().ResultsDir, sum.RunID)
+	if err != nil {
+		fmt.Fprintf(stderr, "partial artifacts: %s (no results table: the run did not finish)\n", dir)
+		return err
 	}
-	return err
+	sum.Print(stdout)
+	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
+	return nil
 }
 
 func orDiscard(w io.Writer) io.Writer {

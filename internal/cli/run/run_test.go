@@ -46,7 +46,7 @@ func TestRunWithOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	man := manifestOf(t, out.String())
-	if man.Config.System != "turns-cosine" || man.Config.Limit != 2 || man.Config.Embedder != "" {
+	if man.Config.System != "turns-cosine" || man.Config.Limit != 2 || man.Config.Embedder != "tfidf-hash-512" {
 		t.Errorf("manifest config %+v", man.Config)
 	}
 	if !strings.Contains(out.String(), "f1") {

@@ -28,7 +28,7 @@ func TestViewListsExportsAndRefusesBadRuns(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := harnessDir(t, cfg)
 	out, err = testutil.Execute(view.NewCmd(), "--results", results)
 	if err != nil || !strings.Contains(out, filepath.Base(dir)) || !strings.Contains(out, "turns-cosine") || !strings.Contains(out, "finished") {
 		t.Fatalf("listing: %q %v", out, err)
@@ -46,4 +46,15 @@ func TestViewListsExportsAndRefusesBadRuns(t *testing.T) {
 	if err == nil || clierr.Code(err) != 2 || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("missing run: %v (code %d), want exit 2 naming it", err, clierr.Code(err))
 	}
+}
+
+// harnessDir is the run directory harness.Run makes of cfg (the id comes
+// from the resolved config: embedder chosen, k in one place, data hash).
+func harnessDir(t testing.TB, cfg runlog.Config) string {
+	t.Helper()
+	r, err := harness.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Dir()
 }
