@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
@@ -51,7 +50,7 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 		return nil, badinput.Errorf("--data %s: sha256 %.12s, but the bundled run used %s with sha256 %.12s; give that file with --data", p.Data.Source, p.Data.SHA256, b.Manifest.DatasetSource, want)
 	}
 	// Paid embedders are named with their server; a replay reaches none.
-	if want := b.Manifest.Embedder; want != "" && !sameEmbedder(p.Res.EmbedderName, want) {
+	if want := b.Manifest.Embedder; want != "" && llm.EmbedderModel(p.Res.EmbedderName) != llm.EmbedderModel(want) {
 		return nil, badinput.Errorf("embedder %s here, but the bundled run embedded with %s; install it (USE-lite: bash scripts/setup-embeddings.sh) so local embeddings are recomputed alike", p.Res.EmbedderName, want)
 	}
 	p.manifest.Replay = &runlog.ReplayInfo{Bundle: filepath.Base(b.Path), Membench: b.Membench, Replies: len(b.Replies)}
@@ -75,10 +74,4 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 		fmt.Fprintf(log, "replay: %d calls were not in the bundle and went to the backend\n", fresh)
 	}
 	return sum, err
-}
-
-func sameEmbedder(a, b string) bool {
-	a, _, _ = strings.Cut(a, "@")
-	b, _, _ = strings.Cut(b, "@")
-	return a == b
 }

@@ -37,15 +37,22 @@ type Meter struct {
 // NewMeter returns an empty meter.
 func NewMeter() *Meter { return &Meter{t: map[tallyKey]*Tally{}} }
 
-func (m *Meter) add(role string, stage Stage, label string, u Usage, cached bool, d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// tally returns the tally for role, stage and label, made on first use;
+// the caller holds m.mu.
+func (m *Meter) tally(role string, stage Stage, label string) *Tally {
 	k := tallyKey{role, stage, label}
 	t := m.t[k]
 	if t == nil {
 		t = &Tally{Role: role, Stage: stage, Label: label}
 		m.t[k] = t
 	}
+	return t
+}
+
+func (m *Meter) add(role string, stage Stage, label string, u Usage, cached bool, d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.tally(role, stage, label)
 	t.Calls++
 	if cached {
 		t.CachedCalls++
@@ -59,12 +66,7 @@ func (m *Meter) add(role string, stage Stage, label string, u Usage, cached bool
 func (m *Meter) AddEmbedding(role string, stage Stage, texts, inputTokens int, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k := tallyKey{role, stage, "embedding"}
-	t := m.t[k]
-	if t == nil {
-		t = &Tally{Role: role, Stage: stage, Label: "embedding"}
-		m.t[k] = t
-	}
+	t := m.tally(role, stage, "embedding")
 	t.Calls += texts
 	t.InputTokens += inputTokens
 	t.Seconds += d.Seconds()

@@ -35,12 +35,7 @@ func StatusError(op string, status int, retryAfterHeader, msg string) *HTTPError
 func (m *Meter) AddCalls(role string, stage Stage, label string, calls int, u Usage, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k := tallyKey{role, stage, label}
-	t := m.t[k]
-	if t == nil {
-		t = &Tally{Role: role, Stage: stage, Label: label}
-		m.t[k] = t
-	}
+	t := m.tally(role, stage, label)
 	t.Calls += calls
 	t.InputTokens += u.InputTokens
 	t.OutputTokens += u.OutputTokens

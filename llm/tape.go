@@ -93,8 +93,7 @@ func tapeDecideKey(id ModelID, req DecideRequest) string {
 // tapeEmbedKey keys one text of an embedder; "openai:m@url" is keyed as
 // "openai:m" for the reason the model keys leave out base URLs.
 func tapeEmbedKey(name, text string) string {
-	name, _, _ = strings.Cut(name, "@")
-	h := sha256.Sum256([]byte(name + "\x00" + text))
+	h := sha256.Sum256([]byte(EmbedderModel(name) + "\x00" + text))
 	return hex.EncodeToString(h[:])
 }
 
@@ -278,4 +277,11 @@ func (v *Vector) UnmarshalJSON(data []byte) error {
 	}
 	*v = out
 	return nil
+}
+
+// EmbedderModel is an embedder's name without the "@base-url" part
+// (openai:MODEL@URL): the same model behind another URL embeds the same.
+func EmbedderModel(name string) string {
+	model, _, _ := strings.Cut(name, "@")
+	return model
 }
