@@ -107,6 +107,11 @@ func ChooseJudge(runs []*runlog.Run, given string) string {
 // RunLabel names a run's row: system, k when it has one, "(offline)" when
 // every model is offline ("(partly offline)" when some are).
 func RunLabel(r *runlog.Run) string {
+	return baseLabel(r) + offlineMark(r)
+}
+
+// baseLabel is the system (else the folder) and k when it has one.
+func baseLabel(r *runlog.Run) string {
 	s := r.Manifest.Config.System
 	if s == "" {
 		s = filepath.Base(r.Dir)
@@ -114,13 +119,18 @@ func RunLabel(r *runlog.Run) string {
 	if k, _, ok := ResolveK(r.Manifest.Config); ok {
 		s += fmt.Sprintf(" k=%d", k)
 	}
+	return s
+}
+
+// offlineMark is " (offline)", " (partly offline)" or "".
+func offlineMark(r *runlog.Run) string {
 	switch b := r.Manifest.Backends(); {
 	case b == "offline" || (b == "" && r.Manifest.Offline):
-		s += " (offline)"
+		return " (offline)"
 	case strings.HasPrefix(b, "mixed"):
-		s += " (partly offline)"
+		return " (partly offline)"
 	}
-	return s
+	return ""
 }
 
 // provenanceHeader and provenanceCells are the columns that say what a
@@ -168,9 +178,12 @@ func score(r *runlog.Run, group, judgeName string) string {
 	return "-"
 }
 
-func ciCell(o Overall) string {
+func ciCell(o Overall, v View) string {
 	if o.N == 0 || !o.Binary {
 		return "-"
+	}
+	if v == Brief { // narrower, so a 120-column table keeps its labels whole
+		return report.F(o.Lo, 1) + "–" + report.F(o.Hi, 1)
 	}
 	return fmt.Sprintf("[%s, %s]", report.F(o.Lo, 1), report.F(o.Hi, 1))
 }
@@ -192,35 +205,149 @@ func SortRuns(runs []*runlog.Run) {
 	})
 }
 
+// View chooses a report table's columns.
+type View int
+
+const (
+	// Brief fits a 120-column terminal: the row label, n, accuracy with
+	// its interval and the build cost a reader compares.
+	Brief View = iota
+	// Wide has every column: run ids, input and output tokens apart, and
+	// the provenance (dataset, questions, embedder, backend, status).
+	Wide
+)
+
+// fit marks a brief table to be drawn within report.TerminalWidth,
+// wrapping its first column (the label) when the numbers leave it less.
+func fit(t *report.Table, v View) *report.Table {
+	if v == Brief {
+		t.MaxWidth, t.WrapCol = report.TerminalWidth, 0
+	}
+	return t
+}
+
+// labels are the brief view's row labels: system and k, "(offline)" only
+// when the rows differ in it (the title says so when every row is
+// offline), "(incomplete)" for runs that did not finish, and the run id's
+// last part where two rows would otherwise read the same.
+func labels(runs []*runlog.Run) (rows []string, allOffline bool) {
+	allOffline = len(runs) > 0
+	for _, r := range runs {
+		allOffline = allOffline && offlineMark(r) == " (offline)"
+	}
+	count := map[string]int{}
+	for _, r := range runs {
+		rows = append(rows, baseLabel(r))
+		count[baseLabel(r)]++
+	}
+	for i, r := range runs {
+		if count[rows[i]] > 1 {
+			id := r.ID()
+			rows[i] += " #" + id[strings.LastIndex(id, "-")+1:]
+		}
+		if !allOffline {
+			rows[i] += offlineMark(r)
+		}
+		if r.Status().State == runlog.StateIncomplete {
+			rows[i] += " (incomplete)"
+		}
+	}
+	return rows, allOffline
+}
+
+// offlineTitle is the brief title's mark when every row is offline.
+const offlineTitle = " — all runs offline heuristics (pipeline check, not LLM quality)"
+
+// buildCells are a run's build cost: token millions (in, out, sum in the
+// wide view; the sum in the brief one), calls and wall seconds. summed
+// says the time is a per-conversation sum (see buildSeconds).
+func buildCells(r *runlog.Run, v View) (cells []any, summed bool) {
+	if len(r.Builds) == 0 {
+		if v == Wide {
+			return []any{"-", "-", "-", "-", "-"}, false
+		}
+		return []any{"-", "-", "-"}, false
+	}
+	b := r.Summary.Build
+	m := func(n int) string { return report.F(float64(n)/1e6, 3) }
+	secs, summed := buildSeconds(r)
+	if v == Wide {
+		return []any{m(b.InputTokens), m(b.OutputTokens), m(b.InputTokens + b.OutputTokens), b.Calls, secs}, summed
+	}
+	return []any{m(b.InputTokens + b.OutputTokens), b.Calls, secs}, summed
+}
+
+// buildSeconds is the wall time of the run's memory construction
+// (runlog.BuildWallSeconds). Runs recorded before builds kept their start
+// time have only the sum over conversations, which overstates the wall
+// time when conversations were built in parallel: it is marked "*".
+func buildSeconds(r *runlog.Run) (string, bool) {
+	if w, ok := runlog.BuildWallSeconds(r.Builds); ok {
+		return report.F(w, 1), false
+	}
+	if len(r.Builds) == 1 {
+		return report.F(r.Builds[0].Seconds, 1), false
+	}
+	return report.F(r.Summary.Build.Seconds, 1) + "*", true
+}
+
+const summedNote = "* Time s summed over conversations (the run predates recorded build start times): above the wall time when conversations were built in parallel"
+
 // Table2 is the paper's Table 2 shape: per run, overall and per-category
 // accuracy of one judge, then build cost.
-func Table2(runs []*runlog.Run, judgeName string) (*report.Table, error) {
-	t := &report.Table{Title: "Table 2 shape: " + Measure(runs, judgeName) + " and build cost",
-		Header: append([]string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}, provenanceHeader...)}
-	missing := 0
-	for _, r := range runs {
-		cells, err := accuracyCells(r, judgeName, &missing)
+func Table2(runs []*runlog.Run, judgeName string, v View) (*report.Table, error) {
+	t := &report.Table{Title: "Table 2 shape: " + Measure(runs, judgeName) + " and build cost"}
+	if v == Wide {
+		t.Header = append([]string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}, provenanceHeader...)
+	} else {
+		t.Header = []string{"run", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "Tok M", "Calls", "Time s"}
+	}
+	missing, summed := 0, false
+	names, allOffline := labels(runs)
+	for i, r := range runs {
+		cells, err := accuracyCells(r, judgeName, v, &missing)
 		if err != nil {
 			return nil, err
 		}
-		if len(r.Builds) == 0 {
-			cells = append(cells, "-", "-", "-", "-", "-")
-		} else {
-			b := r.Summary.Build
-			m := func(n int) string { return report.F(float64(n)/1e6, 3) }
-			cells = append(cells, m(b.InputTokens), m(b.OutputTokens), m(b.InputTokens+b.OutputTokens), b.Calls, report.F(b.Seconds, 1))
-		}
-		t.Add(append(cells, provenanceCells(r)...)...)
+		b, s := buildCells(r, v)
+		summed = summed || s
+		cells = append(cells, b...)
+		t.Add(viewCells(r, names[i], cells, v)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, missing)
-	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and wall seconds of memory construction; '-' = no build (full context, or scored predictions)")
-	return t, nil
+	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and Time s, the wall seconds of memory construction (parallel conversations counted once); '-' = no build (full context, or scored predictions)")
+	if summed {
+		t.Notes = append(t.Notes, summedNote)
+	}
+	return finish(t, v, allOffline), nil
 }
 
-// accuracyCells are the columns Tables 2 and 4 share: run, label, n,
-// overall with its interval, then the four LoCoMo categories. A run without
-// the judge's verdicts counts in missing.
-func accuracyCells(r *runlog.Run, judgeName string, missing *int) ([]any, error) {
+// viewCells lays out a row: the wide view leads with run id and the full
+// method label and ends with the provenance; the brief one leads with the
+// brief label.
+func viewCells(r *runlog.Run, label string, cells []any, v View) []any {
+	if v == Wide {
+		return append(append([]any{r.ID(), RunLabel(r)}, cells...), provenanceCells(r)...)
+	}
+	return append([]any{label}, cells...)
+}
+
+// finish marks the brief view's title when every row is offline, points
+// to the details the brief view leaves out, and fits it to a terminal.
+func finish(t *report.Table, v View, allOffline bool) *report.Table {
+	if v == Brief {
+		if allOffline {
+			t.Title += offlineTitle
+		}
+		t.Notes = append(t.Notes, "--wide, --format markdown or csv: run ids, input and output tokens, and each run's dataset, questions, embedder, backend and status")
+	}
+	return fit(t, v)
+}
+
+// accuracyCells are the columns Tables 2 and 4 share after the label: n,
+// overall with its interval, then the four LoCoMo categories. A run
+// without the judge's verdicts counts in missing.
+func accuracyCells(r *runlog.Run, judgeName string, v View, missing *int) ([]any, error) {
 	o, err := OverallOf(r, judgeName)
 	if err != nil {
 		return nil, err
@@ -228,7 +355,7 @@ func accuracyCells(r *runlog.Run, judgeName string, missing *int) ([]any, error)
 	if o.N == 0 {
 		*missing++
 	}
-	cells := []any{r.ID(), RunLabel(r), nCell(r, o.N), report.F(o.Score, 2), ciCell(o)}
+	cells := []any{nCell(r, o.N), report.F(o.Score, 2), ciCell(o, v)}
 	for _, c := range paperCats {
 		cells = append(cells, score(r, c.Group, judgeName))
 	}
@@ -236,7 +363,7 @@ func accuracyCells(r *runlog.Run, judgeName string, missing *int) ([]any, error)
 }
 
 // Table3 is the paper's Table 3 shape: overall under every judge.
-func Table3(runs []*runlog.Run, judgeName string) (*report.Table, error) {
+func Table3(runs []*runlog.Run, judgeName string, v View) (*report.Table, error) {
 	var judges []string
 	seen := map[string]bool{}
 	for _, r := range runs {
@@ -247,42 +374,52 @@ func Table3(runs []*runlog.Run, judgeName string) (*report.Table, error) {
 			}
 		}
 	}
-	t := &report.Table{Title: "Table 3 shape: overall under each judge",
-		Header: append(append([]string{"run", "method", "n", "95% CI (" + judgeName + ")"}, judges...), provenanceHeader...)}
-	for _, r := range runs {
+	t := &report.Table{Title: "Table 3 shape: overall under each judge"}
+	if v == Wide {
+		t.Header = append(append([]string{"run", "method", "n", "95% CI (" + judgeName + ")"}, judges...), provenanceHeader...)
+	} else {
+		t.Header = append([]string{"run", "n", "95% CI (" + judgeName + ")"}, judges...)
+	}
+	names, allOffline := labels(runs)
+	for i, r := range runs {
 		o, err := OverallOf(r, judgeName)
 		if err != nil {
 			return nil, err
 		}
-		cells := []any{r.ID(), RunLabel(r), nCell(r, o.N), ciCell(o)}
+		cells := []any{nCell(r, o.N), ciCell(o, v)}
 		for _, j := range judges {
-			if v, ok := r.Summary.Overall.Scores[j]; ok {
-				cells = append(cells, report.F(v, 2))
+			if sc, ok := r.Summary.Overall.Scores[j]; ok {
+				cells = append(cells, report.F(sc, 2))
 			} else {
 				cells = append(cells, "-")
 			}
 		}
-		t.Add(append(cells, provenanceCells(r)...)...)
+		t.Add(viewCells(r, names[i], cells, v)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, 0)
-	return t, nil
+	return finish(t, v, allOffline), nil
 }
 
 // Table4 is the paper's Table 4 shape: per-category accuracy per run
 // (ablation variants are runs).
-func Table4(runs []*runlog.Run, judgeName string) (*report.Table, error) {
-	t := &report.Table{Title: "Table 4 shape: ablation by category, " + Measure(runs, judgeName),
-		Header: append([]string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}, provenanceHeader...)}
+func Table4(runs []*runlog.Run, judgeName string, v View) (*report.Table, error) {
+	t := &report.Table{Title: "Table 4 shape: ablation by category, " + Measure(runs, judgeName)}
+	if v == Wide {
+		t.Header = append([]string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}, provenanceHeader...)
+	} else {
+		t.Header = []string{"variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}
+	}
 	missing := 0
-	for _, r := range runs {
-		cells, err := accuracyCells(r, judgeName, &missing)
+	names, allOffline := labels(runs)
+	for i, r := range runs {
+		cells, err := accuracyCells(r, judgeName, v, &missing)
 		if err != nil {
 			return nil, err
 		}
-		t.Add(append(cells, provenanceCells(r)...)...)
+		t.Add(viewCells(r, names[i], cells, v)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, missing)
-	return t, nil
+	return finish(t, v, allOffline), nil
 }
 
 // Measure names what a judge's column holds, as the judge registry
@@ -312,7 +449,7 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 	}
 	for _, r := range runs {
 		if len(r.Manifest.OfflineList()) > 0 {
-			notes = append(notes, "offline heuristics: rows whose backend is offline or mixed have answers or judgments (the parts the backend column names) from deterministic offline heuristics; they measure the pipeline, not LLM quality")
+			notes = append(notes, "offline heuristics: rows of offline or partly offline runs have answers or judgments from deterministic offline heuristics (the backend column of the wide table names which parts); they measure the pipeline, not LLM quality")
 			break
 		}
 	}

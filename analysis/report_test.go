@@ -69,7 +69,7 @@ func TestReportTables(t *testing.T) {
 	if j != "llm" {
 		t.Fatalf("default judge %q, want llm (first non-metric judge)", j)
 	}
-	t2, err := Table2(runs, j)
+	t2, err := Table2(runs, j, Wide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestReportTables(t *testing.T) {
 		}
 	}
 	// Overall over categories 1-4: q1,q3,q5,q6 right of 6 -> 66.67; Wilson 4/6 = [30.0, 90.3].
-	want := []string{"a-run", "turns-cosine k=3 (offline)", "6", "66.67", "[30.0, 90.3]", "50.00", "0.00", "100.00", "100.00", "1.500", "0.250", "1.750", "15", "20.0", "-", "7", "-", "offline", "complete"}
+	want := []string{"a-run", "turns-cosine k=3 (offline)", "6", "66.67", "[30.0, 90.3]", "50.00", "0.00", "100.00", "100.00", "1.500", "0.250", "1.750", "15", "20.0*", "-", "7", "-", "offline", "complete"}
 	if got := csvRows[1]; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("table 2 run row:\n got %q\nwant %q", got, want)
 	}
@@ -102,7 +102,7 @@ func TestReportTables(t *testing.T) {
 		t.Errorf("markdown notes should name the run without the judge:\n%s", md.String())
 	}
 
-	t3, _ := Table3(runs, j)
+	t3, _ := Table3(runs, j, Wide)
 	if h := strings.Join(t3.Header, ","); h != "run,method,n,95% CI (llm),llm,f1,lexical,dataset,questions,embedder,backend,status" {
 		t.Errorf("table 3 header %s", h)
 	}
@@ -114,7 +114,7 @@ func TestReportTables(t *testing.T) {
 	}
 
 	// With the f1 metric chosen, the mean is shown but no Wilson interval.
-	t4, _ := Table4(runs, "f1")
+	t4, _ := Table4(runs, "f1", Wide)
 	if r := t4.Rows[0]; r[3] != "25.00" || r[4] != "-" || r[5] != "25.00" {
 		t.Errorf("table 4 f1 row %q: want overall 25.00 without CI", r)
 	}

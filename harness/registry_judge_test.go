@@ -79,7 +79,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 	if got := analysis.ChooseJudge(runs, ""); got != "lexical" {
 		t.Errorf("report's default judge = %q, want llm", got)
 	}
-	t2, err := analysis.Table2(runs, "lenratio")
+	t2, err := analysis.Table2(runs, "lenratio", analysis.Wide)
 	if err != nil {
 		t.Fatal(err)
 	}

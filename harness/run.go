@@ -433,7 +433,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	secs := time.Since(start).Seconds()
 	bar.Built()
 	if !done.built[conv.ID] {
-		if err := files[runlog.BuildFile].Write(buildRecord(conv, p.Cfg.System, meter, stats, secs)); err != nil {
+		if err := files[runlog.BuildFile].Write(buildRecord(conv, p.Cfg.System, meter, stats, start, secs)); err != nil {
 			return err
 		}
 	}
@@ -510,7 +510,7 @@ func (p *Prepared) checkBuild(conv string, st systems.BuildStats) error {
 	return nil
 }
 
-func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats systems.BuildStats, secs float64) runlog.BuildRecord {
+func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats systems.BuildStats, start time.Time, secs float64) runlog.BuildRecord {
 	t := meter.Total(llm.StageBuild)
 	var stages []llm.Tally
 	// Written right after Ingest, so the embedding tally is the build's own.
@@ -522,7 +522,7 @@ func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, s
 	return runlog.BuildRecord{
 		ConversationID: conv.ID, System: system, Turns: len(conv.AllTurns()),
 		Calls: t.Calls, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens,
-		Seconds: secs, Stages: stages, Stats: stats,
+		Seconds: secs, Started: start.UTC(), Stages: stages, Stats: stats,
 	}
 }
 

@@ -100,15 +100,18 @@ type TokenStats struct {
 
 // BuildRecord is one line of build.jsonl: one conversation's memory build.
 type BuildRecord struct {
-	ConversationID string             `json:"conversation_id"`
-	System         string             `json:"system"`
-	Turns          int                `json:"turns"`
-	Calls          int                `json:"calls"`
-	InputTokens    int                `json:"input_tokens"`
-	OutputTokens   int                `json:"output_tokens"`
-	Seconds        float64            `json:"seconds"` // wall time of Ingest
-	Stages         []llm.Tally        `json:"stages"`  // LLM build calls and the build's embedding work, by role, stage and label
-	Stats          systems.BuildStats `json:"stats"`
+	ConversationID string  `json:"conversation_id"`
+	System         string  `json:"system"`
+	Turns          int     `json:"turns"`
+	Calls          int     `json:"calls"`
+	InputTokens    int     `json:"input_tokens"`
+	OutputTokens   int     `json:"output_tokens"`
+	Seconds        float64 `json:"seconds"` // wall time of Ingest
+	// Started is when Ingest began, so the build phase's wall time can be
+	// told from the per-conversation sum when conversations run in parallel.
+	Started time.Time          `json:"started,omitzero"`
+	Stages  []llm.Tally        `json:"stages"` // LLM build calls and the build's embedding work, by role, stage and label
+	Stats   systems.BuildStats `json:"stats"`
 }
 
 // RetrievalRecord is one line of retrievals.jsonl.

@@ -19,6 +19,12 @@ type Table struct {
 	Header []string
 	Rows   [][]string
 	Notes  []string // printed under the table
+	// MaxWidth, when set, fits the terminal rendering to that many runes:
+	// column WrapCol (a label, never a number) wraps onto several lines
+	// and the title and notes wrap at spaces. Markdown and CSV are never
+	// wrapped.
+	MaxWidth int
+	WrapCol  int
 }
 
 // Add appends a row built from values formatted with %v (floats via F).
@@ -47,10 +53,16 @@ func F(v float64, d int) string {
 
 // Terminal writes the table with box drawing for people.
 func (t *Table) Terminal(w io.Writer) error {
+	t = t.fitted()
 	if t.Title != "" {
-		fmt.Fprintln(w, t.Title)
+		t.printWrapped(w, t.Title)
 	}
-	tb := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
+	opts := []tablewriter.Option{tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone)}
+	if t.wrapped() {
+		// Rows of several lines need a rule between them to read as rows.
+		opts = append(opts, tablewriter.WithRendition(tw.Rendition{Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}}}))
+	}
+	tb := tablewriter.NewTable(w, opts...)
 	hdr := make([]any, len(t.Header))
 	for i, h := range t.Header {
 		hdr[i] = h
@@ -69,9 +81,32 @@ func (t *Table) Terminal(w io.Writer) error {
 		return err
 	}
 	for _, n := range t.Notes {
-		fmt.Fprintln(w, n)
+		t.printWrapped(w, n)
 	}
 	return nil
+}
+
+// wrapped says whether a row has a cell of several lines.
+func (t *Table) wrapped() bool {
+	for _, r := range t.Rows {
+		for _, c := range r {
+			if strings.Contains(c, "\n") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// printWrapped prints a title or note line, wrapped at MaxWidth when set.
+func (t *Table) printWrapped(w io.Writer, s string) {
+	if t.MaxWidth <= 0 {
+		fmt.Fprintln(w, s)
+		return
+	}
+	for _, l := range wrapText(s, t.MaxWidth) {
+		fmt.Fprintln(w, l)
+	}
 }
 
 // Markdown writes a GitHub-flavoured markdown table.

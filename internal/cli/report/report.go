@@ -23,7 +23,10 @@ type Options struct {
 	Judge  string   // "" = the non-metric judge most runs have
 	// AllowMixed shows runs whose manifests differ side by side, with a warning.
 	AllowMixed bool
-	Out        io.Writer
+	// Wide prints every column in the terminal too (markdown and CSV
+	// always have them).
+	Wide bool
+	Out  io.Writer
 }
 
 // NewCmd returns the report command.
@@ -41,16 +44,22 @@ or membench score; scored predictions have no build cost, printed "-").
   Table 4: per run Multi, Open, Single, Temp (ablation variants are runs)
 
 Every row gives n (questions with a verdict) and a Wilson 95% interval on
-overall for 0/1 judges. Each row also shows its dataset, question count,
-embedder, backend and status; incomplete runs are flagged. Runs that differ
+overall for 0/1 judges; build seconds are the wall time of memory
+construction (conversations built in parallel count once). The terminal
+table fits 120 columns: rows are labelled by system and k, incomplete runs
+are marked "(incomplete)". --wide (and every markdown or CSV table) adds the
+run ids, input and output tokens apart, and each run's dataset, question
+count, embedder, backend and status. Runs that differ
 in dataset or question set, embedder, answer model, the judge's spec or
 offline vs real backends are refused (exit 2) unless --allow-mixed, which
 prints a warning line. --judge defaults to the judge other than
-f1/bleu1/em that most runs have (f1 when runs have only metrics). Rows of offline runs are marked "(offline)". --runs takes run
+f1/bleu1/em that most runs have (f1 when runs have only metrics). Rows of
+offline runs are marked "(offline)" (the title says so when all are). --runs takes run
 directories, globs, or a directory holding run directories; rows are
 ordered by system, then k. With --format
 csv and --table all, the tables are separated by a blank line.`,
 		Example: `  membench report --runs results
+  membench report --runs results --table 2 --wide
   membench report --runs 'results/locomo-*' --table 2 --format markdown
   membench report --runs results/a --runs results/b --table 3 --format csv`,
 		// Extra arguments are more runs, so a shell-expanded --runs results/* works.
@@ -66,6 +75,7 @@ csv and --table all, the tables are separated by a blank line.`,
 	f.StringVar(&o.Format, "format", "terminal", "terminal, markdown or csv")
 	f.StringVar(&o.Table, "table", "all", "which table: 2, 3, 4 or all")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "show runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends) side by side, with a warning")
+	f.BoolVar(&o.Wide, "wide", false, "terminal: every column (run ids, input/output tokens, dataset, questions, embedder, backend, status) instead of fitting 120 columns")
 	f.StringVar(&o.Judge, "judge", "", "judge for tables 2 and 4 and the interval (default: the non-metric judge most runs have)")
 	return c
 }
@@ -75,7 +85,7 @@ func Run(ctx context.Context, o *Options) error {
 	if len(o.Runs) == 0 {
 		return clierr.Bad("report needs --runs DIR (a run directory, a glob, or a results directory)")
 	}
-	var builders []func([]*runlog.Run, string) (*tables.Table, error)
+	var builders []func([]*runlog.Run, string, analysis.View) (*tables.Table, error)
 	switch o.Table {
 	case "2":
 		builders = append(builders, analysis.Table2)
@@ -121,11 +131,21 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	out := o.Out
+	view := analysis.Brief
+	if o.Wide || (o.Format != "terminal" && o.Format != "text") {
+		view = analysis.Wide
+	}
 	if w := runlog.MixedWarning(mixed); w != "" {
-		fmt.Fprintln(out, w)
+		lines := []string{w}
+		if view == analysis.Brief {
+			lines = tables.Wrap(w, tables.TerminalWidth)
+		}
+		for _, l := range lines {
+			fmt.Fprintln(out, l)
+		}
 	}
 	for i, b := range builders {
-		t, err := b(loaded, j)
+		t, err := b(loaded, j, view)
 		if err != nil {
 			return err
 		}
