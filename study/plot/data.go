@@ -1,14 +1,13 @@
 package plot
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/systems"
@@ -19,21 +18,15 @@ type runInfo struct {
 	dir      string
 	manifest runlog.Manifest
 	summary  *runlog.Summary
+	run      *runlog.Run
 }
 
 func loadRun(dir string) (*runInfo, error) {
-	b, err := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
+	r, err := runlog.Load(dir)
 	if err != nil {
-		return nil, fmt.Errorf("--runs %s: %w (is this a run directory?)", dir, err)
+		return nil, fmt.Errorf("--runs %s: %w", dir, err)
 	}
-	r := &runInfo{dir: dir}
-	if err := json.Unmarshal(b, &r.manifest); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, runlog.ManifestFile), err)
-	}
-	if r.summary, err = runlog.Summarize(dir); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return &runInfo{dir: dir, manifest: r.Manifest, summary: r.Summary, run: r}, nil
 }
 
 // option is a run's value for a system option: its own setting, else the
@@ -139,7 +132,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 	}
 	by := map[string]*Series{}
 	var order []string
-	offline := false
+	offline, bars := false, false
 	for _, r := range runs {
 		cfg := r.manifest.Config
 		xv, ok := x(cfg)
@@ -152,17 +145,32 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 			by[cfg.System] = s
 			order = append(order, cfg.System)
 		}
+		// The report's overall (same questions, same Wilson interval).
+		o, err := analysis.OverallOf(r.run, j)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.dir, err)
+		}
+		lo, hi := o.Lo, o.Hi
+		if !o.Binary || o.N == 0 {
+			lo, hi = o.Score, o.Score // a metric's mean has no Wilson interval
+		} else {
+			bars = true
+		}
 		s.X = append(s.X, float64(xv))
-		s.Y = append(s.Y, r.summary.Overall.Scores[j])
+		s.Y = append(s.Y, o.Score)
+		s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 		offline = offline || len(r.manifest.OfflineList()) > 0
 	}
-	c := &Chart{YLabel: fmt.Sprintf("overall accuracy (judge %s, %%)", j), Points: true, Percent: true}
+	c := &Chart{YLabel: fmt.Sprintf("overall accuracy, %% (judge %s)", j), Points: true, Percent: true}
 	for _, name := range order {
 		c.Series = append(c.Series, *by[name])
 	}
 	sortSeries(c.Series)
 	if offline {
 		c.Note = offlineNote
+	}
+	if bars {
+		c.Note = strings.TrimSpace(c.Note + " · error bars: Wilson 95% intervals")
 	}
 	return c, nil
 }

@@ -29,8 +29,8 @@ func sampleRun(t *testing.T, root string, cfg runlog.Config) string {
 
 func checkFiles(t *testing.T, paths []string) {
 	t.Helper()
-	if len(paths) != 2 {
-		t.Fatalf("want png and svg, got %v", paths)
+	if len(paths) != 3 {
+		t.Fatalf("want png, svg and pdf, got %v", paths)
 	}
 	for _, p := range paths {
 		st, err := os.Stat(p)

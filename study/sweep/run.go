@@ -23,7 +23,7 @@ const (
 	JSONFile = "sweep.json"
 	MDFile   = "sweep.md"
 	CSVFile  = "sweep.csv"
-	PlotBase = "sweep" // sweep.png, sweep.svg
+	PlotBase = "sweep" // sweep.png, sweep.svg, sweep.pdf
 )
 
 // Options control where a sweep writes.
@@ -37,6 +37,8 @@ type Options struct {
 	// that changed between resumed points) in one table and plot, listing
 	// the differences, instead of refusing.
 	AllowMixed bool
+	// YFull draws the accuracy plot on 0-100 instead of fitting it.
+	YFull bool
 }
 
 // Row is one point's headline numbers.
@@ -156,7 +158,7 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 	}
 	res.Mixed = mixed
 	if kind := f.PlotKind(); kind != "none" && firstErr == nil {
-		paths, err := Plot(kind, res, f.Spec.Judge, filepath.Join(o.Out, PlotBase))
+		paths, err := Plot(kind, res, f.Spec.Judge, filepath.Join(o.Out, PlotBase), o.YFull)
 		if err != nil {
 			firstErr = fmt.Errorf("plot: %w", err)
 		}
@@ -169,7 +171,7 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 }
 
 // Plot draws the sweep's figure from its run directories.
-func Plot(kind string, res *Result, judgeName, base string) ([]string, error) {
+func Plot(kind string, res *Result, judgeName, base string, yFull bool) ([]string, error) {
 	var dirs []string
 	for _, r := range res.Rows {
 		dirs = append(dirs, r.RunDir)
@@ -192,6 +194,7 @@ func Plot(kind string, res *Result, judgeName, base string) ([]string, error) {
 	if res.Name != "" {
 		c.Title += " — " + res.Name
 	}
+	c.FullRange = yFull
 	return c.Save(base)
 }
 

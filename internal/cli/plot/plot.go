@@ -19,9 +19,12 @@ import (
 type Options struct {
 	Figure  string   // k, seeds or build-tokens
 	Runs    []string // run directories, globs or directories of runs
-	OutPath string   // without extension: writes OutPath.png and OutPath.svg
+	OutPath string   // without extension: writes OutPath.png, .svg and .pdf
 	Judge   string   // k and seeds: whose accuracy is plotted
 	Title   string   // "" = the figure's
+	// YFull draws accuracy on the whole 0-100 axis instead of fitting it
+	// to the points and their intervals.
+	YFull bool
 	// AllowMixed plots runs whose manifests differ, with a warning.
 	AllowMixed bool
 	Out        io.Writer
@@ -38,14 +41,20 @@ var figures = map[string]func(runs []string, judge string) (*plot.Chart, error){
 func NewCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "plot",
-		Short: "Draw the papers' figures (PNG and SVG) from finished runs",
-		Long: `Draw a figure from run directories, as OUT.png and OUT.svg.
+		Short: "Draw the papers' figures (PNG at 300 dpi, SVG, PDF) from finished runs",
+		Long: `Draw a figure from run directories, as OUT.png (300 dpi), OUT.svg and OUT.pdf.
 
   plot k             overall accuracy vs retrieved items per question k, one
                      line per system (Figure 3(c))
   plot seeds         overall accuracy vs semantic seeds K (Figure 3(d))
   plot build-tokens  cumulative memory-construction tokens vs turns, one
                      line per run, conversations concatenated (Figure 3(a))
+
+Accuracy figures show each point's Wilson 95% interval as an error bar
+(for 0/1 judges) on a y axis fitted to the points and bars (--y-full: 0-100).
+Series have colours from the Okabe-Ito colour-blind-safe palette and
+distinct markers; the framed legend sits right of the data. Figures made
+from offline runs say "offline heuristics" in their title.
 
 --runs takes run directories, globs, or directories holding run directories
 (e.g. a sweep's OUT/runs).`,
@@ -73,11 +82,12 @@ func sub(name, short, defOut string) *cobra.Command {
 	}
 	f := c.Flags()
 	f.StringArrayVar(&o.Runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
-	f.StringVar(&o.OutPath, "out", defOut, "output path without extension (writes OUT.png and OUT.svg)")
+	f.StringVar(&o.OutPath, "out", defOut, "output path without extension (writes OUT.png, OUT.svg and OUT.pdf)")
 	f.StringVar(&o.Title, "title", "", "chart title (default: the figure's)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "plot runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends), with a warning")
 	if name != "build-tokens" {
 		f.StringVar(&o.Judge, "judge", "", "judge whose overall accuracy is plotted (default llm, else the first)")
+		f.BoolVar(&o.YFull, "y-full", false, "y axis 0-100 instead of fitted to the points and their intervals")
 	}
 	return c
 }
@@ -106,6 +116,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Title != "" {
 		ch.Title = o.Title
 	}
+	ch.FullRange = o.YFull
 	if w := runlog.MixedWarning(mixed); w != "" {
 		fmt.Fprintln(o.Out, w)
 		ch.Title += " (MIXED runs, see warning)"

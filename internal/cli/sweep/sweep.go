@@ -31,6 +31,7 @@ type Options struct {
 	Concurrency              int
 	Quiet, DryRun            bool
 	AllowMixed               bool                   // tabulate points whose manifests differ
+	YFull                    bool                   // accuracy plot on 0-100, not fitted
 	Changed                  func(flag string) bool // nil: no flag set
 	Host                     runlog.Host
 	Out, Err                 io.Writer // table; progress
@@ -46,7 +47,7 @@ func NewCmd() *cobra.Command {
 sequentially (points share the LLM and embedding caches), then print one
 table (point → n, overall accuracy per judge, mean context tokens, build
 tokens) and write sweep.json, sweep.md, sweep.csv and the matching plot
-(sweep.png, sweep.svg) to --out.
+(sweep.png at 300 dpi, sweep.svg, sweep.pdf) to --out.
 
 A sweep file is a run config (the same YAML as membench run --config),
 optionally followed by a second YAML document:
@@ -85,6 +86,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bars")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
+	f.BoolVar(&o.YFull, "y-full", false, "accuracy plot: y axis 0-100 instead of fitted to the points and their intervals")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "tabulate and plot points whose manifests differ (embedder, dataset, backends), with a warning")
 	return c
 }
@@ -146,7 +148,7 @@ func Run(ctx context.Context, o *Options) error {
 		t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
 		return t.Terminal(o.Out)
 	}
-	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err, AllowMixed: o.AllowMixed})
+	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err, AllowMixed: o.AllowMixed, YFull: o.YFull})
 	if res != nil {
 		if err := res.Table().Write(o.Out, o.Format); err != nil {
 			return err
