@@ -29,8 +29,9 @@ func TestIncomparableRunsAreRefused(t *testing.T) {
 	b := run("cos-remote", "turns-cosine", "backend=openai,model=emb-test,base-url="+srv.URL)
 	c := run("full-hashed", "fullcontext", "hashed")
 
-	// Comparable: same dataset, questions, embedder, models and judges.
-	out, code := membench(t, env, "report", "--runs", a, "--runs", c, "--table", "2")
+	// Comparable: same dataset, questions, embedder, models and judges
+	// (--wide: the provenance columns).
+	out, code := membench(t, env, "report", "--runs", a, "--runs", c, "--table", "2", "--wide")
 	if code != 0 || strings.Contains(out, "WARNING") {
 		t.Fatalf("comparable runs: exit %d\n%s", code, out)
 	}

@@ -49,7 +49,7 @@ func TestPlotWithOptions(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "2 runs → ") {
 		t.Errorf("output %q", out.String())
 	}
-	for _, ext := range []string{".png", ".svg"} {
+	for _, ext := range []string{".png", ".svg", ".pdf"} {
 		if st, err := os.Stat(o.OutPath + ext); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", ext, err)
 		}
