@@ -9,9 +9,11 @@ package sweep
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -121,10 +123,65 @@ func Parse(path string, b []byte) (*File, error) {
 
 // Point is one run of the sweep.
 type Point struct {
-	Label  string            `json:"label"`
-	System string            `json:"system"`
-	Params map[string]string `json:"params"` // grid key -> value
-	Config runlog.Config     `json:"-"`
+	Label  string        `json:"label"`
+	System string        `json:"system"`
+	Params Params        `json:"params"` // grid key -> value
+	Config runlog.Config `json:"-"`
+}
+
+// Params are a point's grid values as the file gives them. In JSON a value
+// that is a number is written as one ({"k": 1}, not {"k": "1"}), so
+// readers of sweep.json need no conversion; other values stay strings.
+type Params map[string]string
+
+// MarshalJSON writes numbers as JSON numbers, in key order.
+func (p Params) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range slices.Sorted(maps.Keys(p)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(k)
+		b.Write(key)
+		b.WriteByte(':')
+		v := p[k]
+		if isJSONNumber(v) {
+			b.WriteString(v)
+		} else {
+			s, _ := json.Marshal(v)
+			b.Write(s)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads numbers and strings back into the file's text.
+func (p *Params) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*p = Params{}
+	for k, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			s = string(v) // a number, kept as written
+		}
+		(*p)[k] = s
+	}
+	return nil
+}
+
+// isJSONNumber says v is a number exactly as JSON writes one ("1", "0.5",
+// "-2", "1e3"; not "007", "+1" or "1."), so the file's text survives.
+func isJSONNumber(v string) bool {
+	if v == "" || !(v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+		return false
+	}
+	var f float64
+	return json.Unmarshal([]byte(v), &f) == nil
 }
 
 // Expand lists the sweep's points: systems outermost, then the axes in
@@ -194,7 +251,7 @@ func (f *File) point(sys string, vals []string) (Point, error) {
 	for k, v := range f.Spec.SystemOptions[sys] {
 		cfg.Options[k] = v
 	}
-	p := Point{System: sys, Params: map[string]string{}}
+	p := Point{System: sys, Params: Params{}}
 	label := []string{sys}
 	for i, a := range f.Spec.Grid {
 		v := vals[i]

@@ -70,15 +70,31 @@ type Result struct {
 
 var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// RunID names a point's run directory: readable label plus the config
+// RunID names a point's run directory like a run id (dataset-system-hash,
+// runlog.Config.ID) with the point's grid values before the hash:
+// "sample-turns-cosine-k1-1a2b3c4d5e". The hash is the point's config
 // hash, so a changed base config (e.g. --llm openai) gets a new directory
-// while a rerun of the same sweep resumes the old one. A run_id in the base
-// config is a prefix: used as is, every point would share one directory.
+// while a rerun of the same sweep resumes the old one. A run_id in the
+// base config is a prefix: used as is, every point would share one
+// directory.
 func RunID(p Point) string {
-	l := strings.Trim(unsafe.ReplaceAllString(strings.ReplaceAll(p.Label, "=", ""), "-"), "-")
-	id := fmt.Sprintf("%s-%s", l, p.Config.Hash()[:8])
-	if p.Config.RunID != "" {
-		id = p.Config.RunID + "-" + id
+	c := p.Config.WithDefaults()
+	prefix := c.RunID
+	c.RunID = ""
+	id := c.ID()
+	var vals []string
+	for _, f := range strings.Fields(strings.TrimPrefix(p.Label, p.System)) {
+		vals = append(vals, strings.ReplaceAll(f, "=", ""))
+	}
+	if params := strings.Trim(unsafe.ReplaceAllString(strings.Join(vals, "-"), "-"), "-"); params != "" {
+		if i := strings.LastIndex(id, "-"); i >= 0 {
+			id = id[:i] + "-" + params + id[i:]
+		} else {
+			id += "-" + params
+		}
+	}
+	if prefix != "" {
+		id = prefix + "-" + id
 	}
 	return id
 }
@@ -239,6 +255,45 @@ func (r *Result) Table() *report.Table {
 	return t
 }
 
+// CSVTable is Table with snake_case headers for machines: the grid keys
+// ("opt.seeds" → "opt_seeds"), accuracy_<judge> per judge, and the run id
+// and error in columns of their own.
+func (r *Result) CSVTable() *report.Table {
+	t := &report.Table{Header: []string{"system"}}
+	for _, k := range r.Keys {
+		t.Header = append(t.Header, snake(k))
+	}
+	t.Header = append(t.Header, "n")
+	for _, j := range r.Judges {
+		t.Header = append(t.Header, "accuracy_"+snake(j))
+	}
+	t.Header = append(t.Header, "context_tokens", "build_input_tokens", "build_output_tokens", "build_calls", "run_id", "error")
+	for _, row := range r.Rows {
+		cells := []any{row.System}
+		for _, k := range r.Keys {
+			cells = append(cells, row.Params[k])
+		}
+		cells = append(cells, row.N)
+		for _, j := range r.Judges {
+			if v, ok := row.Accuracy[j]; ok {
+				cells = append(cells, report.F(v, 2))
+			} else {
+				cells = append(cells, "")
+			}
+		}
+		cells = append(cells, report.F(row.ContextTokens, 1), row.BuildInput, row.BuildOutput, row.BuildCalls, row.RunID, row.Error)
+		t.Add(cells...)
+	}
+	return t
+}
+
+var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
+
+// snake is s in snake_case: lower case, runs of other characters as "_".
+func snake(s string) string {
+	return strings.Trim(nonWord.ReplaceAllString(strings.ToLower(s), "_"), "_")
+}
+
 // Write stores sweep.json, sweep.md and sweep.csv in dir.
 func (r *Result) Write(dir string) error {
 	if err := runlog.WriteJSON(filepath.Join(dir, JSONFile), r); err != nil {
@@ -249,7 +304,7 @@ func (r *Result) Write(dir string) error {
 	if err := r.Table().Markdown(&md); err != nil {
 		return err
 	}
-	if err := r.Table().CSV(&csv); err != nil {
+	if err := r.CSVTable().CSV(&csv); err != nil {
 		return err
 	}
 	if err := runlog.WriteFileAtomic(filepath.Join(dir, MDFile), md.Bytes()); err != nil {

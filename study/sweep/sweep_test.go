@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -90,6 +91,46 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+var runIDPattern = regexp.MustCompile(`^sample-(turns-cosine|structmem-no-cross-event)-k(1|5|20)-[0-9a-f]{10}$`)
+
+// A sweep point's id is the id `membench run` gives its config, with the
+// grid values before the hash.
+func TestRunIDIsARunIDWithGridValues(t *testing.T) {
+	f, err := Parse("ids.yaml", []byte("dataset: sample\n---\nsystems: [structmem]\ngrid:\n  k: [3]\n  opt.seeds: [5]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := f.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := ps[0].Config.WithDefaults().ID() // e.g. sample-structmem-<hash10>
+	want := strings.TrimSuffix(plain, plain[strings.LastIndex(plain, "-"):]) + "-k3-seeds5" + plain[strings.LastIndex(plain, "-"):]
+	if got := RunID(ps[0]); got != want {
+		t.Errorf("RunID = %q, want %q (from the run id %q)", got, want, plain)
+	}
+}
+
+func TestParamsJSON(t *testing.T) {
+	p := Params{"k": "10", "opt.threshold": "0.5", "opt.mode": "combined", "opt.code": "007", "opt.neg": "-2"}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"k":10,"opt.code":"007","opt.mode":"combined","opt.neg":-2,"opt.threshold":0.5}`; string(b) != want {
+		t.Errorf("json %s, want %s", b, want)
+	}
+	var back Params
+	if err := json.Unmarshal(b, &back); err != nil || len(back) != len(p) {
+		t.Fatalf("%v %v", back, err)
+	}
+	for k, v := range p {
+		if back[k] != v {
+			t.Errorf("%s: %q back as %q", k, v, back[k])
+		}
+	}
+}
+
 func TestTinySampleSweep(t *testing.T) {
 	tmp := t.TempDir()
 	f, err := Parse("tiny.yaml", []byte(`dataset: sample
@@ -141,6 +182,35 @@ grid: {k: [1, 5, 20]}
 	csv, _ := os.ReadFile(filepath.Join(out, CSVFile))
 	if lines := strings.Count(strings.TrimSpace(string(csv)), "\n") + 1; lines != 7 {
 		t.Fatalf("sweep.csv has %d lines, want header + 6", lines)
+	}
+	// snake_case headers, one column per datum.
+	if h, _, _ := strings.Cut(string(csv), "\n"); h != "system,k,n,accuracy_lexical,accuracy_f1,context_tokens,build_input_tokens,build_output_tokens,build_calls,run_id,error" {
+		t.Errorf("sweep.csv header %q", h)
+	}
+	// Grid values that are numbers are JSON numbers.
+	var raw struct {
+		Points []struct {
+			Params map[string]any `json:"params"`
+			RunID  string         `json:"run_id"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := raw.Points[1].Params["k"].(float64); !ok || k != 5 || !strings.Contains(string(b), `"params": {`+"\n"+`        "k": 5`) {
+		t.Errorf("params of point 2 = %#v (%T), want the number 5:\n%s", raw.Points[1].Params, raw.Points[1].Params["k"], b)
+	}
+	if js.Rows[1].Params["k"] != "5" {
+		t.Errorf("params read back as %v, want k 5", js.Rows[1].Params)
+	}
+	// Run ids read like run ids: dataset-system-<grid values>-hash.
+	for i, r := range js.Rows {
+		if !runIDPattern.MatchString(r.RunID) || filepath.Base(r.RunDir) != r.RunID || r.RunID != RunID(ps[i]) {
+			t.Errorf("point %s: run id %q in %s", r.Label, r.RunID, r.RunDir)
+		}
+	}
+	if js.Rows[0].RunID[:len("sample-turns-cosine-k1-")] != "sample-turns-cosine-k1-" {
+		t.Errorf("run id %s, want sample-turns-cosine-k1-<hash>", js.Rows[0].RunID)
 	}
 	pf, err := os.Open(filepath.Join(out, "sweep.png"))
 	if err != nil {

@@ -150,7 +150,11 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err, AllowMixed: o.AllowMixed, YFull: o.YFull})
 	if res != nil {
-		if err := res.Table().Write(o.Out, o.Format); err != nil {
+		t := res.Table()
+		if o.Format == "csv" {
+			t = res.CSVTable() // the same columns as sweep.csv
+		}
+		if err := t.Write(o.Out, o.Format); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Out, "outputs: %s\n", strings.Join([]string{
