@@ -68,7 +68,7 @@ func TestAccuracyChartWilsonBarsAndFittedRange(t *testing.T) {
 			t.Errorf("point %d: x %v y %.4f [%.4f, %.4f], want x %v y %.4f [%.2f, %.2f]", i, a.X[i], a.Y[i], a.Lo[i], a.Hi[i], w.x, w.y, w.lo, w.hi)
 		}
 	}
-	if !strings.Contains(c.Note, "Wilson 95%") {
+	if !strings.Contains(c.Note, "Wilson 95%") || !strings.Contains(c.Note, "n = 148–263 per point") || strings.Contains(c.Note, "offline") {
 		t.Errorf("note %q should say what the bars are", c.Note)
 	}
 	// Fitted: from 6.24-2 down to 0, from 36.62+2 up to the next 5.

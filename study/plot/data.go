@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -133,6 +134,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 	by := map[string]*Series{}
 	var order []string
 	offline, bars := false, false
+	minN, maxN := math.MaxInt, 0
 	for _, r := range runs {
 		cfg := r.manifest.Config
 		xv, ok := x(cfg)
@@ -156,6 +158,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 		} else {
 			bars = true
 		}
+		minN, maxN = min(minN, o.N), max(maxN, o.N)
 		s.X = append(s.X, float64(xv))
 		s.Y = append(s.Y, o.Score)
 		s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
@@ -166,12 +169,20 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 		c.Series = append(c.Series, *by[name])
 	}
 	sortSeries(c.Series)
+	var notes []string
 	if offline {
-		c.Note = offlineNote
+		notes = append(notes, offlineNote)
+	}
+	switch {
+	case minN == maxN:
+		notes = append(notes, fmt.Sprintf("n = %d per point", minN))
+	default:
+		notes = append(notes, fmt.Sprintf("n = %d–%d per point", minN, maxN))
 	}
 	if bars {
-		c.Note = strings.TrimSpace(c.Note + " · error bars: Wilson 95% intervals")
+		notes = append(notes, "error bars: Wilson 95% intervals")
 	}
+	c.Note = strings.Join(notes, " · ")
 	return c, nil
 }
 
@@ -249,7 +260,7 @@ func BuildTokensChart(dirs []string) (*Chart, error) {
 	return c, nil
 }
 
-const offlineNote = "(offline heuristics: pipeline check, not LLM quality)"
+const offlineNote = "offline heuristics: pipeline check, not LLM quality"
 
 func noteFor(m runlog.Manifest, prev string) string {
 	if len(m.OfflineList()) > 0 {

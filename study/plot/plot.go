@@ -183,7 +183,7 @@ func (c *Chart) build() (*gplot.Plot, *gplot.Legend, error) {
 				lo, hi = math.Min(lo, x), math.Max(hi, x)
 			}
 		}
-		dodge = 0.012 * (hi - lo)
+		dodge = 0.018 * (hi - lo)
 	}
 	for i, s := range c.Series {
 		col, mark, dash := Style(i)
