@@ -70,18 +70,24 @@ type Result struct {
 
 var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// RunID names a point's run directory like a run id (dataset-system-hash,
-// runlog.Config.ID) with the point's grid values before the hash:
-// "sample-turns-cosine-k1-1a2b3c4d5e". The hash is the point's config
-// hash, so a changed base config (e.g. --llm openai) gets a new directory
-// while a rerun of the same sweep resumes the old one. A run_id in the
-// base config is a prefix: used as is, every point would share one
-// directory.
-func RunID(p Point) string {
-	c := p.Config.WithDefaults()
+// RunID names a point's run directory like a run id: the id `membench
+// run` gives the point's config (dataset-system-hash10, after
+// harness.Resolve: embedder chosen, k in one form, the data file's sha256)
+// with the point's grid values before the hash, e.g.
+// "sample-turns-cosine-k1-1a2b3c4d5e". A changed base config (e.g. --llm
+// openai) gets a new directory while a rerun of the same sweep resumes the
+// old one. A run_id in the base config is a prefix: used as is, every point
+// would share one directory. It fails (bad input) where the run would,
+// e.g. on a data file that does not exist.
+func RunID(p Point) (string, error) {
+	c := p.Config
 	prefix := c.RunID
 	c.RunID = ""
-	id := c.ID()
+	r, err := harness.Resolve(c)
+	if err != nil {
+		return "", fmt.Errorf("point %s: %w", p.Label, err)
+	}
+	id := r.ID()
 	var vals []string
 	for _, f := range strings.Fields(strings.TrimPrefix(p.Label, p.System)) {
 		vals = append(vals, strings.ReplaceAll(f, "=", ""))
@@ -96,7 +102,7 @@ func RunID(p Point) string {
 	if prefix != "" {
 		id = prefix + "-" + id
 	}
-	return id
+	return id, nil
 }
 
 // Run executes every point in order (sequentially: the points share the
@@ -124,10 +130,14 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 		case cfg.ResultsDir == "":
 			cfg.ResultsDir = filepath.Join(o.Out, "runs")
 		}
-		cfg.RunID = RunID(p)
 		fmt.Fprintf(o.Log, "sweep %s: point %d/%d: %s\n", f.Spec.Name, i+1, len(points), p.Label)
+		id, err := RunID(p)
+		cfg.RunID = id
 		row := Row{Point: p, RunID: cfg.RunID, RunDir: cfg.WithDefaults().Dir()}
-		sum, err := harness.Run(ctx, cfg, o.Log)
+		var sum *runlog.Summary
+		if err == nil {
+			sum, err = harness.Run(ctx, cfg, o.Log)
+		}
 		if sum != nil {
 			row.N = sum.Overall.N
 			row.Accuracy = sum.Overall.Scores

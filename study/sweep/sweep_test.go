@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/harness"
 	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
@@ -104,9 +105,13 @@ func TestRunIDIsARunIDWithGridValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := ps[0].Config.WithDefaults().ID() // e.g. sample-structmem-<hash10>
+	resolved, err := harness.Resolve(ps[0].Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := resolved.ID() // what `membench run` names it: sample-structmem-<hash10>
 	want := strings.TrimSuffix(plain, plain[strings.LastIndex(plain, "-"):]) + "-k3-seeds5" + plain[strings.LastIndex(plain, "-"):]
-	if got := RunID(ps[0]); got != want {
+	if got, err := RunID(ps[0]); err != nil || got != want {
 		t.Errorf("RunID = %q, want %q (from the run id %q)", got, want, plain)
 	}
 }
@@ -205,7 +210,7 @@ grid: {k: [1, 5, 20]}
 	}
 	// Run ids read like run ids: dataset-system-<grid values>-hash.
 	for i, r := range js.Rows {
-		if !runIDPattern.MatchString(r.RunID) || filepath.Base(r.RunDir) != r.RunID || r.RunID != RunID(ps[i]) {
+		if id, _ := RunID(ps[i]); !runIDPattern.MatchString(r.RunID) || filepath.Base(r.RunDir) != r.RunID || r.RunID != id {
 			t.Errorf("point %s: run id %q in %s", r.Label, r.RunID, r.RunDir)
 		}
 	}
@@ -301,8 +306,8 @@ grid: {k: [1, 3]}
 		t.Fatalf("both points use run id %s", res.Rows[0].RunID)
 	}
 	for i, r := range res.Rows {
-		if !strings.HasPrefix(r.RunID, "mine-") || r.RunID != RunID(ps[i]) {
-			t.Fatalf("point %s: run id %s, want mine-… equal to the dry run's %s", r.Label, r.RunID, RunID(ps[i]))
+		if id, _ := RunID(ps[i]); !strings.HasPrefix(r.RunID, "mine-") || r.RunID != id {
+			t.Fatalf("point %s: run id %s, want mine-… equal to the dry run's %s", r.Label, r.RunID, id)
 		}
 	}
 }

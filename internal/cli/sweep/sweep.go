@@ -143,7 +143,11 @@ func Run(ctx context.Context, o *Options) error {
 	if o.DryRun {
 		t := &report.Table{Title: fmt.Sprintf("sweep %s: %d points (dry run)", f.Spec.Name, len(points)), Header: []string{"#", "point", "run id"}}
 		for i, p := range points {
-			t.Add(i+1, p.Label, sweep.RunID(p))
+			id, err := sweep.RunID(p)
+			if err != nil {
+				return clierr.AsBad(err)
+			}
+			t.Add(i+1, p.Label, id)
 		}
 		t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
 		return t.Terminal(o.Out)

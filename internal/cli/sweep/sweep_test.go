@@ -47,3 +47,19 @@ func TestSweepWithOptions(t *testing.T) {
 		t.Errorf("no --config: err %v, want exit 2", err)
 	}
 }
+
+// A point the run would refuse (here: a data file that does not exist) is
+// bad input already in the dry run, which resolves each point's run id.
+func TestDryRunResolvesRunIDs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bad.yaml")
+	spec := "dataset: locomo\ndata: " + filepath.Join(dir, "missing.json") + "\n---\nsystems: [turns-cosine]\ngrid:\n  k: [1]\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := Run(context.Background(), &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), DryRun: true, Host: runlog.Host{Home: dir}, Out: &out})
+	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("dry run with a missing data file: %v (exit %d), want exit 2 naming the file", err, clierr.Code(err))
+	}
+}
