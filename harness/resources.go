@@ -2,10 +2,12 @@ package harness
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/membench/membench/runlog"
 
@@ -35,7 +37,9 @@ type Resources struct {
 	cache        *llm.Cache
 	embCache     *embedder.Cache
 	judges       *judging.Builder
-	tape         *llm.Tape // records paid replies (replies.jsonl), or plays a bundle's
+	tape         *llm.Tape    // records paid replies (replies.jsonl), or plays a bundle's
+	limit        *llm.Limiter // --concurrency: requests in flight across the run
+	http         *http.Client // one connection pool for every openai model
 	tapeOut      *tapeWriter
 	Embedder     llm.Embedder
 	EmbedderName string
@@ -51,6 +55,10 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 		cfg.CacheDir = cfg.Host.CacheDir()
 	}
 	r := &Resources{cfg: cfg, base: map[string]llm.Model{}, specs: map[string]llm.Spec{}}
+	if cfg.Concurrency > 0 {
+		r.limit = llm.NewLimiter(cfg.Concurrency)
+		r.http = llm.NewHTTPClient(cfg.Concurrency, 120*time.Second)
+	}
 	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache dir %s: %w (set --cache-dir or MEMBENCH_HOME)", cfg.CacheDir, err)
 	}
@@ -123,11 +131,11 @@ func (r *Resources) openEmbedder() error {
 		name := llm.EmbedderName(spec)
 		var fb llm.Embedder
 		if r.cfg.ReplayFallback {
-			o, err := llm.BuildEmbedder(spec)
+			o, err := llm.BuildEmbedder(spec, r.http)
 			if err != nil {
 				return badinput.Wrap(fmt.Errorf("--embedder %s: %w", e, err))
 			}
-			fb = o
+			fb = llm.LimitEmbedder(o, r.limit)
 		}
 		r.Embedder, r.EmbedderName = r.tape.PlayEmbedder(name, fb), name
 		return nil
@@ -141,11 +149,11 @@ func (r *Resources) openEmbedder() error {
 		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
 			spec.BaseURL = b.BaseURL
 		}
-		o, err := llm.BuildEmbedder(spec)
+		o, err := llm.BuildEmbedder(spec, r.http)
 		if err != nil {
 			return badinput.Wrap(fmt.Errorf("--embedder %s: %w", llm.RedactText(e), err))
 		}
-		inner = o
+		inner = llm.LimitEmbedder(o, r.limit)
 		r.EmbedderName = o.Name()
 	default:
 		mode, from := embedderChoice(r.cfg)
@@ -246,7 +254,7 @@ func (r *Resources) Offline() bool {
 // buildDeps wires a role's model to the cache and to the run's tape:
 // recording, or playing a bundle.
 func (r *Resources) buildDeps(role string) llm.BuildDeps {
-	d := llm.BuildDeps{Cache: r.cache, Role: role}
+	d := llm.BuildDeps{Cache: r.cache, Role: role, Limit: r.limit, HTTP: r.http}
 	if r.cfg.Replay != nil {
 		d.Replay, d.ReplayFallback = r.cfg.Replay, r.cfg.ReplayFallback
 	} else {

@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
@@ -42,6 +43,13 @@ type BuildDeps struct {
 	// server, else it is an error.
 	Replay         *Tape
 	ReplayFallback bool
+	// Limit is the run's budget of requests in flight, shared by every
+	// model built with it (nil: unbounded).
+	Limit *Limiter
+	// HTTP is the client for openai backends (nil: one per model with the
+	// standard transport); share one sized for the run's concurrency so
+	// connections are kept and reused.
+	HTTP *http.Client
 }
 
 // Build makes the model a spec describes, wrapped as
@@ -72,11 +80,11 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 			m = deps.Replay.Play(ModelID{Backend: "openai", Model: spec.Model, BaseURL: strings.TrimRight(specBaseURL(spec), "/")}, fb)
 			break
 		}
-		o, err := openAIFromSpec(spec)
+		o, err := openAIFromSpec(spec, deps.HTTP)
 		if err != nil {
 			return nil, err
 		}
-		m = WithRateLimit(o, spec.RPM, spec.TPM)
+		m = WithRateLimit(WithLimit(o, deps.Limit), spec.RPM, spec.TPM)
 		retries := spec.Retries
 		if retries == 0 {
 			retries = DefaultRetries
@@ -103,15 +111,15 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 
 // BuildEmbedder makes an OpenAI-compatible embedder from a spec (the spec's
 // Model is the embedding model); the offline backend has no embedder here
-// (use package embed).
-func BuildEmbedder(spec Spec) (*OpenAI, error) {
+// (use package embed). hc may be nil (see BuildDeps.HTTP).
+func BuildEmbedder(spec Spec, hc *http.Client) (*OpenAI, error) {
 	if spec.Backend != "openai" {
 		return nil, specErrorf("embedder spec %s: backend %q has no embedder; use backend=openai", spec.label(), spec.Backend)
 	}
-	return openAIFromSpec(spec)
+	return openAIFromSpec(spec, hc)
 }
 
-func openAIFromSpec(spec Spec) (*OpenAI, error) {
+func openAIFromSpec(spec Spec, hc *http.Client) (*OpenAI, error) {
 	if spec.Model == "" {
 		return nil, specErrorf("model spec %s: backend openai needs a model, e.g. openai:gpt-4o-mini", spec.label())
 	}
@@ -120,7 +128,7 @@ func openAIFromSpec(spec Spec) (*OpenAI, error) {
 	if env == "" {
 		env = "OPENAI_API_KEY"
 	}
-	o, err := NewOpenAI(OpenAIConfig{Model: spec.Model, BaseURL: base, APIKey: os.Getenv(env), APIKeyEnv: env, EmbeddingModel: spec.Model})
+	o, err := NewOpenAI(OpenAIConfig{Model: spec.Model, BaseURL: base, APIKey: os.Getenv(env), APIKeyEnv: env, EmbeddingModel: spec.Model, HTTPClient: hc})
 	if err != nil {
 		return nil, fmt.Errorf("model spec %s: %w", spec.label(), err)
 	}

@@ -31,7 +31,7 @@ type OpenAIConfig struct {
 	EmbeddingModel string // for Embed; default text-embedding-3-small
 	TopLogprobs    int    // for Decide; default 20 (OpenAI's maximum)
 	Timeout        time.Duration
-	HTTPClient     *http.Client // default: a client with Timeout (120s)
+	HTTPClient     *http.Client // default: NewHTTPClient(DefaultConns, Timeout), Timeout 120s
 }
 
 // OpenAI is the OpenAI-compatible chat/decide/embedding backend.
@@ -78,7 +78,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Timeout: cfg.Timeout}
+		hc = NewHTTPClient(DefaultConns, cfg.Timeout)
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL

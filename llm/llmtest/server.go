@@ -10,6 +10,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,13 +106,26 @@ func WithEmbed(h EmbedHandler) Option { return func(s *Server) { s.embed = h } }
 // WithEmbedDim sets the dimension of the default deterministic vectors (8).
 func WithEmbedDim(d int) Option { return func(s *Server) { s.dim = d } }
 
+// WithLatency makes every chat and embeddings reply take d (a model
+// server's fixed latency), for throughput measurements.
+func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = d } }
+
+// WithoutBodies stops the server keeping request bodies (Bodies returns
+// none), so long benchmarks do not grow the process.
+func WithoutBodies() Option { return func(s *Server) { s.noBodies = true } }
+
 // Server is the fake. URL is the base URL including /v1.
 type Server struct {
 	URL string
 
-	chat  ChatHandler
-	embed EmbedHandler
-	dim   int
+	chat     ChatHandler
+	embed    EmbedHandler
+	dim      int
+	latency  time.Duration
+	noBodies bool
+
+	inFlight, peak int
+	conns          int // TCP connections accepted
 
 	faults   *Faults
 	seen     map[[32]byte]int // times each chat body arrived, for Faults
@@ -145,7 +159,15 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/embeddings", s.handleEmbed)
-	ts := httptest.NewServer(mux)
+	ts := httptest.NewUnstartedServer(mux)
+	ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		}
+	}
+	ts.Start()
 	t.Cleanup(ts.Close)
 	s.URL = ts.URL + "/v1"
 	s.ts = ts
@@ -171,6 +193,48 @@ func (s *Server) Bodies(path string) [][]byte {
 	return out
 }
 
+// Peak is the most requests the server was handling at once.
+func (s *Server) Peak() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak
+}
+
+// Conns is the number of TCP connections clients opened to the server.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
+}
+
+// enter counts a request in flight; the returned func counts it out.
+func (s *Server) enter() func() {
+	s.mu.Lock()
+	s.inFlight++
+	s.peak = max(s.peak, s.inFlight)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}
+}
+
+// wait sleeps the configured latency; false when the client gave up.
+func (s *Server) wait(r *http.Request) bool {
+	if s.latency <= 0 {
+		return true
+	}
+	t := time.NewTimer(s.latency)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
 // Authorizations returns the Authorization header of every request.
 func (s *Server) Authorizations() []string {
 	s.mu.Lock()
@@ -183,12 +247,15 @@ func (s *Server) record(r *http.Request) ([]byte, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts[r.URL.Path]++
-	s.bodies[r.URL.Path] = append(s.bodies[r.URL.Path], body)
-	s.auth = append(s.auth, r.Header.Get("Authorization"))
+	if !s.noBodies {
+		s.bodies[r.URL.Path] = append(s.bodies[r.URL.Path], body)
+		s.auth = append(s.auth, r.Header.Get("Authorization"))
+	}
 	return body, s.counts[r.URL.Path], err
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	defer s.enter()()
 	body, n, err := s.record(r)
 	var req ChatRequest
 	if err == nil {
@@ -202,6 +269,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	req.Authorization = r.Header.Get("Authorization")
 	fault := s.draw(body, req)
 	if s.serveFault(w, fault) {
+		return
+	}
+	if !s.wait(r) {
 		return
 	}
 	rep := s.chat(n, req)
@@ -259,6 +329,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
+	defer s.enter()()
 	body, n, err := s.record(r)
 	var raw struct {
 		Model string          `json:"model"`
@@ -279,6 +350,9 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "bad request body: "+err.Error(), "")
+		return
+	}
+	if !s.wait(r) {
 		return
 	}
 	vecs, status := s.embed(n, req)
