@@ -63,6 +63,8 @@ type Prepared struct {
 	manifest runlog.Manifest
 	tx       *runlog.TranscriptWriter // nil with --no-transcripts
 
+	work pool // the run's question slots (Execute)
+
 	buildMu sync.Mutex
 	builds  map[string]systems.BuildStats // conversation -> its latest build's stats
 	shard   *runlog.ShardInfo             // --shard: this run's part of the whole set
@@ -276,6 +278,9 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.Cfg.ID(), total)
 	}
 	bar := newProgress(total, len(p.Data.Conversations), p.Cfg.Quiet || p.Cfg.Host.CI, p.log)
+	// Conversations open at once are bounded by N too (their memories are
+	// what a run holds); their questions share the one pool of N.
+	p.work = newPool(p.Cfg.Concurrency)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Cfg.Concurrency)
 	for _, conv := range p.Data.Conversations {
@@ -402,12 +407,16 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		return err
 	}
 	// Judging answers from an earlier attempt needs no memory.
-	for _, q := range needJudge {
+	err = p.work.each(ctx, needJudge, func(ctx context.Context, q *datasets.Question) error {
 		err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[runlog.JudgmentsFile], nil)
 		if err := p.questionFailed(ctx, conv, q, atStage("judge", err), files[runlog.FailuresFile]); err != nil {
 			return err
 		}
 		bar.Add(1)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(needAnswer) == 0 && done.built[conv.ID] {
 		return nil
@@ -452,20 +461,14 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 			return err
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(p.Cfg.Concurrency)
-	for _, q := range needAnswer {
-		q := q
-		g.Go(func() error {
-			err := p.answerOne(gctx, sys, judges, conv, q, files, meter)
-			if err := p.questionFailed(gctx, conv, q, err, files[runlog.FailuresFile]); err != nil {
-				return fmt.Errorf("question %s: %w", q.ID, err)
-			}
-			bar.Add(1)
-			return nil
-		})
-	}
-	return g.Wait()
+	return p.work.each(ctx, needAnswer, func(ctx context.Context, q *datasets.Question) error {
+		err := p.answerOne(ctx, sys, judges, conv, q, files, meter)
+		if err := p.questionFailed(ctx, conv, q, err, files[runlog.FailuresFile]); err != nil {
+			return fmt.Errorf("question %s: %w", q.ID, err)
+		}
+		bar.Add(1)
+		return nil
+	})
 }
 
 // BuildFailedError ends a run whose memory build failed on more than the

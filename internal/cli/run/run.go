@@ -100,7 +100,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.StringVar(&o.Config.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
 	f.StringVar(&o.Config.ResultsDir, "results", "results", "where run directories go")
 	f.StringVar(&o.Config.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
-	f.IntVar(&o.Config.Concurrency, "concurrency", 4, "parallel conversations and parallel questions per conversation")
+	f.IntVar(&o.Config.Concurrency, "concurrency", 4, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
 	f.BoolVar(&o.Config.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	f.Float64Var(&o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
 	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
