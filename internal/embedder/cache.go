@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/membench/membench/llm"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -42,6 +44,18 @@ type Cache struct {
 	getMany *sql.Stmt // lookupChunk keys at once
 	put     *sql.Stmt
 	damaged atomic.Int64
+
+	// Misses are written by one goroutine in batches (one transaction per
+	// batch, not per Embed call): a commit rewrites whole 64 KiB WAL pages,
+	// so a question's single vector committed alone cost more than
+	// embedding it. Vectors waiting to be written are served from pending.
+	wmu     sync.Mutex
+	pending map[cacheKey][]float32
+	queue   []cacheKey
+	werr    error // the first failed batch; returned by Embed and Close
+	kick    chan struct{}
+	stopped chan struct{}
+	closed  bool
 }
 
 // lookupChunk is the number of keys per prepared SELECT ... IN (...); a
@@ -104,6 +118,10 @@ func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 	if c.put, err = db.Prepare(`INSERT OR REPLACE INTO vectors (key, dim, crc, vec) VALUES (?, ?, ?, ?)`); err != nil {
 		return fail(err)
 	}
+	c.pending = map[cacheKey][]float32{}
+	c.kick = make(chan struct{}, 1)
+	c.stopped = make(chan struct{})
+	go c.writer()
 	return c, nil
 }
 
@@ -150,12 +168,102 @@ func (c *Cache) Name() string { return c.name }
 // Damaged is the number of entries found damaged (and recomputed) so far.
 func (c *Cache) Damaged() int64 { return c.damaged.Load() }
 
-// Close closes the database.
+// Close writes the vectors still pending and closes the database.
 func (c *Cache) Close() error {
+	c.wmu.Lock()
+	already := c.closed
+	c.closed = true
+	c.wmu.Unlock()
+	if !already {
+		close(c.kick)
+		<-c.stopped
+	}
 	for _, s := range []*sql.Stmt{c.get, c.getMany, c.put} {
 		s.Close()
 	}
-	return c.db.Close()
+	err := c.db.Close()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.werr != nil {
+		return c.werr
+	}
+	return err
+}
+
+// writer writes queued vectors, a batch per transaction, until Close.
+func (c *Cache) writer() {
+	defer close(c.stopped)
+	for {
+		_, open := <-c.kick
+		for {
+			c.wmu.Lock()
+			keys := c.queue
+			c.queue = nil
+			vecs := make([][]float32, len(keys))
+			for i, k := range keys {
+				vecs[i] = c.pending[k]
+			}
+			c.wmu.Unlock()
+			if len(keys) == 0 {
+				break
+			}
+			err := c.store(context.Background(), keys, vecs)
+			c.wmu.Lock()
+			for i, k := range keys {
+				// A key queued again meanwhile keeps its newer pending vector.
+				if v, ok := c.pending[k]; ok && &v[0] == &vecs[i][0] {
+					delete(c.pending, k)
+				}
+			}
+			if err != nil && c.werr == nil {
+				c.werr = err
+			}
+			c.wmu.Unlock()
+		}
+		if !open {
+			return
+		}
+	}
+}
+
+// enqueue hands computed vectors to the writer; they are served from
+// memory until written.
+func (c *Cache) enqueue(keys []cacheKey, vecs [][]float32) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.werr != nil {
+		return c.werr
+	}
+	if c.closed {
+		return fmt.Errorf("embedding cache %s: closed", c.path)
+	}
+	for i, k := range keys {
+		if len(vecs[i]) == 0 {
+			continue // nothing to key an entry by; the embedder's own problem
+		}
+		if _, ok := c.pending[k]; !ok {
+			c.queue = append(c.queue, k)
+		}
+		c.pending[k] = vecs[i]
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default: // the writer is already due to run
+	}
+	return nil
+}
+
+// Flush blocks until every vector handed to the writer so far is written.
+func (c *Cache) Flush() error {
+	for {
+		c.wmu.Lock()
+		n, err := len(c.pending), c.werr
+		c.wmu.Unlock()
+		if err != nil || n == 0 {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 type cacheKey [keyLen]byte
@@ -210,7 +318,7 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	if len(vecs) != len(missTexts) {
 		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", c.name, len(vecs), len(missTexts))
 	}
-	if err := c.store(ctx, missKeys, vecs); err != nil {
+	if err := c.enqueue(missKeys, vecs); err != nil {
 		return nil, err
 	}
 	for j, k := range missKeys {
@@ -223,6 +331,19 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 
 func (c *Cache) lookup(ctx context.Context, keys []cacheKey) (map[cacheKey][]float32, error) {
 	found := make(map[cacheKey][]float32, len(keys))
+	c.wmu.Lock()
+	if len(c.pending) > 0 {
+		rest := keys[:0:0]
+		for _, k := range keys {
+			if v, ok := c.pending[k]; ok {
+				found[k] = v
+			} else {
+				rest = append(rest, k)
+			}
+		}
+		keys = rest
+	}
+	c.wmu.Unlock()
 	read := func(rows *sql.Rows, err error) error {
 		if err != nil {
 			return fmt.Errorf("embedding cache %s: %w", c.path, err)

@@ -40,3 +40,25 @@ func BenchmarkCacheHit(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCacheMissSingle is the cost of a single-text miss (a question's
+// embedding on a cold run): the lookup, the inner embedder and the write.
+func BenchmarkCacheMissSingle(b *testing.B) {
+	ctx := context.Background()
+	c, err := NewCache(&countingEmbedder{name: "bench", inner: NewHashed(512)}, filepath.Join(b.TempDir(), "emb.sqlite"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { b.StopTimer(); c.Close() }()
+	var next atomic.Int64
+	b.SetParallelism(32)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Embed(ctx, []string{fmt.Sprintf("question %d about topic", next.Add(1))}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,155 @@
+package harness_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/runlog"
+)
+
+// benchLatency is the fixed reply time of the benchmark's model server.
+const benchLatency = 250 * time.Millisecond
+
+// BenchmarkHarnessThroughput runs full LoCoMo (turns-cosine, hashed
+// embedder, answer model and llm judge on an OpenAI-compatible server that
+// takes 250 ms per reply, no LLM cache) at --concurrency N and reports:
+//
+//	ratio        requests per second over N/latency, the most a budget of
+//	             N can carry (1 = the server was kept busy the whole run)
+//	cpu-ms/req   this process's CPU time (getrusage) per model request
+//	inflight     mean requests in flight (ratio × N)
+//
+// The server runs in this process by default, so cpu-ms/req includes its
+// work too; with MEMBENCH_BENCH_SERVER=child it runs in a child process and
+// cpu-ms/req is the harness's alone. Without the real LoCoMo file a
+// synthetic LoCoMo-shaped file of 2,000 questions stands in (logged).
+// scripts/bench-harness.sh runs it at N = 16, 64, 256.
+func BenchmarkHarnessThroughput(b *testing.B) {
+	data, ok := testutil.SharedPath("datasets", "locomo10.json")
+	if !ok {
+		b.Logf("LoCoMo not found at %s: using a synthetic LoCoMo-shaped file (2,000 questions)", data)
+		data = synthLoCoMo(b, 2000)
+	}
+	for _, n := range benchConcurrencies(b) {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			url := benchServer(b)
+			b.Setenv("OPENAI_API_KEY", "")
+			cache := b.TempDir() // embeddings cached across iterations; LLM replies never
+			var ratio, cpu float64
+			for i := 0; i < b.N; i++ {
+				cfg := runlog.Config{
+					System: "turns-cosine", Dataset: "locomo", Data: data,
+					Model: "backend=openai,model=m,base-url=" + url, Embedder: "hashed", Judges: []string{"llm", "f1"},
+					ResultsDir: b.TempDir(), CacheDir: cache, NoCache: true, Quiet: true, Concurrency: n,
+				}
+				cpu0 := cpuTime()
+				start := time.Now()
+				sum, err := harness.Run(context.Background(), cfg, io.Discard)
+				wall := time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				used := cpuTime() - cpu0
+				req := 0
+				for _, st := range []string{"answer", "judge"} {
+					req += sum.Stages[st].Calls - sum.Stages[st].CachedCalls
+				}
+				if req == 0 {
+					b.Fatal("no model requests")
+				}
+				ratio += float64(req) / wall.Seconds() / (float64(n) / benchLatency.Seconds())
+				cpu += used.Seconds() * 1000 / float64(req)
+			}
+			ratio /= float64(b.N)
+			b.ReportMetric(ratio, "ratio")
+			b.ReportMetric(cpu/float64(b.N), "cpu-ms/req")
+			b.ReportMetric(ratio*float64(n), "inflight")
+		})
+	}
+}
+
+// benchConcurrencies reads MEMBENCH_BENCH_N ("16,64,256" by default).
+func benchConcurrencies(b *testing.B) []int {
+	s := os.Getenv("MEMBENCH_BENCH_N")
+	if s == "" {
+		s = "16,64,256"
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("MEMBENCH_BENCH_N=%q: want a comma-separated list of positive integers", s)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// cpuTime is this process's user+system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchServer starts the latency server in this process, or with
+// MEMBENCH_BENCH_SERVER=child in a child process (this test binary running
+// TestLatencyServerProcess), and returns its base URL.
+func benchServer(b *testing.B) string {
+	switch mode := os.Getenv("MEMBENCH_BENCH_SERVER"); mode {
+	case "", "inproc":
+		return llmtest.New(b, llmtest.WithLatency(benchLatency), llmtest.WithChat(fakeModels), llmtest.WithoutBodies()).URL
+	case "child":
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLatencyServerProcess$")
+		cmd.Env = append(os.Environ(), "MEMBENCH_LATENCY_SERVER=1")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { stdin.Close(); cmd.Wait() })
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "URL "); ok {
+				go io.Copy(io.Discard, out)
+				return u
+			}
+		}
+		b.Fatalf("latency server process gave no URL (%v)", sc.Err())
+	default:
+		b.Fatalf("MEMBENCH_BENCH_SERVER=%q: want inproc or child", mode)
+	}
+	return ""
+}
+
+// TestLatencyServerProcess is the child side of MEMBENCH_BENCH_SERVER=child:
+// it serves until its stdin closes.
+func TestLatencyServerProcess(t *testing.T) {
+	if os.Getenv("MEMBENCH_LATENCY_SERVER") == "" {
+		t.Skip("the benchmark's child server (MEMBENCH_BENCH_SERVER=child)")
+	}
+	srv := llmtest.New(t, llmtest.WithLatency(benchLatency), llmtest.WithChat(fakeModels), llmtest.WithoutBodies())
+	fmt.Printf("URL %s\n", srv.URL)
+	io.Copy(io.Discard, os.Stdin)
+}
