@@ -180,6 +180,22 @@ func (r *Resources) openEmbedder() error {
 	return nil
 }
 
+// Damaged counts the cache entries found damaged (and recomputed) so far
+// in this process; nil when there were none.
+func (r *Resources) Damaged() *runlog.CacheDamage {
+	var d runlog.CacheDamage
+	if r.cache != nil {
+		d.LLM += r.cache.Damaged()
+	}
+	if r.judges != nil {
+		d.LLM += r.judges.Damaged()
+	}
+	if r.embCache != nil {
+		d.Embeddings += r.embCache.Damaged()
+	}
+	return d.Add(nil)
+}
+
 // Close releases the caches.
 func (r *Resources) Close() {
 	if r.cache != nil {

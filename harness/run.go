@@ -192,6 +192,7 @@ func (p *Prepared) writeManifest() error {
 	m.Offline = m.Offline && m.Backends() == "offline"
 	if !old.Started.IsZero() {
 		m.Started = old.Started
+		m.CacheDamaged = old.CacheDamaged // this attempt's are added at the end
 		// Judges added later (`membench judge`, `grade`) stay listed.
 		have := map[string]bool{}
 		for _, j := range m.Judges {
@@ -308,6 +309,8 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
+	p.manifest.CacheDamaged = p.manifest.CacheDamaged.Add(p.Res.Damaged())
+	sum.CacheDamaged = p.manifest.CacheDamaged
 	p.manifest.Finished = time.Now().UTC()
 	st, err := runlog.StatusOf(p.Dir, p.manifest)
 	if err != nil {

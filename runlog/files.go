@@ -88,6 +88,38 @@ type Manifest struct {
 	// that `membench merge` assembled from shards (their run ids).
 	Shard      *ShardInfo `json:"shard,omitempty"`
 	MergedFrom []string   `json:"merged_from,omitempty"`
+	// CacheDamaged counts cache entries that failed their checksum while
+	// this run read them (summed over its attempts); each was recomputed.
+	CacheDamaged *CacheDamage `json:"cache_damaged,omitempty"`
+}
+
+// CacheDamage counts damaged cache entries by cache.
+type CacheDamage struct {
+	LLM        int64 `json:"llm"`
+	Embeddings int64 `json:"embeddings"`
+}
+
+// Total is the damaged entries of both caches.
+func (d *CacheDamage) Total() int64 {
+	if d == nil {
+		return 0
+	}
+	return d.LLM + d.Embeddings
+}
+
+// Add returns d plus e (nil when both are zero).
+func (d *CacheDamage) Add(e *CacheDamage) *CacheDamage {
+	out := CacheDamage{}
+	for _, x := range []*CacheDamage{d, e} {
+		if x != nil {
+			out.LLM += x.LLM
+			out.Embeddings += x.Embeddings
+		}
+	}
+	if out.Total() == 0 {
+		return nil
+	}
+	return &out
 }
 
 // TokenStats summarises rendered context tokens over questions.

@@ -50,6 +50,8 @@ type Summary struct {
 	Invalid map[string]int `json:"invalid,omitempty"`
 	// FirstInvalid quotes one such reply per judge.
 	FirstInvalid map[string]string `json:"first_invalid,omitempty"`
+	// CacheDamaged is the manifest's count of damaged cache entries.
+	CacheDamaged *CacheDamage `json:"cache_damaged,omitempty"`
 }
 
 // Group is one row of the score table.
@@ -111,6 +113,7 @@ func Summarize(dir string) (*Summary, error) {
 	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, OfflineParts: m.OfflineList(),
 		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]Cost{}}
 	s.Replay = m.Replay
+	s.CacheDamaged = m.CacheDamaged
 	for _, j := range m.Judges {
 		if m.IsMetric(j) {
 			s.Metrics = append(s.Metrics, j)
@@ -378,6 +381,9 @@ func (s *Summary) notes() []string {
 		metrics = strings.Join(s.Metrics, ", ")
 	}
 	notes = append(notes, "scores: verdict judges: accuracy × 100; metric judges ("+metrics+"): mean score × 100; overall leaves out adversarial/abstention questions (LoCoMo category 5, LongMemEval _abs), as the papers do")
+	if d := s.CacheDamaged; d.Total() > 0 {
+		notes = append(notes, fmt.Sprintf("CACHE: %d damaged entries (LLM cache %d, embedding cache %d) failed their checksum and were recomputed and rewritten; results are unaffected, but a cache file that keeps doing this sits on failing storage", d.Total(), d.LLM, d.Embeddings))
+	}
 	if r := s.Replay; r != nil {
 		notes = append(notes, fmt.Sprintf("replayed from bundle %s (membench %s, %d recorded replies); %d calls were not in the bundle and went to the backend", r.Bundle, r.Membench, r.Replies, r.Fresh))
 	}

@@ -150,6 +150,9 @@ func TestCacheConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+	if err := c.Flush(); err != nil { // writes are batched by one goroutine
+		t.Fatal(err)
+	}
 	var n int
 	if err := c.db.QueryRow("SELECT COUNT(*) FROM vectors").Scan(&n); err != nil {
 		t.Fatal(err)

@@ -101,6 +101,16 @@ func (b *Builder) model(spec string, meter *llm.Meter) (llm.Model, error) {
 	return m, nil
 }
 
+// Damaged counts damaged entries in a cache the builder opened itself.
+func (b *Builder) Damaged() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.opened == nil {
+		return 0
+	}
+	return b.opened.Damaged()
+}
+
 // Close closes a cache the builder opened itself.
 func (b *Builder) Close() {
 	b.mu.Lock()
