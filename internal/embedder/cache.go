@@ -209,11 +209,8 @@ func (c *Cache) writer() {
 			}
 			err := c.store(context.Background(), keys, vecs)
 			c.wmu.Lock()
-			for i, k := range keys {
-				// A key queued again meanwhile keeps its newer pending vector.
-				if v, ok := c.pending[k]; ok && &v[0] == &vecs[i][0] {
-					delete(c.pending, k)
-				}
+			for _, k := range keys {
+				delete(c.pending, k)
 			}
 			if err != nil && c.werr == nil {
 				c.werr = err
@@ -241,10 +238,12 @@ func (c *Cache) enqueue(keys []cacheKey, vecs [][]float32) error {
 		if len(vecs[i]) == 0 {
 			continue // nothing to key an entry by; the embedder's own problem
 		}
+		// A key already pending keeps its vector (the same text's), so
+		// every pending key is in the queue exactly once.
 		if _, ok := c.pending[k]; !ok {
 			c.queue = append(c.queue, k)
+			c.pending[k] = vecs[i]
 		}
-		c.pending[k] = vecs[i]
 	}
 	select {
 	case c.kick <- struct{}{}:
