@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"path/filepath"
 	"sort"
 
 	"github.com/membench/membench/runlog"
@@ -13,6 +14,16 @@ import (
 // HumanJudge is the judge name that marks human labels.
 const HumanJudge = "human"
 
+// Rater modes.
+const (
+	// RatersJudge: raters are judges; items are (system, question) pairs
+	// pooled over every run given (Table 5).
+	RatersJudge = "judge"
+	// RatersRun: raters are (run, system, judge) triples; items are
+	// question ids (e.g. one peer judge on two versions of a system).
+	RatersRun = "run"
+)
+
 // RaterPair is one pair of raters.
 type RaterPair struct {
 	A          string   `json:"a"`
@@ -22,104 +33,187 @@ type RaterPair struct {
 	PValue     *float64 `json:"p_value"`
 }
 
-// HumanAgreement is one judge's agreement with human labels on one system.
+// AllSystems is the system of the judge–human rows that pool every system.
+const AllSystems = "(all)"
+
+// HumanAgreement is one judge's agreement with human labels on one system
+// (AllSystems pools every system).
 type HumanAgreement struct {
 	System    string   `json:"system"`
 	Judge     string   `json:"judge"`
 	N         int      `json:"n"`
-	Agreement float64  `json:"agreement"` // percent of questions where judge and human agree
+	Agreement float64  `json:"agreement"` // percent of items where judge and human agree
 	Kappa     *float64 `json:"cohen_kappa"`
+}
+
+// AgreementOptions select raters and items.
+type AgreementOptions struct {
+	Judges     []string // only these judges (empty: all)
+	Exclude    []int    // categories left out (5 = every abstention question)
+	AllowMixed bool
+	Raters     string // RatersJudge (default) or RatersRun
 }
 
 // AgreementResult is agreement's JSON.
 type AgreementResult struct {
+	Raters string `json:"raters"` // judge | run
+	// Items says what one rated item is: "system-question pairs" (raters
+	// are judges) or "questions" (raters are run/system/judge).
+	Items       string           `json:"items"`
 	Judges      []string         `json:"judges"`
+	Systems     []string         `json:"systems"`
 	N           int              `json:"n"`
 	FleissKappa *float64         `json:"fleiss_kappa"`
 	Pairs       []RaterPair      `json:"pairs"`
 	Human       []HumanAgreement `json:"human,omitempty"`
-	Dropped     int              `json:"dropped"` // questions not judged by every rater
+	Dropped     int              `json:"dropped"` // items not judged by every rater
+	// Invalid counts, per judge, verdicts whose judge model gave none: they
+	// are left out (their items then count as dropped).
+	Invalid map[string]int `json:"invalid,omitempty"`
 	// Offline names the offline parts when any verdict or answer comes
 	// from the offline backend's heuristics.
 	Offline string   `json:"offline,omitempty"`
 	Mixed   []string `json:"mixed,omitempty"` // differences accepted with --allow-mixed
 }
 
-// rater is one judge on one system from one file.
+// rater is one judge (RatersJudge) or one judge on one system of one file
+// (RatersRun), with its verdicts by item.
 type rater struct {
 	source, system, judge string
 	key                   string
-	byID                  map[string]runlog.Judgment
+	byItem                map[string]runlog.Judgment
 }
 
-// Agreement builds raters from the sources and measures their agreement.
-// Judges present in several files or systems get "system/" (and if needed
-// "dir/system/") prefixes so they stay apart.
-func Agreement(srcs []*Source, judges []string, exclude []int, allowMixed bool) (AgreementResult, error) {
+// Agreement measures how far the judges of the sources agree.
+func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
+	if o.Raters == "" {
+		o.Raters = RatersJudge
+	}
+	if o.Raters != RatersJudge && o.Raters != RatersRun {
+		return AgreementResult{}, inputErr("--raters %q: use judge or run", o.Raters)
+	}
 	want := map[string]bool{}
-	for _, j := range judges {
+	for _, j := range o.Judges {
 		want[j] = true
 	}
 	excl := map[int]bool{}
-	for _, c := range exclude {
+	for _, c := range o.Exclude {
 		if c != 0 {
 			excl[c] = true
 		}
 	}
-	// Raters are judges; the runs they judged must have been made the same
-	// way (their specs differ by design, so they are not compared).
+	seenPath := map[string]bool{}
 	var sides []runlog.Side
 	for _, s := range srcs {
+		// One run given twice would rate every item twice.
+		p := filepath.Clean(s.Path)
+		if seenPath[p] {
+			return AgreementResult{}, inputErr("%s is given twice; give each run once", s.Path)
+		}
+		seenPath[p] = true
 		sides = append(sides, s.Side())
 	}
-	mixed, err := runlog.CheckComparable(sides, allowMixed)
+	// Raters are judges; the runs they judged must have been made the same
+	// way (their specs differ by design, so they are not compared).
+	mixed, err := runlog.CheckComparable(sides, o.AllowMixed)
 	if err != nil {
 		return AgreementResult{}, err
 	}
+	res := AgreementResult{Raters: o.Raters, Mixed: mixed, Offline: offlineNote(srcs...)}
+	res.Items = "system-question pairs"
+	if o.Raters == RatersRun {
+		res.Items = "questions"
+	}
+	keep := func(s *Source, j runlog.Judgment) bool {
+		if len(want) > 0 && !want[j.Judge] {
+			return false
+		}
+		c, ok := s.Categories[j.QuestionID]
+		return !((ok && excl[c]) || (s.Abstains[j.QuestionID] && excl[5]))
+	}
+	system := func(s *Source, j runlog.Judgment) string {
+		if j.System != "" {
+			return j.System
+		}
+		return s.Name
+	}
 	var rs []*rater
 	idx := map[[3]string]*rater{}
+	// byJudge holds every verdict (human labels included) by judge and
+	// (run, system, question) item, for the judge–human table.
+	byJudge := map[string]map[string]runlog.Judgment{}
+	itemSystem := map[string]string{}
+	systems := map[string]bool{}
 	for _, s := range srcs {
+		for _, j := range s.Invalid {
+			if keep(s, j) {
+				if res.Invalid == nil {
+					res.Invalid = map[string]int{}
+				}
+				res.Invalid[j.Judge]++
+			}
+		}
 		for _, j := range s.Judgments {
-			if len(want) > 0 && !want[j.Judge] {
+			if !keep(s, j) {
 				continue
 			}
-			if c, ok := s.Categories[j.QuestionID]; (ok && excl[c]) || (s.Abstains[j.QuestionID] && excl[5]) {
-				continue
+			sys := system(s, j)
+			systems[sys] = true
+			item := s.Path + "\x00" + sys + "\x00" + j.QuestionID
+			itemSystem[item] = sys
+			if byJudge[j.Judge] == nil {
+				byJudge[j.Judge] = map[string]runlog.Judgment{}
 			}
-			sys := j.System
-			if sys == "" {
-				sys = s.Name
+			byJudge[j.Judge][item] = j
+			k := [3]string{j.Judge}
+			id := item
+			if o.Raters == RatersRun {
+				k, id = [3]string{s.Path, sys, j.Judge}, j.QuestionID
 			}
-			k := [3]string{s.Path, sys, j.Judge}
 			r := idx[k]
 			if r == nil {
-				r = &rater{source: s.Name, system: sys, judge: j.Judge, byID: map[string]runlog.Judgment{}}
+				r = &rater{source: s.Name, system: sys, judge: j.Judge, byItem: map[string]runlog.Judgment{}}
 				idx[k] = r
 				rs = append(rs, r)
 			}
-			if _, dup := r.byID[j.QuestionID]; dup {
-				return AgreementResult{}, inputErr("%s: judge %s scored %s twice for system %s; remove the duplicate line", s.Path, j.Judge, j.QuestionID, sys)
-			}
-			r.byID[j.QuestionID] = j
+			r.byItem[id] = j
 		}
 	}
-	nameRaters(rs)
-	res := AgreementResult{Mixed: mixed, Offline: offlineNote(srcs...)}
-	res.Human = humanAgreement(rs)
+	for sys := range systems {
+		res.Systems = append(res.Systems, sys)
+	}
+	sort.Strings(res.Systems)
+	if o.Raters == RatersRun {
+		nameRaters(rs)
+	} else {
+		for _, r := range rs {
+			r.key = r.judge
+		}
+	}
+	res.Human = humanAgreement(byJudge, itemSystem)
 	var raters []*rater
 	for _, r := range rs {
 		if r.judge != HumanJudge || len(res.Human) == 0 {
 			raters = append(raters, r)
 		}
 	}
-	if len(raters) < 2 {
-		return res, inputErr("agreement needs at least two judges; found %d (add --run/--judgments or drop --judge filters)", len(raters))
-	}
 	sort.Slice(raters, func(i, j int) bool { return raters[i].key < raters[j].key })
-	all := map[string]int{}
 	for _, r := range raters {
 		res.Judges = append(res.Judges, r.key)
-		for id := range r.byID {
+	}
+	if len(raters) < 2 {
+		if len(res.Human) > 0 {
+			return res, nil // one judge against human labels: the human table alone
+		}
+		hint := "add --run/--judgments or drop --judge filters"
+		if o.Raters == RatersJudge && len(srcs) > 1 {
+			hint += "; to compare one judge across runs use --raters run"
+		}
+		return res, inputErr("agreement needs at least two raters; found %d (%v): %s", len(raters), res.Judges, hint)
+	}
+	all := map[string]int{}
+	for _, r := range raters {
+		for id := range r.byItem {
 			all[id]++
 		}
 	}
@@ -132,12 +226,12 @@ func Agreement(srcs []*Source, judges []string, exclude []int, allowMixed bool) 
 	sort.Strings(ids)
 	res.N, res.Dropped = len(ids), len(all)-len(ids)
 	if res.N < 3 {
-		return res, inputErr("only %d questions are judged by all of %v; agreement needs at least 3", res.N, res.Judges)
+		return res, inputErr("only %d items are judged by all of %v; agreement needs at least 3", res.N, res.Judges)
 	}
 	labels := make([][]bool, len(ids))
 	for i, id := range ids {
 		for _, r := range raters {
-			labels[i] = append(labels[i], r.byID[id].Correct)
+			labels[i] = append(labels[i], r.byItem[id].Correct)
 		}
 	}
 	if k, err := stats.FleissKappa(labels); err == nil {
@@ -148,7 +242,7 @@ func Agreement(srcs []*Source, judges []string, exclude []int, allowMixed bool) 
 			ca, cb := make([]bool, len(ids)), make([]bool, len(ids))
 			sa, sb := make([]float64, len(ids)), make([]float64, len(ids))
 			for i, id := range ids {
-				ja, jb := raters[a].byID[id], raters[b].byID[id]
+				ja, jb := raters[a].byItem[id], raters[b].byItem[id]
 				ca[i], cb[i], sa[i], sb[i] = ja.Correct, jb.Correct, ja.Score, jb.Score
 			}
 			p := RaterPair{A: raters[a].key, B: raters[b].key}
@@ -188,39 +282,55 @@ func nameRaters(rs []*rater) {
 	}
 }
 
-// humanAgreement compares every judge with the human labels of the same
-// system, since judge–human agreement can differ by answer style.
-func humanAgreement(rs []*rater) []HumanAgreement {
-	var out []HumanAgreement
-	for _, h := range rs {
-		if h.judge != HumanJudge {
-			continue
+// humanAgreement compares every judge with the human labels on the same
+// items, per system and over all systems (AllSystems), since judge–human
+// agreement can differ by answer style (paper B).
+func humanAgreement(byJudge map[string]map[string]runlog.Judgment, itemSystem map[string]string) []HumanAgreement {
+	human := byJudge[HumanJudge]
+	if len(human) == 0 {
+		return nil
+	}
+	type cell struct {
+		a, b  []bool
+		agree int
+	}
+	cells := map[[2]string]*cell{}
+	add := func(sys, judge string, h, j runlog.Judgment) {
+		k := [2]string{sys, judge}
+		c := cells[k]
+		if c == nil {
+			c = &cell{}
+			cells[k] = c
 		}
-		for _, r := range rs {
-			if r == h || r.system != h.system || r.judge == HumanJudge {
-				continue
-			}
-			var a, b []bool
-			agree := 0
-			for id, hj := range h.byID {
-				if j, ok := r.byID[id]; ok {
-					a, b = append(a, hj.Correct), append(b, j.Correct)
-					if hj.Correct == j.Correct {
-						agree++
-					}
-				}
-			}
-			if len(a) == 0 {
-				continue
-			}
-			hu := HumanAgreement{System: r.system, Judge: r.judge, N: len(a), Agreement: 100 * float64(agree) / float64(len(a))}
-			if k, err := stats.CohenKappaBinary(a, b); err == nil {
-				hu.Kappa = finite(k)
-			}
-			out = append(out, hu)
+		c.a, c.b = append(c.a, h.Correct), append(c.b, j.Correct)
+		if h.Correct == j.Correct {
+			c.agree++
 		}
 	}
+	for name, verdicts := range byJudge {
+		if name == HumanJudge {
+			continue
+		}
+		for item, hj := range human {
+			if j, ok := verdicts[item]; ok {
+				add(itemSystem[item], name, hj, j)
+				add(AllSystems, name, hj, j)
+			}
+		}
+	}
+	var out []HumanAgreement
+	for k, c := range cells {
+		hu := HumanAgreement{System: k[0], Judge: k[1], N: len(c.a), Agreement: 100 * float64(c.agree) / float64(len(c.a))}
+		if kp, err := stats.CohenKappaBinary(c.a, c.b); err == nil {
+			hu.Kappa = finite(kp)
+		}
+		out = append(out, hu)
+	}
 	sort.Slice(out, func(i, j int) bool {
+		// AllSystems last, after the per-system rows.
+		if (out[i].System == AllSystems) != (out[j].System == AllSystems) {
+			return out[j].System == AllSystems
+		}
 		if out[i].System != out[j].System {
 			return out[i].System < out[j].System
 		}

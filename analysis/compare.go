@@ -29,9 +29,12 @@ func inputErr(format string, a ...any) error {
 // Source is one judgments file with what is known of its questions (from
 // the answers.jsonl beside it) and its run's manifest, when there is one.
 type Source struct {
-	Path       string // as given
-	Name       string // run dir name, or the judgments file's dir name
-	Judgments  []runlog.Judgment
+	Path      string // as given
+	Name      string // run dir name, or the judgments file's dir name
+	Judgments []runlog.Judgment
+	// Invalid are verdicts whose judge model gave none (runlog.Verdicts):
+	// left out of every figure, and counted.
+	Invalid    []runlog.Judgment
 	Categories map[string]int  // question id → category; empty when unknown
 	Abstains   map[string]bool // question id → declining is the right answer
 	Manifest   *runlog.Manifest
@@ -40,19 +43,18 @@ type Source struct {
 // LoadSource reads a run directory or a judgments.jsonl file, keeping the
 // last line per (question, judge, system) as every reader does.
 func LoadSource(path string) (*Source, error) {
-	js, err := runlog.LoadJudgments(path)
+	js, invalid, err := runlog.LoadVerdicts(path)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
-	js = runlog.LastBy(js, func(j runlog.Judgment) string { return j.QuestionID + "\x00" + j.Judge + "\x00" + j.System })
-	if len(js) == 0 {
+	if len(js)+len(invalid) == 0 {
 		return nil, inputErr("%s: no judgments (give a run directory or a non-empty judgments.jsonl)", path)
 	}
 	dir := path
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Categories: map[string]int{}, Abstains: map[string]bool{}}
+	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Categories: map[string]int{}, Abstains: map[string]bool{}}
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, &InputError{Err: err}
@@ -81,7 +83,7 @@ func (s *Source) Side() runlog.Side { return runlog.Side{Label: s.Path, Manifest
 // Judges lists the judge names present, sorted.
 func (s *Source) Judges() []string {
 	seen := map[string]bool{}
-	for _, j := range s.Judgments {
+	for _, j := range append(append([]runlog.Judgment{}, s.Judgments...), s.Invalid...) {
 		seen[j.Judge] = true
 	}
 	var out []string
@@ -114,9 +116,24 @@ func (s *Source) ByJudge(name, flag string) (map[string]runlog.Judgment, string,
 		out[j.QuestionID] = j
 	}
 	if len(out) == 0 {
+		if n := len(s.InvalidBy(name)); n > 0 {
+			return nil, "", inputErr("%s: judge %q gave no verdict on any question (%d invalid replies); rerun the judge (membench judge --run DIR) to re-ask them", s.Path, name, n)
+		}
 		return nil, "", inputErr("%s has no judgments by judge %q (%s); it holds %s", s.Path, name, flag, strings.Join(judges, ", "))
 	}
 	return out, name, nil
+}
+
+// InvalidBy lists, by question id, the questions the named judge gave no
+// verdict on (its model's reply held none).
+func (s *Source) InvalidBy(name string) map[string]bool {
+	out := map[string]bool{}
+	for _, j := range s.Invalid {
+		if j.Judge == name {
+			out[j.QuestionID] = true
+		}
+	}
+	return out
 }
 
 // IsMetric says whether the named judge reports a mean score in this
@@ -158,11 +175,15 @@ type Join struct {
 	A, B             []bool    // thresholded outcome (verdict judges: the verdict)
 	ScoreA, ScoreB   []float64 // points
 	OnlyInA, OnlyInB []string
-	Excluded         int
-	Unknown          int // ids with no category, kept
-	JudgeA, JudgeB   string
-	SourceA, SourceB *Source
-	Mixed            []string // differences accepted with --allow-mixed
+	// InvalidA/B are ids whose verdict on that side is invalid (no verdict
+	// in the judge's reply): left out of the pairing, as the summary
+	// leaves them out of accuracy.
+	InvalidA, InvalidB []string
+	Excluded           int
+	Unknown            int // ids with no category, kept
+	JudgeA, JudgeB     string
+	SourceA, SourceB   *Source
+	Mixed              []string // differences accepted with --allow-mixed
 }
 
 // Pair loads both sides, checks that they may be compared, and joins them
@@ -216,13 +237,25 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 		return ok && (excl[c] || (ab && excl[5]))
 	}
 	j := &Join{JudgeA: na, JudgeB: nb, SourceA: sa, SourceB: sb, Mixed: mixed}
+	invA, invB := sa.InvalidBy(na), sb.InvalidBy(nb)
+	for id := range invA {
+		if _, valid := ja[id]; !valid && !skip(id) {
+			j.InvalidA = append(j.InvalidA, id)
+		}
+	}
+	for id := range invB {
+		if _, valid := jb[id]; !valid && !skip(id) {
+			j.InvalidB = append(j.InvalidB, id)
+		}
+	}
+	// An id whose other side is invalid is counted there, not as one-sided.
 	for id := range ja {
-		if _, ok := jb[id]; !ok && !skip(id) {
+		if _, ok := jb[id]; !ok && !skip(id) && !invB[id] {
 			j.OnlyInA = append(j.OnlyInA, id)
 		}
 	}
 	for id := range jb {
-		if _, ok := ja[id]; !ok && !skip(id) {
+		if _, ok := ja[id]; !ok && !skip(id) && !invA[id] {
 			j.OnlyInB = append(j.OnlyInB, id)
 		}
 	}
@@ -242,6 +275,8 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 	sort.Strings(j.IDs)
 	sort.Strings(j.OnlyInA)
 	sort.Strings(j.OnlyInB)
+	sort.Strings(j.InvalidA)
+	sort.Strings(j.InvalidB)
 	for _, id := range j.IDs {
 		a, b := ja[id], jb[id]
 		j.A, j.B = append(j.A, a.Correct), append(j.B, b.Correct)
@@ -289,7 +324,12 @@ type CompareResult struct {
 	JudgedOneSide int `json:"judged_one_side"`
 	OnlyInA       int `json:"only_in_a"`
 	OnlyInB       int `json:"only_in_b"`
-	Excluded      int `json:"excluded"`
+	// InvalidA/B count questions whose verdict on that side is invalid
+	// (the judge model's reply held none); they are left out of n, as the
+	// summary leaves them out of accuracy.
+	InvalidA int `json:"invalid_a"`
+	InvalidB int `json:"invalid_b"`
+	Excluded int `json:"excluded"`
 	// Offline is "offline heuristics (...)" when either run's answers or
 	// judgments come from the offline backend.
 	Offline string   `json:"offline,omitempty"`
@@ -300,7 +340,8 @@ type CompareResult struct {
 func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 	n := len(j.IDs)
 	r := CompareResult{RunA: o.A, RunB: o.B, JudgeA: j.JudgeA, JudgeB: j.JudgeB, Mixed: j.Mixed,
-		OnlyInA: len(j.OnlyInA), OnlyInB: len(j.OnlyInB), JudgedOneSide: len(j.OnlyInA) + len(j.OnlyInB), Excluded: j.Excluded}
+		OnlyInA: len(j.OnlyInA), OnlyInB: len(j.OnlyInB), JudgedOneSide: len(j.OnlyInA) + len(j.OnlyInB), Excluded: j.Excluded,
+		InvalidA: len(j.InvalidA), InvalidB: len(j.InvalidB)}
 	if n == 0 {
 		return r, inputErr("%s and %s share no question ids after exclusions; check --a/--b and --exclude-category", o.A, o.B)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ import (
 type Options struct {
 	Runs, Files, Judges []string
 	Exclude             []int
+	Raters              string
 	AllowMixed, JSON    bool
 	Out, Err            io.Writer
 }
@@ -31,17 +33,29 @@ func NewCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "agreement",
 		Short: "Judge agreement: pairwise Cohen's kappa and Pearson r, Fleiss' kappa, judge-human agreement",
-		Long: `Measure agreement between every judge found in the given runs, on the
-questions judged by all of them (the others are counted and reported).
-Cohen's kappa and Fleiss' kappa use the correct/incorrect verdicts;
-Pearson r uses the scores (identical to the verdicts for binary judges).
-A judge name found in several files or systems is prefixed with its
-system (or dir/system) to keep the raters apart. When a judge named
-"human" exists, each judge's agreement with it is reported per system and
-"human" is left out of the pairwise table. Category 5 is excluded by default
+		Long: `Measure agreement between judges, in the shape of the StructMem paper's
+Table 5.
+
+  --raters judge (default)  raters are judges; items are (system, question)
+                            pairs pooled over every run given, e.g. the runs
+                            of several systems each scored by gpt-4o-mini,
+                            Qwen and DeepSeek judges
+  --raters run              raters are (run, system, judge); items are
+                            question ids, e.g. one peer judge on two
+                            versions of a system
+
+Only items judged by every rater count; the others are dropped and
+counted (stderr and "dropped" in the JSON). Invalid verdicts (the judge
+model's reply held none) are left out and counted per judge. Cohen's kappa
+and Fleiss' kappa use the correct/incorrect verdicts; Pearson r uses the
+scores (identical to the verdicts for binary judges). When a judge named
+"human" exists (membench grade writes it), each judge's agreement with it
+is reported per system and over all systems, and "human" is left out of
+the pairwise table. Abstention questions are excluded by default
 (--exclude-category 0 keeps all), matching compare.`,
 		Example: `  membench agreement --run results/run1
-  membench agreement --run results/peers/memobase-v0.0.32 --run results/peers/memobase-v0.0.37 --json`,
+  membench agreement --run results/fullcontext-run --run results/structmem-run --json
+  membench agreement --raters run --run results/peers/memobase-v0.0.32 --run results/peers/memobase-v0.0.37 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -51,6 +65,7 @@ system (or dir/system) to keep the raters apart. When a judge named
 	f := c.Flags()
 	f.StringArrayVar(&o.Runs, "run", nil, "run directory (repeatable)")
 	f.StringArrayVar(&o.Files, "judgments", nil, "judgments.jsonl file (repeatable)")
+	f.StringVar(&o.Raters, "raters", analysis.RatersJudge, "judge: raters are judges, items (system, question) pairs; run: raters are run/system/judge, items questions")
 	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges (repeatable; default all)")
 	f.IntSliceVar(&o.Exclude, "exclude-category", []int{5}, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "measure agreement across runs whose manifests differ (dataset, embedder, answer model, backends), with a warning")
@@ -72,12 +87,12 @@ func Run(o *Options) error {
 		}
 		srcs = append(srcs, s)
 	}
-	res, err := analysis.Agreement(srcs, o.Judges, o.Exclude, o.AllowMixed)
+	res, err := analysis.Agreement(srcs, analysis.AgreementOptions{Judges: o.Judges, Exclude: o.Exclude, AllowMixed: o.AllowMixed, Raters: o.Raters})
 	if err != nil {
-		return err
+		return clierr.AsBad(err)
 	}
 	if res.Dropped > 0 {
-		fmt.Fprintf(o.Err, "agreement: %d questions not judged by every judge were dropped; %d remain\n", res.Dropped, res.N)
+		fmt.Fprintf(o.Err, "agreement: %d %s not judged by every rater were dropped; %d remain\n", res.Dropped, res.Items, res.N)
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.Out)
@@ -100,7 +115,10 @@ func Print(w io.Writer, r analysis.AgreementResult) {
 		}
 		return fmt.Sprintf("%.4f", *p)
 	}
-	fmt.Fprintf(w, "judges: %v; questions judged by all: %d\n", r.Judges, r.N)
+	fmt.Fprintf(w, "raters: %v (%s); systems: %v; %s judged by all: %d (dropped %d)\n", r.Judges, r.Raters, r.Systems, r.Items, r.N, r.Dropped)
+	for _, j := range sortedKeys(r.Invalid) {
+		fmt.Fprintf(w, "note: judge %s gave no verdict on %d items (invalid replies); they are left out\n", j, r.Invalid[j])
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "pair\tCohen κ\tPearson r\tp\n")
 	for _, p := range r.Pairs {
@@ -114,16 +132,28 @@ func Print(w io.Writer, r analysis.AgreementResult) {
 		fmt.Fprintf(tw, "%s – %s\t%s\t%s\t%s\n", p.A, p.B, num(p.CohenKappa), num(p.PearsonR), pv)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "Fleiss κ over %d judges: %s\n", len(r.Judges), num(r.FleissKappa))
+	if len(r.Pairs) > 0 {
+		fmt.Fprintf(w, "Fleiss κ over %d judges: %s\n", len(r.Judges), num(r.FleissKappa))
+	}
 	if r.Offline != "" {
 		fmt.Fprintln(w, r.Offline)
 	}
 	if len(r.Human) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, "judge-human agreement per system:")
 		fmt.Fprint(tw, "system\tjudge\tn\tagreement with human %\tCohen κ\n")
 		for _, h := range r.Human {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%s\n", h.System, h.Judge, h.N, h.Agreement, num(h.Kappa))
 		}
 		tw.Flush()
 	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

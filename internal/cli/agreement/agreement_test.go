@@ -60,11 +60,12 @@ func run(t *testing.T, args ...string) (string, string) {
 
 func TestKnownKappaAcrossFiles(t *testing.T) {
 	root := t.TempDir()
-	// Same judge name in two files: raters must be kept apart by system.
+	// Same judge name in two files (--raters run): raters are kept apart
+	// by system.
 	a := write(t, filepath.Join(root, "v1"), judgments("mb-v1", "peer-llm", x))
 	extra := append(judgments("mb-v2", "peer-llm", y), runlog.Judgment{QuestionID: "q99", System: "mb-v2", Judge: "peer-llm"})
 	b := write(t, filepath.Join(root, "v2"), extra)
-	out, stderr := run(t, "--judgments", a, "--run", filepath.Dir(b), "--json")
+	out, stderr := run(t, "--raters", "run", "--judgments", a, "--run", filepath.Dir(b), "--json")
 	var res struct {
 		Judges      []string `json:"judges"`
 		N           int      `json:"n"`
@@ -84,7 +85,7 @@ func TestKnownKappaAcrossFiles(t *testing.T) {
 	if strings.Join(res.Judges, ",") != "mb-v1/peer-llm,mb-v2/peer-llm" || res.N != 10 {
 		t.Errorf("judges %v n %d", res.Judges, res.N)
 	}
-	if !strings.Contains(stderr, "1 questions not judged by every judge") {
+	if !strings.Contains(stderr, "1 questions not judged by every rater") {
 		t.Errorf("dropped not reported: %q", stderr)
 	}
 	if len(res.Pairs) != 1 {
@@ -124,7 +125,8 @@ func TestHumanAgreementPerSystem(t *testing.T) {
 	for _, h := range res.Human {
 		got[h.System+"/"+h.Judge] = h.Agreement
 	}
-	want := map[string]float64{"s1/llm": 80, "s1/gpt": 100, "s2/llm": 100, "s2/gpt": 80}
+	// Over both systems each judge agrees on 18 of 20 items.
+	want := map[string]float64{"s1/llm": 80, "s1/gpt": 100, "s2/llm": 100, "s2/gpt": 80, "(all)/llm": 90, "(all)/gpt": 90}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s agreement %v, want %v (all %v)", k, got[k], v, got)
@@ -133,6 +135,65 @@ func TestHumanAgreementPerSystem(t *testing.T) {
 	for _, j := range res.Judges {
 		if strings.HasSuffix(j, "/human") {
 			t.Errorf("human should not be a pairwise rater: %v", res.Judges)
+		}
+	}
+}
+
+// Table 5's shape: raters are judges and items are (system, question)
+// pairs pooled over the runs. The textbook 2×2 table (50 items: yes-yes
+// 20, yes-no 5, no-yes 10, no-no 15) gives p_o = 0.7, p_e = 0.5·0.6 +
+// 0.5·0.4 = 0.5, Cohen κ = 0.4; Fleiss' κ for two raters is Scott's π:
+// pooled yes share 0.55, p_e = 0.55² + 0.45² = 0.505, π = 0.195/0.495 =
+// 0.393939...; phi = (20·15 − 5·10)/sqrt(25·25·30·20) = 250/612.37 =
+// 0.408248. The 50 items are split over two runs of different systems
+// with the same question ids, so a per-question join would see only 25.
+func TestTable5ItemsAreSystemQuestionPairs(t *testing.T) {
+	var gpt, qwen []bool
+	add := func(n int, a, b bool) {
+		for i := 0; i < n; i++ {
+			gpt, qwen = append(gpt, a), append(qwen, b)
+		}
+	}
+	add(20, true, true)
+	add(5, true, false)
+	add(10, false, true)
+	add(15, false, false)
+	// Interleave so that each run holds a mix of the four cells.
+	var g1, q1, g2, q2 []bool
+	for i := range gpt {
+		if i%2 == 0 {
+			g1, q1 = append(g1, gpt[i]), append(q1, qwen[i])
+		} else {
+			g2, q2 = append(g2, gpt[i]), append(q2, qwen[i])
+		}
+	}
+	root := t.TempDir()
+	r1 := write(t, filepath.Join(root, "full"), append(judgments("fullcontext", "gpt", g1), judgments("fullcontext", "qwen", q1)...))
+	r2 := write(t, filepath.Join(root, "sm"), append(judgments("structmem", "gpt", g2), judgments("structmem", "qwen", q2)...))
+	// An invalid verdict (no verdict in the reply) is left out and counted.
+	inv := runlog.Judgment{QuestionID: "q99", System: "structmem", Judge: "qwen", Invalid: true, Raw: "Hmm"}
+	r2 = write(t, filepath.Dir(r2), append(append(judgments("structmem", "gpt", g2), judgments("structmem", "qwen", q2)...),
+		runlog.Judgment{QuestionID: "q99", System: "structmem", Judge: "gpt", Correct: true, Score: 1}, inv))
+	out, stderr := run(t, "--run", filepath.Dir(r1), "--run", filepath.Dir(r2), "--json")
+	var res analysis.AgreementResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.N != 50 || res.Dropped != 1 || res.Invalid["qwen"] != 1 || strings.Join(res.Judges, ",") != "gpt,qwen" ||
+		strings.Join(res.Systems, ",") != "fullcontext,structmem" || res.Raters != "judge" {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.Contains(stderr, "1 system-question pairs not judged by every rater were dropped") {
+		t.Errorf("stderr %q", stderr)
+	}
+	p := res.Pairs[0]
+	if math.Abs(*p.CohenKappa-0.4) > 1e-12 || math.Abs(*res.FleissKappa-0.195/0.495) > 1e-12 || math.Abs(*p.PearsonR-250/math.Sqrt(25*25*30*20)) > 1e-12 {
+		t.Errorf("kappa %v fleiss %v r %v, want 0.4, 0.393939, 0.408248", *p.CohenKappa, *res.FleissKappa, *p.PearsonR)
+	}
+	text, _ := run(t, "--run", filepath.Dir(r1), "--run", filepath.Dir(r2))
+	for _, want := range []string{"system-question pairs judged by all: 50 (dropped 1)", "note: judge qwen gave no verdict on 1 items", "Fleiss κ over 2 judges: 0.3939"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
 }

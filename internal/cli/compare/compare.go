@@ -123,12 +123,26 @@ func warn(w io.Writer, o analysis.CompareOptions, j *analysis.Join) {
 	if len(j.OnlyInB) > 0 {
 		fmt.Fprintf(w, "compare: %d question ids judged in B (%s) are missing from A: %s\n", len(j.OnlyInB), o.B, analysis.Examples(j.OnlyInB))
 	}
+	for _, side := range []struct {
+		name, run, judge string
+		ids              []string
+	}{{"A", o.A, j.JudgeA, j.InvalidA}, {"B", o.B, j.JudgeB, j.InvalidB}} {
+		if len(side.ids) > 0 {
+			fmt.Fprintf(w, "compare: %s\n", InvalidNote(side.name, side.run, side.judge, side.ids))
+		}
+	}
 	if j.Excluded > 0 {
 		fmt.Fprintf(w, "compare: %d shared questions excluded by --exclude-category %v\n", j.Excluded, o.ExcludeCategory)
 	}
 	if j.Unknown > 0 && hasExclusion(o.ExcludeCategory) {
 		fmt.Fprintf(w, "compare: %d shared questions have no category (no answers.jsonl); they were kept\n", j.Unknown)
 	}
+}
+
+// InvalidNote says how many questions one side's judge gave no verdict on.
+func InvalidNote(side, run, judge string, ids []string) string {
+	return fmt.Sprintf("%d questions of %s (%s) have an invalid verdict from judge %s (its reply held none; e.g. %s); they are left out of the pairing, as the summary leaves them out of accuracy; rerun the judge to re-ask them",
+		len(ids), side, run, judge, analysis.Examples(ids))
 }
 
 func hasExclusion(cs []int) bool {
@@ -183,4 +197,7 @@ func Print(w io.Writer, o analysis.CompareOptions, j *analysis.Join, r analysis.
 			num(r.MeanDiff, "%+.2f"), r.MeanA, r.MeanB, 100*(1-o.Alpha), num(r.LowerBound, "%+.2f"), o.Margin, num(r.Statistic, "%.3f"), num(r.PValue, "%.4g"), r.Verdict)
 	}
 	fmt.Fprintf(w, "Cohen's kappa between A's and B's correctness: %s\n", num(r.Kappa, "%.4f"))
+	if r.InvalidA+r.InvalidB > 0 {
+		fmt.Fprintf(w, "note: invalid verdicts left out: %d in A, %d in B (the judge's reply held no verdict)\n", r.InvalidA, r.InvalidB)
+	}
 }

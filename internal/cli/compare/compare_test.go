@@ -79,7 +79,7 @@ func TestMcNemarJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if got := strings.Join(keys, ","); got != "accuracy_a,accuracy_b,both,excluded,judge_a,judge_b,judged_one_side,kappa,mean_a,mean_b,measure,n,neither,only_a,only_b,only_in_a,only_in_b,p_value,run_a,run_b,statistic,test,verdict" {
+	if got := strings.Join(keys, ","); got != "accuracy_a,accuracy_b,both,excluded,invalid_a,invalid_b,judge_a,judge_b,judged_one_side,kappa,mean_a,mean_b,measure,n,neither,only_a,only_b,only_in_a,only_in_b,p_value,run_a,run_b,statistic,test,verdict" {
 		t.Errorf("keys %s", got)
 	}
 	if m["n"].(float64) != 20 || m["both"].(float64) != 5 || m["only_a"].(float64) != 7 || m["only_b"].(float64) != 1 || m["neither"].(float64) != 7 {
