@@ -304,6 +304,7 @@ func (m *Memory) validate(p *windowPlan, l Link) (*Synthesis, string) {
 	}
 	sort.Strings(citedOrder)
 	s.CitedEvents = citedOrder
+	s.CitedTurns = m.citedTurns(citedOrder)
 	if latest.IsZero() {
 		latest = p.buffer[len(p.buffer)-1].Time
 	}
@@ -352,4 +353,33 @@ func resolveCitation(c string, p *windowPlan) []string {
 		return keys
 	}
 	return nil
+}
+
+// citedTurns maps cited events to the turns they name: an event whose
+// entries all hang on one anchor turn names that turn; an event spanning
+// several turns (a session bound to its session's time) names none, since
+// the citation does not say which of its turns the link rests on.
+func (m *Memory) citedTurns(events []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, ev := range events {
+		anchor := ""
+		one := true
+		for _, e := range m.byEvent[ev] {
+			if len(e.Sources) == 0 {
+				continue
+			}
+			if anchor != "" && e.Sources[0] != anchor {
+				one = false
+				break
+			}
+			anchor = e.Sources[0]
+		}
+		if one && anchor != "" && !seen[anchor] {
+			seen[anchor] = true
+			out = append(out, anchor)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -166,7 +166,9 @@ func TestRetrieve(t *testing.T) {
 		t.Fatalf("%d lines for %d items", len(lines), len(ctx.Items))
 	}
 	for i, it := range ctx.Items {
-		if len(it.Sources) == 0 {
+		// Entries cite their turns; a synthesis under session anchoring
+		// cites sessions, which name no turn (see TestSynthesisRecallCountsCitedTurns).
+		if len(it.Sources) == 0 && it.Kind != "synthesis" {
 			t.Errorf("item %s has no sources", it.ID)
 		}
 		if it.Kind == "synthesis" {

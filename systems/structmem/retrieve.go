@@ -49,7 +49,7 @@ func (m *Memory) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 		for _, h := range m.synthIdx.Search(qv, m.cfg.Syntheses, nil) {
 			s := byID[h.ID]
 			cands = append(cands, cand{
-				item: systems.Item{ID: s.ID, Kind: "synthesis", Text: s.Text, Time: s.Time, Sources: s.Sources, Score: h.Score},
+				item: systems.Item{ID: s.ID, Kind: "synthesis", Text: s.Text, Time: s.Time, Sources: s.CitedTurns, Score: h.Score},
 				line: fmt.Sprintf("[synthesis, events %s] %s", synthDates(m, s), s.Text),
 				syn:  true,
 			})
