@@ -318,6 +318,11 @@ type CompareResult struct {
 	MeanDiff   *float64 `json:"mean_diff,omitempty"`
 	LowerBound *float64 `json:"lower_bound,omitempty"`
 	Margin     *float64 `json:"margin,omitempty"`
+	// Degenerate (non-inferiority): every paired difference is the same
+	// value (e.g. all zero: the same outcome on every question), so the
+	// differences have no spread, the t statistic is undefined and the
+	// lower bound is the mean itself; the verdict says so.
+	Degenerate bool `json:"degenerate,omitempty"`
 	// Verdict is the test's conclusion in words, with the offline note.
 	Verdict string `json:"verdict"`
 	// JudgedOneSide counts ids judged in only one of the runs (left out).
@@ -401,6 +406,10 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 		r.Verdict = "NOT shown non-inferior"
 		if r.LowerBound != nil && *r.LowerBound > o.Margin {
 			r.Verdict = "non-inferior"
+		}
+		if ni.SD == 0 {
+			r.Degenerate = true
+			r.Verdict = fmt.Sprintf("degenerate: all %d paired differences are %+.2f points (no spread: the t test is undefined and the lower bound is the mean itself); %s", n, ni.Mean, r.Verdict)
 		}
 	default:
 		return r, inputErr("--test %q: use mcnemar or noninferiority", o.Test)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/study/sweep"
 )
 
 // writeJudgments writes dir/judgments.jsonl with correct[i] for q0..q(n-1),
@@ -155,18 +156,74 @@ func TestPlanValidation(t *testing.T) {
 	}
 }
 
+// The shipped plan: H1 primary; S1-S4 and S7 secondary tests, S5 and S6
+// slots; the k* procedure registered with extraction as its reference;
+// S4's decision model distinct from the listwise reranker's; and every
+// system path names exactly one run of the shipped sweeps.
 func TestSeedStudyPlanParses(t *testing.T) {
 	root := testutil.RepoRoot(t)
 	p, _, err := Load(filepath.Join(root, "configs", "prereg_seed_study.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := []string{}
+	var ids, slots []string
+	tests := 0
 	for _, h := range p.Hypotheses {
 		ids = append(ids, h.ID)
+		if h.Slot() {
+			slots = append(slots, h.ID)
+		} else if h.Family == "secondary" {
+			tests++
+		}
 	}
-	if strings.Join(ids, ",") != "H1,S1,S2,S3,S4" || p.Hypotheses[0].Family != "primary" || *p.Hypotheses[0].Margin != -5 {
+	if strings.Join(ids, ",") != "H1,S1,S2,S3,S4,S5,S6,S7" || p.Hypotheses[0].Family != "primary" || *p.Hypotheses[0].Margin != -5 {
 		t.Fatalf("plan: %v", ids)
+	}
+	if strings.Join(slots, ",") != "S5,S6" || tests != 5 {
+		t.Errorf("slots %v, secondary tests %d; want S5,S6 and 5", slots, tests)
+	}
+	want := map[string][2]string{"S1": {"turns-rerank", "turns-cosine"}, "S2": {"turns-rerank", "jev-mem"}, "S3": {"turns-rerank", "mem0"},
+		"S4": {"turns-rerank", "turns-llm"}, "S7": {"turns-rerank-lme", "turns-cosine-lme"}}
+	for _, h := range p.Hypotheses {
+		if w, ok := want[h.ID]; ok && (h.A != w[0] || h.B != w[1]) {
+			t.Errorf("%s: %s vs %s, want %s vs %s", h.ID, h.A, h.B, w[0], w[1])
+		}
+		if h.ID == "S4" && (h.Kind != NonInferiority || h.DistinctModels == nil || h.DistinctModels.A != "decide" || h.DistinctModels.B != "build") {
+			t.Errorf("S4: %+v", h)
+		}
+	}
+	if p.KStar == nil || p.KStar.Reference != "engram" || p.KStar.Candidate != "turns-rerank" || p.Systems["turns-rerank"] != KStarRun {
+		t.Errorf("kstar %+v, turns-rerank %q", p.KStar, p.Systems["turns-rerank"])
+	}
+	// The sweeps' run ids (as `sweep` names them) under the plan's
+	// --runs-dir results/sweeps.
+	var runIDs []string
+	for cfg, out := range map[string]string{"seed_study": "seed-study", "seed_study_longmemeval": "seed-study-lme"} {
+		f, err := sweep.Load(filepath.Join(root, "configs", cfg+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := f.Expand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pt := range ps {
+			runIDs = append(runIDs, filepath.Join(out, "runs", sweep.RunID(pt)))
+		}
+	}
+	for name, glob := range p.Systems {
+		if glob == KStarRun {
+			continue
+		}
+		n := 0
+		for _, id := range runIDs {
+			if ok, _ := filepath.Match(glob, id); ok {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("systems.%s: %q matches %d of the sweeps' runs %v", name, glob, n, runIDs)
+		}
 	}
 }
 

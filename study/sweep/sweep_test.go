@@ -239,7 +239,7 @@ grid: {k: [1, 5, 20]}
 func TestShippedConfigs(t *testing.T) {
 	root := testutil.RepoRoot(t)
 	want := map[string]int{"table2": 4, "table3_judges": 2, "table4_ablation": 4, "fig3c_k_sweep": 8, "fig3d_seeds_sweep": 6,
-		"seed_study": 10, "sample_k_sweep": 10, "sample_seeds_sweep": 5}
+		"seed_study": 12, "seed_study_longmemeval": 4, "sample_k_sweep": 10, "sample_seeds_sweep": 5}
 	for name, n := range want {
 		f, err := Load(filepath.Join(root, "configs", name+".yaml"))
 		if err != nil {

@@ -41,20 +41,20 @@ type Synthesis struct {
 	CitedEvents []string `json:"cited_events,omitempty"`
 	// CitedEntryIDs are the C_cross entries of the cited events: what an
 	// audit judges the link against.
-	CitedEntryIDs  []string  `json:"cited_entry_ids,omitempty"`
-	BufferEntryIDs []string  `json:"buffer_entry_ids"`
-	SeedEntryIDs   []string  `json:"seed_entry_ids"`
-	Sources        []string  `json:"sources,omitempty"` // union of cited events' turn ids
+	CitedEntryIDs  []string `json:"cited_entry_ids,omitempty"`
+	BufferEntryIDs []string `json:"buffer_entry_ids"`
+	SeedEntryIDs   []string `json:"seed_entry_ids"`
+	Sources        []string `json:"sources,omitempty"` // union of cited events' turn ids
 	// CitedTurns are the turns the citations name: the anchor turn of each
 	// cited event that one utterance carries (anchor=utterance). An event
 	// bound to a session's time names the session, not a turn, so it adds
 	// none. Retrieval reports these as the synthesis's sources, so that
 	// evidence recall counts only turns actually cited.
-	CitedTurns []string `json:"cited_turns,omitempty"`
-	Window         int       `json:"window"`
-	Time           time.Time `json:"time"` // latest cited event (else window end)
-	Constrained    bool      `json:"constrained"`
-	Embedding      []float32 `json:"-"`
+	CitedTurns  []string  `json:"cited_turns,omitempty"`
+	Window      int       `json:"window"`
+	Time        time.Time `json:"time"` // latest cited event (else window end)
+	Constrained bool      `json:"constrained"`
+	Embedding   []float32 `json:"-"`
 }
 
 // WindowRecord describes one consolidation window (for audits and tests).

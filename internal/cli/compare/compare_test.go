@@ -163,3 +163,37 @@ func TestPositiveMarginIsATolerance(t *testing.T) {
 		t.Fatalf("--margin 5 should equal --margin -5 and say so:\n%s\n%s\n%s", neg, pos, stderr)
 	}
 }
+
+// Two systems with the same outcome on every question: all paired
+// differences are zero, so the non-inferiority test has no spread; the
+// output says the case is degenerate instead of printing a bare
+// "non-inferior".
+func TestNonInferiorityDegenerate(t *testing.T) {
+	same := func(i int) bool { return i%3 == 0 }
+	cat := func(int) int { return 1 }
+	a := writeRun(t, "sysA", "llm", 12, same, cat)
+	b := writeRun(t, "sysB", "llm", 12, same, cat)
+	out, _, err := run(t, "--a", a, "--b", b, "--test", "noninferiority", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r analysis.CompareResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Degenerate || !strings.HasPrefix(r.Verdict, "degenerate: all 12 paired differences are +0.00 points") || *r.MeanDiff != 0 {
+		t.Errorf("result %+v", r)
+	}
+	text, _, err := run(t, "--a", a, "--b", b, "--test", "noninferiority")
+	if err != nil || !strings.Contains(text, "degenerate") {
+		t.Errorf("text output %v:\n%s", err, text)
+	}
+	// One discordant question gives spread again: not degenerate.
+	c := writeRun(t, "sysC", "llm", 12, func(i int) bool { return same(i) || i == 1 }, cat)
+	out, _, _ = run(t, "--a", c, "--b", b, "--test", "noninferiority", "--json")
+	r = analysis.CompareResult{}
+	json.Unmarshal([]byte(out), &r)
+	if r.Degenerate || strings.Contains(r.Verdict, "degenerate") {
+		t.Errorf("one discordant pair: %+v", r)
+	}
+}

@@ -26,6 +26,7 @@ type Options struct {
 	OutDir                   string // default results/sweeps/NAME
 	Results                  string // where the run directories go
 	LLM, Model, BaseURL      string
+	DecideModel              string // overrides the file's decide_model (applied after --llm/--model)
 	Embedder, Data, CacheDir string
 	Format                   string
 	Concurrency              int
@@ -79,6 +80,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline or openai (overrides the file)")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
+	f.StringVar(&o.DecideModel, "decide-model", "", "model spec for the decision role (overrides the file's decide_model), e.g. backend=openai,model=M,base-url=U")
 	f.StringVar(&o.Embedder, "embedder", "", "embedder: use-lite, hashed or openai:MODEL (overrides the file)")
 	f.StringVar(&o.Data, "data", "", "dataset file (overrides the file's data:)")
 	f.StringVar(&o.CacheDir, "cache-dir", "", "LLM and embedding caches")
@@ -114,6 +116,12 @@ func Run(ctx context.Context, o *Options) error {
 		f.Base.Model = m
 		// A role model pinned in the file would silently stay offline.
 		f.Base.BuildModel, f.Base.AnswerModel, f.Base.DecideModel, f.Base.JudgeModel = "", "", "", ""
+	}
+	if o.DecideModel != "" {
+		if _, err := llm.ParseSpec(o.DecideModel); err != nil {
+			return clierr.Bad("--decide-model: %v", err)
+		}
+		f.Base.DecideModel = o.DecideModel
 	}
 	if changed("embedder") {
 		f.Base.Embedder = o.Embedder

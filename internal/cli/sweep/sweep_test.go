@@ -63,3 +63,35 @@ func TestDryRunResolvesRunIDs(t *testing.T) {
 		t.Errorf("dry run with a missing data file: %v (exit %d), want exit 2 naming the file", err, clierr.Code(err))
 	}
 }
+
+// --decide-model reaches every point's run (S4 of the seed study needs a
+// decision model other than the listwise reranker's): the manifest
+// records it; a bad spec is bad input.
+func TestSweepDecideModel(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	spec := "dataset: sample\nlimit: 2\nembedder: hashed\njudges: [f1]\nquiet: true\nconcurrency: 1\n---\nname: tiny\nsystems: [turns-rerank]\ngrid:\n  k: [1]\nplot: none\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), DecideModel: "name=mydecider,backend=offline", Host: runlog.Host{Home: dir}, Out: &out, Err: &out}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	dirs, err := runlog.DirsUnder(filepath.Join(o.OutDir, "runs"))
+	if err != nil || len(dirs) != 1 {
+		t.Fatalf("runs %v %v", dirs, err)
+	}
+	m, err := runlog.LoadManifest(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.DecideModel != o.DecideModel {
+		t.Errorf("decide model %q, want %q", m.Config.DecideModel, o.DecideModel)
+	}
+	o.DecideModel = "backend=nope"
+	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
+		t.Errorf("bad --decide-model: %v, want exit 2", err)
+	}
+}
