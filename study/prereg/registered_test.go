@@ -25,7 +25,11 @@ func offlineRun(t *testing.T, root, system string, k int) string {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	return cfg.WithDefaults().Dir()
+	r, err := harness.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Dir()
 }
 
 // meanTokens reads a run's retrievals.jsonl: the mean rendered tokens.
@@ -42,13 +46,15 @@ func meanTokens(t *testing.T, dir string) float64 {
 	return s / float64(len(recs))
 }
 
-func lockedPlan(t *testing.T, root, src string) string {
+// lockedPlan writes root/NAME.yaml and locks it into runs (the lock is
+// named after the plan's file, so every plan of a test gets its own name).
+func lockedPlan(t *testing.T, root, name, runs, src string) string {
 	t.Helper()
-	p := filepath.Join(root, "plan.yaml")
+	p := filepath.Join(root, name+".yaml")
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Lock(p, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); err != nil {
+	if _, err := Lock(p, runs, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -101,7 +107,7 @@ hypotheses:
   - {id: S5, family: secondary, note: "the paper names S5 but does not say what it tests"}
   - {id: S6, family: secondary, note: "the paper names S6 but does not say what it tests"}
 `
-	p := lockedPlan(t, root, plan)
+	p := lockedPlan(t, root, "plan", runs, plan)
 	rep, err := Test(p, runs)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +163,7 @@ hypotheses:
 	os.MkdirAll(root3, 0o755)
 	self := strings.Replace(plan, "  - {id: H1, kind: noninferiority, family: primary, a: turns-rerank, b: engram, margin: -5}",
 		"  - {id: H1, kind: noninferiority, family: primary, a: turns-rerank, b: same-as-rerank, margin: -5}", 1)
-	rep3, err := Test(lockedPlan(t, root3, self), runs)
+	rep3, err := Test(lockedPlan(t, root3, "self", runs, self), runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +175,7 @@ hypotheses:
 	root2 := filepath.Join(root, "wide")
 	os.MkdirAll(root2, 0o755)
 	wide := strings.Replace(plan, `ks: "1..4"`, `ks: "1..5"`, 1)
-	p2 := lockedPlan(t, root2, wide)
+	p2 := lockedPlan(t, root2, "wide", runs, wide)
 	_, err = Test(p2, runs)
 	if err == nil || !strings.Contains(err.Error(), "missing k = [5]") || !strings.Contains(err.Error(), "membench run --system turns-rerank --k 5") {
 		t.Errorf("missing k: %v", err)
