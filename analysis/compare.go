@@ -408,8 +408,15 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 			r.Verdict = "non-inferior"
 		}
 		if ni.SD == 0 {
+			// No spread: t is ±Inf and p a limit, not a test result; report
+			// no statistic and no p, and say where the mean lies.
 			r.Degenerate = true
-			r.Verdict = fmt.Sprintf("degenerate: all %d paired differences are %+.2f points (no spread: the t test is undefined and the lower bound is the mean itself); %s", n, ni.Mean, r.Verdict)
+			r.Statistic, r.PValue = nil, nil
+			side := "above"
+			if ni.Mean <= o.Margin {
+				side = "not above"
+			}
+			r.Verdict = fmt.Sprintf("degenerate: all %d paired differences are %+.2f points (no spread: the t test is undefined, no p-value); the mean difference is %s the margin %+.2f", n, ni.Mean, side, o.Margin)
 		}
 	default:
 		return r, inputErr("--test %q: use mcnemar or noninferiority", o.Test)

@@ -208,7 +208,16 @@ func TestSeedStudyPlanParses(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, pt := range ps {
-			runIDs = append(runIDs, filepath.Join(out, "runs", sweep.RunID(pt)))
+			// The id is DATASET-SYSTEM-PARAMS-HASH; resolving it reads the
+			// dataset file, so name the point on the embedded sample and
+			// put the dataset's name back (the hash is a glob's *).
+			ds := pt.Config.Dataset
+			pt.Config.Dataset, pt.Config.Data, pt.Config.Conversations = "sample", "", nil
+			id, err := sweep.RunID(pt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runIDs = append(runIDs, filepath.Join(out, "runs", ds+strings.TrimPrefix(id, "sample")))
 		}
 	}
 	for name, glob := range p.Systems {

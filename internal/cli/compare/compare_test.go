@@ -181,7 +181,8 @@ func TestNonInferiorityDegenerate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
-	if !r.Degenerate || !strings.HasPrefix(r.Verdict, "degenerate: all 12 paired differences are +0.00 points") || *r.MeanDiff != 0 {
+	if !r.Degenerate || !strings.HasPrefix(r.Verdict, "degenerate: all 12 paired differences are +0.00 points") || *r.MeanDiff != 0 ||
+		r.PValue != nil || r.Statistic != nil || !strings.Contains(r.Verdict, "above the margin -5.00") {
 		t.Errorf("result %+v", r)
 	}
 	text, _, err := run(t, "--a", a, "--b", b, "--test", "noninferiority")
