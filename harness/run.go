@@ -9,9 +9,7 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,6 +158,8 @@ func (p *Prepared) writeManifest() error {
 	m := runlog.Manifest{
 		Membench:         Version(),
 		GitCommit:        gitCommit(),
+		GitDirty:         BuildOf().Dirty,
+		VersionFrom:      BuildOf().From,
 		RunID:            p.Cfg.ID(),
 		ConfigHash:       p.Cfg.Hash(),
 		Config:           p.Cfg.Redacted(),
@@ -630,56 +630,3 @@ func evidenceHit(evidence []string, items []systems.Item) int {
 	}
 	return n
 }
-
-// Version is the module version baked in by the Go toolchain; for a
-// build from a checkout, "devel+REVISION" (with "-dirty" for uncommitted
-// changes) from the build's VCS stamp; "dev" when the build has neither.
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "dev"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return "devel+" + rev
-}
-
-var gitOnce = sync.OnceValue(func() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-	}
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-})
-
-func gitCommit() string { return gitOnce() }
-
-// GitCommit is the commit the binary was built from (its VCS stamp, else
-// the working directory's checkout; "" when neither says).
-func GitCommit() string { return gitOnce() }

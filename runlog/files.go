@@ -42,6 +42,8 @@ const (
 type Manifest struct {
 	Membench      string                 `json:"membench"`
 	GitCommit     string                 `json:"git_commit,omitempty"`
+	GitDirty      bool                   `json:"git_dirty,omitempty"`    // the tree had uncommitted changes
+	VersionFrom   string                 `json:"version_from,omitempty"` // "build" (VCS stamp) or "checkout" (git at run time; the build had no stamp)
 	RunID         string                 `json:"run_id"`
 	ConfigHash    string                 `json:"config_hash"`
 	Config        Config                 `json:"config"`

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/version"
 )
 
 func main() {
@@ -23,6 +24,11 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version prints what `membench version` does; the template calls
+	// it lazily, so other commands never ask git.
+	root.Version = "set"
+	cobra.AddTemplateFunc("membenchVersion", version.Line)
+	root.SetVersionTemplate("{{membenchVersion}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return clierr.Bad("%s (see `%s --help`)", err, c.CommandPath())
 	})
