@@ -311,3 +311,33 @@ grid: {k: [1, 3]}
 		}
 	}
 }
+
+// A point's run name carries the embedder it will use: with none named and
+// no model installed that is tfidf-hash-512, the same name as naming it.
+func TestPointNamesCarryTheEmbedder(t *testing.T) {
+	name := func(host runlog.Host, emb string) string {
+		t.Helper()
+		tmp := t.TempDir()
+		f, err := Parse("e.yaml", []byte("dataset: sample\njudges: [f1]\nquiet: true\nlimit: 1\ncache_dir: "+filepath.Join(tmp, "cache")+"\n---\nname: e\nsystems: [turns-cosine]\ngrid: {k: [2]}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Base.Host, f.Base.Embedder = host, emb
+		ps, err := f.Expand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), f, ps, Options{Out: filepath.Join(tmp, "out")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Rows[0].RunID
+	}
+	auto := name(runlog.Host{Home: t.TempDir()}, "")
+	if named := name(runlog.Host{Home: t.TempDir()}, "tfidf-hash-512"); auto != named {
+		t.Errorf("no embedder (none installed): %s; --embedder tfidf-hash-512: %s; want one name", auto, named)
+	}
+	if other := name(runlog.Host{Home: t.TempDir(), Embedder: "hashed"}, ""); other != auto {
+		t.Errorf("MEMBENCH_EMBEDDER=hashed: %s, want %s", other, auto)
+	}
+}
