@@ -66,6 +66,7 @@ type Prepared struct {
 	buildMu sync.Mutex
 	builds  map[string]systems.BuildStats // conversation -> its latest build's stats
 	shard   *runlog.ShardInfo             // --shard: this run's part of the whole set
+	lock    *runlog.DirLock
 
 	failMu sync.Mutex
 	failed []runlog.Failure // questions given up on in this attempt
@@ -111,16 +112,26 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 		res.Close()
 		return nil, fmt.Errorf("results dir %s: %w", dir, err)
 	}
-	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard}
-	if err := p.writeManifest(); err != nil {
+	// One writer per run directory: a second run of the same command
+	// would write every record twice.
+	lock, err := runlog.LockDir(dir)
+	if err != nil {
 		res.Close()
+		return nil, err
+	}
+	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock}
+	if err := p.writeManifest(); err != nil {
+		p.Close()
 		return nil, err
 	}
 	return p, nil
 }
 
-// Close releases caches.
-func (p *Prepared) Close() { p.Res.Close() }
+// Close releases caches and the run directory's lock.
+func (p *Prepared) Close() {
+	p.Res.Close()
+	p.lock.Unlock()
+}
 
 func (p *Prepared) writeManifest() error {
 	path := filepath.Join(p.Dir, runlog.ManifestFile)

@@ -140,9 +140,11 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		cfg.Judges = []string{"f1", "bleu1", "lexical"}
 	}
 	cfg = cfg.WithDefaults()
-	if err := os.MkdirAll(sc.Out, 0o755); err != nil {
+	lock, err := runlog.LockDir(sc.Out)
+	if err != nil {
 		return nil, nil, err
 	}
+	defer lock.Unlock()
 	res, err := OpenResources(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -248,6 +250,9 @@ func checkScoreOut(out, predictions string) error {
 	}
 	pa, _ := filepath.Abs(predictions)
 	for _, e := range entries {
+		if e.Name() == runlog.LockFile {
+			continue
+		}
 		if p, _ := filepath.Abs(filepath.Join(out, e.Name())); p != pa {
 			return badinput.Errorf("--out %s is not empty (it has %s) and is no earlier score's output: give a new or empty directory", out, e.Name())
 		}

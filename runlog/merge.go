@@ -124,8 +124,13 @@ func Merge(dirs []string, out string) (*Summary, error) {
 		return nil, mergeBad("the shards answer %d questions but the set has %d", total, first.Shard.SetQuestions)
 	}
 
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	lock, err := LockDir(out)
+	if err != nil {
 		return nil, err
+	}
+	defer lock.Unlock()
+	if _, err := os.Stat(filepath.Join(out, ManifestFile)); err == nil {
+		return nil, mergeBad("--out %s already holds a run; choose a new directory", out)
 	}
 	// Transcripts are gzip members one after another, so they join by
 	// concatenation too.

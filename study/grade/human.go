@@ -64,6 +64,11 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 		}
 	}
 	for i, d := range unique {
+		lock, err := lockRun(d)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
 		r, err := openRun(d)
 		if err != nil {
 			return nil, err

@@ -41,6 +41,11 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	if len(specs) == 0 {
 		return nil, nil, fmt.Errorf("--judge: name at least one judge to add (e.g. --judge lexical)")
 	}
+	lock, err := lockRun(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lock.Unlock()
 	r, err := openRun(dir)
 	if err != nil {
 		return nil, nil, err

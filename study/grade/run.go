@@ -85,3 +85,13 @@ func finish(dir string, judges []judge.Info) (*runlog.Summary, error) {
 	}
 	return sum, sum.Write(dir)
 }
+
+// lockRun takes the writer lock of a run directory before judge or grade
+// adds lines to it (runlog.LockDir). A directory that is no run is left
+// alone: openRun says what is wrong with it.
+func lockRun(dir string) (*runlog.DirLock, error) {
+	if !runlog.IsRunDir(dir) {
+		return nil, nil
+	}
+	return runlog.LockDir(dir)
+}
