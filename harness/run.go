@@ -393,6 +393,11 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 			p.builds[b.ConversationID] = b.Stats
 		}
 	}
+	// A kill after a memory dump and before its build line (or a build
+	// redone for its failures) leaves a dump the rebuild writes again.
+	if err := runlog.DropMemoryOf(p.Dir, func(c string) bool { return d.built[c] }); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -408,11 +413,17 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	if len(needAnswer) == 0 && len(needJudge) == 0 && done.built[conv.ID] {
 		return nil
 	}
+	// The conversation's meter takes the build; each question and each
+	// judgment meters its own calls (llm.WithCallMeter) and writes them
+	// just before its record, so a kill -9 loses no cost a result rests on.
 	meter := llm.NewMeter()
-	// Costs are recorded per conversation and attempt, whatever happens.
+	var written []llm.Tally // what cost records already hold of meter
+	redone := false         // the build's costs are no result's (rebuilt on resume, or failed)
 	defer func() {
-		if t := meter.Snapshot(); len(t) > 0 {
-			files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: t})
+		// Whatever the meter took beyond the recorded build (a build that
+		// failed part way, usage an outside service reported).
+		if t := llm.Minus(meter.Snapshot(), written); len(t) > 0 {
+			files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: t, Redone: redone})
 		}
 	}()
 	env := p.Res.Env(meter, p.Cfg)
@@ -422,7 +433,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	// Judging answers from an earlier attempt needs no memory.
 	err = p.work.each(ctx, needJudge, func(ctx context.Context, q *datasets.Question) error {
-		err := p.judgeOne(ctx, judges, q, done.answered[q.ID].Prediction, done.judged[q.ID], files[runlog.JudgmentsFile], nil)
+		err := p.judgeOne(ctx, judges, conv, q, done.answered[q.ID].Prediction, done.judged[q.ID], files, nil)
 		if err := p.questionFailed(ctx, conv, q, atStage("judge", err), files[runlog.FailuresFile]); err != nil {
 			return err
 		}
@@ -449,6 +460,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		defer c.Close() // a system holding a process (the exec adapter's child)
 	}
 	start := time.Now()
+	redone = true // until the build is recorded
 	stats, err := sys.Ingest(ctx, conv)
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
@@ -456,6 +468,24 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	secs := time.Since(start).Seconds()
 	bar.Built()
 	if !done.built[conv.ID] {
+		// Memory dump, then the build's costs, then the build line: the
+		// build line says the conversation is built, so a kill before it
+		// rebuilds, and resume drops the dump of an unrecorded build
+		// (runlog.DropMemoryOf) and its cost line is replaced.
+		if d, ok := sys.(interface{ WriteMemory(io.Writer) error }); ok {
+			var buf bytes.Buffer
+			if err := d.WriteMemory(&buf); err != nil {
+				return fmt.Errorf("dump memory: %w", err)
+			}
+			if err := files[runlog.MemoryFile].WriteRaw(buf.Bytes()); err != nil {
+				return err
+			}
+		}
+		written = meter.Snapshot()
+		if err := files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: written, Part: "build"}); err != nil {
+			return err
+		}
+		redone = false
 		if err := files[runlog.BuildFile].Write(buildRecord(conv, p.Cfg.System, meter, stats, start, secs)); err != nil {
 			return err
 		}
@@ -464,19 +494,8 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	if err := p.checkBuild(conv.ID, stats); err != nil {
 		return err
 	}
-	if d, ok := sys.(interface{ WriteMemory(io.Writer) error }); ok && !done.built[conv.ID] {
-		// The built memory (entries, syntheses, provenance) goes to
-		// memory.jsonl for the fidelity audits.
-		var buf bytes.Buffer
-		if err := d.WriteMemory(&buf); err != nil {
-			return fmt.Errorf("dump memory: %w", err)
-		}
-		if err := files[runlog.MemoryFile].WriteRaw(buf.Bytes()); err != nil {
-			return err
-		}
-	}
 	return p.work.each(ctx, needAnswer, func(ctx context.Context, q *datasets.Question) error {
-		err := p.answerOne(ctx, sys, judges, conv, q, files, meter)
+		err := p.answerOne(ctx, sys, judges, conv, q, files)
 		if err := p.questionFailed(ctx, conv, q, err, files[runlog.FailuresFile]); err != nil {
 			return fmt.Errorf("question %s: %w", q.ID, err)
 		}
@@ -543,7 +562,10 @@ func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, s
 	}
 }
 
-func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, files map[string]*runlog.Appender, meter *llm.Meter) error {
+func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, files map[string]*runlog.Appender) error {
+	// The question's retrieval and answer calls, written with its answer.
+	qm := llm.NewMeter()
+	ctx = llm.WithCallMeter(ctx, qm)
 	start := time.Now()
 	c, err := sys.Retrieve(ctx, q, systems.Budget{K: p.Cfg.K})
 	if err != nil {
@@ -564,7 +586,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 		return err
 	}
 	answerStart := time.Now()
-	res, err := answer.Answer(ctx, p.Res.answer(meter), tmpl, conv, q, c)
+	res, err := answer.Answer(ctx, p.Res.answer(qm), tmpl, conv, q, c)
 	if err != nil {
 		return atStage("answer", err)
 	}
@@ -578,11 +600,14 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	// another has written leaves an answered question that resume judges
 	// only with the judges still missing, so no (question, judge) pair is
 	// written twice. (Such a question's transcript is then not written.)
+	if err := p.writeCosts(files, conv, q, "answer", qm); err != nil {
+		return err
+	}
 	if err := files[runlog.AnswersFile].Write(a); err != nil {
 		return err
 	}
 	tr := transcript(rec, c, res, time.Since(answerStart).Seconds())
-	if err := p.judgeOne(ctx, judges, q, res.Prediction, nil, files[runlog.JudgmentsFile], tr); err != nil {
+	if err := p.judgeOne(ctx, judges, conv, q, res.Prediction, nil, files, tr); err != nil {
 		return atStage("judge", err)
 	}
 	if p.tx != nil {
@@ -603,15 +628,39 @@ func transcript(rec runlog.RetrievalRecord, c *systems.Context, res answer.Resul
 
 // judgeOne judges and logs; with tr non-nil each judge's request, reply
 // and verdict go into the transcript too.
-func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, q *datasets.Question, pred string, have map[string]bool, out *runlog.Appender, tr *runlog.Transcript) error {
+func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, pred string, have map[string]bool, files map[string]*runlog.Appender, tr *runlog.Transcript) error {
 	s := judge.Sample{Question: q, Prediction: pred}
-	return judging.Each(ctx, judges, s, p.Cfg.System, have, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
-		if tr != nil {
-			tr.Judges = append(tr.Judges, runlog.JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason,
-				Call: runlog.Call{Messages: v.Request, Raw: v.Raw, Usage: v.Usage, Cached: v.Cached, Seconds: secs}})
+	for _, jd := range judges {
+		if have[jd.Name()] {
+			continue
 		}
-		return out.Write(j)
-	})
+		// Each judgment's calls are written just before it.
+		jm := llm.NewMeter()
+		err := judging.Each(llm.WithCallMeter(ctx, jm), []judge.Judge{jd}, s, p.Cfg.System, nil, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
+			if tr != nil {
+				tr.Judges = append(tr.Judges, runlog.JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason,
+					Call: runlog.Call{Messages: v.Request, Raw: v.Raw, Usage: v.Usage, Cached: v.Cached, Seconds: secs}})
+			}
+			if err := p.writeCosts(files, conv, q, "judge:"+j.Judge, jm); err != nil {
+				return err
+			}
+			return files[runlog.JudgmentsFile].Write(j)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeCosts writes the calls metered by m as the cost line of one part of
+// a question (see runlog.CostRecord).
+func (p *Prepared) writeCosts(files map[string]*runlog.Appender, conv *datasets.Conversation, q *datasets.Question, part string, m *llm.Meter) error {
+	t := m.Snapshot()
+	if len(t) == 0 {
+		return nil // offline metrics make no calls
+	}
+	return files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, QuestionID: q.ID, Part: part, At: time.Now().UTC(), Tallies: t})
 }
 
 func refs(items []systems.Item) []runlog.ItemRef {

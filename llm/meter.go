@@ -136,7 +136,7 @@ func (w *Metered) Chat(ctx context.Context, req Request) (Response, error) {
 	start := time.Now()
 	r, err := w.Inner.Chat(ctx, req)
 	if err == nil {
-		w.Meter.add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
+		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
 }
@@ -145,7 +145,7 @@ func (w *Metered) Decide(ctx context.Context, req DecideRequest) (DecideResponse
 	start := time.Now()
 	r, err := w.Inner.Decide(ctx, req)
 	if err == nil {
-		w.Meter.add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
+		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
 }
@@ -174,7 +174,43 @@ func (w *MeteredEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 		for _, t := range texts {
 			n += tokens.Count(t)
 		}
-		w.Meter.AddEmbedding(w.Role, w.Stage, len(texts), n, time.Since(start))
+		meterFor(ctx, w.Meter).AddEmbedding(w.Role, w.Stage, len(texts), n, time.Since(start))
 	}
 	return v, err
+}
+
+type callMeterKey struct{}
+
+// WithCallMeter returns a context whose metered calls (chat, decide,
+// embedding) count in m instead of their model's own meter. The harness
+// gives each question and each judgment its own meter this way, so their
+// costs are written with them and a crash loses none that a result rests on.
+func WithCallMeter(ctx context.Context, m *Meter) context.Context {
+	return context.WithValue(ctx, callMeterKey{}, m)
+}
+
+func meterFor(ctx context.Context, def *Meter) *Meter {
+	if m, ok := ctx.Value(callMeterKey{}).(*Meter); ok && m != nil {
+		return m
+	}
+	return def
+}
+
+// Minus returns the tallies of now less those of before (same role, stage
+// and label), leaving out empty ones: the usage between two snapshots.
+func Minus(now, before []Tally) []Tally {
+	prev := map[tallyKey]Tally{}
+	for _, t := range before {
+		prev[tallyKey{t.Role, t.Stage, t.Label}] = t
+	}
+	var out []Tally
+	for _, t := range now {
+		p := prev[tallyKey{t.Role, t.Stage, t.Label}]
+		d := Tally{Role: t.Role, Stage: t.Stage, Label: t.Label, Calls: t.Calls - p.Calls, CachedCalls: t.CachedCalls - p.CachedCalls,
+			InputTokens: t.InputTokens - p.InputTokens, OutputTokens: t.OutputTokens - p.OutputTokens, Seconds: t.Seconds - p.Seconds}
+		if d.Calls != 0 || d.InputTokens != 0 || d.OutputTokens != 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }

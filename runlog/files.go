@@ -171,6 +171,41 @@ type CostRecord struct {
 	System         string      `json:"system"`
 	At             time.Time   `json:"at"`
 	Tallies        []llm.Tally `json:"tallies"`
+	// QuestionID and Part name the work the tallies paid for: "build",
+	// "answer" (a question's retrieval and answer) or "judge:NAME". Such a
+	// record is written just before the record it pays for (build.jsonl,
+	// answers.jsonl, judgments.jsonl line), and readers keep the last one
+	// per (conversation, question, part): work redone after a kill
+	// replaces its record instead of adding to it (Summary.Redone counts
+	// the replaced ones). Records without a part add up.
+	QuestionID string `json:"question_id,omitempty"`
+	Part       string `json:"part,omitempty"`
+	// Redone marks usage no result rests on: a memory rebuilt on resume
+	// (memory is not saved), a build that failed part way.
+	Redone bool `json:"redone,omitempty"`
+}
+
+// Key is the (conversation, question, part) a keyed cost record pays for.
+func (c CostRecord) Key() string { return c.ConversationID + "\x00" + c.QuestionID + "\x00" + c.Part }
+
+// EffectiveCosts splits cost records into those the run's results rest on
+// (the last keyed record per key, and unkeyed ones) and those of work
+// done again or thrown away (Redone records, replaced keyed records).
+func EffectiveCosts(costs []CostRecord) (kept, redone []CostRecord) {
+	last := map[string]int{}
+	for i, c := range costs {
+		if c.Part != "" && !c.Redone {
+			last[c.Key()] = i
+		}
+	}
+	for i, c := range costs {
+		if c.Redone || (c.Part != "" && last[c.Key()] != i) {
+			redone = append(redone, c)
+		} else {
+			kept = append(kept, c)
+		}
+	}
+	return kept, redone
 }
 
 // ItemRef is a retrieved item without its text (the text is in the context).
@@ -472,4 +507,48 @@ type ReplayInfo struct {
 	Membench string `json:"bundle_membench"` // version that wrote the bundle
 	Replies  int    `json:"replies"`
 	Fresh    int64  `json:"fresh_calls"` // calls the bundle lacked, sent to the backend (--replay-fallback)
+}
+
+// DropMemoryOf removes from a run's memory.jsonl the lines of conversations
+// keep rejects, rewriting the file atomically only when there are any. A
+// resumed run calls it for conversations without a build line: their dump
+// was written before a kill and is written again by the rebuild.
+func DropMemoryOf(dir string, keep func(conversation string) bool) error {
+	path := filepath.Join(dir, MemoryFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	dropped := false
+	err = jsonl.Each(f, func(n int, b []byte, last bool) error {
+		if len(bytes.TrimSpace(b)) == 0 {
+			return nil
+		}
+		var head struct {
+			Conv string `json:"conversation_id"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			if last {
+				dropped = true // torn by a kill
+				return nil
+			}
+			return fmt.Errorf("%s line %d: %v (fix or delete the line)", path, n, err)
+		}
+		if !keep(head.Conv) {
+			dropped = true
+			return nil
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+		return nil
+	})
+	if err != nil || !dropped {
+		return err
+	}
+	return WriteFileAtomic(path, out.Bytes())
 }

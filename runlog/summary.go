@@ -45,6 +45,10 @@ type Summary struct {
 	FirstFailure  string          `json:"build_first_failure,omitempty"`
 	Degraded      bool            `json:"degraded,omitempty"`
 	Stages        map[string]Cost `json:"stages"` // all model use by stage
+	// Redone sums LLM calls of work done again after a kill or thrown
+	// away (a memory rebuilt on resume); Stages leaves them out, so an
+	// interrupted and resumed run reports the costs of one clean pass.
+	Redone *Cost `json:"redone,omitempty"`
 	// Invalid counts, per judge, verdicts whose model reply held no verdict
 	// even after re-asking; they are left out of that judge's scores.
 	Invalid map[string]int `json:"invalid,omitempty"`
@@ -171,7 +175,18 @@ func Summarize(dir string) (*Summary, error) {
 		s.Build.Seconds += b.Seconds
 	}
 	s.Degraded = BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
-	for _, c := range costs {
+	kept, redone := EffectiveCosts(costs)
+	for _, c := range redone {
+		for _, t := range c.Tallies {
+			if t.Label != "embedding" {
+				if s.Redone == nil {
+					s.Redone = &Cost{}
+				}
+				s.Redone.add(t)
+			}
+		}
+	}
+	for _, c := range kept {
 		for _, t := range c.Tallies {
 			key := string(t.Stage)
 			if t.Label == "embedding" {
@@ -361,6 +376,9 @@ func (s *Summary) notes() []string {
 		if c, ok := s.Stages[st]; ok {
 			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s in calls", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))
 		}
+	}
+	if c := s.Redone; c != nil {
+		notes = append(notes, fmt.Sprintf("redone after an interruption (not in the lines above): %d calls (%d cached), %d input + %d output tokens", c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens))
 	}
 	if c, ok := s.Stages["embed:embedding"]; ok {
 		notes = append(notes, fmt.Sprintf("embeddings: %d texts, %d tokens, %.1f s", c.Calls, c.InputTokens, c.Seconds))
