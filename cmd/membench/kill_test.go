@@ -146,7 +146,9 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 			j := rng.IntN(3)
 			jitter = time.Duration(rng.Float64() * float64(wall) / 4)
 			when = fmt.Sprintf("%d builds done + %v", j, jitter.Round(time.Millisecond))
-			ready = func() bool { return lines(results, runlog.BuildFile) >= j && lines(results, runlog.AnswersFile) >= 20*j }
+			ready = func() bool {
+				return lines(results, runlog.BuildFile) >= j && lines(results, runlog.AnswersFile) >= 20*j
+			}
 		} else {
 			n := 1 + rng.IntN(59)
 			jitter = time.Duration(rng.Float64() * float64(5*time.Millisecond))
