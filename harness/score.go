@@ -177,8 +177,17 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	m.OfflineParts = m.OfflineList()
 	// Offline stays false: the answers come from outside, and the default
 	// judges are lexical metrics, not the offline model heuristics.
-	// Scoring rewrites the directory's files from scratch: they derive
-	// entirely from the predictions file, which is kept untouched.
+	// Scoring rewrites the directory's files: they derive from the
+	// predictions file, which is kept untouched, and from what `judge` and
+	// `grade` added to an earlier scoring, which is kept.
+	added, err := addedToScore(sc.Out, preds, judging.Names(judges))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, in := range added.specs {
+		m.Judges = append(m.Judges, in.Name)
+		m.JudgeSpecs = append(m.JudgeSpecs, in)
+	}
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]
@@ -195,15 +204,20 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err := runlog.WriteJSONLines(filepath.Join(sc.Out, runlog.AnswersFile), answers); err != nil {
 		return nil, nil, err
 	}
+	judgments = append(judgments, added.judgments...)
 	if err := runlog.WriteJSONLines(filepath.Join(sc.Out, runlog.JudgmentsFile), judgments); err != nil {
 		return nil, nil, err
 	}
+	costs := added.costs // an earlier scoring's own costs are not this one's
 	if t := meter.Snapshot(); len(t) > 0 {
-		if err := runlog.WriteJSONLines(filepath.Join(sc.Out, runlog.CostsFile), []any{runlog.CostRecord{System: system, At: time.Now().UTC(), Tallies: t}}); err != nil {
+		costs = append(costs, runlog.CostRecord{System: system, At: time.Now().UTC(), Tallies: t})
+	}
+	if len(costs) > 0 {
+		if err := runlog.WriteJSONLines(filepath.Join(sc.Out, runlog.CostsFile), costs); err != nil {
 			return nil, nil, err
 		}
 	} else if err := os.Remove(filepath.Join(sc.Out, runlog.CostsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, err // an earlier scoring's costs are not this one's
+		return nil, nil, err
 	}
 	m.Finished = time.Now().UTC()
 	if err := runlog.WriteJSON(filepath.Join(sc.Out, runlog.ManifestFile), m); err != nil {
@@ -225,6 +239,74 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	sort.Strings(missing)
 	return sum, missing, sum.Write(sc.Out)
+}
+
+// addedLater is what `membench judge` and `grade` added to an earlier
+// scoring of the same --out: judgments of judges this scoring does not
+// run, their manifest entries, and the costs they metered.
+type addedLater struct {
+	judgments []any
+	specs     []judge.Info
+	costs     []any
+}
+
+// addedToScore reads what judge and grade added to an earlier scoring in
+// out. Their verdicts are kept when the prediction they judged is the one
+// scored now; a changed prediction would leave a verdict on an answer no
+// longer there, so that is refused, saying which.
+func addedToScore(out string, preds []Prediction, judges []string) (addedLater, error) {
+	var a addedLater
+	m, err := runlog.LoadManifest(out)
+	if err != nil || m.Embedder != scoreEmbedder {
+		return a, nil // no earlier scoring (checkScoreOut refused anything else)
+	}
+	ours := map[string]bool{}
+	for _, j := range judges {
+		ours[j] = true
+	}
+	olds, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(out, runlog.AnswersFile))
+	if err != nil {
+		return a, badinput.Wrap(err)
+	}
+	was := map[string]string{}
+	for _, o := range olds {
+		was[o.QuestionID] = o.Prediction
+	}
+	now := map[string]string{}
+	for _, p := range preds {
+		now[p.QuestionID] = p.Prediction
+	}
+	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(out, runlog.JudgmentsFile))
+	if err != nil {
+		return a, badinput.Wrap(err)
+	}
+	kept := map[string]bool{}
+	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {
+		if ours[j.Judge] {
+			continue
+		}
+		p, ok := now[j.QuestionID]
+		if !ok || p != was[j.QuestionID] {
+			return a, badinput.Errorf("--out %s: judge %s (added by membench judge or grade) judged question %s, whose prediction is not the same in %s; scoring again would drop that verdict: score into a new --out, or restore the prediction", out, j.Judge, j.QuestionID, "the predictions file")
+		}
+		a.judgments = append(a.judgments, j)
+		kept[j.Judge] = true
+	}
+	for _, in := range m.JudgeSpecs {
+		if kept[in.Name] {
+			a.specs = append(a.specs, in)
+		}
+	}
+	costs, err := runlog.ReadJSONL[runlog.CostRecord](filepath.Join(out, runlog.CostsFile))
+	if err != nil {
+		return a, badinput.Wrap(err)
+	}
+	for _, c := range costs {
+		if c.ConversationID != "" { // judge's lines; Score's own has none
+			a.costs = append(a.costs, c)
+		}
+	}
+	return a, nil
 }
 
 // scoreEmbedder marks a manifest written by Score.
