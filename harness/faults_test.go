@@ -3,11 +3,13 @@ package harness_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/membench/membench/harness"
@@ -151,4 +153,100 @@ func TestBaseURLCredentialsNeverWritten(t *testing.T) {
 	if _, err := harness.Run(context.Background(), bad, &bytes.Buffer{}); err == nil || strings.Contains(err.Error(), pw) {
 		t.Errorf("spec error: %v", err)
 	}
+}
+
+// The fault matrix: for each fault kind of llm/llmtest at a 20% rate, a
+// turns-rerank run with every role and the llm judge on the faulty server
+// ends with exactly the verdicts of a clean run after at most one rerun
+// (a rerun retries the questions that failed and re-asks invalid verdicts).
+// Unparseable verdicts are served on judge requests only: on an answer
+// request such a reply is a (wrong) answer, not a fault the harness can see.
+func TestFaultMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out real backoff")
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-test-matrix")
+	cfgFor := func(srv *llmtest.Server) runlog.Config {
+		return runlog.Config{
+			System: "turns-rerank", Model: "backend=openai,model=m,base-url=" + srv.URL, Embedder: "hashed",
+			Judges: []string{"llm", "f1"}, Limit: 6,
+			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 4,
+		}
+	}
+	clean := llmtest.New(t, llmtest.WithChat(scripted))
+	ccfg := cfgFor(clean)
+	if _, err := harness.Run(context.Background(), ccfg, &bytes.Buffer{}); err != nil {
+		t.Fatalf("clean run: %v", err)
+	}
+	want := verdicts(t, ccfg.WithDefaults().Dir())
+	if len(want) != 12 {
+		t.Fatalf("clean run: %d verdicts, want 6 questions x 2 judges", len(want))
+	}
+	const rate = 0.2
+	type row struct{ fault, injected, outcome, equal string }
+	rows := make([]row, len(llmtest.AllFaults))
+	t.Run("kinds", func(t *testing.T) {
+		for i, f := range llmtest.AllFaults {
+			i, f := i, f
+			t.Run(string(f), func(t *testing.T) {
+				t.Parallel()
+				fl := llmtest.Faults{Seed: 11, Rate: rate, Kinds: []llmtest.Fault{f}, RetryAfter: "1"}
+				var eligible atomic.Int64 // judge requests, for bad-verdict
+				if f == llmtest.FaultBadVerdict {
+					fl.Only = func(r llmtest.ChatRequest) bool {
+						if strings.Contains(r.LastUser(), "Verdict as JSON") {
+							eligible.Add(1)
+							return true
+						}
+						return false
+					}
+				}
+				srv := llmtest.New(t, llmtest.WithChat(scripted), llmtest.WithFaults(fl))
+				cfg := cfgFor(srv)
+				// attempt runs once and says how it ended.
+				attempt := func() (string, bool) {
+					sum, err := harness.Run(context.Background(), cfg, &bytes.Buffer{})
+					var qf *harness.QuestionsFailedError
+					switch {
+					case errors.As(err, &qf):
+						return fmt.Sprintf("%d question(s) failed", len(qf.Failed)), false
+					case err != nil:
+						t.Fatalf("run stopped: %v", err)
+					case sum.Invalid["llm"] > 0:
+						return fmt.Sprintf("%d invalid verdict(s)", sum.Invalid["llm"]), false
+					}
+					return "ok", true
+				}
+				outcome, ok := attempt()
+				if !ok {
+					second, ok2 := attempt()
+					outcome += "; rerun " + second
+					if !ok2 {
+						t.Errorf("%s: not finished after one rerun: %s", f, outcome)
+					}
+				}
+				got := verdicts(t, cfg.WithDefaults().Dir())
+				equal := "yes"
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					equal = "no"
+					t.Errorf("%s: verdicts differ from the clean run's:\n got %v\nwant %v", f, got, want)
+				}
+				n := srv.Injected()[f]
+				if n == 0 {
+					t.Errorf("%s: no fault injected", f)
+				}
+				of := fmt.Sprintf("%d of %d", n, srv.Count("/v1/chat/completions"))
+				if f == llmtest.FaultBadVerdict {
+					of = fmt.Sprintf("%d of %d judge requests", n, eligible.Load())
+				}
+				rows[i] = row{string(f), of, outcome, equal}
+			})
+		}
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| fault | rate | injected (of chat requests) | outcome | verdicts equal to a clean run |\n|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %.0f%% | %s | %s | %s |\n", r.fault, 100*rate, r.injected, r.outcome, r.equal)
+	}
+	t.Logf("fault matrix (turns-rerank, 6 questions, judges llm + f1, every role on the fake server):%s", b.String())
 }
