@@ -178,7 +178,7 @@ func TestFaultMatrix(t *testing.T) {
 	if _, err := harness.Run(context.Background(), ccfg, &bytes.Buffer{}); err != nil {
 		t.Fatalf("clean run: %v", err)
 	}
-	want := verdicts(t, ccfg.WithDefaults().Dir())
+	want := verdicts(t, runDir(t, ccfg))
 	if len(want) != 12 {
 		t.Fatalf("clean run: %d verdicts, want 6 questions x 2 judges", len(want))
 	}
@@ -225,7 +225,7 @@ func TestFaultMatrix(t *testing.T) {
 						t.Errorf("%s: not finished after one rerun: %s", f, outcome)
 					}
 				}
-				got := verdicts(t, cfg.WithDefaults().Dir())
+				got := verdicts(t, runDir(t, cfg))
 				equal := "yes"
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					equal = "no"

@@ -25,7 +25,7 @@ func TestKillBetweenMemoryAndBuildLineIsRepaired(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	read := func(name string) []byte { b, _ := os.ReadFile(filepath.Join(dir, name)); return b }
 	sorted := func(b []byte) []string {
 		l := strings.Split(strings.TrimSpace(string(b)), "\n")

@@ -45,10 +45,11 @@ type Summary struct {
 	FirstFailure  string          `json:"build_first_failure,omitempty"`
 	Degraded      bool            `json:"degraded,omitempty"`
 	Stages        map[string]Cost `json:"stages"` // all model use by stage
-	// Redone sums LLM calls of work done again after a kill or thrown
-	// away (a memory rebuilt on resume); Stages leaves them out, so an
-	// interrupted and resumed run reports the costs of one clean pass.
-	Redone *Cost `json:"redone,omitempty"`
+	// Redone is, by stage like Stages, the model use of work no result
+	// rests on: cut off by an interruption, or done again on resume (a
+	// memory rebuilt). Stages leaves it out, so a resumed run reports the
+	// costs of one clean pass; Stages + Redone is every call made.
+	Redone map[string]Cost `json:"redone,omitempty"`
 	// Invalid counts, per judge, verdicts whose model reply held no verdict
 	// even after re-asking; they are left out of that judge's scores.
 	Invalid map[string]int `json:"invalid,omitempty"`
@@ -178,12 +179,16 @@ func Summarize(dir string) (*Summary, error) {
 	kept, redone := EffectiveCosts(costs)
 	for _, c := range redone {
 		for _, t := range c.Tallies {
-			if t.Label != "embedding" {
-				if s.Redone == nil {
-					s.Redone = &Cost{}
-				}
-				s.Redone.add(t)
+			key := string(t.Stage)
+			if t.Label == "embedding" {
+				key += ":embedding"
 			}
+			if s.Redone == nil {
+				s.Redone = map[string]Cost{}
+			}
+			v := s.Redone[key]
+			v.add(t)
+			s.Redone[key] = v
 		}
 	}
 	for _, c := range kept {
@@ -363,7 +368,9 @@ func (s *Summary) notes() []string {
 	} else if s.BuildFailed > 0 {
 		notes = append(notes, fmt.Sprintf("build: %d of %d memory-build requests failed (within the limit)", s.BuildFailed, s.BuildRequests))
 	}
-	if made := s.Stages[string(llm.StageBuild)]; made.Calls != b.Calls || made.InputTokens != b.InputTokens || made.OutputTokens != b.OutputTokens {
+	made := s.Stages[string(llm.StageBuild)]
+	made.merge(s.Redone[string(llm.StageBuild)])
+	if made.Calls != b.Calls || made.InputTokens != b.InputTokens || made.OutputTokens != b.OutputTokens {
 		// An interrupted build, or a conversation built again on resume:
 		// the calls made (costs.jsonl) are not those of the finished
 		// memories (build.jsonl); say both.
@@ -377,8 +384,8 @@ func (s *Summary) notes() []string {
 			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s in calls", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))
 		}
 	}
-	if c := s.Redone; c != nil {
-		notes = append(notes, fmt.Sprintf("redone after an interruption (not in the lines above): %d calls (%d cached), %d input + %d output tokens", c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens))
+	if c := s.RedoneCalls(); c.Calls > 0 {
+		notes = append(notes, fmt.Sprintf("cut off or redone after an interruption: %d calls (%d cached), %d input + %d output tokens; the retrieve, answer and judge lines count each question once", c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens))
 	}
 	if c, ok := s.Stages["embed:embedding"]; ok {
 		notes = append(notes, fmt.Sprintf("embeddings: %d texts, %d tokens, %.1f s", c.Calls, c.InputTokens, c.Seconds))
@@ -451,4 +458,23 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+func (c *Cost) merge(o Cost) {
+	c.Calls += o.Calls
+	c.CachedCalls += o.CachedCalls
+	c.InputTokens += o.InputTokens
+	c.OutputTokens += o.OutputTokens
+	c.Seconds += o.Seconds
+}
+
+// RedoneCalls sums the LLM calls of Redone (embeddings left out).
+func (s *Summary) RedoneCalls() Cost {
+	var c Cost
+	for k, v := range s.Redone {
+		if !strings.HasSuffix(k, ":embedding") {
+			c.merge(v)
+		}
+	}
+	return c
 }

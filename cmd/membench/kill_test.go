@@ -192,8 +192,8 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 			} else {
 				t.Errorf("trial %d (killed in %s): resumed run differs from the uninterrupted one in %v", i, stage, d)
 			}
-			if sum, err := runlog.Summarize(dir); err == nil && sum.Redone != nil {
-				redone = fmt.Sprint(sum.Redone.Calls)
+			if sum, err := runlog.Summarize(dir); err == nil {
+				redone = fmt.Sprint(sum.RedoneCalls().Calls)
 			}
 		} else {
 			t.Errorf("trial %d: resume exited %d\n%s", i, code, rout)
