@@ -72,7 +72,7 @@ func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
 	}
 	dir := cfg.WithDefaults().Dir()
 	md, _ = os.ReadFile(filepath.Join(dir, runlog.SummaryMD))
-	if !strings.Contains(string(md), "CACHE: 3 damaged entries (LLM cache 0, embedding cache 3)") {
+	if !strings.Contains(string(md), "CACHE: 3 damaged entries (LLM cache 0, embedding cache 3, token counts 0)") {
 		t.Fatalf("summary lacks the damaged-entries note:\n%s", md)
 	}
 	// Readers recompute the summary from the manifest.

@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/internal/judging"
+	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -37,9 +38,10 @@ type Resources struct {
 	cache        *llm.Cache
 	embCache     *embedder.Cache
 	judges       *judging.Builder
-	tape         *llm.Tape    // records paid replies (replies.jsonl), or plays a bundle's
-	limit        *llm.Limiter // --concurrency: requests in flight across the run
-	http         *http.Client // one connection pool for every openai model
+	tokens       *tokens.Store // token counts kept between runs
+	tape         *llm.Tape     // records paid replies (replies.jsonl), or plays a bundle's
+	limit        *llm.Limiter  // --concurrency: requests in flight across the run
+	http         *http.Client  // one connection pool for every openai model
 	tapeOut      *tapeWriter
 	Embedder     llm.Embedder
 	EmbedderName string
@@ -114,6 +116,13 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 		r.Close()
 		return nil, err
 	}
+	// Counting tokens is most of a rerun's CPU; counts are kept per text.
+	ts, err := tokens.OpenStore(filepath.Join(cfg.CacheDir, "tokens-o200k.bin"))
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.tokens = ts
 	return r, nil
 }
 
@@ -193,6 +202,9 @@ func (r *Resources) Damaged() *runlog.CacheDamage {
 	if r.embCache != nil {
 		d.Embeddings += r.embCache.Damaged()
 	}
+	if r.tokens != nil {
+		d.Tokens += r.tokens.Damaged()
+	}
 	return d.Add(nil)
 }
 
@@ -209,6 +221,10 @@ func (r *Resources) Close() {
 	}
 	if r.tapeOut != nil {
 		r.tapeOut.Close()
+	}
+	if r.tokens != nil {
+		r.tokens.Close()
+		r.tokens = nil
 	}
 }
 

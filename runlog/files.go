@@ -99,6 +99,7 @@ type Manifest struct {
 type CacheDamage struct {
 	LLM        int64 `json:"llm"`
 	Embeddings int64 `json:"embeddings"`
+	Tokens     int64 `json:"tokens,omitempty"` // stored token counts
 }
 
 // Total is the damaged entries of both caches.
@@ -106,7 +107,7 @@ func (d *CacheDamage) Total() int64 {
 	if d == nil {
 		return 0
 	}
-	return d.LLM + d.Embeddings
+	return d.LLM + d.Embeddings + d.Tokens
 }
 
 // Add returns d plus e (nil when both are zero).
@@ -116,6 +117,7 @@ func (d *CacheDamage) Add(e *CacheDamage) *CacheDamage {
 		if x != nil {
 			out.LLM += x.LLM
 			out.Embeddings += x.Embeddings
+			out.Tokens += x.Tokens
 		}
 	}
 	if out.Total() == 0 {

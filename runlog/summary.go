@@ -407,7 +407,7 @@ func (s *Summary) notes() []string {
 	}
 	notes = append(notes, "scores: verdict judges: accuracy × 100; metric judges ("+metrics+"): mean score × 100; overall leaves out adversarial/abstention questions (LoCoMo category 5, LongMemEval _abs), as the papers do")
 	if d := s.CacheDamaged; d.Total() > 0 {
-		notes = append(notes, fmt.Sprintf("CACHE: %d damaged entries (LLM cache %d, embedding cache %d) failed their checksum and were recomputed and rewritten; results are unaffected, but a cache file that keeps doing this sits on failing storage", d.Total(), d.LLM, d.Embeddings))
+		notes = append(notes, fmt.Sprintf("CACHE: %d damaged entries (LLM cache %d, embedding cache %d, token counts %d) failed their checksum and were recomputed and rewritten; results are unaffected, but a cache file that keeps doing this sits on failing storage", d.Total(), d.LLM, d.Embeddings, d.Tokens))
 	}
 	if r := s.Replay; r != nil {
 		notes = append(notes, fmt.Sprintf("replayed from bundle %s (membench %s, %d recorded replies); %d calls were not in the bundle and went to the backend", r.Bundle, r.Membench, r.Replies, r.Fresh))

@@ -5,6 +5,7 @@ package tokens
 import (
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -37,12 +38,30 @@ func Count(s string) int {
 	if n, ok := sh.get(k); ok {
 		return n
 	}
+	// Then the counts earlier processes kept (see Store).
+	var list []*Store
+	var sk storeKey
+	if p := stores.Load(); p != nil && len(*p) > 0 {
+		list = *p
+		sk = keyOf(s)
+		if n, ok := fromStores(list, sk); ok {
+			sh.put(k, n)
+			return n
+		}
+	}
 	n := count(s)
 	sh.put(k, n)
+	if list != nil {
+		keep(list, sk, n)
+	}
 	return n
 }
 
+// encoded counts texts run through the encoder (for tests).
+var encoded atomic.Int64
+
 func count(s string) int {
+	encoded.Add(1)
 	n, err := codec().Count(s)
 	if err != nil {
 		return len(s) / 4
