@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -86,9 +89,30 @@ func parseLoCoMo(data []byte, source, name string, opt LoadOptions) (*Dataset, e
 		return nil, bad("%s: no samples; a LoCoMo file is a JSON list of {sample_id, conversation, qa}", source)
 	}
 	ds := &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:])}
+	// Samples are converted in parallel (decoding is most of a cached
+	// rerun's start); errors are reported in file order as before.
+	type conv struct {
+		c   *Conversation
+		id  string
+		err error
+	}
+	convs := make([]conv, len(samples))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range min(runtime.GOMAXPROCS(0), len(samples)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(samples); i = int(next.Add(1) - 1) {
+				c, id, err := locomoConversation(samples[i], opt)
+				convs[i] = conv{c, id, err}
+			}
+		}()
+	}
+	wg.Wait()
 	seen := map[string]int{}
-	for i, raw := range samples {
-		c, id, err := locomoConversation(raw, opt)
+	for i, cv := range convs {
+		c, id, err := cv.c, cv.id, cv.err
 		if err != nil {
 			return nil, bad("%s: %s, %v", source, who("sample", i, id), err)
 		}

@@ -270,12 +270,6 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		defer a.Close()
 		files[n] = a
 	}
-	if !p.Cfg.NoTranscripts {
-		if p.tx, err = runlog.OpenTranscripts(filepath.Join(p.Dir, runlog.TranscriptsFile)); err != nil {
-			return nil, err
-		}
-		defer p.tx.Close()
-	}
 	total := 0
 	for _, c := range p.Data.Conversations {
 		for _, q := range c.Questions {
@@ -283,6 +277,14 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 				total++
 			}
 		}
+	}
+	// Opening the transcripts scans the file for a torn tail; a run with
+	// nothing left to answer writes none.
+	if !p.Cfg.NoTranscripts && total > 0 {
+		if p.tx, err = runlog.OpenTranscripts(filepath.Join(p.Dir, runlog.TranscriptsFile)); err != nil {
+			return nil, err
+		}
+		defer p.tx.Close()
 	}
 	if total == 0 {
 		fmt.Fprintf(p.log, "run %s: every question is already answered and judged; summarising\n", p.Cfg.ID())
