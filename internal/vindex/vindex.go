@@ -63,7 +63,14 @@ func (x *Index) Add(id string, v []float32) {
 				x.chunks = append(x.chunks, nil)
 			}
 			last := &x.chunks[len(x.chunks)-1]
-			*last = append(*last, make([]float32, bs)...)
+			if cap(*last)-len(*last) < bs {
+				// Double (append grows large slices by 1.25x, which
+				// copied a conversation's vectors many times over).
+				grown := make([]float32, len(*last), min(max(2*cap(*last), 4*bs), chunkBlocks*bs))
+				copy(grown, *last)
+				*last = grown
+			}
+			*last = (*last)[:len(*last)+bs]
 		}
 	}
 	if len(u) != x.dim || x.dim == 0 {
