@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Harness throughput against an OpenAI-compatible server with a fixed 250 ms
+# reply latency (llm/llmtest, in this process), issue 12: full LoCoMo with
+# turns-cosine, the hashed embedder, an answer model and the llm judge on
+# the server (two requests per question), LLM cache off, measured after one
+# uncounted run that warms the embedding and token caches. For each
+# --concurrency N it prints
+#   ratio       requests/s over the ideal N / 250 ms (1 = the server was
+#               never short of requests); targets 0.9 at N=64, 0.8 at N=256
+#   cpu ms/req  process CPU time (getrusage) per model request; target 0.3
+#   in flight   mean requests in flight (ratio x N)
+# These are measurements, not assertions: on a shared machine they move with
+# the neighbours (the load average is printed), so quote them with it.
+#
+# Usage: bash scripts/bench-harness.sh [--child] [--runs R] [N[,N...]]
+#   --child   run the server in a child process, so cpu ms/req is the
+#             harness's alone (by default the in-process server's CPU is
+#             included)
+#   --runs R  runs per N (default 1; the benchmark reports their mean)
+#   N,...     concurrencies (default 16,64,256)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=inproc ns=16,64,256 runs=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --child) mode=child ;;
+    --runs) runs="$2"; shift ;;
+    [0-9]*) ns="$1" ;;
+    *) echo "bench-harness: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
+  esac
+  shift
+done
+echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load/load/'); server: $mode"
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER="$mode" \
+  go test -run '^$' -bench '^BenchmarkHarnessThroughput$' -benchtime "${runs}x" -timeout 60m ./harness >"$out"
+grep -E '^(BenchmarkHarness|.*LoCoMo not found)' "$out" >&2 || true
+awk '
+  BEGIN { printf "%-6s %-8s %-8s %-12s %-8s %s\n", "N", "ratio", "target", "cpu ms/req", "target", "in flight" }
+  /^BenchmarkHarnessThroughput\/N=/ {
+    split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
+    for (i = 2; i <= NF; i++) {
+      if ($i == "ratio") r = $(i-1)
+      if ($i == "cpu-ms/req") c = $(i-1)
+      if ($i == "inflight") f = $(i-1)
+    }
+    t = (n == 64) ? "0.9" : (n == 256) ? "0.8" : "-"
+    printf "%-6s %-8.3f %-8s %-12.3f %-8s %.1f of %s\n", n, r, t, c, "0.3", f, n
+  }' "$out"
+echo "== load after: $(uptime | sed 's/.*load/load/')"
