@@ -164,3 +164,49 @@ func TestLatencyServerProcess(t *testing.T) {
 	fmt.Printf("URL %s\n", srv.URL)
 	io.Copy(io.Discard, os.Stdin)
 }
+
+// BenchmarkHarnessColdWarm is the cold/warm ratio at --concurrency 64 on
+// the same setup with the LLM cache on: a run that sends every request
+// (embedding and token caches already warm) against the same run under a
+// new run id, served entirely from the cache. Reports cold-s, warm-s and
+// cold/warm.
+func BenchmarkHarnessColdWarm(b *testing.B) {
+	data, ok := testutil.SharedPath("datasets", "locomo10.json")
+	if !ok {
+		b.Logf("LoCoMo not found at %s: using a synthetic LoCoMo-shaped file (2,000 questions)", data)
+		data = synthLoCoMo(b, 2000)
+	}
+	url := benchServer(b)
+	b.Setenv("OPENAI_API_KEY", "")
+	var cold, warm float64
+	for i := 0; i < b.N; i++ {
+		cache := b.TempDir()
+		cfg := runlog.Config{
+			System: "turns-cosine", Dataset: "locomo", Data: data,
+			Model: "backend=openai,model=m,base-url=" + url, Embedder: "hashed", Judges: []string{"llm", "f1"},
+			ResultsDir: b.TempDir(), CacheDir: cache, Quiet: true, Concurrency: 64,
+		}
+		// Warm the embedding and token caches without touching the LLM cache.
+		pre := cfg
+		pre.NoCache, pre.ResultsDir = true, b.TempDir()
+		if _, err := harness.Run(context.Background(), pre, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		for j, out := range []*float64{&cold, &warm} {
+			c := cfg
+			c.RunID = fmt.Sprint("pass-", j)
+			start := time.Now()
+			sum, err := harness.Run(context.Background(), c, io.Discard)
+			if err != nil {
+				b.Fatal(err)
+			}
+			*out += time.Since(start).Seconds()
+			if j == 1 && sum.Stages["answer"].CachedCalls != sum.Stages["answer"].Calls {
+				b.Fatalf("warm run: %d of %d answers cached", sum.Stages["answer"].CachedCalls, sum.Stages["answer"].Calls)
+			}
+		}
+	}
+	b.ReportMetric(cold/float64(b.N), "cold-s")
+	b.ReportMetric(warm/float64(b.N), "warm-s")
+	b.ReportMetric(cold/warm, "cold/warm")
+}

@@ -9,6 +9,8 @@
 #               never short of requests); targets 0.9 at N=64, 0.8 at N=256
 #   cpu ms/req  process CPU time (getrusage) per model request; target 0.3
 #   in flight   mean requests in flight (ratio x N)
+# then the cold/warm ratio at N=64 with the LLM cache on (all requests sent,
+# then the same run served from the cache).
 # These are measurements, not assertions: on a shared machine they move with
 # the neighbours (the load average is printed), so quote them with it.
 #
@@ -47,5 +49,17 @@ awk '
     }
     t = (n == 64) ? "0.9" : (n == 256) ? "0.8" : "-"
     printf "%-6s %-8.3f %-8s %-12.3f %-8s %.1f of %s\n", n, r, t, c, "0.3", f, n
+  }' "$out"
+# Cold/warm at N=64 with the LLM cache on: every request sent, then the
+# same run under a new run id served from the cache.
+MEMBENCH_BENCH_SERVER="$mode" \
+  go test -run '^$' -bench '^BenchmarkHarnessColdWarm$' -benchtime "${runs}x" -timeout 30m ./harness >"$out"
+awk '/^BenchmarkHarnessColdWarm/ {
+    for (i = 2; i <= NF; i++) {
+      if ($i == "cold-s") c = $(i-1)
+      if ($i == "warm-s") w = $(i-1)
+      if ($i == "cold/warm") r = $(i-1)
+    }
+    printf "cold/warm at N=64, LLM cache on: cold %.2f s, warm %.2f s, ratio %.1f\n", c, w, r
   }' "$out"
 echo "== load after: $(uptime | sed 's/.*load/load/')"
