@@ -94,16 +94,37 @@ func (s *Source) Judges() []string {
 	return out
 }
 
+// DefaultJudge is the judge a reader uses when none is named: the run's
+// primary judge (runlog.Manifest.PrimaryJudge) when the source has a
+// manifest and that judge's verdicts, else the only judge in the file;
+// "" when a manifest-less file holds several.
+func (s *Source) DefaultJudge() string {
+	judges := s.Judges()
+	if s.Manifest != nil {
+		if p := s.Manifest.PrimaryJudge(); p != "" {
+			for _, j := range judges {
+				if j == p {
+					return p
+				}
+			}
+		}
+	}
+	if len(judges) == 1 {
+		return judges[0]
+	}
+	return ""
+}
+
 // ByJudge returns one judge's verdicts keyed by question id. An empty name
-// picks the only judge; a question judged by the same judge for two
+// picks DefaultJudge; a question judged by the same judge for two
 // systems in one file is an error, since the pairing would be ambiguous.
 func (s *Source) ByJudge(name, flag string) (map[string]runlog.Judgment, string, error) {
 	judges := s.Judges()
 	if name == "" {
-		if len(judges) != 1 {
-			return nil, "", inputErr("%s holds judges %s; pick one with %s", s.Path, strings.Join(judges, ", "), flag)
+		name = s.DefaultJudge()
+		if name == "" {
+			return nil, "", inputErr("%s holds judges %s and no manifest names its primary judge; pick one with %s", s.Path, strings.Join(judges, ", "), flag)
 		}
-		name = judges[0]
 	}
 	out := map[string]runlog.Judgment{}
 	for _, j := range s.Judgments {
@@ -202,6 +223,12 @@ func Pair(o CompareOptions) (*Join, error) {
 
 // PairSources is Pair on loaded sources.
 func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
+	if o.JudgeA == "" && o.JudgeB == "" {
+		// One judge on both sides when B has A's primary judge too.
+		if d := sa.DefaultJudge(); d != "" && contains(sb.Judges(), d) {
+			o.JudgeA, o.JudgeB = d, d
+		}
+	}
 	ja, na, err := sa.ByJudge(o.JudgeA, "--judge-a/--judge")
 	if err != nil {
 		return nil, err
@@ -494,4 +521,13 @@ func Examples(ids []string) string {
 		return strings.Join(ids[:3], ", ") + ", ..."
 	}
 	return strings.Join(ids, ", ")
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }

@@ -88,6 +88,7 @@ type Diagnosis struct {
 	K          int            `json:"k"`
 	KSource    string         `json:"k_source"`
 	Offline    bool           `json:"offline"`
+	Dataset    string         `json:"dataset"`
 	Groups     []Counts       `json:"groups"`  // per category / question type
 	Overall    Counts         `json:"overall"` // every group but the abstention questions (LoCoMo category 5, LongMemEval _abs)
 	Abstention AbstentionRate `json:"abstention"`
@@ -136,7 +137,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 	if judgeName == "" {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
-	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline}
+	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, Dataset: r.Manifest.Dataset}
 	d.K, d.KSource, _ = ResolveK(r.Manifest.Config)
 	ans := map[string]runlog.AnswerRecord{}
 	for _, a := range r.Answers {

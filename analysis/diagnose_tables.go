@@ -11,8 +11,12 @@ import (
 	"github.com/membench/membench/stats"
 )
 
-// Reference numbers of the seed paper (papers.md B, loss decomposition over
-// 9 held-out LoCoMo conversations, 1,388 questions, turns-rerank n=30).
+// PaperStudy names the paper these reference numbers come from, by title.
+const PaperStudy = `the raw-turn selection study ("Under a tight context budget, raw-turn selection replaces LLM-extracted memory")`
+
+// Reference numbers of the raw-turn selection study (PaperStudy): its loss
+// decomposition over 9 held-out LoCoMo conversations, 1,388 questions,
+// turns-rerank with n=30 candidates.
 var (
 	PaperAllInCandidates   = 76.9
 	PaperAnyInCandidates   = 88.5
@@ -35,8 +39,8 @@ func pct(v float64) string { return report.F(v, 1) }
 var diagnoseDefinitions = []string{
 	"evidence reaches a stage when an item of that stage lists an evidence turn id among its sources; questions without evidence ids are counted apart and left out of every rate",
 	"lost at candidate stage = no evidence turn among the candidates; lost at selection = some evidence among the candidates but none among the selected items",
-	"dropped by selector = lost at selection / questions with at least one evidence turn among the candidates (the paper's 10.4%); the two 'lost' columns are shares of all questions with candidates",
-	"overall leaves out LoCoMo category 5 (adversarial), as the paper's 1,388 questions do",
+	"dropped by selector = lost at selection / questions with at least one evidence turn among the candidates; the two 'lost' columns are shares of all questions with candidates",
+	"overall leaves out LoCoMo category 5 (adversarial)",
 }
 
 // CandidateTable is the candidate-stage decomposition (nil when no record
@@ -96,9 +100,20 @@ func kLabel(k int) string {
 	return strconv.Itoa(k)
 }
 
-// PaperTable puts our decomposition next to the seed paper's numbers.
+// HasPaperFigures reports whether the paper reports the decomposition for
+// this run's setting: turns-rerank (a candidate stage) on LoCoMo. Other
+// systems and datasets get no paper column rather than a column of dashes.
+func (d *Diagnosis) HasPaperFigures() bool {
+	return d.System == "turns-rerank" && d.Dataset == "locomo" && d.Overall.WithCandidates > 0
+}
+
+// PaperTable puts our decomposition next to the raw-turn selection
+// study's numbers; nil unless HasPaperFigures.
 func (d *Diagnosis) PaperTable() *report.Table {
-	t := &report.Table{Title: "ours vs the seed paper (papers.md B: turns-rerank, n=30, 9 LoCoMo conversations, 1,388 questions)",
+	if !d.HasPaperFigures() {
+		return nil
+	}
+	t := &report.Table{Title: "ours vs the raw-turn selection study (turns-rerank, n=30, 9 LoCoMo conversations, 1,388 questions)",
 		Header: []string{"measure", "ours %", "paper %"}}
 	o := d.Overall
 	var temporal Counts
@@ -113,7 +128,7 @@ func (d *Diagnosis) PaperTable() *report.Table {
 	t.Add("lost at candidate stage (of all)", pct(Pct(o.LostAtCandidates, o.WithCandidates)), pct(PaperLostAtCandidates))
 	t.Add("lost at selection (of all)", pct(Pct(o.DroppedBySelector, o.WithCandidates)), pct(PaperLostAtSelection))
 	t.Add("temporal: in candidates but all dropped", pct(Pct(temporal.DroppedBySelector, temporal.AnyInCandidates)), pct(PaperTemporalDropped))
-	t.Notes = []string{fmt.Sprintf("ours: %d questions with evidence and a candidate stage (%s, %s); '-' = this run has no candidate stage", o.WithCandidates, d.System, d.RunID)}
+	t.Notes = []string{fmt.Sprintf("ours: %d questions with evidence and a candidate stage (%s, %s); paper: %s", o.WithCandidates, d.System, d.RunID, PaperStudy)}
 	if d.Offline {
 		t.Notes = append(t.Notes, "OFFLINE run: the selector's decisions come from offline heuristics, not the paper's decision model")
 	}
@@ -130,22 +145,37 @@ func AbstentionTable(rows []AbstentionRate) *report.Table {
 		}
 		return rows[i].K < rows[j].K
 	})
-	t := &report.Table{Title: "correct abstention on adversarial / abstention questions",
-		Header: []string{"run", "system", "k", "judge", "n", "abstained correctly %", "95% CI", "paper at k=3 %"}}
+	withPaper := false
+	for _, r := range rows {
+		if _, ok := PaperAbstentionK3[r.System]; ok && r.K == 3 {
+			withPaper = true
+		}
+	}
+	header := []string{"run", "system", "k", "judge", "n", "abstained correctly %", "95% CI"}
+	if withPaper {
+		header = append(header, "paper at k=3 %")
+	}
+	t := &report.Table{Title: "correct abstention on adversarial / abstention questions", Header: header}
 	for _, r := range rows {
 		rate, ci := "-", "-"
 		if r.N > 0 {
 			rate, ci = pct(r.Rate), fmt.Sprintf("[%s, %s]", pct(r.Lo), pct(r.Hi))
 		}
-		paper := "-"
-		if v, ok := PaperAbstentionK3[r.System]; ok && r.K == 3 {
-			paper = pct(v)
+		cells := []any{r.Run, r.System, kLabel(r.K), r.Judge, r.N, rate, ci}
+		if withPaper {
+			paper := "-"
+			if v, ok := PaperAbstentionK3[r.System]; ok && r.K == 3 {
+				paper = pct(v)
+			}
+			cells = append(cells, paper)
 		}
-		t.Add(r.Run, r.System, kLabel(r.K), r.Judge, r.N, rate, ci, paper)
+		t.Add(cells...)
 	}
 	t.Notes = []string{
 		"a verdict is correct when the judge accepts the answer; for abstention questions that means the answer declined (f1/bleu1/em score 1 exactly for a declining answer)",
-		"paper (LoCoMo, k=3): cosine 63.6, decision-model rerank 54.1, LLM reranker 48.8",
+	}
+	if withPaper {
+		t.Notes = append(t.Notes, "paper at k=3: "+PaperStudy+" on LoCoMo: cosine 63.6, decision-model rerank 54.1, LLM reranker 48.8")
 	}
 	return t
 }

@@ -42,7 +42,7 @@ func rerankRun() fakeRun {
 		return runlog.Judgment{QuestionID: id, Judge: j, Correct: ok, Score: s}
 	}
 	return fakeRun{
-		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-rerank", K: 3}, Judges: []string{"f1", "llm"}, Offline: true},
+		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-rerank", K: 3}, Judges: []string{"f1", "llm"}, Offline: true, Dataset: "locomo"},
 		Retrievals: []runlog.RetrievalRecord{
 			ret("q1", []string{"D1:1"}, nil, nil), // superseded by the later line
 			ret("q1", []string{"D1:1", "D1:2"}, items("D1:1", "D1:2", "D1:5"), items("D1:1+D9:9")),
@@ -125,6 +125,22 @@ func TestDiagnoseCounts(t *testing.T) {
 		if w, ok := wantPaper[row[0]]; ok && (row[1] != w[0] || row[2] != w[1]) {
 			t.Errorf("paper table %q = %v, want ours %s paper %s", row[0], row[1:], w[0], w[1])
 		}
+	}
+
+	// The paper reports the decomposition for turns-rerank on LoCoMo only:
+	// elsewhere no paper table, and no abstention column of dashes.
+	for _, other := range []struct{ system, dataset string }{{"turns-cosine", "locomo"}, {"turns-rerank", "sample"}} {
+		o := *d
+		o.System, o.Dataset = other.system, other.dataset
+		if o.PaperTable() != nil {
+			t.Errorf("%s on %s: paper table printed, but the paper reports no such figure", other.system, other.dataset)
+		}
+	}
+	if h := AbstentionTable([]AbstentionRate{{Run: "x", System: "structmem", K: 3}}).Header; strings.Contains(strings.Join(h, ","), "paper") {
+		t.Errorf("abstention table for structmem has a paper column: %v", h)
+	}
+	if h := AbstentionTable([]AbstentionRate{{Run: "x", System: "turns-cosine", K: 3}}).Header; !strings.Contains(strings.Join(h, ","), "paper") {
+		t.Errorf("abstention table for turns-cosine k=3 lacks the paper column: %v", h)
 	}
 
 	var pq bytes.Buffer

@@ -38,8 +38,13 @@ type RunTokens struct {
 func ScanTokens(root string) ([]RunTokens, error) {
 	dirs, err := runlog.DirsUnder(root)
 	if err != nil {
-		return nil, fmt.Errorf("--runs-dir %s: %v", root, err)
+		return nil, fmt.Errorf("--run %s: %v", root, err)
 	}
+	return ScanTokenDirs(dirs)
+}
+
+// ScanTokenDirs is ScanTokens over a list of run directories.
+func ScanTokenDirs(dirs []string) ([]RunTokens, error) {
 	var out []RunTokens
 	for _, d := range dirs {
 		m, err := runlog.LoadManifest(d)

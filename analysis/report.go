@@ -67,41 +67,27 @@ func OverallOf(r *runlog.Run, judgeName string) (Overall, error) {
 	return o, nil
 }
 
-// ChooseJudge is the judge a report uses: the given name, else the
-// non-metric judge found in the most runs (ties: first seen), else the
-// first run's DefaultJudge (f1 when only metrics were run).
+// ChooseJudge is the judge a report uses: the given name, else the runs'
+// primary judge (runlog.Manifest.PrimaryJudge: the first verdict judge,
+// f1 when only metrics were run); when runs differ, the primary judge of
+// the most runs (ties: first seen).
 func ChooseJudge(runs []*runlog.Run, given string) string {
 	if given != "" {
 		return given
 	}
 	count := map[string]int{}
-	var order []string
-	for _, r := range runs {
-		for _, j := range r.Manifest.Judges {
-			if r.Manifest.IsMetric(j) {
-				continue
-			}
-			if count[j] == 0 {
-				order = append(order, j)
-			}
-			count[j]++
-		}
-	}
 	best := ""
-	for _, j := range order {
-		if best == "" || count[j] > count[best] {
-			best = j
-		}
-	}
-	if best != "" {
-		return best
-	}
 	for _, r := range runs {
-		if d := r.Manifest.PrimaryJudge(); d != "" {
-			return d
+		p := r.Manifest.PrimaryJudge()
+		if p == "" {
+			continue
+		}
+		count[p]++
+		if best == "" || count[p] > count[best] {
+			best = p
 		}
 	}
-	return ""
+	return best
 }
 
 // RunLabel names a run's row: system, k when it has one, "(offline)" when

@@ -137,7 +137,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out)}
 	if len(cfg.Judges) == 0 {
-		cfg.Judges = []string{"f1", "bleu1", "lexical"}
+		cfg.Judges = runlog.DefaultJudges(cfg.JudgeModelSpec()) // as run: one set of defaults
 	}
 	cfg = cfg.WithDefaults()
 	lock, err := runlog.LockDir(sc.Out)

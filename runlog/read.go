@@ -115,10 +115,10 @@ func FindRuns(args []string) ([]string, error) {
 		if strings.ContainsAny(a, "*?[") {
 			m, err := filepath.Glob(a)
 			if err != nil {
-				return nil, fmt.Errorf("--runs %q: bad glob: %v", a, err)
+				return nil, fmt.Errorf("--run %q: bad glob: %v", a, err)
 			}
 			if len(m) == 0 {
-				return nil, fmt.Errorf("--runs %q: no file matches the pattern", a)
+				return nil, fmt.Errorf("--run %q: no file matches the pattern", a)
 			}
 			matches = m
 		}
@@ -126,7 +126,7 @@ func FindRuns(args []string) ([]string, error) {
 		for _, p := range matches {
 			dirs, err := DirsUnder(p)
 			if err != nil {
-				return nil, fmt.Errorf("--runs %q: %v", a, err)
+				return nil, fmt.Errorf("--run %q: %v", a, err)
 			}
 			for _, d := range dirs {
 				found++
@@ -137,7 +137,7 @@ func FindRuns(args []string) ([]string, error) {
 			}
 		}
 		if found == 0 {
-			return nil, fmt.Errorf("--runs %q: no run directory (with manifest.json) found there; give a run directory or the results directory holding them", a)
+			return nil, fmt.Errorf("--run %q: no run directory (with manifest.json) found there; give a run directory or the results directory holding them", a)
 		}
 	}
 	return out, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/internal/cli/version"
 )
 
@@ -23,6 +24,8 @@ func main() {
 		Short:         "Benchmark harness for long-term conversational memory (LoCoMo, LongMemEval)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Old spellings of flags still work; say which to use instead.
+		PersistentPreRun: func(c *cobra.Command, _ []string) { cliflag.WarnDeprecated(c) },
 	}
 	// --version prints what `membench version` does; the template calls
 	// it lazily, so other commands never ask git.

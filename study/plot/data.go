@@ -72,8 +72,9 @@ func Seeds(cfg runlog.Config) (int, bool) {
 	return n, err == nil
 }
 
-// PickJudge is want when given, else "llm" when every run has it, else the
-// first judge of the first run.
+// PickJudge is want when given, else the first run's primary judge
+// (runlog.Manifest.PrimaryJudge) when every run has it, else the first
+// judge of the first run that every run has.
 func PickJudge(runs []*runInfo, want string) (string, error) {
 	if len(runs) == 0 {
 		return "", fmt.Errorf("no runs")
@@ -90,12 +91,14 @@ func PickJudge(runs []*runInfo, want string) (string, error) {
 		}
 		return want, nil
 	}
-	all := true
-	for _, r := range runs {
-		all = all && has(r, "llm")
-	}
-	if all {
-		return "llm", nil
+	if p := runs[0].manifest.PrimaryJudge(); p != "" {
+		all := true
+		for _, r := range runs {
+			all = all && has(r, p)
+		}
+		if all {
+			return p, nil
+		}
 	}
 	if len(runs[0].summary.Judges) == 0 {
 		return "", fmt.Errorf("run %s has no judges", runs[0].dir)
@@ -110,7 +113,7 @@ func PickJudge(runs []*runInfo, want string) (string, error) {
 			return j, nil
 		}
 	}
-	return "", fmt.Errorf("no judge scores every run (%s has %s); add one with `membench judge --run DIR --judge NAME`, or leave the odd run out of --runs", runs[0].dir, strings.Join(runs[0].summary.Judges, ", "))
+	return "", fmt.Errorf("no judge scores every run (%s has %s); add one with `membench judge --run DIR --judge-spec NAME`, or leave the odd run out of --run", runs[0].dir, strings.Join(runs[0].summary.Judges, ", "))
 }
 
 // accuracyChart groups runs by system and plots overall accuracy against

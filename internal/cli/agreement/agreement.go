@@ -5,7 +5,6 @@
 package agreement
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -15,16 +14,17 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
 )
 
 // Options are the command's inputs.
 type Options struct {
-	Runs, Files, Judges []string
-	Exclude             []int
-	Raters              string
-	AllowMixed, JSON    bool
-	Out, Err            io.Writer
+	Runs, Judges     []string // --run: run directories, judgments.jsonl files, globs
+	Exclude          []int
+	Raters           string
+	AllowMixed, JSON bool
+	Out, Err         io.Writer
 }
 
 // NewCmd returns the agreement command.
@@ -53,9 +53,9 @@ scores (identical to the verdicts for binary judges). When a judge named
 is reported per system and over all systems, and "human" is left out of
 the pairwise table. Abstention questions are excluded by default
 (--exclude-category 0 keeps all), matching compare.`,
-		Example: `  membench agreement --run results/run1
-  membench agreement --run results/fullcontext-run --run results/structmem-run --json
-  membench agreement --raters run --run results/peers/memobase-v0.0.32 --run results/peers/memobase-v0.0.37 --json`,
+		Example: `  membench agreement --run results/A
+  membench agreement --run results/A --run results/B/judgments.jsonl --judge lexical --judge f1 --json
+  membench agreement --raters run --run results/A --run results/B --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -63,21 +63,24 @@ the pairwise table. Abstention questions are excluded by default
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&o.Runs, "run", nil, "run directory (repeatable)")
-	f.StringArrayVar(&o.Files, "judgments", nil, "judgments.jsonl file (repeatable)")
+	cliflag.Runs(c, &o.Runs, "run directory, judgments.jsonl file, glob, or directory of runs (repeatable)", "judgments")
 	f.StringVar(&o.Raters, "raters", analysis.RatersJudge, "judge: raters are judges, items (system, question) pairs; run: raters are run/system/judge, items questions")
-	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges (repeatable; default all)")
+	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges, by name (repeatable; default all)")
+	_ = c.RegisterFlagCompletionFunc("judge", cliflag.CompleteJudgeNames)
 	f.IntSliceVar(&o.Exclude, "exclude-category", []int{5}, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "measure agreement across runs whose manifests differ (dataset, embedder, answer model, backends), with a warning")
-	f.BoolVar(&o.JSON, "json", false, "print JSON")
+	cliflag.JSON(c, &o.JSON)
 	return c
 }
 
 // Run loads the sources, measures agreement and prints it.
 func Run(o *Options) error {
-	paths := append(append([]string{}, o.Runs...), o.Files...)
-	if len(paths) == 0 {
-		return clierr.Bad("agreement needs --run DIR or --judgments FILE (repeatable)")
+	if len(o.Runs) == 0 {
+		return clierr.Bad("agreement needs --run DIR or --run judgments.jsonl (repeatable)")
+	}
+	paths, err := cliflag.Sources(o.Runs)
+	if err != nil {
+		return err
 	}
 	var srcs []*analysis.Source
 	for _, p := range paths {
@@ -95,9 +98,7 @@ func Run(o *Options) error {
 		fmt.Fprintf(o.Err, "agreement: %d %s not judged by every rater were dropped; %d remain\n", res.Dropped, res.Items, res.N)
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return cliflag.PrintJSON(o.Out, res)
 	}
 	Print(o.Out, res)
 	return nil

@@ -4,7 +4,6 @@ package audit
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/audit"
@@ -21,7 +21,7 @@ import (
 
 // Options are the inputs both audits share.
 type Options struct {
-	Judges      []string // judge model specs; default offline
+	Judges      []string // --audit-model: model specs of the auditing judges; default offline
 	Sample      int      // audit a seeded sample of N items (0 = all)
 	Seed        uint64
 	JSON        bool
@@ -34,10 +34,11 @@ type Options struct {
 
 func (o *Options) register(c *cobra.Command) {
 	fs := c.Flags()
-	fs.StringArrayVar(&o.Judges, "judge", nil, "judge model (repeatable): offline, openai:gpt-4o-mini, gpt=openai:gpt-4o-mini or name=qwen,backend=openai,model=M,base-url=U (default offline)")
+	fs.StringArrayVar(&o.Judges, "audit-model", nil, "model that decides support (repeatable, one column each): offline, openai:gpt-4o-mini, gpt=openai:gpt-4o-mini or name=qwen,backend=openai,model=M,base-url=U (default offline)")
+	cliflag.Alias(c, "judge", "audit-model")
 	fs.IntVar(&o.Sample, "sample", 0, "audit a seeded random sample of N items instead of all (0 = all)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of --sample")
-	fs.BoolVar(&o.JSON, "json", false, "print the result as JSON instead of a table")
+	cliflag.JSON(c, &o.JSON)
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	fs.IntVar(&o.Concurrency, "concurrency", 4, "parallel judge calls")
@@ -78,9 +79,7 @@ func (o *Options) audit() (audit.Options, func(), error) {
 
 func (o *Options) print(r *audit.Result, mdName string) error {
 	if o.JSON {
-		enc := json.NewEncoder(o.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return cliflag.PrintJSON(o.Out, r)
 	}
 	if err := r.Table().Terminal(o.Out); err != nil {
 		return err
@@ -95,9 +94,11 @@ func NewCmd() *cobra.Command {
 		Use:   "audit",
 		Short: "StructMem fidelity audits: extraction hallucinations and spurious links",
 		Long: `Audit the memory a structmem run dumped to <run dir>/memory.jsonl, as
-the StructMem paper does in Tables 6 and 7. Each --judge decides per item
+the StructMem paper ("StructMem: Structured Memory for Long-Horizon Behavior
+in LLMs", arXiv 2604.21748) does in Tables 6 and 7. Each --audit-model (a
+model spec, one column each) decides per item
 whether it is supported; verdicts go to <run dir>/audit_*.jsonl (re-running
-resumes) and the table to <run dir>/audit_*.md. With the offline judge the
+resumes) and the table to <run dir>/audit_*.md. With the offline model the
 numbers measure word-overlap heuristics, not a model (docs/audits.md).`,
 	}
 	c.AddCommand(extractionCmd(), linksCmd())
@@ -106,7 +107,7 @@ numbers measure word-overlap heuristics, not a model (docs/audits.md).`,
 
 // ExtractionOptions are `audit extraction`'s inputs.
 type ExtractionOptions struct {
-	Run string // run directory with memory.jsonl
+	Runs []string // --run: one run directory with memory.jsonl
 	Options
 }
 
@@ -115,34 +116,43 @@ func extractionCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "extraction",
 		Short: "Hallucination rate of event entries (is each entry supported by its utterance?)",
-		Example: `  membench audit extraction --run results/sample-structmem-7c067e9caa
-  membench audit extraction --run DIR --judge gpt=openai:gpt-4o-mini --judge name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1 --sample 500 --seed 7`,
+		Example: `  membench audit extraction --run results/S
+  membench audit extraction --run results/S --sample 20 --seed 7 --json
+  membench audit extraction --run results/S --audit-model gpt=openai:gpt-4o-mini --audit-model name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1 --sample 500`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Host, o.Out = clienv.Host(), cmd.OutOrStdout()
 			return RunExtraction(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&o.Run, "run", "", "run directory with memory.jsonl")
+	cliflag.Runs(c, &o.Runs, "run directory with memory.jsonl (a structmem run)")
 	o.register(c)
 	return c
 }
 
 // RunExtraction audits the run's event entries and prints the table.
 func RunExtraction(ctx context.Context, o *ExtractionOptions) error {
-	if o.Run == "" {
+	if len(o.Runs) == 0 {
 		return clierr.Bad("--run: give the run directory holding memory.jsonl (membench run --system structmem prints it)")
 	}
+	dirs, err := cliflag.RunDirs(o.Runs, runlog.MemoryFile)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if len(dirs) != 1 {
+		return clierr.Bad("audit extraction audits one run; --run %v gave %d (%v): run it once per run", o.Runs, len(dirs), dirs)
+	}
+	run := dirs[0]
 	opts, done, err := o.audit()
 	if err != nil {
 		return err
 	}
 	defer done()
-	r, err := audit.Extraction(ctx, o.Run, opts)
+	r, err := audit.Extraction(ctx, run, opts)
 	if err != nil {
 		return err
 	}
-	return o.print(r, filepath.Join(o.Run, audit.ExtractionReport))
+	return o.print(r, filepath.Join(run, audit.ExtractionReport))
 }
 
 // LinksOptions are `audit links`'s inputs.
@@ -156,15 +166,15 @@ func linksCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "links",
 		Short: "Spurious cross-event links (are the cited events enough for each synthesis?)",
-		Example: `  membench audit links --run results/A --run results/B
-  membench audit links --run DIR --judge gpt=openai:gpt-4o-mini`,
+		Example: `  membench audit links --run results/S
+  membench audit links --run results/S --audit-model gpt=openai:gpt-4o-mini`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Host, o.Out = clienv.Host(), cmd.OutOrStdout()
 			return RunLinks(cmd.Context(), o)
 		},
 	}
-	c.Flags().StringArrayVar(&o.Runs, "run", nil, "run directory with memory.jsonl (repeatable)")
+	cliflag.Runs(c, &o.Runs, "run directory with memory.jsonl, glob, or directory of runs (repeatable)")
 	o.register(c)
 	return c
 }
@@ -174,17 +184,21 @@ func RunLinks(ctx context.Context, o *LinksOptions) error {
 	if len(o.Runs) == 0 {
 		return clierr.Bad("--run: give at least one run directory holding memory.jsonl (repeatable, e.g. a constrained and an unconstrained run)")
 	}
+	dirs, err := cliflag.RunDirs(o.Runs, runlog.MemoryFile)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
 	opts, done, err := o.audit()
 	if err != nil {
 		return err
 	}
 	defer done()
-	r, err := audit.Links(ctx, o.Runs, opts)
+	r, err := audit.Links(ctx, dirs, opts)
 	if err != nil {
 		return err
 	}
-	md := filepath.Join(o.Runs[0], audit.LinksReport)
-	if len(o.Runs) > 1 {
+	md := filepath.Join(dirs[0], audit.LinksReport)
+	if len(dirs) > 1 {
 		md = fmt.Sprintf("%s in each run directory", audit.LinksReport)
 	}
 	return o.print(r, md)

@@ -77,7 +77,8 @@ func TestBadInputExitCode(t *testing.T) {
 		{"extraction"},
 		{"extraction", "--run", t.TempDir()},
 		{"links", "--run", t.TempDir()},
-		{"extraction", "--run", runDir(t), "--judge", "name=x,colour=red"},
+		{"extraction", "--run", runDir(t), "--judge", "name=x,colour=red"}, // the deprecated spelling
+		{"extraction", "--run", runDir(t), "--audit-model", "name=x,colour=red"},
 		{"extraction", "--run", runDir(t), "--sample", "-1"},
 	} {
 		_, err := execute(args...)
@@ -90,7 +91,7 @@ func TestBadInputExitCode(t *testing.T) {
 func TestRunExtractionWithOptions(t *testing.T) {
 	dir := runDir(t)
 	var out bytes.Buffer
-	o := &ExtractionOptions{Run: dir, Options: Options{Concurrency: 1, NoCache: true, Out: &out}}
+	o := &ExtractionOptions{Runs: []string{dir}, Options: Options{Concurrency: 1, NoCache: true, Out: &out}}
 	if err := RunExtraction(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}

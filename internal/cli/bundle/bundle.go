@@ -11,6 +11,7 @@ import (
 
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
 )
 
@@ -23,6 +24,7 @@ type Options struct {
 // NewCmd returns the bundle command.
 func NewCmd() *cobra.Command {
 	var o Options
+	var runs []string
 	c := &cobra.Command{
 		Use:   "bundle",
 		Short: "Pack a run and every paid model reply it used into one file that `run --replay` reproduces",
@@ -34,14 +36,24 @@ roles and local embedders are not recorded: a replay recomputes them.
 
 A reader reproduces the run with:
   membench run --replay FILE [--data PATH] --results DIR`,
-		Example: `  membench bundle --run results/locomo-turns-rerank-1a2b3c4d5e --out conv26.tar.gz
-  membench run --replay conv26.tar.gz --data ../shared/datasets/locomo10.json --results /tmp/replayed`,
+		Example: `  membench bundle --run results/A --out /tmp/a.tar.gz
+  membench run --replay /tmp/a.tar.gz --results /tmp/replayed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(runs) > 0 {
+				dirs, err := runlog.FindRuns(runs)
+				if err != nil {
+					return clierr.AsBad(err)
+				}
+				if len(dirs) != 1 {
+					return clierr.Bad("bundle packs one run; --run %v gave %d (%v)", runs, len(dirs), dirs)
+				}
+				o.Run = dirs[0]
+			}
 			return Run(&o, cmd.OutOrStdout())
 		},
 	}
-	c.Flags().StringVar(&o.Run, "run", "", "run directory to bundle")
+	cliflag.Runs(c, &runs, "run directory to bundle (a glob or directory must name exactly one run)")
 	c.Flags().StringVar(&o.Out, "out", "", "bundle file to write (e.g. run.tar.gz)")
 	return c
 }

@@ -4,7 +4,6 @@
 package compare
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 )
@@ -20,6 +20,9 @@ import (
 // Options are the command's inputs.
 type Options struct {
 	analysis.CompareOptions
+	// Runs are the --run values: two sources, A then B (run directories,
+	// judgments.jsonl files, or globs that expand to two runs).
+	Runs      []string
 	JudgeBoth string
 	JSON      bool
 	Out, Err  io.Writer
@@ -31,7 +34,9 @@ func NewCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "compare",
 		Short: "Paired test of two runs (McNemar or non-inferiority) on their shared questions",
-		Long: `Join two judgment sets by question id and test them.
+		Long: `Join two judgment sets by question id and test them. The first --run is A,
+the second B; each is a run directory or a judgments.jsonl file (a glob or
+a directory holding runs works when it expands to exactly two).
 
   --test mcnemar         exact McNemar on the discordant pairs (statistic =
                          min(only_a, only_b)); --chi2 for chi-square with
@@ -51,11 +56,16 @@ and counted in the JSON, never silently paired. Abstention questions
 summary's overall leaves them out (--exclude-category 5 names both); pass
 --exclude-category 0 to keep every question.
 
+--judge NAME picks one judge on both sides; by default each side's primary
+judge (the run's first verdict judge, as its manifest lists the judges;
+A's primary judge on both sides when B has it too).
+
 The runs' manifests must agree on dataset and question set, embedder,
 answer model, the judge's spec and offline vs real backends; otherwise
 compare refuses (exit 2) unless --allow-mixed, which prints a warning.`,
-		Example: `  membench compare --a results/peers/zep --b results/peers/memobase-v0.0.37 --judge peer-llm --test mcnemar --json
-  membench compare --a results/run1 --b results/run2 --judge llm --test noninferiority --margin -5`,
+		Example: `  membench compare --run results/A --run results/B
+  membench compare --run results/A --run results/B --judge f1 --test noninferiority --margin -5 --json
+  membench compare --run results/A/judgments.jsonl --run results/B/judgments.jsonl --judge lexical --chi2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -63,9 +73,14 @@ compare refuses (exit 2) unless --allow-mixed, which prints a warning.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.A, "a", "", "run directory or judgments.jsonl of system A")
-	f.StringVar(&o.B, "b", "", "run directory or judgments.jsonl of system B")
-	f.StringVar(&o.JudgeBoth, "judge", "", "judge name on both sides (default: the only judge in each file)")
+	cliflag.Runs(c, &o.Runs, "run directory or judgments.jsonl: the first is A, the second B")
+	f.StringVar(&o.A, "a", "", "deprecated: use --run (first)")
+	f.StringVar(&o.B, "b", "", "deprecated: use --run (second)")
+	for _, n := range []string{"a", "b"} {
+		cliflag.Deprecate(c, n, "use --run A --run B")
+		_ = c.RegisterFlagCompletionFunc(n, cliflag.CompleteRuns)
+	}
+	cliflag.JudgeName(c, &o.JudgeBoth, "judge name on both sides (default: each run's primary judge)")
 	f.StringVar(&o.JudgeA, "judge-a", "", "judge name for A (overrides --judge)")
 	f.StringVar(&o.JudgeB, "judge-b", "", "judge name for B (overrides --judge)")
 	f.StringVar(&o.Test, "test", "mcnemar", "mcnemar or noninferiority")
@@ -74,14 +89,27 @@ compare refuses (exit 2) unless --allow-mixed, which prints a warning.`,
 	f.Float64Var(&o.Alpha, "alpha", 0.05, "level of the tests (one-sided for non-inferiority)")
 	f.IntSliceVar(&o.ExcludeCategory, "exclude-category", []int{5}, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "compare runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")
-	f.BoolVar(&o.JSON, "json", false, "print JSON")
+	cliflag.JSON(c, &o.JSON)
 	return c
 }
 
 // Run checks the options, runs the test and prints it.
 func Run(o *Options) error {
+	if len(o.Runs) > 0 {
+		if o.A != "" || o.B != "" {
+			return clierr.Bad("give the two runs as --run A --run B (not mixed with the deprecated --a/--b)")
+		}
+		srcs, err := cliflag.Sources(o.Runs)
+		if err != nil {
+			return err
+		}
+		if len(srcs) != 2 {
+			return clierr.Bad("compare needs exactly two runs (--run A --run B); %v gave %d: %v", o.Runs, len(srcs), srcs)
+		}
+		o.A, o.B = srcs[0], srcs[1]
+	}
 	if o.A == "" || o.B == "" {
-		return clierr.Bad("compare needs --a RUN and --b RUN (run directories or judgments.jsonl files)")
+		return clierr.Bad("compare needs --run A --run B (run directories or judgments.jsonl files)")
 	}
 	if o.JudgeA == "" {
 		o.JudgeA = o.JudgeBoth
@@ -108,9 +136,7 @@ func Run(o *Options) error {
 		return err
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return cliflag.PrintJSON(o.Out, r)
 	}
 	Print(o.Out, o.CompareOptions, j, r)
 	return nil

@@ -18,6 +18,7 @@ import (
 	core "github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 )
 
 // NewCmd builds `membench datasets`.
@@ -31,9 +32,11 @@ func NewCmd() *cobra.Command {
 			"of the copy you install is recorded beside it (FILE.sha256) and verify checks against\n" +
 			"that. The embedded sample needs no fetch.",
 		Example: `  membench datasets list
+  membench datasets list --json
   membench datasets fetch locomo
   membench datasets add locomo ../shared/datasets/locomo10.json
-  membench datasets verify locomo`,
+  membench datasets verify locomo
+  membench datasets synth --shape locomo --questions 20 --seed 1 --out /tmp/synth-locomo.json`,
 	}
 	cmd.AddCommand(listCmd(), fetchCmd(), addCmd(), verifyCmd(), synthCmd())
 	return cmd
@@ -45,6 +48,7 @@ func unknown(name string) error {
 
 // ListOptions are `datasets list`'s inputs.
 type ListOptions struct {
+	JSON bool
 	Dir  string // "" = the default directory under Home
 	Home string // MEMBENCH_HOME, read at the edge
 	Out  io.Writer
@@ -55,14 +59,29 @@ func listCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "Show the registry: name, installed?, checksum, url",
-		Args:  cobra.NoArgs,
+		Example: `  membench datasets list
+  membench datasets list --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Home, o.Out = clienv.Host().Home, cmd.OutOrStdout()
 			return RunList(cmd.Context(), o)
 		},
 	}
 	c.Flags().StringVar(&o.Dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	cliflag.JSON(c, &o.JSON)
 	return c
+}
+
+// ListEntry is one line of `datasets list --json`.
+type ListEntry struct {
+	Name      string `json:"name"`
+	File      string `json:"file,omitempty"`
+	Installed bool   `json:"installed"`
+	Path      string `json:"path,omitempty"`  // where it is (or would be) installed
+	Bytes     int64  `json:"bytes,omitempty"` // installed size
+	SHA256    string `json:"sha256,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Embedded  bool   `json:"embedded,omitempty"` // the sample, built in
 }
 
 // RunList prints the registry and which files are installed.
@@ -70,6 +89,17 @@ func RunList(_ context.Context, o *ListOptions) error {
 	dir := o.Dir
 	if dir == "" {
 		dir = core.DefaultDir(o.Home)
+	}
+	if o.JSON {
+		out := []ListEntry{{Name: "sample", Installed: true, Embedded: true}}
+		for _, e := range core.Registry {
+			le := ListEntry{Name: e.Name, File: e.File, Path: filepath.Join(dir, e.File), SHA256: e.SHA256, URL: e.URL}
+			if st, err := os.Stat(le.Path); err == nil {
+				le.Installed, le.Bytes = true, st.Size()
+			}
+			out = append(out, le)
+		}
+		return cliflag.PrintJSON(o.Out, map[string]any{"directory": dir, "datasets": out})
 	}
 	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
@@ -134,7 +164,10 @@ func fetchCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fetch NAME",
 		Short: "Download a dataset file and check its sha256",
-		Args:  cobra.ExactArgs(1),
+		Example: `  membench datasets fetch locomo
+  membench datasets fetch longmemeval-s --out /data/membench`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: cliflag.CompleteRegistry,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Home, o.Out = args[0], clienv.Host().Home, cmd.OutOrStdout()
 			ctx := cmd.Context()
@@ -144,7 +177,8 @@ func fetchCmd() *cobra.Command {
 			return RunFetch(ctx, o)
 		},
 	}
-	c.Flags().StringVar(&o.Dir, "dir", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	c.Flags().StringVar(&o.Dir, "out", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	cliflag.Alias(c, "dir", "out")
 	c.Flags().StringVar(&o.URL, "url", "", "download from this URL instead (a URL ending in / is a mirror directory; the file name is appended)")
 	c.Flags().BoolVar(&o.Force, "force", false, "download even if a verified copy is installed")
 	return c
@@ -245,7 +279,10 @@ func verifyCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "verify NAME | --file F",
 		Short: "Check an installed (or given) file against the registry's sha256",
-		Args:  cobra.MaximumNArgs(1),
+		Example: `  membench datasets verify locomo
+  membench datasets verify --file ../shared/datasets/locomo10.json`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: cliflag.CompleteRegistry,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = ""
 			if len(args) == 1 {
@@ -343,7 +380,8 @@ func synthCmd() *cobra.Command {
 			"per question) or LoCoMo (20 sessions of 16 turns, 20 questions per conversation). The text\n" +
 			"comes from small word lists: the file measures memory, speed and plumbing, never model\n" +
 			"quality. Its results are not benchmark results; keep them apart from real runs.",
-		Args: cobra.NoArgs,
+		Example: "  membench datasets synth --shape locomo --questions 20 --seed 1 --out /tmp/synth-locomo.json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sh, ok := core.LookupSynthShape(shape)
 			if !ok {

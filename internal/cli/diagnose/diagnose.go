@@ -3,7 +3,6 @@ package diagnose
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,15 +13,15 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/internal/report"
 )
 
 // Options are the diagnose command's inputs.
 type Options struct {
-	Run         string   // run directory to decompose
-	Runs        []string // more runs for the abstention table
-	Judge       string   // "" = the first judge that is not a metric
-	PerQuestion string   // CSV file, one line per question
+	Runs        []string // --run: the first is decomposed; all go into the abstention table
+	Judge       string   // "" = the run's primary judge
+	PerQuestion string   // --out: CSV file, one line per question
 	Format      string   // terminal, markdown or csv
 	JSON        bool
 	Out         io.Writer
@@ -49,12 +48,19 @@ at least one, mean fraction). Questions without evidence ids are counted
 apart. Overall leaves out LoCoMo category 5.
 
 Correct abstention: the share of adversarial (category 5) and LongMemEval
-_abs questions the --judge accepted (default: the first judge that is not
-f1/bleu1/em; with f1 a category-5 score is 1 exactly when the answer
-declines). --runs adds more runs to the abstention table, ordered by system
-and k. The seed paper's numbers are printed next to ours.`,
-		Example: `  membench diagnose --run results/locomo-turns-rerank-0123456789
-  membench diagnose --run results/A --runs 'results/locomo-turns-*' --judge llm --per-question diag.csv`,
+_abs questions the --judge accepted (default: the run's primary judge, its
+first verdict judge; with f1 a category-5 score is 1 exactly when the answer
+declines). --run is repeatable and takes globs and directories of runs: the
+first run is decomposed, and every run goes into the abstention table,
+ordered by system and k.
+
+Where the raw-turn selection study ("Under a tight context budget, raw-turn
+selection replaces LLM-extracted memory") reports the same figure
+(turns-rerank on LoCoMo; abstention of turns-cosine, turns-rerank and
+turns-llm at k=3), its number is printed next to ours; nowhere else.`,
+		Example: `  membench diagnose --run results/A
+  membench diagnose --run results/A --run 'results/sample-*' --judge f1 --out diag.csv
+  membench diagnose --run results/A --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out = cmd.OutOrStdout()
@@ -62,24 +68,25 @@ and k. The seed paper's numbers are printed next to ours.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Run, "run", "", "run directory to decompose")
-	f.StringArrayVar(&o.Runs, "runs", nil, "more run directories (globs, or a directory of runs) for the abstention table (repeatable)")
-	f.StringVar(&o.Judge, "judge", "", "judge whose verdicts give the abstention rate (default: first judge that is not f1/bleu1/em)")
-	f.StringVar(&o.PerQuestion, "per-question", "", "write one CSV line per question to FILE")
+	cliflag.Runs(c, &o.Runs, "run to decompose; more runs (globs, directories of runs) join the abstention table (repeatable)", "runs")
+	cliflag.JudgeName(c, &o.Judge, "judge whose verdicts give the abstention rate (default: the run's primary judge)")
+	f.StringVar(&o.PerQuestion, "out", "", "write one CSV line per question to FILE")
+	cliflag.Alias(c, "per-question", "out")
 	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
-	f.BoolVar(&o.JSON, "json", false, "print JSON instead of tables")
+	cliflag.JSON(c, &o.JSON)
 	return c
 }
 
 // Run decomposes the run's retrieval losses and prints the tables.
 func Run(ctx context.Context, o *Options) error {
-	if o.Run == "" {
+	if len(o.Runs) == 0 {
 		return clierr.Bad("diagnose needs --run DIR (a run directory)")
 	}
-	if !runlog.IsRunDir(o.Run) {
-		return clierr.Bad("--run %s: no manifest.json there; give one run directory (use --runs for several)", o.Run)
+	dirs, err := runlog.FindRuns(o.Runs)
+	if err != nil {
+		return clierr.AsBad(err)
 	}
-	run, err := runlog.Load(o.Run)
+	run, err := runlog.Load(dirs[0])
 	if err != nil {
 		return clierr.AsBad(err)
 	}
@@ -91,30 +98,21 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	rows := []analysis.AbstentionRate{d.Abstention}
-	if len(o.Runs) > 0 {
-		dirs, err := runlog.FindRuns(o.Runs)
+	for _, dir := range dirs[1:] {
+		r, err := runlog.Load(dir)
 		if err != nil {
 			return clierr.AsBad(err)
 		}
-		for _, dir := range dirs {
-			if dir == o.Run {
-				continue
-			}
-			r, err := runlog.Load(dir)
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			a, err := analysis.Abstention(r, d.Abstention.Judge)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, a)
+		a, err := analysis.Abstention(r, d.Abstention.Judge)
+		if err != nil {
+			return err
 		}
+		rows = append(rows, a)
 	}
 	if o.PerQuestion != "" {
 		f, err := os.Create(o.PerQuestion)
 		if err != nil {
-			return clierr.Bad("--per-question: %v", err)
+			return clierr.Bad("--out: %v", err)
 		}
 		if err := d.WritePerQuestion(f); err != nil {
 			f.Close()
@@ -131,25 +129,31 @@ func Run(ctx context.Context, o *Options) error {
 			rates = append(rates, g.Rates())
 		}
 		rates = append(rates, d.Overall.Rates())
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{
+		res := map[string]any{
 			"diagnosis":  d,
 			"rates":      rates,
 			"abstention": rows,
-			"paper": map[string]any{
+		}
+		if d.HasPaperFigures() {
+			res["paper"] = map[string]any{
+				"source":                analysis.PaperStudy,
 				"all_in_candidates_pct": analysis.PaperAllInCandidates, "any_in_candidates_pct": analysis.PaperAnyInCandidates,
 				"dropped_by_selector_pct": analysis.PaperDroppedBySelector, "lost_at_candidates_pct": analysis.PaperLostAtCandidates,
 				"lost_at_selection_pct": analysis.PaperLostAtSelection, "temporal_dropped_pct": analysis.PaperTemporalDropped,
 				"abstention_k3_pct": analysis.PaperAbstentionK3,
-			},
-		})
+			}
+		}
+		return cliflag.PrintJSON(out, res)
 	}
 	tables := []*report.Table{}
 	if t := d.CandidateTable(); t != nil {
 		tables = append(tables, t)
 	}
-	tables = append(tables, d.RecallTable(), d.PaperTable(), analysis.AbstentionTable(rows))
+	tables = append(tables, d.RecallTable())
+	if t := d.PaperTable(); t != nil {
+		tables = append(tables, t)
+	}
+	tables = append(tables, analysis.AbstentionTable(rows))
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(out)

@@ -20,7 +20,7 @@ import (
 func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
 	t.Helper()
 	os.MkdirAll(dir, 0o755)
-	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Judges: []string{"f1", "llm"}}
+	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Dataset: "locomo", Judges: []string{"f1", "llm"}}
 	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestDiagnoseCommand(t *testing.T) {
 		t.Errorf("json rates %+v %v\n%s", js.Rates, err, out)
 	}
 
-	for _, bad := range [][]string{{}, {"--run", root}, {"--run", a, "--judge", "nope"}, {"--run", a, "--format", "html"}} {
+	for _, bad := range [][]string{{}, {"--run", filepath.Join(root, "none")}, {"--run", a, "--judge", "nope"}, {"--run", a, "--format", "html"}} {
 		if _, err := run(bad...); clierr.Code(err) != 2 {
 			t.Errorf("%v: err %v, want exit 2", bad, err)
 		}
@@ -96,13 +96,50 @@ func TestDiagnoseWithOptions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a")
 	writeRun(t, dir, "turns-rerank", 3, false)
 	var out strings.Builder
-	if err := Run(context.Background(), &Options{Run: dir, Judge: "llm", Format: "markdown", Out: &out}); err != nil {
+	if err := Run(context.Background(), &Options{Runs: []string{dir}, Judge: "llm", Format: "markdown", Out: &out}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "| a | turns-rerank | 3 | llm | 1 | 0.0 |") {
 		t.Errorf("abstention row missing:\n%s", out.String())
 	}
-	if err := Run(context.Background(), &Options{Run: dir, Judge: "nope", Out: &out}); clierr.Code(err) != 2 {
+	if err := Run(context.Background(), &Options{Runs: []string{dir}, Judge: "nope", Out: &out}); clierr.Code(err) != 2 {
 		t.Errorf("unknown judge: err %v, want exit 2", err)
+	}
+}
+
+// The new spellings: --run repeatable with a directory of runs, --out for
+// the per-question CSV; a system the paper has no decomposition for gets no
+// paper table and no paper column.
+func TestDiagnoseRunOutAndNoPaperTable(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	writeRun(t, a, "structmem", 3, true)
+	writeRun(t, b, "flat", 5, false)
+	pq := filepath.Join(t.TempDir(), "pq.csv")
+	out, err := run("--run", a, "--run", root, "--out", pq, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| a | structmem | 3 | llm | 1 | 100.0 |", "| b | flat | 5 | llm | 1 | 0.0 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "paper") || strings.Contains(out, "22.7") {
+		t.Errorf("structmem run printed a paper comparison the paper does not report:\n%s", out)
+	}
+	if _, err := os.Stat(pq); err != nil {
+		t.Errorf("--out did not write the per-question CSV: %v", err)
+	}
+	js, err := run("--run", a, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["paper"]; ok {
+		t.Errorf("JSON of a structmem run has paper figures: %s", js)
 	}
 }

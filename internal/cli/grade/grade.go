@@ -3,12 +3,13 @@ package grade
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/grade"
 )
 
@@ -16,9 +17,9 @@ import (
 type Options struct {
 	Runs  []string // run directories; answers are pooled and shuffled
 	Human grade.HumanOptions
-	JSON  bool      // session counts as JSON on Err
+	JSON  bool      // session counts as JSON on Out; the items then go to Err
 	In    io.Reader // one grade per line
-	Out   io.Writer // the items shown to the grader
+	Out   io.Writer // the items shown to the grader (stdout), or the JSON
 	Err   io.Writer
 }
 
@@ -37,7 +38,11 @@ is graded and keeps the same order. Input may come from a pipe:
 
   printf 'c\nw\nq\n' | membench grade --run results/RUN
 
-Compare judge and human afterwards with membench agreement.`,
+With --json the items are shown on stderr and the session's counts are
+printed as JSON on stdout. Compare judge and human afterwards with
+membench agreement.`,
+		Example: `  printf 'c\nw\nq\n' | membench grade --run results/A --run results/B --seed 7
+  printf 'q\n' | membench grade --run results/A --exclude-category 5 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.In, o.Out, o.Err = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -45,12 +50,12 @@ Compare judge and human afterwards with membench agreement.`,
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&o.Runs, "run", nil, "run directory (repeatable; answers are pooled and shuffled)")
+	cliflag.Runs(c, &o.Runs, "run directory, glob, or directory of runs (repeatable; answers are pooled and shuffled)")
 	f.Uint64Var(&o.Human.Seed, "seed", 1, "shuffle seed (keep it across sessions to keep the order)")
 	f.IntSliceVar(&o.Human.Exclude, "exclude-category", nil, "leave out these categories (e.g. 5 for LoCoMo adversarial)")
 	f.IntVar(&o.Human.Limit, "limit", 0, "stop after this many grades (0 = all)")
 	f.StringVar(&o.Human.Grader, "grader", "", "grader's name, stored in each judgment's reason")
-	f.BoolVar(&o.JSON, "json", false, "print the session counts as JSON on stderr")
+	f.BoolVar(&o.JSON, "json", false, "print the session counts as JSON on stdout (the items go to stderr)")
 	return c
 }
 
@@ -59,14 +64,20 @@ func Run(_ context.Context, o *Options) error {
 	if len(o.Runs) == 0 {
 		return clierr.Bad("grade needs --run DIR (repeatable)")
 	}
-	res, err := grade.Human(o.Runs, o.In, o.Out, o.Human)
+	dirs, err := runlog.FindRuns(o.Runs)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	shown := o.Out
+	if o.JSON {
+		shown = o.Err // stdout carries only the JSON
+	}
+	res, err := grade.Human(dirs, o.In, shown, o.Human)
 	if err != nil {
 		return clierr.AsBad(err)
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.Err)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return cliflag.PrintJSON(o.Out, res)
 	}
 	return nil
 }

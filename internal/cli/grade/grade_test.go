@@ -24,9 +24,10 @@ func TestGradeWithOptions(t *testing.T) {
 		runlog.AnswerRecord{QuestionID: "q1", Question: "Where?", Gold: "Lisbon", Prediction: "Lisbon", Category: 4},
 		runlog.AnswerRecord{QuestionID: "q2", Question: "Who?", Gold: "Ana", Prediction: "Ben", Category: 4},
 		runlog.AnswerRecord{QuestionID: "q3", Question: "Why?", Gold: "x", Prediction: "y", Category: 5})
+	// --json: the counts go to stdout (Out), the items to stderr (Err).
 	var shown, counts bytes.Buffer
 	o := &Options{Runs: []string{dir}, Human: grade.HumanOptions{Seed: 1, Exclude: []int{5}, Grader: "me"}, JSON: true,
-		In: strings.NewReader("c\nw\n"), Out: &shown, Err: &counts}
+		In: strings.NewReader("c\nw\n"), Out: &counts, Err: &shown}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package judgecmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -11,8 +10,10 @@ import (
 
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/grade"
 )
 
@@ -29,10 +30,12 @@ type Options struct {
 // NewCmd returns the judge command.
 func NewCmd() *cobra.Command {
 	o := &Options{}
+	var runs []string
 	c := &cobra.Command{
 		Use:   "judge",
 		Short: "Add judges to a finished run (resumable, cached) and rewrite its summary",
-		Long: `Score every answer in RUN/answers.jsonl with each --judge and append the
+		Long: `Score every answer in RUN/answers.jsonl with each --judge-spec (the same
+syntax as run's and score's) and append the
 verdicts to RUN/judgments.jsonl. Questions come from answers.jsonl itself
 (question, gold, category, type), so the dataset is not reloaded. Pairs
 (question, judge) already judged are skipped, so rerunning is free and an
@@ -42,19 +45,31 @@ Judge calls are metered into costs.jsonl; the summary is recomputed.
 The "llm" judge uses the run's judge model unless --judge-model or --llm
 says otherwise; a judge whose name is already in the run is skipped pair by
 pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instruct).`,
-		Example: `  membench judge --run results/sample-turns-cosine-ecb288c6c7 --judge lexical --judge em
-  membench judge --run results/RUN --judge gpt4o=openai:gpt-4o-mini
-  membench judge --run results/RUN --judge name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1`,
+		Example: `  membench judge --run results/A --judge-spec em
+  membench judge --run results/A --judge-spec gpt4o=openai:gpt-4o-mini
+  membench judge --run results/A --judge-spec name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(runs) > 0 {
+				dirs, err := runlog.FindRuns(runs)
+				if err != nil {
+					return clierr.AsBad(err)
+				}
+				if len(dirs) != 1 {
+					return clierr.Bad("judge adds judges to one run; --run %v gave %d (%v): run it once per run", runs, len(dirs), dirs)
+				}
+				o.Run = dirs[0]
+			}
 			o.Rejudge.Home = clienv.Host().Home
 			o.Out = cmd.OutOrStdout()
 			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Run, "run", "", "finished run directory")
-	f.StringArrayVar(&o.Judges, "judge", nil, "judge to add (repeatable): llm, lexical, f1, bleu1, em, NAME=BACKEND:MODEL or name=N,backend=B,model=M,base-url=U,prompt=FILE")
+	cliflag.Runs(c, &runs, "finished run directory (a glob or directory must name exactly one run)")
+	f.StringArrayVar(&o.Judges, "judge-spec", nil, "judge to add (repeatable): "+cliflag.JudgeSpecSyntax)
+	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
+	cliflag.Alias(c, "judge", "judge-spec")
 	f.StringVar(&o.Rejudge.JudgeModel, "judge-model", "", "model spec for the llm judge (default: the run's judge model)")
 	f.StringVar(&o.LLM, "llm", "", "backend for the llm judge: offline or openai")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai")
@@ -63,7 +78,7 @@ pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instr
 	f.StringVar(&o.Rejudge.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
 	f.BoolVar(&o.Rejudge.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	f.IntVar(&o.Rejudge.Concurrency, "concurrency", 4, "parallel judge calls")
-	f.BoolVar(&o.JSON, "json", false, "print JSON (counts and the new summary)")
+	f.BoolVar(&o.JSON, "json", false, "print JSON on stdout (counts and the new summary)")
 	return c
 }
 
@@ -74,7 +89,7 @@ func Run(ctx context.Context, o *Options) error {
 		return clierr.Bad("judge needs --run DIR (a finished run directory)")
 	}
 	if len(o.Judges) == 0 {
-		return clierr.Bad("judge needs at least one --judge SPEC, e.g. --judge lexical or --judge gpt4o=openai:gpt-4o-mini")
+		return clierr.Bad("judge needs at least one --judge-spec SPEC, e.g. --judge-spec em or --judge-spec gpt4o=openai:gpt-4o-mini")
 	}
 	m, err := llm.FlagSpec(o.LLM, o.Model, o.BaseURL)
 	if err != nil {
@@ -89,9 +104,7 @@ func Run(ctx context.Context, o *Options) error {
 		return clierr.AsBad(err)
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"judges": counts, "summary": sum})
+		return cliflag.PrintJSON(o.Out, map[string]any{"judges": counts, "summary": sum})
 	}
 	t := &report.Table{Title: "judgments added to " + o.Run, Header: []string{"judge", "added", "already there"}}
 	for _, c := range counts {

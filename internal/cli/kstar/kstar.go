@@ -3,8 +3,8 @@ package kstar
 
 import (
 	"context"
-	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/membench/membench/runlog"
 
@@ -12,12 +12,13 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 )
 
 // Options are the kstar command's inputs.
 type Options struct {
-	RunsDir              string // directory holding run directories
-	Reference, Candidate string // systems
+	Runs                 []string // --run: run directories, globs, directories of runs (default results)
+	Reference, Candidate string   // systems
 	ReferenceK           int
 	KRange               string // 1..40, 3-9 or 3,5,7
 	JSON                 bool
@@ -31,18 +32,21 @@ func NewCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "kstar",
 		Short: "Pick the candidate's k whose mean rendered tokens match a reference run",
-		Long: `Token matching (papers.md B): take the reference system's mean rendered
-context tokens at --reference-k, and pick the candidate's k* whose mean is
-closest (ties go to the smaller k). Reads manifest.json (config.system,
-config.k, rendered_tokens) of every run directory under --runs-dir; k=0
+		Long: `Token matching, as the raw-turn selection study ("Under a tight context
+budget, raw-turn selection replaces LLM-extracted memory") matches budgets:
+take the reference system's mean rendered context tokens at --reference-k,
+and pick the candidate's k* whose mean is closest (ties go to the smaller
+k). Reads manifest.json (config.system, config.k, rendered_tokens) of every
+run given with --run (run directories, globs, or directories holding runs;
+default results); k=0
 resolves to the run's --opt k or the system's default k. Candidate runs on
 another question set (dataset, data file, conversations, limit) than the
 reference are skipped. Ks of the range without a run are listed with the
 membench run commands that would measure them. The reference and the
 matched runs must agree on dataset, question set, embedder, answer model and
 backends (exit 2 otherwise; --allow-mixed shows them with a warning).`,
-		Example: `  membench kstar --runs-dir results --reference turns-cosine --candidate turns-rerank --k 1..40
-  membench kstar --runs-dir results --reference engram --reference-k 3 --candidate turns-rerank --k 3,5,7,9 --json`,
+		Example: `  membench kstar --reference turns-cosine --candidate turns-rerank --k 1..10
+  membench kstar --run results --reference extract-rerank --reference-k 3 --candidate turns-rerank --k 3,5,7,9 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out = cmd.OutOrStdout()
@@ -50,12 +54,14 @@ backends (exit 2 otherwise; --allow-mixed shows them with a warning).`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.RunsDir, "runs-dir", "results", "directory holding run directories")
-	f.StringVar(&o.Reference, "reference", "", "comparator system, e.g. engram or turns-cosine")
+	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs-dir")
+	f.StringVar(&o.Reference, "reference", "", "comparator system, e.g. turns-cosine or extract-rerank")
+	_ = c.RegisterFlagCompletionFunc("reference", cliflag.CompleteSystems)
 	f.IntVar(&o.ReferenceK, "reference-k", 3, "the comparator's k")
 	f.StringVar(&o.Candidate, "candidate", "", "system whose k is matched, e.g. turns-rerank")
+	_ = c.RegisterFlagCompletionFunc("candidate", cliflag.CompleteSystems)
 	f.StringVar(&o.KRange, "k", "1..40", "candidate ks to consider: 1..40, 3-9 or 3,5,7")
-	f.BoolVar(&o.JSON, "json", false, "print JSON instead of a table")
+	cliflag.JSON(c, &o.JSON)
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "match runs whose manifests differ (embedder, dataset, question set, backends), with a warning")
 	return c
 }
@@ -72,23 +78,28 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	if !runlog.IsRunDir(o.RunsDir) {
-		if _, err := runlog.FindRuns([]string{o.RunsDir}); err != nil {
-			return clierr.Bad("--runs-dir %s: no run directories there (run `membench run --results %s` first)", o.RunsDir, o.RunsDir)
-		}
+	if len(o.Runs) == 0 {
+		o.Runs = []string{cliflag.DefaultResults}
 	}
-	runs, err := analysis.ScanTokens(o.RunsDir)
+	dirs, err := runlog.FindRuns(o.Runs)
+	if err != nil {
+		return clierr.Bad("%v (run `membench run --results DIR` first)", err)
+	}
+	runs, err := analysis.ScanTokenDirs(dirs)
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	res, err := analysis.KStar(runs, analysis.KStarQuery{Reference: o.Reference, ReferenceK: o.ReferenceK, Candidate: o.Candidate, Ks: ks, ResultsDir: o.RunsDir, AllowMixed: o.AllowMixed})
+	// Suggested run commands write where the runs were found.
+	resultsDir := cliflag.DefaultResults
+	if len(o.Runs) == 1 && !runlog.IsRunDir(o.Runs[0]) && !strings.ContainsAny(o.Runs[0], "*?[") {
+		resultsDir = o.Runs[0]
+	}
+	res, err := analysis.KStar(runs, analysis.KStarQuery{Reference: o.Reference, ReferenceK: o.ReferenceK, Candidate: o.Candidate, Ks: ks, ResultsDir: resultsDir, AllowMixed: o.AllowMixed})
 	if err != nil {
 		return clierr.AsBad(err)
 	}
 	if o.JSON {
-		enc := json.NewEncoder(o.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return cliflag.PrintJSON(o.Out, res)
 	}
 	return res.Table().Terminal(o.Out)
 }

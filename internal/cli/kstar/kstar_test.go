@@ -3,6 +3,7 @@ package kstar
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,7 +79,7 @@ func TestKStarWithOptions(t *testing.T) {
 	writeRun(t, filepath.Join(root, "c2"), "rr", 2, 180)
 	writeRun(t, filepath.Join(root, "c5"), "rr", 5, 230)
 	var out strings.Builder
-	o := &Options{RunsDir: root, Reference: "cos", ReferenceK: 3, Candidate: "rr", KRange: "2,5", JSON: true, Out: &out}
+	o := &Options{Runs: []string{root}, Reference: "cos", ReferenceK: 3, Candidate: "rr", KRange: "2,5", JSON: true, Out: &out}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -91,5 +92,34 @@ func TestKStarWithOptions(t *testing.T) {
 	o.ReferenceK = 0
 	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
 		t.Errorf("reference k 0: err %v, want exit 2", err)
+	}
+}
+
+// --run takes several runs and globs; the old --runs-dir still works.
+func TestKStarRunFlag(t *testing.T) {
+	root := t.TempDir()
+	ref, c2, c5 := filepath.Join(root, "ref"), filepath.Join(root, "c2"), filepath.Join(root, "c5")
+	writeRun(t, ref, "cos", 3, 200)
+	writeRun(t, c2, "rr", 2, 180)
+	writeRun(t, c5, "rr", 5, 230)
+	for _, args := range [][]string{
+		{"--run", ref, "--run", filepath.Join(root, "c*")},
+		{"--run", root},
+		{"--runs-dir", root},
+	} {
+		var out strings.Builder
+		c := NewCmd()
+		c.SetOut(&out)
+		c.SetErr(io.Discard)
+		c.SetArgs(append(args, "--reference", "cos", "--candidate", "rr", "--k", "2,5", "--json"))
+		if err := c.Execute(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		var res struct {
+			KStar int `json:"k_star"`
+		}
+		if err := json.Unmarshal([]byte(out.String()), &res); err != nil || res.KStar != 2 {
+			t.Errorf("%v: k* = %d (err %v), want 2", args, res.KStar, err)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/study/plot"
 )
 
@@ -45,10 +46,10 @@ func NewCmd() *cobra.Command {
 		Long: `Draw a figure from run directories, as OUT.png (300 dpi), OUT.svg and OUT.pdf.
 
   plot k             overall accuracy vs retrieved items per question k, one
-                     line per system (Figure 3(c))
-  plot seeds         overall accuracy vs semantic seeds K (Figure 3(d))
+                     line per system (the StructMem paper's Figure 3(c))
+  plot seeds         overall accuracy vs semantic seeds K (its Figure 3(d))
   plot build-tokens  cumulative memory-construction tokens vs turns, one
-                     line per run, conversations concatenated (Figure 3(a))
+                     line per run, conversations concatenated (its Figure 3(a))
 
 Accuracy figures show each point's Wilson 95% interval as an error bar
 (for 0/1 judges) on a y axis fitted to the points and bars (--y-full: 0-100).
@@ -56,14 +57,16 @@ Series have colours from the Okabe-Ito colour-blind-safe palette and
 distinct markers; the framed legend sits right of the data. Figures made
 from offline runs say "offline heuristics" in their title.
 
---runs takes run directories, globs, or directories holding run directories
-(e.g. a sweep's OUT/runs).`,
+The StructMem paper is "StructMem: Structured Memory for Long-Horizon
+Behavior in LLMs" (arXiv 2604.21748). --run takes run directories, globs,
+or directories holding run directories (e.g. a sweep's OUT/runs; default
+results). --judge NAME defaults to the runs' primary judge.`,
 		Args: cobra.NoArgs,
 	}
 	c.AddCommand(
-		sub("k", "Accuracy vs retrieval budget k (Figure 3(c))", "plot-k"),
-		sub("seeds", "Accuracy vs number of semantic seeds K (Figure 3(d))", "plot-seeds"),
-		sub("build-tokens", "Cumulative build tokens vs turns per system (Figure 3(a))", "plot-build-tokens"),
+		sub("k", "Accuracy vs retrieval budget k (StructMem's Figure 3(c))", "plot-k"),
+		sub("seeds", "Accuracy vs number of semantic seeds K (StructMem's Figure 3(d))", "plot-seeds"),
+		sub("build-tokens", "Cumulative build tokens vs turns per system (StructMem's Figure 3(a))", "plot-build-tokens"),
 	)
 	return c
 }
@@ -73,7 +76,7 @@ func sub(name, short, defOut string) *cobra.Command {
 	c := &cobra.Command{
 		Use:     name,
 		Short:   short,
-		Example: fmt.Sprintf("  membench plot %s --runs results/sweeps/NAME/runs --out fig", name),
+		Example: fmt.Sprintf("  membench plot %s --run results --out /tmp/plot-%s", name, name),
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out = cmd.OutOrStdout()
@@ -81,12 +84,12 @@ func sub(name, short, defOut string) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&o.Runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
+	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
 	f.StringVar(&o.OutPath, "out", defOut, "output path without extension (writes OUT.png, OUT.svg and OUT.pdf)")
 	f.StringVar(&o.Title, "title", "", "chart title (default: the figure's)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "plot runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends), with a warning")
 	if name != "build-tokens" {
-		f.StringVar(&o.Judge, "judge", "", "judge whose overall accuracy is plotted (default llm, else the first)")
+		cliflag.JudgeName(c, &o.Judge, "judge whose overall accuracy is plotted (default: the runs' primary judge)")
 		f.BoolVar(&o.YFull, "y-full", false, "y axis 0-100 instead of fitted to the points and their intervals")
 	}
 	return c
@@ -99,7 +102,7 @@ func Run(ctx context.Context, o *Options) error {
 		return clierr.Bad("plot %q: want k, seeds or build-tokens", o.Figure)
 	}
 	if len(o.Runs) == 0 {
-		return clierr.Bad("plot %s needs --runs DIR (repeatable): run directories or a directory holding them", o.Figure)
+		o.Runs = []string{cliflag.DefaultResults}
 	}
 	dirs, err := runlog.FindRuns(o.Runs)
 	if err != nil {

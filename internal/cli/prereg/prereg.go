@@ -3,7 +3,6 @@
 package prereg
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/study/prereg"
 )
 
@@ -24,20 +24,26 @@ test with its margin; a secondary family of McNemar tests, Holm-corrected),
 the systems (run directories or judgments files by name), the judge, the
 data split and the planned n. See configs/prereg_seed_study.yaml.
 
-  prereg lock FILE --runs-dir D record FILE's sha256 and time in D/FILE.lock
+  prereg lock FILE --run D      record FILE's sha256 and time in D/FILE.lock
                                 (next to the results; default D: results)
-  prereg test FILE --runs-dir D run the declared tests; refuses (exit 2) when
-                                FILE is not locked or changed since locking`,
+  prereg test FILE --run D      run the declared tests on the runs under D (the
+                                plan's system paths are relative to D);
+                                refuses (exit 2) when FILE is not locked or
+                                changed since locking`,
 		Args: cobra.NoArgs,
 	}
-	var lockDir string
+	var lockDirs []string
 	lock := &cobra.Command{
 		Use:   "lock FILE",
-		Short: "Record the plan's sha256 and the time in RUNS-DIR/FILE.lock, next to the results",
-		Example: `  membench prereg lock configs/prereg_seed_study.yaml --runs-dir results/sweeps/seed-study/runs
-  membench prereg lock my_plan.yaml                     # writes results/my_plan.yaml.lock`,
+		Short: "Record the plan's sha256 and the time in DIR/FILE.lock, next to the results (--run DIR)",
+		Example: `  membench prereg lock configs/prereg_seed_study.yaml --run /tmp/seed-study/runs
+  membench prereg lock configs/prereg_seed_study.yaml   # writes results/prereg_seed_study.yaml.lock`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			lockDir, err := oneDir(lockDirs)
+			if err != nil {
+				return err
+			}
 			l, err := prereg.Lock(args[0], lockDir, time.Now())
 			if err != nil {
 				return clierr.AsBad(err)
@@ -46,16 +52,20 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
 			return nil
 		},
 	}
-	lock.Flags().StringVar(&lockDir, "runs-dir", "", "the runs directory `prereg test --runs-dir` will read; the lock goes there (default: "+prereg.DefaultLockDir+")")
-	var runsDir string
+	cliflag.Runs(lock, &lockDirs, "the runs directory `prereg test --run` will read; the lock goes there (default: "+prereg.DefaultLockDir+")", "runs-dir")
+	var runs []string
 	var asJSON, allowMixed bool
 	test := &cobra.Command{
 		Use:   "test FILE",
 		Short: "Run the locked plan's tests on finished runs",
-		Example: `  membench prereg lock configs/prereg_seed_study.yaml --runs-dir results/sweeps/seed-study/runs
-  membench prereg test configs/prereg_seed_study.yaml --runs-dir results/sweeps/seed-study/runs`,
+		Example: `  membench prereg lock configs/prereg_seed_study.yaml --run results/sweeps/seed-study/runs
+  membench prereg test configs/prereg_seed_study.yaml --run results/sweeps/seed-study/runs --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			runsDir, err := oneDir(runs)
+			if err != nil {
+				return err
+			}
 			rep, err := prereg.TestRuns(args[0], runsDir, allowMixed)
 			if err != nil {
 				var ch *prereg.ChangedError
@@ -65,16 +75,26 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
 				return clierr.AsBad(err)
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return cliflag.PrintJSON(cmd.OutOrStdout(), rep)
 			}
 			return rep.Table().Terminal(cmd.OutOrStdout())
 		},
 	}
-	test.Flags().StringVar(&runsDir, "runs-dir", "", "directory the plan's system paths are relative to, and where its lock is (default lock directory: "+prereg.DefaultLockDir+")")
-	test.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cliflag.Runs(test, &runs, "directory the plan's system paths are relative to, and where its lock is (default lock directory: "+prereg.DefaultLockDir+")", "runs-dir")
+	cliflag.JSON(test, &asJSON)
 	test.Flags().BoolVar(&allowMixed, "allow-mixed", false, "test hypotheses on runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")
 	c.AddCommand(lock, test)
 	return c
+}
+
+// oneDir is the single --run DIR of prereg ("" when none): a directory,
+// not a list of runs, since the plan names its runs relative to it.
+func oneDir(dirs []string) (string, error) {
+	switch len(dirs) {
+	case 0:
+		return "", nil
+	case 1:
+		return dirs[0], nil
+	}
+	return "", clierr.Bad("prereg takes one --run DIR: the directory the plan's system paths are relative to (got %d)", len(dirs))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	tables "github.com/membench/membench/internal/report"
 )
 
@@ -20,7 +21,8 @@ type Options struct {
 	Runs   []string // run directories, globs or directories of runs
 	Format string   // terminal, markdown or csv
 	Table  string   // 2, 3, 4 or all
-	Judge  string   // "" = the non-metric judge most runs have
+	Judge  string   // "" = the runs' primary judge
+	JSON   bool     // print ReportJSON instead of tables
 	// AllowMixed shows runs whose manifests differ side by side, with a warning.
 	AllowMixed bool
 	// Wide prints every column in the terminal too (markdown and CSV
@@ -52,17 +54,18 @@ run ids, input and output tokens apart, and each run's dataset, question
 count, embedder, backend and status. Runs that differ
 in dataset or question set, embedder, answer model, the judge's spec or
 offline vs real backends are refused (exit 2) unless --allow-mixed, which
-prints a warning line. --judge defaults to the judge other than
-f1/bleu1/em that most runs have (f1 when runs have only metrics). Rows of
-offline runs are marked "(offline)" (the title says so when all are). --runs takes run
-directories, globs, or a directory holding run directories; rows are
-ordered by system, then k. With --format
+prints a warning line. --judge NAME defaults to the runs' primary judge
+(each run's first verdict judge; f1 when runs have only metrics; the one
+most runs share when they differ). Rows of offline runs are marked
+"(offline)" (the title says so when all are). --run takes run directories, globs, or a directory holding run
+directories (default: results); rows are ordered by system, then k. With --format
 csv and --table all, the tables are separated by a blank line.`,
-		Example: `  membench report --runs results
-  membench report --runs results --table 2 --wide
-  membench report --runs 'results/locomo-*' --table 2 --format markdown
-  membench report --runs results/a --runs results/b --table 3 --format csv`,
-		// Extra arguments are more runs, so a shell-expanded --runs results/* works.
+		Example: `  membench report
+  membench report --run results --table 2 --wide
+  membench report --run 'results/sample-*' --table 2 --format markdown
+  membench report --run results/A --run results/B --table 3 --format csv
+  membench report --run results --json`,
+		// Extra arguments are more runs, so a shell-expanded --run results/* works.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Runs = append(o.Runs, args...)
@@ -71,19 +74,20 @@ csv and --table all, the tables are separated by a blank line.`,
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&o.Runs, "runs", nil, "run directory, glob, or directory of runs (repeatable)")
 	f.StringVar(&o.Format, "format", "terminal", "terminal, markdown or csv")
 	f.StringVar(&o.Table, "table", "all", "which table: 2, 3, 4 or all")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "show runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends) side by side, with a warning")
 	f.BoolVar(&o.Wide, "wide", false, "terminal: every column (run ids, input/output tokens, dataset, questions, embedder, backend, status) instead of fitting 120 columns")
-	f.StringVar(&o.Judge, "judge", "", "judge for tables 2 and 4 and the interval (default: the non-metric judge most runs have)")
+	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
+	cliflag.JudgeName(c, &o.Judge, "judge for tables 2 and 4 and the interval (default: the runs' primary judge)")
+	cliflag.JSON(c, &o.JSON)
 	return c
 }
 
 // Run loads the runs and prints the chosen tables.
 func Run(ctx context.Context, o *Options) error {
 	if len(o.Runs) == 0 {
-		return clierr.Bad("report needs --runs DIR (a run directory, a glob, or a results directory)")
+		o.Runs = []string{cliflag.DefaultResults}
 	}
 	var builders []func([]*runlog.Run, string, analysis.View) (*tables.Table, error)
 	switch o.Table {
@@ -131,6 +135,13 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	out := o.Out
+	if o.JSON {
+		rep, err := analysis.Report(loaded, j, mixed)
+		if err != nil {
+			return err
+		}
+		return cliflag.PrintJSON(out, rep)
+	}
 	view := analysis.Brief
 	if o.Wide || (o.Format != "terminal" && o.Format != "text") {
 		view = analysis.Wide

@@ -21,6 +21,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -34,6 +35,7 @@ type Options struct {
 	LLM, Model, BaseURL string
 	TurnStep            time.Duration // applied only when Changed("turn-step")
 	Quiet               bool
+	JSON                bool   // print the summary as JSON on stdout
 	Replay              string // a bundle to reproduce (membench bundle)
 	ReplayFallback      bool   // with Replay: calls the bundle lacks go to the backend
 	Shard               string // I/N or auto/N (applied when set or in the file)
@@ -58,18 +60,24 @@ and write results/<run-id>/ (manifest, build, retrievals, answers, judgments,
 costs, summary). With no flags it runs turns-cosine on the embedded sample
 conversation with the offline backend: no key, no network.
 
-Re-running the same command resumes: finished questions are skipped.`,
+Re-running the same command resumes: finished questions are skipped.
+
+Judges are given with --judge-spec SPEC (repeatable; the same syntax in run,
+score and judge); readers (report, compare, diagnose, plot, ...) then pick
+a judge by its name with --judge NAME, by default the run's primary judge
+(its first verdict judge). With no --judge-spec a run gets lexical, f1,
+bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 		Example: `  membench run
   membench run --system fullcontext
   membench run --system turns-cosine --dataset locomo --data ../shared/datasets/locomo10.json
   membench run --system structmem --llm openai --model gpt-4o-mini
-  membench run --system turns-rerank --opt n=30 --opt floor=10 --k 3
-  membench run --config configs/table2.yaml --system flat
-  membench run --replay testdata/bundles/conv26-turns-rerank.tar.gz --data ../shared/datasets/locomo10.json --results /tmp/replayed
-  membench run --dataset locomo --data locomo10.json --shard 0/4   # then merge the 4 runs`,
+  membench run --system turns-rerank --opt n=30 --opt floor=10 --k 3 --judge-spec lexical --judge-spec em
+  membench run --config configs/table2.yaml --system flat --dataset sample --limit 5 --results /tmp/t2 --json
+  membench run --replay testdata/bundles/sample-turns-rerank.tar.gz --results /tmp/replayed
+  membench run --shard 0/2 --results /tmp/shards   # then --shard 1/2, and membench merge the two runs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Changed = cmd.Flags().Changed
+			o.Changed = cliflag.Changed(cmd)
 			o.Host = clienv.Host()
 			o.JobIndex = clienv.JobIndex()
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -79,9 +87,12 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f := c.Flags()
 	f.StringVar(&o.ConfigFile, "config", "", "YAML run config (flags override it)")
 	f.StringVar(&o.Config.System, "system", "turns-cosine", "memory system (list them with: membench systems)")
+	_ = c.RegisterFlagCompletionFunc("config", cliflag.CompleteConfigs)
+	_ = c.RegisterFlagCompletionFunc("system", cliflag.CompleteSystems)
 	f.StringArrayVar(&o.Opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
 	f.IntVar(&o.Config.K, "k", 0, "retrieval budget (items), the same setting as --opt k; 0 = the system's default")
 	f.StringVar(&o.Config.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval")
+	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&o.Config.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
 	f.StringSliceVar(&o.Config.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
 	f.IntVar(&o.Config.Limit, "limit", 0, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
@@ -93,7 +104,9 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.StringVar(&o.Config.AnswerModel, "answer-model", "", "model spec for answering")
 	f.StringVar(&o.Config.DecideModel, "decide-model", "", "model spec for relevance decisions (needs logprobs)")
 	f.StringVar(&o.Config.JudgeModel, "judge-model", "", "model spec for the llm judge")
-	f.StringArrayVar(&o.Config.Judges, "judge", nil, "judge (repeatable): llm, lexical, f1, bleu1, em, or name=X,backend=openai,model=M,base-url=U,prompt=FILE (default: llm, f1, bleu1)")
+	f.StringArrayVar(&o.Config.Judges, "judge-spec", nil, "judge to run (repeatable): "+cliflag.JudgeSpecSyntax+" (default: lexical, f1, bleu1; llm, f1, bleu1 with a real judge model)")
+	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
+	cliflag.Alias(c, "judge", "judge-spec")
 	f.StringVar(&o.Config.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")
 	f.StringVar(&o.Config.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge)")
 	f.StringVar(&o.Config.Embedder, "embedder", "", "embedder: use-lite, tfidf-hash-512 (also: hashed), or openai:MODEL (default: use-lite when installed, else tfidf-hash-512; the run id records which)")
@@ -105,6 +118,7 @@ Re-running the same command resumes: finished questions are skipped.`,
 	f.Float64Var(&o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
 	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar")
+	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
 	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply")
 	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the configured backend (needs its key) instead of failing; the summary counts them")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
@@ -154,7 +168,7 @@ func Run(ctx context.Context, o *Options) error {
 	set("conversations", func() { base.Conversations = cfg.Conversations })
 	set("limit", func() { base.Limit = cfg.Limit })
 	set("k", func() { base.K = cfg.K })
-	set("judge", func() { base.Judges = cfg.Judges })
+	set("judge-spec", func() { base.Judges = cfg.Judges })
 	set("build-model", func() { base.BuildModel = cfg.BuildModel })
 	set("answer-model", func() { base.AnswerModel = cfg.AnswerModel })
 	set("decide-model", func() { base.DecideModel = cfg.DecideModel })
@@ -230,6 +244,12 @@ func Run(ctx context.Context, o *Options) error {
 		fmt.Fprintf(stderr, "partial artifacts: %s (no results table: the run did not finish)\n", dir)
 		return err
 	}
+	if o.JSON {
+		return cliflag.PrintJSON(stdout, struct {
+			*runlog.Summary
+			Artifacts string `json:"artifacts"`
+		}{sum, dir})
+	}
 	sum.Print(stdout)
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil
@@ -245,7 +265,7 @@ func orDiscard(w io.Writer) io.Writer {
 // runReplay reproduces a bundle. Flags that would change the outputs are
 // refused: the bundle's manifest is the config.
 func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdout, stderr io.Writer) error {
-	for _, name := range []string{"config", "system", "opt", "k", "dataset", "conversations", "limit", "turn-step", "llm", "model", "base-url", "build-model", "answer-model", "decide-model", "judge-model", "judge", "answer-prompt", "judge-prompt", "embedder", "run-id", "no-cache"} {
+	for _, name := range []string{"config", "system", "opt", "k", "dataset", "conversations", "limit", "turn-step", "llm", "model", "base-url", "build-model", "answer-model", "decide-model", "judge-model", "judge-spec", "answer-prompt", "judge-prompt", "embedder", "run-id", "no-cache"} {
 		if changed(name) {
 			return clierr.Bad("--%s cannot go with --replay: the bundle's manifest is the run's config (only --data, --results, --cache-dir, --concurrency and --quiet apply)", name)
 		}
@@ -261,6 +281,9 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	}, stderr)
 	if err != nil {
 		return err
+	}
+	if o.JSON {
+		return cliflag.PrintJSON(stdout, sum)
 	}
 	sum.Print(stdout)
 	return nil

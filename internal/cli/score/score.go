@@ -11,6 +11,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
 )
 
@@ -18,6 +19,7 @@ import (
 type Options struct {
 	Score               harness.ScoreConfig // Host is set from the environment by NewCmd
 	LLM, Model, BaseURL string              // --llm/--model/--base-url for llm judges
+	JSON                bool                // print the summary as JSON
 	Out                 io.Writer
 }
 
@@ -30,9 +32,14 @@ func NewCmd() *cobra.Command {
 		Long: `Score a predictions file (JSON lines {"question_id": "conv-26:0", "prediction": "..."})
 against a dataset. DIR receives judgments.jsonl (one line per question and
 judge, score at full precision), answers.jsonl, manifest.json and the
-summary, so compare, agreement and report read it like a run.`,
-		Example: `  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine
-  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine --judge f1 --judge llm --llm openai --model gpt-4o-mini`,
+summary, so compare, agreement and report read it like a run.
+
+Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
+(llm, f1, bleu1 with a real judge model). New judges are given with
+--judge-spec SPEC, as in run and judge.`,
+		Example: `  membench score --predictions results/A/answers.jsonl --out /tmp/scored-a
+  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine
+  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine --judge-spec f1 --judge-spec llm --llm openai --model gpt-4o-mini`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Score.Host = clienv.Host()
@@ -42,17 +49,21 @@ summary, so compare, agreement and report read it like a run.`,
 	}
 	sc := &o.Score
 	f := c.Flags()
-	f.StringVar(&sc.Dataset, "dataset", "locomo", "dataset: sample, locomo, longmemeval")
+	f.StringVar(&sc.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval (as membench run)")
+	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&sc.Data, "data", "", "dataset file")
 	f.StringVar(&sc.Predictions, "predictions", "", "predictions JSONL file")
 	f.StringVar(&sc.Out, "out", "", "output directory")
 	f.StringVar(&sc.System, "system", "", "system name recorded in the judgments (default: predictions file name)")
-	f.StringArrayVar(&sc.Judges, "judge", nil, "judge (repeatable); default f1, bleu1, lexical")
+	f.StringArrayVar(&sc.Judges, "judge-spec", nil, "judge to score with (repeatable): "+cliflag.JudgeSpecSyntax+" (default: lexical, f1, bleu1; llm, f1, bleu1 with a real judge model)")
+	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
+	cliflag.Alias(c, "judge", "judge-spec")
 	f.StringVar(&o.LLM, "llm", "", "backend for llm judges: offline or openai")
 	f.StringVar(&o.Model, "model", "", "judge model for --llm openai")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
 	f.StringVar(&sc.CacheDir, "cache-dir", "", "LLM cache directory")
 	f.BoolVar(&sc.NoCache, "no-cache", false, "do not use the LLM cache")
+	cliflag.JSON(c, &o.JSON)
 	return c
 }
 
@@ -70,6 +81,9 @@ func Run(ctx context.Context, o *Options) error {
 	sum, missing, err := harness.Score(ctx, sc)
 	if err != nil {
 		return err
+	}
+	if o.JSON {
+		return cliflag.PrintJSON(o.Out, map[string]any{"summary": sum, "missing": len(missing), "out": sc.Out})
 	}
 	sum.Print(o.Out)
 	if len(missing) > 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
@@ -30,7 +31,7 @@ type Options struct {
 	Embedder, Data, CacheDir string
 	Format                   string
 	Concurrency              int
-	Quiet, DryRun            bool
+	Quiet, DryRun, JSON      bool
 	AllowMixed               bool                   // tabulate points whose manifests differ
 	YFull                    bool                   // accuracy plot on 0-100, not fitted
 	Changed                  func(flag string) bool // nil: no flag set
@@ -67,7 +68,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
   membench sweep --config configs/table2.yaml --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Changed = cmd.Flags().Changed
+			o.Changed = cliflag.Changed(cmd)
 			o.Host = clienv.Host()
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return Run(cmd.Context(), o)
@@ -75,6 +76,8 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	}
 	f := c.Flags()
 	f.StringVar(&o.ConfigFile, "config", "", "sweep file (run config, then optionally --- and the sweep spec)")
+	_ = c.RegisterFlagCompletionFunc("config", cliflag.CompleteConfigs)
+	cliflag.JSON(c, &o.JSON)
 	f.StringVar(&o.OutDir, "out", "", "output directory (default results/sweeps/NAME)")
 	f.StringVar(&o.Results, "results", "", "where the run directories go (default: the file's results_dir, else OUT/runs)")
 	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline or openai (overrides the file)")
@@ -158,9 +161,26 @@ func Run(ctx context.Context, o *Options) error {
 			t.Add(i+1, p.Label, id)
 		}
 		t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
+		if o.JSON {
+			type point struct {
+				Label string `json:"label"`
+				RunID string `json:"run_id"`
+			}
+			ps := []point{}
+			for _, p := range points {
+				ps = append(ps, point{p.Label, sweep.RunID(p)})
+			}
+			return cliflag.PrintJSON(o.Out, map[string]any{"name": f.Spec.Name, "plot": f.PlotKind(), "out": out, "points": ps})
+		}
 		return t.Terminal(o.Out)
 	}
 	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err, AllowMixed: o.AllowMixed, YFull: o.YFull})
+	if res != nil && o.JSON {
+		if err := cliflag.PrintJSON(o.Out, res); err != nil { // what sweep.json holds
+			return err
+		}
+		return runErr
+	}
 	if res != nil {
 		t := res.Table()
 		if o.Format == "csv" {

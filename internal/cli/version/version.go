@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/cliflag"
 )
 
 // Line is what `membench version` and `membench --version` print: the
@@ -24,7 +25,8 @@ func Line() string {
 
 // NewCmd returns the version command.
 func NewCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print membench's version (as run manifests record it)",
 		Long: `Prints the module version of a release build, else devel+REVISION from the
@@ -34,11 +36,21 @@ source tree it was compiled from, and says so; "dev" when nothing is known.
 Every run's manifest.json records the same (membench, git_commit, git_dirty,
 version_from).`,
 		Example: `  membench version
+  membench version --json
   membench --version`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				b := harness.BuildOf()
+				return cliflag.PrintJSON(cmd.OutOrStdout(), struct {
+					Membench string `json:"membench"` // as manifests record it
+					harness.Build
+				}{b.String(), b})
+			}
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), Line())
 			return err
 		},
 	}
+	cliflag.JSON(c, &asJSON)
+	return c
 }

@@ -1,5 +1,5 @@
 // Package view is `membench view`: a local web app over run directories,
-// or one self-contained HTML file with --export.
+// or one self-contained HTML file with --out.
 package view
 
 import (
@@ -15,6 +15,7 @@ import (
 
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/view"
 )
@@ -44,12 +45,12 @@ contexts next to each other); and the cost panel.
 Contexts, requests and replies come from transcripts.jsonl.gz, which runs
 write since transcripts exist; older runs show scores and verdicts only.
 
-With no --run it lists the runs under --results. --export FILE.html writes
+With no --run it lists the runs under --results. --out FILE.html writes
 the same views as one self-contained file instead of serving them.`,
 		Example: `  membench view
-  membench view --run results/locomo-turns-cosine-38aea13737
+  membench view --run results/A
   membench view --run results/A --run results/B --open
-  membench view --run results/A --run results/B --export ab.html`,
+  membench view --run results/A --run results/B --out /tmp/ab.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -82,11 +83,11 @@ the same views as one self-contained file instead of serving them.`,
 			}
 			if export != "" {
 				if err := os.MkdirAll(filepath.Dir(export), 0o755); err != nil {
-					return clierr.Bad("--export %s: %v", export, err)
+					return clierr.Bad("--out %s: %v", export, err)
 				}
 				f, err := os.CreateTemp(filepath.Dir(export), ".view-*.html")
 				if err != nil {
-					return clierr.Bad("--export %s: %v", export, err)
+					return clierr.Bad("--out %s: %v", export, err)
 				}
 				if err := enc.Export(f); err != nil {
 					f.Close()
@@ -119,11 +120,12 @@ the same views as one self-contained file instead of serving them.`,
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&runs, "run", nil, "run directory (repeatable; the first is A, the second B in the side-by-side view)")
+	cliflag.Runs(c, &runs, "run directory, glob, or directory of runs (repeatable; the first is A, the second B in the side-by-side view)")
 	f.StringVar(&results, "results", "results", "directory whose runs are listed when no --run is given")
 	f.IntVar(&port, "port", 0, "port on 127.0.0.1 (0 = a free one)")
 	f.BoolVar(&open, "open", false, "open the page in the default browser")
-	f.StringVar(&export, "export", "", "write one self-contained HTML file instead of serving")
+	f.StringVar(&export, "out", "", "write one self-contained HTML file instead of serving")
+	cliflag.Alias(c, "export", "out")
 	return c
 }
 
