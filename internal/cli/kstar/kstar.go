@@ -45,8 +45,8 @@ reference are skipped. Ks of the range without a run are listed with the
 membench run commands that would measure them. The reference and the
 matched runs must agree on dataset, question set, embedder, answer model and
 backends (exit 2 otherwise; --allow-mixed shows them with a warning).`,
-		Example: `  membench kstar --reference turns-cosine --candidate turns-rerank --k 1..10
-  membench kstar --run results --reference extract-rerank --reference-k 3 --candidate turns-rerank --k 3,5,7,9 --json`,
+		Example: `  membench run --system turns-rerank --k 3 && membench kstar --reference turns-rerank --reference-k 3 --candidate turns-cosine --k 1..10
+  membench kstar --run results --reference turns-rerank --reference-k 3 --candidate turns-cosine --k 3,5,10 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out = cmd.OutOrStdout()

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
 )
 
@@ -15,6 +16,7 @@ import (
 func NewCmd() *cobra.Command {
 	var runs []string
 	var out string
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "merge --run A --run B ... --out DIR",
 		Short: "Join the shard runs of one command (run --shard I/N) into one run",
@@ -23,25 +25,39 @@ apart from --shard, same dataset file, embedder, prompts and judges), that
 together they answer the whole question set exactly once and that each
 finished, then writes one run directory whose answers, judgments and
 summary equal a single-machine run's (costs are summed over the shards).`,
-		Example: `  membench merge --run results/shard-0 --run results/shard-1 --out results/merged`,
+		Example: `  membench run --shard 0/2 --results /tmp/shards && membench run --shard 1/2 --results /tmp/shards
+  membench merge --run '/tmp/shards/*' --out /tmp/merged
+  membench merge --run '/tmp/shards/*' --out /tmp/merged-json --json`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return clierr.Bad("--out: name the directory for the merged run")
 			}
-			sum, err := runlog.Merge(runs, out)
+			dirs, err := runlog.FindRuns(runs)
+			if err != nil {
+				return clierr.AsBad(err)
+			}
+			sum, err := runlog.Merge(dirs, out)
 			if errors.Is(err, runlog.ErrMergeInput) {
 				return clierr.AsBad(err)
 			}
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cliflag.PrintJSON(cmd.OutOrStdout(), struct {
+					*runlog.Summary
+					Artifacts string `json:"artifacts"`
+					Shards    int    `json:"shards"`
+				}{sum, out, len(dirs)})
+			}
 			sum.Print(cmd.OutOrStdout())
-			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards into %s\n", len(runs), out)
+			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards into %s\n", len(dirs), out)
 			return nil
 		},
 	}
-	c.Flags().StringArrayVar(&runs, "run", nil, "a shard's run directory (repeat once per shard)")
+	cliflag.Runs(c, &runs, "a shard's run directory (repeat once per shard), a glob, or a directory holding the shards")
+	cliflag.JSON(c, &asJSON)
 	c.Flags().StringVar(&out, "out", "", "directory for the merged run (must not hold a run yet)")
 	return c
 }

@@ -71,12 +71,19 @@ results). --judge NAME defaults to the runs' primary judge.`,
 	return c
 }
 
+// plotExamples make the runs they plot: a sweep over the figure's axis.
+var plotExamples = map[string]string{
+	"k":            `  membench sweep --config configs/sample_k_sweep.yaml --out /tmp/ks && membench plot k --run /tmp/ks/runs --out /tmp/plot-k`,
+	"seeds":        `  membench sweep --config configs/sample_seeds_sweep.yaml --out /tmp/seeds && membench plot seeds --run /tmp/seeds/runs --out /tmp/plot-seeds`,
+	"build-tokens": `  membench plot build-tokens --run results --out /tmp/plot-build-tokens`,
+}
+
 func sub(name, short, defOut string) *cobra.Command {
 	o := &Options{Figure: name}
 	c := &cobra.Command{
 		Use:     name,
 		Short:   short,
-		Example: fmt.Sprintf("  membench plot %s --run results --out /tmp/plot-%s", name, name),
+		Example: plotExamples[name],
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out = cmd.OutOrStdout()

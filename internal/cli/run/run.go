@@ -72,9 +72,9 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
   membench run --system turns-cosine --dataset locomo --data ../shared/datasets/locomo10.json
   membench run --system structmem --llm openai --model gpt-4o-mini
   membench run --system turns-rerank --opt n=30 --opt floor=10 --k 3 --judge-spec lexical --judge-spec em
-  membench run --config configs/table2.yaml --system flat --dataset sample --limit 5 --results /tmp/t2 --json
+  membench run --config configs/sample_k_sweep.yaml --system flat --k 5 --results /tmp/flat --json
   membench run --replay testdata/bundles/sample-turns-rerank.tar.gz --results /tmp/replayed
-  membench run --shard 0/2 --results /tmp/shards   # then --shard 1/2, and membench merge the two runs`,
+  membench run --shard 0/2 --results /tmp/shards   # then --shard 1/2, and: membench merge --run '/tmp/shards/*' --out DIR`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Changed = cliflag.Changed(cmd)
