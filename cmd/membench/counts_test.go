@@ -56,7 +56,7 @@ func TestSameNEverywhereAndCompareAgreesWithSummary(t *testing.T) {
 
 	// report tables 2 and 3: the n column.
 	for _, table := range []string{"2", "3"} {
-		out, code := membench(t, env, "report", "--runs", a, "--table", table, "--format", "csv")
+		out, code := membench(t, env, "report", "--run", a, "--table", table, "--format", "csv")
 		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 		if code != 0 || err != nil || len(rows) < 2 {
 			t.Fatalf("report --table %s: exit %d, %v\n%s", table, code, err, out)
@@ -85,7 +85,7 @@ func TestSameNEverywhereAndCompareAgreesWithSummary(t *testing.T) {
 		Excluded               int
 		Test, Verdict, Offline string
 	}
-	out, code = membench(t, env, "compare", "--a", a, "--b", b, "--judge", "f1", "--test", "noninferiority", "--json")
+	out, code = membench(t, env, "compare", "--run", a, "--run", b, "--judge", "f1", "--test", "noninferiority", "--json")
 	if code != 0 || json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &c) != nil {
 		t.Fatalf("compare: exit %d\n%s", code, out)
 	}
@@ -101,14 +101,14 @@ func TestSameNEverywhereAndCompareAgreesWithSummary(t *testing.T) {
 	if !strings.Contains(c.Verdict, "offline heuristics") {
 		t.Errorf("verdict of offline runs: %q", c.Verdict)
 	}
-	out, code = membench(t, env, "compare", "--a", a, "--b", b, "--judge", "f1", "--test", "mcnemar", "--json")
+	out, code = membench(t, env, "compare", "--run", a, "--run", b, "--judge", "f1", "--test", "mcnemar", "--json")
 	if code != 0 || json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &c) != nil {
 		t.Fatalf("compare mcnemar: exit %d\n%s", code, out)
 	}
 	if c.Measure != "thresholded outcome" || c.Threshold == nil || *c.Threshold != 0.5 || c.N != n {
 		t.Errorf("mcnemar on f1: measure %q threshold %v n %d", c.Measure, c.Threshold, c.N)
 	}
-	text, _ := membench(t, env, "compare", "--a", a, "--b", b, "--judge", "f1")
+	text, _ := membench(t, env, "compare", "--run", a, "--run", b, "--judge", "f1")
 	if !strings.Contains(text, "thresholded outcome") || !strings.Contains(text, "mean score") {
 		t.Errorf("compare's text must say which f1 figure it tests:\n%s", text)
 	}

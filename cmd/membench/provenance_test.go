@@ -31,7 +31,7 @@ func TestIncomparableRunsAreRefused(t *testing.T) {
 
 	// Comparable: same dataset, questions, embedder, models and judges
 	// (--wide: the provenance columns).
-	out, code := membench(t, env, "report", "--runs", a, "--runs", c, "--table", "2", "--wide")
+	out, code := membench(t, env, "report", "--run", a, "--run", c, "--table", "2", "--wide")
 	if code != 0 || strings.Contains(out, "WARNING") {
 		t.Fatalf("comparable runs: exit %d\n%s", code, out)
 	}
@@ -40,15 +40,15 @@ func TestIncomparableRunsAreRefused(t *testing.T) {
 			t.Errorf("report rows should show %q:\n%s", want, out)
 		}
 	}
-	out, code = membench(t, env, "compare", "--a", a, "--b", c, "--judge", "lexical")
+	out, code = membench(t, env, "compare", "--run", a, "--run", c, "--judge", "lexical")
 	if code != 0 || !strings.Contains(out, "offline heuristics") {
 		t.Fatalf("compare of comparable offline runs: exit %d (want 0 and an offline-heuristics verdict)\n%s", code, out)
 	}
 
 	// Incomparable: the embedder differs.
 	for _, args := range [][]string{
-		{"compare", "--a", a, "--b", b, "--judge", "lexical"},
-		{"report", "--runs", a, "--runs", b},
+		{"compare", "--run", a, "--run", b, "--judge", "lexical"},
+		{"report", "--run", a, "--run", b},
 		{"agreement", "--run", a, "--run", b},
 	} {
 		out, code := membench(t, env, args...)
@@ -56,11 +56,11 @@ func TestIncomparableRunsAreRefused(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 with a message naming the embedder and both runs\n%s", args[0], code, out)
 		}
 	}
-	out, code = membench(t, env, "report", "--runs", a, "--runs", b, "--allow-mixed", "--table", "2")
+	out, code = membench(t, env, "report", "--run", a, "--run", b, "--allow-mixed", "--table", "2")
 	if code != 0 || !strings.Contains(out, "WARNING (--allow-mixed)") || !strings.Contains(out, "embedder differs") {
 		t.Errorf("report --allow-mixed: exit %d, want 0 with a warning\n%s", code, out)
 	}
-	out, code = membench(t, env, "compare", "--a", a, "--b", b, "--judge", "lexical", "--allow-mixed", "--json")
+	out, code = membench(t, env, "compare", "--run", a, "--run", b, "--judge", "lexical", "--allow-mixed", "--json")
 	if code != 0 {
 		t.Fatalf("compare --allow-mixed: exit %d\n%s", code, out)
 	}

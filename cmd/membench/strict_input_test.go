@@ -61,8 +61,8 @@ func TestStrictInputExitsTwo(t *testing.T) {
 		{"predictions field name", []string{"score", "--dataset", "sample", "--predictions", wrongField, "--out", filepath.Join(dir, "s1")}, wrongField + ` line 1: no field "prediction" (the line has answer, question_id)`},
 		{"predictions directory", []string{"score", "--dataset", "sample", "--predictions", dir, "--out", filepath.Join(dir, "s2")}, "--predictions " + dir + " is a directory"},
 		{"20 MB line, wrong dataset id", []string{"score", "--dataset", "sample", "--predictions", bigLine, "--out", filepath.Join(dir, "s3")}, bigLine + " line 1:"},
-		{"score 5", []string{"compare", "--a", score5, "--b", scoreOK}, score5 + " line 1: judge llm on q: score 5 is outside [0, 1]"},
-		{"correct contradicts score", []string{"compare", "--a", contra, "--b", scoreOK}, `"correct": false contradicts "score": 1`},
+		{"score 5", []string{"compare", "--run", score5, "--run", scoreOK}, score5 + " line 1: judge llm on q: score 5 is outside [0, 1]"},
+		{"correct contradicts score", []string{"compare", "--run", contra, "--run", scoreOK}, `"correct": false contradicts "score": 1`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 // Options are the judge command's inputs.
 type Options struct {
 	Run                 string   // finished run directory
+	Runs                []string // --run values; expanded into Run (exactly one run)
 	Judges              []string // judge specs to add
 	Rejudge             grade.RejudgeOptions
 	LLM, Model, BaseURL string // --llm/--model/--base-url: the llm judge's model
@@ -50,16 +51,7 @@ pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instr
   membench judge --run results/A --judge-spec name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(runs) > 0 {
-				dirs, err := runlog.FindRuns(runs)
-				if err != nil {
-					return clierr.AsBad(err)
-				}
-				if len(dirs) != 1 {
-					return clierr.Bad("judge adds judges to one run; --run %v gave %d (%v): run it once per run", runs, len(dirs), dirs)
-				}
-				o.Run = dirs[0]
-			}
+			o.Runs = runs
 			o.Rejudge.Home = clienv.Host().Home
 			o.Out = cmd.OutOrStdout()
 			return Run(cmd.Context(), o)
@@ -85,7 +77,7 @@ pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instr
 // Run adds the judges to the run and prints what was added and the new
 // summary.
 func Run(ctx context.Context, o *Options) error {
-	if o.Run == "" {
+	if o.Run == "" && len(o.Runs) == 0 {
 		return clierr.Bad("judge needs --run DIR (a finished run directory)")
 	}
 	if len(o.Judges) == 0 {
@@ -94,6 +86,16 @@ func Run(ctx context.Context, o *Options) error {
 	m, err := llm.FlagSpec(o.LLM, o.Model, o.BaseURL)
 	if err != nil {
 		return clierr.AsBad(err)
+	}
+	if len(o.Runs) > 0 {
+		dirs, err := runlog.FindRuns(o.Runs)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		if len(dirs) != 1 {
+			return clierr.Bad("judge adds judges to one run; --run %v gave %d (%v): run it once per run", o.Runs, len(dirs), dirs)
+		}
+		o.Run = dirs[0]
 	}
 	ro := o.Rejudge
 	if m != "" && ro.JudgeModel == "" {

@@ -28,7 +28,7 @@ summary equal a single-machine run's (costs are summed over the shards).`,
 		Example: `  membench run --shard 0/2 --results /tmp/shards && membench run --shard 1/2 --results /tmp/shards
   membench merge --run '/tmp/shards/*' --out /tmp/merged
   membench merge --run '/tmp/shards/*' --out /tmp/merged-json --json`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return clierr.Bad("--out: name the directory for the merged run")
