@@ -22,6 +22,7 @@ var exampleSkips = []struct{ match, why string }{
 	{"../shared/", "needs the real LoCoMo file outside the repository"},
 	{"locomo10.json", "needs the real LoCoMo file"},
 	{"preds.jsonl", "needs the user's predictions file"},
+	{"~/Downloads/", "needs the user's downloaded copy"},
 	{"datasets fetch", "downloads from the network"},
 	{"datasets verify", "needs a fetched dataset file"},
 	{"prereg test", "needs the study's finished runs"},
