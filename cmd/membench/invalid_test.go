@@ -81,7 +81,7 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 	// the counts are the raw files'.
 	wantN := total - len(invA) - len(invB) + both
 
-	out, code := membench(t, env, "compare", "--a", a, "--b", b, "--judge", "llm", "--exclude-category", "0", "--json")
+	out, code := membench(t, env, "compare", "--run", a, "--run", b, "--judge", "llm", "--exclude-category", "0", "--json")
 	if code != 0 {
 		t.Fatalf("compare: exit %d\n%s", code, out)
 	}
@@ -100,7 +100,7 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 	if !strings.Contains(out, "have an invalid verdict from judge llm") {
 		t.Errorf("compare should note the invalid verdicts on stderr:\n%s", out)
 	}
-	out, code = membench(t, env, "compare", "--a", a, "--b", b, "--judge", "llm", "--exclude-category", "0")
+	out, code = membench(t, env, "compare", "--run", a, "--run", b, "--judge", "llm", "--exclude-category", "0")
 	if code != 0 || !strings.Contains(out, "note: invalid verdicts left out:") {
 		t.Errorf("compare text: exit %d, want a note line\n%s", code, out)
 	}

@@ -153,23 +153,21 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if o.DryRun {
 		t := &report.Table{Title: fmt.Sprintf("sweep %s: %d points (dry run)", f.Spec.Name, len(points)), Header: []string{"#", "point", "run id"}}
+		type point struct {
+			Label string `json:"label"`
+			RunID string `json:"run_id"`
+		}
+		ps := []point{}
 		for i, p := range points {
 			id, err := sweep.RunID(p)
 			if err != nil {
 				return clierr.AsBad(err)
 			}
 			t.Add(i+1, p.Label, id)
+			ps = append(ps, point{p.Label, id})
 		}
 		t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
 		if o.JSON {
-			type point struct {
-				Label string `json:"label"`
-				RunID string `json:"run_id"`
-			}
-			ps := []point{}
-			for _, p := range points {
-				ps = append(ps, point{p.Label, sweep.RunID(p)})
-			}
 			return cliflag.PrintJSON(o.Out, map[string]any{"name": f.Spec.Name, "plot": f.PlotKind(), "out": out, "points": ps})
 		}
 		return t.Terminal(o.Out)
