@@ -19,25 +19,7 @@ import (
 )
 
 func main() {
-	root := &cobra.Command{
-		Use:           "membench",
-		Short:         "Benchmark harness for long-term conversational memory (LoCoMo, LongMemEval)",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		// Old spellings of flags still work; say which to use instead.
-		PersistentPreRun: func(c *cobra.Command, _ []string) { cliflag.WarnDeprecated(c) },
-	}
-	// --version prints what `membench version` does; the template calls
-	// it lazily, so other commands never ask git.
-	root.Version = "set"
-	cobra.AddTemplateFunc("membenchVersion", version.Line)
-	root.SetVersionTemplate("{{membenchVersion}}\n")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return clierr.Bad("%s (see `%s --help`)", err, c.CommandPath())
-	})
-	for _, c := range commands() {
-		root.AddCommand(c)
-	}
+	root := newRoot()
 	// Ctrl-C cancels the context, so a run stops between records, writes
 	// its costs and summary, and resumes on rerun; a second Ctrl-C kills.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -74,4 +56,40 @@ func main() {
 		}
 		os.Exit(code)
 	}
+}
+
+// newRoot is the membench command with every subcommand (tests walk it).
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "membench",
+		Short: "Benchmark harness for long-term conversational memory (LoCoMo, LongMemEval)",
+		Long: `membench replays LoCoMo and LongMemEval conversations into memory systems,
+answers and judges the questions, and compares systems with statistics. With
+no key and no network it runs offline on the embedded sample.
+
+Every command speaks one vocabulary: --run DIR (repeatable; globs and
+directories of runs) wherever runs are read, --out PATH wherever files are
+written, --json for the result as JSON on stdout, --judge NAME to pick a
+judge already in the runs (default: the run's primary judge, its first
+verdict judge) and --judge-spec SPEC to run a new one (run, score, judge).`,
+		Example: `  membench run --run-id cosine && membench run --system fullcontext --run-id full
+  membench compare --run results/cosine --run results/full
+  membench report --run results`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// Old spellings of flags still work; say which to use instead.
+		PersistentPreRun: func(c *cobra.Command, _ []string) { cliflag.WarnDeprecated(c) },
+	}
+	// --version prints what `membench version` does; the template calls
+	// it lazily, so other commands never ask git.
+	root.Version = "set"
+	cobra.AddTemplateFunc("membenchVersion", version.Line)
+	root.SetVersionTemplate("{{membenchVersion}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return clierr.Bad("%s (see `%s --help`)", err, c.CommandPath())
+	})
+	for _, c := range commands() {
+		root.AddCommand(c)
+	}
+	return root
 }

@@ -37,8 +37,10 @@ func NewCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report",
 		Short: "Print the paper-shaped tables (2: accuracy and build cost, 3: per judge, 4: ablation)",
-		Long: `Print the StructMem paper's table shapes over finished runs (from membench run
-or membench score; scored predictions have no build cost, printed "-").
+		Long: `Print the table shapes of the StructMem paper ("StructMem: Structured Memory
+for Long-Horizon Behavior in LLMs", arXiv 2604.21748) over finished runs
+(from membench run or membench score; scored predictions have no build
+cost, printed "-").
 
   Table 2: per run Overall, Multi, Open, Single, Temp under one judge, then
            build In/Out/Sum M tokens, calls and seconds
