@@ -65,7 +65,7 @@ optionally followed by a second YAML document:
 Re-running the same command resumes every unfinished point. See docs/sweeps.md.`,
 		Example: `  membench sweep --config configs/sample_k_sweep.yaml --out /tmp/ksweep
   membench sweep --config configs/fig3c_k_sweep.yaml --llm openai --model gpt-4o-mini
-  membench sweep --config configs/table2.yaml --dry-run`,
+  membench sweep --config configs/sample_seeds_sweep.yaml --dry-run --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Changed = cliflag.Changed(cmd)
