@@ -18,7 +18,7 @@ func TestRunWithJSONIgnoringServerExitsOne(t *testing.T) {
 	results := t.TempDir()
 	env := []string{"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + srv.URL}
 	out, code := membench(t, env, "run", "--system", "structmem", "--build-model", "openai:gpt-4o-mini",
-		"--judge", "f1", "--results", results, "--quiet", "--run-id", "broken")
+		"--judge-spec", "f1", "--results", results, "--quiet", "--run-id", "broken")
 	if code != 1 || !strings.Contains(out, "build failed") || !strings.Contains(out, reply) {
 		t.Fatalf("exit %d, output:\n%s\nwant exit 1 quoting the reply", code, out)
 	}

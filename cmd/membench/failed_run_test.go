@@ -20,7 +20,7 @@ func TestFailedRunPrintsNoTable(t *testing.T) {
 	l.Close() // nothing listens there now
 	results := t.TempDir()
 	out, code := membench(t, []string{"OPENAI_API_KEY=sk-test"}, "run", "--quiet", "--results", results,
-		"--llm", "openai", "--model", "m", "--base-url", "http://"+addr+"/v1", "--judge", "f1")
+		"--llm", "openai", "--model", "m", "--base-url", "http://"+addr+"/v1", "--judge-spec", "f1")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}

@@ -88,7 +88,7 @@ func TestFailedQuestionsAreRecordedAndRetried(t *testing.T) {
 		"--answer-model", role("Tomas's dog", llmtest.FaultEmptyChoices),
 		"--judge-model", role("bike shop", llmtest.FaultMalformed),
 		"--decide-model", role("Who is Priya's pottery teacher?", llmtest.FaultNoLogprobs),
-		"--judge", "llm", "--judge", "f1"}
+		"--judge-spec", "llm", "--judge-spec", "f1"}
 	env := []string{"OPENAI_API_KEY=sk-test-failures", "MEMBENCH_HOME=" + t.TempDir()}
 	out, code := membench(t, env, args...)
 	if code != 1 {

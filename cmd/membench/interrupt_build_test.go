@@ -27,7 +27,7 @@ func TestInterruptDuringBuild(t *testing.T) {
 	}))
 	results := t.TempDir()
 	cmd := exec.Command(bin, "run", "--quiet", "--results", results, "--run-id", "cut", "--system", "structmem",
-		"--build-model", "openai:gpt-4o-mini", "--judge", "f1", "--concurrency", "1")
+		"--build-model", "openai:gpt-4o-mini", "--judge-spec", "f1", "--concurrency", "1")
 	cmd.Env = append(os.Environ(), "MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME="+t.TempDir(), "OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL="+srv.URL)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

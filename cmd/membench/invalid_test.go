@@ -38,7 +38,7 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 	env := []string{"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + srv.URL}
 	run := func(id, system string) string {
 		out, code := membench(t, env, "run", "--quiet", "--system", system, "--judge-model", "openai:gpt-4o-mini",
-			"--judge", "llm", "--judge", "f1", "--results", res, "--run-id", id)
+			"--judge-spec", "llm", "--judge-spec", "f1", "--results", res, "--run-id", id)
 		if code != 0 {
 			t.Fatalf("run %s: exit %d\n%s", id, code, out)
 		}

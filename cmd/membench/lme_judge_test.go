@@ -42,7 +42,7 @@ func TestLongMemEvalJudgeModel(t *testing.T) {
 	env := []string{"OPENAI_API_KEY=sk-test", "OPENAI_BASE_URL=" + srv.URL}
 	run := func(id string, extra ...string) string {
 		args := append([]string{"run", "--quiet", "--dataset", "longmemeval", "--data", data, "--system", "turns-cosine",
-			"--judge", "llm", "--results", res, "--run-id", id}, extra...)
+			"--judge-spec", "llm", "--results", res, "--run-id", id}, extra...)
 		out, code := membench(t, env, args...)
 		if code != 0 {
 			t.Fatalf("run %s: exit %d\n%s", id, code, out)

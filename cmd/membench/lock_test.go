@@ -30,7 +30,7 @@ func TestSecondWriterOfARunDirExitsTwo(t *testing.T) {
 		return fakeModel(n, r)
 	}))
 	results, home := t.TempDir(), t.TempDir()
-	args := []string{"run", "--quiet", "--results", results, "--run-id", "shared", "--answer-model", "backend=openai,model=m,base-url=" + srv.URL, "--judge", "f1"}
+	args := []string{"run", "--quiet", "--results", results, "--run-id", "shared", "--answer-model", "backend=openai,model=m,base-url=" + srv.URL, "--judge-spec", "f1"}
 	dir := filepath.Join(results, "shared")
 	start := func(home string) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.Command(bin, args...)
@@ -58,7 +58,7 @@ func TestSecondWriterOfARunDirExitsTwo(t *testing.T) {
 	pid := fmt.Sprintf("membench process %d", first.Process.Pid)
 	for _, second := range [][]string{
 		args,
-		{"judge", "--run", dir, "--judge", "em"},
+		{"judge", "--run", dir, "--judge-spec", "em"},
 	} {
 		out, code := membench(t, []string{"MEMBENCH_HOME=" + home, "OPENAI_API_KEY=sk-test-lock"}, second...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")

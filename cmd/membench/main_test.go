@@ -60,7 +60,7 @@ func TestBadInputExitsTwoAndNamesTheProblem(t *testing.T) {
 		{[]string{"run", "--dataset", "locomo", "--data", "/nonexistent.json"}, nil, "--data"},
 		{[]string{"run", "--dataset", "locomo", "--data", bad}, nil, bad},
 		{[]string{"run", "--llm", "openai", "--model", "gpt-4o-mini"}, []string{"OPENAI_API_KEY=", "OPENAI_BASE_URL="}, "OPENAI_API_KEY"},
-		{[]string{"run", "--judge", "nonsense"}, nil, "known"},
+		{[]string{"run", "--judge-spec", "nonsense"}, nil, "known"},
 		{[]string{"run", "--opt", "zz=1"}, nil, "zz"},
 		{[]string{"run", "--k", "x"}, nil, "--k"},
 		{[]string{"score", "--dataset", "sample", "--predictions", preds, "--out", t.TempDir()}, nil, "line 2"},
@@ -68,7 +68,7 @@ func TestBadInputExitsTwoAndNamesTheProblem(t *testing.T) {
 		// The model flags of run, score, judge and sweep (llm.FlagSpec).
 		{[]string{"run", "--llm", "offline", "--model", "gpt-4o-mini"}, nil, "--model/--base-url go with --llm openai"},
 		{[]string{"score", "--dataset", "sample", "--predictions", preds, "--out", t.TempDir(), "--llm", "vllm"}, nil, `--llm "vllm"`},
-		{[]string{"judge", "--run", t.TempDir(), "--judge", "lexical", "--llm", "openai"}, nil, "--llm openai needs --model"},
+		{[]string{"judge", "--run", t.TempDir(), "--judge-spec", "lexical", "--llm", "openai"}, nil, "--llm openai needs --model"},
 		{[]string{"sweep", "--config", "../../configs/sample_k_sweep.yaml", "--base-url", "http://h/v1"}, nil, "--llm openai needs --model"},
 	}
 	for _, c := range cases {

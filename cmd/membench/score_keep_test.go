@@ -28,12 +28,12 @@ func TestScoreAgainKeepsJudgeAndGradeAdditions(t *testing.T) {
 	out := filepath.Join(dir, "scored")
 	home := []string{"MEMBENCH_HOME=" + t.TempDir()}
 	score := func() (string, int) {
-		return membench(t, home, "score", "--dataset", "sample", "--predictions", preds, "--out", out, "--judge", "f1")
+		return membench(t, home, "score", "--dataset", "sample", "--predictions", preds, "--out", out, "--judge-spec", "f1")
 	}
 	if o, code := score(); code != 0 {
 		t.Fatalf("score: %d\n%s", code, o)
 	}
-	if o, code := membench(t, home, "judge", "--run", out, "--judge", "em"); code != 0 {
+	if o, code := membench(t, home, "judge", "--run", out, "--judge-spec", "em"); code != 0 {
 		t.Fatalf("judge: %d\n%s", code, o)
 	}
 	grade := exec.Command(bin, "grade", "--run", out, "--seed", "3")

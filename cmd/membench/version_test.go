@@ -26,7 +26,7 @@ func TestVersionCommandFlagAndManifestAgree(t *testing.T) {
 		t.Logf("no version information in this build (no stamp, no checkout): %q", cmdOut)
 	}
 	results := t.TempDir()
-	if out, code := membench(t, nil, "run", "--quiet", "--results", results, "--run-id", "v", "--limit", "2", "--judge", "f1"); code != 0 {
+	if out, code := membench(t, nil, "run", "--quiet", "--results", results, "--run-id", "v", "--limit", "2", "--judge-spec", "f1"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
 	b, err := os.ReadFile(filepath.Join(results, "v", "manifest.json"))
