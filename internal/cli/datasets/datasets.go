@@ -46,6 +46,22 @@ func unknown(name string) error {
 	return clierr.Bad("unknown dataset %q (known: %s)", name, strings.Join(core.RegistryNames(), ", "))
 }
 
+// lookup finds a registry entry and its directory (dir, else the default
+// under home) for verb (fetch, add, verify); the embedded sample has none.
+func lookup(name, verb, dir, home string) (core.Entry, string, error) {
+	e, ok := core.Lookup(name)
+	if !ok {
+		if name == "sample" {
+			return e, "", clierr.Bad("dataset sample is embedded in the binary; nothing to %s", verb)
+		}
+		return e, "", unknown(name)
+	}
+	if dir == "" {
+		dir = core.DefaultDir(home)
+	}
+	return e, dir, nil
+}
+
 // ListOptions are `datasets list`'s inputs.
 type ListOptions struct {
 	JSON bool
@@ -186,16 +202,9 @@ func fetchCmd() *cobra.Command {
 
 // RunFetch downloads the file unless a verified copy is there.
 func RunFetch(ctx context.Context, o *FetchOptions) error {
-	e, ok := core.Lookup(o.Name)
-	if !ok {
-		if o.Name == "sample" {
-			return clierr.Bad("dataset sample is embedded in the binary; nothing to fetch")
-		}
-		return unknown(o.Name)
-	}
-	dir := o.Dir
-	if dir == "" {
-		dir = core.DefaultDir(o.Home)
+	e, dir, err := lookup(o.Name, "fetch", o.Dir, o.Home)
+	if err != nil {
+		return err
 	}
 	out := o.Out
 	dest := filepath.Join(dir, e.File)
@@ -246,16 +255,9 @@ sha256 and size where membench has them; its sha256 is recorded beside the copy
 
 // RunAdd installs a local copy.
 func RunAdd(_ context.Context, o *AddOptions) error {
-	e, ok := core.Lookup(o.Name)
-	if !ok {
-		if o.Name == "sample" {
-			return clierr.Bad("dataset sample is embedded in the binary; nothing to add")
-		}
-		return unknown(o.Name)
-	}
-	dir := o.Dir
-	if dir == "" {
-		dir = core.DefaultDir(o.Home)
+	e, dir, err := lookup(o.Name, "add", o.Dir, o.Home)
+	if err != nil {
+		return err
 	}
 	r, err := core.AddLocal(e, dir, o.File)
 	if err != nil {
@@ -306,19 +308,12 @@ func RunVerify(_ context.Context, o *VerifyOptions) error {
 		}
 		return identify(out, o.File)
 	}
-	e, ok := core.Lookup(o.Name)
-	if !ok {
-		if o.Name == "sample" {
-			return clierr.Bad("dataset sample is embedded in the binary; nothing to verify")
-		}
-		return unknown(o.Name)
+	e, dir, err := lookup(o.Name, "verify", o.Dir, o.Home)
+	if err != nil {
+		return err
 	}
 	path := o.File
 	if path == "" {
-		dir := o.Dir
-		if dir == "" {
-			dir = core.DefaultDir(o.Home)
-		}
 		path = filepath.Join(dir, e.File)
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
