@@ -2,11 +2,11 @@ package harness
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/membench/membench/runlog"
@@ -42,7 +42,7 @@ type Resources struct {
 	tape         *llm.Tape     // records paid replies (replies.jsonl), or plays a bundle's
 	limit        *llm.Limiter  // --concurrency: requests in flight across the run
 	http         *http.Client  // one connection pool for every openai model
-	tapeOut      *tapeWriter
+	tapeOut      io.Closer
 	Embedder     llm.Embedder
 	EmbedderName string
 	EmbedderNote string
@@ -302,14 +302,9 @@ func (r *Resources) openTape() error {
 		r.tape = r.cfg.Replay
 		return nil
 	}
-	path := filepath.Join(r.cfg.Dir(), runlog.RepliesFile)
-	have, err := runlog.ReadJSONL[llm.TapeEntry](path)
-	if err != nil {
-		return err
-	}
-	r.tapeOut = &tapeWriter{path: path}
-	r.tape = llm.NewRecorder(have, r.tapeOut.Write)
-	return nil
+	var err error
+	r.tape, r.tapeOut, err = runlog.OpenRecorder(r.cfg.Dir())
+	return err
 }
 
 // Fresh counts calls a replayed run sent to the backend (--replay-fallback).
@@ -318,31 +313,4 @@ func (r *Resources) Fresh() int64 {
 		return 0
 	}
 	return r.tape.Fresh()
-}
-
-// tapeWriter opens replies.jsonl on the first reply, so a run that makes
-// no paid call (or fails validation) writes nothing.
-type tapeWriter struct {
-	path string
-	once sync.Once
-	app  *runlog.Appender
-	err  error
-}
-
-func (w *tapeWriter) Write(e llm.TapeEntry) error {
-	w.once.Do(func() {
-		if w.err = os.MkdirAll(filepath.Dir(w.path), 0o755); w.err == nil {
-			w.app, w.err = runlog.OpenAppender(w.path)
-		}
-	})
-	if w.err != nil {
-		return w.err
-	}
-	return w.app.Write(e)
-}
-
-func (w *tapeWriter) Close() {
-	if w.app != nil {
-		w.app.Close()
-	}
 }

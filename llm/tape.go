@@ -25,6 +25,7 @@ type Tape struct {
 	entries map[string]TapeEntry
 	write   func(TapeEntry) error // recording; nil when playing
 	fresh   atomic.Int64          // calls a playing tape sent to its fallback
+	served  atomic.Int64          // calls a playing tape answered itself
 }
 
 // TapeEntry is one recorded reply.
@@ -60,6 +61,10 @@ func (t *Tape) Len() int {
 
 // Fresh counts calls a player sent to its fallback backend.
 func (t *Tape) Fresh() int64 { return t.fresh.Load() }
+
+// Served counts calls (embedded texts for an embedder) a player answered
+// from its entries.
+func (t *Tape) Served() int64 { return t.served.Load() }
 
 func (t *Tape) get(key string) (TapeEntry, bool) {
 	t.mu.Lock()
@@ -157,6 +162,7 @@ func (p *played) ID() ModelID { return p.id }
 func (p *played) Chat(ctx context.Context, req Request) (Response, error) {
 	key := tapeChatKey(p.id, req)
 	if e, ok := p.tape.get(key); ok && e.Kind == "chat" {
+		p.tape.served.Add(1)
 		return Response{Text: e.Text, Usage: e.Usage}, nil
 	}
 	if p.fallback == nil {
@@ -169,6 +175,7 @@ func (p *played) Chat(ctx context.Context, req Request) (Response, error) {
 func (p *played) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
 	key := tapeDecideKey(p.id, req)
 	if e, ok := p.tape.get(key); ok && e.Kind == "decide" {
+		p.tape.served.Add(1)
 		probs := make(map[string]float64, len(e.Probs))
 		for k, v := range e.Probs {
 			probs[k] = v
@@ -226,6 +233,7 @@ func (p *playedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		key := tapeEmbedKey(p.name, s)
 		if e, ok := p.tape.get(key); ok && e.Kind == "embed" {
 			out[i] = append([]float32(nil), e.Vector...)
+			p.tape.served.Add(1)
 			continue
 		}
 		if p.fallback == nil {

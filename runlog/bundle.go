@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/membench/membench/llm"
@@ -182,4 +183,69 @@ func OpenBundle(path string) (*Bundle, error) {
 		b.Replies = append(b.Replies, e)
 	}
 	return b, nil
+}
+
+// OpenRecorder records paid replies into the run's replies.jsonl, keeping
+// those an earlier attempt recorded. The file is created on the first
+// reply, so a run that makes no paid call writes nothing; close the
+// returned closer when done.
+func OpenRecorder(dir string) (*llm.Tape, io.Closer, error) {
+	path := filepath.Join(dir, RepliesFile)
+	have, err := ReadJSONL[llm.TapeEntry](path)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &tapeWriter{path: path}
+	return llm.NewRecorder(have, w.Write), w, nil
+}
+
+// tapeWriter opens replies.jsonl on the first reply.
+type tapeWriter struct {
+	path string
+	once sync.Once
+	app  *Appender
+	err  error
+}
+
+func (w *tapeWriter) Write(e llm.TapeEntry) error {
+	w.once.Do(func() {
+		if w.err = os.MkdirAll(filepath.Dir(w.path), 0o755); w.err == nil {
+			w.app, w.err = OpenAppender(w.path)
+		}
+	})
+	if w.err != nil {
+		return w.err
+	}
+	return w.app.Write(e)
+}
+
+func (w *tapeWriter) Close() error {
+	if w.app != nil {
+		return w.app.Close()
+	}
+	return nil
+}
+
+// Unpack writes the bundled run's artifacts into dir, a directory that
+// holds no run yet, so commands that read runs (judge, view, report) work
+// on a published run without replaying it. Only the files a bundle
+// carries are written, whatever names the archive holds.
+func (b *Bundle) Unpack(dir string) error {
+	if IsRunDir(dir) {
+		return fmt.Errorf("%s already holds a run; unpack the bundle into another directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range bundledFiles {
+		data, ok := b.Files[name]
+		if !ok || name == ManifestFile {
+			continue
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	// The manifest last: a directory is a run once it has one.
+	return WriteFileAtomic(filepath.Join(dir, ManifestFile), b.Files[ManifestFile])
 }

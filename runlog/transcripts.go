@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -40,6 +41,18 @@ type Transcript struct {
 	RetrieveSeconds float64     `json:"retrieve_seconds"`
 	Answer          Call        `json:"answer"`
 	Judges          []JudgeCall `json:"judges,omitempty"`
+	// Part is PartJudges for a record that only adds judges to the
+	// question's transcript (a judge added to a finished run); readers
+	// merge it into the full record.
+	Part string `json:"part,omitempty"`
+}
+
+// PartJudges marks a transcript record holding only judge calls.
+const PartJudges = "judges"
+
+// JudgePart is the record that adds judge calls to a question's transcript.
+func JudgePart(question, conversation, system string, calls ...JudgeCall) Transcript {
+	return Transcript{QuestionID: question, ConversationID: conversation, System: system, Judges: calls, Part: PartJudges}
 }
 
 // ContextMark stands for the context inside a stored transcript's answer
@@ -71,6 +84,12 @@ func (t Transcript) compact() Transcript {
 	}
 	t.Answer.Messages = msgs
 	return t
+}
+
+// NewJudgeCall is a judge's work on a question as a transcript holds it.
+func NewJudgeCall(j Judgment, v judge.Verdict, seconds float64) JudgeCall {
+	return JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason,
+		Call: Call{Messages: v.Request, Raw: v.Raw, Usage: v.Usage, Cached: v.Cached, Seconds: seconds}}
 }
 
 // Call is one model request and its raw reply.
@@ -155,9 +174,10 @@ func (w *TranscriptWriter) Close() error {
 }
 
 // ReadTranscripts reads a run directory's transcripts, the last one per
-// question winning. A missing file is empty; a torn last member is skipped.
-// The answer requests hold ContextMark for the context: AnswerMessages
-// gives them as sent.
+// question winning, with the judges added later (PartJudges records)
+// merged in: a judge's later call replaces its earlier one. A missing
+// file is empty; a torn last member is skipped. The answer requests hold
+// ContextMark for the context: AnswerMessages gives them as sent.
 func ReadTranscripts(dir string) ([]Transcript, error) {
 	path := dir + string(os.PathSeparator) + TranscriptsFile
 	var out []Transcript
@@ -172,7 +192,43 @@ func ReadTranscripts(dir string) ([]Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	return LastBy(out, func(t Transcript) string { return t.QuestionID }), nil
+	return MergeTranscripts(out), nil
+}
+
+// MergeTranscripts folds records in file order into one transcript per
+// question, in the order questions first appear: a full record replaces
+// what came before it, a PartJudges record adds or replaces judge calls.
+// A question with judge parts only keeps them (its full record was never
+// written), marked by Part.
+func MergeTranscripts(recs []Transcript) []Transcript {
+	idx := map[string]int{}
+	var out []Transcript
+	for _, t := range recs {
+		i, ok := idx[t.QuestionID]
+		if !ok {
+			idx[t.QuestionID] = len(out)
+			out = append(out, t)
+			continue
+		}
+		if t.Part != PartJudges {
+			out[i] = t
+			continue
+		}
+		cur := &out[i]
+		cur.Judges = append([]JudgeCall(nil), cur.Judges...)
+		for _, j := range t.Judges {
+			replaced := false
+			for k := range cur.Judges {
+				if cur.Judges[k].Judge == j.Judge {
+					cur.Judges[k], replaced = j, true
+				}
+			}
+			if !replaced {
+				cur.Judges = append(cur.Judges, j)
+			}
+		}
+	}
+	return out
 }
 
 // countingReader counts the bytes the gzip reader consumed; it is a

@@ -98,3 +98,46 @@ func TestTranscriptsMissingFileIsEmpty(t *testing.T) {
 		t.Fatalf("%v %v", got, err)
 	}
 }
+
+// Judges added to a finished run append judge-only records; readers merge
+// them into the question's transcript, a later call of one judge winning.
+func TestTranscriptsMergeJudgesAddedLater(t *testing.T) {
+	dir := t.TempDir()
+	w, err := OpenTranscripts(filepath.Join(dir, TranscriptsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range []Transcript{
+		{QuestionID: "q1", Context: "ctx1", Answer: Call{Raw: "a1"}, Judges: []JudgeCall{{Judge: "f1", Score: 0.5}}},
+		{QuestionID: "q2", Context: "ctx2", Answer: Call{Raw: "a2"}, Judges: []JudgeCall{{Judge: "f1", Score: 1}}},
+		JudgePart("q1", "c", "s", JudgeCall{Judge: "gpt", Correct: false, Call: Call{Raw: "first", Messages: []llm.Message{{Role: "user", Content: "judge q1"}}}}),
+		JudgePart("q1", "c", "s", JudgeCall{Judge: "gpt", Correct: true, Call: Call{Raw: "second"}}),
+		JudgePart("q1", "c", "s", JudgeCall{Judge: "human", Correct: true, Reason: "human grade"}),
+		JudgePart("q3", "c", "s", JudgeCall{Judge: "gpt", Call: Call{Raw: "orphan"}}),
+	} {
+		if err := w.Write(tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	txs, err := ReadTranscripts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(txs) != 3 {
+		t.Fatalf("%d transcripts, want 3", len(txs))
+	}
+	q1 := txs[0]
+	if q1.QuestionID != "q1" || q1.Context != "ctx1" || q1.Answer.Raw != "a1" || q1.Part != "" || len(q1.Judges) != 3 {
+		t.Fatalf("q1 merged to %+v", q1)
+	}
+	if j := q1.Judges[1]; j.Judge != "gpt" || j.Raw != "second" || !j.Correct || q1.Judges[0].Judge != "f1" || q1.Judges[2].Judge != "human" {
+		t.Errorf("q1 judges %+v", q1.Judges)
+	}
+	if len(txs[1].Judges) != 1 {
+		t.Errorf("q2 judges %+v: another question's judge parts leaked in", txs[1].Judges)
+	}
+	if q3 := txs[2]; q3.Part != PartJudges || len(q3.Judges) != 1 || q3.Judges[0].Raw != "orphan" {
+		t.Errorf("q3 (judge part only) read as %+v", q3)
+	}
+}

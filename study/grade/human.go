@@ -99,10 +99,14 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 		}
 	}
 	apps := make([]*runlog.Appender, len(runs))
+	txs := make([]*runlog.TranscriptWriter, len(runs))
 	defer func() {
-		for _, a := range apps {
+		for i, a := range apps {
 			if a != nil {
 				a.Close()
+			}
+			if txs[i] != nil {
+				txs[i].Close()
 			}
 		}
 	}()
@@ -148,6 +152,9 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 				return res, err
 			}
 			apps[it.run] = a
+			if txs[it.run], err = openTranscripts(runs[it.run].dir); err != nil {
+				return res, err
+			}
 		}
 		j := runlog.Judgment{QuestionID: it.a.QuestionID, System: it.a.System, Judge: HumanJudge, Correct: verdict == "c", Reason: "human grade"}
 		if o.Grader != "" {
@@ -158,6 +165,12 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 		}
 		if err := apps[it.run].Write(j); err != nil {
 			return res, err
+		}
+		if tx := txs[it.run]; tx != nil {
+			call := runlog.JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason}
+			if err := tx.Write(runlog.JudgePart(j.QuestionID, it.a.ConversationID, j.System, call)); err != nil {
+				return res, err
+			}
 		}
 		res.Graded++
 		res.PerRun[runs[it.run].dir]++

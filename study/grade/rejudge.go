@@ -24,6 +24,12 @@ type RejudgeOptions struct {
 	Home        string // MEMBENCH_HOME, from the command line; "" = ~/.cache/membench
 	NoCache     bool
 	Concurrency int
+	// Replay serves the judges' model calls from a bundle's replies (no
+	// network, no key); a call it lacks is an error naming the judge, the
+	// question and the request key unless ReplayFallback sends it to the
+	// judge's backend (Replay.Fresh counts those).
+	Replay         *llm.Tape
+	ReplayFallback bool
 }
 
 // JudgeCount is what Rejudge did for one judge.
@@ -36,7 +42,10 @@ type JudgeCount struct {
 // Rejudge scores every answer of the run in dir with each judge spec
 // (judge.Parse syntax), skipping pairs already judged, metering the calls
 // into costs.jsonl, and rewrites the summary. Model judges go through the
-// run's LLM cache, so a rerun costs nothing.
+// run's LLM cache, so a rerun costs nothing; the replies of calls that
+// reached a backend are recorded in replies.jsonl, so the run bundles with
+// its new judges. Each new verdict goes into the run's transcripts too
+// (when the run has them), with the judge's request and raw reply.
 func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) ([]JudgeCount, *runlog.Summary, error) {
 	if len(specs) == 0 {
 		return nil, nil, fmt.Errorf("--judge: name at least one judge to add (e.g. --judge lexical)")
@@ -68,7 +77,19 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 		defSpec = cfg.Model
 	}
 	// Judging needs no embedder and no other role's model.
-	b := &judging.Builder{DefaultSpec: defSpec, PromptFile: cfg.JudgePrompt, CacheDir: cfg.CacheDir, NoCache: cfg.NoCache}
+	rec, recOut, err := runlog.OpenRecorder(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer recOut.Close()
+	b := &judging.Builder{DefaultSpec: defSpec, PromptFile: cfg.JudgePrompt, CacheDir: cfg.CacheDir, NoCache: cfg.NoCache,
+		Deps: func(d llm.BuildDeps) llm.BuildDeps {
+			d.Tape = rec
+			if o.Replay != nil {
+				d.Replay, d.ReplayFallback = o.Replay, o.ReplayFallback
+			}
+			return d
+		}}
 	defer b.Close()
 	judges, err := b.Judges(specs, nil) // validates names before any work
 	if err != nil {
@@ -88,6 +109,13 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 		return nil, nil, err
 	}
 	defer costs.Close()
+	tx, err := openTranscripts(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tx != nil {
+		defer tx.Close()
+	}
 
 	byConv := map[string][]runlog.AnswerRecord{}
 	var convs []string
@@ -114,7 +142,15 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 				}
 				a, i, j := a, i, j
 				g.Go(func() error {
-					err := judging.Sample(gctx, []judge.Judge{j}, judge.Sample{Question: Question(a), Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment) error { return out.Write(jm) })
+					err := judging.Each(gctx, []judge.Judge{j}, judge.Sample{Question: Question(a), Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment, v judge.Verdict, secs float64) error {
+						if err := out.Write(jm); err != nil {
+							return err
+						}
+						if tx == nil {
+							return nil
+						}
+						return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, runlog.NewJudgeCall(jm, v, secs)))
+					})
 					if err != nil {
 						return fmt.Errorf("question %s: %w", a.QuestionID, err)
 					}

@@ -95,3 +95,14 @@ func lockRun(dir string) (*runlog.DirLock, error) {
 	}
 	return runlog.LockDir(dir)
 }
+
+// openTranscripts opens the run's transcripts for appending the verdicts
+// of judges added later; nil when the run keeps none (made before
+// transcripts, or with --no-transcripts).
+func openTranscripts(dir string) (*runlog.TranscriptWriter, error) {
+	path := filepath.Join(dir, runlog.TranscriptsFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	return runlog.OpenTranscripts(path)
+}

@@ -194,14 +194,20 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		}
 		rv.Judges = append(rv.Judges, col)
 	}
-	rv.Facts = facts(r, len(txs))
+	full := 0
+	for _, t := range txs {
+		if t.Part == "" {
+			full++
+		}
+	}
+	rv.Facts = facts(r, full)
 	if m.Offline {
 		rv.Notes = append(rv.Notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
 	}
 	if len(txs) == 0 {
 		rv.Notes = append(rv.Notes, "no transcripts.jsonl.gz (a run made before transcripts, or with --no-transcripts): contexts, requests and replies are not shown")
-	} else if len(txs) < len(r.Answers) {
-		rv.Notes = append(rv.Notes, fmt.Sprintf("transcripts for %d of %d answered questions", len(txs), len(r.Answers)))
+	} else if full < len(r.Answers) {
+		rv.Notes = append(rv.Notes, fmt.Sprintf("transcripts for %d of %d answered questions", full, len(r.Answers)))
 	}
 
 	// The conversations, from the dataset file the manifest names.
@@ -268,7 +274,7 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 func latency(qs []*Q) *Latency {
 	l := &Latency{Judges: map[string]float64{}}
 	for _, q := range qs {
-		if q.Tx == nil {
+		if q.Tx == nil || q.Tx.Part != "" {
 			continue
 		}
 		l.N++

@@ -24,8 +24,12 @@ type Options struct {
 	Judges              []string // judge specs to add
 	Rejudge             grade.RejudgeOptions
 	LLM, Model, BaseURL string // --llm/--model/--base-url: the llm judge's model
-	JSON                bool
-	Out                 io.Writer
+	// Replay is a bundle (membench bundle) whose replies serve the judges'
+	// model calls; ReplayFallback sends calls it lacks to the backend.
+	Replay         string
+	ReplayFallback bool
+	JSON           bool
+	Out            io.Writer
 }
 
 // NewCmd returns the judge command.
@@ -48,7 +52,8 @@ says otherwise; a judge whose name is already in the run is skipped pair by
 pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instruct).`,
 		Example: `  membench judge --run results/A --judge-spec em
   membench judge --run results/A --judge-spec gpt4o=openai:gpt-4o-mini
-  membench judge --run results/A --judge-spec name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1`,
+  membench judge --run results/A --judge-spec name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1
+  membench judge --run published --replay run.tar.gz --judge-spec gpt4o=openai:gpt-4o --replay-fallback`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Runs = runs
@@ -70,6 +75,8 @@ pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instr
 	f.StringVar(&o.Rejudge.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
 	f.BoolVar(&o.Rejudge.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	f.IntVar(&o.Rejudge.Concurrency, "concurrency", 4, "parallel judge calls")
+	f.StringVar(&o.Replay, "replay", "", "serve model judge calls from this bundle (membench bundle); a --run directory with no run gets the bundle's run unpacked")
+	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the judge's backend (needs its key) instead of failing; the output counts them")
 	f.BoolVar(&o.JSON, "json", false, "print JSON on stdout (counts and the new summary)")
 	return c
 }
@@ -87,6 +94,9 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return clierr.AsBad(err)
 	}
+	if len(o.Runs) == 1 && o.Replay != "" && !runlog.IsRunDir(o.Runs[0]) {
+		o.Run, o.Runs = o.Runs[0], nil // a new directory the bundle's run is unpacked into
+	}
 	if len(o.Runs) > 0 {
 		dirs, err := runlog.FindRuns(o.Runs)
 		if err != nil {
@@ -101,12 +111,45 @@ func Run(ctx context.Context, o *Options) error {
 	if m != "" && ro.JudgeModel == "" {
 		ro.JudgeModel = m
 	}
+	var rep *replayInfo
+	if o.Replay != "" {
+		b, err := runlog.OpenBundle(o.Replay)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		if !runlog.IsRunDir(o.Run) {
+			if err := b.Unpack(o.Run); err != nil {
+				return clierr.AsBad(fmt.Errorf("--run %s: %w", o.Run, err))
+			}
+			if !o.JSON {
+				fmt.Fprintf(o.Out, "unpacked run %s from %s into %s\n", b.Manifest.RunID, o.Replay, o.Run)
+			}
+		} else if m, err := runlog.LoadManifest(o.Run); err != nil {
+			return clierr.AsBad(err)
+		} else if m.RunID != b.Manifest.RunID {
+			return clierr.Bad("--replay %s holds run %s, but --run %s is run %s; give the bundle of that run, or a new --run directory to unpack the bundle into", o.Replay, b.Manifest.RunID, o.Run, m.RunID)
+		}
+		ro.Replay, ro.ReplayFallback = llm.NewPlayer(b.Replies), o.ReplayFallback
+		rep = &replayInfo{Bundle: o.Replay, Replies: len(b.Replies)}
+	} else if o.ReplayFallback {
+		return clierr.Bad("--replay-fallback goes with --replay FILE")
+	}
 	counts, sum, err := grade.Rejudge(ctx, o.Run, o.Judges, ro)
+	if rep != nil {
+		rep.Served, rep.Fresh = ro.Replay.Served(), ro.Replay.Fresh()
+	}
 	if err != nil {
 		return clierr.AsBad(err)
 	}
 	if o.JSON {
-		return cliflag.PrintJSON(o.Out, map[string]any{"judges": counts, "summary": sum})
+		res := map[string]any{"judges": counts, "summary": sum}
+		if rep != nil {
+			res["replay"] = rep
+		}
+		return cliflag.PrintJSON(o.Out, res)
+	}
+	if rep != nil {
+		fmt.Fprintf(o.Out, "replay: %d judge calls served from %s; %d were not in the bundle and went to the backend\n", rep.Served, rep.Bundle, rep.Fresh)
 	}
 	t := &report.Table{Title: "judgments added to " + o.Run, Header: []string{"judge", "added", "already there"}}
 	for _, c := range counts {
@@ -117,4 +160,12 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	fmt.Fprintln(o.Out)
 	return sum.Print(o.Out)
+}
+
+// replayInfo is what a judge --replay did.
+type replayInfo struct {
+	Bundle  string `json:"bundle"`
+	Replies int    `json:"replies"`      // replies the bundle holds
+	Served  int64  `json:"served_calls"` // judge calls answered from it
+	Fresh   int64  `json:"fresh_calls"`  // calls it lacked, sent to the backend
 }

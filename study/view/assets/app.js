@@ -445,6 +445,9 @@
     if (!q) throw new Error("run " + label(i) + " has no question " + qid);
     if (needTx(i, q)) return withTx([[i, q]], function () { question(i, qid); });
     var tx = q.tx;
+    // A judge added to a run whose question has no full transcript: only
+    // that judge's call is known.
+    if (tx && tx.part) tx = null;
     app.textContent = "";
     var others = [];
     B.runs.forEach(function (o, k) {
