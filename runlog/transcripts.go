@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -111,6 +114,211 @@ type JudgeCall struct {
 	Call
 }
 
+// TranscriptHead is what a reader needs of a transcript record without
+// reading it: its question, whether it only adds judges, its seconds, and
+// where its gzip member lies in the file. Every member's gzip header
+// carries it (an RFC 1952 extra field), so IndexTranscripts finds each
+// record by seeking from header to header, inflating nothing.
+type TranscriptHead struct {
+	QuestionID string      `json:"q"`
+	Part       string      `json:"p,omitempty"`
+	Retrieve   float64     `json:"r,omitempty"`
+	Answer     float64     `json:"a,omitempty"`
+	Judges     []JudgeTime `json:"j,omitempty"`
+	Offset     int64       `json:"-"`
+	Length     int64       `json:"-"`
+}
+
+// JudgeTime is one judge's wall time on a question.
+type JudgeTime struct {
+	Judge   string  `json:"n"`
+	Seconds float64 `json:"s"`
+}
+
+// Head is the record's TranscriptHead (without its place in the file).
+func (t Transcript) Head() TranscriptHead {
+	h := TranscriptHead{QuestionID: t.QuestionID, Part: t.Part, Retrieve: t.RetrieveSeconds, Answer: t.Answer.Seconds}
+	for _, j := range t.Judges {
+		h.Judges = append(h.Judges, JudgeTime{Judge: j.Judge, Seconds: j.Seconds})
+	}
+	return h
+}
+
+// The extra subfield holding a member's head: "Mb", then the member's
+// length (4 bytes, little-endian) and the head as JSON.
+const extraSI1, extraSI2 = 'M', 'b'
+
+func headExtra(h TranscriptHead) []byte {
+	js, err := json.Marshal(h)
+	if err != nil || len(js) > 60000 {
+		return nil // readers index such a file by inflating it
+	}
+	ex := make([]byte, 8+len(js))
+	ex[0], ex[1] = extraSI1, extraSI2
+	binary.LittleEndian.PutUint16(ex[2:], uint16(4+len(js)))
+	copy(ex[8:], js)
+	return ex
+}
+
+// IndexTranscripts lists the heads of a run directory's transcript
+// records in file order (a question may have several: its full record and
+// judges added later). It reads only the gzip headers; a file written
+// before heads existed is inflated once instead. A missing file is empty;
+// a torn last member is left out.
+func IndexTranscripts(dir string) ([]TranscriptHead, error) {
+	path := filepath.Join(dir, TranscriptsFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var heads []TranscriptHead
+	hdr := make([]byte, 12)
+	for off := int64(0); off < st.Size(); {
+		if _, err := f.ReadAt(hdr, off); err != nil {
+			if errors.Is(err, io.EOF) {
+				break // torn tail
+			}
+			return nil, err
+		}
+		if hdr[0] != 0x1f || hdr[1] != 0x8b {
+			return nil, fmt.Errorf("%s: damaged gzip member at byte %d (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, off)
+		}
+		if hdr[3]&0x04 == 0 {
+			return scanHeads(path)
+		}
+		ex := make([]byte, binary.LittleEndian.Uint16(hdr[10:12]))
+		if _, err := f.ReadAt(ex, off+12); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, err
+		}
+		h, n, ok := parseHeadExtra(ex)
+		if !ok {
+			return scanHeads(path)
+		}
+		if off+n > st.Size() {
+			break // torn tail
+		}
+		h.Offset, h.Length = off, n
+		heads = append(heads, h)
+		off += n
+	}
+	return heads, nil
+}
+
+func parseHeadExtra(ex []byte) (TranscriptHead, int64, bool) {
+	for len(ex) >= 4 {
+		n := int(binary.LittleEndian.Uint16(ex[2:4]))
+		if len(ex) < 4+n {
+			break
+		}
+		if ex[0] == extraSI1 && ex[1] == extraSI2 && n >= 4 {
+			var h TranscriptHead
+			if json.Unmarshal(ex[8:4+n], &h) != nil {
+				break
+			}
+			return h, int64(binary.LittleEndian.Uint32(ex[4:8])), true
+		}
+		ex = ex[4+n:]
+	}
+	return TranscriptHead{}, 0, false
+}
+
+// scanHeads indexes a file whose members carry no heads by inflating it.
+func scanHeads(path string) ([]TranscriptHead, error) {
+	var heads []TranscriptHead
+	_, _, err := scanMembers(path, func(line []byte, start, end int64) error {
+		var t struct {
+			QuestionID      string  `json:"question_id"`
+			Part            string  `json:"part"`
+			RetrieveSeconds float64 `json:"retrieve_seconds"`
+			Answer          struct {
+				Seconds float64 `json:"seconds"`
+			} `json:"answer"`
+			Judges []struct {
+				Judge   string  `json:"judge"`
+				Seconds float64 `json:"seconds"`
+			} `json:"judges"`
+		}
+		if err := json.Unmarshal(line, &t); err != nil {
+			return err
+		}
+		h := TranscriptHead{QuestionID: t.QuestionID, Part: t.Part, Retrieve: t.RetrieveSeconds, Answer: t.Answer.Seconds, Offset: start, Length: end - start}
+		for _, j := range t.Judges {
+			h.Judges = append(h.Judges, JudgeTime{Judge: j.Judge, Seconds: j.Seconds})
+		}
+		heads = append(heads, h)
+		return nil
+	})
+	return heads, err
+}
+
+// ReadTranscriptsAt reads the records the heads point to (from
+// IndexTranscripts) and merges them as ReadTranscripts does, so a reader
+// loads a few questions' transcripts without reading the file.
+func ReadTranscriptsAt(dir string, heads []TranscriptHead) ([]Transcript, error) {
+	path := filepath.Join(dir, TranscriptsFile)
+	want := map[string]bool{}
+	var members []TranscriptHead
+	seen := map[int64]bool{}
+	for _, h := range heads {
+		want[h.QuestionID] = true
+		if !seen[h.Offset] {
+			seen[h.Offset] = true
+			members = append(members, h)
+		}
+	}
+	sort.Slice(members, func(i, j int) bool { return members[i].Offset < members[j].Offset })
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []Transcript
+	var zr *gzip.Reader
+	for _, m := range members {
+		buf := make([]byte, m.Length)
+		if _, err := f.ReadAt(buf, m.Offset); err != nil {
+			return nil, fmt.Errorf("%s: member at byte %d: %w", path, m.Offset, err)
+		}
+		if zr == nil {
+			zr, err = gzip.NewReader(bytes.NewReader(buf))
+		} else {
+			err = zr.Reset(bytes.NewReader(buf))
+		}
+		var body []byte
+		if err == nil {
+			zr.Multistream(false)
+			body, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: damaged gzip member at byte %d: %v (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, m.Offset, err)
+		}
+		for _, line := range bytes.Split(body, []byte{'\n'}) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			var t Transcript
+			if err := json.Unmarshal(line, &t); err != nil {
+				return nil, fmt.Errorf("%s: record at byte %d: %v", path, m.Offset, err)
+			}
+			if want[t.QuestionID] {
+				recs = append(recs, t)
+			}
+		}
+	}
+	return MergeTranscripts(recs), nil
+}
+
 // TranscriptWriter appends transcripts to a TranscriptsFile, one gzip
 // member per record, safe for concurrent use.
 type TranscriptWriter struct {
@@ -151,10 +359,16 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 	zw := gzipPool.Get().(*gzip.Writer)
 	defer gzipPool.Put(zw)
 	zw.Reset(&buf)
+	zw.Extra = headExtra(t.Head())
 	zw.Write(b)
 	zw.Write([]byte{'\n'})
 	if err := zw.Close(); err != nil {
 		return err
+	}
+	if zw.Extra != nil {
+		// The member's length, known only now, goes where headExtra left
+		// room for it (10-byte header, 2-byte XLEN, 4-byte subfield head).
+		binary.LittleEndian.PutUint32(buf.Bytes()[16:20], uint32(buf.Len()))
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -181,7 +395,7 @@ func (w *TranscriptWriter) Close() error {
 func ReadTranscripts(dir string) ([]Transcript, error) {
 	path := dir + string(os.PathSeparator) + TranscriptsFile
 	var out []Transcript
-	_, _, err := scanMembers(path, func(line []byte) error {
+	_, _, err := scanMembers(path, func(line []byte, _, _ int64) error {
 		var t Transcript
 		if err := json.Unmarshal(line, &t); err != nil {
 			return err
@@ -253,11 +467,11 @@ func (c *countingReader) ReadByte() (byte, error) {
 	return b, err
 }
 
-// scanMembers walks path member by member, handing each JSON line to fn
-// (when non-nil), and returns the offset after the last complete member
+// scanMembers walks path member by member, handing each JSON line and its
+// member's byte range to fn (when non-nil), and returns the offset after the last complete member
 // and the number of members. A truncated last member ends the walk; a
 // damaged member before the end is an error naming the file and offset.
-func scanMembers(path string, fn func([]byte) error) (good int64, n int, err error) {
+func scanMembers(path string, fn func(line []byte, start, end int64) error) (good int64, n int, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, 0, nil
@@ -287,7 +501,7 @@ func scanMembers(path string, fn func([]byte) error) (good int64, n int, err err
 					if len(bytes.TrimSpace(line)) == 0 {
 						continue
 					}
-					if e := fn(line); e != nil {
+					if e := fn(line, good, cr.n); e != nil {
 						return good, n, fmt.Errorf("%s: record %d: %v (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, n+1, e)
 					}
 				}

@@ -1,10 +1,13 @@
 package runlog
 
 import (
+	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -139,5 +142,112 @@ func TestTranscriptsMergeJudgesAddedLater(t *testing.T) {
 	}
 	if q3 := txs[2]; q3.Part != PartJudges || len(q3.Judges) != 1 || q3.Judges[0].Raw != "orphan" {
 		t.Errorf("q3 (judge part only) read as %+v", q3)
+	}
+}
+
+// The index of a transcripts file comes from its gzip headers, agrees with
+// inflating the file (old files without heads are inflated), and reading
+// a few questions at their offsets gives what reading the whole file gives.
+func TestTranscriptIndexAndReadAt(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, TranscriptsFile)
+	w, err := OpenTranscripts(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []Transcript
+	for i := 0; i < 30; i++ {
+		tr := Transcript{QuestionID: fmt.Sprintf("q%02d", i%25), Context: strings.Repeat(fmt.Sprintf("turn %d ", i), 50*i), RetrieveSeconds: float64(i),
+			Answer: Call{Raw: fmt.Sprint("answer ", i), Seconds: 0.5}, Judges: []JudgeCall{{Judge: "f1", Score: 0.1 * float64(i%10), Call: Call{Seconds: 0.01}}}}
+		if i >= 25 {
+			tr = JudgePart(tr.QuestionID, "c", "s", JudgeCall{Judge: "gpt", Correct: true, Call: Call{Raw: fmt.Sprint("verdict ", i), Seconds: 1.5}})
+		}
+		recs = append(recs, tr)
+		if err := w.Write(tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	heads, err := IndexTranscripts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	var end int64
+	for i, h := range heads {
+		if h.Offset != end || h.QuestionID != recs[i].QuestionID || h.Part != recs[i].Part || h.Retrieve != recs[i].RetrieveSeconds || len(h.Judges) != 1 {
+			t.Fatalf("head %d: %+v for record %s", i, h, recs[i].QuestionID)
+		}
+		end += h.Length
+	}
+	if len(heads) != 30 || end != st.Size() {
+		t.Fatalf("%d heads ending at byte %d of %d", len(heads), end, st.Size())
+	}
+	// Inflating the file (as for a file written before heads) gives the
+	// same index.
+	scanned, err := scanHeads(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(scanned, heads) {
+		t.Fatalf("scanned index differs:\n%+v\n%+v", scanned[0], heads[0])
+	}
+	// A few questions read at their offsets equal the whole file's.
+	all, err := ReadTranscripts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var some []TranscriptHead
+	for _, h := range heads {
+		if h.QuestionID == "q01" || h.QuestionID == "q07" || h.QuestionID == "q20" {
+			some = append(some, h)
+		}
+	}
+	got, err := ReadTranscriptsAt(dir, some)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || !reflect.DeepEqual(got[0], all[1]) || !reflect.DeepEqual(got[1], all[7]) || !reflect.DeepEqual(got[2], all[20]) {
+		t.Fatalf("read at offsets: %+v", got)
+	}
+	if len(got[0].Judges) != 2 || got[0].Judges[1].Raw != "verdict 26" {
+		t.Fatalf("q01's added judge not merged: %+v", got[0].Judges)
+	}
+	// A torn last member is left out of the index.
+	if err := os.Truncate(path, st.Size()-5); err != nil {
+		t.Fatal(err)
+	}
+	if heads, err = IndexTranscripts(dir); err != nil || len(heads) != 29 {
+		t.Fatalf("torn file: %d heads, %v", len(heads), err)
+	}
+}
+
+// A file written before heads existed (plain gzip members) is indexed by
+// inflating it.
+func TestTranscriptIndexWithoutHeads(t *testing.T) {
+	dir := t.TempDir()
+	var file bytes.Buffer
+	var ends []int64
+	for i := 0; i < 3; i++ {
+		zw := gzip.NewWriter(&file)
+		fmt.Fprintf(zw, `{"question_id":"q%d","context":"c","retrieve_seconds":%d,"answer":{"raw":"a","seconds":0.5}}`+"\n", i, i)
+		zw.Close()
+		ends = append(ends, int64(file.Len()))
+	}
+	if err := os.WriteFile(filepath.Join(dir, TranscriptsFile), file.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	heads, err := IndexTranscripts(dir)
+	if err != nil || len(heads) != 3 {
+		t.Fatalf("%d heads, %v", len(heads), err)
+	}
+	for i, h := range heads {
+		if h.QuestionID != fmt.Sprintf("q%d", i) || h.Offset+h.Length != ends[i] || h.Retrieve != float64(i) || h.Answer != 0.5 {
+			t.Errorf("head %d: %+v", i, h)
+		}
+	}
+	got, err := ReadTranscriptsAt(dir, heads[1:2])
+	if err != nil || len(got) != 1 || got[0].QuestionID != "q1" {
+		t.Fatalf("read at offset: %+v %v", got, err)
 	}
 }

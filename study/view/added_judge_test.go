@@ -35,6 +35,9 @@ func TestViewShowsJudgesAddedLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := b.LoadTranscripts(); err != nil {
+		t.Fatal(err)
+	}
 	var qid, raw string
 	humans := 0
 	for _, q := range b.Runs[0].Qs {

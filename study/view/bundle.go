@@ -109,7 +109,67 @@ type Q struct {
 	V     map[string]V       `json:"v"`
 	Ret   []string           `json:"ret,omitempty"` // source turns of the retrieved items
 	Chunk int                `json:"tk"`            // index into RunView.Chunks
-	Tx    *runlog.Transcript `json:"tx,omitempty"`
+	// Tx is the question's transcript once loaded (LoadTranscripts, or a
+	// chunk the server or an export reads); Build only indexes them, so a
+	// view of runs with large transcripts starts at once.
+	Tx *runlog.Transcript `json:"tx,omitempty"`
+
+	heads []runlog.TranscriptHead // where its transcript records lie
+	dir   string                  // the run directory they are in
+}
+
+// loadChunk reads the transcripts of qs (one conversation of one run) at
+// their offsets, keeping any already loaded.
+func loadChunk(qs []*Q) error {
+	var heads []runlog.TranscriptHead
+	dir := ""
+	for _, q := range qs {
+		if q.Tx == nil {
+			heads = append(heads, q.heads...)
+			if len(q.heads) > 0 {
+				dir = q.dir
+			}
+		}
+	}
+	if len(heads) == 0 {
+		return nil
+	}
+	txs, err := runlog.ReadTranscriptsAt(dir, heads)
+	if err != nil {
+		return err
+	}
+	by := map[string]*runlog.Transcript{}
+	for i := range txs {
+		by[txs[i].QuestionID] = &txs[i]
+	}
+	for _, q := range qs {
+		if q.Tx == nil {
+			q.Tx = by[q.ID]
+		}
+	}
+	return nil
+}
+
+// LoadTranscripts reads every question's transcript (an export needs
+// them all; the server reads a conversation's when a page asks for it).
+func (b *Bundle) LoadTranscripts() error {
+	for _, r := range b.Runs {
+		for _, qs := range r.chunkQs() {
+			if err := loadChunk(qs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// chunkQs lists each chunk's questions in question order.
+func (r *RunView) chunkQs() [][]*Q {
+	out := make([][]*Q, len(r.Chunks))
+	for _, q := range r.Qs {
+		out[q.Chunk] = append(out[q.Chunk], q)
+	}
+	return out
 }
 
 // V is one judge's verdict.
@@ -175,9 +235,25 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 	if err != nil {
 		return nil, err
 	}
-	txs, err := runlog.ReadTranscripts(dir)
+	heads, err := runlog.IndexTranscripts(dir)
 	if err != nil {
 		return nil, err
+	}
+	// Per question: its records in file order, and what they add up to
+	// (a full record resets, a judge part adds or replaces judges), for the
+	// latency panel and to know which judges' replies the transcript holds.
+	headsBy := map[string][]runlog.TranscriptHead{}
+	sum := map[string]*txSum{}
+	for _, h := range heads {
+		headsBy[h.QuestionID] = append(headsBy[h.QuestionID], h)
+		x := sum[h.QuestionID]
+		if x == nil || h.Part == "" {
+			x = &txSum{full: h.Part == "", retrieve: h.Retrieve, answer: h.Answer, judges: map[string]float64{}}
+			sum[h.QuestionID] = x
+		}
+		for _, j := range h.Judges {
+			x.judges[j.Judge] = j.Seconds
+		}
 	}
 	m := r.Manifest
 	rv := &RunView{ID: r.ID(), Dir: dir, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, Primary: m.PrimaryJudge()}
@@ -195,8 +271,8 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		rv.Judges = append(rv.Judges, col)
 	}
 	full := 0
-	for _, t := range txs {
-		if t.Part == "" {
+	for _, x := range sum {
+		if x.full {
 			full++
 		}
 	}
@@ -204,7 +280,7 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 	if m.Offline {
 		rv.Notes = append(rv.Notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
 	}
-	if len(txs) == 0 {
+	if len(heads) == 0 {
 		rv.Notes = append(rv.Notes, "no transcripts.jsonl.gz (a run made before transcripts, or with --no-transcripts): contexts, requests and replies are not shown")
 	} else if full < len(r.Answers) {
 		rv.Notes = append(rv.Notes, fmt.Sprintf("transcripts for %d of %d answered questions", full, len(r.Answers)))
@@ -216,10 +292,6 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		rv.Notes = append(rv.Notes, note)
 	}
 
-	txBy := map[string]*runlog.Transcript{}
-	for i := range txs {
-		txBy[txs[i].QuestionID] = &txs[i]
-	}
 	retBy := map[string]runlog.RetrievalRecord{}
 	for _, x := range r.Retrievals {
 		retBy[x.QuestionID] = x
@@ -241,14 +313,14 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 			q.Ev, q.Hit = x.Evidence, x.EvidenceHit
 			q.Ret = sourcesOf(x.Items)
 		}
-		if tx := txBy[a.QuestionID]; tx != nil {
-			q.Tx = tx
+		if x := sum[a.QuestionID]; x != nil {
+			q.heads, q.dir = headsBy[a.QuestionID], dir
 			// The transcript carries its judges' raw replies already; judges
-			// added later (membench judge) keep theirs from judgments.jsonl.
-			for _, j := range tx.Judges {
-				if v, ok := q.V[j.Judge]; ok {
+			// it lacks keep theirs from judgments.jsonl.
+			for j := range x.judges {
+				if v, ok := q.V[j]; ok {
 					v.Raw = ""
-					q.V[j.Judge] = v
+					q.V[j] = v
 				}
 			}
 		}
@@ -265,23 +337,31 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		}
 		q.Chunk = k
 	}
-	rv.Latency = latency(rv.Qs)
+	rv.Latency = latency(rv.Qs, sum)
 	rv.Table = table(rv)
 	rv.Costs = costs(r.Summary)
 	return rv, nil
 }
 
-func latency(qs []*Q) *Latency {
+// txSum is what a question's transcript records say of its timing.
+type txSum struct {
+	full             bool // a full record, not only judges added later
+	retrieve, answer float64
+	judges           map[string]float64
+}
+
+func latency(qs []*Q, sum map[string]*txSum) *Latency {
 	l := &Latency{Judges: map[string]float64{}}
 	for _, q := range qs {
-		if q.Tx == nil || q.Tx.Part != "" {
+		x := sum[q.ID]
+		if x == nil || !x.full {
 			continue
 		}
 		l.N++
-		l.Retrieve += q.Tx.RetrieveSeconds
-		l.Answer += q.Tx.Answer.Seconds
-		for _, j := range q.Tx.Judges {
-			l.Judges[j.Judge] += j.Seconds
+		l.Retrieve += x.retrieve
+		l.Answer += x.answer
+		for j, secs := range x.judges {
+			l.Judges[j] += secs
 		}
 	}
 	if l.N == 0 {

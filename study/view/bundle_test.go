@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -31,6 +32,26 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 	}
 	if len(bun.Runs) != 2 || len(bun.Convs) != 1 {
 		t.Fatalf("%d runs, %d conversations", len(bun.Runs), len(bun.Convs))
+	}
+	// Build only indexes the transcripts; the export of a bundle that was
+	// never loaded reads each conversation's at their offsets.
+	for _, r := range bun.Runs {
+		for _, q := range r.Qs {
+			if q.Tx != nil {
+				t.Fatal("Build read the transcripts; it should only index them")
+			}
+		}
+	}
+	lazy, err := view.Encode(bun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lazyHTML bytes.Buffer
+	if err := lazy.Export(&lazyHTML); err != nil {
+		t.Fatal(err)
+	}
+	if err := bun.LoadTranscripts(); err != nil {
+		t.Fatal(err)
 	}
 	for i, dir := range []string{a, b} {
 		r, err := runlog.Load(dir)
@@ -142,6 +163,13 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 			}
 			bun.Runs[i].Qs[n].Tx.Notes, q.Tx.Notes = nil, nil // JSON numbers in notes come back as float64
 		}
+	}
+	// The chunks read lazily equal those packed from loaded transcripts.
+	chunkRe := regexp.MustCompile(`<script type="application/octet-stream" id="(tx-[0-9-]+)">([A-Za-z0-9_-]+)</script>`)
+	lazyChunks := chunkRe.FindAllStringSubmatch(lazyHTML.String(), -1)
+	loadedChunks := chunkRe.FindAllStringSubmatch(html.String(), -1)
+	if len(lazyChunks) == 0 || !reflect.DeepEqual(lazyChunks, loadedChunks) {
+		t.Fatalf("%d chunks read lazily differ from the %d packed from loaded transcripts", len(lazyChunks), len(loadedChunks))
 	}
 	got, _ := json.Marshal(idx)
 	want, _ := json.Marshal(bun)

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/membench/membench/runlog"
@@ -40,16 +41,28 @@ type pageData struct {
 type chunkData struct{ ID, Data string }
 
 // Encoded is a bundle ready to serve or export: the gzipped JSON of its
-// index (everything but the transcripts) and of each transcript chunk.
+// index (everything but the transcripts) and of each transcript chunk,
+// the chunks made when first asked for (a question page, or the export).
 type Encoded struct {
 	Title  string
 	index  []byte
-	chunks [][][]byte // run -> chunk -> gzipped JSON array of transcripts
+	chunks [][]*lazyChunk // run -> chunk
+	mu     sync.Mutex
 	raw    int
 	gz     int
 }
 
-// Encode marshals and compresses the bundle once.
+// lazyChunk is one conversation's transcripts of one run, read from the
+// run's transcripts file at their offsets and packed on first use.
+type lazyChunk struct {
+	qs   []*Q
+	once sync.Once
+	gz   []byte
+	err  error
+}
+
+// Encode marshals and compresses the bundle's index; transcript chunks
+// are read and packed when first needed.
 func Encode(b *Bundle) (*Encoded, error) {
 	e := &Encoded{}
 	var ids []string
@@ -60,26 +73,17 @@ func Encode(b *Bundle) (*Encoded, error) {
 		ids = append(ids, r.ID)
 		rc := *r
 		rc.Qs = make([]*Q, len(r.Qs))
-		parts := make([]*chunk, len(r.Chunks))
-		for k := range parts {
-			parts[k] = &chunk{Ctx: []string{}, Items: [][]systems.Item{}, seen: map[string]int{}}
-		}
 		for i, q := range r.Qs {
 			qc := *q
 			qc.Tx = nil
 			rc.Qs[i] = &qc
-			parts[q.Chunk].add(q.Tx)
 		}
 		idx.Runs = append(idx.Runs, &rc)
-		var gzs [][]byte
-		for _, p := range parts {
-			z, err := e.pack(p)
-			if err != nil {
-				return nil, err
-			}
-			gzs = append(gzs, z)
+		var lcs []*lazyChunk
+		for _, qs := range r.chunkQs() {
+			lcs = append(lcs, &lazyChunk{qs: qs})
 		}
-		e.chunks = append(e.chunks, gzs)
+		e.chunks = append(e.chunks, lcs)
 	}
 	z, err := e.pack(&idx)
 	if err != nil {
@@ -88,6 +92,32 @@ func Encode(b *Bundle) (*Encoded, error) {
 	e.index = z
 	e.Title = strings.Join(ids, " vs ")
 	return e, nil
+}
+
+// chunk returns run i's chunk k, gzipped, reading it on first use.
+func (e *Encoded) chunk(i, k int) ([]byte, error) {
+	c := e.chunks[i][k]
+	c.once.Do(func() {
+		var read []*Q // questions whose transcripts this chunk reads
+		for _, q := range c.qs {
+			if q.Tx == nil {
+				read = append(read, q)
+			}
+		}
+		if c.err = loadChunk(c.qs); c.err != nil {
+			return
+		}
+		p := &chunk{Ctx: []string{}, Items: [][]systems.Item{}, seen: map[string]int{}}
+		for _, q := range c.qs {
+			p.add(q.Tx)
+		}
+		c.gz, c.err = e.pack(p)
+		// The packed chunk is all a page needs again: the transcripts can go.
+		for _, q := range read {
+			q.Tx = nil
+		}
+	})
+	return c.gz, c.err
 }
 
 func (e *Encoded) pack(v any) ([]byte, error) {
@@ -101,8 +131,10 @@ func (e *Encoded) pack(v any) ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
+	e.mu.Lock()
 	e.raw += len(js)
 	e.gz += buf.Len()
+	e.mu.Unlock()
 	return buf.Bytes(), nil
 }
 
@@ -145,8 +177,14 @@ func (c *chunk) intern(key string, store func(), next int) int {
 	return next
 }
 
-// Sizes reports the bundle's JSON size and its gzipped size in bytes.
-func (e *Encoded) Sizes() (raw, gz int) { return e.raw, e.gz }
+// Sizes reports the JSON size and the gzipped size in bytes of what was
+// packed so far: the index, and the transcript chunks read until now (all
+// of them after an export).
+func (e *Encoded) Sizes() (raw, gz int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.raw, e.gz
+}
 
 func (e *Encoded) render(w io.Writer, inline bool) error {
 	js, _ := assets.ReadFile("assets/app.js")
@@ -155,7 +193,11 @@ func (e *Encoded) render(w io.Writer, inline bool) error {
 	if inline {
 		d.Data = base64.RawURLEncoding.EncodeToString(e.index)
 		for i, run := range e.chunks {
-			for k, c := range run {
+			for k := range run {
+				c, err := e.chunk(i, k)
+				if err != nil {
+					return err
+				}
 				d.Chunks = append(d.Chunks, chunkData{ID: fmt.Sprintf("tx-%d-%d", i, k), Data: base64.RawURLEncoding.EncodeToString(c)})
 			}
 		}
@@ -186,7 +228,12 @@ func (e *Encoded) Handler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		sendGzip(w, r, e.chunks[i][k])
+		gz, err := e.chunk(i, k)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		sendGzip(w, r, gz)
 	})
 	return mux
 }

@@ -1,6 +1,8 @@
 package view_test
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +34,18 @@ func TestBrowserTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, gz := enc.Sizes()
-	t.Logf("bundle: %d questions in %d runs, %.1f MB JSON, %.1f MB gzipped, built in %.2f s", len(b.Runs[0].Qs), len(b.Runs), float64(raw)/1e6, float64(gz)/1e6, time.Since(start).Seconds())
+	t.Logf("index: %d questions in %d runs, %.1f MB JSON, %.1f MB gzipped, built (transcripts indexed, not read) in %.2f s", len(b.Runs[0].Qs), len(b.Runs), float64(raw)/1e6, float64(gz)/1e6, time.Since(start).Seconds())
+	// The server reads a conversation's transcripts when a page asks.
+	url := serveEncoded(t, enc)
+	t1 := time.Now()
+	resp, err := http.Get(url + "tx/0/0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	t.Logf("server: first conversation's transcripts read and sent in %.2f s (%.1f MB)", time.Since(t1).Seconds(), float64(n)/1e6)
+	t1 = time.Now()
 	export := filepath.Join(t.TempDir(), "view.html")
 	f, _ := os.Create(export)
 	if err := enc.Export(f); err != nil {
@@ -40,8 +53,7 @@ func TestBrowserTiming(t *testing.T) {
 	}
 	f.Close()
 	st, _ := os.Stat(export)
-	t.Logf("exported file: %.2f MB", float64(st.Size())/1e6)
-	url := serveEncoded(t, enc)
+	t.Logf("exported file: %.2f MB, written in %.2f s", float64(st.Size())/1e6, time.Since(t1).Seconds())
 
 	ctx, cancel := browser(t, exe)
 	defer cancel()
