@@ -95,20 +95,20 @@ type CostRow struct {
 
 // Q is one answered question of one run.
 type Q struct {
-	ID    string             `json:"id"`
-	Conv  string             `json:"conv"`
-	Cat   int                `json:"cat"`
-	Group string             `json:"group"`
-	Abs   bool               `json:"abs,omitempty"`
-	Text  string             `json:"q"`
-	Gold  string             `json:"gold"`
-	Pred  string             `json:"pred"`
-	Tok   int                `json:"tok"`
-	Ev    []string           `json:"ev,omitempty"`
-	Hit   int                `json:"hit"`
-	V     map[string]V       `json:"v"`
-	Ret   []string           `json:"ret,omitempty"` // source turns of the retrieved items
-	Chunk int                `json:"tk"`            // index into RunView.Chunks
+	ID    string       `json:"id"`
+	Conv  string       `json:"conv"`
+	Cat   int          `json:"cat"`
+	Group string       `json:"group"`
+	Abs   bool         `json:"abs,omitempty"`
+	Text  string       `json:"q"`
+	Gold  string       `json:"gold"`
+	Pred  string       `json:"pred"`
+	Tok   int          `json:"tok"`
+	Ev    []string     `json:"ev,omitempty"`
+	Hit   int          `json:"hit"`
+	V     map[string]V `json:"v"`
+	Ret   []string     `json:"ret,omitempty"` // source turns of the retrieved items, when no transcript has them
+	Chunk int          `json:"tk"`            // index into RunView.Chunks
 	// Tx is the question's transcript once loaded (LoadTranscripts, or a
 	// chunk the server or an export reads); Build only indexes them, so a
 	// view of runs with large transcripts starts at once.
@@ -315,6 +315,12 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		}
 		if x := sum[a.QuestionID]; x != nil {
 			q.heads, q.dir = headsBy[a.QuestionID], dir
+			if x.full {
+				// The page marks retrieved turns from the transcript's items;
+				// a whole-conversation context would repeat every turn id
+				// for every question in the index.
+				q.Ret = nil
+			}
 			// The transcript carries its judges' raw replies already; judges
 			// it lacks keep theirs from judgments.jsonl.
 			for j := range x.judges {
