@@ -167,52 +167,62 @@ func headExtra(h TranscriptHead) []byte {
 // a torn last member is left out.
 func IndexTranscripts(dir string) ([]TranscriptHead, error) {
 	path := filepath.Join(dir, TranscriptsFile)
+	heads, _, ok, err := walkHeads(path)
+	if err != nil || ok {
+		return heads, err
+	}
+	return scanHeads(path)
+}
+
+// walkHeads reads the heads of path's members from their gzip headers and
+// returns them with the offset after the last complete member; ok is false
+// when a member carries no head (a file written before heads existed).
+func walkHeads(path string) (heads []TranscriptHead, good int64, ok bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, 0, true, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, 0, false, err
 	}
-	var heads []TranscriptHead
 	hdr := make([]byte, 12)
-	for off := int64(0); off < st.Size(); {
-		if _, err := f.ReadAt(hdr, off); err != nil {
+	for good < st.Size() {
+		if _, err := f.ReadAt(hdr, good); err != nil {
 			if errors.Is(err, io.EOF) {
 				break // torn tail
 			}
-			return nil, err
+			return nil, 0, false, err
 		}
 		if hdr[0] != 0x1f || hdr[1] != 0x8b {
-			return nil, fmt.Errorf("%s: damaged gzip member at byte %d (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, off)
+			return nil, 0, false, fmt.Errorf("%s: damaged gzip member at byte %d (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, good)
 		}
 		if hdr[3]&0x04 == 0 {
-			return scanHeads(path)
+			return nil, 0, false, nil
 		}
 		ex := make([]byte, binary.LittleEndian.Uint16(hdr[10:12]))
-		if _, err := f.ReadAt(ex, off+12); err != nil {
+		if _, err := f.ReadAt(ex, good+12); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return nil, err
+			return nil, 0, false, err
 		}
-		h, n, ok := parseHeadExtra(ex)
-		if !ok {
-			return scanHeads(path)
+		h, n, found := parseHeadExtra(ex)
+		if !found {
+			return nil, 0, false, nil
 		}
-		if off+n > st.Size() {
+		if good+n > st.Size() {
 			break // torn tail
 		}
-		h.Offset, h.Length = off, n
+		h.Offset, h.Length = good, n
 		heads = append(heads, h)
-		off += n
+		good += n
 	}
-	return heads, nil
+	return heads, good, true, nil
 }
 
 func parseHeadExtra(ex []byte) (TranscriptHead, int64, bool) {
@@ -329,7 +339,12 @@ type TranscriptWriter struct {
 // OpenTranscripts opens path for appending. A member torn by an
 // interrupted writer is cut off first (as OpenAppend does for a torn line).
 func OpenTranscripts(path string) (*TranscriptWriter, error) {
-	good, _, err := scanMembers(path, nil)
+	// The heads give the end of the last complete member without inflating
+	// the file; a file without them is inflated.
+	_, good, ok, err := walkHeads(path)
+	if err == nil && !ok {
+		good, _, err = scanMembers(path, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
