@@ -41,8 +41,8 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 		Judges: []string{"llm", "f1", "bleu1"}, RunID: "locomo-turns-rerank-fake-server",
 		ResultsDir: filepath.Join(out, "results"), CacheDir: t.TempDir(), Quiet: true, Concurrency: 4,
 	}
-	if runlog.IsRunDir(cfg.WithDefaults().Dir()) {
-		t.Fatalf("%s already holds the run; remove %s first", cfg.WithDefaults().Dir(), out)
+	if dir := runDir(t, cfg); runlog.IsRunDir(dir) {
+		t.Fatalf("%s already holds the run; remove %s first", dir, out)
 	}
 	start := time.Now()
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
@@ -50,7 +50,7 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 		t.Fatal(err)
 	}
 	recorded := time.Since(start)
-	dir := cfg.WithDefaults().Dir()
+	dir := runDir(t, cfg)
 	bundle := filepath.Join(out, "locomo-turns-rerank.tar.gz")
 	b, err := runlog.WriteBundle(dir, bundle, harness.Version())
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -88,7 +89,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	orig := cfg.WithDefaults().Dir()
+	orig := harnessDir(t, cfg)
 	bundle := filepath.Join(root, "run.tar.gz")
 	if _, err := runlog.WriteBundle(orig, bundle, "test"); err != nil {
 		t.Fatal(err)
@@ -196,6 +197,17 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 		if b2[id].Raw != v.Raw {
 			t.Errorf("%s: re-bundled reply %q, first %q", id, b2[id].Raw, v.Raw)
 		}
+	}
+
+	// The command line: --replay and --replay-fallback reach the run, and
+	// the table output counts served and new calls.
+	pub3 := filepath.Join(t.TempDir(), "cli")
+	out, err := testutil.Execute(NewCmd(), "--run", pub3, "--replay", bundle2, "--judge", "big3=openai:gpt-4o", "--cache-dir", filepath.Join(reader, "cache"))
+	if err != nil || !strings.Contains(out, "unpacked run ") || !strings.Contains(out, fmt.Sprintf("replay: %d judge calls served from %s; 0 were not in the bundle", len(want), bundle2)) {
+		t.Fatalf("membench judge --replay: %v\n%s", err, out)
+	}
+	if _, err := testutil.Execute(NewCmd(), "--run", pub3, "--replay-fallback", "--judge", "f1"); clierr.Code(err) != 2 || !strings.Contains(err.Error(), "--replay-fallback goes with --replay") {
+		t.Errorf("--replay-fallback alone: %v", err)
 	}
 
 	// A bundle of another run is refused for an existing run directory,
