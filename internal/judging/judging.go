@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,6 +138,9 @@ func Each(ctx context.Context, judges []judge.Judge, s judge.Sample, system stri
 		start := time.Now()
 		v, err := j.Judge(ctx, s)
 		if err != nil {
+			if strings.HasPrefix(err.Error(), "judge "+j.Name()+",") {
+				return err // a model judge's error names the judge and question already
+			}
 			return fmt.Errorf("judge %s: %w", j.Name(), err)
 		}
 		if err := write(runlog.NewJudgment(s.Question.ID, system, j.Name(), v), v, time.Since(start).Seconds()); err != nil {

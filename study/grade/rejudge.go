@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -152,6 +153,9 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 						return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, runlog.NewJudgeCall(jm, v, secs)))
 					})
 					if err != nil {
+						if strings.Contains(err.Error(), "question "+a.QuestionID+":") {
+							return err
+						}
 						return fmt.Errorf("question %s: %w", a.QuestionID, err)
 					}
 					added[i].Add(1)

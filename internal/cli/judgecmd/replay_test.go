@@ -154,6 +154,9 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 			t.Errorf("the error does not name %q: %v", part, err)
 		}
 	}
+	if strings.Count(err.Error(), "judge big") != 1 || strings.Count(err.Error(), "question ") != 1 {
+		t.Errorf("the error names the judge or the question twice: %v", err)
+	}
 	if n := len(verdicts(t, pub, "big")); n != 0 {
 		t.Errorf("%d verdicts written by a failed judge", n)
 	}
