@@ -205,11 +205,11 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	// The command line: --replay and --replay-fallback reach the run, and
 	// the table output counts served and new calls.
 	pub3 := filepath.Join(t.TempDir(), "cli")
-	out, err := testutil.Execute(NewCmd(), "--run", pub3, "--replay", bundle2, "--judge", "big3=openai:gpt-4o", "--cache-dir", filepath.Join(reader, "cache"))
+	out, err := testutil.Execute(NewCmd(), "--run", pub3, "--replay", bundle2, "--judge-spec", "big3=openai:gpt-4o", "--cache-dir", filepath.Join(reader, "cache"))
 	if err != nil || !strings.Contains(out, "unpacked run ") || !strings.Contains(out, fmt.Sprintf("replay: %d judge calls served from %s; 0 were not in the bundle", len(want), bundle2)) {
 		t.Fatalf("membench judge --replay: %v\n%s", err, out)
 	}
-	if _, err := testutil.Execute(NewCmd(), "--run", pub3, "--replay-fallback", "--judge", "f1"); clierr.Code(err) != 2 || !strings.Contains(err.Error(), "--replay-fallback goes with --replay") {
+	if _, err := testutil.Execute(NewCmd(), "--run", pub3, "--replay-fallback", "--judge-spec", "f1"); clierr.Code(err) != 2 || !strings.Contains(err.Error(), "--replay-fallback goes with --replay") {
 		t.Errorf("--replay-fallback alone: %v", err)
 	}
 
