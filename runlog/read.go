@@ -47,28 +47,17 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{Dir: dir, Manifest: m}
-	retr, err := ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
+	// Each file is read once, for the run's records and its summary.
+	recs, err := readRecords(dir)
 	if err != nil {
 		return nil, err
 	}
-	r.Retrievals = LastBy(retr, func(x RetrievalRecord) string { return x.QuestionID })
-	ans, err := ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile))
-	if err != nil {
-		return nil, err
-	}
-	r.Answers = LastBy(ans, func(x AnswerRecord) string { return x.QuestionID })
-	js, err := ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile))
-	if err != nil {
-		return nil, err
-	}
-	r.Judgments, r.Invalid = Verdicts(js)
-	builds, err := ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile))
-	if err != nil {
-		return nil, err
-	}
+	r.Retrievals = LastBy(recs.retr, func(x RetrievalRecord) string { return x.QuestionID })
+	r.Answers = LastBy(recs.answers, func(x AnswerRecord) string { return x.QuestionID })
+	r.Judgments, r.Invalid = Verdicts(recs.judgments)
 	// A conversation rebuilt after a failed build has a newer line.
-	r.Builds = LastBy(builds, func(b BuildRecord) string { return b.ConversationID })
-	if r.Summary, err = Summarize(dir); err != nil {
+	r.Builds = LastBy(recs.builds, func(b BuildRecord) string { return b.ConversationID })
+	if r.Summary, err = summarize(dir, m, recs); err != nil {
 		return nil, err
 	}
 	return r, nil

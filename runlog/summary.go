@@ -95,26 +95,45 @@ func Summarize(dir string) (*Summary, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
-	answers, err := ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile))
+	recs, err := readRecords(dir)
 	if err != nil {
 		return nil, err
 	}
-	judgments, err := ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile))
-	if err != nil {
-		return nil, err
+	return summarize(dir, m, recs)
+}
+
+// records are a run's lines as written (every attempt's), before LastBy.
+type records struct {
+	answers   []AnswerRecord
+	judgments []Judgment
+	retr      []RetrievalRecord
+	builds    []BuildRecord
+	costs     []CostRecord
+}
+
+func readRecords(dir string) (records, error) {
+	var r records
+	var err error
+	if r.answers, err = ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile)); err != nil {
+		return r, err
 	}
-	retr, err := ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
-	if err != nil {
-		return nil, err
+	if r.judgments, err = ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile)); err != nil {
+		return r, err
 	}
-	builds, err := ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile))
-	if err != nil {
-		return nil, err
+	if r.retr, err = ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile)); err != nil {
+		return r, err
 	}
-	costs, err := ReadJSONL[CostRecord](filepath.Join(dir, CostsFile))
-	if err != nil {
-		return nil, err
+	if r.builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); err != nil {
+		return r, err
 	}
+	r.costs, err = ReadJSONL[CostRecord](filepath.Join(dir, CostsFile))
+	return r, err
+}
+
+// summarize computes the summary from records already read (Load reads
+// each file once for both the run and its summary).
+func summarize(dir string, m Manifest, recs records) (*Summary, error) {
+	answers, judgments, retr, builds, costs := recs.answers, recs.judgments, recs.retr, recs.builds, recs.costs
 	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, OfflineParts: m.OfflineList(),
 		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]Cost{}}
 	s.Replay = m.Replay
