@@ -3,10 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/membench/membench/datasets"
@@ -32,25 +29,7 @@ func atStage(stage string, err error) error {
 
 // QuestionsFailedError ends a run in which some questions failed (exit 1):
 // each is recorded in failures.jsonl, and a rerun retries only those.
-type QuestionsFailedError struct {
-	Dir    string
-	Total  int // questions this attempt set out to finish
-	Failed []runlog.Failure
-}
-
-func (e *QuestionsFailedError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d questions failed (recorded in %s); the others are finished. Rerun the same command to retry only these:",
-		len(e.Failed), e.Total, filepath.Join(e.Dir, runlog.FailuresFile))
-	for i, f := range e.Failed {
-		if i == 20 {
-			fmt.Fprintf(&b, "\n  ... and %d more (see the file)", len(e.Failed)-i)
-			break
-		}
-		fmt.Fprintf(&b, "\n  %s (%s): %s", f.QuestionID, f.Stage, f.Reason)
-	}
-	return b.String()
-}
+type QuestionsFailedError = runlog.QuestionsFailedError
 
 // questionFailed records err as the question's failure and returns nil when
 // it is a fault of the model's replies that the retry layer already retried

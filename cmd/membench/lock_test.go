@@ -16,8 +16,8 @@ import (
 )
 
 // Two writers of one run directory, as real processes: while a run holds
-// it, a second run of the same command, a judge and a score into it exit
-// 2 at once with one line naming the directory and the holder's pid; the
+// it, a second run of the same command, a judge and a grade of it exit 2
+// at once with one line naming the directory and the holder's pid; the
 // first run finishes with each record once. A kill -9 frees the lock.
 func TestSecondWriterOfARunDirExitsTwo(t *testing.T) {
 	var mu sync.Mutex
@@ -59,6 +59,7 @@ func TestSecondWriterOfARunDirExitsTwo(t *testing.T) {
 	for _, second := range [][]string{
 		args,
 		{"judge", "--run", dir, "--judge-spec", "em"},
+		{"grade", "--run", dir},
 	} {
 		out, code := membench(t, []string{"MEMBENCH_HOME=" + home, "OPENAI_API_KEY=sk-test-lock"}, second...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -132,5 +133,49 @@ func TestScoreIntoALockedDirExitsTwo(t *testing.T) {
 	lock.Unlock()
 	if got, code := membench(t, nil, "score", "--dataset", "sample", "--predictions", preds, "--out", out); code != 0 {
 		t.Fatalf("score after unlock: exit %d\n%s", code, got)
+	}
+}
+
+// merge takes the lock of its --out directory before writing anything:
+// while another process (here the test itself) holds it, as a second merge
+// into the same new directory would, merge exits 2 with one line naming
+// the directory and the holder's pid, and writes nothing; once the lock is
+// released the same merge succeeds.
+func TestMergeIntoALockedDirExitsTwo(t *testing.T) {
+	shards := t.TempDir()
+	out := filepath.Join(t.TempDir(), "merged")
+	merge := []string{"merge", "--out", out}
+	for i := 0; i < 2; i++ {
+		id := fmt.Sprintf("shard-%d", i)
+		if got, code := membench(t, nil, "run", "--quiet", "--results", shards, "--run-id", id, "--shard", fmt.Sprintf("%d/2", i), "--judge-spec", "f1"); code != 0 {
+			t.Fatalf("shard %d: exit %d\n%s", i, code, got)
+		}
+		merge = append(merge, "--run", filepath.Join(shards, id))
+	}
+	lock, err := runlog.LockDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	got, code := membench(t, nil, merge...)
+	want := fmt.Sprintf("membench process %d", os.Getpid())
+	if code != 2 || strings.Count(strings.TrimSpace(got), "\n") != 0 || !strings.Contains(got, out) || !strings.Contains(got, want) {
+		t.Fatalf("merge into a locked dir: exit %d, %q; want exit 2, one line naming %s and %s", code, got, out, want)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() != runlog.LockFile {
+			t.Errorf("merge refused by the lock wrote %s", e.Name())
+		}
+	}
+	lock.Unlock()
+	if got, code := membench(t, nil, merge...); code != 0 {
+		t.Fatalf("merge after unlock: exit %d\n%s", code, got)
+	}
+	if _, err := runlog.LoadManifest(out); err != nil {
+		t.Fatalf("merged run: %v", err)
 	}
 }

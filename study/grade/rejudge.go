@@ -2,9 +2,12 @@ package grade
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +41,7 @@ type JudgeCount struct {
 	Judge   string `json:"judge"`
 	Added   int    `json:"added"`
 	Skipped int    `json:"skipped"` // already judged
+	Failed  int    `json:"failed"`  // no usable reply after retries (failures.jsonl)
 }
 
 // Rejudge scores every answer of the run in dir with each judge spec
@@ -127,6 +131,9 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 		byConv[a.ConversationID] = append(byConv[a.ConversationID], a)
 	}
 	added := make([]atomic.Int64, len(judges))
+	fails := &failureLog{dir: dir}
+	defer fails.close()
+	todo := map[string]bool{} // questions this pass sets out to judge
 	for _, conv := range convs {
 		meter := llm.NewMeter()
 		mjudges, err := b.Judges(specs, meter)
@@ -142,6 +149,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 					continue
 				}
 				a, i, j := a, i, j
+				todo[a.QuestionID] = true
 				g.Go(func() error {
 					err := judging.Each(gctx, []judge.Judge{j}, judge.Sample{Question: Question(a), Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment, v judge.Verdict, secs float64) error {
 						if err := out.Write(jm); err != nil {
@@ -152,6 +160,13 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 						}
 						return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, runlog.NewJudgeCall(jm, v, secs)))
 					})
+					if err != nil && gctx.Err() == nil && errors.Is(err, llm.ErrBadReply) {
+						// The retry layer already retried this reply: the
+						// pass goes on without the pair, and a rerun asks
+						// again (the pair has no judgment).
+						return fails.add(runlog.Failure{QuestionID: a.QuestionID, ConversationID: a.ConversationID, System: a.System,
+							Stage: "judge", Judge: j.Name(), Reason: err.Error(), At: time.Now().UTC()})
+					}
 					if err != nil {
 						if strings.Contains(err.Error(), "question "+a.QuestionID+":") {
 							return err
@@ -176,7 +191,64 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	}
 	for i := range counts {
 		counts[i].Added = int(added[i].Load())
+		for _, f := range fails.failed {
+			if f.Judge == counts[i].Judge {
+				counts[i].Failed++
+			}
+		}
 	}
+	// The verdicts obtained are kept and summarised, as a run with failed
+	// questions does; the error lists the rest (exit 1, no table).
 	sum, err := finish(dir, judging.Describe(judges))
+	if err == nil {
+		err = fails.err(len(todo))
+	}
 	return counts, sum, err
+}
+
+// failureLog appends the pairs a pass gave up on to failures.jsonl,
+// opened at the first one (a clean pass leaves the run as it was).
+type failureLog struct {
+	dir    string
+	mu     sync.Mutex
+	out    *runlog.Appender
+	failed []runlog.Failure
+}
+
+func (l *failureLog) add(f runlog.Failure) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.out == nil {
+		out, err := runlog.OpenAppender(filepath.Join(l.dir, runlog.FailuresFile))
+		if err != nil {
+			return err
+		}
+		l.out = out
+	}
+	if err := l.out.Write(f); err != nil {
+		return err
+	}
+	l.failed = append(l.failed, f)
+	return nil
+}
+
+func (l *failureLog) close() {
+	if l.out != nil {
+		l.out.Close()
+	}
+}
+
+// err is the pass's QuestionsFailedError, or nil when nothing failed.
+func (l *failureLog) err(total int) error {
+	if len(l.failed) == 0 {
+		return nil
+	}
+	fs := append([]runlog.Failure(nil), l.failed...)
+	sort.Slice(fs, func(i, j int) bool {
+		if fs[i].QuestionID != fs[j].QuestionID {
+			return fs[i].QuestionID < fs[j].QuestionID
+		}
+		return fs[i].Judge < fs[j].Judge
+	})
+	return &runlog.QuestionsFailedError{Dir: l.dir, Total: total, Failed: fs}
 }

@@ -3,6 +3,7 @@ package judgecmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -49,7 +50,12 @@ Judge calls are metered into costs.jsonl; the summary is recomputed.
 
 The "llm" judge uses the run's judge model unless --judge-model or --llm
 says otherwise; a judge whose name is already in the run is skipped pair by
-pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instruct).`,
+pair, so give a new model judge its own name (e.g. qwen=openai:qwen2.5-32b-instruct).
+
+A model reply still unusable after the bounded retries (no choices, a body
+that is not JSON) does not stop the pass: the pair goes to RUN/failures.jsonl
+with its judge and reason, the other pairs are judged, and the command
+exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 		Example: `  membench judge --run results/A --judge-spec em
   membench judge --run results/A --judge-spec gpt4o=openai:gpt-4o-mini
   membench judge --run results/A --judge-spec name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1
@@ -137,6 +143,13 @@ func Run(ctx context.Context, o *Options) error {
 	counts, sum, err := grade.Rejudge(ctx, o.Run, o.Judges, ro)
 	if rep != nil {
 		rep.Served, rep.Fresh = ro.Replay.Served(), ro.Replay.Fresh()
+	}
+	var failed *runlog.QuestionsFailedError
+	if errors.As(err, &failed) {
+		// Not bad input: the verdicts obtained are saved, the summary is
+		// rewritten, and the list of pairs to retry is the output (no
+		// table, exit 1); a rerun judges only those.
+		return err
 	}
 	if err != nil {
 		return clierr.AsBad(err)

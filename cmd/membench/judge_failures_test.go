@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/runlog"
+)
+
+// membench judge on a finished run, with the judge model's replies to two
+// questions malformed past the retry layer: the pass goes on, records both
+// in failures.jsonl with judge and reason, exits 1 listing them and prints
+// no table; a rerun judges only those two, and the final verdicts equal a
+// clean pass over a copy of the same run.
+func TestJudgeRecordsFailedQuestionsAndRerunFillsThem(t *testing.T) {
+	results := t.TempDir()
+	if out, code := membench(t, nil, "run", "--quiet", "--results", results, "--run-id", "base", "--judge-spec", "f1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	dir, cleanDir := filepath.Join(results, "base"), filepath.Join(t.TempDir(), "clean")
+	if err := os.CopyFS(cleanDir, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	failing := []string{"bike shop", "Tomas's dog"}
+	faulty := llmtest.New(t, llmtest.WithChat(fakeModel), llmtest.WithFaults(llmtest.Faults{
+		// The first try and the retry layer's two more: a persistently
+		// unusable reply. The fourth arrival (the rerun) is clean.
+		Sequence: []llmtest.Fault{llmtest.FaultMalformed, llmtest.FaultMalformed, llmtest.FaultMalformed},
+		Only: func(r llmtest.ChatRequest) bool {
+			if !isJudgeRequest(r) {
+				return false
+			}
+			for _, f := range failing {
+				if strings.Contains(r.LastUser(), f) {
+					return true
+				}
+			}
+			return false
+		},
+	}))
+	judgeArgs := func(srv *llmtest.Server, dir string) []string {
+		return []string{"judge", "--run", dir, "--judge-spec", "llm", "--judge-model", "backend=openai,model=m,base-url=" + srv.URL}
+	}
+	env := []string{"OPENAI_API_KEY=sk-test-judge-failures", "MEMBENCH_HOME=" + t.TempDir()}
+
+	out, code := membench(t, env, judgeArgs(faulty, dir)...)
+	if code != 1 {
+		t.Fatalf("judge with two unusable replies: exit %d, want 1\n%s", code, out)
+	}
+	fails := jsonLines[runlog.Failure](t, filepath.Join(dir, runlog.FailuresFile))
+	if len(fails) != 2 {
+		t.Fatalf("failures.jsonl holds %d lines, want 2: %+v", len(fails), fails)
+	}
+	failed := map[string]bool{}
+	for _, f := range fails {
+		failed[f.QuestionID] = true
+		if f.Stage != "judge" || f.Judge != "llm" || f.System == "" || f.ConversationID == "" || !strings.Contains(f.Reason, "not a JSON completion") {
+			t.Errorf("failure line %+v: want stage judge, judge llm, the system, the conversation and the reason", f)
+		}
+		if !strings.Contains(out, f.QuestionID+" (judge): ") {
+			t.Errorf("output does not list %s:\n%s", f.QuestionID, out)
+		}
+	}
+	if len(failed) != 2 {
+		t.Fatalf("failures name %d questions, want 2: %+v", len(failed), fails)
+	}
+	for _, want := range []string{"2 of 19 questions failed", runlog.FailuresFile, "Rerun the same command"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "judgments added") || strings.Contains(out, "Overall") {
+		t.Errorf("a judge pass with failures printed a table:\n%s", out)
+	}
+	llmVerdicts := func(dir string) map[string]runlog.Judgment {
+		got := map[string]runlog.Judgment{}
+		for _, j := range jsonLines[runlog.Judgment](t, filepath.Join(dir, runlog.JudgmentsFile)) {
+			if j.Judge == "llm" {
+				if _, dup := got[j.QuestionID]; dup {
+					t.Errorf("%s: %s judged twice by llm", dir, j.QuestionID)
+				}
+				got[j.QuestionID] = j
+			}
+		}
+		return got
+	}
+	first := llmVerdicts(dir)
+	if len(first) != 17 {
+		t.Fatalf("%d llm verdicts after the failed pass, want 17", len(first))
+	}
+	for q := range failed {
+		if _, ok := first[q]; ok {
+			t.Errorf("%s failed but has a verdict", q)
+		}
+	}
+
+	// The rerun sends exactly the two failed requests (the others are
+	// judged already) and finishes.
+	before := faulty.Count("/v1/chat/completions")
+	out, code = membench(t, env, judgeArgs(faulty, dir)...)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d\n%s", code, out)
+	}
+	if sent := faulty.Count("/v1/chat/completions") - before; sent != 2 {
+		t.Errorf("rerun sent %d judge requests, want 2 (only the failed questions)", sent)
+	}
+	if !strings.Contains(out, "judgments added") {
+		t.Errorf("rerun printed no table:\n%s", out)
+	}
+
+	clean := llmtest.New(t, llmtest.WithChat(fakeModel))
+	if out, code := membench(t, []string{"OPENAI_API_KEY=sk-test-judge-failures"}, judgeArgs(clean, cleanDir)...); code != 0 {
+		t.Fatalf("clean judge pass: exit %d\n%s", code, out)
+	}
+	got, want := llmVerdicts(dir), llmVerdicts(cleanDir)
+	if len(got) != 19 || len(want) != 19 {
+		t.Fatalf("%d llm verdicts after the rerun, %d after a clean pass; want 19 each", len(got), len(want))
+	}
+	for q, w := range want {
+		g := got[q]
+		if g.Correct != w.Correct || g.Score != w.Score || g.Invalid != w.Invalid || g.Raw != w.Raw {
+			t.Errorf("%s: verdict %+v after failure and rerun, %+v in a clean pass", q, g, w)
+		}
+	}
+	sum, err := runlog.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanSum, err := runlog.Summarize(cleanDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := sum.Overall.Scores["llm"], cleanSum.Overall.Scores["llm"]; g != w || sum.Overall.Judged["llm"] != 0 {
+		t.Errorf("overall llm score %v (judged %v) after failure and rerun, %v in a clean pass", g, sum.Overall.Judged, w)
+	}
+}
