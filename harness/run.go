@@ -421,11 +421,18 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	meter := llm.NewMeter()
 	var written []llm.Tally // what cost records already hold of meter
 	redone := false         // the build's costs are no result's (rebuilt on resume, or failed)
+	var partial *partialCosts
 	defer func() {
+		partial.Stop()
 		// Whatever the meter took beyond the recorded build (a build that
-		// failed part way, usage an outside service reported).
+		// failed part way, usage an outside service reported). For a
+		// build not recorded, this line closes its attempt.
 		if t := llm.Minus(meter.Snapshot(), written); len(t) > 0 {
-			files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: t, Redone: redone})
+			c := runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: t, Redone: redone}
+			if redone && partial != nil {
+				c.Attempt = partial.attempt
+			}
+			files[runlog.CostsFile].Write(c)
 		}
 	}()
 	env := p.Res.Env(meter, p.Cfg)
@@ -463,7 +470,11 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	start := time.Now()
 	redone = true // until the build is recorded
+	// The build's spend so far reaches costs.jsonl in batches of calls,
+	// so a kill -9 mid-build leaves it counted.
+	partial = startPartialCosts(meter, files[runlog.CostsFile], conv.ID, p.Cfg.System)
 	stats, err := sys.Ingest(ctx, conv)
+	partial.Stop()
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
@@ -484,7 +495,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 			}
 		}
 		written = meter.Snapshot()
-		if err := files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: written, Part: "build"}); err != nil {
+		if err := files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: written, Part: "build", Attempt: partial.attempt}); err != nil {
 			return err
 		}
 		redone = false

@@ -108,7 +108,10 @@ func paidCalls(dir string, m Manifest) int {
 		return 0
 	}
 	n := 0
-	for _, c := range costs {
+	// Every call made, once: kept and redone, without the partial lines a
+	// finished build's own line repeats.
+	kept, redone := EffectiveCosts(costs)
+	for _, c := range append(kept, redone...) {
 		for _, t := range c.Tallies {
 			id, ok := m.Models[t.Role]
 			if !ok && len(t.Role) > 5 && t.Role[:5] == "judge" {

@@ -185,6 +185,16 @@ type CostRecord struct {
 	// Redone marks usage no result rests on: a memory rebuilt on resume
 	// (memory is not saved), a build that failed part way.
 	Redone bool `json:"redone,omitempty"`
+	// Attempt names one build attempt. Partial marks a line the build
+	// wrote while it ran: the calls since the attempt's previous partial
+	// line (written every 8 calls or second, so a kill -9 loses only the
+	// calls since the last one). The line that closes the attempt (its "build" line,
+	// or the redone line of a build that failed or was stopped) holds all
+	// its calls, so readers drop its partial lines; the partial lines of an
+	// attempt never closed (killed mid-build) are usage no result rests
+	// on, counted with the redone ones.
+	Attempt string `json:"attempt,omitempty"`
+	Partial bool   `json:"partial,omitempty"`
 }
 
 // Key is the (conversation, question, part) a keyed cost record pays for.
@@ -192,15 +202,28 @@ func (c CostRecord) Key() string { return c.ConversationID + "\x00" + c.Question
 
 // EffectiveCosts splits cost records into those the run's results rest on
 // (the last keyed record per key, and unkeyed ones) and those of work
-// done again or thrown away (Redone records, replaced keyed records).
+// done again or thrown away (Redone records, replaced keyed records, the
+// partial records of a build attempt cut off by a kill). Partial records
+// of an attempt whose closing record is there are in neither: that record
+// counts the same calls. kept and redone together are every call made.
 func EffectiveCosts(costs []CostRecord) (kept, redone []CostRecord) {
 	last := map[string]int{}
+	closed := map[string]bool{}
 	for i, c := range costs {
-		if c.Part != "" && !c.Redone {
+		if c.Part != "" && !c.Redone && !c.Partial {
 			last[c.Key()] = i
+		}
+		if c.Attempt != "" && !c.Partial {
+			closed[c.Attempt] = true
 		}
 	}
 	for i, c := range costs {
+		if c.Partial {
+			if !closed[c.Attempt] {
+				redone = append(redone, c)
+			}
+			continue
+		}
 		if c.Redone || (c.Part != "" && last[c.Key()] != i) {
 			redone = append(redone, c)
 		} else {
