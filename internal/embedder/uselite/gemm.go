@@ -114,9 +114,33 @@ func (m *matrix) mul(x []float32, rows int, y []float32, bias []float32) {
 		m.kern.whole(x, rows, k, m.w, n, y)
 		return
 	}
-	mr, nr, fn := m.kern.mr, m.kern.nr, m.kern.fn
-	_ = x[rows*k-1] // the kernel does no bounds checks: make sure here
-	_ = y[rows*n-1]
+	gemm(m.kern, x, k, rows, k, m.panels, n, y, n, bias)
+}
+
+// gemm sets y (rows x n, row stride ldy) += x (rows x k, row stride lda) .
+// p, where p is a k x n matrix packed for kern (n/nr panels, each k rows of
+// nr floats); with bias non-nil, y = x . p + bias[0:n] instead. The strides
+// let attention multiply views of the qkv matrix in place.
+func gemm(kern *kernel, x []float32, lda, rows, k int, p []float32, n int, y []float32, ldy int, bias []float32) {
+	if rows == 0 || n == 0 {
+		return
+	}
+	mr, nr, fn := kern.mr, kern.nr, kern.fn
+	if k == 0 { // nothing to multiply: y = bias, or unchanged
+		if bias != nil {
+			for r := range rows {
+				copy(y[r*ldy:][:n], bias[:n])
+			}
+		}
+		return
+	}
+	// The kernel does no bounds checks: make sure here.
+	_ = x[(rows-1)*lda+k-1]
+	_ = y[(rows-1)*ldy+n-1]
+	_ = p[k*n-1]
+	if bias != nil {
+		_ = bias[n-1]
+	}
 	var padA [maxMR * kc]float32
 	var tmpC [maxMR * maxNR]float32
 	for pc := 0; pc < k; pc += kc {
@@ -128,23 +152,23 @@ func (m *matrix) mul(x []float32, rows int, y []float32, bias []float32) {
 			if rest > 0 { // the last rows go through a zero-padded strip
 				clear(padA[:mr*kb])
 				for r := range rest {
-					copy(padA[r*kb:(r+1)*kb], x[(ic+full+r)*k+pc:])
+					copy(padA[r*kb:(r+1)*kb], x[(ic+full+r)*lda+pc:])
 				}
 			}
 			for jr := 0; jr < n/nr; jr++ {
-				bp := &m.panels[jr*k*nr+pc*nr]
+				bp := &p[jr*k*nr+pc*nr]
 				var bb *float32 // the first k block sets y = product + bias
 				if bias != nil && pc == 0 {
 					bb = &bias[jr*nr]
 				}
 				for ir := 0; ir < full; ir += mr {
-					fn(kb, &x[(ic+ir)*k+pc], k, bp, &y[(ic+ir)*n+jr*nr], n, bb)
+					fn(kb, &x[(ic+ir)*lda+pc], lda, bp, &y[(ic+ir)*ldy+jr*nr], ldy, bb)
 				}
 				if rest > 0 {
 					clear(tmpC[:mr*nr])
 					fn(kb, &padA[0], kb, bp, &tmpC[0], nr, bb)
 					for r := range rest {
-						yr := y[(ic+full+r)*n+jr*nr:][:nr]
+						yr := y[(ic+full+r)*ldy+jr*nr:][:nr]
 						if bb != nil {
 							copy(yr, tmpC[r*nr:(r+1)*nr])
 							continue

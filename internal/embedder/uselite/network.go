@@ -282,6 +282,10 @@ const (
 	slotAtt
 	slotMid
 	slotPooled
+	slotKT // attention on the kernel: packed K^T, packed V, scores, zeros
+	slotVP
+	slotScores
+	slotZero
 	slots
 )
 
@@ -311,7 +315,11 @@ func (l *layer) apply(x []float32, T int, spans []span, eps float32, sc *scratch
 	qkv := sc.buf(slotQKV, T*3*l.dAtt)
 	dense(xn, T, l.qkv, l.qkvB, qkv)
 	att := sc.buf(slotAtt, T*l.dAtt)
-	l.attend(qkv, att, spans)
+	if kern := l.qkv.kern; kern != nil && kern.whole == nil && (l.dAtt/l.heads)%kern.nr == 0 {
+		l.attendKernel(kern, qkv, att, spans, sc)
+	} else {
+		l.attend(qkv, att, spans)
+	}
 	// h += att . outW + outB
 	addBias(h, T, l.outB)
 	l.out.mulAdd(att, T, h)
