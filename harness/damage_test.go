@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 )
 
@@ -17,6 +18,11 @@ import (
 // manifest and summary, with a note line; a run without any has none.
 func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
 	cfg := testConfig(t, "turns-cosine")
+	// An embedder whose vectors are cached (the hashed one is not: it is
+	// cheaper to compute than to look up).
+	srv := llmtest.New(t)
+	t.Setenv("OPENAI_API_KEY", "sk-test-damage")
+	cfg.Embedder = "backend=openai,model=e,base-url=" + srv.URL
 	first, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)

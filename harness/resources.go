@@ -175,6 +175,10 @@ func (r *Resources) openEmbedder() error {
 		r.EmbedderNote = info.Warning
 		r.EmbedderSHA256 = info.ModelSHA256
 	}
+	if !embedder.WorthCaching(inner) {
+		r.Embedder = inner
+		return nil
+	}
 	c, err := embedder.NewCache(inner, filepath.Join(r.cfg.CacheDir, "embeddings.sqlite"))
 	if err != nil {
 		return fmt.Errorf("embedding cache: %w", err)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,6 +64,7 @@ func BenchmarkHarnessThroughput(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StartTimer()
+			defer profileMeasured(b, n)()
 			var ratio, cpu float64
 			for i := 0; i < b.N; i++ {
 				cfg := config()
@@ -88,6 +91,28 @@ func BenchmarkHarnessThroughput(b *testing.B) {
 			b.ReportMetric(cpu/float64(b.N), "cpu-ms/req")
 			b.ReportMetric(ratio*float64(n), "inflight")
 		})
+	}
+}
+
+// profileMeasured starts a CPU profile of the measured runs alone (not the
+// warm-up) when MEMBENCH_BENCH_CPUPROFILE names a file; N is put before its
+// extension. It returns the function that stops it.
+func profileMeasured(b *testing.B, n int) func() {
+	path := os.Getenv("MEMBENCH_BENCH_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	ext := filepath.Ext(path)
+	f, err := os.Create(fmt.Sprintf("%s-N%d%s", strings.TrimSuffix(path, ext), n, ext))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 

@@ -62,3 +62,22 @@ func BenchmarkCacheMissSingle(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkHashedSingle is the hashed embedder computing a question's
+// vector outright, to set beside BenchmarkCacheHit: an embedder this cheap
+// is not worth a lookup.
+func BenchmarkHashedSingle(b *testing.B) {
+	ctx := context.Background()
+	h := NewHashed(512)
+	var next atomic.Int64
+	b.SetParallelism(32)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			i := next.Add(7919) % 6000
+			if _, err := h.Embed(ctx, []string{fmt.Sprintf("What did utterance %d say about topic %d?", i, i%41)}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

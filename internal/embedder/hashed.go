@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/membench/membench/internal/lexical"
+	"github.com/membench/membench/llm"
 )
 
 // Hashed is the lexical fallback embedder: lowercased word unigrams and
@@ -17,6 +18,16 @@ import (
 // It is deterministic and needs no model, but it only sees shared words;
 // every report of a run that used it says so.
 type Hashed struct{ Dim int }
+
+// WorthCaching reports whether e's vectors are worth keeping in a Cache.
+// The hashed embedder computes a question's vector in less CPU than the
+// cache's SQLite lookup of it (BenchmarkHashedSingle against
+// BenchmarkCacheHit), and its vectors depend on nothing but the text, so it
+// is used uncached.
+func WorthCaching(e llm.Embedder) bool {
+	_, cheap := e.(*Hashed)
+	return !cheap
+}
 
 // NewHashed returns a hashed TF-IDF embedder of the given width.
 func NewHashed(dim int) *Hashed { return &Hashed{Dim: dim} }

@@ -1,0 +1,84 @@
+package runlog
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
+)
+
+// benchTranscript is a transcript shaped like a turns-cosine one on LoCoMo:
+// ten real turns (or, without the file, ten made-up ones of that length),
+// their rendered context, an answer prompt and an llm-judge call.
+func benchTranscript(b *testing.B) Transcript {
+	var texts []string
+	if path, ok := testutil.SharedPath("datasets", "locomo10.json"); ok {
+		d, err := datasets.LoadLoCoMo(path, datasets.LoadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range d.Conversations[0].AllTurns()[40:50] {
+			texts = append(texts, t.Text)
+		}
+	} else {
+		for i := range 10 {
+			texts = append(texts, strings.Repeat(fmt.Sprintf("word%d and some talk about day %d, ", i*7, i), 4))
+		}
+	}
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	var items []systems.Item
+	var lines []string
+	for i, s := range texts {
+		id := fmt.Sprintf("D1:%d", i+1)
+		items = append(items, systems.Item{ID: id, Kind: "turn", Text: s, Time: at, Speaker: "Caroline", Sources: []string{id}, Score: 0.5})
+		lines = append(lines, "[2023-05-08 13:56] Caroline: "+s)
+	}
+	ctx := strings.Join(lines, "\n")
+	return Transcript{
+		QuestionID: "conv-26:q17", ConversationID: "conv-26", System: "turns-cosine",
+		Items: items, Context: ctx, ContextTokens: 400, RetrieveSeconds: 0.001,
+		Answer: Call{Messages: []llm.Message{{Role: "system", Content: "You answer questions about a conversation from memories."},
+			{Role: "user", Content: "Memories:\n" + ctx + "\n\nQuestion: When did Caroline go to the support group?\nAnswer:"}},
+			Raw: "7 May 2023", Usage: llm.Usage{InputTokens: 450, OutputTokens: 5}, Seconds: 0.25},
+		Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Call: Call{Messages: []llm.Message{{Role: "user",
+			Content: "Question: When did Caroline go to the support group?\nGold: 7 May 2023\nPrediction: 7 May 2023\nReply in JSON."}},
+			Raw: `{"correct": true}`, Usage: llm.Usage{InputTokens: 80, OutputTokens: 5}, Seconds: 0.25}}},
+	}
+}
+
+// BenchmarkTranscriptWrite is the per-question cost of appending a
+// transcript (JSON, one gzip member, one write).
+func BenchmarkTranscriptWrite(b *testing.B) {
+	tr := benchTranscript(b)
+	w, err := OpenTranscripts(filepath.Join(b.TempDir(), TranscriptsFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	b.ReportAllocs()
+	cpu0 := processCPU()
+	for b.Loop() {
+		if err := w.Write(tr); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// CPU time, not wall: on a shared machine the wall time moves with the
+	// neighbours' load.
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU is this process's user+system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
