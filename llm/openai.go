@@ -1,10 +1,12 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -39,6 +41,7 @@ type OpenAI struct {
 	cfg    OpenAIConfig
 	shown  string // the base URL without credentials: what ids, logs and errors show
 	client *openai.Client
+	http   headerDoer // chat requests go out through it directly (see call)
 }
 
 // embedBatch is the most texts sent in one embeddings request.
@@ -83,7 +86,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = headerDoer{hc}
-	return &OpenAI{cfg: cfg, shown: RedactURL(cfg.BaseURL), client: openai.NewClientWithConfig(oc)}, nil
+	return &OpenAI{cfg: cfg, shown: RedactURL(cfg.BaseURL), client: openai.NewClientWithConfig(oc), http: headerDoer{hc}}, nil
 }
 
 func isOpenAIHost(host string) bool {
@@ -119,6 +122,20 @@ func reasoningModel(m string) bool {
 }
 
 func (o *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
+	cr := o.chatRequest(req)
+	resp, err := o.call(ctx, cr)
+	if err != nil {
+		return Response{}, err
+	}
+	if len(resp.Choices) == 0 {
+		return Response{}, fmt.Errorf("openai %s at %s: the reply had no choices (%w)", o.cfg.Model, o.shown, ErrBadReply)
+	}
+	text := resp.Choices[0].Message.Content
+	return Response{Text: text, Usage: o.usage(resp.Usage, req.Messages, text)}, nil
+}
+
+// chatRequest is req as a chat completion request.
+func (o *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 	cr := openai.ChatCompletionRequest{
 		Model:    o.cfg.Model,
 		Messages: toWire(req.Messages),
@@ -140,15 +157,7 @@ func (o *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	if req.JSON {
 		cr.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
-	resp, err := o.call(ctx, cr)
-	if err != nil {
-		return Response{}, err
-	}
-	if len(resp.Choices) == 0 {
-		return Response{}, fmt.Errorf("openai %s at %s: the reply had no choices (%w)", o.cfg.Model, o.shown, ErrBadReply)
-	}
-	text := resp.Choices[0].Message.Content
-	return Response{Text: text, Usage: o.usage(resp.Usage, req.Messages, text)}, nil
+	return cr
 }
 
 // usage takes the server's counts, falling back to our token counter when a
@@ -167,18 +176,7 @@ func (o *OpenAI) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	if len(req.Choices) == 0 {
 		return DecideResponse{}, errors.New("decide: no choices given")
 	}
-	cr := openai.ChatCompletionRequest{
-		Model:       o.cfg.Model,
-		Messages:    toWire(req.Messages),
-		LogProbs:    true,
-		TopLogProbs: o.cfg.TopLogprobs,
-	}
-	if reasoningModel(o.cfg.Model) {
-		cr.MaxCompletionTokens = 1
-	} else {
-		//lint:ignore SA1019 vLLM, llama.cpp and Ollama read max_tokens; only reasoning models need max_completion_tokens
-		cr.MaxTokens = 1
-	}
+	cr := o.decideRequest(req)
 	resp, err := o.call(ctx, cr)
 	if err != nil {
 		return DecideResponse{}, err
@@ -196,6 +194,24 @@ func (o *OpenAI) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	}
 	u := o.usage(resp.Usage, req.Messages, first.Token)
 	return DecideResponse{Probs: probs, Usage: u}, nil
+}
+
+// decideRequest is req as a chat completion request for one token with
+// top logprobs.
+func (o *OpenAI) decideRequest(req DecideRequest) openai.ChatCompletionRequest {
+	cr := openai.ChatCompletionRequest{
+		Model:       o.cfg.Model,
+		Messages:    toWire(req.Messages),
+		LogProbs:    true,
+		TopLogProbs: o.cfg.TopLogprobs,
+	}
+	if reasoningModel(o.cfg.Model) {
+		cr.MaxCompletionTokens = 1
+	} else {
+		//lint:ignore SA1019 vLLM, llama.cpp and Ollama read max_tokens; only reasoning models need max_completion_tokens
+		cr.MaxTokens = 1
+	}
+	return cr
 }
 
 // choiceProbs sums the probability of every top token that matches a choice
@@ -231,21 +247,162 @@ func choiceProbs(top []openai.TopLogProbs, choices []string) (map[string]float64
 	return probs, nil
 }
 
-// call runs one chat completion, capturing Retry-After on failures.
+// call runs one chat completion. It speaks the wire format itself rather
+// than through go-openai's client, whose request and reply types encode and
+// decode every message twice (custom MarshalJSON/UnmarshalJSON): that was
+// about half of the harness's CPU per model request. Only the fields this
+// backend sets are sent, under go-openai's names and omitempty rules, and
+// failures become go-openai's error values as its client makes them, so
+// wrapErr, retries and messages are unchanged.
 func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	body := chatBody{
+		Model: cr.Model, Messages: make([]chatMessage, len(cr.Messages)),
+		MaxCompletionTokens: cr.MaxCompletionTokens,
+		Temperature:         cr.Temperature, Seed: cr.Seed, LogProbs: cr.LogProbs, TopLogProbs: cr.TopLogProbs,
+	}
+	//lint:ignore SA1019 vLLM, llama.cpp and Ollama read max_tokens (see Chat)
+	body.MaxTokens = cr.MaxTokens
+	for i, m := range cr.Messages {
+		body.Messages[i] = chatMessage{Role: m.Role, Content: m.Content}
+	}
+	if cr.ResponseFormat != nil {
+		body.ResponseFormat = &chatFormat{Type: string(cr.ResponseFormat.Type)}
+	}
 	hold := &captured{}
-	resp, err := o.client.CreateChatCompletion(context.WithValue(ctx, captureKey{}, hold), cr)
+	reply, err := o.post(ctx, body, hold)
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	if err != nil && (errors.As(err, &se) || errors.As(err, &te)) {
 		// A 2xx status with a body that is not a completion (a proxy's
 		// HTML page): the reply is unusable, the request may be fine.
-		return resp, fmt.Errorf("openai chat %s at %s: the reply is not a JSON completion (%s) (%w)", o.cfg.Model, o.shown, err, ErrBadReply)
+		return openai.ChatCompletionResponse{}, fmt.Errorf("openai chat %s at %s: the reply is not a JSON completion (%s) (%w)", o.cfg.Model, o.shown, err, ErrBadReply)
 	}
 	if err != nil {
-		return resp, o.wrapErr("chat "+o.cfg.Model, err, hold)
+		return openai.ChatCompletionResponse{}, o.wrapErr("chat "+o.cfg.Model, err, hold)
+	}
+	resp := openai.ChatCompletionResponse{Usage: openai.Usage{PromptTokens: reply.Usage.PromptTokens, CompletionTokens: reply.Usage.CompletionTokens}}
+	for _, c := range reply.Choices {
+		ch := openai.ChatCompletionChoice{Message: openai.ChatCompletionMessage{Role: "assistant", Content: string(c.Message.Content)}}
+		if c.LogProbs != nil {
+			lp := &openai.LogProbs{}
+			for _, t := range c.LogProbs.Content {
+				lp.Content = append(lp.Content, openai.LogProb{Token: t.Token, LogProb: t.LogProb, TopLogProbs: t.TopLogProbs})
+			}
+			ch.LogProbs = lp
+		}
+		resp.Choices = append(resp.Choices, ch)
 	}
 	return resp, nil
+}
+
+// post sends one chat completion request and decodes the reply; a failure
+// status is go-openai's *APIError (a JSON error body) or *RequestError.
+func (o *OpenAI) post(ctx context.Context, body chatBody, hold *captured) (chatReply, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return chatReply{}, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.cfg.BaseURL+"/chat/completions", bytes.NewReader(b))
+	if err != nil {
+		return chatReply{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	res, err := o.http.Do(req)
+	if err != nil {
+		return chatReply{}, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode < http.StatusOK || res.StatusCode >= http.StatusBadRequest {
+		hold.mu.Lock()
+		hold.header = res.Header.Get("Retry-After")
+		hold.mu.Unlock()
+		return chatReply{}, errorReply(res)
+	}
+	var reply chatReply
+	if err := json.NewDecoder(res.Body).Decode(&reply); err != nil {
+		return chatReply{}, err
+	}
+	return reply, nil
+}
+
+// errorReply is go-openai's reading of a failed response.
+func errorReply(res *http.Response) error {
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return fmt.Errorf("error, reading response body: %w", err)
+	}
+	var er openai.ErrorResponse
+	err = json.Unmarshal(body, &er)
+	if err != nil || er.Error == nil {
+		re := &openai.RequestError{HTTPStatus: res.Status, HTTPStatusCode: res.StatusCode, Err: err, Body: body}
+		if er.Error != nil {
+			re.Err = er.Error
+		}
+		return re
+	}
+	er.Error.HTTPStatus = res.Status
+	er.Error.HTTPStatusCode = res.StatusCode
+	return er.Error
+}
+
+// chatBody is a chat completion request with the fields this backend sets.
+type chatBody struct {
+	Model               string        `json:"model"`
+	Messages            []chatMessage `json:"messages"`
+	MaxTokens           int           `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
+	Temperature         float32       `json:"temperature,omitempty"`
+	Stream              bool          `json:"stream"` // always false, as go-openai sent it
+	ResponseFormat      *chatFormat   `json:"response_format,omitempty"`
+	Seed                *int          `json:"seed,omitempty"`
+	LogProbs            bool          `json:"logprobs,omitempty"`
+	TopLogProbs         int           `json:"top_logprobs,omitempty"`
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content,omitempty"`
+}
+
+type chatFormat struct {
+	Type string `json:"type"`
+}
+
+// chatReply is the part of a chat completion this backend reads.
+type chatReply struct {
+	Choices []struct {
+		Message struct {
+			Content replyText `json:"content"`
+		} `json:"message"`
+		LogProbs *struct {
+			Content []struct {
+				Token       string               `json:"token"`
+				LogProb     float64              `json:"logprob"`
+				TopLogProbs []openai.TopLogProbs `json:"top_logprobs"`
+			} `json:"content"`
+		} `json:"logprobs"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+// replyText is a message's content: a string, or empty for null or the
+// array form (as go-openai reads them).
+type replyText string
+
+func (t *replyText) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	}
+	*t = replyText(s)
+	return nil
 }
 
 // Embed returns one vector per text, in order, in batches of ≤ 256.

@@ -375,8 +375,8 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 	// overhead small. klauspost's deflate at BestSpeed takes about half the
 	// CPU of the standard library's for a transcript; the members are plain
 	// gzip either way (readers use compress/gzip).
-	zw := gzipPool.Get().(*kgzip.Writer)
-	defer gzipPool.Put(zw)
+	zw := getGzip()
+	defer putGzip(zw)
 	zw.Reset(&buf)
 	zw.Extra = headExtra(t.Head())
 	zw.Write(b)
@@ -395,10 +395,27 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 	return err
 }
 
-var gzipPool = sync.Pool{New: func() any {
-	zw, _ := kgzip.NewWriterLevel(io.Discard, kgzip.BestSpeed)
-	return zw
-}}
+// gzipFree keeps idle gzip writers. Not a sync.Pool: a pool is emptied at
+// every GC, and with hundreds of questions in flight each cycle then
+// allocated (and zeroed) fresh writers.
+var gzipFree = make(chan *kgzip.Writer, 8)
+
+func getGzip() *kgzip.Writer {
+	select {
+	case zw := <-gzipFree:
+		return zw
+	default:
+		zw, _ := kgzip.NewWriterLevel(io.Discard, kgzip.BestSpeed)
+		return zw
+	}
+}
+
+func putGzip(zw *kgzip.Writer) {
+	select {
+	case gzipFree <- zw:
+	default: // enough idle ones
+	}
+}
 
 func (w *TranscriptWriter) Close() error {
 	w.mu.Lock()

@@ -1,0 +1,135 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/membench/membench/llm/llmtest"
+)
+
+// The chat wire path (call) sends what go-openai's client sent for the
+// same request, byte for byte.
+func TestChatWireRequestEqualsGoOpenAIs(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(func(_ int, r llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: -0.1}, {Token: "no", Logprob: -2.4}}}
+	}))
+	seed := 3
+	for _, model := range []string{"gpt-4o-mini", "o3-mini"} {
+		o, err := NewOpenAI(OpenAIConfig{Model: model, BaseURL: srv.URL, APIKey: testKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, send := range []func() openai.ChatCompletionRequest{
+			func() openai.ChatCompletionRequest {
+				return o.chatRequest(Request{Messages: msgs("a \"quoted\" <b>&</b> question\nwith é and \x01"), MaxTokens: 200})
+			},
+			func() openai.ChatCompletionRequest {
+				return o.chatRequest(Request{Messages: msgs("json please"), Temperature: 0.7, JSON: true, Seed: &seed, MaxTokens: 64})
+			},
+			func() openai.ChatCompletionRequest {
+				return o.decideRequest(DecideRequest{Messages: []Message{{Role: "user", Content: "yes or no?"}, {Role: "assistant", Content: ""}}, Choices: []string{"yes", "no"}})
+			},
+		} {
+			cr := send()
+			before := len(srv.Bodies("/v1/chat/completions"))
+			if _, err := o.call(context.Background(), cr); err != nil {
+				t.Fatal(err)
+			}
+			bodies := srv.Bodies("/v1/chat/completions")
+			if len(bodies) != before+1 {
+				t.Fatalf("%d bodies", len(bodies))
+			}
+			want, err := json.Marshal(cr) // go-openai's own encoding
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(bodies[before], want) {
+				t.Errorf("%s request %d:\n sent %s\n go-openai %s", model, i, bodies[before], want)
+			}
+		}
+	}
+}
+
+// Replies, including the odd shapes servers send, read as go-openai read
+// them; failures become the same error values.
+func TestChatWireReplyEqualsGoOpenAIs(t *testing.T) {
+	replies := []struct {
+		status int
+		body   string
+	}{
+		{200, `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"Paris"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":1,"total_tokens":13}}`},
+		{200, `{"choices":[{"message":{"role":"assistant","content":null}}]}`},
+		{200, `{"choices":[{"message":{"role":"assistant","content":"a"}},{"message":{"content":"b"}}]}`},
+		{200, `{"choices":[{"message":{"content":"yes"},"logprobs":{"content":[{"token":"yes","logprob":-0.1,"top_logprobs":[{"token":"yes","logprob":-0.1},{"token":" No","logprob":-2.5,"bytes":[32,78,111]}]}]}}]}`},
+		{200, `{"choices":[]}`},
+		{200, `<html>proxy</html>`},
+		{200, `{"choices":[{"message":{"content":"tr`},
+		{429, `{"error":{"message":"slow down","type":"rate_limit","code":"rate_limit_exceeded"}}`},
+		{500, `upstream died`},
+		{400, `{"error":{"message":"bad","code":400}}`},
+	}
+	for i, r := range replies {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			io.Copy(io.Discard, req.Body)
+			w.Header().Set("Retry-After", "3")
+			w.WriteHeader(r.status)
+			io.WriteString(w, r.body)
+		}))
+		o, err := NewOpenAI(OpenAIConfig{Model: "m", BaseURL: srv.URL + "/v1", APIKey: testKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr := o.chatRequest(Request{Messages: msgs("q")})
+		got, gotErr := o.call(context.Background(), cr)
+		// What go-openai's client makes of the same reply.
+		oc := openai.DefaultConfig(testKey)
+		oc.BaseURL = srv.URL + "/v1"
+		want, wantErr := openai.NewClientWithConfig(oc).CreateChatCompletion(context.Background(), cr)
+		srv.Close()
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("reply %d: error %v, go-openai's %v", i, gotErr, wantErr)
+		}
+		if gotErr != nil {
+			// The error the client path made of go-openai's error.
+			var se *json.SyntaxError
+			var te *json.UnmarshalTypeError
+			var exp string
+			if errors.As(wantErr, &se) || errors.As(wantErr, &te) {
+				exp = fmt.Sprintf("openai chat m at %s/v1: the reply is not a JSON completion (%s) (%s)", srv.URL, wantErr, ErrBadReply)
+			} else {
+				hold := &captured{}
+				if r.status >= 400 {
+					hold.header = "3"
+				}
+				exp = o.wrapErr("chat m", wantErr, hold).Error()
+				var he *HTTPError
+				if !errors.As(gotErr, &he) || he.RetryAfter != hold.retryAfter(time.Now()) || he.StatusCode != o.wrapErr("chat m", wantErr, hold).(*HTTPError).StatusCode {
+					t.Errorf("reply %d: status or Retry-After differ: %#v", i, gotErr)
+				}
+			}
+			if gotErr.Error() != exp {
+				t.Errorf("reply %d: error\n %v\nwant\n %v", i, gotErr, exp)
+			}
+			continue
+		}
+		if len(got.Choices) != len(want.Choices) || got.Usage.PromptTokens != want.Usage.PromptTokens || got.Usage.CompletionTokens != want.Usage.CompletionTokens {
+			t.Fatalf("reply %d: %+v, go-openai's %+v", i, got, want)
+		}
+		for j := range got.Choices {
+			if got.Choices[j].Message.Content != want.Choices[j].Message.Content || !reflect.DeepEqual(got.Choices[j].LogProbs, want.Choices[j].LogProbs) {
+				t.Errorf("reply %d choice %d: %+v, go-openai's %+v", i, j, got.Choices[j], want.Choices[j])
+			}
+		}
+	}
+}
