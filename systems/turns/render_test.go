@@ -1,0 +1,76 @@
+package turns
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/internal/tokens"
+	"github.com/membench/membench/systems"
+)
+
+// MakeContext's token count, summed line by line, equals counting the
+// rendered context whole: on turns whose ends and starts are hard for the
+// pre-tokenizer (punctuation, spaces, newlines inside the text, digits,
+// contractions, emoji), and on 3,000 random contexts of real LoCoMo turns.
+func TestJoinedTokensAreExact(t *testing.T) {
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	var items []systems.Item
+	for i, text := range []string{
+		"Sure.", "what?!", "ends with spaces   ", "line\nbreak inside\n", "42", "it's", "I'll", "emoji 🎉",
+		"\r", "", " ", "slash/", "...", "[bracket]", "café", "A", "\t", "trailing newline\n\n", "50%", "(ok)",
+	} {
+		sp := "Caroline"
+		if i%3 == 0 {
+			sp = "" // a turn without speaker starts "[date] text"
+		}
+		items = append(items, systems.Item{ID: "x", Text: text, Time: at.Add(time.Duration(i) * time.Minute), Speaker: sp})
+	}
+	items[7].Time = time.Time{} // "[no date] ..."
+	check := func(name string, sel []systems.Item) {
+		c := MakeContext(sel, OrderTime)
+		// The whole text is never counted before, so this is the encoder's
+		// own count, not a memoised sum.
+		if whole := tokens.Count(c.Rendered); c.Tokens != whole {
+			t.Fatalf("%s: summed %d tokens, the whole context has %d:\n%s", name, c.Tokens, whole, c.Rendered)
+		}
+	}
+	for i := range items {
+		for j := range items {
+			check("pair", []systems.Item{items[i], items[j]})
+		}
+	}
+	check("all", items)
+
+	path, ok := testutil.SharedPath("datasets", "locomo10.json")
+	if !ok {
+		t.Skipf("LoCoMo not found at %s: the real-context half of this test needs it", path)
+	}
+	d, err := datasets.LoadLoCoMo(path, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 3000; n++ {
+		conv := d.Conversations[rng.IntN(len(d.Conversations))]
+		turns := conv.AllTurns()
+		var sel []systems.Item
+		for range 1 + rng.IntN(12) {
+			sel = append(sel, TurnItem(turns[rng.IntN(len(turns))], 0))
+		}
+		check(conv.ID, sel)
+	}
+}
+
+// The sum rests on every line starting with "[": a line that did not would
+// break it, so Line's first byte is checked too.
+func TestLineStartsWithBracket(t *testing.T) {
+	for _, it := range []systems.Item{{Text: "x"}, {Text: "y", Speaker: "S", Time: time.Now()}} {
+		if l := Line(it); !strings.HasPrefix(l, "[") {
+			t.Fatalf("Line = %q", l)
+		}
+	}
+}
