@@ -73,6 +73,17 @@ func parseLoCoMo(data []byte, source, name string, opt LoadOptions) (*Dataset, e
 	if err := checkUTF8(data, source); err != nil {
 		return nil, err
 	}
+	ds := &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:])}
+	if convs, err := fastLoCoMo(data, opt); err == nil {
+		ds.Conversations = convs
+		return ds, nil
+	}
+	return slowLoCoMo(data, source, ds, opt)
+}
+
+// slowLoCoMo is the careful decoder: field by field, so that a file the
+// fast decoder gave up on is either loaded or refused naming the problem.
+func slowLoCoMo(data []byte, source string, ds *Dataset, opt LoadOptions) (*Dataset, error) {
 	var samples []json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&samples); err != nil {
@@ -88,7 +99,6 @@ func parseLoCoMo(data []byte, source, name string, opt LoadOptions) (*Dataset, e
 	if len(samples) == 0 {
 		return nil, bad("%s: no samples; a LoCoMo file is a JSON list of {sample_id, conversation, qa}", source)
 	}
-	ds := &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:])}
 	// Samples are converted in parallel (decoding is most of a cached
 	// rerun's start); errors are reported in file order as before.
 	type conv struct {
@@ -221,15 +231,7 @@ func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, st
 				return nil, id, fmt.Errorf("%s.dia_id: %q is also %s; give every turn its own dia_id", where, t.DiaID, prev)
 			}
 			diaAt[t.DiaID] = where
-			text := t.Text
-			if t.BlipCaption != "" {
-				text = strings.TrimSpace(text + " [image: " + t.BlipCaption + "]")
-			}
-			turn := &Turn{ID: t.DiaID, Speaker: t.Speaker, Text: text}
-			if !sess.Time.IsZero() {
-				turn.Time = sess.Time.Add(time.Duration(j) * step)
-			}
-			sess.Turns = append(sess.Turns, turn)
+			sess.Turns = append(sess.Turns, t.turn(sess.Time, j, step))
 		}
 		c.Sessions = append(c.Sessions, sess)
 	}
@@ -237,10 +239,7 @@ func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, st
 		return nil, id, fmt.Errorf(`no "session_N" lists in "conversation"; a sample needs at least one session`)
 	}
 
-	var asked time.Time
-	if !last.IsZero() {
-		asked = last.Add(24 * time.Hour)
-	}
+	asked := askedAfter(last)
 	var qas []json.RawMessage
 	if len(s.QA) > 0 {
 		if err := decodeField(s.QA, &qas, "qa"); err != nil {
@@ -267,19 +266,46 @@ func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, st
 		if err != nil {
 			return nil, id, err
 		}
-		c.Questions = append(c.Questions, &Question{
-			ID:                fmt.Sprintf("%s:%d", id, j),
-			ConversationID:    id,
-			Text:              *q.Question,
-			Gold:              gold,
-			AdversarialAnswer: adv,
-			Category:          *q.Category,
-			Evidence:          SplitEvidence(q.Evidence),
-			AskedAt:           asked,
-			Abstention:        *q.Category == CatAdversarial,
-		})
+		c.Questions = append(c.Questions, locomoQuestion(id, j, *q.Question, gold, adv, q.Evidence, *q.Category, asked))
 	}
 	return c, id, nil
+}
+
+// turn is the j-th turn of a session that started at start (zero: undated).
+func (t locomoTurn) turn(start time.Time, j int, step time.Duration) *Turn {
+	text := t.Text
+	if t.BlipCaption != "" {
+		text = strings.TrimSpace(text + " [image: " + t.BlipCaption + "]")
+	}
+	turn := &Turn{ID: t.DiaID, Speaker: t.Speaker, Text: text}
+	if !start.IsZero() {
+		turn.Time = start.Add(time.Duration(j) * step)
+	}
+	return turn
+}
+
+// askedAfter is when LoCoMo's questions are asked: a day after the latest
+// session (zero when no session is dated).
+func askedAfter(last time.Time) time.Time {
+	if last.IsZero() {
+		return time.Time{}
+	}
+	return last.Add(24 * time.Hour)
+}
+
+// locomoQuestion is qa[j] of sample id.
+func locomoQuestion(id string, j int, text, gold, adv string, evidence []string, category int, asked time.Time) *Question {
+	return &Question{
+		ID:                id + ":" + strconv.Itoa(j),
+		ConversationID:    id,
+		Text:              text,
+		Gold:              gold,
+		AdversarialAnswer: adv,
+		Category:          category,
+		Evidence:          SplitEvidence(evidence),
+		AskedAt:           asked,
+		Abstention:        category == CatAdversarial,
+	}
 }
 
 var diaID = regexp.MustCompile(`D:?(\d+):(\d+)`)

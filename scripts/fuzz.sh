@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 t="${FUZZTIME:-3s}"
 targets=(
   ./datasets:FuzzLoCoMo
+  ./datasets:FuzzLoCoMoFast
   ./datasets:FuzzLongMemEval
   ./judge:FuzzParseReply
   ./judge:FuzzMetrics
