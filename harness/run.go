@@ -75,6 +75,9 @@ type Prepared struct {
 // Prepare validates the config, opens models, embedder and caches, and
 // writes (or checks) the manifest.
 func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
+	// An unstamped build asks git for its version (the manifest records
+	// it); that runs while the dataset loads.
+	go BuildOf()
 	r, err := resolve(cfg)
 	if err != nil {
 		return nil, err
@@ -318,17 +321,14 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	for _, a := range files {
 		a.Close()
 	}
-	sum, err := runlog.Summarize(p.Dir)
+	// One read of the records for the summary and the status.
+	sum, st, err := runlog.SummarizeWithStatus(p.Dir, p.manifest)
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
 	p.manifest.CacheDamaged = p.manifest.CacheDamaged.Add(p.Res.Damaged())
 	sum.CacheDamaged = p.manifest.CacheDamaged
 	p.manifest.Finished = time.Now().UTC()
-	st, err := runlog.StatusOf(p.Dir, p.manifest)
-	if err != nil {
-		return nil, errors.Join(runErr, err)
-	}
 	p.manifest.Status = &st
 	ts := sum.ContextTokens
 	p.manifest.RenderedTokens = &ts

@@ -24,8 +24,12 @@ type Tape struct {
 	mu      sync.Mutex
 	entries map[string]TapeEntry
 	write   func(TapeEntry) error // recording; nil when playing
-	fresh   atomic.Int64          // calls a playing tape sent to its fallback
-	served  atomic.Int64          // calls a playing tape answered itself
+	// have reads what an earlier attempt recorded, once, when the first
+	// reply is recorded: a rerun that asks nothing never reads it.
+	have   func() ([]TapeEntry, error)
+	loaded bool
+	fresh  atomic.Int64 // calls a playing tape sent to its fallback
+	served atomic.Int64 // calls a playing tape answered itself
 }
 
 // TapeEntry is one recorded reply.
@@ -49,6 +53,31 @@ func NewRecorder(have []TapeEntry, write func(TapeEntry) error) *Tape {
 	return t
 }
 
+// NewLazyRecorder is NewRecorder with the earlier attempt's entries read
+// by have when they are first needed (an error then fails that call).
+func NewLazyRecorder(have func() ([]TapeEntry, error), write func(TapeEntry) error) *Tape {
+	return &Tape{entries: map[string]TapeEntry{}, write: write, have: have}
+}
+
+// load reads the earlier entries, if not yet done; t.mu is held. Entries
+// recorded in this process win over earlier ones (they are the same reply).
+func (t *Tape) load() error {
+	if t.have == nil || t.loaded {
+		return nil
+	}
+	have, err := t.have()
+	if err != nil {
+		return err
+	}
+	t.loaded = true
+	for _, e := range have {
+		if _, ok := t.entries[e.Key]; !ok {
+			t.entries[e.Key] = e
+		}
+	}
+	return nil
+}
+
 // NewPlayer serves replies from entries.
 func NewPlayer(entries []TapeEntry) *Tape { return NewRecorder(entries, nil) }
 
@@ -56,6 +85,7 @@ func NewPlayer(entries []TapeEntry) *Tape { return NewRecorder(entries, nil) }
 func (t *Tape) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.load() // an unreadable file counts as empty here; recording reports it
 	return len(t.entries)
 }
 
@@ -69,12 +99,17 @@ func (t *Tape) Served() int64 { return t.served.Load() }
 func (t *Tape) get(key string) (TapeEntry, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.load()
 	e, ok := t.entries[key]
 	return e, ok
 }
 
 func (t *Tape) put(e TapeEntry) error {
 	t.mu.Lock()
+	if err := t.load(); err != nil {
+		t.mu.Unlock()
+		return err
+	}
 	if _, dup := t.entries[e.Key]; dup {
 		t.mu.Unlock()
 		return nil

@@ -194,12 +194,10 @@ func OpenBundle(path string) (*Bundle, error) {
 // returned closer when done.
 func OpenRecorder(dir string) (*llm.Tape, io.Closer, error) {
 	path := filepath.Join(dir, RepliesFile)
-	have, err := ReadJSONL[llm.TapeEntry](path)
-	if err != nil {
-		return nil, nil, err
-	}
 	w := &tapeWriter{path: path}
-	return llm.NewRecorder(have, w.Write), w, nil
+	// Read when the first reply is recorded: a rerun with nothing left to
+	// ask does not read a file that can be 80 MB.
+	return llm.NewLazyRecorder(func() ([]llm.TapeEntry, error) { return ReadJSONL[llm.TapeEntry](path) }, w.Write), w, nil
 }
 
 // tapeWriter opens replies.jsonl on the first reply.

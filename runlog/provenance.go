@@ -85,9 +85,7 @@ func StatusOf(dir string, m Manifest) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	ans = LastBy(ans, func(x AnswerRecord) string { return x.QuestionID })
-	js = LastBy(js, func(x Judgment) string { return x.QuestionID + "\x00" + x.Judge })
-	return computeStatus(m, ans, js), nil
+	return records{answers: ans, judgments: js}.status(m), nil
 }
 
 func computeStatus(m Manifest, answers []AnswerRecord, judgments []Judgment) Status {

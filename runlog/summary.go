@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/membench/membench/datasets"
@@ -87,19 +88,45 @@ func (c *Cost) add(t llm.Tally) {
 
 // Summarize reads a run directory's artifacts and computes its summary.
 func Summarize(dir string) (*Summary, error) {
-	var m Manifest
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	m, err := readManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (is this a run directory?)", dir, err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+		return nil, err
 	}
 	recs, err := readRecords(dir)
 	if err != nil {
 		return nil, err
 	}
 	return summarize(dir, m, recs)
+}
+
+// SummarizeWithStatus is Summarize and StatusOf(dir, status) from one
+// read of the records.
+func SummarizeWithStatus(dir string, status Manifest) (*Summary, Status, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, Status{}, err
+	}
+	recs, err := readRecords(dir)
+	if err != nil {
+		return nil, Status{}, err
+	}
+	s, err := summarize(dir, m, recs)
+	if err != nil {
+		return nil, Status{}, err
+	}
+	return s, recs.status(status), nil
+}
+
+func readManifest(dir string) (Manifest, error) {
+	var m Manifest
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return m, fmt.Errorf("%s: %w (is this a run directory?)", dir, err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	return m, nil
 }
 
 // records are a run's lines as written (every attempt's), before LastBy.
@@ -111,23 +138,41 @@ type records struct {
 	costs     []CostRecord
 }
 
+// readRecords reads the five files at once (they are independent); the
+// first error in file order is returned, as when they were read in turn.
 func readRecords(dir string) (records, error) {
 	var r records
-	var err error
-	if r.answers, err = ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile)); err != nil {
-		return r, err
+	var errs [5]error
+	var wg sync.WaitGroup
+	read := func(i int, f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f()
+		}()
 	}
-	if r.judgments, err = ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile)); err != nil {
-		return r, err
+	read(0, func() (err error) { r.answers, err = ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile)); return })
+	read(1, func() (err error) { r.judgments, err = ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile)); return })
+	read(2, func() (err error) {
+		r.retr, err = ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
+		return
+	})
+	read(3, func() (err error) { r.builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); return })
+	read(4, func() (err error) { r.costs, err = ReadJSONL[CostRecord](filepath.Join(dir, CostsFile)); return })
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return records{}, err
+		}
 	}
-	if r.retr, err = ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile)); err != nil {
-		return r, err
-	}
-	if r.builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); err != nil {
-		return r, err
-	}
-	r.costs, err = ReadJSONL[CostRecord](filepath.Join(dir, CostsFile))
-	return r, err
+	return r, nil
+}
+
+// status is StatusOf's computation on records already read.
+func (r records) status(m Manifest) Status {
+	ans := LastBy(r.answers, func(x AnswerRecord) string { return x.QuestionID })
+	js := LastBy(r.judgments, func(x Judgment) string { return x.QuestionID + "\x00" + x.Judge })
+	return computeStatus(m, ans, js)
 }
 
 // summarize computes the summary from records already read (Load reads
