@@ -43,6 +43,9 @@ type Cache struct {
 // cacheVersion is bumped when the key or stored value changes meaning.
 const cacheVersion = 1
 
+// checksummed is the file's user_version once every entry has a checksum.
+const checksummed = 1
+
 // NewCache opens (creating if needed) the cache file at path.
 func NewCache(path string) (*Cache, error) {
 	if path == "" {
@@ -99,7 +102,19 @@ func NewCache(path string) (*Cache, error) {
 // the crc column is added and filled from the entries as they are. Unlike
 // embeddings, old responses are kept (trusted once) rather than dropped,
 // because asking a paid model again costs money.
+//
+// A file that has been through this records it in user_version, so later
+// opens skip the search for unchecked entries: a full scan of the table,
+// which for a large cache was most of a cached rerun's start. (An entry
+// without a checksum found later is a damaged one: asked again.)
 func addChecksums(db *sql.DB) error {
+	var version int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if version >= checksummed {
+		return nil
+	}
 	var hasCol int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('responses') WHERE name = 'crc'`).Scan(&hasCol); err != nil {
 		return err
@@ -111,7 +126,11 @@ func addChecksums(db *sql.DB) error {
 		}
 	}
 	var missing int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM responses WHERE crc IS NULL`).Scan(&missing); err != nil || missing == 0 {
+	if err := db.QueryRow(`SELECT COUNT(*) FROM responses WHERE crc IS NULL`).Scan(&missing); err != nil {
+		return err
+	}
+	if missing == 0 {
+		_, err := db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, checksummed))
 		return err
 	}
 	tx, err := db.Begin() // immediate: one process migrates at a time
@@ -145,6 +164,9 @@ func addChecksums(db *sql.DB) error {
 		if _, err := tx.Exec(`UPDATE responses SET crc = ? WHERE key = ?`, int64(f.crc), f.key); err != nil {
 			return err
 		}
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, checksummed)); err != nil {
+		return err
 	}
 	return tx.Commit()
 }

@@ -125,4 +125,26 @@ func TestCacheOldFileIsMigrated(t *testing.T) {
 	if cache.Damaged() != 0 {
 		t.Errorf("Damaged = %d after migration, want 0", cache.Damaged())
 	}
+	// The file says it is migrated, so the next open does not scan it; an
+	// entry written later without a checksum (an old binary) is not
+	// trusted but asked again, as a damaged one.
+	var version int
+	if err := cache.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != checksummed {
+		t.Fatalf("user_version = %d, %v; want %d", version, err, checksummed)
+	}
+	late := chatKey(id, Request{Messages: msgs("later question"), MaxTokens: 8})
+	if _, err := cache.db.Exec(`INSERT INTO responses (key, kind, model, text, input_tokens, output_tokens, created_at) VALUES (?, 'chat', 'gpt-4o-mini', 'unchecked', 1, 1, 'x')`, late); err != nil {
+		t.Fatal(err)
+	}
+	again, err := NewCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if found, err := again.lookup(context.Background(), late, "chat", &text, nil, &u); err != nil || found {
+		t.Fatalf("an entry without a checksum was served (found %v, err %v)", found, err)
+	}
+	if again.Damaged() != 1 {
+		t.Errorf("Damaged = %d, want 1 (the unchecked entry)", again.Damaged())
+	}
 }
