@@ -1,6 +1,7 @@
 package embedder
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -68,7 +69,7 @@ func Select(mode, dir string) (llm.Embedder, Info, error) {
 	}
 	mode = strings.TrimSpace(mode)
 	if mode == "" {
-		e, err := loadUseLite(dir)
+		e, err := lazyUseLite(dir)
 		if err != nil {
 			hint := " Install the real model with: " + InstallHint
 			if strings.Contains(err.Error(), InstallHint) {
@@ -82,7 +83,7 @@ func Select(mode, dir string) (llm.Embedder, Info, error) {
 	case HashedName:
 		return hashed(hashedNote)
 	case UseLite:
-		e, err := loadUseLite(dir)
+		e, err := lazyUseLite(dir)
 		if err != nil {
 			return nil, Info{}, fmt.Errorf("use-lite cannot be used: %w (install it with: %s, or choose %s)", err, InstallHint, HashedName)
 		}
@@ -110,4 +111,66 @@ func loadUseLite(dir string) (*uselite.Embedder, error) {
 	}
 	loaded[dir] = e
 	return e, nil
+}
+
+// A deferred is USE-lite with its weights decoded on the first Embed: a
+// rerun whose texts are all in the embedding cache never needs them, and
+// decoding them took over a second of CPU. Selecting it checks that the
+// files are there and hashes them (the manifest records the hash), so a
+// missing or unreadable model is still found before a run starts; weights
+// that do not decode fail the first Embed, naming the directory.
+type deferred struct {
+	dir  string
+	sha  string
+	once sync.Once
+	e    *uselite.Embedder
+	err  error
+}
+
+var (
+	deferredMu sync.Mutex
+	deferreds  = map[string]*deferred{}
+)
+
+// lazyUseLite is the directory's deferred USE-lite (one per directory, so
+// the weights are decoded at most once per process).
+func lazyUseLite(dir string) (*deferred, error) {
+	deferredMu.Lock()
+	defer deferredMu.Unlock()
+	if d := deferreds[dir]; d != nil {
+		return d, nil
+	}
+	if !uselite.Installed(dir) {
+		// Load's own message: which file is missing and how to install.
+		_, err := uselite.Load(dir)
+		return nil, err
+	}
+	sha, err := uselite.ModelSHA256(dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &deferred{dir: dir, sha: sha}
+	deferreds[dir] = d
+	return d, nil
+}
+
+func (d *deferred) Name() string { return UseLite }
+
+// ModelSHA256 is the model files' hash, as uselite.Embedder reports it.
+func (d *deferred) ModelSHA256() string { return d.sha }
+
+func (d *deferred) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	d.once.Do(func() {
+		d.e, d.err = loadUseLite(d.dir)
+		if d.err == nil && d.e.ModelSHA256() != d.sha {
+			d.err = fmt.Errorf("the model files in %s changed during the run (sha256 %.12s, now %.12s)", d.dir, d.sha, d.e.ModelSHA256())
+		}
+		if d.err != nil {
+			d.err = fmt.Errorf("use-lite: %w (re-install it with: %s)", d.err, InstallHint)
+		}
+	})
+	if d.err != nil {
+		return nil, d.err
+	}
+	return d.e.Embed(ctx, texts)
 }
