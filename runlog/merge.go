@@ -163,9 +163,11 @@ func Merge(dirs []string, out string) (*Summary, error) {
 	m.QuestionSetSHA256 = first.Shard.SetSHA256
 	m.Shard = nil
 	m.MergedFrom = nil
+	m.CacheDamaged = nil // each shard's damaged cache entries, summed below
 	for _, i := range byIndex {
 		mi := ms[i]
 		m.MergedFrom = append(m.MergedFrom, mi.RunID)
+		m.CacheDamaged = m.CacheDamaged.Add(mi.CacheDamaged)
 		if mi.Started.Before(m.Started) {
 			m.Started = mi.Started
 		}

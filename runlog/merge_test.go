@@ -1,7 +1,9 @@
 package runlog
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,5 +54,63 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		if _, serr := os.Stat(out); serr == nil {
 			t.Errorf("%s: refused merge created %s", c.name, out)
 		}
+	}
+}
+
+// The merged run's damaged cache entries are the shards' summed, in the
+// manifest and in the summary (each shard counted only its own reads).
+func TestMergeSumsDamagedCacheEntries(t *testing.T) {
+	damage := []*CacheDamage{{LLM: 2, Embeddings: 1}, nil, {Embeddings: 3, Tokens: 4}}
+	var dirs []string
+	for i, d := range damage {
+		dir := t.TempDir()
+		qid := fmt.Sprintf("q%d", i)
+		m := Manifest{RunID: filepath.Base(dir), Config: Config{System: "turns-cosine", Dataset: "longmemeval", Shard: fmt.Sprintf("%d/3", i)},
+			DatasetSHA256: "abc", Embedder: "hashed", Judges: []string{"f1"}, Questions: 1, Conversations: 1,
+			Shard: &ShardInfo{Index: i, Count: 3, SetQuestions: 3, SetConversations: 3, SetSHA256: "set"}, CacheDamaged: d}
+		if err := WriteJSON(filepath.Join(dir, ManifestFile), m); err != nil {
+			t.Fatal(err)
+		}
+		lines := map[string]any{
+			AnswersFile:   AnswerRecord{QuestionID: qid, ConversationID: qid, System: "turns-cosine", Question: "?", Gold: "a", Prediction: "a"},
+			JudgmentsFile: Judgment{QuestionID: qid, System: "turns-cosine", Judge: "f1", Correct: true, Score: 1},
+		}
+		for name, rec := range lines {
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dirs = append(dirs, dir)
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	sum, err := Merge(dirs, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := CacheDamage{LLM: 2, Embeddings: 4, Tokens: 4}
+	m, err := LoadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CacheDamaged == nil || *m.CacheDamaged != want {
+		t.Errorf("merged manifest cache_damaged = %+v, want %+v", m.CacheDamaged, want)
+	}
+	if sum.CacheDamaged == nil || *sum.CacheDamaged != want {
+		t.Errorf("merged summary cache_damaged = %+v, want %+v", sum.CacheDamaged, want)
+	}
+	var onDisk Summary
+	b, err := os.ReadFile(filepath.Join(out, SummaryJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &onDisk); err != nil {
+		t.Fatal(err)
+	}
+	if onDisk.CacheDamaged == nil || *onDisk.CacheDamaged != want {
+		t.Errorf("summary.json cache_damaged = %+v, want %+v", onDisk.CacheDamaged, want)
 	}
 }
