@@ -2,6 +2,7 @@ package embedder
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -159,5 +160,39 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 	if n != 10+160 {
 		t.Errorf("cache holds %d rows, want 170", n)
+	}
+}
+
+// Reads must not map the file: mapped pages a lookup touched stay in the
+// process's resident set, so a warm run's peak RSS grew with the cache
+// file. Every pooled connection reads through a bounded page cache.
+func TestCacheReadsDoNotMapTheFile(t *testing.T) {
+	c, err := NewCache(&countingEmbedder{name: "test-emb", inner: NewHashed(64)}, filepath.Join(t.TempDir(), "emb.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	// Hold several connections at once so the check covers more than one.
+	var conns []*sql.Conn
+	for range 3 {
+		conn, err := c.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, conn)
+	}
+	for i, conn := range conns {
+		var mmap, pages int64
+		if err := conn.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&mmap); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if mmap != 0 || pages != 128 {
+			t.Errorf("connection %d: mmap_size %d, cache_size %d; want 0 and 128 pages", i, mmap, pages)
+		}
+		conn.Close()
 	}
 }
