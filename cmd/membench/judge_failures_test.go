@@ -136,4 +136,20 @@ func TestJudgeRecordsFailedQuestionsAndRerunFillsThem(t *testing.T) {
 	if g, w := sum.Overall.Scores["llm"], cleanSum.Overall.Scores["llm"]; g != w || sum.Overall.Judged["llm"] != 0 {
 		t.Errorf("overall llm score %v (judged %v) after failure and rerun, %v in a clean pass", g, sum.Overall.Judged, w)
 	}
+	// Each verdict's call is in costs.jsonl once, keyed to it: the two
+	// passes together cost what the clean pass did.
+	if g, w := sum.Stages["judge"], cleanSum.Stages["judge"]; g.Calls != 19 || g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens {
+		t.Errorf("judge stage %+v after failure and rerun, %+v in a clean pass; want 19 calls each, same tokens", g, w)
+	}
+	keyed := map[string]int{}
+	for _, c := range jsonLines[runlog.CostRecord](t, filepath.Join(dir, runlog.CostsFile)) {
+		if c.Part == "judge:llm" {
+			keyed[c.QuestionID]++
+		}
+	}
+	for q := range got {
+		if keyed[q] != 1 {
+			t.Errorf("%s: %d judge:llm cost lines, want 1", q, keyed[q])
+		}
+	}
 }

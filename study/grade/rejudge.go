@@ -45,8 +45,8 @@ type JudgeCount struct {
 }
 
 // Rejudge scores every answer of the run in dir with each judge spec
-// (judge.Parse syntax), skipping pairs already judged, metering the calls
-// into costs.jsonl, and rewrites the summary. Model judges go through the
+// (judge.Parse syntax), skipping pairs already judged, metering each
+// judgment's calls into costs.jsonl just before it, and rewrites the summary. Model judges go through the
 // run's LLM cache, so a rerun costs nothing; the replies of calls that
 // reached a backend are recorded in replies.jsonl, so the run bundles with
 // its new judges. Each new verdict goes into the run's transcripts too
@@ -151,7 +151,17 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 				a, i, j := a, i, j
 				todo[a.QuestionID] = true
 				g.Go(func() error {
-					err := judging.Each(gctx, []judge.Judge{j}, judge.Sample{Question: Question(a), Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment, v judge.Verdict, secs float64) error {
+					// The judgment's calls are written just before it, as a
+					// run writes them: a kill -9 loses none a verdict rests on.
+					pm := llm.NewMeter()
+					err := judging.Each(llm.WithCallMeter(gctx, pm), []judge.Judge{j}, judge.Sample{Question: Question(a), Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment, v judge.Verdict, secs float64) error {
+						if t := pm.Snapshot(); len(t) > 0 {
+							c := runlog.CostRecord{ConversationID: a.ConversationID, System: r.manifest.Config.System, QuestionID: a.QuestionID,
+								Part: "judge:" + jm.Judge, At: time.Now().UTC(), Tallies: t}
+							if err := costs.Write(c); err != nil {
+								return err
+							}
+						}
 						if err := out.Write(jm); err != nil {
 							return err
 						}
@@ -179,7 +189,8 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 			}
 		}
 		err = g.Wait()
-		// Costs are recorded whatever happened, as the harness does.
+		// Calls no judgment metered (none, as judges are wired now) are
+		// recorded whatever happened, as the harness does.
 		if t := meter.Snapshot(); len(t) > 0 {
 			if cerr := costs.Write(runlog.CostRecord{ConversationID: conv, System: r.manifest.Config.System, At: time.Now().UTC(), Tallies: t}); cerr != nil && err == nil {
 				err = cerr
