@@ -50,6 +50,7 @@ func TestJudgeRecordsFailedQuestionsAndRerunFillsThem(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("judge with two unusable replies: exit %d, want 1\n%s", code, out)
 	}
+	t.Logf("judge pass with two persistently unusable replies, exit %d:\n%s", code, out)
 	fails := jsonLines[runlog.Failure](t, filepath.Join(dir, runlog.FailuresFile))
 	if len(fails) != 2 {
 		t.Fatalf("failures.jsonl holds %d lines, want 2: %+v", len(fails), fails)
