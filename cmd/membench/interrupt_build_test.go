@@ -22,7 +22,7 @@ import (
 // calls that were made, as costs.jsonl does.
 func TestInterruptDuringBuild(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply {
-		time.Sleep(150 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 		return llmtest.Reply{Text: `{"entries": []}`}
 	}))
 	results := t.TempDir()
@@ -35,7 +35,9 @@ func TestInterruptDuringBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(2 * time.Minute)
-	for srv.Count("/v1/chat/completions") < 4 {
+	// A second and more into the build, so it has written a partial cost
+	// line that the line its Ctrl-C writes must not count twice.
+	for srv.Count("/v1/chat/completions") < 6 {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatalf("no build requests reached the server; output:\n%s", out.String())
@@ -65,6 +67,19 @@ func TestInterruptDuringBuild(t *testing.T) {
 	inCosts := 0
 	// Every call once: a partial line written while the build ran is
 	// repeated by the line its Ctrl-C wrote (runlog.EffectiveCosts).
+	closed := map[string]bool{}
+	for _, c := range costs {
+		if c.Attempt != "" && !c.Partial && c.Redone {
+			closed[c.Attempt] = true
+		}
+	}
+	partial := false
+	for _, c := range costs {
+		partial = partial || (c.Partial && closed[c.Attempt])
+	}
+	if !partial {
+		t.Errorf("costs.jsonl holds no partial line closed by the interrupted build's redone line:\n%+v", costs)
+	}
 	kept, redone := runlog.EffectiveCosts(costs)
 	for _, c := range append(kept, redone...) {
 		for _, tl := range c.Tallies {
