@@ -366,53 +366,63 @@ func OpenTranscripts(path string) (*TranscriptWriter, error) {
 // loses at most this record and concurrent writers never interleave. The
 // context is stored once (see ContextMark).
 func (w *TranscriptWriter) Write(t Transcript) error {
-	b, err := json.Marshal(t.compact())
-	if err != nil {
+	// A gzip writer's state is large; reusing them (and their output
+	// buffers) keeps a run's CPU overhead small. klauspost's deflate at
+	// BestSpeed takes about half the CPU of the standard library's for a
+	// transcript; the members are plain gzip either way (readers use
+	// compress/gzip).
+	z := getGzip()
+	defer putGzip(z)
+	z.buf.Reset()
+	z.w.Reset(&z.buf)
+	z.w.Extra = headExtra(t.Head())
+	// Encode writes what json.Marshal makes and a newline, straight into
+	// the compressor.
+	if err := json.NewEncoder(z.w).Encode(t.compact()); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	// A gzip writer's state is large; reusing them keeps a run's CPU
-	// overhead small. klauspost's deflate at BestSpeed takes about half the
-	// CPU of the standard library's for a transcript; the members are plain
-	// gzip either way (readers use compress/gzip).
-	zw := getGzip()
-	defer putGzip(zw)
-	zw.Reset(&buf)
-	zw.Extra = headExtra(t.Head())
-	zw.Write(b)
-	zw.Write([]byte{'\n'})
-	if err := zw.Close(); err != nil {
+	if err := z.w.Close(); err != nil {
 		return err
 	}
-	if zw.Extra != nil {
+	out := z.buf.Bytes()
+	if z.w.Extra != nil {
 		// The member's length, known only now, goes where headExtra left
 		// room for it (10-byte header, 2-byte XLEN, 4-byte subfield head).
-		binary.LittleEndian.PutUint32(buf.Bytes()[16:20], uint32(buf.Len()))
+		binary.LittleEndian.PutUint32(out[16:20], uint32(len(out)))
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, err = w.f.Write(buf.Bytes())
+	_, err := w.f.Write(out)
 	return err
 }
 
-// gzipFree keeps idle gzip writers. Not a sync.Pool: a pool is emptied at
+// gzipper is a reusable gzip writer and the buffer it writes a member to.
+type gzipper struct {
+	w   *kgzip.Writer
+	buf bytes.Buffer
+}
+
+// gzipFree keeps idle gzippers. Not a sync.Pool: a pool is emptied at
 // every GC, and with hundreds of questions in flight each cycle then
 // allocated (and zeroed) fresh writers.
-var gzipFree = make(chan *kgzip.Writer, 8)
+var gzipFree = make(chan *gzipper, 8)
 
-func getGzip() *kgzip.Writer {
+func getGzip() *gzipper {
 	select {
-	case zw := <-gzipFree:
-		return zw
+	case z := <-gzipFree:
+		return z
 	default:
 		zw, _ := kgzip.NewWriterLevel(io.Discard, kgzip.BestSpeed)
-		return zw
+		return &gzipper{w: zw}
 	}
 }
 
-func putGzip(zw *kgzip.Writer) {
+func putGzip(z *gzipper) {
+	if z.buf.Cap() > 1<<20 {
+		return // an unusually large transcript: do not keep its buffer
+	}
 	select {
-	case gzipFree <- zw:
+	case gzipFree <- z:
 	default: // enough idle ones
 	}
 }

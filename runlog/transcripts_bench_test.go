@@ -1,9 +1,14 @@
 package runlog
 
 import (
+	"compress/gzip"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -81,4 +86,59 @@ func processCPU() time.Duration {
 		panic(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// A written member inflates to exactly json.Marshal's bytes and a newline
+// (what the writer wrote before it encoded into the compressor), for many
+// transcripts written at once through the shared writers.
+func TestTranscriptMemberIsMarshalOutput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TranscriptsFile)
+	w, err := OpenTranscripts(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trs := make([]Transcript, 40)
+	for i := range trs {
+		trs[i] = Transcript{QuestionID: fmt.Sprint("q", i), Context: strings.Repeat(fmt.Sprint("<ctx> & ", i), 10*i+1),
+			Answer: Call{Messages: []llm.Message{{Role: "user", Content: "Memories:\n" + strings.Repeat(fmt.Sprint("<ctx> & ", i), 10*i+1) + "\nQ?"}}, Raw: "é\u2028"}}
+	}
+	var wg sync.WaitGroup
+	for i := range trs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Write(trs[i]); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	w.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f) // members concatenate
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(all), "\n")
+	if len(lines) != len(trs)+1 || lines[len(trs)] != "" {
+		t.Fatalf("%d lines (want %d, each ending in a newline)", len(lines)-1, len(trs))
+	}
+	got := map[string]bool{}
+	for _, l := range lines[:len(trs)] {
+		got[l] = true
+	}
+	for _, tr := range trs {
+		b, _ := json.Marshal(tr.compact())
+		if !got[string(b)] {
+			t.Fatalf("%s: no member holds json.Marshal's bytes %q", tr.QuestionID, b)
+		}
+	}
 }
