@@ -366,64 +366,78 @@ func OpenTranscripts(path string) (*TranscriptWriter, error) {
 // loses at most this record and concurrent writers never interleave. The
 // context is stored once (see ContextMark).
 func (w *TranscriptWriter) Write(t Transcript) error {
-	// A gzip writer's state is large; reusing them (and their output
-	// buffers) keeps a run's CPU overhead small. klauspost's deflate at
-	// BestSpeed takes about half the CPU of the standard library's for a
-	// transcript; the members are plain gzip either way (readers use
-	// compress/gzip).
-	z := getGzip()
-	defer putGzip(z)
-	z.buf.Reset()
-	z.w.Reset(&z.buf)
-	z.w.Extra = headExtra(t.Head())
-	// Encode writes what json.Marshal makes and a newline, straight into
-	// the compressor.
-	if err := json.NewEncoder(z.w).Encode(t.compact()); err != nil {
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := gzipMember(buf, t); err != nil {
 		return err
-	}
-	if err := z.w.Close(); err != nil {
-		return err
-	}
-	out := z.buf.Bytes()
-	if z.w.Extra != nil {
-		// The member's length, known only now, goes where headExtra left
-		// room for it (10-byte header, 2-byte XLEN, 4-byte subfield head).
-		binary.LittleEndian.PutUint32(out[16:20], uint32(len(out)))
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, err := w.f.Write(out)
+	_, err := w.f.Write(buf.Bytes())
 	return err
 }
 
-// gzipper is a reusable gzip writer and the buffer it writes a member to.
-type gzipper struct {
-	w   *kgzip.Writer
-	buf bytes.Buffer
+// gzipMember writes t to buf as one gzip member with its head (see
+// headExtra). A gzip writer's state is large, so they are reused; klauspost's
+// deflate at BestSpeed takes about half the CPU of the standard library's
+// for a transcript, and the members are plain gzip either way (readers use
+// compress/gzip). The writer goes back before the caller waits for the
+// file: with hundreds of questions queued on the file lock, writers held
+// through the wait were allocated afresh by the hundred.
+func gzipMember(buf *bytes.Buffer, t Transcript) error {
+	zw := getGzip()
+	defer putGzip(zw)
+	zw.Reset(buf)
+	zw.Extra = headExtra(t.Head())
+	// Encode writes what json.Marshal makes and a newline, straight into
+	// the compressor.
+	if err := json.NewEncoder(zw).Encode(t.compact()); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if zw.Extra != nil {
+		// The member's length, known only now, goes where headExtra left
+		// room for it (10-byte header, 2-byte XLEN, 4-byte subfield head).
+		binary.LittleEndian.PutUint32(buf.Bytes()[16:20], uint32(buf.Len()))
+	}
+	return nil
 }
 
-// gzipFree keeps idle gzippers. Not a sync.Pool: a pool is emptied at
-// every GC, and with hundreds of questions in flight each cycle then
-// allocated (and zeroed) fresh writers.
-var gzipFree = make(chan *gzipper, 8)
+// gzipFree keeps idle gzip writers. Not a sync.Pool: a pool is emptied at
+// every GC, and each cycle then allocated (and zeroed) fresh writers.
+var gzipFree = make(chan *kgzip.Writer, 8)
 
-func getGzip() *gzipper {
+func getGzip() *kgzip.Writer {
 	select {
-	case z := <-gzipFree:
-		return z
+	case zw := <-gzipFree:
+		return zw
 	default:
 		zw, _ := kgzip.NewWriterLevel(io.Discard, kgzip.BestSpeed)
-		return &gzipper{w: zw}
+		return zw
 	}
 }
 
-func putGzip(z *gzipper) {
-	if z.buf.Cap() > 1<<20 {
-		return // an unusually large transcript: do not keep its buffer
-	}
+func putGzip(zw *kgzip.Writer) {
 	select {
-	case gzipFree <- z:
+	case gzipFree <- zw:
 	default: // enough idle ones
+	}
+}
+
+// bufPool holds members' output buffers (a few KB each).
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuf() *bytes.Buffer {
+	b := bufPool.Get().(*bytes.Buffer)
+	b.Reset()
+	return b
+}
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 { // an unusually large transcript's buffer is not kept
+		bufPool.Put(b)
 	}
 }
 
