@@ -334,17 +334,20 @@ func dropTornTail(path string) error {
 	return nil
 }
 
-// Write appends one record and flushes, so a crash loses at most that line.
+// Write appends one record in one write, so a crash loses at most that
+// line. The line is json.Marshal's bytes and a newline, encoded into a
+// reused buffer (the run writes several lines per question).
 func (a *Appender) Write(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		return err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.w.Write(b)
-	a.w.WriteByte('\n')
-	return a.w.Flush()
+	// a.w is empty here: every write through it is flushed.
+	_, err := a.f.Write(buf.Bytes())
+	return err
 }
 
 // WriteRaw appends pre-encoded JSON lines in one piece, so concurrent

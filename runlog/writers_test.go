@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
+
+// Tests and benchmarks of the run writers (transcripts, appenders).
 
 // benchTranscript is a transcript shaped like a turns-cosine one on LoCoMo:
 // ten real turns (or, without the file, ten made-up ones of that length),
@@ -140,5 +143,40 @@ func TestTranscriptMemberIsMarshalOutput(t *testing.T) {
 		if !got[string(b)] {
 			t.Fatalf("%s: no member holds json.Marshal's bytes %q", tr.QuestionID, b)
 		}
+	}
+}
+
+// Appender lines are json.Marshal's bytes and a newline, as they were when
+// the Appender marshalled and flushed a bufio.Writer.
+func TestAppenderLinesAreMarshalOutput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), AnswersFile)
+	a, err := OpenAppender(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []any{
+		AnswerRecord{QuestionID: "q1", Question: "<b>&é\u2028?", Prediction: "7 May 2023", Usage: llm.Usage{InputTokens: 3}},
+		Judgment{QuestionID: "q1", Judge: "llm", Correct: true, Score: 1, Reason: "\"quoted\"\n"},
+		map[string]any{"x": []int{1, 2}, "y": nil},
+	}
+	var want []byte
+	for _, r := range recs {
+		if err := a.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(r)
+		want = append(append(want, b...), '\n')
+	}
+	if err := a.WriteRaw([]byte("{\"raw\":1}\n")); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "{\"raw\":1}\n"...)
+	a.Close()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("file holds\n%s\nwant\n%s", got, want)
 	}
 }
