@@ -321,8 +321,9 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	for _, a := range files {
 		a.Close()
 	}
-	// One read of the records for the summary and the status.
-	sum, st, err := runlog.SummarizeWithStatus(p.Dir, p.manifest)
+	// One read of the records for the summary and the status; answers and
+	// judgments this attempt did not add to are not read again.
+	sum, st, err := runlog.SummarizeWithStatus(p.Dir, p.manifest, done.unchanged(p.Dir))
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
@@ -347,6 +348,28 @@ type doneSet struct {
 	answered map[string]runlog.AnswerRecord
 	judged   map[string]map[string]bool // question -> judge -> done
 	built    map[string]bool
+	// The answer and judgment lines as read, and their files' sizes then.
+	read           runlog.Known
+	ansSize, jSize int64
+}
+
+// unchanged is the records read at the start when neither file changed
+// size since (nothing appended, no torn line cut: under the run's lock
+// the files only grow or lose a torn tail); nil otherwise.
+func (d *doneSet) unchanged(dir string) *runlog.Known {
+	if fileSize(filepath.Join(dir, runlog.AnswersFile)) != d.ansSize || fileSize(filepath.Join(dir, runlog.JudgmentsFile)) != d.jSize {
+		return nil
+	}
+	return &d.read
+}
+
+// fileSize is path's size, -1 when it cannot be read.
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return -1
+	}
+	return st.Size()
 }
 
 func (d *doneSet) finished(qid string, js []judge.Judge) bool {
@@ -363,10 +386,14 @@ func (d *doneSet) finished(qid string, js []judge.Judge) bool {
 
 func (p *Prepared) loadDone() (*doneSet, error) {
 	d := &doneSet{answered: map[string]runlog.AnswerRecord{}, judged: map[string]map[string]bool{}, built: map[string]bool{}}
+	// Sizes before the read: equal sizes at the end then mean the read saw
+	// every line.
+	d.ansSize, d.jSize = fileSize(filepath.Join(p.Dir, runlog.AnswersFile)), fileSize(filepath.Join(p.Dir, runlog.JudgmentsFile))
 	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(p.Dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, err
 	}
+	d.read.Answers = ans
 	for _, a := range ans {
 		d.answered[a.QuestionID] = a
 	}
@@ -375,6 +402,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.read.Judgments = js
 	// The last line per (question, judge) decides; an invalid verdict (no
 	// verdict in the model's reply) is asked again.
 	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {

@@ -99,14 +99,22 @@ func Summarize(dir string) (*Summary, error) {
 	return summarize(dir, m, recs)
 }
 
+// Known are answer and judgment records a caller read from a run
+// directory and knows unchanged since (nothing appended or cut), so they
+// need not be read again.
+type Known struct {
+	Answers   []AnswerRecord
+	Judgments []Judgment
+}
+
 // SummarizeWithStatus is Summarize and StatusOf(dir, status) from one
-// read of the records.
-func SummarizeWithStatus(dir string, status Manifest) (*Summary, Status, error) {
+// read of the records; known (nil: none) stands for its files.
+func SummarizeWithStatus(dir string, status Manifest, known *Known) (*Summary, Status, error) {
 	m, err := readManifest(dir)
 	if err != nil {
 		return nil, Status{}, err
 	}
-	recs, err := readRecords(dir)
+	recs, err := readRecordsKnown(dir, known)
 	if err != nil {
 		return nil, Status{}, err
 	}
@@ -140,7 +148,9 @@ type records struct {
 
 // readRecords reads the five files at once (they are independent); the
 // first error in file order is returned, as when they were read in turn.
-func readRecords(dir string) (records, error) {
+func readRecords(dir string) (records, error) { return readRecordsKnown(dir, nil) }
+
+func readRecordsKnown(dir string, known *Known) (records, error) {
 	var r records
 	var errs [5]error
 	var wg sync.WaitGroup
@@ -151,8 +161,12 @@ func readRecords(dir string) (records, error) {
 			errs[i] = f()
 		}()
 	}
-	read(0, func() (err error) { r.answers, err = ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile)); return })
-	read(1, func() (err error) { r.judgments, err = ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile)); return })
+	if known != nil {
+		r.answers, r.judgments = known.Answers, known.Judgments
+	} else {
+		read(0, func() (err error) { r.answers, err = ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile)); return })
+		read(1, func() (err error) { r.judgments, err = ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile)); return })
+	}
 	read(2, func() (err error) {
 		r.retr, err = ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
 		return
