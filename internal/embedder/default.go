@@ -116,9 +116,10 @@ func loadUseLite(dir string) (*uselite.Embedder, error) {
 // A deferred is USE-lite with its weights decoded on the first Embed: a
 // rerun whose texts are all in the embedding cache never needs them, and
 // decoding them took over a second of CPU. Selecting it checks that the
-// files are there and hashes them (the manifest records the hash), so a
-// missing or unreadable model is still found before a run starts; weights
-// that do not decode fail the first Embed, naming the directory.
+// files are there and takes their hash (the manifest records it; see
+// uselite.StampedModelSHA256), so a missing model is still found before a
+// run starts; weights that do not decode fail the first Embed, naming the
+// directory.
 type deferred struct {
 	dir  string
 	sha  string
@@ -145,7 +146,7 @@ func lazyUseLite(dir string) (*deferred, error) {
 		_, err := uselite.Load(dir)
 		return nil, err
 	}
-	sha, err := uselite.ModelSHA256(dir)
+	sha, err := uselite.StampedModelSHA256(dir)
 	if err != nil {
 		return nil, err
 	}

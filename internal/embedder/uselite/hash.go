@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // ModelSHA256 is Load(dir).ModelSHA256() without decoding the weights:
@@ -15,10 +16,78 @@ import (
 // missing or unreadable one is an error here, but it does not check that
 // the weights make a model; Load does.
 func ModelSHA256(dir string) (string, error) {
+	files, err := modelFileList(dir)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return "", err
+		}
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// stampFile keeps ModelSHA256's result in the model directory with the
+// size and modification time of every file it hashed.
+const stampFile = ".membench-model-sha256"
+
+type stamp struct {
+	SHA256 string      `json:"sha256"`
+	Files  []fileStamp `json:"files"`
+}
+
+type fileStamp struct {
+	Name    string `json:"name"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mod_time_ns"`
+}
+
+// StampedModelSHA256 is ModelSHA256, kept in dir/.membench-model-sha256
+// with the size and modification time (to the nanosecond) of each file it
+// read: while none of them changes, the 27 MB are not read and hashed
+// again (a tenth of a second of CPU on every run that names USE-lite).
+// A file changed, added to the model's list or gone makes it hash again
+// (and rewrite the stamp, when the directory is writable: a read-only
+// model directory just hashes every time). Content rewritten in place at
+// the same size and time would go unseen, as it does for make and git.
+func StampedModelSHA256(dir string) (string, error) {
+	files, err := modelFileList(dir)
+	if err != nil {
+		return "", err
+	}
+	now := make([]fileStamp, len(files))
+	for i, f := range files {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			return "", err
+		}
+		now[i] = fileStamp{Name: f, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+	}
+	var old stamp
+	if b, err := os.ReadFile(filepath.Join(dir, stampFile)); err == nil && json.Unmarshal(b, &old) == nil &&
+		len(old.SHA256) == 64 && slices.Equal(old.Files, now) {
+		return old.SHA256, nil
+	}
+	sum, err := ModelSHA256(dir)
+	if err != nil {
+		return "", err
+	}
+	if b, err := json.Marshal(stamp{SHA256: sum, Files: now}); err == nil {
+		writeStamp(filepath.Join(dir, stampFile), b)
+	}
+	return sum, nil
+}
+
+// modelFileList is the files ModelSHA256 reads, in its order.
+func modelFileList(dir string) ([]string, error) {
 	path := filepath.Join(dir, "model.json")
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var m struct {
 		WeightsManifest []struct {
@@ -26,23 +95,27 @@ func ModelSHA256(dir string) (string, error) {
 		} `json:"weightsManifest"`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return "", fmt.Errorf("%s: not a TF.js model file: %w", path, err)
+		return nil, fmt.Errorf("%s: not a TF.js model file: %w", path, err)
 	}
-	h := sha256.New()
-	h.Write(raw)
-	for _, group := range m.WeightsManifest {
-		for _, p := range group.Paths {
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-			if err != nil {
-				return "", fmt.Errorf("weight shard: %w", err)
-			}
-			h.Write(b)
+	files := []string{"model.json"}
+	for _, g := range m.WeightsManifest {
+		for _, p := range g.Paths {
+			files = append(files, filepath.FromSlash(p))
 		}
 	}
-	vocab, err := os.ReadFile(filepath.Join(dir, "vocab.json"))
+	return append(files, "vocab.json"), nil
+}
+
+// writeStamp replaces path atomically; failing to is no error (the hash
+// is computed again next time).
+func writeStamp(path string, b []byte) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-stamp-*")
 	if err != nil {
-		return "", err
+		return
 	}
-	h.Write(vocab)
-	return hex.EncodeToString(h.Sum(nil)), nil
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Chmod(tmp.Name(), 0o644) != nil || os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
+	}
 }

@@ -2,7 +2,9 @@ package uselite
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
+	"time"
 )
 
 // ModelSHA256 hashes what Load hashes, without decoding the weights.
@@ -17,5 +19,56 @@ func TestModelSHA256MatchesLoad(t *testing.T) {
 	}
 	if _, err := ModelSHA256(t.TempDir()); err == nil {
 		t.Fatal("no error for a directory without the model")
+	}
+}
+
+// The stamp stands in for the hash while the files keep their sizes and
+// times, and the hash is taken again (equal to ModelSHA256) when one
+// changes. Any files will do: ModelSHA256 does not decode them.
+func TestStampedModelSHA256(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("model.json", `{"weightsManifest": [{"paths": ["s1"]}, {"paths": ["s2", "s3"]}]}`)
+	write("s1", "one")
+	write("s2", "two")
+	write("s3", "three")
+	write("vocab.json", `[["a", 0]]`)
+	want, err := ModelSHA256(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := StampedModelSHA256(dir)
+	if err != nil || got != want {
+		t.Fatalf("first: %q, %v; want %q", got, err, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, stampFile)); err != nil {
+		t.Fatalf("no stamp written: %v", err)
+	}
+	// Same size and time: the stamp answers (what make and git also miss).
+	st, _ := os.Stat(filepath.Join(dir, "s2"))
+	write("s2", "TWO")
+	os.Chtimes(filepath.Join(dir, "s2"), st.ModTime(), st.ModTime())
+	if got, _ := StampedModelSHA256(dir); got != want {
+		t.Fatalf("stamp not used: %q", got)
+	}
+	// A new time (or size) is hashed again.
+	later := st.ModTime().Add(time.Second)
+	os.Chtimes(filepath.Join(dir, "s2"), later, later)
+	now, err := ModelSHA256(dir)
+	if err != nil || now == want {
+		t.Fatalf("the changed file did not change the hash (%v)", err)
+	}
+	if got, _ := StampedModelSHA256(dir); got != now {
+		t.Fatalf("after a change: %q, want %q", got, now)
+	}
+	// A shard gone is an error, stamp or not.
+	os.Remove(filepath.Join(dir, "s3"))
+	if _, err := StampedModelSHA256(dir); err == nil {
+		t.Fatal("no error for a missing shard")
 	}
 }
