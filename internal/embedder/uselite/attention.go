@@ -52,11 +52,7 @@ func (l *layer) attendKernel(kern *kernel, qkv, att []float32, spans []span, sc 
 			}
 			gemm(kern, qkv[q:], stride, L, dh, kt, LP, scores, LP, zero)
 			for r := range L {
-				row := scores[r*LP:][:L]
-				for i := range row {
-					row[i] *= l.scale
-				}
-				softmax(row)
+				softmax(scores[r*LP:][:L], l.scale)
 			}
 			// V as dh/nr panels of L rows x nr.
 			for t := range L {

@@ -359,50 +359,10 @@ func (l *layer) attend(qkv, att []float32, spans []span) {
 			v := blas32.General{Rows: s.n, Cols: dh, Stride: stride, Data: qkv[base+2*l.dAtt+hd*dh:]}
 			blas32.Gemm(blas.NoTrans, blas.Trans, l.scale, q, k, 0, sc)
 			for r := 0; r < s.n; r++ {
-				softmax(sc.Data[r*s.n:][:s.n])
+				softmax(sc.Data[r*s.n:][:s.n], 1) // scaled by the product
 			}
 			o := blas32.General{Rows: s.n, Cols: dh, Stride: l.dAtt, Data: att[s.off*l.dAtt+hd*dh:]}
 			blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, sc, v, 0, o)
-		}
-	}
-}
-
-func softmax(row []float32) {
-	m := row[0]
-	for _, v := range row[1:] {
-		m = max(m, v)
-	}
-	var sum float64
-	for i, v := range row {
-		e := math.Exp(float64(v - m))
-		row[i] = float32(e)
-		sum += e
-	}
-	inv := float32(1 / sum)
-	for i := range row {
-		row[i] *= inv
-	}
-}
-
-// layerNorm normalises each row of x (rows x d) into y.
-func layerNorm(x []float32, rows, d int, scale, bias []float32, eps float32, y []float32) {
-	for r := range rows {
-		xr := x[r*d:][:d]
-		yr := y[r*d:][:d]
-		var mean float64
-		for _, v := range xr {
-			mean += float64(v)
-		}
-		mean /= float64(d)
-		var vr float64
-		for _, v := range xr {
-			dv := float64(v) - mean
-			vr += dv * dv
-		}
-		vr /= float64(d)
-		inv := 1 / math.Sqrt(vr+float64(eps))
-		for j, v := range xr {
-			yr[j] = float32((float64(v)-mean)*inv)*scale[j] + bias[j]
 		}
 	}
 }
