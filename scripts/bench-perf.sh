@@ -74,6 +74,11 @@ else
   printf "   %-40s %8s texts/s wall  %8s texts/CPU-s\n" "membench, 1 core, all 5,882 turns" "$all1" "$allc1"
   verdict="not met"
   awk -v a="$all2" 'BEGIN { exit !(a >= 300) }' && verdict="met"
+  if awk -v c="$cores2" 'BEGIN { exit !(c < 1.8) }'; then
+    # The kernel shares the CPUs by session (sched_autogroup), so a busy
+    # neighbour caps us at our share however many threads we run.
+    echo "   (only $cores2 of 2 cores were ours: other sessions had the rest; the wall figures measure the neighbours as much as membench)"
+  fi
   printf "   %-40s %8s texts/s wall: %s here; on 2 free cores it would be %s texts/s (2 x texts/CPU-s)\n" \
     "target (issue 12)" 300 "$verdict" "$(awk -v c="$allc2" 'BEGIN { printf "%.0f", 2 * c }')"
   # The bound: the best GEMM rate on the model's FFN shape (512x512 . 512x1536)
