@@ -132,6 +132,7 @@ func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, e
 			// back from the file when the run gets to it.
 			c.Sessions = nil
 			c.hydrate = lmeHydrator(source, end-int64(len(raw)), end, i, c, opt)
+			c.lazyBytes = int64(len(raw))
 		}
 		ds.Conversations = append(ds.Conversations, c)
 		if opt.Limit > 0 && len(ds.Conversations) >= opt.Limit {

@@ -1,8 +1,10 @@
 package datasets
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -99,6 +101,43 @@ func TestParseLongMemEvalTime(t *testing.T) {
 	for _, bad := range []string{"", "2023-05-20 02:21", "2023/02/30 (Thu) 01:00", "2023/05/20 (Sat) 25:00"} {
 		if _, err := ParseLongMemEvalTime(bad); err == nil {
 			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// A lazily loaded item knows its size in the file (the harness sizes its
+// memory plan by it); a resident one reports 0.
+func TestLongMemEvalLazyBytesAreTheItemsBytes(t *testing.T) {
+	shape, _ := LookupSynthShape("longmemeval-s")
+	var buf bytes.Buffer
+	if err := Synth(&buf, shape, 3, 7); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.json")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(buf.Bytes(), &items); err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := LoadLongMemEval(path, LoadOptions{Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resident, err := LoadLongMemEval(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lazy.Conversations) != len(items) {
+		t.Fatalf("%d conversations, %d items", len(lazy.Conversations), len(items))
+	}
+	for i, c := range lazy.Conversations {
+		if c.LazyBytes() != int64(len(items[i])) {
+			t.Errorf("item %d: LazyBytes %d, the item is %d bytes", i, c.LazyBytes(), len(items[i]))
+		}
+		if r := resident.Conversations[i].LazyBytes(); r != 0 {
+			t.Errorf("resident item %d: LazyBytes %d, want 0", i, r)
 		}
 	}
 }

@@ -51,10 +51,17 @@ type Conversation struct {
 	// hydrate reads the sessions of a lazily loaded conversation; nil
 	// when Sessions are resident.
 	hydrate func() (*Conversation, error)
+	// lazyBytes is the size of the item in the file (lazy conversations).
+	lazyBytes int64
 }
 
 // Lazy reports whether the sessions are left on disk (LoadOptions.Lazy).
 func (c *Conversation) Lazy() bool { return c.hydrate != nil }
+
+// LazyBytes is the size in the file of a lazily loaded conversation (what
+// Hydrate reads back), 0 when its sessions are resident. The harness sizes
+// its memory plan by it.
+func (c *Conversation) LazyBytes() int64 { return c.lazyBytes }
 
 // Hydrate returns the conversation with its sessions: c itself when they
 // are resident, else a fresh copy read from the file, which the caller

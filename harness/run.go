@@ -61,7 +61,8 @@ type Prepared struct {
 	manifest runlog.Manifest
 	tx       *runlog.TranscriptWriter // nil with --no-transcripts
 
-	work pool // the run's question slots (Execute)
+	work pool     // the run's question slots (Execute)
+	mem  *memPlan // haystack slots and memory limit of a lazily loaded dataset (Execute)
 
 	buildMu sync.Mutex
 	builds  map[string]systems.BuildStats // conversation -> its latest build's stats
@@ -298,6 +299,8 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
 	p.work = newPool(p.Cfg.Concurrency)
+	p.mem = planMemory(p.Data.Conversations, p.Cfg.Concurrency, p.log)
+	defer p.mem.stop()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Cfg.Concurrency)
 	for _, conv := range p.Data.Conversations {
@@ -485,7 +488,12 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	// A lazily loaded conversation (LongMemEval) is read back from the file
 	// here and dropped when this returns: memory holds only the
-	// conversations in flight, not the whole dataset.
+	// conversations in flight, not the whole dataset; planMemory bounds
+	// how many.
+	if !p.mem.acquire(ctx.Done()) {
+		return ctx.Err()
+	}
+	defer p.mem.release()
 	if conv, err = conv.Hydrate(); err != nil {
 		return err
 	}
