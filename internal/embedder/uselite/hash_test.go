@@ -1,8 +1,11 @@
 package uselite
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -49,20 +52,38 @@ func TestStampedModelSHA256(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, stampFile)); err != nil {
 		t.Fatalf("no stamp written: %v", err)
 	}
-	// Same size and time: the stamp answers (what make and git also miss).
-	st, _ := os.Stat(filepath.Join(dir, "s2"))
-	write("s2", "TWO")
-	os.Chtimes(filepath.Join(dir, "s2"), st.ModTime(), st.ModTime())
-	if got, _ := StampedModelSHA256(dir); got != want {
+	// Nothing touched: the stamp answers (a stamp with a wrong hash in it
+	// shows that the files were not read again).
+	raw, _ := os.ReadFile(filepath.Join(dir, stampFile))
+	var fake stamp
+	if err := json.Unmarshal(raw, &fake); err != nil {
+		t.Fatal(err)
+	}
+	fake.SHA256 = strings.Repeat("ab", 32)
+	b, _ := json.Marshal(fake)
+	write(stampFile, string(b))
+	if got, _ := StampedModelSHA256(dir); got != fake.SHA256 {
 		t.Fatalf("stamp not used: %q", got)
 	}
-	// A new time (or size) is hashed again.
-	later := st.ModTime().Add(time.Second)
-	os.Chtimes(filepath.Join(dir, "s2"), later, later)
+	// Content rewritten at the same size with the old modification time put
+	// back (as unpacking an archive does): hashed again on Linux, where the
+	// change time moved. The pause lets the coarse file clock tick.
+	st, _ := os.Stat(filepath.Join(dir, "s2"))
+	time.Sleep(50 * time.Millisecond)
+	write("s2", "TWO")
+	os.Chtimes(filepath.Join(dir, "s2"), st.ModTime(), st.ModTime())
 	now, err := ModelSHA256(dir)
 	if err != nil || now == want {
 		t.Fatalf("the changed file did not change the hash (%v)", err)
 	}
+	if runtime.GOOS == "linux" {
+		if got, _ := StampedModelSHA256(dir); got != now {
+			t.Fatalf("same size and modification time, new content: %q, want %q", got, now)
+		}
+	}
+	// A new modification time is hashed again everywhere.
+	later := st.ModTime().Add(time.Second)
+	os.Chtimes(filepath.Join(dir, "s2"), later, later)
 	if got, _ := StampedModelSHA256(dir); got != now {
 		t.Fatalf("after a change: %q, want %q", got, now)
 	}
