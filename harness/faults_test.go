@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,25 +15,6 @@ import (
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 )
-
-// scripted answers like a model would: decisions with logprobs, verdicts
-// that depend on the prompt, answers.
-func scripted(_ int, r llmtest.ChatRequest) llmtest.Reply {
-	u := r.LastUser()
-	h := fnv.New32a()
-	h.Write([]byte(u))
-	if r.Logprobs {
-		p := -0.1 - float64(h.Sum32()%30)/10
-		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: p}, {Token: "no", Logprob: -1.2}}}
-	}
-	if strings.Contains(strings.ToLower(r.Messages[0].Content+u), "judge") || strings.Contains(strings.ToLower(u), "gold") {
-		if h.Sum32()%3 == 0 {
-			return llmtest.Reply{Text: `{"reason": "no", "label": "WRONG"}`}
-		}
-		return llmtest.Reply{Text: `{"reason": "matches", "label": "CORRECT"}`}
-	}
-	return llmtest.Reply{Text: "Biscuit"}
-}
 
 func verdicts(t *testing.T, dir string) map[string]string {
 	t.Helper()
@@ -68,10 +48,10 @@ func TestRunThroughFaultsEqualsCleanRun(t *testing.T) {
 		dir := runDir(t, cfg)
 		return dir, verdicts(t, dir)
 	}
-	_, clean := run(llmtest.New(t, llmtest.WithChat(scripted)))
+	_, clean := run(llmtest.New(t, llmtest.WithChat(llmtest.Plausible)))
 	kinds := []llmtest.Fault{llmtest.Fault429, llmtest.Fault500, llmtest.Fault502, llmtest.Fault503, llmtest.FaultDrop,
 		llmtest.FaultSlow, llmtest.FaultMalformed, llmtest.FaultEmptyChoices, llmtest.FaultNoLogprobs}
-	faulty := llmtest.New(t, llmtest.WithChat(scripted), llmtest.WithFaults(llmtest.Faults{Seed: 7, Rate: 0.2, Kinds: kinds, RetryAfter: "1"}))
+	faulty := llmtest.New(t, llmtest.WithChat(llmtest.Plausible), llmtest.WithFaults(llmtest.Faults{Seed: 7, Rate: 0.2, Kinds: kinds, RetryAfter: "1"}))
 	_, got := run(faulty)
 	t.Logf("faults injected: %v over %d requests", faulty.Injected(), faulty.Count("/v1/chat/completions"))
 	if len(clean) == 0 || len(got) != len(clean) {
@@ -95,7 +75,7 @@ func TestRunThroughFaultsEqualsCleanRun(t *testing.T) {
 // and a new password neither changes the run id nor misses the cache.
 func TestBaseURLCredentialsNeverWritten(t *testing.T) {
 	const pw = "pw-SECRET-5521"
-	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(scripted))
+	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(llmtest.Plausible))
 	withPW := func(p string) string { return strings.Replace(srv.URL, "http://", "http://bob:"+p+"@", 1) }
 	t.Setenv("OPENAI_API_KEY", "sk-test-cred")
 	t.Setenv("OPENAI_BASE_URL", withPW(pw)) // the embedder's server
@@ -173,7 +153,7 @@ func TestFaultMatrix(t *testing.T) {
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 4,
 		}
 	}
-	clean := llmtest.New(t, llmtest.WithChat(scripted))
+	clean := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
 	ccfg := cfgFor(clean)
 	if _, err := harness.Run(context.Background(), ccfg, &bytes.Buffer{}); err != nil {
 		t.Fatalf("clean run: %v", err)
@@ -201,7 +181,7 @@ func TestFaultMatrix(t *testing.T) {
 						return false
 					}
 				}
-				srv := llmtest.New(t, llmtest.WithChat(scripted), llmtest.WithFaults(fl))
+				srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible), llmtest.WithFaults(fl))
 				cfg := cfgFor(srv)
 				// attempt runs once and says how it ended.
 				attempt := func() (string, bool) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,25 +13,6 @@ import (
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 )
-
-// fakeModel answers like a model would: decisions with logprobs, verdicts
-// that depend on the prompt, short answers.
-func fakeModel(_ int, r llmtest.ChatRequest) llmtest.Reply {
-	u := r.LastUser()
-	h := fnv.New32a()
-	h.Write([]byte(u))
-	switch {
-	case r.Logprobs:
-		p := -0.1 - float64(h.Sum32()%30)/10
-		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: p}, {Token: "no", Logprob: -1.2}}}
-	case isJudgeRequest(r):
-		if h.Sum32()%3 == 0 {
-			return llmtest.Reply{Text: `{"reason": "no", "label": "WRONG"}`}
-		}
-		return llmtest.Reply{Text: `{"reason": "matches", "label": "CORRECT"}`}
-	}
-	return llmtest.Reply{Text: "Biscuit"}
-}
 
 func isJudgeRequest(r llmtest.ChatRequest) bool {
 	return strings.Contains(r.LastUser(), "Verdict as JSON")
@@ -70,7 +50,7 @@ func TestFailedQuestionsAreRecordedAndRetried(t *testing.T) {
 		// fail: a question makes several decision requests.
 		var mu sync.Mutex
 		var first []byte
-		srv := llmtest.New(t, llmtest.WithChat(fakeModel), llmtest.WithFaults(llmtest.Faults{
+		srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible), llmtest.WithFaults(llmtest.Faults{
 			Sequence: []llmtest.Fault{f, f, f}, // past the retry layer's two extra tries
 			Only: func(r llmtest.ChatRequest) bool {
 				mu.Lock()

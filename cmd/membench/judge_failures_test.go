@@ -25,7 +25,7 @@ func TestJudgeRecordsFailedQuestionsAndRerunFillsThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	failing := []string{"bike shop", "Tomas's dog"}
-	faulty := llmtest.New(t, llmtest.WithChat(fakeModel), llmtest.WithFaults(llmtest.Faults{
+	faulty := llmtest.New(t, llmtest.WithChat(llmtest.Plausible), llmtest.WithFaults(llmtest.Faults{
 		// The first try and the retry layer's two more: a persistently
 		// unusable reply. The fourth arrival (the rerun) is clean.
 		Sequence: []llmtest.Fault{llmtest.FaultMalformed, llmtest.FaultMalformed, llmtest.FaultMalformed},
@@ -112,7 +112,7 @@ func TestJudgeRecordsFailedQuestionsAndRerunFillsThem(t *testing.T) {
 		t.Errorf("rerun printed no table:\n%s", out)
 	}
 
-	clean := llmtest.New(t, llmtest.WithChat(fakeModel))
+	clean := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
 	if out, code := membench(t, []string{"OPENAI_API_KEY=sk-test-judge-failures"}, judgeArgs(clean, cleanDir)...); code != 0 {
 		t.Fatalf("clean judge pass: exit %d\n%s", code, out)
 	}

@@ -35,7 +35,7 @@ func TestKill9DuringJudgeKeepsEachVerdictsCost(t *testing.T) {
 		if stall {
 			<-gate
 		}
-		return fakeModel(i, r)
+		return llmtest.Plausible(i, r)
 	}))
 	var once sync.Once
 	release := func() { once.Do(func() { close(gate) }) }

@@ -27,7 +27,7 @@ func TestSecondWriterOfARunDirExitsTwo(t *testing.T) {
 		g := gate
 		mu.Unlock()
 		<-g
-		return fakeModel(n, r)
+		return llmtest.Plausible(n, r)
 	}))
 	results, home := t.TempDir(), t.TempDir()
 	args := []string{"run", "--quiet", "--results", results, "--run-id", "shared", "--answer-model", "backend=openai,model=m,base-url=" + srv.URL, "--judge-spec", "f1"}
