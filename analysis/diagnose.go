@@ -121,16 +121,6 @@ func groupOf(a runlog.AnswerRecord) string {
 	return "all"
 }
 
-func sourceSet(items []runlog.ItemRef) map[string]bool {
-	s := map[string]bool{}
-	for _, it := range items {
-		for _, src := range it.Sources {
-			s[src] = true
-		}
-	}
-	return s
-}
-
 // Diagnose decomposes where each question's evidence was lost. judgeName
 // picks the verdicts for the abstention rate ("" = DefaultJudge).
 func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
