@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 )
@@ -153,4 +158,76 @@ func TestJudgeRecordsFailedQuestionsAndRerunFillsThem(t *testing.T) {
 			t.Errorf("%s: %d judge:llm cost lines, want 1", q, keyed[q])
 		}
 	}
+}
+
+// membenchStdout runs the binary and returns stdout and stderr apart, for
+// commands whose stdout is read by scripts (--json).
+func membenchStdout(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), append([]string{"MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME=" + t.TempDir()}, env...)...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return o.String(), e.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), 0
+}
+
+// With --json, run and judge passes that end with failed questions print
+// on stdout what failed and where it is recorded (no scores), and exit 1.
+func TestFailedPassWithJSONPrintsTheFailures(t *testing.T) {
+	faulty := func() *llmtest.Server {
+		return llmtest.New(t, llmtest.WithChat(llmtest.Plausible), llmtest.WithFaults(llmtest.Faults{
+			Sequence: []llmtest.Fault{llmtest.FaultMalformed, llmtest.FaultMalformed, llmtest.FaultMalformed},
+			Only: func(r llmtest.ChatRequest) bool {
+				return isJudgeRequest(r) && strings.Contains(r.LastUser(), "bike shop")
+			},
+		}))
+	}
+	env := []string{"OPENAI_API_KEY=sk-test-json-failures"}
+	check := func(what, stdout, stderr string, code int, dir string) {
+		t.Helper()
+		if code != 1 {
+			t.Fatalf("%s: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", what, code, stdout, stderr)
+		}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("%s --json: stdout is not one JSON object (%v):\n%s", what, err, stdout)
+		}
+		var f cliflag.FailedJSON
+		if err := json.Unmarshal([]byte(stdout), &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Status != "failed" || f.Total != 19 || f.Questions != 1 || len(f.Failures) != 1 ||
+			f.Failures[0].Stage != "judge" || f.FailuresFile != filepath.Join(dir, runlog.FailuresFile) {
+			t.Errorf("%s --json printed %+v; want status failed, 1 of 19 questions, stage judge, %s", what, f, filepath.Join(dir, runlog.FailuresFile))
+		}
+		for _, k := range []string{"overall", "scores", "summary", "judges"} {
+			if _, ok := got[k]; ok {
+				t.Errorf("%s --json of a failed pass printed results (%q):\n%s", what, k, stdout)
+			}
+		}
+	}
+
+	results := t.TempDir()
+	srv := faulty()
+	stdout, stderr, code := membenchStdout(t, env, "run", "--quiet", "--json", "--results", results, "--run-id", "r",
+		"--judge-spec", "llm", "--judge-model", "backend=openai,model=m,base-url="+srv.URL)
+	check("run", stdout, stderr, code, filepath.Join(results, "r"))
+
+	results = t.TempDir()
+	if out, code := membench(t, nil, "run", "--quiet", "--results", results, "--run-id", "base", "--judge-spec", "f1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	dir := filepath.Join(results, "base")
+	srv = faulty()
+	stdout, stderr, code = membenchStdout(t, env, "judge", "--json", "--run", dir, "--judge-spec", "llm",
+		"--judge-model", "backend=openai,model=m,base-url="+srv.URL)
+	check("judge", stdout, stderr, code, dir)
 }

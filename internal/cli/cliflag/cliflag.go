@@ -127,6 +127,32 @@ func PrintJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// FailedJSON is what --json prints for a pass (run, judge) that ended with
+// questions failed: no results, only what failed and where it is recorded,
+// so a script reading stdout learns what to retry. The exit code stays 1.
+type FailedJSON struct {
+	Status       string           `json:"status"` // "failed"
+	Artifacts    string           `json:"artifacts"`
+	FailuresFile string           `json:"failures_file"`
+	Total        int              `json:"total"`            // questions the pass set out to finish
+	Questions    int              `json:"failed_questions"` // distinct questions among Failures
+	Failures     []runlog.Failure `json:"failures"`
+	Retry        string           `json:"retry"`
+}
+
+// PrintFailed prints e as FailedJSON.
+func PrintFailed(w io.Writer, e *runlog.QuestionsFailedError) error {
+	qs := map[string]bool{}
+	for _, f := range e.Failed {
+		qs[f.QuestionID] = true
+	}
+	return PrintJSON(w, FailedJSON{
+		Status: "failed", Artifacts: e.Dir, FailuresFile: filepath.Join(e.Dir, runlog.FailuresFile),
+		Total: e.Total, Questions: len(qs), Failures: e.Failed,
+		Retry: "rerun the same command: only these are retried",
+	})
+}
+
 // JudgeName registers --judge NAME: a judge already in the runs, picked by
 // name; "" means each run's primary judge.
 func JudgeName(c *cobra.Command, dst *string, usage string) {

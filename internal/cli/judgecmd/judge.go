@@ -149,6 +149,11 @@ func Run(ctx context.Context, o *Options) error {
 		// Not bad input: the verdicts obtained are saved, the summary is
 		// rewritten, and the list of pairs to retry is the output (no
 		// table, exit 1); a rerun judges only those.
+		if o.JSON {
+			if perr := cliflag.PrintFailed(o.Out, failed); perr != nil {
+				return perr
+			}
+		}
 		return err
 	}
 	if err != nil {

@@ -242,6 +242,11 @@ func Run(ctx context.Context, o *Options) error {
 	dir := filepath.Join(base.WithDefaults().ResultsDir, sum.RunID)
 	if err != nil {
 		fmt.Fprintf(stderr, "partial artifacts: %s (no results table: the run did not finish)\n", dir)
+		if failed := (*runlog.QuestionsFailedError)(nil); o.JSON && errors.As(err, &failed) {
+			if perr := cliflag.PrintFailed(stdout, failed); perr != nil {
+				return perr
+			}
+		}
 		return err
 	}
 	if o.JSON {
