@@ -193,6 +193,15 @@ func (r *Resources) openEmbedder() error {
 	return nil
 }
 
+// PreloadCache reads the LLM cache into memory in the background when
+// calls expected lookups make that cheaper than one query each
+// (llm.Cache.Preload).
+func (r *Resources) PreloadCache(calls int) {
+	if r.cache != nil {
+		r.cache.Preload(calls)
+	}
+}
+
 // Damaged counts the cache entries found damaged (and recomputed) so far
 // in this process; nil when there were none.
 func (r *Resources) Damaged() *runlog.CacheDamage {

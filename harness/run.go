@@ -282,6 +282,10 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 			}
 		}
 	}
+	// A rerun's replies are mostly in the LLM cache: read it whole, in the
+	// background while the memories build, when that is cheaper than a
+	// query per call (an answer and a judgment per judge per question).
+	p.Res.PreloadCache(total * (1 + len(p.Judges)))
 	// Opening the transcripts scans the file for a torn tail; a run with
 	// nothing left to answer writes none.
 	if !p.Cfg.NoTranscripts && total > 0 {

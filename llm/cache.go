@@ -38,6 +38,7 @@ type Cache struct {
 	get     *sql.Stmt
 	put     *sql.Stmt
 	damaged atomic.Int64
+	front   atomic.Pointer[front] // nil until Preload starts one
 }
 
 // cacheVersion is bumped when the key or stored value changes meaning.
@@ -298,31 +299,52 @@ func (w *Cached) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	return r, w.Cache.store(ctx, key, "decide", id.Model, "", string(b), r.Usage)
 }
 
+// entry is a stored response as read, before its checksum is checked.
+type entry struct {
+	kind, text, probs string
+	in, out           int
+	crc               sql.NullInt64
+}
+
 // lookup reads an entry of the given kind; a missing or damaged one is a
 // miss (found false).
 func (c *Cache) lookup(ctx context.Context, key, kind string, text, probs *string, u *Usage) (bool, error) {
-	var k, t, p string
-	var in, out int
-	var crc sql.NullInt64
-	err := c.get.QueryRowContext(ctx, key).Scan(&k, &t, &p, &in, &out, &crc)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+	e, found, err := c.read(ctx, key)
+	if err != nil || !found {
+		return false, err
 	}
-	if err != nil {
-		return false, fmt.Errorf("llm cache %s: read: %w", c.path, err)
-	}
-	if !crc.Valid || crc.Int64 != int64(entrySum(key, k, t, p, in, out)) || k != kind {
+	if !e.crc.Valid || e.crc.Int64 != int64(entrySum(key, e.kind, e.text, e.probs, e.in, e.out)) || e.kind != kind {
 		c.damaged.Add(1)
 		return false, nil
 	}
-	u.InputTokens, u.OutputTokens = in, out
+	u.InputTokens, u.OutputTokens = e.in, e.out
 	if text != nil {
-		*text = t
+		*text = e.text
 	}
 	if probs != nil {
-		*probs = p
+		*probs = e.probs
 	}
 	return true, nil
+}
+
+// read returns key's entry from the preloaded front when there is one and
+// it holds the key, else from the file. A key the front lacks is still
+// asked of the file: another process may have stored it since the scan.
+func (c *Cache) read(ctx context.Context, key string) (entry, bool, error) {
+	if f := c.front.Load(); f != nil {
+		if e, ok := f.get(ctx, key); ok {
+			return e, true, nil
+		}
+	}
+	var e entry
+	err := c.get.QueryRowContext(ctx, key).Scan(&e.kind, &e.text, &e.probs, &e.in, &e.out, &e.crc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return entry{}, false, nil
+	}
+	if err != nil {
+		return entry{}, false, fmt.Errorf("llm cache %s: read: %w", c.path, err)
+	}
+	return e, true, nil
 }
 
 func (c *Cache) store(ctx context.Context, key, kind, model, text, probs string, u Usage) error {
@@ -331,6 +353,11 @@ func (c *Cache) store(ctx context.Context, key, kind, model, text, probs string,
 		time.Now().UTC().Format(time.RFC3339), int64(crc))
 	if err != nil {
 		return fmt.Errorf("llm cache %s: write: %w", c.path, err)
+	}
+	if f := c.front.Load(); f != nil {
+		// What the file now holds (a re-ask with Fresh replaces an entry).
+		f.put(key, entry{kind: kind, text: text, probs: probs, in: u.InputTokens, out: u.OutputTokens,
+			crc: sql.NullInt64{Int64: int64(crc), Valid: true}})
 	}
 	return nil
 }
