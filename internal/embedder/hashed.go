@@ -5,8 +5,9 @@ package embedder
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
@@ -17,6 +18,11 @@ import (
 // 1+log(tf) and a fixed idf proxy (longer words weigh more), L2-normalised.
 // It is deterministic and needs no model, but it only sees shared words;
 // every report of a run that used it says so.
+//
+// Terms are added to their buckets in the order of their first occurrence
+// in the text. (Before 2026-11-30 they were added in map order, so a
+// bucket shared by two terms could differ in its last bits from one run to
+// the next; vectors may differ from those in the last float32 bits.)
 type Hashed struct{ Dim int }
 
 // WorthCaching reports whether e's vectors are worth keeping in a Cache.
@@ -36,39 +42,131 @@ func (h *Hashed) Name() string { return fmt.Sprintf("tfidf-hash-%d", h.Dim) }
 
 func (h *Hashed) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
 	for i, t := range texts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out[i] = h.vector(t)
+		out[i] = h.vector(t, sc)
 	}
 	return out, nil
 }
 
-func (h *Hashed) vector(text string) []float32 {
-	words := lexical.Words(text)
-	tf := map[string]int{}
+// FNV-1a, 64 bits (hash/fnv's New64a), written out so that a bigram's hash
+// continues from its first word's over " " and the second word: no string
+// is built for it.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvAdd(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+// term is a unigram (second == "") or a bigram "first second" (words hold
+// no space, so two terms are equal exactly when both parts are).
+type term struct {
+	first, second string
+	hash          uint64
+	runes, n      int
+	next          int32 // the next term with the same hash, -1 for none
+}
+
+// scratch is one vector's working memory, reused across texts.
+type scratch struct {
+	words []string
+	runes []int
+	terms []term
+	at    map[uint64]int32 // hash -> first term with it
+	v     []float64
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[uint64]int32{}} }}
+
+// logTwoPlus[r] is math.Log(2 + r), the weight of a term of r runes.
+var logTwoPlus = func() (t [64]float64) {
+	for r := range t {
+		t[r] = math.Log(2 + float64(r))
+	}
+	return t
+}()
+
+// count adds one occurrence of the term (first, second) with hash x.
+func (sc *scratch) count(first, second string, x uint64, runes int) {
+	i, ok := sc.at[x]
+	if ok {
+		for {
+			t := &sc.terms[i]
+			if t.first == first && t.second == second {
+				t.n++
+				return
+			}
+			if t.next < 0 {
+				break
+			}
+			i = t.next
+		}
+	}
+	n := int32(len(sc.terms))
+	sc.terms = append(sc.terms, term{first: first, second: second, hash: x, runes: runes, n: 1, next: -1})
+	if ok {
+		sc.terms[i].next = n // a 64-bit collision: chained, still exact
+	} else {
+		sc.at[x] = n
+	}
+}
+
+func (h *Hashed) vector(text string, sc *scratch) []float32 {
+	sc.words = lexical.AppendWords(sc.words[:0], text)
+	sc.runes = sc.runes[:0]
+	for _, w := range sc.words {
+		sc.runes = append(sc.runes, utf8.RuneCountInString(w))
+	}
+	sc.terms = sc.terms[:0]
+	if len(sc.at) > 1<<12 {
+		sc.at = map[uint64]int32{} // clearing keeps a long text's buckets
+	} else {
+		clear(sc.at)
+	}
+	words := sc.words
 	for i, w := range words {
 		if lexical.IsStopword(w) {
 			continue
 		}
-		tf[w]++
+		x := fnvAdd(fnvOffset, w)
+		sc.count(w, "", x, sc.runes[i])
 		if i+1 < len(words) && !lexical.IsStopword(words[i+1]) {
-			tf[w+" "+words[i+1]]++
+			sc.count(w, words[i+1], fnvAdd((x^' ')*fnvPrime, words[i+1]), sc.runes[i]+1+sc.runes[i+1])
 		}
 	}
-	v := make([]float64, h.Dim)
-	for term, n := range tf {
-		f := fnv.New64a()
-		f.Write([]byte(term))
-		x := f.Sum64()
-		idx := int(x % uint64(h.Dim))
+	if cap(sc.v) < h.Dim {
+		sc.v = make([]float64, h.Dim)
+	}
+	v := sc.v[:h.Dim]
+	clear(v)
+	for _, t := range sc.terms {
+		idx := int(t.hash % uint64(h.Dim))
 		sign := 1.0
-		if (x>>63)&1 == 1 {
+		if (t.hash>>63)&1 == 1 {
 			sign = -1
 		}
-		w := (1 + math.Log(float64(n))) * math.Log(2+float64(len([]rune(term))))
-		v[idx] += sign * w
+		tf := 1.0 // 1 + log(1)
+		if t.n > 1 {
+			tf = 1 + math.Log(float64(t.n))
+		}
+		idf := 0.0
+		if t.runes < len(logTwoPlus) {
+			idf = logTwoPlus[t.runes]
+		} else {
+			idf = math.Log(2 + float64(t.runes))
+		}
+		v[idx] += sign * (tf * idf)
 	}
 	var norm float64
 	for _, x := range v {

@@ -8,15 +8,43 @@ package lexical
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Words lowercases s and splits it on anything that is not a letter, a
 // digit or a straight apostrophe. The hashed embedder's vectors depend on
 // it, so changing it changes every tfidf-hash embedding.
 func Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
+	if w := AppendWords(nil, s); w != nil {
+		return w
+	}
+	return []string{}
+}
+
+// AppendWords appends the words of s, as Words splits them, to dst (a
+// caller splitting many texts reuses one slice). The words are substrings
+// of the lowercased s: one allocation at most, none for lowercase text.
+func AppendWords(dst []string, s string) []string {
+	s = strings.ToLower(s)
+	start := -1
+	for i, r := range s {
+		// unicode.IsLetter, IsDigit or a straight apostrophe, with an
+		// ASCII shortcut; the tests hold it equal to strings.FieldsFunc
+		// over that predicate (what Words was written as).
+		word := r == '\'' || (r < utf8.RuneSelf && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')) ||
+			(r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			dst = append(dst, s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, s[start:])
+	}
+	return dst
 }
 
 var stop = func() map[string]bool {

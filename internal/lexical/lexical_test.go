@@ -1,8 +1,14 @@
 package lexical
 
 import (
+	"math/rand/v2"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
 func TestWords(t *testing.T) {
@@ -108,5 +114,49 @@ func TestResolveFirstPerson(t *testing.T) {
 	}
 	if got := ResolveFirstPerson("I left", ""); got != "I left" {
 		t.Errorf("no speaker: %q", got)
+	}
+}
+
+// wordsReference is Words as first written: strings.FieldsFunc over the
+// lowercased text.
+func wordsReference(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+}
+
+// Words (and AppendWords) split exactly as the FieldsFunc definition did:
+// the hashed embedder's vectors and the offline heuristics depend on it.
+func TestWordsEqualsFieldsFunc(t *testing.T) {
+	texts := []string{"", "   ", "Hello, World!", "it's 5 o'clock", "Caroline's LGBTQ+ group—2023!",
+		"Ünïcödé ÉCOLE straße İstanbul ΣΊΣΥΦΟΣ", "tab\tnew\nline", "’curly’ 'straight'", "日本語のテキスト です",
+		"٣ arabic digits ٤٥", "\xff\xfe invalid \xc3 bytes", "KELVIN \u212a sign", "x", "a-b_c.d", "Mixed123Digits456"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []rune("aZ09' .,-\t’éÉßΣ日\u212a\u0130\u00a0!")
+	for range 2000 {
+		n := rng.IntN(30)
+		r := make([]rune, n)
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(r))
+	}
+	if data, ok := testutil.SharedPath("datasets", "locomo10.json"); ok {
+		b, err := os.ReadFile(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, strings.Split(string(b), "\n")...)
+	} else {
+		t.Logf("LoCoMo not found at %s: generated and listed texts only", data)
+	}
+	for _, s := range texts {
+		want := wordsReference(s)
+		if got := Words(s); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Words(%q) = %q, want %q", s, got, want)
+		}
+		if got := AppendWords([]string{"keep"}, s); !reflect.DeepEqual(got, append([]string{"keep"}, want...)) {
+			t.Fatalf("AppendWords(%q) = %q", s, got)
+		}
 	}
 }
