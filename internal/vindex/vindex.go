@@ -42,13 +42,46 @@ const (
 // New returns an empty index.
 func New() *Index { return &Index{pos: map[string]int{}} }
 
-// Add stores (or replaces) a vector; it is normalised on the way in.
-func (x *Index) Add(id string, v []float32) {
-	u := Normalize(v)
+// Grow makes room for n more vectors of the index's width (that of the
+// first one added; give it as dim before any): an ingest that knows how
+// many it will add allocates its chunk once instead of doubling it (each
+// doubling copied the vectors so far and left the old chunk as garbage).
+func (x *Index) Grow(n, dim int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.dim == 0 && len(x.ids) == 0 {
-		x.dim = len(u)
+		x.dim = dim
+	}
+	if x.dim == 0 || n <= 0 {
+		return
+	}
+	bs := lanes * x.dim
+	// Blocks the last chunk will need, up to its limit; later chunks start
+	// at their full size anyway once the first one fills.
+	used := len(x.ids) % (chunkBlocks * lanes)
+	want := min((used+n+lanes-1)/lanes, chunkBlocks) * bs
+	if len(x.chunks) == 0 || len(x.ids)%(chunkBlocks*lanes) == 0 && len(x.ids) > 0 {
+		x.chunks = append(x.chunks, make([]float32, 0, want))
+		return
+	}
+	last := &x.chunks[len(x.chunks)-1]
+	if cap(*last) < want {
+		grown := make([]float32, len(*last), want)
+		copy(grown, *last)
+		*last = grown
+	}
+}
+
+// Add stores (or replaces) a vector; it is normalised on the way in.
+func (x *Index) Add(id string, v []float32) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.dim == 0 && len(x.ids) == 0 {
+		x.dim = len(v)
+	}
+	var u []float32
+	if len(v) != x.dim || x.dim == 0 {
+		u = Normalize(v) // kept aside; blocked vectors are normalised in place below
 	}
 	i, ok := x.pos[id]
 	if !ok {
@@ -73,12 +106,11 @@ func (x *Index) Add(id string, v []float32) {
 			*last = (*last)[:len(*last)+bs]
 		}
 	}
-	if len(u) != x.dim || x.dim == 0 {
+	if u != nil {
 		if x.odd == nil {
 			x.odd = map[int][]float32{}
 		}
 		x.odd[i] = u
-		u = nil // its lanes hold zeros
 	} else {
 		delete(x.odd, i)
 	}
@@ -86,12 +118,26 @@ func (x *Index) Add(id string, v []float32) {
 		return
 	}
 	blk, lane := x.block(i/lanes), i%lanes
-	for j := range x.dim {
-		if u != nil {
-			blk[j*lanes+lane] = u[j]
-		} else {
+	if u != nil { // its lanes hold zeros
+		for j := range x.dim {
 			blk[j*lanes+lane] = 0
 		}
+		return
+	}
+	// Normalize's arithmetic, written straight into the block.
+	var ss float64
+	for _, f := range v {
+		ss += float64(f) * float64(f)
+	}
+	if ss == 0 {
+		for j := range x.dim {
+			blk[j*lanes+lane] = 0
+		}
+		return
+	}
+	inv := 1 / math.Sqrt(ss)
+	for j, f := range v {
+		blk[j*lanes+lane] = float32(float64(f) * inv)
 	}
 }
 

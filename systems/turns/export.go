@@ -19,6 +19,7 @@ func NewStore(env systems.Env) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.keepVecs = true // Earlier searches from a turn's own vector
 	return &Store{s: s}, nil
 }
 

@@ -24,8 +24,11 @@ const embedBatch = 256
 type store struct {
 	emb   llm.Embedder
 	turns []*datasets.Turn
-	vecs  [][]float32 // by position, for neighbour search between turns
-	index *vindex.Index
+	// vecs are the turns' vectors by position, kept only for neighbour
+	// search between turns (Store.Earlier); nil otherwise.
+	vecs     [][]float32
+	keepVecs bool
+	index    *vindex.Index
 }
 
 // EmbedText is what gets embedded for a turn: speaker and text, because
@@ -47,7 +50,10 @@ func newStore(env systems.Env) (*store, error) {
 func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
 	s.turns = conv.AllTurns()
 	s.index = vindex.New()
-	s.vecs = make([][]float32, 0, len(s.turns))
+	s.vecs = nil
+	if s.keepVecs {
+		s.vecs = make([][]float32, 0, len(s.turns))
+	}
 	for start := 0; start < len(s.turns); start += embedBatch {
 		end := min(start+embedBatch, len(s.turns))
 		texts := make([]string, 0, end-start)
@@ -61,7 +67,12 @@ func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (system
 		if len(vecs) != len(texts) {
 			return systems.BuildStats{}, fmt.Errorf("embedding turns of conversation %s: embedder %s returned %d vectors for %d texts", conv.ID, s.emb.Name(), len(vecs), len(texts))
 		}
-		s.vecs = append(s.vecs, vecs...)
+		if s.keepVecs {
+			s.vecs = append(s.vecs, vecs...)
+		}
+		if start == 0 && len(vecs) > 0 {
+			s.index.Grow(len(s.turns), len(vecs[0])) // one allocation for the conversation
+		}
 		for i, v := range vecs {
 			// Keyed by position: turn ids are not guaranteed unique across datasets.
 			s.index.Add(strconv.Itoa(start+i), v)
