@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +74,15 @@ func TestChatWireReplyEqualsGoOpenAIs(t *testing.T) {
 		{200, `{"choices":[{"message":{"role":"assistant","content":"a"}},{"message":{"content":"b"}}]}`},
 		{200, `{"choices":[{"message":{"content":"yes"},"logprobs":{"content":[{"token":"yes","logprob":-0.1,"top_logprobs":[{"token":"yes","logprob":-0.1},{"token":" No","logprob":-2.5,"bytes":[32,78,111]}]}]}}]}`},
 		{200, `{"choices":[]}`},
+		// Odd shapes the fast decoder must read as encoding/json does (or
+		// hand back to it): trailing bytes, other letter case, duplicate
+		// names, bad UTF-8 and escapes, the array form, no body.
+		{200, `{"choices":[{"message":{"content":"a"}}]} {"more":1}`},
+		{200, `{"Choices":[{"Message":{"Content":"case"}}],"USAGE":{"Prompt_Tokens":4,"completion_tokens":2}}`},
+		{200, `{"choices":[{"message":{"content":"x"}}],"choices":[{"message":{"content":"y"}}]}`},
+		{200, "{\"choices\":[{\"message\":{\"content\":\"bad \xff utf8 \\ud800 \\u00e9 \\\"q\\\" \\u2028\"}}]}"},
+		{200, `{"choices":[{"message":{"content":[{"type":"text","text":"parts"}]}}]}`},
+		{200, ``},
 		{200, `<html>proxy</html>`},
 		{200, `{"choices":[{"message":{"content":"tr`},
 		{429, `{"error":{"message":"slow down","type":"rate_limit","code":"rate_limit_exceeded"}}`},
@@ -129,6 +139,50 @@ func TestChatWireReplyEqualsGoOpenAIs(t *testing.T) {
 		for j := range got.Choices {
 			if got.Choices[j].Message.Content != want.Choices[j].Message.Content || !reflect.DeepEqual(got.Choices[j].LogProbs, want.Choices[j].LogProbs) {
 				t.Errorf("reply %d choice %d: %+v, go-openai's %+v", i, j, got.Choices[j], want.Choices[j])
+			}
+		}
+	}
+}
+
+// decodeReply gives what json.Decoder gave on the reply stream before it
+// (the same values, the same errors), for replies of every shape,
+// including wrong types (whose messages name chatReply's own types) and a
+// read that fails part way.
+func TestDecodeReplyEqualsEncodingJSON(t *testing.T) {
+	bodies := []string{
+		`{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"Paris"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":1,"total_tokens":13}}`,
+		`{"choices":[{"message":{"content":"yes"},"logprobs":{"content":[{"token":"yes","logprob":-0.1,"top_logprobs":[{"token":"yes","logprob":-0.1},{"token":" No","logprob":-2.5,"bytes":[32,78,111]}]}]}}]}`,
+		`{"choices":[{"message":{"content":null}}],"usage":null}`,
+		`{"choices":[{"message":{"content":"a"}}]} {"more":1}`,
+		`{"choices":[{"message":{"content":"a"}}]}}`,
+		`{"Choices":[{"Message":{"Content":"case"}}],"USAGE":{"Prompt_Tokens":4}}`,
+		`{"choices":[{"message":{"content":"x"}}],"choices":[{"message":{"content":"y"}}]}`,
+		"{\"choices\":[{\"message\":{\"content\":\"bad \xff \\ud800 \\u00e9 \\\"q\\\" \\u2028 <&>\"}}]}",
+		`{"choices":[{"message":{"content":[{"type":"text","text":"parts"}]}}]}`,
+		`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":"12"}}`,
+		`{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":1.5}}`,
+		`{"choices":{"message":"x"}}`,
+		`{"choices":[{"message":{"content":"tr`,
+		`<html>proxy</html>`,
+		` `,
+		``,
+		`null`,
+		`[]`,
+	}
+	for i, body := range bodies {
+		for _, cut := range []error{nil, io.ErrUnexpectedEOF} {
+			got, gotErr := decodeReply([]byte(body), cut)
+			var want chatReply
+			var src io.Reader = strings.NewReader(body)
+			if cut != nil {
+				src = io.MultiReader(src, errReader{cut})
+			}
+			wantErr := json.NewDecoder(src).Decode(&want)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || fmt.Sprintf("%T", gotErr) != fmt.Sprintf("%T", wantErr) {
+				t.Errorf("body %d (read error %v): error %v (%T), encoding/json's %v (%T)", i, cut, gotErr, gotErr, wantErr, wantErr)
+			}
+			if wantErr == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("body %d (read error %v): %+v, encoding/json's %+v", i, cut, got, want)
 			}
 		}
 	}

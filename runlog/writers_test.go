@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -179,4 +180,172 @@ func TestAppenderLinesAreMarshalOutput(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("file holds\n%s\nwant\n%s", got, want)
 	}
+}
+
+// Every line the writers make is json.Marshal's bytes (and a newline) for
+// records shaped like a real run's, built from every LoCoMo question and
+// turn: real text (quotes, <>&, non-ASCII), times, floats of every
+// magnitude, notes maps and tape vectors. The writers encode with
+// go-json-experiment in encoding/json's mode; this is what holds them to
+// the old bytes.
+func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
+	path, ok := testutil.SharedPath("datasets", "locomo10.json")
+	if !ok {
+		t.Skipf("LoCoMo not found at %s: this test needs the real file", path)
+	}
+	d, err := datasets.LoadLoCoMo(path, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	floats := []float64{0, 1, -1, 0.1, 1.0 / 3, 2.5e-7, 1e-6, 123456789.125, 1e20, 1e21, 3.4e38, 5e-324, -0.000001234}
+	var recs []any
+	var trs []Transcript
+	for ci, c := range d.Conversations {
+		turns := c.AllTurns()
+		for qi, q := range c.Questions {
+			f := func(i int) float64 { return floats[(ci*31+qi*7+i)%len(floats)] }
+			var items []systems.Item
+			var refs []ItemRef
+			for i := range 10 {
+				tn := turns[(qi*13+i*7)%len(turns)]
+				it := systems.Item{ID: tn.ID, Kind: "turn", Text: tn.Text, Time: tn.Time, Speaker: tn.Speaker, Sources: []string{tn.ID}, Score: f(i)}
+				if i%4 == 3 {
+					it.Time = time.Time{}
+					it.Sources = nil
+				}
+				items = append(items, it)
+				refs = append(refs, ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score})
+			}
+			notes := map[string]any{"rho": f(1), "fallback": qi%2 == 0, "picked": []any{"b", 2.5, nil}, "z": map[string]any{"y": "<&>", "a": f(2)}}
+			if qi%3 == 0 {
+				notes = nil
+			}
+			tally := []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Calls: 1, InputTokens: qi, OutputTokens: 3, Seconds: f(3)},
+				{Role: "judge", Stage: llm.StageJudge, Label: "llm", Calls: 1, CachedCalls: qi % 2, Seconds: f(4)}}
+			at := time.Date(2026, 11, 30, 18, qi%60, ci, qi*1000+7, time.UTC)
+			recs = append(recs,
+				RetrievalRecord{QuestionID: q.ID, ConversationID: c.ID, System: "turns-cosine", K: 10, Tokens: 400 + qi, Items: refs, Candidates: refs[:qi%3],
+					Evidence: q.Evidence, EvidenceHit: qi % 2, ContextSHA256: llm.HashText(q.Text), Seconds: f(5), Notes: notes},
+				AnswerRecord{QuestionID: q.ID, ConversationID: c.ID, System: "turns-cosine", Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
+					Question: q.Text, Gold: q.Gold, Prediction: turns[qi%len(turns)].Text, ContextTokens: 400, Usage: llm.Usage{InputTokens: 450, OutputTokens: 5},
+					Cached: qi%5 == 0, ContextSHA256: llm.HashText(q.Gold), PromptSHA256: llm.HashText(q.ID)},
+				CostRecord{ConversationID: c.ID, System: "turns-cosine", QuestionID: q.ID, Part: "judge:llm", At: at, Tallies: tally},
+				Judgment{QuestionID: q.ID, System: "turns-cosine", Judge: "llm", Correct: qi%2 == 0, Score: f(6), Reason: q.Gold, Raw: `{"correct": true, "reason": "` + q.Text + `"}`},
+				llm.TapeEntry{Key: llm.HashText(q.ID), Kind: "chat", Model: "m", Text: q.Gold, Usage: llm.Usage{InputTokens: 3}},
+				llm.TapeEntry{Key: llm.HashText(q.Text), Kind: "decide", Model: "m", Probs: map[string]float64{"yes": f(7), "no": 1 - f(7), "Maybe": 0}},
+				llm.TapeEntry{Key: llm.HashText(q.Gold), Kind: "embed", Model: "e", Vector: llm.Vector{float32(f(8)), -0.5, 1e-30, 0}},
+			)
+			ctx := ""
+			for _, it := range items {
+				ctx += "[" + it.Time.Format("2006-01-02 15:04") + "] " + it.Speaker + ": " + it.Text + "\n"
+			}
+			trs = append(trs, Transcript{QuestionID: q.ID, ConversationID: c.ID, System: "turns-cosine", Items: items, Candidates: items[:qi%4], Notes: notes,
+				Context: ctx, ContextTokens: 400, RetrieveSeconds: f(9),
+				Answer: Call{Messages: []llm.Message{{Role: "system", Content: "Answer from memories."}, {Role: "user", Content: "Memories:\n" + ctx + "\nQuestion: " + q.Text}},
+					Raw: turns[qi%len(turns)].Text, Usage: llm.Usage{InputTokens: 450, OutputTokens: 5}, Seconds: f(10)},
+				Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Reason: q.Gold, Call: Call{Messages: []llm.Message{{Role: "user", Content: q.Text}}, Raw: "{}", Seconds: f(11)}},
+					{Judge: "f1", Score: f(12)}}})
+		}
+		recs = append(recs, BuildRecord{ConversationID: c.ID, System: "turns-cosine", Turns: len(turns), Seconds: floats[ci%len(floats)], Started: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
+			Stages: []llm.Tally{{Role: "embedding", Stage: llm.StageBuild, Label: "embedding", Calls: len(turns)}}})
+	}
+	dir := t.TempDir()
+	a, err := OpenAppender(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []byte
+	for _, r := range recs {
+		if err := a.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(append(want, b...), '\n')
+	}
+	a.Close()
+	got, err := os.ReadFile(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := bytes.Split(got, []byte{'\n'}), bytes.Split(want, []byte{'\n'})
+		for i := range min(len(gl), len(wl)) {
+			if !bytes.Equal(gl[i], wl[i]) {
+				t.Fatalf("line %d differs from json.Marshal's:\n got %s\nwant %s", i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("%d lines, json.Marshal made %d", len(gl), len(wl))
+	}
+	// Transcripts: each member inflates to json.Marshal's line, and its
+	// head is json.Marshal's too.
+	w, err := OpenTranscripts(filepath.Join(dir, TranscriptsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range trs {
+		if err := w.Write(tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	f, err := os.Open(filepath.Join(dir, TranscriptsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f) // members one by one (see gzip.Reader.Multistream)
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	for i, tr := range trs {
+		if i > 0 {
+			if err := zr.Reset(br); err != nil {
+				t.Fatal(err)
+			}
+			zr.Multistream(false)
+		}
+		line, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(tr.compact())
+		if !bytes.Equal(line, append(b, '\n')) {
+			t.Fatalf("transcript %s: member holds\n %s\nwant json.Marshal's\n %s", tr.QuestionID, line, b)
+		}
+		h, _ := json.Marshal(tr.Head())
+		if ex := zr.Header.Extra; len(ex) < 8 || !bytes.Equal(ex[8:], h) {
+			t.Fatalf("transcript %s: head %q, want json.Marshal's %q", tr.QuestionID, ex, h)
+		}
+	}
+	t.Logf("%d record lines and %d transcripts equal json.Marshal's bytes", len(recs), len(trs))
+}
+
+// BenchmarkAppenderWrite is the per-record cost of appending a retrieval
+// line shaped like a turns-cosine one on LoCoMo (JSON and one write).
+func BenchmarkAppenderWrite(b *testing.B) {
+	tr := benchTranscript(b)
+	var refs []ItemRef
+	for _, it := range tr.Items {
+		refs = append(refs, ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score})
+	}
+	rec := RetrievalRecord{QuestionID: tr.QuestionID, ConversationID: tr.ConversationID, System: tr.System, K: 10, Tokens: 400,
+		Items: refs, Evidence: []string{"D1:3"}, EvidenceHit: 1, ContextSHA256: llm.HashText(tr.Context), Seconds: 0.0012}
+	a, err := OpenAppender(filepath.Join(b.TempDir(), RetrievalsFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	b.ReportAllocs()
+	cpu0 := processCPU()
+	for b.Loop() {
+		if err := a.Write(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }
