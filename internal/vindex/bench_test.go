@@ -3,7 +3,6 @@ package vindex
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"sort"
 	"sync"
 	"testing"
@@ -31,31 +30,19 @@ func benchIndex(n int) *Index {
 	return x
 }
 
-// sumBound reads every stored float once, on the same number of goroutines
-// Search uses, with vector adds into independent accumulators (readAll):
-// the time memory (or cache) needs to deliver the vectors, which no exact
-// search can beat.
+// sumBound reads every stored float once, with the goroutines, shares and
+// hand-out order Search uses (workers, split), with vector adds into
+// independent accumulators (readAll): the time memory (or cache) needs to
+// deliver the vectors, which no exact search can beat.
 func sumBound(x *Index) float32 {
 	n := len(x.ids)
-	workers := 1
-	if n*x.dim >= parallelMin {
-		workers = min(runtime.GOMAXPROCS(0), n/(chunkBlocks*lanes)+1)
-	}
-	blocks := (n + lanes - 1) / lanes
-	sums := make([]float32, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var t float32
-			for b := w * blocks / workers; b < (w+1)*blocks/workers; b++ {
-				t += readAll(x.block(b))
-			}
-			sums[w] = t
-		}()
-	}
-	wg.Wait()
+	w := workers(n, x.dim)
+	sums := make([]float32, w)
+	split(n, w, func(w, lo, hi int) {
+		for b := lo / lanes; b*lanes < hi; b++ {
+			sums[w] += readAll(x.block(b))
+		}
+	})
 	var s float32
 	for _, v := range sums {
 		s += v

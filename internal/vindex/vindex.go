@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Hit is one search result.
@@ -172,49 +173,94 @@ func (x *Index) Len() int {
 // than the scan.
 const parallelMin = 1 << 18
 
+// shareBlocks is the unit of a parallel scan: 16 blocks (256 vectors,
+// 512 KB at 512-d), small enough that the cores finish within a share of
+// each other, large enough that handing one out costs nothing measurable.
+// chunkBlocks is a multiple, so a share never straddles two chunks.
+const shareBlocks = 16
+
+// workers is the number of goroutines an unfiltered search over n vectors
+// of width dim uses.
+func workers(n, dim int) int {
+	if n*dim < parallelMin {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), shares(n)))
+}
+
+func shares(n int) int { return (n + shareBlocks*lanes - 1) / (shareBlocks * lanes) }
+
+// split calls work(w, lo, hi) for every share [lo, hi) of [0, n) on
+// workers goroutines (the caller is worker 0). Shares are handed out in
+// order by a counter rather than as fixed halves: on a shared machine a
+// worker whose core is taken away does fewer shares instead of leaving the
+// others idle at the end.
+func split(n, workers int, work func(w, lo, hi int)) {
+	total := shares(n)
+	var next atomic.Int64
+	run := func(w int) {
+		for {
+			s := int(next.Add(1)) - 1
+			if s >= total {
+				return
+			}
+			work(w, s*shareBlocks*lanes, min((s+1)*shareBlocks*lanes, n))
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(w)
+		}()
+	}
+	run(0)
+	wg.Wait()
+}
+
 // Search returns the k most similar ids (all when k <= 0), best first; ties
 // go to the earlier insertion. filter, when non-nil, keeps only ids it
 // accepts; it is called from the calling goroutine only, in insertion
 // order, so it need not be safe for concurrent use.
 //
 // Top-k keeps a bounded heap (no N-element allocation) and, for large
-// unfiltered indexes, scans one share of the blocks per core and merges.
+// unfiltered indexes, the cores take shares of the blocks in turn, each
+// keeping its own heap; the heaps are merged at the end.
 func (x *Index) Search(q []float32, k int, filter func(id string) bool) []Hit {
 	u := Normalize(q)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	n := len(x.ids)
+	qd := make([]float64, len(u))
+	for j, v := range u {
+		qd[j] = float64(v)
+	}
 	if k <= 0 || k >= n {
 		cands := make([]cand, 0, n)
-		x.each(u, 0, n, filter, nil, func(c cand) { cands = append(cands, c) })
+		x.each(u, qd, 0, n, filter, nil, func(c cand) { cands = append(cands, c) })
 		sort.Slice(cands, func(a, b int) bool { return cands[a].better(cands[b]) })
 		return x.hits(cands)
 	}
-	workers := 1
-	if filter == nil && n*len(u) >= parallelMin {
-		workers = min(runtime.GOMAXPROCS(0), n/(chunkBlocks*lanes)+1)
+	w := 1
+	if filter == nil {
+		w = workers(n, len(u))
 	}
-	var top topK
-	if workers <= 1 {
-		top = x.scan(u, k, 0, n, filter)
+	parts := make([]topK, w)
+	offers := make([]func(cand), w)
+	for i := range parts {
+		parts[i] = topK{k: k, items: make([]cand, 0, k)}
+		offers[i] = parts[i].offer
+	}
+	if w == 1 {
+		x.each(u, qd, 0, n, filter, &parts[0], offers[0])
 	} else {
-		parts := make([]topK, workers)
-		var wg sync.WaitGroup
-		blocks := (n + lanes - 1) / lanes
-		for w := range workers {
-			lo, hi := w*blocks/workers*lanes, min((w+1)*blocks/workers*lanes, n)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				parts[w] = x.scan(u, k, lo, hi, nil)
-			}()
-		}
-		wg.Wait()
-		top = parts[0]
-		for _, p := range parts[1:] {
-			for _, c := range p.items {
-				top.offer(c)
-			}
+		split(n, w, func(w, lo, hi int) { x.each(u, qd, lo, hi, nil, &parts[w], offers[w]) })
+	}
+	top := parts[0]
+	for _, p := range parts[1:] {
+		for _, c := range p.items {
+			top.offer(c)
 		}
 	}
 	return x.hits(top.sorted())
@@ -228,17 +274,11 @@ func (x *Index) hits(cs []cand) []Hit {
 	return out
 }
 
-// scan returns the k best of vectors [lo, hi).
-func (x *Index) scan(u []float32, k, lo, hi int, filter func(string) bool) topK {
-	t := topK{k: k, items: make([]cand, 0, k)}
-	x.each(u, lo, hi, filter, &t, t.offer)
-	return t
-}
-
 // each scores vectors [lo, hi) (lo a multiple of 16) in order and passes
-// the accepted ones to f. With top set (f is its offer), a score below the
-// worst kept one is dropped without a call: most of them, for a small k.
-func (x *Index) each(u []float32, lo, hi int, filter func(string) bool, top *topK, f func(cand)) {
+// the accepted ones to f; qd is u in float64. With top set (f is its
+// offer), a score below the worst kept one is dropped without a call: most
+// of them, for a small k.
+func (x *Index) each(u []float32, qd []float64, lo, hi int, filter func(string) bool, top *topK, f func(cand)) {
 	if lo >= hi {
 		return
 	}
@@ -250,16 +290,12 @@ func (x *Index) each(u []float32, lo, hi int, filter func(string) bool, top *top
 		}
 		return
 	}
-	qd := make([]float64, len(u))
-	for j, v := range u {
-		qd[j] = float64(v)
-	}
-	var scores [chunkBlocks * lanes]float64
+	var scores [shareBlocks * lanes]float64
 	odd := len(x.odd) > 0
 	for b := lo / lanes; b*lanes < hi; {
-		// A run of blocks within one chunk, scored in one call.
+		// Up to a share of blocks within one chunk, scored in one call.
 		c := b / chunkBlocks
-		end := min((c+1)*chunkBlocks, (hi+lanes-1)/lanes)
+		end := min((c+1)*chunkBlocks, b+shareBlocks, (hi+lanes-1)/lanes)
 		ch := x.chunks[c][(b%chunkBlocks)*lanes*x.dim:]
 		dotBlocks(qd, ch, end-b, scores[:(end-b)*lanes])
 		for i := b * lanes; i < min(end*lanes, hi); i++ {
