@@ -80,22 +80,31 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-// pairedRatio runs f and g alternately (after one warm-up each) and returns
+// pairedRatio runs f and g in pairs (after one warm-up each) and returns
 // the median of the time ratios f/g and g's median time (ns).
 func pairedRatio(f, g func()) (ratio, gTime float64) {
 	f()
 	g()
 	var rs, gs []float64
 	for deadline := time.Now().Add(2 * time.Second); len(rs) < 5 || (len(rs) < 41 && time.Now().Before(deadline)); {
-		t0 := time.Now()
-		f()
-		t1 := time.Now()
-		g()
-		t2 := time.Now()
-		rs = append(rs, float64(t1.Sub(t0))/float64(t2.Sub(t1)))
-		gs = append(gs, float64(t2.Sub(t1)))
+		// Which side goes first alternates, so neither always runs
+		// just after the other.
+		var tf, tg time.Duration
+		if len(rs)%2 == 0 {
+			tf, tg = timed(f), timed(g)
+		} else {
+			tg, tf = timed(g), timed(f)
+		}
+		rs = append(rs, float64(tf)/float64(tg))
+		gs = append(gs, float64(tg))
 	}
 	return median(rs), median(gs)
+}
+
+func timed(f func()) time.Duration {
+	t0 := time.Now()
+	f()
+	return time.Since(t0)
 }
 
 func median(v []float64) float64 {

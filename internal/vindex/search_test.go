@@ -2,10 +2,12 @@ package vindex
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -191,5 +193,110 @@ func TestSearchAllocatesNoPerVectorList(t *testing.T) {
 	}).AllocedBytesPerOp()
 	if allocs > 12 || bytes > 4096 {
 		t.Fatalf("Search(k=10) over 5000 vectors: %.0f allocs, %d B per call; want no N-element list", allocs, bytes)
+	}
+}
+
+// The block kernel against Dot, lane by lane, for every count of blocks
+// the four-at-a-time pass leaves over (0 to 3, before and after full
+// passes) and widths from 1 up, with components spread over many orders of
+// magnitude (subnormals and signed zeros included) so every add rounds.
+func TestDotBlocksEqualsDot(t *testing.T) { bothKernels(t, testDotBlocksEqualsDot) }
+
+func testDotBlocksEqualsDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	comp := func() float32 {
+		switch r.IntN(10) {
+		case 0:
+			return float32(math.Copysign(0, r.NormFloat64()))
+		case 1:
+			return float32(r.NormFloat64() * 1e-41) // subnormal
+		default:
+			return float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20)))
+		}
+	}
+	for _, dim := range []int{1, 2, 3, 7, 16, 33, 512} {
+		for nb := range 10 {
+			q := make([]float32, dim)
+			for j := range q {
+				q[j] = comp()
+			}
+			qd := make([]float64, dim)
+			for j, v := range q {
+				qd[j] = float64(v)
+			}
+			blocks := make([]float32, nb*lanes*dim)
+			for i := range blocks {
+				blocks[i] = comp()
+			}
+			out := make([]float64, nb*lanes+1)
+			out[nb*lanes] = 42 // the kernel writes nothing past nb blocks
+			dotBlocks(qd, blocks, nb, out[:nb*lanes])
+			for b := range nb {
+				for l := range lanes {
+					v := make([]float32, dim)
+					for j := range v {
+						v[j] = blocks[b*lanes*dim+j*lanes+l]
+					}
+					want := Dot(q, v)
+					if got := out[b*lanes+l]; math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("dim=%d nb=%d block %d lane %d: %v (%#x), Dot %v (%#x)", dim, nb, b, l, got, math.Float64bits(got), want, math.Float64bits(want))
+					}
+				}
+			}
+			if out[nb*lanes] != 42 {
+				t.Fatalf("dim=%d nb=%d: wrote past the last block", dim, nb)
+			}
+		}
+	}
+}
+
+// Sizes around the parallel threshold whose last share holds every count
+// of blocks the kernel's four-at-a-time pass leaves over, with a partial
+// last block, split over more workers than cores.
+func TestSearchShareTails(t *testing.T) { bothKernels(t, testSearchShareTails) }
+
+func testSearchShareTails(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const dim = 64
+	base := parallelMin/dim + 3*shareBlocks*lanes // several shares
+	for _, n := range []int{base, base + 1, base + 15, base + 16, base + 17, base + 3*lanes + 5, base + 5*lanes, base + 13*lanes + 1} {
+		x := randomIndex(r, n, dim, 0)
+		if workers(n, dim) < 2 && runtime.GOMAXPROCS(0) > 1 {
+			t.Fatalf("n=%d dim=%d: %d worker, want the parallel path", n, dim, workers(n, dim))
+		}
+		q := make([]float32, dim)
+		for j := range q {
+			q[j] = float32(r.NormFloat64())
+		}
+		for _, k := range []int{1, 10, 300} {
+			sameHits(t, fmt.Sprintf("n=%d k=%d", n, k), x.Search(q, k, nil), bruteForce(x, q, k, nil))
+		}
+	}
+}
+
+// split hands out every share exactly once, whatever the number of
+// workers, and names workers 0 to workers-1.
+func TestSplitCoversOnce(t *testing.T) {
+	for _, n := range []int{1, 255, 256, 257, 5000, 65536} {
+		for _, w := range []int{1, 2, 3, 8} {
+			seen := make([]atomic.Int32, n)
+			var bad atomic.Int32
+			split(n, w, func(worker, lo, hi int) {
+				if worker < 0 || worker >= w || lo%lanes != 0 || hi > n || lo >= hi {
+					bad.Add(1)
+				}
+				for i := lo; i < hi; i++ {
+					seen[i].Add(1)
+				}
+			})
+			if bad.Load() > 0 {
+				t.Fatalf("n=%d workers=%d: %d bad shares", n, w, bad.Load())
+			}
+			for i := range seen {
+				if c := seen[i].Load(); c != 1 {
+					t.Fatalf("n=%d workers=%d: vector %d scanned %d times", n, w, i, c)
+				}
+			}
+		}
 	}
 }

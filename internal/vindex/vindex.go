@@ -407,7 +407,9 @@ func (t *topK) sorted() []cand {
 
 // Dot is the inner product (the cosine for unit vectors). Each product is
 // rounded to float64 before it is added (the explicit conversion forbids a
-// fused multiply-add), which the block kernels reproduce lane by lane.
+// fused multiply-add), which the block kernels reproduce lane by lane. (The
+// assembly kernel does fuse them: a product of two float32 values is exact
+// in float64, so the single rounding of the fused add is the same.)
 func Dot(a, b []float32) float64 {
 	n := len(a)
 	if len(b) < n {
