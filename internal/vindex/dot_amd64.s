@@ -10,8 +10,10 @@
 //
 // Four blocks are scored per pass (eight accumulators): each row costs two
 // conversions and two FMAs per block, and with one block at a time the
-// FMA latency, not memory, set the pace. The last nb%4 blocks go one at a
-// time.
+// FMA latency, not memory, set the pace. Each of the four streams is
+// prefetched 16 rows ahead (measured 0.85-0.95x of the time without, from
+// memory, on 1 and 2 cores; the hardware prefetcher alone keeps up with one
+// stream, not four). The last nb%4 blocks go one at a time.
 TEXT ·dotBlocksAVX512(SB), NOSPLIT, $0-40
 	MOVQ q+0(FP), SI
 	MOVQ dim+8(FP), CX
@@ -41,6 +43,10 @@ quad:
 	MOVQ   DI, R10
 
 quadrow:
+	PREFETCHT0   1024(R10)
+	PREFETCHT0   1024(R10)(R12*1)
+	PREFETCHT0   1024(R10)(R12*2)
+	PREFETCHT0   1024(R10)(R13*1)
 	VBROADCASTSD (R9), Z8
 	VCVTPS2PD    (R10), Z10
 	VCVTPS2PD    32(R10), Z11
