@@ -37,3 +37,19 @@ func readAll(v []float32) float32 {
 	}
 	return s + sumGo(v[n:])
 }
+
+//go:noescape
+func sumBlocksAVX512(p *float32, dim, nb int) float32
+
+// readBlocks sums nb blocks of width dim read in the search kernel's
+// order (four streams, prefetched): the other reading of the bound.
+func readBlocks(v []float32, dim, nb int) float32 {
+	n4 := nb &^ 3
+	var s float32
+	if useAVX512 && n4 > 0 && dim > 0 {
+		s = sumBlocksAVX512(&v[0], dim, n4)
+	} else {
+		n4 = 0
+	}
+	return s + sumGo(v[n4*lanes*dim:nb*lanes*dim])
+}

@@ -149,3 +149,60 @@ sumdone:
 	MOVSS        X0, ret+16(FP)
 	VZEROUPPER
 	RET
+
+// func sumBlocksAVX512(p *float32, dim int, nb int) float32
+//
+// The bound read in the search kernel's order: four blocks side by side,
+// row by row, each stream prefetched 16 rows ahead, with plain adds where
+// the kernel converts and multiplies (nb a multiple of 4).
+TEXT ·sumBlocksAVX512(SB), NOSPLIT, $0-28
+	MOVQ   p+0(FP), DI
+	MOVQ   dim+8(FP), CX
+	MOVQ   nb+16(FP), BX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ   CX, R12
+	SHLQ   $6, R12
+	LEAQ   (R12)(R12*2), R13
+	LEAQ   (R12*4), R14
+	SHRQ   $2, BX
+	TESTQ  BX, BX
+	JEQ    sbdone
+	TESTQ  CX, CX
+	JEQ    sbdone
+
+sbquad:
+	MOVQ CX, R11
+	MOVQ DI, R10
+
+sbrow:
+	PREFETCHT0 1024(R10)
+	PREFETCHT0 1024(R10)(R12*1)
+	PREFETCHT0 1024(R10)(R12*2)
+	PREFETCHT0 1024(R10)(R13*1)
+	VADDPS     (R10), Z0, Z0
+	VADDPS     (R10)(R12*1), Z1, Z1
+	VADDPS     (R10)(R12*2), Z2, Z2
+	VADDPS     (R10)(R13*1), Z3, Z3
+	ADDQ       $64, R10
+	DECQ       R11
+	JNZ        sbrow
+	ADDQ       R14, DI
+	DECQ       BX
+	JNZ        sbquad
+
+sbdone:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $1, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	MOVSS         X0, ret+24(FP)
+	VZEROUPPER
+	RET
