@@ -2,7 +2,10 @@ package llm
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,5 +177,28 @@ func TestCachePreloadDamaged(t *testing.T) {
 	}
 	if r, _ := m.Chat(ctx, Request{Messages: msgs("Rome")}); !r.Cached {
 		t.Errorf("repaired entry not a hit: %+v", r)
+	}
+}
+
+// The key hash is the sha256 of json.Marshal's bytes (what every cache
+// file's keys were made with), whatever the messages hold.
+func TestCacheKeyIsMarshalHash(t *testing.T) {
+	seed := 7
+	keys := []cacheKey{
+		{Backend: "openai", Model: "m", BaseURL: "http://x/v1", Kind: "chat", Messages: msgs("when did <b>Caroline</b> & Mel go?"), MaxTokens: 32},
+		{Backend: "openai", Model: "m", Kind: "chat", Messages: []Message{{Role: "system", Content: strings.Repeat("context line\n", 300)}, {Role: "user", Content: "q \u2028 \x00 \"quoted\" ü"}}, Temperature: 0.3, JSON: true, Seed: &seed},
+		{Backend: "offline", Kind: "decide", Messages: msgs("ok?"), Choices: []string{"yes", "no"}},
+		{},
+	}
+	for i, k := range keys {
+		k.Version = cacheVersion
+		b, err := json.Marshal(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		if got, want := k.hash(), hex.EncodeToString(sum[:]); got != want {
+			t.Errorf("key %d: hash %s, sha256 of json.Marshal %s", i, got, want)
+		}
 	}
 }
