@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -16,7 +15,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -214,35 +212,21 @@ type cacheKey struct {
 	Choices     []string  `json:"choices"`
 }
 
-// hash is the sha256 of the key's JSON; struct fields marshal in a fixed
-// order, so the encoding is canonical. The JSON is json.Marshal's bytes,
-// encoded into a pooled buffer (Marshal copied out a prompt-sized slice per
-// call: 15 MB of a warm LoCoMo rerun's allocations).
+// hash is the sha256 of the key's JSON (json.Marshal's bytes, written by
+// hashOf); struct fields marshal in a fixed order, so the encoding is
+// canonical.
 func (k cacheKey) hash() string {
 	k.Version = cacheVersion
-	kb := keyBufs.Get().(*keyBuf)
-	defer keyBufs.Put(kb)
-	kb.buf.Reset()
-	if err := kb.enc.Encode(k); err != nil {
+	if s, ok := hashOf(k); ok {
+		return s
+	}
+	b, err := json.Marshal(k)
+	if err != nil {
 		panic("llm cache: key not marshalable: " + err.Error())
 	}
-	b := kb.buf.Bytes()
-	s := sha256.Sum256(b[:len(b)-1]) // Encode's newline is not Marshal's
+	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
-
-// keyBuf is an encoder writing into its own buffer (escaping HTML, as
-// Marshal does).
-type keyBuf struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-}
-
-var keyBufs = sync.Pool{New: func() any {
-	kb := &keyBuf{}
-	kb.enc = json.NewEncoder(&kb.buf)
-	return kb
-}}
 
 func chatKey(id ModelID, req Request) string {
 	return cacheKey{Backend: id.Backend, Model: id.Model, BaseURL: id.BaseURL, Kind: "chat",

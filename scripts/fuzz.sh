@@ -20,6 +20,7 @@ targets=(
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter
   ./llm:FuzzRedactURL
+  ./llm:FuzzCacheKeyHash
   ./internal/prompts:FuzzPromptFile
 )
 # Every Fuzz function in the tree must be listed above.
