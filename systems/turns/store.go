@@ -28,7 +28,37 @@ type store struct {
 	// search between turns (Store.Earlier); nil otherwise.
 	vecs     [][]float32
 	keepVecs bool
-	index    *vindex.Index
+	// One of the two holds the turns after Ingest: sparse when the
+	// embedder's vectors are mostly zeros (the hashed embedder's: a search
+	// then touches only the components a turn shares with the question,
+	// with the same results as the dense index), else index.
+	index  *vindex.Index
+	sparse *vindex.Sparse
+	dense  bool // always the dense index (tests)
+}
+
+// sparseShare: vectors with at most one component in eight nonzero go to
+// the sparse index.
+const sparseShare = 8
+
+// isSparse says whether the batch's vectors all have v's width and on
+// average at most one nonzero component in sparseShare.
+func isSparse(vecs [][]float32) bool {
+	if len(vecs) == 0 || len(vecs[0]) == 0 {
+		return false
+	}
+	nnz := 0
+	for _, v := range vecs {
+		if len(v) != len(vecs[0]) {
+			return false
+		}
+		for _, f := range v {
+			if f != 0 {
+				nnz++
+			}
+		}
+	}
+	return nnz*sparseShare <= len(vecs)*len(vecs[0])
 }
 
 // EmbedText is what gets embedded for a turn: speaker and text, because
@@ -49,7 +79,7 @@ func newStore(env systems.Env) (*store, error) {
 
 func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
 	s.turns = conv.AllTurns()
-	s.index = vindex.New()
+	s.index, s.sparse = nil, nil
 	s.vecs = nil
 	if s.keepVecs {
 		s.vecs = make([][]float32, 0, len(s.turns))
@@ -70,13 +100,28 @@ func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (system
 		if s.keepVecs {
 			s.vecs = append(s.vecs, vecs...)
 		}
-		if start == 0 && len(vecs) > 0 {
-			s.index.Grow(len(s.turns), len(vecs[0])) // one allocation for the conversation
+		if start == 0 {
+			// Turns-graph's neighbour search filters, which only the dense index does.
+			if !s.dense && !s.keepVecs && isSparse(vecs) {
+				s.sparse = vindex.NewSparse(len(vecs[0]))
+			} else {
+				s.index = vindex.New()
+				if len(vecs) > 0 {
+					s.index.Grow(len(s.turns), len(vecs[0])) // one allocation for the conversation
+				}
+			}
 		}
 		for i, v := range vecs {
+			if s.sparse != nil {
+				s.sparse.Add(v) // ids are positions
+				continue
+			}
 			// Keyed by position: turn ids are not guaranteed unique across datasets.
 			s.index.Add(strconv.Itoa(start+i), v)
 		}
+	}
+	if s.index == nil && s.sparse == nil {
+		s.index = vindex.New() // no turns
 	}
 	return systems.BuildStats{Counts: map[string]int{"turns": len(s.turns)}}, nil
 }
@@ -98,7 +143,7 @@ func (s *store) search(ctx context.Context, q *datasets.Question, n int) ([]syst
 
 // nearest embeds the question and returns the n nearest turns (ids are positions).
 func (s *store) nearest(ctx context.Context, q *datasets.Question, n int) ([]vindex.Hit, error) {
-	if s.index == nil {
+	if s.index == nil && s.sparse == nil {
 		return nil, errors.New("turns: Retrieve called before Ingest")
 	}
 	vecs, err := s.emb.Embed(ctx, []string{q.Text})
@@ -107,6 +152,9 @@ func (s *store) nearest(ctx context.Context, q *datasets.Question, n int) ([]vin
 	}
 	if len(vecs) != 1 {
 		return nil, fmt.Errorf("embedding question %s: embedder %s returned %d vectors", q.ID, s.emb.Name(), len(vecs))
+	}
+	if s.sparse != nil {
+		return s.sparse.Search(vecs[0], n), nil
 	}
 	return s.index.Search(vecs[0], n, nil), nil
 }

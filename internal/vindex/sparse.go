@@ -1,0 +1,120 @@
+package vindex
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+// Sparse is exact cosine top-k for vectors with few nonzero components,
+// such as the hashed embedder's (a LoCoMo turn sets about 40 of 512): each
+// component keeps the list of vectors that use it, so a search multiplies
+// only the components a vector shares with the query. Its results equal
+// Index's bit for bit (the test holds them equal): vectors are normalised
+// as Index.Add does, each vector's products are summed in component order
+// as Dot does (a skipped product is ±0, which leaves a sum unchanged), and
+// ties go to the earlier insertion. Ids are insertion positions
+// (strconv.Itoa). Safe for concurrent use.
+type Sparse struct {
+	mu   sync.RWMutex
+	dim  int
+	n    int
+	post [][]posting       // by component: the vectors with a nonzero there
+	odd  map[int][]float32 // vectors of another width, scored with Dot
+}
+
+type posting struct {
+	i int32
+	v float32
+}
+
+// NewSparse returns an empty index for vectors of width dim.
+func NewSparse(dim int) *Sparse { return &Sparse{dim: dim, post: make([][]posting, dim)} }
+
+// Len is the number of stored vectors.
+func (x *Sparse) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.n
+}
+
+// Add stores v (normalised on the way in) at the next position.
+func (x *Sparse) Add(v []float32) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	i := x.n
+	x.n++
+	if len(v) != x.dim {
+		if x.odd == nil {
+			x.odd = map[int][]float32{}
+		}
+		x.odd[i] = Normalize(v)
+		return
+	}
+	// Normalize's arithmetic; a zero component stays zero and is not kept.
+	var ss float64
+	for _, f := range v {
+		ss += float64(f) * float64(f)
+	}
+	if ss == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(ss)
+	for j, f := range v {
+		if f != 0 {
+			x.post[j] = append(x.post[j], posting{int32(i), float32(float64(f) * inv)})
+		}
+	}
+}
+
+var scoreBufs = sync.Pool{New: func() any { return new([]float64) }}
+
+// Search returns the k most similar vectors (all when k <= 0), best first.
+func (x *Sparse) Search(q []float32, k int) []Hit {
+	u := Normalize(q)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	bp := scoreBufs.Get().(*[]float64)
+	defer scoreBufs.Put(bp)
+	if cap(*bp) < x.n {
+		*bp = make([]float64, x.n)
+	}
+	acc := (*bp)[:x.n]
+	clear(acc)
+	// Dot's common prefix when the query has another width.
+	for j := range min(len(u), x.dim) {
+		if u[j] == 0 {
+			continue
+		}
+		qf := float64(u[j])
+		for _, p := range x.post[j] {
+			acc[p.i] += float64(qf * float64(p.v))
+		}
+	}
+	for i, v := range x.odd {
+		acc[i] = Dot(u, v)
+	}
+	var cands []cand
+	if k <= 0 || k >= x.n {
+		cands = make([]cand, x.n)
+		for i, s := range acc {
+			cands[i] = cand{s, i}
+		}
+		sort.Slice(cands, func(a, b int) bool { return cands[a].better(cands[b]) })
+	} else {
+		top := topK{k: k, items: make([]cand, 0, k)}
+		for i, s := range acc {
+			if len(top.items) == k && s < top.items[0].s {
+				continue
+			}
+			top.offer(cand{s, i})
+		}
+		cands = top.sorted()
+	}
+	out := make([]Hit, len(cands))
+	for i, c := range cands {
+		out[i] = Hit{ID: strconv.Itoa(c.i), Score: c.s, Index: c.i}
+	}
+	return out
+}
