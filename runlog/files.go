@@ -211,8 +211,11 @@ func (c CostRecord) Key() string { return c.ConversationID + "\x00" + c.Question
 // of an attempt whose closing record is there are in neither: that record
 // counts the same calls. kept and redone together are every call made.
 func EffectiveCosts(costs []CostRecord) (kept, redone []CostRecord) {
-	last := map[string]int{}
+	last := make(map[string]int, len(costs))
 	closed := map[string]bool{}
+	if len(costs) > 0 {
+		kept = make([]CostRecord, 0, len(costs))
+	}
 	for i, c := range costs {
 		if c.Part != "" && !c.Redone && !c.Partial {
 			last[c.Key()] = i
@@ -399,7 +402,13 @@ func ReadJSONL[T any](path string) ([]T, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var out []T
+	// Sized once: growing by appends copied the records again and again
+	// into fresh memory, a tenth of a warm rerun's summary.
+	lines, err := countLines(f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, lines)
 	err = jsonl.Each(f, func(n int, b []byte, last bool) error {
 		if len(bytes.TrimSpace(b)) == 0 {
 			return nil
@@ -423,11 +432,34 @@ func ReadJSONL[T any](path string) ([]T, error) {
 		out = append(out, v)
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	if err != nil || len(out) == 0 {
+		return nil, err // nil for no records, as before the sizing
 	}
 	return out, nil
 }
+
+// countLines counts f's lines (an unterminated last one too) through a
+// small buffer and rewinds f: a capacity for its records, no more (the
+// file may grow meanwhile).
+func countLines(f *os.File) (int, error) {
+	bp := lineBufs.Get().(*[]byte)
+	defer lineBufs.Put(bp)
+	n := 1
+	for {
+		k, err := f.Read(*bp)
+		n += bytes.Count((*bp)[:k], []byte{'\n'})
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return n, err
+}
+
+var lineBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 // WriteJSON writes v atomically (temp file + rename) so a reader never sees
 // a half-written file and an earlier version is replaced only when complete.
@@ -491,7 +523,11 @@ func LoadVerdicts(path string) (valid, invalid []Judgment, err error) {
 // model gave none): they are no verdict, so accuracy and agreement leave
 // them out, and summaries count them.
 func Verdicts(js []Judgment) (valid, invalid []Judgment) {
-	for _, j := range LastBy(js, Judgment.Key) {
+	last := LastBy(js, Judgment.Key)
+	if len(last) > 0 {
+		valid = make([]Judgment, 0, len(last))
+	}
+	for _, j := range last {
 		if j.Invalid {
 			invalid = append(invalid, j)
 		} else {

@@ -65,8 +65,11 @@ func Load(dir string) (*Run, error) {
 
 // LastBy keeps the last record per key, in order of the key's first line.
 func LastBy[T any](xs []T, key func(T) string) []T {
-	idx := map[string]int{}
-	var out []T
+	if len(xs) == 0 {
+		return nil
+	}
+	idx := make(map[string]int, len(xs))
+	out := make([]T, 0, len(xs))
 	for _, x := range xs {
 		k := key(x)
 		if i, ok := idx[k]; ok {
