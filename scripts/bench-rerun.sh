@@ -9,8 +9,11 @@
 #   nothing  the same command on the finished folder: nothing left to do,
 #            the summary recomputed
 # It prints the median (and min-max) wall and CPU seconds of each, the
-# median wall over the 0.5 s bound, and the load average before and after:
-# on a shared machine these move with the neighbours, so quote them with it.
+# median wall over the 0.5 s bound, the median peak RSS and minor page
+# faults (on this VM a page touched for the first time costs 10-60 us, so
+# memory touched is time: docs/scale.md), and the load average before and
+# after: on a shared machine these move with the neighbours, so quote them
+# with it.
 # Measurements, not assertions.
 #
 # Usage: bash scripts/bench-rerun.sh [--runs R] [--embedder NAME] [--keep DIR]
@@ -55,16 +58,17 @@ fi
 : >"$out/warm.t"; : >"$out/nothing.t"
 for i in $(seq "$runs"); do
   rm -rf "$out/warm"
-  /usr/bin/time -a -o "$out/warm.t" -f "%e %U %S" "$out/membench" "${args[@]}" --results "$out/warm" >/dev/null
-  /usr/bin/time -a -o "$out/nothing.t" -f "%e %U %S" "$out/membench" "${args[@]}" --results "$out/cold" >/dev/null 2>&1
+  /usr/bin/time -a -o "$out/warm.t" -f "%e %U %S %M %R" "$out/membench" "${args[@]}" --results "$out/warm" >/dev/null
+  /usr/bin/time -a -o "$out/nothing.t" -f "%e %U %S %M %R" "$out/membench" "${args[@]}" --results "$out/cold" >/dev/null 2>&1
 done
-# median and range of wall and of CPU (user + sys) over the runs
+# median and range of wall and of CPU (user + sys) over the runs; median
+# peak RSS and minor faults
 stats() {
-  awk '{ w[NR] = $1; c[NR] = $2 + $3 }
+  awk '{ w[NR] = $1; c[NR] = $2 + $3; m[NR] = $4; f[NR] = $5 }
     function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j-1]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
       return (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2 }
-    END { n = NR; mw = med(w, n); mc = med(c, n)
-      printf "%-8s wall %.2f s (%.2f-%.2f)  cpu %.2f s (%.2f-%.2f)  wall/0.5 s = %.1f\n", name, mw, w[1], w[n], mc, c[1], c[n], mw / 0.5 }' name="$1" "$2"
+    END { n = NR; mw = med(w, n); mc = med(c, n); mm = med(m, n); mf = med(f, n)
+      printf "%-8s wall %.2f s (%.2f-%.2f)  cpu %.2f s (%.2f-%.2f)  wall/0.5 s = %.1f  peak %.0f MiB  %d minor faults\n", name, mw, w[1], w[n], mc, c[1], c[n], mw / 0.5, mm / 1024, mf }' name="$1" "$2"
 }
 echo "$runs runs each, medians (min-max):"
 stats warm "$out/warm.t"
