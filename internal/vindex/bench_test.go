@@ -135,7 +135,10 @@ func pairedRun(f func(), gs ...func()) paired {
 		return wall, cpu
 	}
 	var rs, cs, ts []float64
-	for deadline := time.Now().Add(2 * time.Second); len(rs) < 5 || (len(rs) < 41 && time.Now().Before(deadline)); {
+	// At least 11 pairs: at 600k a pair takes 50-150 ms on a busy
+	// machine and single ratios ranged 0.6-3.5 under load 5, so 2 s
+	// alone gave a median of a dozen.
+	for deadline := time.Now().Add(3 * time.Second); len(rs) < 11 || (len(rs) < 41 && time.Now().Before(deadline)); {
 		// Which side goes first alternates, so neither always runs
 		// just after the other.
 		var tf, tg, cf, cg time.Duration
