@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -33,6 +34,8 @@ const benchLatency = 250 * time.Millisecond
 //	             N can carry (1 = the server was kept busy the whole run)
 //	cpu-ms/req   this process's CPU time (getrusage) per model request
 //	inflight     mean requests in flight (ratio × N)
+//	gcs/run      garbage collections during a measured run
+//	alloc-KB/req heap allocated per model request (KB)
 //
 // The server runs in this process by default, so cpu-ms/req includes its
 // work too; with MEMBENCH_BENCH_SERVER=child it runs in a child process and
@@ -65,9 +68,11 @@ func BenchmarkHarnessThroughput(b *testing.B) {
 			}
 			b.StartTimer()
 			defer profileMeasured(b, n)()
-			var ratio, cpu float64
+			var ratio, cpu, gcs, alloc float64
 			for i := 0; i < b.N; i++ {
 				cfg := config()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
 				cpu0 := cpuTime()
 				start := time.Now()
 				sum, err := harness.Run(context.Background(), cfg, io.Discard)
@@ -76,6 +81,7 @@ func BenchmarkHarnessThroughput(b *testing.B) {
 					b.Fatal(err)
 				}
 				used := cpuTime() - cpu0
+				runtime.ReadMemStats(&m1)
 				req := 0
 				for _, st := range []string{"answer", "judge"} {
 					req += sum.Stages[st].Calls - sum.Stages[st].CachedCalls
@@ -85,11 +91,18 @@ func BenchmarkHarnessThroughput(b *testing.B) {
 				}
 				ratio += float64(req) / wall.Seconds() / (float64(n) / benchLatency.Seconds())
 				cpu += used.Seconds() * 1000 / float64(req)
+				gcs += float64(m1.NumGC - m0.NumGC)
+				alloc += float64(m1.TotalAlloc-m0.TotalAlloc) / 1024 / float64(req)
 			}
 			ratio /= float64(b.N)
 			b.ReportMetric(ratio, "ratio")
 			b.ReportMetric(cpu/float64(b.N), "cpu-ms/req")
 			b.ReportMetric(ratio*float64(n), "inflight")
+			// Load-independent figures next to the CPU time, which moves
+			// with the neighbours: collections per run, and heap bytes
+			// allocated per request.
+			b.ReportMetric(gcs/float64(b.N), "gcs/run")
+			b.ReportMetric(alloc/float64(b.N), "alloc-KB/req")
 		})
 	}
 }

@@ -9,6 +9,8 @@
 #               never short of requests); targets 0.9 at N=64, 0.8 at N=256
 #   cpu ms/req  process CPU time (getrusage) per model request; target 0.3
 #   in flight   mean requests in flight (ratio x N)
+#   gcs         garbage collections per measured run, and KB heap
+#   alloc KB    allocated per request (neither moves with the load)
 # then the cold/warm ratio at N=64 with the LLM cache on (all requests sent,
 # then the same run served from the cache).
 # These are measurements, not assertions: on a shared machine they move with
@@ -39,16 +41,18 @@ MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER="$mode" \
   go test -run '^$' -bench '^BenchmarkHarnessThroughput$' -benchtime "${runs}x" -timeout 60m ./harness >"$out"
 grep -E '^(BenchmarkHarness|.*LoCoMo not found)' "$out" >&2 || true
 awk '
-  BEGIN { printf "%-6s %-8s %-8s %-12s %-8s %s\n", "N", "ratio", "target", "cpu ms/req", "target", "in flight" }
+  BEGIN { printf "%-6s %-8s %-8s %-12s %-8s %-13s %-5s %s\n", "N", "ratio", "target", "cpu ms/req", "target", "in flight", "gcs", "alloc KB/req" }
   /^BenchmarkHarnessThroughput\/N=/ {
     split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
     for (i = 2; i <= NF; i++) {
       if ($i == "ratio") r = $(i-1)
       if ($i == "cpu-ms/req") c = $(i-1)
       if ($i == "inflight") f = $(i-1)
+      if ($i == "gcs/run") g = $(i-1)
+      if ($i == "alloc-KB/req") k = $(i-1)
     }
     t = (n == 64) ? "0.9" : (n == 256) ? "0.8" : "-"
-    printf "%-6s %-8.3f %-8s %-12.3f %-8s %.1f of %s\n", n, r, t, c, "0.3", f, n
+    printf "%-6s %-8.3f %-8s %-12.3f %-8s %-13s %-5.1f %.1f\n", n, r, t, c, "0.3", sprintf("%.1f of %s", f, n), g, k
   }' "$out"
 # Cold/warm at N=64 with the LLM cache on: every request sent, then the
 # same run under a new run id served from the cache.
