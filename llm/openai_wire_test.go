@@ -33,7 +33,7 @@ func TestChatWireRequestEqualsGoOpenAIs(t *testing.T) {
 		}
 		for i, send := range []func() openai.ChatCompletionRequest{
 			func() openai.ChatCompletionRequest {
-				return o.chatRequest(Request{Messages: msgs("a \"quoted\" <b>&</b> question\nwith é and \x01"), MaxTokens: 200})
+				return o.chatRequest(Request{Messages: msgs("a \"quoted\" <b>&</b> question\nwith é and \x01, cut \xe2\x80"), MaxTokens: 200})
 			},
 			func() openai.ChatCompletionRequest {
 				return o.chatRequest(Request{Messages: msgs("json please"), Temperature: 0.7, JSON: true, Seed: &seed, MaxTokens: 64})

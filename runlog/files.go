@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -18,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/membench/membench/datasets"
@@ -345,7 +343,10 @@ func dropTornTail(path string) error {
 func (a *Appender) Write(v any) error {
 	buf := getBuf()
 	defer putBuf(buf)
-	if err := encodeLine(buf, v); err != nil {
+	// encoding/json: go-json-experiment's encoder in encoding/json's mode
+	// was measured slower for these small records and differs for invalid
+	// UTF-8 (docs/scale.md, third pass).
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -354,23 +355,6 @@ func (a *Appender) Write(v any) error {
 	_, err := a.f.Write(buf.Bytes())
 	return err
 }
-
-// recordJSON is encoding/json's behaviour (HTML escaping, field and map
-// key order, float format, UTF-8 repair) on go-json-experiment's encoder,
-// which takes about half the CPU: a record's line is byte for byte what
-// json.Marshal made (writers_test.go checks real LoCoMo records).
-var recordJSON = jsonv1.DefaultOptionsV1()
-
-// encodeLine appends v's JSON and a newline to w, as json.Encoder did.
-func encodeLine(w io.Writer, v any) error {
-	if err := jsonv2.MarshalWrite(w, v, recordJSON); err != nil {
-		return err
-	}
-	_, err := w.Write(newline)
-	return err
-}
-
-var newline = []byte{'\n'}
 
 // WriteRaw appends pre-encoded JSON lines in one piece, so concurrent
 // conversations' dumps never interleave.

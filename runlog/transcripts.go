@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/membench/membench/judge"
@@ -152,7 +151,7 @@ func (t Transcript) Head() TranscriptHead {
 const extraSI1, extraSI2 = 'M', 'b'
 
 func headExtra(h TranscriptHead) []byte {
-	js, err := jsonv2.Marshal(h, recordJSON)
+	js, err := json.Marshal(h)
 	if err != nil || len(js) > 60000 {
 		return nil // readers index such a file by inflating it
 	}
@@ -390,8 +389,9 @@ func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	defer putGzip(zw)
 	zw.Reset(buf)
 	zw.Extra = headExtra(t.Head())
-	// What json.Marshal makes and a newline, straight into the compressor.
-	if err := encodeLine(zw, t.compact()); err != nil {
+	// Encode writes what json.Marshal makes and a newline, straight into
+	// the compressor.
+	if err := json.NewEncoder(zw).Encode(t.compact()); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {

@@ -230,7 +230,7 @@ func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
 					Question: q.Text, Gold: q.Gold, Prediction: turns[qi%len(turns)].Text, ContextTokens: 400, Usage: llm.Usage{InputTokens: 450, OutputTokens: 5},
 					Cached: qi%5 == 0, ContextSHA256: llm.HashText(q.Gold), PromptSHA256: llm.HashText(q.ID)},
 				CostRecord{ConversationID: c.ID, System: "turns-cosine", QuestionID: q.ID, Part: "judge:llm", At: at, Tallies: tally},
-				Judgment{QuestionID: q.ID, System: "turns-cosine", Judge: "llm", Correct: qi%2 == 0, Score: f(6), Reason: q.Gold, Raw: `{"correct": true, "reason": "` + q.Text + `"}`},
+				Judgment{QuestionID: q.ID, System: "turns-cosine", Judge: "llm", Correct: qi%2 == 0, Score: f(6), Reason: q.Gold, Raw: `{"correct": true, "reason": "` + q.Text + `"}` + strings.Repeat("\xff\xc3", qi%2)},
 				llm.TapeEntry{Key: llm.HashText(q.ID), Kind: "chat", Model: "m", Text: q.Gold, Usage: llm.Usage{InputTokens: 3}},
 				llm.TapeEntry{Key: llm.HashText(q.Text), Kind: "decide", Model: "m", Probs: map[string]float64{"yes": f(7), "no": 1 - f(7), "Maybe": 0}},
 				llm.TapeEntry{Key: llm.HashText(q.Gold), Kind: "embed", Model: "e", Vector: llm.Vector{float32(f(8)), -0.5, 1e-30, 0}},
