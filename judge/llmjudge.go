@@ -211,10 +211,19 @@ func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 	return out, nil
 }
 
+// mentionsJSON reports whether any message contains "json" in any letter
+// case: what strings.Contains(strings.ToLower(content), "json") says,
+// without lowering a copy of every judge prompt (no rune outside ASCII
+// lowers to j, s, o or n: TestMentionsJSONEqualsToLower checks every rune).
 func mentionsJSON(msgs []llm.Message) bool {
 	for _, m := range msgs {
-		if strings.Contains(strings.ToLower(m.Content), "json") {
-			return true
+		s := m.Content
+		for i := 0; i+4 <= len(s); i++ {
+			// b|0x20 folds exactly 'J'/'j', 'S'/'s', 'O'/'o', 'N'/'n' onto
+			// the lower-case letter and no other byte onto them.
+			if s[i]|0x20 == 'j' && s[i+1]|0x20 == 's' && s[i+2]|0x20 == 'o' && s[i+3]|0x20 == 'n' {
+				return true
+			}
 		}
 	}
 	return false
