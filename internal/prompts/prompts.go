@@ -38,8 +38,10 @@ const separator = "---user---"
 type Template struct {
 	name         string
 	system, user *template.Template
-	hash         string
-	source       string // "embedded:NAME" or the file's path
+	// Direct plans of system and user (nil: text/template renders it).
+	sysPlan, userPlan direct
+	hash              string
+	source            string // "embedded:NAME" or the file's path
 }
 
 // parsedEmbedded holds every embedded template, parsed on first use and
@@ -165,24 +167,40 @@ func compile(name string, raw []byte, source string) (*Template, error) {
 		return nil, fmt.Errorf("prompt %s (%s): user part: %w", name, source, err)
 	}
 	sum := sha256.Sum256(raw)
-	return &Template{name: name, system: st, user: ut, hash: hex.EncodeToString(sum[:]), source: source}, nil
+	return &Template{name: name, system: st, user: ut, sysPlan: planOf(st), userPlan: planOf(ut), hash: hex.EncodeToString(sum[:]), source: source}, nil
 }
 
 // Render fills the template with data and returns chat messages.
 func (t *Template) Render(data any) ([]llm.Message, error) {
-	var sb, ub bytes.Buffer
-	if err := t.system.Execute(&sb, data); err != nil {
-		return nil, fmt.Errorf("prompt %s (%s): %w", t.name, t.source, err)
+	sys, err := t.execute(t.system, t.sysPlan, data)
+	if err != nil {
+		return nil, err
 	}
-	if err := t.user.Execute(&ub, data); err != nil {
-		return nil, fmt.Errorf("prompt %s (%s): %w", t.name, t.source, err)
+	user, err := t.execute(t.user, t.userPlan, data)
+	if err != nil {
+		return nil, err
 	}
 	var msgs []llm.Message
-	if s := strings.TrimSpace(sb.String()); s != "" {
+	if s := strings.TrimSpace(sys); s != "" {
 		msgs = append(msgs, llm.Message{Role: "system", Content: s})
 	}
-	msgs = append(msgs, llm.Message{Role: "user", Content: strings.TrimSpace(ub.String())})
+	msgs = append(msgs, llm.Message{Role: "user", Content: strings.TrimSpace(user)})
 	return msgs, nil
+}
+
+// execute renders one part, directly when its plan reads data, else with
+// text/template.
+func (t *Template) execute(tt *template.Template, plan direct, data any) (string, error) {
+	if plan != nil {
+		if s, ok := plan.render(data); ok {
+			return s, nil
+		}
+	}
+	var b bytes.Buffer
+	if err := tt.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("prompt %s (%s): %w", t.name, t.source, err)
+	}
+	return b.String(), nil
 }
 
 // Render fills the embedded template called name with data and returns
