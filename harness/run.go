@@ -61,7 +61,7 @@ type Prepared struct {
 	manifest runlog.Manifest
 	tx       *runlog.TranscriptWriter // nil with --no-transcripts
 
-	work pool     // the run's question slots (Execute)
+	work *pool    // the run's question workers (Execute)
 	mem  *memPlan // haystack slots and memory limit of a lazily loaded dataset (Execute)
 
 	buildMu sync.Mutex
@@ -303,6 +303,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
 	p.work = newPool(p.Cfg.Concurrency)
+	defer p.work.close()
 	p.mem = planMemory(p.Data.Conversations, p.Cfg.Concurrency, p.log)
 	defer p.mem.stop()
 	g, gctx := errgroup.WithContext(ctx)
