@@ -19,6 +19,7 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/tokens"
 )
 
@@ -300,14 +301,21 @@ func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (ope
 // post sends one chat completion request and decodes the reply; a failure
 // status is go-openai's *APIError (a JSON error body) or *RequestError.
 func (o *OpenAI) post(ctx context.Context, body chatBody, hold *captured) (chatReply, error) {
-	b, err := json.Marshal(body)
+	// The body is appended into a reused buffer (json.Marshal's bytes);
+	// the buffer goes back once this call and the transport are done
+	// with it (see bodyBuf).
+	bb := getBodyBuf()
+	defer bb.release()
+	var err error
+	if bb.b, err = jsonenc.Append(bb.b, body); err != nil {
+		return chatReply{}, err
+	}
+	req, err := http.NewRequestWithContext(bb.trace(ctx), http.MethodPost, o.cfg.BaseURL+"/chat/completions", http.NoBody)
 	if err != nil {
 		return chatReply{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.cfg.BaseURL+"/chat/completions", bytes.NewReader(b))
-	if err != nil {
-		return chatReply{}, err
-	}
+	req.Body, req.ContentLength = bb.body(), int64(len(bb.b))
+	req.GetBody = func() (io.ReadCloser, error) { return bb.body(), nil }
 	req.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -333,8 +341,8 @@ func (o *OpenAI) post(ctx context.Context, body chatBody, hold *captured) (chatR
 // wireJSON is encoding/json's behaviour on go-json-experiment's decoder
 // (its v1 package's options): a reply decodes in about 0.4× the CPU.
 // (Its encoder in that mode is not faster than encoding/json for request
-// bodies, and writes U+FFFD raw where encoding/json escapes it, so requests
-// are still encoded by encoding/json.)
+// bodies, and writes U+FFFD raw where encoding/json escapes it; requests
+// are written by chatBody.AppendJSON.)
 var wireJSON = jsonv1.DefaultOptionsV1()
 
 // decodeReply decodes a chat completion read as body (rerr: the error that
