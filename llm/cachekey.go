@@ -90,11 +90,7 @@ func (w *keyHasher) messages(b []byte, msgs []Message) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"role":`...)
-		b = jsonenc.String(b, m.Role)
-		b = append(b, `,"content":`...)
-		b = jsonenc.String(b, m.Content)
-		b = append(b, '}')
+		b, _ = m.AppendJSON(b)
 		b = w.flushLarge(b)
 	}
 	return append(b, ']')

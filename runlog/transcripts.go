@@ -18,6 +18,7 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 
+	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -151,14 +152,12 @@ func (t Transcript) Head() TranscriptHead {
 const extraSI1, extraSI2 = 'M', 'b'
 
 func headExtra(h TranscriptHead) []byte {
-	js, err := json.Marshal(h)
-	if err != nil || len(js) > 60000 {
+	ex, err := jsonenc.Append(make([]byte, 8, 64), h)
+	if err != nil || len(ex)-8 > 60000 {
 		return nil // readers index such a file by inflating it
 	}
-	ex := make([]byte, 8+len(js))
 	ex[0], ex[1] = extraSI1, extraSI2
-	binary.LittleEndian.PutUint16(ex[2:], uint16(4+len(js)))
-	copy(ex[8:], js)
+	binary.LittleEndian.PutUint16(ex[2:], uint16(len(ex)-4))
 	return ex
 }
 
@@ -389,9 +388,17 @@ func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	defer putGzip(zw)
 	zw.Reset(buf)
 	zw.Extra = headExtra(t.Head())
-	// Encode writes what json.Marshal makes and a newline, straight into
-	// the compressor.
-	if err := json.NewEncoder(zw).Encode(t.compact()); err != nil {
+	// json.Marshal's bytes and a newline (Transcript.AppendJSON, or
+	// encoding/json for a record it declines), then compressed.
+	bp := getRecordBuf()
+	defer putRecordBuf(bp)
+	js, err := jsonenc.Append((*bp)[:0], t.compact())
+	if err != nil {
+		return err
+	}
+	js = append(js, '\n')
+	*bp = js
+	if _, err := zw.Write(js); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {

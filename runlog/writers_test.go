@@ -185,9 +185,9 @@ func TestAppenderLinesAreMarshalOutput(t *testing.T) {
 // Every line the writers make is json.Marshal's bytes (and a newline) for
 // records shaped like a real run's, built from every LoCoMo question and
 // turn: real text (quotes, <>&, non-ASCII), times, floats of every
-// magnitude, notes maps and tape vectors. The writers encode with
-// go-json-experiment in encoding/json's mode; this is what holds them to
-// the old bytes.
+// magnitude, notes maps and tape vectors. The writers encode the
+// per-question records by hand (records_json.go, internal/jsonenc); this
+// is what holds them to encoding/json's bytes on real text.
 func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
 	path, ok := testutil.SharedPath("datasets", "locomo10.json")
 	if !ok {
@@ -234,6 +234,8 @@ func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
 				llm.TapeEntry{Key: llm.HashText(q.ID), Kind: "chat", Model: "m", Text: q.Gold, Usage: llm.Usage{InputTokens: 3}},
 				llm.TapeEntry{Key: llm.HashText(q.Text), Kind: "decide", Model: "m", Probs: map[string]float64{"yes": f(7), "no": 1 - f(7), "Maybe": 0}},
 				llm.TapeEntry{Key: llm.HashText(q.Gold), Kind: "embed", Model: "e", Vector: llm.Vector{float32(f(8)), -0.5, 1e-30, 0}},
+				CostRecord{ConversationID: c.ID, System: "turns-cosine", At: at.In(time.FixedZone("", -5*3600)), Tallies: tally[:qi%3], Attempt: q.ID, Partial: qi%2 == 1, Redone: qi%3 == 1},
+				Judgment{QuestionID: q.ID, System: "turns-cosine", Judge: "llm", Raw: turns[(qi+1)%len(turns)].Text, Invalid: true},
 			)
 			ctx := ""
 			for _, it := range items {
@@ -245,6 +247,10 @@ func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
 					Raw: turns[qi%len(turns)].Text, Usage: llm.Usage{InputTokens: 450, OutputTokens: 5}, Seconds: f(10)},
 				Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Reason: q.Gold, Call: Call{Messages: []llm.Message{{Role: "user", Content: q.Text}}, Raw: "{}", Seconds: f(11)}},
 					{Judge: "f1", Score: f(12)}}})
+			if qi%4 == 0 {
+				trs = append(trs, JudgePart(q.ID, c.ID, "turns-cosine", JudgeCall{Judge: "lenient", Score: f(13), Reason: q.Text,
+					Call: Call{Messages: []llm.Message{{Role: "user", Content: q.Text + "\n" + q.Gold}}, Raw: turns[qi%len(turns)].Text, Cached: true, Seconds: f(14)}}))
+			}
 		}
 		recs = append(recs, BuildRecord{ConversationID: c.ID, System: "turns-cosine", Turns: len(turns), Seconds: floats[ci%len(floats)], Started: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
 			Stages: []llm.Tally{{Role: "embedding", Stage: llm.StageBuild, Label: "embedding", Calls: len(turns)}}})

@@ -180,3 +180,22 @@ func Time(b []byte, t time.Time) ([]byte, bool) {
 	}
 	return append(b, '"'), true
 }
+
+// Slice appends s as Marshal writes a slice of a hand-encoded type: null
+// for nil; ok is false if an element declines.
+func Slice[T Marshaler](b []byte, s []T) ([]byte, bool) {
+	if s == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i, v := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = v.AppendJSON(b); !ok {
+			return b, false
+		}
+	}
+	return append(b, ']'), true
+}
