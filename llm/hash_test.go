@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/membench/membench/datasets"
@@ -80,6 +82,29 @@ func FuzzHashMessages(f *testing.F) {
 		}
 		if got, want := llm.HashMessages(msgs), marshalSHA(t, msgs); got != want {
 			t.Fatalf("HashMessages %s, sha256 of json.Marshal %s", got, want)
+		}
+	})
+}
+
+// BenchmarkHashMessages: an answer-sized prompt (about 2.5 KB) hashed by
+// HashMessages against the sha256 of json.Marshal's bytes (as before).
+func BenchmarkHashMessages(b *testing.B) {
+	var lines []string
+	for i := range 10 {
+		lines = append(lines, fmt.Sprintf("[2023-05-08 13:%02d] Caroline: I went to the LGBTQ support group yesterday and it was so powerful, thanks for asking (%d).", i, i))
+	}
+	prompt := "Memories:\n" + strings.Join(lines, "\n") + "\n\nQuestion: When did Caroline go to the LGBTQ support group?\nAnswer in a short phrase."
+	msgs := []llm.Message{{Role: "system", Content: "You answer questions about a long conversation from retrieved memories."}, {Role: "user", Content: prompt + prompt}}
+	b.Run("hand", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			llm.HashMessages(msgs)
+		}
+	})
+	b.Run("marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			marshalSHA(b, msgs)
 		}
 	})
 }

@@ -164,14 +164,7 @@ func (j Judgment) AppendJSON(b []byte) ([]byte, bool) {
 	b = jsonenc.String(b, j.System)
 	b = append(b, `,"judge":`...)
 	b = jsonenc.String(b, j.Judge)
-	b = append(b, `,"correct":`...)
-	b = jsonenc.Bool(b, j.Correct)
-	b = append(b, `,"score":`...)
-	b = jsonenc.Float(b, j.Score, 64)
-	if j.Reason != "" {
-		b = append(b, `,"reason":`...)
-		b = jsonenc.String(b, j.Reason)
-	}
+	b = appendVerdict(b, j.Correct, j.Score, j.Reason)
 	if j.Raw != "" {
 		b = append(b, `,"raw":`...)
 		b = jsonenc.String(b, j.Raw)
@@ -180,6 +173,20 @@ func (j Judgment) AppendJSON(b []byte) ([]byte, bool) {
 		b = append(b, `,"invalid":true`...)
 	}
 	return append(b, '}'), true
+}
+
+// appendVerdict appends the verdict fields Judgment and JudgeCall share
+// (score finite).
+func appendVerdict(b []byte, correct bool, score float64, reason string) []byte {
+	b = append(b, `,"correct":`...)
+	b = jsonenc.Bool(b, correct)
+	b = append(b, `,"score":`...)
+	b = jsonenc.Float(b, score, 64)
+	if reason != "" {
+		b = append(b, `,"reason":`...)
+		b = jsonenc.String(b, reason)
+	}
+	return b
 }
 
 // AppendJSON appends t as json.Marshal writes it; its notes go through
@@ -272,14 +279,7 @@ func (j JudgeCall) AppendJSON(b []byte) ([]byte, bool) {
 	}
 	b = append(b, `{"judge":`...)
 	b = jsonenc.String(b, j.Judge)
-	b = append(b, `,"correct":`...)
-	b = jsonenc.Bool(b, j.Correct)
-	b = append(b, `,"score":`...)
-	b = jsonenc.Float(b, j.Score, 64)
-	if j.Reason != "" {
-		b = append(b, `,"reason":`...)
-		b = jsonenc.String(b, j.Reason)
-	}
+	b = appendVerdict(b, j.Correct, j.Score, j.Reason)
 	b = append(b, ',')
 	b, ok := j.Call.appendFields(b)
 	return append(b, '}'), ok

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/jsonenc/jsonenctest"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -57,5 +58,49 @@ func TestAppenderRefusesWhatMarshalRefuses(t *testing.T) {
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() != 0 {
 		t.Fatalf("refused records left %d bytes (%v)", st.Size(), err)
+	}
+}
+
+// BenchmarkRecordJSON is the encoding alone of each per-question record,
+// shaped like a turns-cosine one on LoCoMo: hand (AppendJSON into a
+// reused buffer) against marshal (json.Marshal, as before).
+func BenchmarkRecordJSON(b *testing.B) {
+	tr := benchTranscript(b)
+	var refs []ItemRef
+	for _, it := range tr.Items {
+		refs = append(refs, ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score})
+	}
+	at := time.Date(2026, 11, 30, 23, 0, 0, 123456789, time.UTC)
+	recs := []struct {
+		name string
+		v    jsonenc.Marshaler
+	}{
+		{"retrieval", RetrievalRecord{QuestionID: tr.QuestionID, ConversationID: tr.ConversationID, System: tr.System, K: 10, Tokens: 400,
+			Items: refs, Evidence: []string{"D1:3"}, EvidenceHit: 1, ContextSHA256: llm.HashText(tr.Context), Seconds: 0.0012}},
+		{"answer", AnswerRecord{QuestionID: tr.QuestionID, ConversationID: tr.ConversationID, System: tr.System, Category: 2, Question: "When did Caroline go to the support group?",
+			Gold: "7 May 2023", Prediction: "7 May 2023", ContextTokens: 400, Usage: llm.Usage{InputTokens: 450, OutputTokens: 5},
+			ContextSHA256: llm.HashText("a"), PromptSHA256: llm.HashText("b"), TargetSHA256: llm.HashText("c")}},
+		{"judgment", Judgment{QuestionID: tr.QuestionID, System: tr.System, Judge: "llm", Correct: true, Score: 1, Raw: `{"correct": true}`}},
+		{"cost", CostRecord{ConversationID: tr.ConversationID, System: tr.System, At: at, QuestionID: tr.QuestionID, Part: "answer",
+			Tallies: []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Label: "answer", Calls: 1, InputTokens: 450, OutputTokens: 5, Seconds: 0.251}}}},
+		{"tape", llm.TapeEntry{Key: llm.HashText("k"), Kind: "chat", Model: "m", Text: "7 May 2023", Usage: llm.Usage{InputTokens: 450, OutputTokens: 5}}},
+		{"transcript", tr.compact()},
+	}
+	for _, r := range recs {
+		b.Run(r.name+"/hand", func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for b.Loop() {
+				buf, _ = r.v.AppendJSON(buf[:0])
+			}
+		})
+		b.Run(r.name+"/marshal", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := json.Marshal(r.v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
