@@ -1,12 +1,10 @@
 package harness_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -163,29 +161,7 @@ func benchServer(b *testing.B) string {
 	case "", "inproc":
 		return llmtest.New(b, llmtest.WithLatency(benchLatency), llmtest.WithChat(fakeModels), llmtest.WithoutBodies()).URL
 	case "child":
-		cmd := exec.Command(os.Args[0], "-test.run=^TestLatencyServerProcess$")
-		cmd.Env = append(os.Environ(), "MEMBENCH_LATENCY_SERVER=1")
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { stdin.Close(); cmd.Wait() })
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "URL "); ok {
-				go io.Copy(io.Discard, out)
-				return u
-			}
-		}
-		b.Fatalf("latency server process gave no URL (%v)", sc.Err())
+		return llmtest.InChild(b, "TestLatencyServerProcess", "MEMBENCH_LATENCY_SERVER")
 	default:
 		b.Fatalf("MEMBENCH_BENCH_SERVER=%q: want inproc or child", mode)
 	}
@@ -199,8 +175,7 @@ func TestLatencyServerProcess(t *testing.T) {
 		t.Skip("the benchmark's child server (MEMBENCH_BENCH_SERVER=child)")
 	}
 	srv := llmtest.New(t, llmtest.WithLatency(benchLatency), llmtest.WithChat(fakeModels), llmtest.WithoutBodies())
-	fmt.Printf("URL %s\n", srv.URL)
-	io.Copy(io.Discard, os.Stdin)
+	llmtest.Serve(srv)
 }
 
 // BenchmarkHarnessColdWarm is the cold/warm ratio at --concurrency 64 on

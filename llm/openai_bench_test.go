@@ -1,12 +1,9 @@
 package llm
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -62,33 +59,9 @@ func BenchmarkChatClient(b *testing.B) {
 	b.ReportMetric(float64(processCPU()-cpu0)/1e3/float64(b.N), "cpu-us/req")
 }
 
-// chatBenchServer starts this test binary as the benchmark's server
-// (TestChatBenchServerProcess) and returns its base URL.
+// chatBenchServer starts BenchmarkChatClient's server in a child process.
 func chatBenchServer(b *testing.B) string {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestChatBenchServerProcess$")
-	cmd.Env = append(os.Environ(), "MEMBENCH_CHAT_BENCH_SERVER=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if u, ok := strings.CutPrefix(sc.Text(), "URL "); ok {
-			go io.Copy(io.Discard, out)
-			return u
-		}
-	}
-	b.Fatalf("chat bench server gave no URL (%v)", sc.Err())
-	return ""
+	return llmtest.InChild(b, "TestChatBenchServerProcess", "MEMBENCH_CHAT_BENCH_SERVER")
 }
 
 // TestChatBenchServerProcess is BenchmarkChatClient's server: it serves
@@ -101,6 +74,5 @@ func TestChatBenchServerProcess(t *testing.T) {
 		llmtest.WithChat(func(n int, _ llmtest.ChatRequest) llmtest.Reply {
 			return llmtest.Reply{Text: fmt.Sprint("7 May 2023, answer ", n)}
 		}))
-	fmt.Printf("URL %s\n", srv.URL)
-	io.Copy(io.Discard, os.Stdin)
+	llmtest.Serve(srv)
 }
