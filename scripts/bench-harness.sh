@@ -16,24 +16,74 @@
 # These are measurements, not assertions: on a shared machine they move with
 # the neighbours (the load average is printed), so quote them with it.
 #
-# Usage: bash scripts/bench-harness.sh [--child] [--runs R] [N[,N...]]
+# Usage: bash scripts/bench-harness.sh [--child] [--runs R] [--vs REV [--pairs P]] [N[,N...]]
 #   --child   run the server in a child process, so cpu ms/req is the
 #             harness's alone (by default the in-process server's CPU is
 #             included)
 #   --runs R  runs per N (default 1; the benchmark reports their mean)
+#   --vs REV  compare with git revision REV instead: both builds run in
+#             turn (REV first) P times (--pairs, default 3), each with the
+#             server in a child process, and the script prints every run,
+#             then per N the medians and the median of the pairs' CPU
+#             ratios (this tree / REV), which holds up on a shared machine
+#             better than any single figure. No cold/warm figure.
 #   N,...     concurrencies (default 16,64,256)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=inproc ns=16,64,256 runs=1
+mode=inproc ns=16,64,256 runs=1 vs="" pairs=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --child) mode=child ;;
     --runs) runs="$2"; shift ;;
+    --vs) vs="$2"; shift ;;
+    --pairs) pairs="$2"; shift ;;
     [0-9]*) ns="$1" ;;
     *) echo "bench-harness: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
   esac
   shift
 done
+if [ -n "$vs" ]; then
+  git rev-parse --verify -q "$vs^{commit}" >/dev/null || { echo "bench-harness: --vs $vs: not a git revision here (try a commit hash or branch)" >&2; exit 2; }
+  tmp="$(mktemp -d)"
+  trap 'git worktree remove --force "$tmp/src" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+  git worktree add -q --detach "$tmp/src" "$vs"
+  (cd "$tmp/src" && go test -c -o "$tmp/before.test" ./harness)
+  git worktree remove --force "$tmp/src"
+  go test -c -o "$tmp/after.test" ./harness
+  echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load/load/'); before: $vs ($(git rev-parse --short "$vs")), after: this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ', with uncommitted changes')); server: child"
+  for p in $(seq "$pairs"); do
+    for which in before after; do
+      # Run from this tree's harness folder: both binaries find ../shared
+      # beside this checkout.
+      (cd harness && MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER=child \
+        "$tmp/$which.test" -test.run '^$' -test.bench '^BenchmarkHarnessThroughput$' -test.benchtime "${runs}x" -test.timeout 60m) |
+        awk -v p="$p" -v w="$which" '/^BenchmarkHarnessThroughput\/N=/ {
+          split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
+          for (i = 2; i <= NF; i++) { if ($i == "ratio") r = $(i-1); if ($i == "cpu-ms/req") c = $(i-1) }
+          printf "pair %s %-6s N=%-4s ratio %.3f  cpu ms/req %.3f\n", p, w, n, r, c }' | tee -a "$tmp/runs"
+    done
+  done
+  awk '
+    function median(list,   a, k, i, j, t) {
+      k = split(list, a, " ")
+      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+    }
+    { n = $4; sub(/N=/, "", n); ns[n] = 1; key = n SUBSEP $3
+      cpu[key] = cpu[key] " " $9; rat[key] = rat[key] " " $6
+      if ($3 == "before") b[n, $2] = $9; else a[n, $2] = $9 }
+    END {
+      printf "%-6s %-24s %-24s %s\n", "N", "before: ratio / cpu", "after: ratio / cpu", "cpu after/before (median of pairs)"
+      for (n in ns) {
+        pr = ""
+        for (k in a) { split(k, kk, SUBSEP); if (kk[1] == n && b[n, kk[2]] > 0) pr = pr " " a[k] / b[n, kk[2]] }
+        printf "%-6s %-24s %-24s %.2f\n", n, sprintf("%.3f / %.3f", median(rat[n, "before"]), median(cpu[n, "before"])),
+          sprintf("%.3f / %.3f", median(rat[n, "after"]), median(cpu[n, "after"])), median(pr)
+      }
+    }' "$tmp/runs"
+  echo "== load after: $(uptime | sed 's/.*load/load/')"
+  exit 0
+fi
 echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load/load/'); server: $mode"
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
