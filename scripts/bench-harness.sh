@@ -11,6 +11,8 @@
 #   in flight   mean requests in flight (ratio x N)
 #   gcs         garbage collections per measured run, and KB heap
 #   alloc KB    allocated per request (neither moves with the load)
+#   faults      minor page faults per measured run (each costs this VM
+#               10-60 us of system time, inside cpu ms/req)
 # then the cold/warm ratio at N=64 with the LLM cache on (all requests sent,
 # then the same run served from the cache).
 # These are measurements, not assertions: on a shared machine they move with
@@ -91,7 +93,7 @@ MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER="$mode" \
   go test -run '^$' -bench '^BenchmarkHarnessThroughput$' -benchtime "${runs}x" -timeout 60m ./harness >"$out"
 grep -E '^(BenchmarkHarness|.*LoCoMo not found)' "$out" >&2 || true
 awk '
-  BEGIN { printf "%-6s %-8s %-8s %-12s %-8s %-13s %-5s %s\n", "N", "ratio", "target", "cpu ms/req", "target", "in flight", "gcs", "alloc KB/req" }
+  BEGIN { printf "%-6s %-8s %-8s %-12s %-8s %-13s %-5s %-13s %s\n", "N", "ratio", "target", "cpu ms/req", "target", "in flight", "gcs", "alloc KB/req", "faults" }
   /^BenchmarkHarnessThroughput\/N=/ {
     split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
     for (i = 2; i <= NF; i++) {
@@ -100,9 +102,10 @@ awk '
       if ($i == "inflight") f = $(i-1)
       if ($i == "gcs/run") g = $(i-1)
       if ($i == "alloc-KB/req") k = $(i-1)
+      if ($i == "faults/run") pf = $(i-1)
     }
     t = (n == 64) ? "0.9" : (n == 256) ? "0.8" : "-"
-    printf "%-6s %-8.3f %-8s %-12.3f %-8s %-13s %-5.1f %.1f\n", n, r, t, c, "0.3", sprintf("%.1f of %s", f, n), g, k
+    printf "%-6s %-8.3f %-8s %-12.3f %-8s %-13s %-5.1f %-13.1f %.0f\n", n, r, t, c, "0.3", sprintf("%.1f of %s", f, n), g, k, pf
   }' "$out"
 # Cold/warm at N=64 with the LLM cache on: every request sent, then the
 # same run under a new run id served from the cache.
