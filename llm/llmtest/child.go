@@ -18,7 +18,9 @@ import (
 func InChild(tb testing.TB, test, env string) string {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
-	cmd.Env = append(os.Environ(), env+"=1")
+	// The child inherits this process's environment (cmd.Environ: reading
+	// it is the child's business, not configuration of this package).
+	cmd.Env = append(cmd.Environ(), env+"=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
