@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -152,5 +153,20 @@ func TestAppendFallsBackToMarshal(t *testing.T) {
 	b, err = Append([]byte("<"), map[string]any{"a": []int{1}})
 	if err != nil || string(b) != `<{"a":[1]}` {
 		t.Fatalf("Append of a map: %q, %v", b, err)
+	}
+}
+
+// BenchmarkString: a rendered LoCoMo-like context (about 4 KB: lines of
+// ASCII text, a newline each, an apostrophe or quote here and there).
+func BenchmarkString(b *testing.B) {
+	var sb strings.Builder
+	for i := range 32 {
+		fmt.Fprintf(&sb, "[2023-05-08 13:%02d] Caroline: I went to the LGBTQ support group yesterday and it was so \"powerful\", thanks!\n", i)
+	}
+	s := sb.String()
+	b.SetBytes(int64(len(s)))
+	var buf []byte
+	for b.Loop() {
+		buf = String(buf[:0], s)
 	}
 }
