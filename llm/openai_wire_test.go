@@ -187,3 +187,14 @@ func TestDecodeReplyEqualsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeReply decodes the fake server's reply to an answer
+// request (what every chat request of a run decodes).
+func BenchmarkDecodeReply(b *testing.B) {
+	body := []byte(`{"choices":[{"finish_reason":"stop","index":0,"logprobs":null,"message":{"content":"7 May 2023, she went to the LGBTQ support group","role":"assistant"}}],"created":1700000000,"id":"chatcmpl-fake-1234","model":"m","object":"chat.completion","usage":{"completion_tokens":9,"prompt_tokens":1042,"total_tokens":1051}}`)
+	for b.Loop() {
+		if _, err := decodeReply(body, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -251,3 +251,58 @@ func TestTranscriptIndexWithoutHeads(t *testing.T) {
 		t.Fatalf("read at offset: %+v %v", got, err)
 	}
 }
+
+// Members below and above statelessMax (two deflate writers) read back
+// whole, by heads and by inflating the file with compress/gzip.
+func TestTranscriptsSmallAndLargeMembers(t *testing.T) {
+	dir := t.TempDir()
+	w, err := OpenTranscripts(filepath.Join(dir, TranscriptsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields("she went to the support group on 7 May 2023 and painted a sunrise with Melanie after the race")
+	var want []Transcript
+	for i, n := range []int{0, 30, 900, statelessMax / 8, statelessMax/5 - 40, statelessMax / 5, 60000, 400000} {
+		var ctx strings.Builder
+		for j := 0; ctx.Len() < n; j++ {
+			ctx.WriteString(words[(j*7+i)%len(words)])
+			ctx.WriteByte(' ')
+		}
+		tr := Transcript{QuestionID: fmt.Sprintf("q%d", i), Context: ctx.String(),
+			Answer: Call{Messages: []llm.Message{{Role: "user", Content: "Memories:\n" + ctx.String() + "\nQuestion?"}}, Raw: "answer"}}
+		if err := w.Write(tr); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, tr)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	heads, err := IndexTranscripts(dir)
+	if err != nil || len(heads) != len(want) {
+		t.Fatalf("IndexTranscripts: %d heads, %v; want %d", len(heads), err, len(want))
+	}
+	got, err := ReadTranscriptsAt(dir, heads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if got[i].QuestionID != want[i].QuestionID || got[i].Context != want[i].Context ||
+			!reflect.DeepEqual(got[i].AnswerMessages(), want[i].Answer.Messages) {
+			t.Fatalf("transcript %s (%d bytes of context) did not read back whole", want[i].QuestionID, len(want[i].Context))
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, TranscriptsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := io.ReadAll(zr)
+	if err != nil || bytes.Count(all, []byte("\n")) != len(want) {
+		t.Fatalf("compress/gzip read %d lines (%v), want %d", bytes.Count(all, []byte("\n")), err, len(want))
+	}
+}
