@@ -21,6 +21,10 @@ targets=(
   ./llm:FuzzRetryAfter
   ./llm:FuzzRedactURL
   ./llm:FuzzCacheKeyHash
+  ./llm:FuzzChatBody
+  ./llm:FuzzHashMessages
+  ./internal/jsonenc:FuzzString
+  ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile
 )
 # Every Fuzz function in the tree must be listed above.
