@@ -377,12 +377,12 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 }
 
 // gzipMember writes t to buf as one gzip member with its head (see
-// headExtra). A gzip writer's state is large, so they are reused; klauspost's
-// deflate at BestSpeed takes about half the CPU of the standard library's
-// for a transcript, and the members are plain gzip either way (readers use
-// compress/gzip). The writer goes back before the caller waits for the
-// file: with hundreds of questions queued on the file lock, writers held
-// through the wait were allocated afresh by the hundred.
+// headExtra). Members are compressed by klauspost's deflate (stateless or
+// BestSpeed, see statelessMax), about half the CPU of the standard
+// library's, and are plain gzip either way (readers use compress/gzip).
+// Writers are reused, and go back before the caller waits for the file:
+// with hundreds of questions queued on the file lock, writers held through
+// the wait were allocated afresh by the hundred.
 func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	// json.Marshal's bytes and a newline (Transcript.AppendJSON, or
 	// encoding/json for a record it declines), then compressed.
