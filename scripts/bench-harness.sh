@@ -18,10 +18,16 @@
 # These are measurements, not assertions: on a shared machine they move with
 # the neighbours (the load average is printed), so quote them with it.
 #
-# Usage: bash scripts/bench-harness.sh [--child] [--runs R] [--vs REV [--pairs P]] [N[,N...]]
+# Usage: bash scripts/bench-harness.sh [--child] [--floor] [--runs R] [--vs REV [--pairs P]] [N[,N...]]
 #   --child   run the server in a child process, so cpu ms/req is the
 #             harness's alone (by default the in-process server's CPU is
 #             included)
+#   --floor   also measure the floor under cpu ms/req (BenchmarkHTTPFloor):
+#             as many requests, N at a time, to the same server from a bare
+#             HTTP client that does nothing else, and print harness/floor.
+#             The floor itself moves a lot between runs at N=16 on this VM
+#             (the runtime's and the kernel's idle path), which is why it is
+#             measured beside the harness rather than quoted once.
 #   --runs R  runs per N (default 1; the benchmark reports their mean)
 #   --vs REV  compare with git revision REV instead: both builds run in
 #             turn (REV first) P times (--pairs, default 3), each with the
@@ -32,10 +38,11 @@
 #   N,...     concurrencies (default 16,64,256)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=inproc ns=16,64,256 runs=1 vs="" pairs=3
+mode=inproc ns=16,64,256 runs=1 vs="" pairs=3 floor=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --child) mode=child ;;
+    --floor) floor=1 ;;
     --runs) runs="$2"; shift ;;
     --vs) vs="$2"; shift ;;
     --pairs) pairs="$2"; shift ;;
@@ -106,7 +113,19 @@ awk '
     }
     t = (n == 64) ? "0.9" : (n == 256) ? "0.8" : "-"
     printf "%-6s %-8.3f %-8s %-12.3f %-8s %-13s %-5.1f %-13.1f %.0f\n", n, r, t, c, "0.3", sprintf("%.1f of %s", f, n), g, k, pf
-  }' "$out"
+    print n, c > "/dev/stderr"
+  }' "$out" 2>"$out.cpu"
+if [ -n "$floor" ]; then
+  MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER="$mode" \
+    go test -run '^$' -bench '^BenchmarkHTTPFloor$' -benchtime "${runs}x" -timeout 60m ./harness >"$out"
+  awk 'NR == FNR { h[$1] = $2; next }
+    /^BenchmarkHTTPFloor\/N=/ {
+      split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
+      for (i = 2; i <= NF; i++) if ($i == "cpu-ms/req") c = $(i-1)
+      printf "floor at N=%s (bare HTTP client, same server): cpu ms/req %.3f; harness/floor %.1f\n", n, c, (c > 0) ? h[n] / c : 0
+    }' "$out.cpu" "$out"
+fi
+rm -f "$out.cpu"
 # Cold/warm at N=64 with the LLM cache on: every request sent, then the
 # same run under a new run id served from the cache.
 MEMBENCH_BENCH_SERVER="$mode" \
