@@ -72,7 +72,16 @@ var scoreBufs = sync.Pool{New: func() any { return new([]float64) }}
 
 // Search returns the k most similar vectors (all when k <= 0), best first.
 func (x *Sparse) Search(q []float32, k int) []Hit {
-	u := Normalize(q)
+	// Normalize's arithmetic on the query's nonzero components only,
+	// without its copy (a zero component is skipped either way).
+	var ss float64
+	for _, f := range q {
+		ss += float64(f) * float64(f)
+	}
+	inv := 0.0
+	if ss != 0 {
+		inv = 1 / math.Sqrt(ss)
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	bp := scoreBufs.Get().(*[]float64)
@@ -83,17 +92,21 @@ func (x *Sparse) Search(q []float32, k int) []Hit {
 	acc := (*bp)[:x.n]
 	clear(acc)
 	// Dot's common prefix when the query has another width.
-	for j := range min(len(u), x.dim) {
-		if u[j] == 0 {
+	for j := range min(len(q), x.dim) {
+		uj := float32(float64(q[j]) * inv)
+		if uj == 0 {
 			continue
 		}
-		qf := float64(u[j])
+		qf := float64(uj)
 		for _, p := range x.post[j] {
 			acc[p.i] += float64(qf * float64(p.v))
 		}
 	}
-	for i, v := range x.odd {
-		acc[i] = Dot(u, v)
+	if len(x.odd) > 0 {
+		u := Normalize(q)
+		for i, v := range x.odd {
+			acc[i] = Dot(u, v)
+		}
 	}
 	var cands []cand
 	if k <= 0 || k >= x.n {

@@ -44,15 +44,39 @@ func TurnItem(t *datasets.Turn, score float64) systems.Item {
 // Line renders one item as "[2023-05-08 13:56] Caroline: text".
 func Line(it systems.Item) string {
 	var b strings.Builder
-	b.WriteString("[")
-	b.WriteString(FormatTime(it.Time))
+	b.Grow(lineLen(it))
+	writeLine(&b, it)
+	return b.String()
+}
+
+// lineLen is an upper bound on Line's length (TimeLayout renders 16 bytes).
+func lineLen(it systems.Item) int { return len(it.Text) + len(it.Speaker) + len("[no date] : ") + 16 }
+
+// writeLine appends Line(it) to b, with the text's newlines as spaces.
+func writeLine(b *strings.Builder, it systems.Item) {
+	var at [32]byte
+	b.WriteByte('[')
+	if it.Time.IsZero() {
+		b.WriteString("no date")
+	} else {
+		b.Write(it.Time.AppendFormat(at[:0], TimeLayout))
+	}
 	b.WriteString("] ")
 	if it.Speaker != "" {
 		b.WriteString(it.Speaker)
 		b.WriteString(": ")
 	}
-	b.WriteString(strings.ReplaceAll(it.Text, "\n", " "))
-	return b.String()
+	text := it.Text
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		b.WriteString(text[:i])
+		b.WriteByte(' ')
+		text = text[i+1:]
+	}
+	b.WriteString(text)
 }
 
 // fitBudget keeps items (given best first) while their rendered lines fit in
@@ -81,28 +105,41 @@ func MakeContext(selected []systems.Item, order string) *systems.Context {
 		// Stable, so same-time turns keep their selection order.
 		sort.SliceStable(items, func(a, b int) bool { return items[a].Time.Before(items[b].Time) })
 	}
-	lines := make([]string, len(items))
-	for i, it := range items {
-		lines[i] = Line(it)
+	size := 0
+	for _, it := range items {
+		size += lineLen(it) + 1
 	}
-	return &systems.Context{Items: items, Rendered: strings.Join(lines, "\n"), Tokens: joinedTokens(lines)}
+	var b strings.Builder
+	b.Grow(size)
+	ends := make([]int, len(items)) // where each line ends, its newline included
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte('\n')
+			ends[i-1] = b.Len()
+		}
+		writeLine(&b, it)
+	}
+	if len(items) > 0 {
+		ends[len(items)-1] = b.Len()
+	}
+	rendered := b.String()
+	return &systems.Context{Items: items, Rendered: rendered, Tokens: joinedTokens(rendered, ends)}
 }
 
-// joinedTokens is tokens.Count(strings.Join(lines, "\n")) summed line by
-// line: each line with its newline, the last without. It is exact because
-// every line starts with "[" (see Line), and o200k's pre-tokenizer never
-// joins a newline to a following "[" nor reaches back across it, so the
-// joined text's pieces are the lines' pieces. Each line is then counted
-// once for all the contexts it appears in (tokens memoises by text) instead
-// of every context being encoded anew. TestJoinedTokensAreExact checks the
-// sum against counting the whole on real LoCoMo contexts.
-func joinedTokens(lines []string) int {
-	n := 0
-	for i, l := range lines {
-		if i < len(lines)-1 {
-			l += "\n"
-		}
-		n += tokens.Count(l)
+// joinedTokens is tokens.Count(rendered) summed line by line: each line
+// with its newline, the last without (ends are where each stops). It is
+// exact because every line starts with "[" (see Line), and o200k's
+// pre-tokenizer never joins a newline to a following "[" nor reaches back
+// across it, so the joined text's pieces are the lines' pieces. Each line
+// is then counted once for all the contexts it appears in (tokens memoises
+// by text) instead of every context being encoded anew; the lines are
+// slices of rendered, so counting copies nothing. TestJoinedTokensAreExact
+// checks the sum against counting the whole on real LoCoMo contexts.
+func joinedTokens(rendered string, ends []int) int {
+	n, start := 0, 0
+	for _, end := range ends {
+		n += tokens.Count(rendered[start:end])
+		start = end
 	}
 	return n
 }

@@ -74,3 +74,38 @@ func TestLineStartsWithBracket(t *testing.T) {
 		}
 	}
 }
+
+// Line and MakeContext's rendering are written into one buffer; this holds
+// them to the plain formula: "[" date "] " speaker ": " and the text with
+// newlines as spaces, lines joined by newlines.
+func TestLineIsTheFormula(t *testing.T) {
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	var items []systems.Item
+	for i, text := range []string{"", "a", "two\nlines", "\n", "\n\nx\n", "ends\n", "café\n🎉", strings.Repeat("long ", 300)} {
+		for _, sp := range []string{"", "Caroline", "Mel Jones"} {
+			for _, tm := range []time.Time{{}, at.Add(time.Duration(i) * time.Hour), time.Date(12345, 1, 2, 3, 4, 0, 0, time.UTC)} {
+				items = append(items, systems.Item{Text: text, Speaker: sp, Time: tm})
+			}
+		}
+	}
+	formula := func(it systems.Item) string {
+		s := "[" + FormatTime(it.Time) + "] "
+		if it.Speaker != "" {
+			s += it.Speaker + ": "
+		}
+		return s + strings.ReplaceAll(it.Text, "\n", " ")
+	}
+	var want []string
+	for _, it := range items {
+		if got := Line(it); got != formula(it) {
+			t.Fatalf("Line(%+v) = %q, want %q", it, got, formula(it))
+		}
+		want = append(want, formula(it))
+	}
+	if got := MakeContext(items, OrderScore).Rendered; got != strings.Join(want, "\n") {
+		t.Fatalf("MakeContext rendered\n%q\nwant\n%q", got, strings.Join(want, "\n"))
+	}
+	if c := MakeContext(nil, OrderTime); c.Rendered != "" || c.Tokens != 0 {
+		t.Fatalf("empty context: %+v", c)
+	}
+}
