@@ -272,6 +272,9 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 			return nil, err
 		}
 		defer a.Close()
+		if err := a.Keep(); err != nil {
+			return nil, err
+		}
 		files[n] = a
 	}
 	total := 0
@@ -326,12 +329,13 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		runErr = p.failures(total)
 	}
 	bar.Finish()
+	known := done.known(files)
 	for _, a := range files {
 		a.Close()
 	}
-	// One read of the records for the summary and the status; answers and
-	// judgments this attempt did not add to are not read again.
-	sum, st, err := runlog.SummarizeWithStatus(p.Dir, p.manifest, done.unchanged(p.Dir))
+	// One read of the records for the summary and the status, of the files
+	// whose lines the run does not hold already.
+	sum, st, err := runlog.SummarizeWithStatus(p.Dir, p.manifest, known)
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
@@ -361,14 +365,34 @@ type doneSet struct {
 	ansSize, jSize int64
 }
 
-// unchanged is the records read at the start when neither file changed
-// size since (nothing appended, no torn line cut: under the run's lock
-// the files only grow or lose a torn tail); nil otherwise.
-func (d *doneSet) unchanged(dir string) *runlog.Known {
-	if fileSize(filepath.Join(dir, runlog.AnswersFile)) != d.ansSize || fileSize(filepath.Join(dir, runlog.JudgmentsFile)) != d.jSize {
-		return nil
+// known is the record files whose lines the run holds exactly, which the
+// summary then need not read back: answers and judgments as read at the
+// start (when their files had not changed since) followed by those this
+// attempt wrote, and the other files when this attempt started them empty.
+// What the appenders kept is checked against each file's size (Kept).
+func (d *doneSet) known(files map[string]*runlog.Appender) *runlog.Known {
+	k := &runlog.Known{Has: map[string]bool{}}
+	// read is the records read at the start, when the file held exactly
+	// them at Keep (a size of -1: there was no file).
+	startedWith := func(read int64, base int64) bool { return max(read, 0) == base }
+	if recs, base, ok := runlog.KeptAs[runlog.AnswerRecord](files[runlog.AnswersFile]); ok && startedWith(d.ansSize, base) {
+		k.Answers = append(slices.Clip(d.read.Answers), recs...)
+		k.Has[runlog.AnswersFile] = true
 	}
-	return &d.read
+	if recs, base, ok := runlog.KeptAs[runlog.Judgment](files[runlog.JudgmentsFile]); ok && startedWith(d.jSize, base) {
+		k.Judgments = append(slices.Clip(d.read.Judgments), recs...)
+		k.Has[runlog.JudgmentsFile] = true
+	}
+	if recs, base, ok := runlog.KeptAs[runlog.RetrievalRecord](files[runlog.RetrievalsFile]); ok && base == 0 {
+		k.Retrievals, k.Has[runlog.RetrievalsFile] = recs, true
+	}
+	if recs, base, ok := runlog.KeptAs[runlog.BuildRecord](files[runlog.BuildFile]); ok && base == 0 {
+		k.Builds, k.Has[runlog.BuildFile] = recs, true
+	}
+	if recs, base, ok := runlog.KeptAs[runlog.CostRecord](files[runlog.CostsFile]); ok && base == 0 {
+		k.Costs, k.Has[runlog.CostsFile] = recs, true
+	}
+	return k
 }
 
 // fileSize is path's size, -1 when it cannot be read.

@@ -99,13 +99,20 @@ func Summarize(dir string) (*Summary, error) {
 	return summarize(dir, m, recs)
 }
 
-// Known are answer and judgment records a caller read from a run
-// directory and knows unchanged since (nothing appended or cut), so they
-// need not be read again.
+// Known are records a caller holds and knows to be exactly a run file's
+// lines (read from it and nothing appended or cut since, or kept as they
+// were written: Appender.Keep), so that file need not be read again. Has
+// names the files they stand for; the others are read.
 type Known struct {
-	Answers   []AnswerRecord
-	Judgments []Judgment
+	Answers    []AnswerRecord
+	Judgments  []Judgment
+	Retrievals []RetrievalRecord
+	Builds     []BuildRecord
+	Costs      []CostRecord
+	Has        map[string]bool // by file name (AnswersFile, ...)
 }
+
+func (k *Known) has(file string) bool { return k != nil && k.Has[file] }
 
 // SummarizeWithStatus is Summarize and StatusOf(dir, status) from one
 // read of the records; known (nil: none) stands for its files.
@@ -161,18 +168,34 @@ func readRecordsKnown(dir string, known *Known) (records, error) {
 			errs[i] = f()
 		}()
 	}
-	if known != nil {
-		r.answers, r.judgments = known.Answers, known.Judgments
+	if known.has(AnswersFile) {
+		r.answers = known.Answers
 	} else {
 		read(0, func() (err error) { r.answers, err = ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile)); return })
+	}
+	if known.has(JudgmentsFile) {
+		r.judgments = known.Judgments
+	} else {
 		read(1, func() (err error) { r.judgments, err = ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile)); return })
 	}
-	read(2, func() (err error) {
-		r.retr, err = ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
-		return
-	})
-	read(3, func() (err error) { r.builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); return })
-	read(4, func() (err error) { r.costs, err = ReadJSONL[CostRecord](filepath.Join(dir, CostsFile)); return })
+	if known.has(RetrievalsFile) {
+		r.retr = known.Retrievals
+	} else {
+		read(2, func() (err error) {
+			r.retr, err = ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
+			return
+		})
+	}
+	if known.has(BuildFile) {
+		r.builds = known.Builds
+	} else {
+		read(3, func() (err error) { r.builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); return })
+	}
+	if known.has(CostsFile) {
+		r.costs = known.Costs
+	} else {
+		read(4, func() (err error) { r.costs, err = ReadJSONL[CostRecord](filepath.Join(dir, CostsFile)); return })
+	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {

@@ -1,0 +1,79 @@
+package harness_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+)
+
+// The summary a run writes comes from the records it holds (read at the
+// start, kept as written: Appender.Keep) rather than from reading its files
+// back. It must equal the summary computed from the files alone, on a fresh
+// run, a run resumed after a torn write (read back), one resumed after
+// lines were lost (held: the lines read at the start, then those written)
+// and a rerun with nothing to do.
+func TestSummaryFromHeldRecordsEqualsTheFiles(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	check := func(stage string) {
+		t.Helper()
+		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+			t.Fatalf("%s: %v", stage, err)
+		}
+		dir := runDir(t, cfg)
+		fromFiles, err := runlog.Summarize(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.MarshalIndent(fromFiles, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var written runlog.Summary
+		readJSON(t, filepath.Join(dir, runlog.SummaryJSON), &written)
+		got, _ := json.MarshalIndent(&written, "", "  ")
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: the run's summary differs from the files' summary:\n%s\nwant\n%s", stage, got, want)
+		}
+		if written.Questions == 0 {
+			t.Fatalf("%s: empty summary", stage)
+		}
+	}
+	check("fresh run")
+	dir := runDir(t, cfg)
+	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile, runlog.RetrievalsFile, runlog.CostsFile} {
+		lines := readLines(t, filepath.Join(dir, f))
+		writeLines(t, filepath.Join(dir, f), lines[:len(lines)-2])
+		// An interrupted write: a last line without its end.
+		torn, err := os.OpenFile(filepath.Join(dir, f), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		torn.WriteString(`{"question_id": "torn`)
+		torn.Close()
+	}
+	check("resumed run after a torn write")
+	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile} {
+		lines := readLines(t, filepath.Join(dir, f))
+		writeLines(t, filepath.Join(dir, f), lines[:len(lines)-3])
+	}
+	check("resumed run")
+	check("rerun with nothing to do")
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
