@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
 )
 
@@ -36,7 +37,7 @@ func TestSummaryFromHeldRecordsEqualsTheFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		var written runlog.Summary
-		readJSON(t, filepath.Join(dir, runlog.SummaryJSON), &written)
+		testutil.ReadJSON(t, filepath.Join(dir, runlog.SummaryJSON), &written)
 		got, _ := json.MarshalIndent(&written, "", "  ")
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s: the run's summary differs from the files' summary:\n%s\nwant\n%s", stage, got, want)
@@ -65,15 +66,4 @@ func TestSummaryFromHeldRecordsEqualsTheFiles(t *testing.T) {
 	}
 	check("resumed run")
 	check("rerun with nothing to do")
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }

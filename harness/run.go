@@ -372,9 +372,9 @@ type doneSet struct {
 // What the appenders kept is checked against each file's size (Kept).
 func (d *doneSet) known(files map[string]*runlog.Appender) *runlog.Known {
 	k := &runlog.Known{Has: map[string]bool{}}
-	// read is the records read at the start, when the file held exactly
-	// them at Keep (a size of -1: there was no file).
-	startedWith := func(read int64, base int64) bool { return max(read, 0) == base }
+	// The lines read at the start are the file's lines at Keep when its
+	// size then (base) is the size it was read at (-1: no file, none read).
+	startedWith := func(readAt, base int64) bool { return max(readAt, 0) == base }
 	if recs, base, ok := runlog.KeptAs[runlog.AnswerRecord](files[runlog.AnswersFile]); ok && startedWith(d.ansSize, base) {
 		k.Answers = append(slices.Clip(d.read.Answers), recs...)
 		k.Has[runlog.AnswersFile] = true

@@ -112,8 +112,6 @@ type Known struct {
 	Has        map[string]bool // by file name (AnswersFile, ...)
 }
 
-func (k *Known) has(file string) bool { return k != nil && k.Has[file] }
-
 // SummarizeWithStatus is Summarize and StatusOf(dir, status) from one
 // read of the records; known (nil: none) stands for its files.
 func SummarizeWithStatus(dir string, status Manifest, known *Known) (*Summary, Status, error) {
@@ -168,34 +166,15 @@ func readRecordsKnown(dir string, known *Known) (records, error) {
 			errs[i] = f()
 		}()
 	}
-	if known.has(AnswersFile) {
-		r.answers = known.Answers
-	} else {
-		read(0, func() (err error) { r.answers, err = ReadJSONL[AnswerRecord](filepath.Join(dir, AnswersFile)); return })
+	var k Known
+	if known != nil {
+		k = *known
 	}
-	if known.has(JudgmentsFile) {
-		r.judgments = known.Judgments
-	} else {
-		read(1, func() (err error) { r.judgments, err = ReadJSONL[Judgment](filepath.Join(dir, JudgmentsFile)); return })
-	}
-	if known.has(RetrievalsFile) {
-		r.retr = known.Retrievals
-	} else {
-		read(2, func() (err error) {
-			r.retr, err = ReadJSONL[RetrievalRecord](filepath.Join(dir, RetrievalsFile))
-			return
-		})
-	}
-	if known.has(BuildFile) {
-		r.builds = known.Builds
-	} else {
-		read(3, func() (err error) { r.builds, err = ReadJSONL[BuildRecord](filepath.Join(dir, BuildFile)); return })
-	}
-	if known.has(CostsFile) {
-		r.costs = known.Costs
-	} else {
-		read(4, func() (err error) { r.costs, err = ReadJSONL[CostRecord](filepath.Join(dir, CostsFile)); return })
-	}
+	heldOr(read, 0, dir, AnswersFile, k, k.Answers, &r.answers)
+	heldOr(read, 1, dir, JudgmentsFile, k, k.Judgments, &r.judgments)
+	heldOr(read, 2, dir, RetrievalsFile, k, k.Retrievals, &r.retr)
+	heldOr(read, 3, dir, BuildFile, k, k.Builds, &r.builds)
+	heldOr(read, 4, dir, CostsFile, k, k.Costs, &r.costs)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -203,6 +182,16 @@ func readRecordsKnown(dir string, known *Known) (records, error) {
 		}
 	}
 	return r, nil
+}
+
+// heldOr sets *dst to held when k stands for file, and otherwise reads the
+// file (as the i-th of read's jobs).
+func heldOr[T any](read func(int, func() error), i int, dir, file string, k Known, held []T, dst *[]T) {
+	if k.Has[file] {
+		*dst = held
+		return
+	}
+	read(i, func() (err error) { *dst, err = ReadJSONL[T](filepath.Join(dir, file)); return })
 }
 
 // status is StatusOf's computation on records already read.

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
 // On a LongMemEval file with _abs questions, every command counts the same
@@ -37,11 +39,11 @@ func TestSameNEverywhereAndCompareAgreesWithSummary(t *testing.T) {
 			Scores map[string]float64
 		}
 	}
-	readJSON(t, filepath.Join(a, "summary.json"), &sum)
+	testutil.ReadJSON(t, filepath.Join(a, "summary.json"), &sum)
 	var sumB struct {
 		Overall struct{ Scores map[string]float64 }
 	}
-	readJSON(t, filepath.Join(b, "summary.json"), &sumB)
+	testutil.ReadJSON(t, filepath.Join(b, "summary.json"), &sumB)
 	abs := 0
 	answers, _ := os.ReadFile(filepath.Join(a, "answers.jsonl"))
 	for _, l := range strings.Split(strings.TrimSpace(string(answers)), "\n") {
@@ -111,16 +113,5 @@ func TestSameNEverywhereAndCompareAgreesWithSummary(t *testing.T) {
 	text, _ := membench(t, env, "compare", "--run", a, "--run", b, "--judge", "f1")
 	if !strings.Contains(text, "thresholded outcome") || !strings.Contains(text, "mean score") {
 		t.Errorf("compare's text must say which f1 figure it tests:\n%s", text)
-	}
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 }

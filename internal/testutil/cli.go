@@ -24,6 +24,19 @@ func WriteJSONL(tb testing.TB, path string, recs ...any) {
 	}
 }
 
+// ReadJSON decodes the JSON file at path into v, failing the test with the
+// path if it cannot.
+func ReadJSON(tb testing.TB, path string, v any) {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+}
+
 // Execute runs a command with args and returns its stdout and stderr
 // together, as a user would see them.
 func Execute(c *cobra.Command, args ...string) (string, error) {
