@@ -27,7 +27,8 @@
 #             HTTP client that does nothing else, and print harness/floor.
 #             The floor itself moves a lot between runs at N=16 on this VM
 #             (the runtime's and the kernel's idle path), which is why it is
-#             measured beside the harness rather than quoted once.
+#             measured beside the harness rather than quoted once. Not
+#             with --vs.
 #   --runs R  runs per N (default 1; the benchmark reports their mean)
 #   --vs REV  compare with git revision REV instead: both builds run in
 #             turn (REV first) P times (--pairs, default 3), each with the

@@ -22,10 +22,17 @@ const (
 
 // FormatTime renders a turn time, or "no date" when the dataset gave none.
 func FormatTime(t time.Time) string {
+	var b [32]byte
+	return string(appendTime(b[:0], t))
+}
+
+// appendTime appends FormatTime(t) to b (the one place for both).
+
+func appendTime(b []byte, t time.Time) []byte {
 	if t.IsZero() {
-		return "no date"
+		return append(b, "no date"...)
 	}
-	return t.Format(TimeLayout)
+	return t.AppendFormat(b, TimeLayout)
 }
 
 // TurnItem is the retrieval item for one raw turn.
@@ -56,11 +63,7 @@ func lineLen(it systems.Item) int { return len(it.Text) + len(it.Speaker) + len(
 func writeLine(b *strings.Builder, it systems.Item) {
 	var at [32]byte
 	b.WriteByte('[')
-	if it.Time.IsZero() {
-		b.WriteString("no date")
-	} else {
-		b.Write(it.Time.AppendFormat(at[:0], TimeLayout))
-	}
+	b.Write(appendTime(at[:0], it.Time))
 	b.WriteString("] ")
 	if it.Speaker != "" {
 		b.WriteString(it.Speaker)
