@@ -27,7 +27,6 @@ func FormatTime(t time.Time) string {
 }
 
 // appendTime appends FormatTime(t) to b (the one place for both).
-
 func appendTime(b []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return append(b, "no date"...)
@@ -116,14 +115,11 @@ func MakeContext(selected []systems.Item, order string) *systems.Context {
 	b.Grow(size)
 	ends := make([]int, len(items)) // where each line ends, its newline included
 	for i, it := range items {
-		if i > 0 {
-			b.WriteByte('\n')
-			ends[i-1] = b.Len()
-		}
 		writeLine(&b, it)
-	}
-	if len(items) > 0 {
-		ends[len(items)-1] = b.Len()
+		if i < len(items)-1 {
+			b.WriteByte('\n')
+		}
+		ends[i] = b.Len()
 	}
 	rendered := b.String()
 	return &systems.Context{Items: items, Rendered: rendered, Tokens: joinedTokens(rendered, ends)}
