@@ -104,6 +104,36 @@ type Embedder interface {
 	Name() string
 }
 
+// SparseEmbedder is an Embedder whose vectors are mostly zeros and that can
+// give them as their nonzero components alone, equal to Embed's vectors
+// bit for bit: a sparse index then never sees, allocates or scans the
+// zeros (the hashed embedder sets about 40 of 512).
+type SparseEmbedder interface {
+	Embedder
+	EmbedSparse(ctx context.Context, texts []string) ([]SparseVector, error)
+}
+
+// SparseVector is a vector of width Dim whose nonzero components are
+// Value at Index, in increasing Index order; every other one is zero.
+type SparseVector struct {
+	Dim   int
+	Index []int32
+	Value []float32
+}
+
+// Sparse returns e as a SparseEmbedder when its vectors come from one,
+// through the meter if e is metered; nil otherwise.
+func Sparse(e Embedder) SparseEmbedder {
+	if m, ok := e.(*MeteredEmbedder); ok {
+		if _, ok := m.Inner.(SparseEmbedder); !ok {
+			return nil
+		}
+		return m
+	}
+	s, _ := e.(SparseEmbedder)
+	return s
+}
+
 // ErrNoLogprobs is returned by Decide when a reply carries no logprobs. One
 // such reply is a glitch (it is also an ErrBadReply, retried); the retry
 // layer says when every try lacked them, which is what a server without

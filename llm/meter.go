@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -170,13 +171,32 @@ func (w *MeteredEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 	start := time.Now()
 	v, err := w.Inner.Embed(ctx, texts)
 	if err == nil {
-		n := 0
-		for _, t := range texts {
-			n += tokens.Count(t)
-		}
-		meterFor(ctx, w.Meter).AddEmbedding(w.Role, w.Stage, len(texts), n, time.Since(start))
+		w.count(ctx, texts, start)
 	}
 	return v, err
+}
+
+// EmbedSparse is Embed of a SparseEmbedder, metered the same way; it fails
+// when the inner embedder is not one (see Sparse).
+func (w *MeteredEmbedder) EmbedSparse(ctx context.Context, texts []string) ([]SparseVector, error) {
+	in, ok := w.Inner.(SparseEmbedder)
+	if !ok {
+		return nil, fmt.Errorf("embedder %s gives no sparse vectors", w.Inner.Name())
+	}
+	start := time.Now()
+	v, err := in.EmbedSparse(ctx, texts)
+	if err == nil {
+		w.count(ctx, texts, start)
+	}
+	return v, err
+}
+
+func (w *MeteredEmbedder) count(ctx context.Context, texts []string, start time.Time) {
+	n := 0
+	for _, t := range texts {
+		n += tokens.Count(t)
+	}
+	meterFor(ctx, w.Meter).AddEmbedding(w.Role, w.Stage, len(texts), n, time.Since(start))
 }
 
 type callMeterKey struct{}

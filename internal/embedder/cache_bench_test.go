@@ -69,15 +69,29 @@ func BenchmarkCacheMissSingle(b *testing.B) {
 func BenchmarkHashedSingle(b *testing.B) {
 	ctx := context.Background()
 	h := NewHashed(512)
-	var next atomic.Int64
-	b.SetParallelism(32)
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			i := next.Add(7919) % 6000
-			if _, err := h.Embed(ctx, []string{fmt.Sprintf("What did utterance %d say about topic %d?", i, i%41)}); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
+	// Embed gives the dense vector; EmbedSparse its nonzero components
+	// alone, which the turns systems' sparse index takes.
+	for _, way := range []string{"dense", "sparse"} {
+		b.Run(way, func(b *testing.B) {
+			b.ReportAllocs()
+			var next atomic.Int64
+			b.SetParallelism(32)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := next.Add(7919) % 6000
+					text := []string{fmt.Sprintf("What did utterance %d say about topic %d?", i, i%41)}
+					var err error
+					if way == "dense" {
+						_, err = h.Embed(ctx, text)
+					} else {
+						_, err = h.EmbedSparse(ctx, text)
+					}
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }

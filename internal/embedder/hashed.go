@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -85,6 +86,7 @@ type scratch struct {
 	terms []term
 	at    map[uint64]int32 // hash -> first term with it
 	v     []float64
+	used  []int32 // buckets in use (EmbedSparse)
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[uint64]int32{}} }}
@@ -123,6 +125,71 @@ func (sc *scratch) count(first, second string, x uint64, runes int) {
 }
 
 func (h *Hashed) vector(text string, sc *scratch) []float32 {
+	v := h.accumulate(text, sc)
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	out := make([]float32, h.Dim)
+	if norm == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(norm)
+	for i, x := range v {
+		out[i] = float32(x * inv)
+	}
+	return out
+}
+
+// EmbedSparse is Embed's vectors as their nonzero components (see
+// llm.SparseEmbedder), computed on the buckets the text's terms fall in
+// alone: the same sums in the same order, so the same bits.
+func (h *Hashed) EmbedSparse(ctx context.Context, texts []string) ([]llm.SparseVector, error) {
+	out := make([]llm.SparseVector, len(texts))
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	for i, t := range texts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out[i] = h.sparse(t, sc)
+	}
+	return out, nil
+}
+
+func (h *Hashed) sparse(text string, sc *scratch) llm.SparseVector {
+	v := h.accumulate(text, sc)
+	// The buckets in use, in increasing order: the dense norm's order (a
+	// zero bucket adds nothing to it).
+	sc.used = sc.used[:0]
+	for _, t := range sc.terms {
+		sc.used = append(sc.used, int32(t.hash%uint64(h.Dim)))
+	}
+	slices.Sort(sc.used)
+	used := slices.Compact(sc.used)
+	var norm float64
+	for _, i := range used {
+		norm += v[i] * v[i]
+	}
+	out := llm.SparseVector{Dim: h.Dim}
+	if norm == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(norm)
+	out.Index = make([]int32, 0, len(used))
+	out.Value = make([]float32, 0, len(used))
+	for _, i := range used {
+		if f := float32(v[i] * inv); f != 0 {
+			out.Index = append(out.Index, i)
+			out.Value = append(out.Value, f)
+		}
+	}
+	return out
+}
+
+// accumulate is text's unnormalised vector in sc's memory: each term's
+// weight added to its bucket, in the order of first occurrence.
+func (h *Hashed) accumulate(text string, sc *scratch) []float64 {
 	sc.words = lexical.AppendWords(sc.words[:0], text)
 	sc.runes = sc.runes[:0]
 	for _, w := range sc.words {
@@ -168,17 +235,5 @@ func (h *Hashed) vector(text string, sc *scratch) []float32 {
 		}
 		v[idx] += sign * (tf * idf)
 	}
-	var norm float64
-	for _, x := range v {
-		norm += x * x
-	}
-	out := make([]float32, h.Dim)
-	if norm == 0 {
-		return out
-	}
-	inv := 1 / math.Sqrt(norm)
-	for i, x := range v {
-		out[i] = float32(x * inv)
-	}
-	return out
+	return v
 }

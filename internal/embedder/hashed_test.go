@@ -2,6 +2,7 @@ package embedder
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/llm"
 )
 
 // hashedReference is the hashed embedder written plainly: terms counted
@@ -111,8 +113,49 @@ func TestHashedEqualsReference(t *testing.T) {
 				}
 			}
 		}
+		sparse, err := h.EmbedSparse(context.Background(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range texts {
+			if err := sameAsDense(sparse[i], got[i]); err != nil {
+				t.Fatalf("dim %d, text %q: EmbedSparse: %v", dim, s, err)
+			}
+		}
 	}
 	t.Logf("%d texts", len(texts))
+}
+
+// sameAsDense says how sv differs from dense: its width, its order, a zero
+// it lists, or a component whose bits are not dense's.
+func sameAsDense(sv llm.SparseVector, dense []float32) error {
+	if sv.Dim != len(dense) || len(sv.Index) != len(sv.Value) {
+		return fmt.Errorf("width %d with %d indexes and %d values, want width %d", sv.Dim, len(sv.Index), len(sv.Value), len(dense))
+	}
+	next := 0
+	for j, c := range sv.Index {
+		if int(c) < next {
+			return fmt.Errorf("index %d after %d: not increasing", c, next-1)
+		}
+		if sv.Value[j] == 0 {
+			return fmt.Errorf("component %d listed with value zero", c)
+		}
+		for ; next < int(c); next++ {
+			if dense[next] != 0 {
+				return fmt.Errorf("component %d = %v is not listed", next, dense[next])
+			}
+		}
+		if math.Float32bits(sv.Value[j]) != math.Float32bits(dense[c]) {
+			return fmt.Errorf("component %d = %v, Embed gives %v", c, sv.Value[j], dense[c])
+		}
+		next = int(c) + 1
+	}
+	for ; next < len(dense); next++ {
+		if dense[next] != 0 {
+			return fmt.Errorf("component %d = %v is not listed", next, dense[next])
+		}
+	}
+	return nil
 }
 
 // Embedding the same texts from several goroutines at once (the scratch

@@ -68,6 +68,42 @@ func (x *Sparse) Add(v []float32) {
 	}
 }
 
+// AddSparse stores the vector of width dim whose nonzero components are
+// val at idx (increasing, no zeros), exactly as Add stores its dense form:
+// the same norm, summed in component order, and the same postings.
+func (x *Sparse) AddSparse(dim int, idx []int32, val []float32) {
+	if dim != x.dim {
+		x.Add(densify(dim, idx, val))
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	i := x.n
+	x.n++
+	var ss float64
+	for _, f := range val {
+		ss += float64(f) * float64(f)
+	}
+	if ss == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(ss)
+	for j, c := range idx {
+		if f := val[j]; f != 0 {
+			x.post[c] = append(x.post[c], posting{int32(i), float32(float64(f) * inv)})
+		}
+	}
+}
+
+// densify is the dense form of a sparse vector.
+func densify(dim int, idx []int32, val []float32) []float32 {
+	v := make([]float32, dim)
+	for j, c := range idx {
+		v[c] = val[j]
+	}
+	return v
+}
+
 var scoreBufs = sync.Pool{New: func() any { return new([]float64) }}
 
 // Search returns the k most similar vectors (all when k <= 0), best first.
@@ -86,21 +122,10 @@ func (x *Sparse) Search(q []float32, k int) []Hit {
 	defer x.mu.RUnlock()
 	bp := scoreBufs.Get().(*[]float64)
 	defer scoreBufs.Put(bp)
-	if cap(*bp) < x.n {
-		*bp = make([]float64, x.n)
-	}
-	acc := (*bp)[:x.n]
-	clear(acc)
+	acc := x.scores(bp)
 	// Dot's common prefix when the query has another width.
 	for j := range min(len(q), x.dim) {
-		uj := float32(float64(q[j]) * inv)
-		if uj == 0 {
-			continue
-		}
-		qf := float64(uj)
-		for _, p := range x.post[j] {
-			acc[p.i] += float64(qf * float64(p.v))
-		}
+		x.scatter(acc, j, q[j], inv)
 	}
 	if len(x.odd) > 0 {
 		u := Normalize(q)
@@ -108,6 +133,59 @@ func (x *Sparse) Search(q []float32, k int) []Hit {
 			acc[i] = Dot(u, v)
 		}
 	}
+	return x.top(acc, k)
+}
+
+// SearchSparse is Search of the vector of width dim whose nonzero
+// components are val at idx (increasing), bit for bit.
+func (x *Sparse) SearchSparse(dim int, idx []int32, val []float32, k int) []Hit {
+	if dim != x.dim || len(x.odd) > 0 {
+		return x.Search(densify(dim, idx, val), k)
+	}
+	var ss float64
+	for _, f := range val {
+		ss += float64(f) * float64(f)
+	}
+	inv := 0.0
+	if ss != 0 {
+		inv = 1 / math.Sqrt(ss)
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	bp := scoreBufs.Get().(*[]float64)
+	defer scoreBufs.Put(bp)
+	acc := x.scores(bp)
+	for j, c := range idx {
+		x.scatter(acc, int(c), val[j], inv)
+	}
+	return x.top(acc, k)
+}
+
+// scores is a zeroed score per stored vector, in *bp's memory.
+func (x *Sparse) scores(bp *[]float64) []float64 {
+	if cap(*bp) < x.n {
+		*bp = make([]float64, x.n)
+	}
+	acc := (*bp)[:x.n]
+	clear(acc)
+	return acc
+}
+
+// scatter adds component j's products with the query's component f (times
+// inv, the query's inverse norm) to the vectors that have one there.
+func (x *Sparse) scatter(acc []float64, j int, f float32, inv float64) {
+	uj := float32(float64(f) * inv)
+	if uj == 0 {
+		return
+	}
+	qf := float64(uj)
+	for _, p := range x.post[j] {
+		acc[p.i] += float64(qf * float64(p.v))
+	}
+}
+
+// top is the k best of acc (all when k <= 0) as hits, best first.
+func (x *Sparse) top(acc []float64, k int) []Hit {
 	var cands []cand
 	if k <= 0 || k >= x.n {
 		cands = make([]cand, x.n)

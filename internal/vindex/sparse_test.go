@@ -17,7 +17,7 @@ func TestSparseEqualsIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
 	const dim = 64
 	for _, n := range []int{0, 1, 7, 40, 300} {
-		dense, sparse := New(), NewSparse(dim)
+		dense, sparse, given := New(), NewSparse(dim), NewSparse(dim)
 		vecs := make([][]float32, n)
 		for i := range vecs {
 			v := make([]float32, dim)
@@ -39,6 +39,8 @@ func TestSparseEqualsIndex(t *testing.T) {
 			vecs[i] = v
 			dense.Add(strconv.Itoa(i), v)
 			sparse.Add(v)
+			idx, val := nonzeros(v)
+			given.AddSparse(len(v), idx, val)
 		}
 		if sparse.Len() != n {
 			t.Fatalf("Len = %d, want %d", sparse.Len(), n)
@@ -59,18 +61,31 @@ func TestSparseEqualsIndex(t *testing.T) {
 				}
 			}
 			for _, k := range []int{1, 3, 10, n, n + 5, 0} {
-				want, got := dense.Search(q, k, nil), sparse.Search(q, k)
-				if len(got) != len(want) {
-					t.Fatalf("n %d query %d k %d: %d hits, Index gives %d", n, qi, k, len(got), len(want))
-				}
-				for i := range want {
-					if got[i].ID != want[i].ID || got[i].Index != want[i].Index || math.Float64bits(got[i].Score) != math.Float64bits(want[i].Score) {
-						t.Fatalf("n %d query %d k %d hit %d: %+v, Index gives %+v", n, qi, k, i, got[i], want[i])
+				want := dense.Search(q, k, nil)
+				idx, val := nonzeros(q)
+				for way, got := range map[string][]Hit{"Search": sparse.Search(q, k), "SearchSparse": given.SearchSparse(len(q), idx, val, k)} {
+					if len(got) != len(want) {
+						t.Fatalf("n %d query %d k %d: %s gives %d hits, Index %d", n, qi, k, way, len(got), len(want))
+					}
+					for i := range want {
+						if got[i].ID != want[i].ID || got[i].Index != want[i].Index || math.Float64bits(got[i].Score) != math.Float64bits(want[i].Score) {
+							t.Fatalf("n %d query %d k %d hit %d: %s gives %+v, Index %+v", n, qi, k, i, way, got[i], want[i])
+						}
 					}
 				}
 			}
 		}
 	}
+}
+
+// nonzeros is v's nonzero components, as AddSparse and SearchSparse take them.
+func nonzeros(v []float32) (idx []int32, val []float32) {
+	for j, f := range v {
+		if f != 0 {
+			idx, val = append(idx, int32(j)), append(val, f)
+		}
+	}
+	return idx, val
 }
 
 func BenchmarkSparseSearch(b *testing.B) {

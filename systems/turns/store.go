@@ -84,13 +84,27 @@ func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (system
 	if s.keepVecs {
 		s.vecs = make([][]float32, 0, len(s.turns))
 	}
+	sparse := llm.Sparse(s.emb)
+	if s.dense || s.keepVecs {
+		sparse = nil
+	}
 	for start := 0; start < len(s.turns); start += embedBatch {
 		end := min(start+embedBatch, len(s.turns))
 		texts := make([]string, 0, end-start)
 		for _, t := range s.turns[start:end] {
 			texts = append(texts, EmbedText(t))
 		}
-		vecs, err := s.emb.Embed(ctx, texts)
+		var vecs [][]float32
+		var err error
+		if sparse != nil {
+			vecs, err = s.ingestSparse(ctx, sparse, texts, start == 0)
+			if err == nil && vecs == nil {
+				continue
+			}
+			sparse = nil // too dense for the sparse index: vecs are the batch's vectors
+		} else {
+			vecs, err = s.emb.Embed(ctx, texts)
+		}
 		if err != nil {
 			return systems.BuildStats{}, fmt.Errorf("embedding turns of conversation %s: %w", conv.ID, err)
 		}
@@ -126,6 +140,52 @@ func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (system
 	return systems.BuildStats{Counts: map[string]int{"turns": len(s.turns)}}, nil
 }
 
+// ingestSparse adds a batch of turns to the sparse index from their
+// nonzero components. When the first batch is too dense for it, as
+// isSparse would find the same vectors, it adds nothing and returns the
+// batch's vectors instead.
+func (s *store) ingestSparse(ctx context.Context, e llm.SparseEmbedder, texts []string, first bool) ([][]float32, error) {
+	vecs, err := e.EmbedSparse(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", e.Name(), len(vecs), len(texts))
+	}
+	if first {
+		if len(vecs) == 0 {
+			return dense(vecs), nil
+		}
+		nnz := 0
+		for _, v := range vecs {
+			if v.Dim != vecs[0].Dim {
+				return dense(vecs), nil
+			}
+			nnz += len(v.Index)
+		}
+		if vecs[0].Dim == 0 || nnz*sparseShare > len(vecs)*vecs[0].Dim {
+			return dense(vecs), nil
+		}
+		s.sparse = vindex.NewSparse(vecs[0].Dim)
+	}
+	for _, v := range vecs {
+		s.sparse.AddSparse(v.Dim, v.Index, v.Value) // ids are positions
+	}
+	return nil, nil
+}
+
+// dense is the vectors with their zeros.
+func dense(vecs []llm.SparseVector) [][]float32 {
+	out := make([][]float32, len(vecs))
+	for i, v := range vecs {
+		out[i] = make([]float32, v.Dim)
+		for j, c := range v.Index {
+			out[i][c] = v.Value[j]
+		}
+	}
+	return out
+}
+
 // search returns the n turns most similar to the question, best first, as
 // items scored by cosine.
 func (s *store) search(ctx context.Context, q *datasets.Question, n int) ([]systems.Item, error) {
@@ -145,6 +205,16 @@ func (s *store) search(ctx context.Context, q *datasets.Question, n int) ([]syst
 func (s *store) nearest(ctx context.Context, q *datasets.Question, n int) ([]vindex.Hit, error) {
 	if s.index == nil && s.sparse == nil {
 		return nil, errors.New("turns: Retrieve called before Ingest")
+	}
+	if e := llm.Sparse(s.emb); e != nil && s.sparse != nil {
+		vecs, err := e.EmbedSparse(ctx, []string{q.Text})
+		if err != nil {
+			return nil, fmt.Errorf("embedding question %s: %w", q.ID, err)
+		}
+		if len(vecs) != 1 {
+			return nil, fmt.Errorf("embedding question %s: embedder %s returned %d vectors", q.ID, s.emb.Name(), len(vecs))
+		}
+		return s.sparse.SearchSparse(vecs[0].Dim, vecs[0].Index, vecs[0].Value, n), nil
 	}
 	vecs, err := s.emb.Embed(ctx, []string{q.Text})
 	if err != nil {

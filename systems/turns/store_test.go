@@ -8,6 +8,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
 
@@ -32,18 +33,38 @@ func TestSparseStoreEqualsDense(t *testing.T) {
 		convs = ds.Conversations
 	}
 	ctx := context.Background()
-	env := systems.Env{Embedder: embedder.NewHashed(512)}
+	// The hashed embedder as it is, through a meter (as runs use it), and
+	// at a width where LoCoMo turns are too dense for the sparse index.
+	for _, dim := range []int{512, 7} {
+		for _, metered := range []bool{false, true} {
+			compareStores(t, ctx, convs, dim, metered)
+		}
+	}
+}
+
+// compareStores holds a store that may take the sparse index, given the
+// hashed embedder of width dim, to one that always takes the dense index:
+// the same hits and scores, and (metered) the same embedding tallies.
+func compareStores(t *testing.T, ctx context.Context, convs []*datasets.Conversation, dim int, metered bool) {
+	t.Helper()
+	emb := func(m *llm.Meter) llm.Embedder {
+		if metered {
+			return llm.WithEmbedMeter(embedder.NewHashed(dim), m, "retrieval", llm.StageBuild)
+		}
+		return embedder.NewHashed(dim)
+	}
 	for _, conv := range convs {
-		sparse, _ := newStore(env)
-		dense, _ := newStore(env)
+		ms, md := llm.NewMeter(), llm.NewMeter()
+		sparse, _ := newStore(systems.Env{Embedder: emb(ms)})
+		dense, _ := newStore(systems.Env{Embedder: emb(md)})
 		dense.dense = true
 		for _, s := range []*store{sparse, dense} {
 			if _, err := s.ingest(ctx, conv); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if sparse.sparse == nil || dense.index == nil {
-			t.Fatalf("%s: hashed vectors did not take the sparse index (sparse %v, dense %v)", conv.ID, sparse.sparse != nil, dense.index != nil)
+		if wantSparse := dim == 512; (sparse.sparse != nil) != wantSparse || dense.index == nil {
+			t.Fatalf("dim %d %s: sparse index %v (want %v), dense index %v", dim, conv.ID, sparse.sparse != nil, wantSparse, dense.index != nil)
 		}
 		for _, q := range conv.Questions {
 			for _, n := range []int{1, 10, 50} {
@@ -53,16 +74,30 @@ func TestSparseStoreEqualsDense(t *testing.T) {
 				}
 				b, _ := dense.nearest(ctx, q, n)
 				if len(a) != len(b) {
-					t.Fatalf("%s n=%d: %d hits, dense %d", q.ID, n, len(a), len(b))
+					t.Fatalf("dim %d %s n=%d: %d hits, dense %d", dim, q.ID, n, len(a), len(b))
 				}
 				for i := range a {
 					if a[i].ID != b[i].ID || math.Float64bits(a[i].Score) != math.Float64bits(b[i].Score) {
-						t.Fatalf("%s n=%d hit %d: sparse %+v, dense %+v", q.ID, n, i, a[i], b[i])
+						t.Fatalf("dim %d %s n=%d hit %d: sparse %+v, dense %+v", dim, q.ID, n, i, a[i], b[i])
 					}
 				}
 			}
 		}
+		a, b := embedded(ms), embedded(md)
+		if metered && (a.Calls != b.Calls || a.InputTokens != b.InputTokens || a.Calls == 0) {
+			t.Fatalf("dim %d %s: the sparse store metered %d texts and %d tokens, the dense one %d and %d", dim, conv.ID, a.Calls, a.InputTokens, b.Calls, b.InputTokens)
+		}
 	}
+}
+
+// embedded is m's embedding tally (zero when there is none).
+func embedded(m *llm.Meter) llm.Tally {
+	for _, t := range m.Snapshot() {
+		if t.Label == "embedding" {
+			return t
+		}
+	}
+	return llm.Tally{}
 }
 
 // A dense embedder's vectors stay in the dense index.
