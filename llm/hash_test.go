@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/membench/membench/datasets"
@@ -107,4 +108,26 @@ func BenchmarkHashMessages(b *testing.B) {
 			marshalSHA(b, msgs)
 		}
 	})
+}
+
+// HashText is the sha256 of the string's bytes at every length around its
+// chunk size, for ASCII and multibyte text, and from several goroutines at
+// once (the hashers are pooled).
+func TestHashTextIsSum256(t *testing.T) {
+	base := strings.Repeat("Caroline: the lake at dawn — ünïcödé 日本語. ", 400) // 19 KB
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, n := range []int{0, 1, 63, 4095, 4096, 4097, 8192, 8193, 12000 + g, len(base)} {
+				s := base[:n]
+				sum := sha256.Sum256([]byte(s))
+				if got, want := llm.HashText(s), hex.EncodeToString(sum[:]); got != want {
+					t.Errorf("length %d: HashText = %s, sha256 %s", n, got, want)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
