@@ -1,9 +1,10 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,31 +23,30 @@ type Tally struct {
 	Seconds      float64 `json:"seconds"`
 }
 
-type tallyKey struct {
-	role  string
-	stage Stage
-	label string
-}
-
 // Meter counts calls, tokens and seconds by role, stage and label. One meter
 // may be shared by many metered models; it is safe for concurrent use.
 type Meter struct {
 	mu sync.Mutex
-	t  map[tallyKey]*Tally
+	// t holds the tallies in order of first use. A meter holds a few (a
+	// question's one or two, a run's one per model task), which a scan
+	// finds as soon as a map would; the harness makes three meters per
+	// question, and their maps were a KB of its allocation.
+	t []*Tally
 }
 
 // NewMeter returns an empty meter.
-func NewMeter() *Meter { return &Meter{t: map[tallyKey]*Tally{}} }
+func NewMeter() *Meter { return &Meter{} }
 
 // tally returns the tally for role, stage and label, made on first use;
 // the caller holds m.mu.
 func (m *Meter) tally(role string, stage Stage, label string) *Tally {
-	k := tallyKey{role, stage, label}
-	t := m.t[k]
-	if t == nil {
-		t = &Tally{Role: role, Stage: stage, Label: label}
-		m.t[k] = t
+	for _, t := range m.t {
+		if t.Role == role && t.Stage == stage && t.Label == label {
+			return t
+		}
 	}
+	t := &Tally{Role: role, Stage: stage, Label: label}
+	m.t = append(m.t, t)
 	return t
 }
 
@@ -73,23 +73,16 @@ func (m *Meter) AddEmbedding(role string, stage Stage, texts, inputTokens int, d
 	t.Seconds += d.Seconds()
 }
 
-// Snapshot returns all tallies, sorted.
+// Snapshot returns all tallies, sorted by stage, role and label.
 func (m *Meter) Snapshot() []Tally {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Tally, 0, len(m.t))
-	for _, t := range m.t {
-		out = append(out, *t)
+	out := make([]Tally, len(m.t))
+	for i, t := range m.t {
+		out[i] = *t
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Stage != b.Stage {
-			return a.Stage < b.Stage
-		}
-		if a.Role != b.Role {
-			return a.Role < b.Role
-		}
-		return a.Label < b.Label
+	slices.SortFunc(out, func(a, b Tally) int {
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Role, b.Role), cmp.Compare(a.Label, b.Label))
 	})
 	return out
 }
@@ -219,6 +212,11 @@ func meterFor(ctx context.Context, def *Meter) *Meter {
 // Minus returns the tallies of now less those of before (same role, stage
 // and label), leaving out empty ones: the usage between two snapshots.
 func Minus(now, before []Tally) []Tally {
+	type tallyKey struct {
+		role  string
+		stage Stage
+		label string
+	}
 	prev := map[tallyKey]Tally{}
 	for _, t := range before {
 		prev[tallyKey{t.Role, t.Stage, t.Label}] = t
