@@ -35,7 +35,10 @@
 #             server in a child process, and the script prints every run,
 #             then per N the medians and the median of the pairs' CPU
 #             ratios (this tree / REV), which holds up on a shared machine
-#             better than any single figure. No cold/warm figure.
+#             better than any single figure; beside the medians, the least
+#             CPU figure of each build (the run its neighbours disturbed
+#             least: they only ever add time) and the allocation per
+#             request (which they do not move at all). No cold/warm figure.
 #   N,...     concurrencies (default 16,64,256)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,8 +72,8 @@ if [ -n "$vs" ]; then
         "$tmp/$which.test" -test.run '^$' -test.bench '^BenchmarkHarnessThroughput$' -test.benchtime "${runs}x" -test.timeout 60m) |
         awk -v p="$p" -v w="$which" '/^BenchmarkHarnessThroughput\/N=/ {
           split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
-          for (i = 2; i <= NF; i++) { if ($i == "ratio") r = $(i-1); if ($i == "cpu-ms/req") c = $(i-1) }
-          printf "pair %s %-6s N=%-4s ratio %.3f  cpu ms/req %.3f\n", p, w, n, r, c }' | tee -a "$tmp/runs"
+          for (i = 2; i <= NF; i++) { if ($i == "ratio") r = $(i-1); if ($i == "cpu-ms/req") c = $(i-1); if ($i == "alloc-KB/req") k = $(i-1) }
+          printf "pair %s %-6s N=%-4s ratio %.3f  cpu ms/req %.3f  alloc KB/req %.1f\n", p, w, n, r, c, k }' | tee -a "$tmp/runs"
     done
   done
   awk '
@@ -79,16 +82,22 @@ if [ -n "$vs" ]; then
       for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
       return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
     }
+    function least(list,   a, k, i, m) {
+      k = split(list, a, " "); m = a[1]
+      for (i = 2; i <= k; i++) if (a[i] + 0 < m + 0) m = a[i]
+      return m
+    }
     { n = $4; sub(/N=/, "", n); ns[n] = 1; key = n SUBSEP $3
-      cpu[key] = cpu[key] " " $9; rat[key] = rat[key] " " $6
+      cpu[key] = cpu[key] " " $9; rat[key] = rat[key] " " $6; kb[key] = kb[key] " " $12
       if ($3 == "before") b[n, $2] = $9; else a[n, $2] = $9 }
     END {
-      printf "%-6s %-24s %-24s %s\n", "N", "before: ratio / cpu", "after: ratio / cpu", "cpu after/before (median of pairs)"
+      printf "%-6s %-32s %-32s %-20s %s\n", "N", "before: ratio / cpu (least)", "after: ratio / cpu (least)", "alloc KB/req b / a", "cpu after/before (median of pairs)"
       for (n in ns) {
         pr = ""
         for (k in a) { split(k, kk, SUBSEP); if (kk[1] == n && b[n, kk[2]] > 0) pr = pr " " a[k] / b[n, kk[2]] }
-        printf "%-6s %-24s %-24s %.2f\n", n, sprintf("%.3f / %.3f", median(rat[n, "before"]), median(cpu[n, "before"])),
-          sprintf("%.3f / %.3f", median(rat[n, "after"]), median(cpu[n, "after"])), median(pr)
+        printf "%-6s %-32s %-32s %-20s %.2f\n", n, sprintf("%.3f / %.3f (%.3f)", median(rat[n, "before"]), median(cpu[n, "before"]), least(cpu[n, "before"])),
+          sprintf("%.3f / %.3f (%.3f)", median(rat[n, "after"]), median(cpu[n, "after"]), least(cpu[n, "after"])),
+          sprintf("%.1f / %.1f", median(kb[n, "before"]), median(kb[n, "after"])), median(pr)
       }
     }' "$tmp/runs"
   echo "== load after: $(uptime | sed 's/.*load/load/')"
