@@ -110,19 +110,43 @@ var scoreBufs = sync.Pool{New: func() any { return new([]float64) }}
 func (x *Sparse) Search(q []float32, k int) []Hit {
 	// Normalize's arithmetic on the query's nonzero components only,
 	// without its copy (a zero component is skipped either way).
-	var ss float64
-	for _, f := range q {
-		ss += float64(f) * float64(f)
-	}
-	inv := 0.0
-	if ss != 0 {
-		inv = 1 / math.Sqrt(ss)
-	}
+	inv := invNorm(q)
+	return x.search(k, func(acc []float64) { x.scoreDense(acc, q, inv) })
+}
+
+// SearchSparse is Search of the vector of width dim whose nonzero
+// components are val at idx (increasing), bit for bit.
+func (x *Sparse) SearchSparse(dim int, idx []int32, val []float32, k int) []Hit {
+	inv := invNorm(val) // the zeros add nothing to the sum
+	return x.search(k, func(acc []float64) {
+		if dim != x.dim || len(x.odd) > 0 {
+			x.scoreDense(acc, densify(dim, idx, val), inv)
+			return
+		}
+		for j, c := range idx {
+			x.scatter(acc, int(c), val[j], inv)
+		}
+	})
+}
+
+// search runs score on a zeroed score per stored vector, under the read
+// lock, and returns the k best.
+func (x *Sparse) search(k int, score func(acc []float64)) []Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	bp := scoreBufs.Get().(*[]float64)
 	defer scoreBufs.Put(bp)
-	acc := x.scores(bp)
+	if cap(*bp) < x.n {
+		*bp = make([]float64, x.n)
+	}
+	acc := (*bp)[:x.n]
+	clear(acc)
+	score(acc)
+	return x.top(acc, k)
+}
+
+// scoreDense scores the dense query q, of inverse norm inv.
+func (x *Sparse) scoreDense(acc []float64, q []float32, inv float64) {
 	// Dot's common prefix when the query has another width.
 	for j := range min(len(q), x.dim) {
 		x.scatter(acc, j, q[j], inv)
@@ -133,42 +157,19 @@ func (x *Sparse) Search(q []float32, k int) []Hit {
 			acc[i] = Dot(u, v)
 		}
 	}
-	return x.top(acc, k)
 }
 
-// SearchSparse is Search of the vector of width dim whose nonzero
-// components are val at idx (increasing), bit for bit.
-func (x *Sparse) SearchSparse(dim int, idx []int32, val []float32, k int) []Hit {
-	if dim != x.dim || len(x.odd) > 0 {
-		return x.Search(densify(dim, idx, val), k)
-	}
+// invNorm is 1 over v's norm, summed in float64 in component order as
+// Normalize sums it; 0 for a zero vector.
+func invNorm(v []float32) float64 {
 	var ss float64
-	for _, f := range val {
+	for _, f := range v {
 		ss += float64(f) * float64(f)
 	}
-	inv := 0.0
-	if ss != 0 {
-		inv = 1 / math.Sqrt(ss)
+	if ss == 0 {
+		return 0
 	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	bp := scoreBufs.Get().(*[]float64)
-	defer scoreBufs.Put(bp)
-	acc := x.scores(bp)
-	for j, c := range idx {
-		x.scatter(acc, int(c), val[j], inv)
-	}
-	return x.top(acc, k)
-}
-
-// scores is a zeroed score per stored vector, in *bp's memory.
-func (x *Sparse) scores(bp *[]float64) []float64 {
-	if cap(*bp) < x.n {
-		*bp = make([]float64, x.n)
-	}
-	acc := (*bp)[:x.n]
-	clear(acc)
-	return acc
+	return 1 / math.Sqrt(ss)
 }
 
 // scatter adds component j's products with the query's component f (times
