@@ -53,10 +53,7 @@ func (x *Sparse) Add(v []float32) {
 		return
 	}
 	// Normalize's arithmetic; a zero component stays zero and is not kept.
-	var ss float64
-	for _, f := range v {
-		ss += float64(f) * float64(f)
-	}
+	ss := sumSquares(v)
 	if ss == 0 {
 		return
 	}
@@ -80,10 +77,7 @@ func (x *Sparse) AddSparse(dim int, idx []int32, val []float32) {
 	defer x.mu.Unlock()
 	i := x.n
 	x.n++
-	var ss float64
-	for _, f := range val {
-		ss += float64(f) * float64(f)
-	}
+	ss := sumSquares(val) // the zeros add nothing to the sum
 	if ss == 0 {
 		return
 	}
@@ -159,17 +153,22 @@ func (x *Sparse) scoreDense(acc []float64, q []float32, inv float64) {
 	}
 }
 
-// invNorm is 1 over v's norm, summed in float64 in component order as
-// Normalize sums it; 0 for a zero vector.
-func invNorm(v []float32) float64 {
+// sumSquares is v's squared norm, summed in float64 in component order as
+// Normalize sums it.
+func sumSquares(v []float32) float64 {
 	var ss float64
 	for _, f := range v {
 		ss += float64(f) * float64(f)
 	}
-	if ss == 0 {
-		return 0
+	return ss
+}
+
+// invNorm is 1 over v's norm; 0 for a zero vector.
+func invNorm(v []float32) float64 {
+	if ss := sumSquares(v); ss != 0 {
+		return 1 / math.Sqrt(ss)
 	}
-	return 1 / math.Sqrt(ss)
+	return 0
 }
 
 // scatter adds component j's products with the query's component f (times
