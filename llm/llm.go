@@ -122,10 +122,11 @@ type SparseVector struct {
 }
 
 // Sparse returns e as a SparseEmbedder when its vectors come from one,
-// through the meter if e is metered; nil otherwise.
+// through its meters if e is metered (a MeteredEmbedder has EmbedSparse
+// whatever it wraps); nil otherwise.
 func Sparse(e Embedder) SparseEmbedder {
 	if m, ok := e.(*MeteredEmbedder); ok {
-		if _, ok := m.Inner.(SparseEmbedder); !ok {
+		if Sparse(m.Inner) == nil {
 			return nil
 		}
 		return m

@@ -200,3 +200,55 @@ func TestAddCallsEntersTotals(t *testing.T) {
 		t.Fatalf("total %+v", got)
 	}
 }
+
+// denseEmb gives dense vectors only; sparseEmb gives them both ways.
+type denseEmb struct{}
+
+func (denseEmb) Name() string { return "dense" }
+func (denseEmb) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0, 0}
+	}
+	return out, nil
+}
+
+type sparseEmb struct{ denseEmb }
+
+func (sparseEmb) EmbedSparse(ctx context.Context, texts []string) ([]SparseVector, error) {
+	out := make([]SparseVector, len(texts))
+	for i := range out {
+		out[i] = SparseVector{Dim: 3, Index: []int32{0}, Value: []float32{1}}
+	}
+	return out, nil
+}
+
+// Sparse sees through any number of meters, and each meter counts a
+// sparse embedding as it counts Embed's.
+func TestSparseThroughMeters(t *testing.T) {
+	outer, inner := NewMeter(), NewMeter()
+	wrap := func(e Embedder) Embedder {
+		return WithEmbedMeter(WithEmbedMeter(e, inner, "retrieval", StageBuild), outer, "retrieval", StageBuild)
+	}
+	if s := Sparse(wrap(denseEmb{})); s != nil {
+		t.Fatalf("Sparse of a dense embedder behind two meters = %T, want nil", s)
+	}
+	if Sparse(denseEmb{}) != nil || Sparse(sparseEmb{}) == nil {
+		t.Fatal("Sparse misjudged an unmetered embedder")
+	}
+	s := Sparse(wrap(sparseEmb{}))
+	if s == nil {
+		t.Fatal("Sparse of a sparse embedder behind two meters = nil")
+	}
+	texts := []string{"paint the lake", "run"}
+	if _, err := s.EmbedSparse(context.Background(), texts); err != nil {
+		t.Fatal(err)
+	}
+	want := tokens.Count(texts[0]) + tokens.Count(texts[1])
+	for name, m := range map[string]*Meter{"outer": outer, "inner": inner} {
+		tl := m.Snapshot()
+		if len(tl) != 1 || tl[0].Label != "embedding" || tl[0].Calls != 2 || tl[0].InputTokens != want {
+			t.Errorf("%s meter: %+v, want one embedding tally of 2 texts and %d tokens", name, tl, want)
+		}
+	}
+}

@@ -72,8 +72,9 @@ if [ -n "$vs" ]; then
         "$tmp/$which.test" -test.run '^$' -test.bench '^BenchmarkHarnessThroughput$' -test.benchtime "${runs}x" -test.timeout 60m) |
         awk -v p="$p" -v w="$which" '/^BenchmarkHarnessThroughput\/N=/ {
           split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
-          for (i = 2; i <= NF; i++) { if ($i == "ratio") r = $(i-1); if ($i == "cpu-ms/req") c = $(i-1); if ($i == "alloc-KB/req") k = $(i-1) }
-          printf "pair %s %-6s N=%-4s ratio %.3f  cpu ms/req %.3f  alloc KB/req %.1f\n", p, w, n, r, c, k }' | tee -a "$tmp/runs"
+          k = "-" # a revision older than the alloc-KB/req metric has none
+          for (i = 2; i <= NF; i++) { if ($i == "ratio") r = $(i-1); if ($i == "cpu-ms/req") c = $(i-1); if ($i == "alloc-KB/req") k = sprintf("%.1f", $(i-1)) }
+          printf "pair %s %-6s N=%-4s ratio %.3f  cpu ms/req %.3f  alloc KB/req %s\n", p, w, n, r, c, k }' | tee -a "$tmp/runs"
     done
   done
   awk '
@@ -82,6 +83,7 @@ if [ -n "$vs" ]; then
       for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
       return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
     }
+    function kbs(list) { return (list ~ /-/) ? "-" : sprintf("%.1f", median(list)) }
     function least(list,   a, k, i, m) {
       k = split(list, a, " "); m = a[1]
       for (i = 2; i <= k; i++) if (a[i] + 0 < m + 0) m = a[i]
@@ -97,7 +99,7 @@ if [ -n "$vs" ]; then
         for (k in a) { split(k, kk, SUBSEP); if (kk[1] == n && b[n, kk[2]] > 0) pr = pr " " a[k] / b[n, kk[2]] }
         printf "%-6s %-32s %-32s %-20s %.2f\n", n, sprintf("%.3f / %.3f (%.3f)", median(rat[n, "before"]), median(cpu[n, "before"]), least(cpu[n, "before"])),
           sprintf("%.3f / %.3f (%.3f)", median(rat[n, "after"]), median(cpu[n, "after"]), least(cpu[n, "after"])),
-          sprintf("%.1f / %.1f", median(kb[n, "before"]), median(kb[n, "after"])), median(pr)
+          sprintf("%s / %s", kbs(kb[n, "before"]), kbs(kb[n, "after"])), median(pr)
       }
     }' "$tmp/runs"
   echo "== load after: $(uptime | sed 's/.*load/load/')"

@@ -70,7 +70,7 @@ func (x *Sparse) Add(v []float32) {
 // the same norm, summed in component order, and the same postings.
 func (x *Sparse) AddSparse(dim int, idx []int32, val []float32) {
 	if dim != x.dim {
-		x.Add(densify(dim, idx, val))
+		x.Add(Densify(dim, idx, val))
 		return
 	}
 	x.mu.Lock()
@@ -89,8 +89,9 @@ func (x *Sparse) AddSparse(dim int, idx []int32, val []float32) {
 	}
 }
 
-// densify is the dense form of a sparse vector.
-func densify(dim int, idx []int32, val []float32) []float32 {
+// Densify is the vector of width dim whose nonzero components are val at
+// idx, with its zeros.
+func Densify(dim int, idx []int32, val []float32) []float32 {
 	v := make([]float32, dim)
 	for j, c := range idx {
 		v[c] = val[j]
@@ -114,7 +115,7 @@ func (x *Sparse) SearchSparse(dim int, idx []int32, val []float32, k int) []Hit 
 	inv := invNorm(val) // the zeros add nothing to the sum
 	return x.search(k, func(acc []float64) {
 		if dim != x.dim || len(x.odd) > 0 {
-			x.scoreDense(acc, densify(dim, idx, val), inv)
+			x.scoreDense(acc, Densify(dim, idx, val), inv)
 			return
 		}
 		for j, c := range idx {

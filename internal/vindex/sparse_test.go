@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -75,6 +76,44 @@ func TestSparseEqualsIndex(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Adding and searching from several goroutines at once, both ways and
+// with vectors of another width (the odd map), is safe (run with -race)
+// and loses no vector.
+func TestSparseConcurrent(t *testing.T) {
+	const dim, per = 32, 200
+	x := NewSparse(dim)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for i := range per {
+				v := make([]float32, dim)
+				if i%50 == 7 {
+					v = make([]float32, dim-1) // another width
+				}
+				v[rng.IntN(len(v))] = float32(rng.NormFloat64())
+				idx, val := nonzeros(v)
+				if g%2 == 0 {
+					x.Add(v)
+				} else {
+					x.AddSparse(len(v), idx, val)
+				}
+				if hits := x.SearchSparse(len(v), idx, val, 3); len(hits) == 0 {
+					t.Error("SearchSparse found nothing after an add")
+					return
+				}
+				x.Search(v, 3)
+			}
+		}()
+	}
+	wg.Wait()
+	if x.Len() != 4*per {
+		t.Fatalf("Len = %d after %d adds", x.Len(), 4*per)
 	}
 }
 

@@ -178,10 +178,7 @@ func (s *store) ingestSparse(ctx context.Context, e llm.SparseEmbedder, texts []
 func dense(vecs []llm.SparseVector) [][]float32 {
 	out := make([][]float32, len(vecs))
 	for i, v := range vecs {
-		out[i] = make([]float32, v.Dim)
-		for j, c := range v.Index {
-			out[i][c] = v.Value[j]
-		}
+		out[i] = vindex.Densify(v.Dim, v.Index, v.Value)
 	}
 	return out
 }
