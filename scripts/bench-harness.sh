@@ -55,6 +55,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+if [ -n "$vs" ] && [ -n "$floor" ]; then
+  echo "bench-harness: --floor is not for --vs (measure the floor with --child --floor, without --vs)" >&2; exit 2
+fi
 if [ -n "$vs" ]; then
   git rev-parse --verify -q "$vs^{commit}" >/dev/null || { echo "bench-harness: --vs $vs: not a git revision here (try a commit hash or branch)" >&2; exit 2; }
   tmp="$(mktemp -d)"
@@ -107,7 +110,7 @@ if [ -n "$vs" ]; then
 fi
 echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load/load/'); server: $mode"
 out="$(mktemp)"
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" "$out.cpu"' EXIT
 MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER="$mode" \
   go test -run '^$' -bench '^BenchmarkHarnessThroughput$' -benchtime "${runs}x" -timeout 60m ./harness >"$out"
 grep -E '^(BenchmarkHarness|.*LoCoMo not found)' "$out" >&2 || true

@@ -58,8 +58,12 @@ func isSparse(vecs [][]float32) bool {
 			}
 		}
 	}
-	return nnz*sparseShare <= len(vecs)*len(vecs[0])
+	return sparseEnough(nnz, len(vecs), len(vecs[0]))
 }
+
+// sparseEnough says whether n vectors of width dim with nnz nonzero
+// components in all are sparse enough for the sparse index.
+func sparseEnough(nnz, n, dim int) bool { return dim > 0 && nnz*sparseShare <= n*dim }
 
 // EmbedText is what gets embedded for a turn: speaker and text, because
 // questions usually name the person they ask about.
@@ -152,10 +156,7 @@ func (s *store) ingestSparse(ctx context.Context, e llm.SparseEmbedder, texts []
 	if len(vecs) != len(texts) {
 		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", e.Name(), len(vecs), len(texts))
 	}
-	if first {
-		if len(vecs) == 0 {
-			return dense(vecs), nil
-		}
+	if first { // the batch is never empty
 		nnz := 0
 		for _, v := range vecs {
 			if v.Dim != vecs[0].Dim {
@@ -163,7 +164,7 @@ func (s *store) ingestSparse(ctx context.Context, e llm.SparseEmbedder, texts []
 			}
 			nnz += len(v.Index)
 		}
-		if vecs[0].Dim == 0 || nnz*sparseShare > len(vecs)*vecs[0].Dim {
+		if !sparseEnough(nnz, len(vecs), vecs[0].Dim) {
 			return dense(vecs), nil
 		}
 		s.sparse = vindex.NewSparse(vecs[0].Dim)
