@@ -24,6 +24,7 @@ import (
 	"github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/judging"
+	"github.com/membench/membench/internal/procs"
 	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -309,6 +310,9 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	defer p.work.close()
 	p.mem = planMemory(p.Data.Conversations, p.Cfg.Concurrency, p.log)
 	defer p.mem.stop()
+	// One P while the run waits on remote models, every core while it
+	// computes (internal/procs).
+	defer procs.Hold()()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Cfg.Concurrency)
 	for _, conv := range p.Data.Conversations {

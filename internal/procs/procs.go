@@ -1,0 +1,136 @@
+// Package procs runs a run's process on one P (GOMAXPROCS=1) while it is
+// waiting on the network, and gives it every core back as soon as it
+// computes.
+//
+// Why: a run against a remote model spends most of its time waiting for
+// replies, and each reply wakes the program in a burst of a few goroutines
+// (net/http's read and write loops, the question's worker). With two Ps the
+// Go scheduler wakes a second thread for each burst, which on this kind of
+// VM costs more CPU than the work it runs. Full LoCoMo at --concurrency 64
+// against a 250 ms server used 14% less CPU in whole processes with
+// GOMAXPROCS=1 at the same wall time (docs/scale.md, "eighth pass"). A
+// build that embeds or an offline backend needs both cores, so the setting
+// follows the CPU the process actually uses.
+package procs
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"time"
+)
+
+const (
+	// interval is how often the process's CPU use is sampled.
+	interval = 250 * time.Millisecond
+	// low is the CPU use (in cores) under which the process is waiting;
+	// calm is how many samples in a row must be under it before the
+	// process goes down to one P, so a pause between two bursts of work
+	// does not.
+	low  = 0.3
+	calm = 4
+	// high is the CPU use over one sample that, on one P, means the
+	// process has work for more: it gets its cores back at once.
+	high = 0.7
+)
+
+// governor decides from each sample of CPU use how many Ps the process
+// should have; it holds no clock, so its rule is tested on its own.
+type governor struct {
+	full   int // the GOMAXPROCS the process had when the governor started
+	single bool
+	quiet  int // samples in a row under low
+}
+
+// step takes the CPU use (cores) over the last interval and returns the
+// GOMAXPROCS to set, or 0 to leave it as it is.
+func (g *governor) step(cores float64) int {
+	if g.single {
+		if cores > high {
+			g.single, g.quiet = false, 0
+			return g.full
+		}
+		return 0
+	}
+	if cores >= low {
+		g.quiet = 0
+		return 0
+	}
+	if g.quiet++; g.quiet >= calm {
+		g.single, g.quiet = true, 0
+		return 1
+	}
+	return 0
+}
+
+var (
+	mu      sync.Mutex
+	holders int
+	stop    func()
+)
+
+// Hold starts the governor unless it is running already (several runs in
+// one process share it) and returns the function that lets go; the last
+// to let go stops it and puts GOMAXPROCS back. With GOMAXPROCS set in the
+// environment, or a single P to begin with, it does nothing: the user's
+// setting stands.
+func Hold() (release func()) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return func() {}
+	}
+	if _, ok := cpuTime(); !ok {
+		return func() {} // no CPU clock on this system
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if holders == 0 {
+		if runtime.GOMAXPROCS(0) < 2 {
+			return func() {}
+		}
+		stop = start()
+	}
+	holders++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if holders--; holders == 0 {
+				stop()
+			}
+		})
+	}
+}
+
+// start runs the governor in a goroutine and returns its stop.
+func start() func() {
+	g := &governor{full: runtime.GOMAXPROCS(0)}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		cpu0, _ := cpuTime()
+		wall0 := time.Now()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			cpu1, _ := cpuTime()
+			wall1 := time.Now()
+			if n := g.step(float64(cpu1-cpu0) / float64(wall1.Sub(wall0))); n > 0 {
+				runtime.GOMAXPROCS(n)
+			}
+			cpu0, wall0 = cpu1, wall1
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		if g.single {
+			runtime.GOMAXPROCS(g.full)
+		}
+	}
+}

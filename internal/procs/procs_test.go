@@ -1,0 +1,101 @@
+package procs
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestGovernorRule(t *testing.T) {
+	g := &governor{full: 2}
+	steps := []struct {
+		cores float64
+		want  int
+	}{
+		{0.1, 0}, {0.1, 0}, {0.1, 0},
+		{0.35, 0}, // busy enough: the calm count starts again
+		{0.1, 0}, {0.1, 0}, {0.1, 0},
+		{0.1, 1},  // four calm samples in a row: one P
+		{0.6, 0},  // on one P, under high: stays
+		{0.05, 0}, // still one P
+		{0.9, 2},  // needs more: every core back at once
+		{0.9, 0},
+		{0.1, 0}, {0.1, 0}, {0.1, 0}, {0.1, 1},
+	}
+	for i, s := range steps {
+		if got := g.step(s.cores); got != s.want {
+			t.Fatalf("step %d (%.2f cores): set %d, want %d", i, s.cores, got, s.want)
+		}
+	}
+}
+
+// TestHoldFollowsTheCPU runs the real governor: an idle process goes down
+// to one P, a busy one gets its cores back, and letting go restores them.
+func TestHoldFollowsTheCPU(t *testing.T) {
+	full := runtime.GOMAXPROCS(0)
+	if full < 2 {
+		t.Skip("one P already: nothing to govern")
+	}
+	t.Setenv("GOMAXPROCS", "") // Hold reads it; the runtime read it at start
+	release := Hold()
+	defer release()
+	waitFor(t, "one P while idle", func() bool { return runtime.GOMAXPROCS(0) == 1 })
+
+	var stopSpin atomic.Bool
+	defer stopSpin.Store(true)
+	for range full {
+		go func() {
+			for !stopSpin.Load() {
+			}
+		}()
+	}
+	waitFor(t, "every P back while busy", func() bool { return runtime.GOMAXPROCS(0) == full })
+	stopSpin.Store(true)
+	waitFor(t, "one P again once idle", func() bool { return runtime.GOMAXPROCS(0) == 1 })
+	release()
+	if got := runtime.GOMAXPROCS(0); got != full {
+		t.Fatalf("after release GOMAXPROCS = %d, want %d back", got, full)
+	}
+}
+
+func TestHoldIsShared(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one P already: nothing to govern")
+	}
+	t.Setenv("GOMAXPROCS", "")
+	a, b := Hold(), Hold()
+	if holders != 2 {
+		t.Fatalf("holders = %d, want 2", holders)
+	}
+	a()
+	a() // letting go twice counts once
+	if holders != 1 {
+		t.Fatalf("holders = %d after one release, want 1", holders)
+	}
+	b()
+	if holders != 0 {
+		t.Fatalf("holders = %d after both, want 0", holders)
+	}
+}
+
+func TestHoldLeavesTheUsersSetting(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "2")
+	release := Hold()
+	defer release()
+	if holders != 0 {
+		t.Fatalf("GOMAXPROCS set: the governor started (holders = %d)", holders)
+	}
+}
+
+// waitFor polls cond for up to 30 s: long enough for a loaded CI machine,
+// where the governor's samples still come every 250 ms.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("not reached in 30 s: %s (GOMAXPROCS %d)", what, runtime.GOMAXPROCS(0))
+}
