@@ -311,8 +311,10 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	p.mem = planMemory(p.Data.Conversations, p.Cfg.Concurrency, p.log)
 	defer p.mem.stop()
 	// One P while the run waits on remote models, every core while it
-	// computes (internal/procs).
-	defer procs.Hold()()
+	// computes (internal/procs); a GOMAXPROCS the user set stands.
+	if !p.Cfg.Host.FixedProcs {
+		defer procs.Hold()()
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Cfg.Concurrency)
 	for _, conv := range p.Data.Conversations {

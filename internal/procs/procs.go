@@ -14,7 +14,6 @@
 package procs
 
 import (
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -71,13 +70,10 @@ var (
 
 // Hold starts the governor unless it is running already (several runs in
 // one process share it) and returns the function that lets go; the last
-// to let go stops it and puts GOMAXPROCS back. With GOMAXPROCS set in the
-// environment, or a single P to begin with, it does nothing: the user's
-// setting stands.
+// to let go stops it and puts GOMAXPROCS back. With a single P to begin
+// with it does nothing. A GOMAXPROCS the user set is the caller's to
+// respect (runlog.Host.FixedProcs): this package reads no environment.
 func Hold() (release func()) {
-	if os.Getenv("GOMAXPROCS") != "" {
-		return func() {}
-	}
 	if _, ok := cpuTime(); !ok {
 		return func() {} // no CPU clock on this system
 	}

@@ -15,9 +15,12 @@ import (
 // (datasets, models, caches).
 const Home = "MEMBENCH_HOME"
 
-// Host returns what MEMBENCH_HOME, MEMBENCH_EMBEDDER and CI say.
+// Host returns what MEMBENCH_HOME, MEMBENCH_EMBEDDER, CI and GOMAXPROCS say.
 func Host() runlog.Host {
-	return runlog.Host{Home: os.Getenv(Home), Embedder: os.Getenv(embedder.EnvEmbedder), CI: os.Getenv("CI") != ""}
+	return runlog.Host{
+		Home: os.Getenv(Home), Embedder: os.Getenv(embedder.EnvEmbedder), CI: os.Getenv("CI") != "",
+		FixedProcs: os.Getenv("GOMAXPROCS") != "",
+	}
 }
 
 // JobIndex is JOB_COMPLETION_INDEX, which Kubernetes Indexed Jobs set on

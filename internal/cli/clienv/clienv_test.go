@@ -17,12 +17,14 @@ func TestHostReadsTheEnvironment(t *testing.T) {
 	t.Setenv(Home, "/mb-home")
 	t.Setenv("MEMBENCH_EMBEDDER", "hashed")
 	t.Setenv("CI", "true")
-	if h := Host(); h.Home != "/mb-home" || h.Embedder != "hashed" || !h.CI {
+	t.Setenv("GOMAXPROCS", "2")
+	if h := Host(); h.Home != "/mb-home" || h.Embedder != "hashed" || !h.CI || !h.FixedProcs {
 		t.Fatalf("Host() = %+v", h)
 	}
 	t.Setenv("CI", "")
-	if Host().CI {
-		t.Fatal("CI empty but Host().CI is true")
+	t.Setenv("GOMAXPROCS", "")
+	if h := Host(); h.CI || h.FixedProcs {
+		t.Fatalf("CI and GOMAXPROCS empty but Host() = %+v", h)
 	}
 }
 
