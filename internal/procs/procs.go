@@ -16,6 +16,7 @@ package procs
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -66,7 +67,19 @@ var (
 	mu      sync.Mutex
 	holders int
 	stop    func()
+	lent    atomic.Int32 // the Ps to give back while the governor runs, else 0
 )
+
+// Max is how many Ps the process may use: GOMAXPROCS, or while the
+// governor runs, the value it gives back. Worker pools are sized by it, so
+// a batch started on one P spreads over every core as soon as the
+// governor sees it computing, instead of staying on one worker to its end.
+func Max() int {
+	if n := lent.Load(); n > 0 {
+		return int(n)
+	}
+	return runtime.GOMAXPROCS(0)
+}
 
 // Hold starts the governor unless it is running already (several runs in
 // one process share it) and returns the function that lets go; the last
@@ -101,6 +114,7 @@ func Hold() (release func()) {
 // start runs the governor in a goroutine and returns its stop.
 func start() func() {
 	g := &governor{full: runtime.GOMAXPROCS(0)}
+	lent.Store(int32(g.full))
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -128,5 +142,6 @@ func start() func() {
 		if g.single {
 			runtime.GOMAXPROCS(g.full)
 		}
+		lent.Store(0)
 	}
 }

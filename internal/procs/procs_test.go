@@ -40,6 +40,9 @@ func TestHoldFollowsTheCPU(t *testing.T) {
 	release := Hold()
 	defer release()
 	waitFor(t, "one P while idle", func() bool { return runtime.GOMAXPROCS(0) == 1 })
+	if got := Max(); got != full {
+		t.Fatalf("on one P, Max() = %d, want the %d to give back", got, full)
+	}
 
 	var stopSpin atomic.Bool
 	defer stopSpin.Store(true)
@@ -55,6 +58,9 @@ func TestHoldFollowsTheCPU(t *testing.T) {
 	release()
 	if got := runtime.GOMAXPROCS(0); got != full {
 		t.Fatalf("after release GOMAXPROCS = %d, want %d back", got, full)
+	}
+	if got := Max(); got != full {
+		t.Fatalf("after release Max() = %d, want GOMAXPROCS %d", got, full)
 	}
 }
 

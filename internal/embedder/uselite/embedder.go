@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
+
+	"github.com/membench/membench/internal/procs"
 )
 
 // Name is the embedder's name in manifests and caches.
@@ -105,9 +106,9 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	// Tokenizing is ~3% of the work: serial, it would leave a core idle
 	// for that long in every call.
-	if procs := runtime.GOMAXPROCS(0); procs > 1 && len(texts) >= 64 {
+	if n := procs.Max(); n > 1 && len(texts) >= 64 {
 		var tw sync.WaitGroup
-		per := (len(texts) + procs - 1) / procs
+		per := (len(texts) + n - 1) / n
 		for lo := 0; lo < len(texts); lo += per {
 			tw.Add(1)
 			go func(lo, hi int) {
@@ -132,7 +133,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		lo = hi
 	}
 	out := make([][]float32, len(texts))
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	workers := min(procs.Max(), len(jobs))
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	for range workers {
