@@ -1,16 +1,16 @@
-// Package procs runs a run's process on one P (GOMAXPROCS=1) while it is
-// waiting on the network, and gives it every core back as soon as it
-// computes.
+// Package procs puts the process on one P (GOMAXPROCS=1) while a run
+// waits on the network, and gives every core back as soon as it computes.
 //
 // Why: a run against a remote model spends most of its time waiting for
 // replies, and each reply wakes the program in a burst of a few goroutines
 // (net/http's read and write loops, the question's worker). With two Ps the
-// Go scheduler wakes a second thread for each burst, which on this kind of
-// VM costs more CPU than the work it runs. Full LoCoMo at --concurrency 64
+// Go scheduler wakes a second thread for each burst, which on a small VM
+// costs more CPU than the work it runs. Full LoCoMo at --concurrency 64
 // against a 250 ms server used 14% less CPU in whole processes with
-// GOMAXPROCS=1 at the same wall time (docs/scale.md, "eighth pass"). A
-// build that embeds or an offline backend needs both cores, so the setting
-// follows the CPU the process actually uses.
+// GOMAXPROCS=1 at the same wall time, and 6% less with this governor,
+// which starts on every core (docs/scale.md, "eighth pass"). A build that
+// embeds or an offline backend needs both cores, so the setting follows
+// the CPU the process actually uses.
 package procs
 
 import (
