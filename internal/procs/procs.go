@@ -20,43 +20,44 @@ import (
 	"time"
 )
 
-const (
-	// interval is how often the process's CPU use is sampled.
-	interval = 250 * time.Millisecond
-	// low is the CPU use (in cores) under which the process is waiting;
-	// calm is how many samples in a row must be under it before the
-	// process goes down to one P, so a pause between two bursts of work
-	// does not.
-	low  = 0.3
-	calm = 4
-	// high is the CPU use over one sample that, on one P, means the
-	// process has work for more: it gets its cores back at once.
-	high = 0.7
-)
+// interval is how often the process's CPU use is sampled.
+const interval = 250 * time.Millisecond
 
 // governor decides from each sample of CPU use how many Ps the process
 // should have; it holds no clock, so its rule is tested on its own.
 type governor struct {
-	full   int // the GOMAXPROCS the process had when the governor started
-	single bool
-	quiet  int // samples in a row under low
+	full int // the GOMAXPROCS the process had when the governor started
+	// low is the CPU use (in cores) under which the process is waiting;
+	// calm is how many samples in a row must be under it before the
+	// process goes down to one P, so a pause between two bursts of work
+	// does not. high is the CPU use over one sample that, on one P, means
+	// the process has work for more: it gets its cores back at once.
+	low, high float64
+	calm      int
+	single    bool
+	quiet     int // samples in a row under low
+}
+
+// newGovernor has the rule Hold uses.
+func newGovernor(full int) *governor {
+	return &governor{full: full, low: 0.3, high: 0.7, calm: 4}
 }
 
 // step takes the CPU use (cores) over the last interval and returns the
 // GOMAXPROCS to set, or 0 to leave it as it is.
 func (g *governor) step(cores float64) int {
 	if g.single {
-		if cores > high {
+		if cores > g.high {
 			g.single, g.quiet = false, 0
 			return g.full
 		}
 		return 0
 	}
-	if cores >= low {
+	if cores >= g.low {
 		g.quiet = 0
 		return 0
 	}
-	if g.quiet++; g.quiet >= calm {
+	if g.quiet++; g.quiet >= g.calm {
 		g.single, g.quiet = true, 0
 		return 1
 	}
@@ -96,7 +97,7 @@ func Hold() (release func()) {
 		if runtime.GOMAXPROCS(0) < 2 {
 			return func() {}
 		}
-		stop = start()
+		stop = start(newGovernor(runtime.GOMAXPROCS(0)))
 	}
 	holders++
 	var once sync.Once
@@ -111,9 +112,8 @@ func Hold() (release func()) {
 	}
 }
 
-// start runs the governor in a goroutine and returns its stop.
-func start() func() {
-	g := &governor{full: runtime.GOMAXPROCS(0)}
+// start runs g in a goroutine and returns its stop.
+func start(g *governor) func() {
 	lent.Store(int32(g.full))
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
