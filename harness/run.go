@@ -311,10 +311,13 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	p.mem = planMemory(p.Data.Conversations, p.Cfg.Concurrency, p.log)
 	defer p.mem.stop()
 	// One P while the run waits on remote models, every core while it
-	// computes (internal/procs); a GOMAXPROCS the user set stands.
+	// computes (internal/procs); a GOMAXPROCS the user set stands. Let go
+	// as soon as the questions are done: the summary computes.
+	release := func() {}
 	if !p.Cfg.Host.FixedProcs {
-		defer procs.Hold()()
+		release = procs.Hold()
 	}
+	defer release()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Cfg.Concurrency)
 	for _, conv := range p.Data.Conversations {
@@ -328,6 +331,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		})
 	}
 	runErr := g.Wait()
+	release()
 	if runErr != nil && ctx.Err() != nil {
 		runErr = fmt.Errorf("interrupted (%w); finished questions are saved, rerun the same command to resume", ctx.Err())
 	}

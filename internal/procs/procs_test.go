@@ -94,9 +94,15 @@ func TestHoldIsShared(t *testing.T) {
 		t.Fatalf("holders = %d after one release, want 1", holders)
 	}
 	b()
-	if holders != 0 {
-		t.Fatalf("holders = %d after both, want 0", holders)
+	if holders != 0 || stop != nil || lent.Load() != 0 {
+		t.Fatalf("after both: holders %d, governor stopped %v, lent %d; want 0, true, 0", holders, stop == nil, lent.Load())
 	}
+	// Held again after a full release: a new governor.
+	c := Hold()
+	if holders != 1 || stop == nil || int(lent.Load()) != runtime.GOMAXPROCS(0) {
+		t.Fatalf("held again: holders %d, governor running %v, lent %d", holders, stop != nil, lent.Load())
+	}
+	c()
 }
 
 // waitFor polls cond for up to 30 s: long enough for a loaded CI machine,

@@ -6,6 +6,7 @@ package clienv
 
 import (
 	"os"
+	"strconv"
 
 	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/runlog"
@@ -19,10 +20,17 @@ const Home = "MEMBENCH_HOME"
 func Host() runlog.Host {
 	return runlog.Host{
 		Home: os.Getenv(Home), Embedder: os.Getenv(embedder.EnvEmbedder), CI: os.Getenv("CI") != "",
-		FixedProcs: os.Getenv("GOMAXPROCS") != "",
+		FixedProcs: fixedProcs(os.Getenv("GOMAXPROCS")),
 	}
 }
 
 // JobIndex is JOB_COMPLETION_INDEX, which Kubernetes Indexed Jobs set on
 // each pod; `run --shard auto/N` takes the shard index from it.
 func JobIndex() string { return os.Getenv("JOB_COMPLETION_INDEX") }
+
+// fixedProcs says whether a GOMAXPROCS value is one the Go runtime takes
+// (a positive integer): it ignores any other, and so does membench.
+func fixedProcs(v string) bool {
+	n, err := strconv.Atoi(v)
+	return err == nil && n > 0
+}

@@ -26,6 +26,12 @@ func TestHostReadsTheEnvironment(t *testing.T) {
 	if h := Host(); h.CI || h.FixedProcs {
 		t.Fatalf("CI and GOMAXPROCS empty but Host() = %+v", h)
 	}
+	for _, v := range []string{"0", "-1", "abc"} { // the runtime ignores these
+		t.Setenv("GOMAXPROCS", v)
+		if Host().FixedProcs {
+			t.Fatalf("GOMAXPROCS=%s taken as a fixed setting", v)
+		}
+	}
 }
 
 // Process-wide state on the run path is what let one run's settings leak
