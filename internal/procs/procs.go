@@ -11,6 +11,15 @@
 // which starts on every core (docs/scale.md, "eighth pass"). A build that
 // embeds or an offline backend needs both cores, so the setting follows
 // the CPU the process actually uses.
+//
+// A limit of the rule: it raises on the CPU the process got, not on the
+// CPU it wanted. On a machine that others keep busy, one thread may never
+// get 0.7 of a core, and work that starts after a wait then runs on one P
+// (with three busy processes beside it on two cores, a test stayed there
+// for about 5 s); GOMAXPROCS in the environment turns the governor off.
+// The runtime's scheduling-latency histogram was tried as a second signal
+// and was too noisy: an I/O-bound run on one P showed 4-11 waits over 1 ms
+// per sample.
 package procs
 
 import (
@@ -82,15 +91,6 @@ func Max() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// A limit of the rule: it raises on the CPU the process got, not on the
-// CPU it wanted. On a machine that others keep busy, one thread may never
-// get 0.7 of a core, and work that starts after a wait then runs on one P
-// (with three busy processes beside it on two cores, a test stayed there
-// for about 5 s). GOMAXPROCS in the environment turns the governor off. The
-// runtime's scheduling-latency histogram was tried as a second signal and
-// was too noisy: an I/O-bound run on one P showed 4-11 waits over 1 ms per
-// sample.
-
 // Hold starts the governor unless it is running already (several runs in
 // one process share it) and returns the function that lets go; the last
 // to let go stops it and puts GOMAXPROCS back. With a single P to begin
@@ -103,10 +103,11 @@ func Hold() (release func()) {
 	mu.Lock()
 	defer mu.Unlock()
 	if holders == 0 {
-		if runtime.GOMAXPROCS(0) < 2 {
+		n := runtime.GOMAXPROCS(0)
+		if n < 2 {
 			return func() {}
 		}
-		stop = start(newGovernor(runtime.GOMAXPROCS(0)))
+		stop = start(newGovernor(n))
 	}
 	holders++
 	var once sync.Once
