@@ -44,9 +44,10 @@
 #             --vs does), and print every run, then per N the median, least
 #             and most of ratio and cpu ms/req and how many runs were over
 #             the CPU target. The issue's figures are medians of runs; on
-#             this VM single runs of the same build spread by +-25% (the
-#             host's noise), so a target is judged on a series, not on one
-#             run. Not with --vs, --floor or --runs; no cold/warm figure.
+#             this VM single runs of one build ranged from 0.22 to 0.36 ms
+#             per request at N=64 (the host's noise), so a target is judged
+#             on a series, not on one run. Not with --vs, --pairs, --floor
+#             or --runs; no cold/warm figure.
 #   N,...     concurrencies (default 16,64,256)
 set -euo pipefail
 cd "$(dirname "$0")/.."
