@@ -85,8 +85,9 @@ type Host struct {
 	Embedder string
 	// CI is true when the CI variable is set: no progress bar.
 	CI bool
-	// FixedProcs is true when GOMAXPROCS is set: the run keeps that many
-	// Ps instead of going down to one while it waits (internal/procs).
+	// FixedProcs is true when GOMAXPROCS is set to a positive integer (the
+	// values the Go runtime takes): the run keeps that many Ps instead of
+	// going down to one while it waits (internal/procs).
 	FixedProcs bool
 }
 
