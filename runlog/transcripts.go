@@ -377,12 +377,12 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 }
 
 // gzipMember writes t to buf as one gzip member with its head (see
-// headExtra). Members are compressed by klauspost's deflate (stateless or
-// BestSpeed, see statelessMax), about half the CPU of the standard
-// library's, and are plain gzip either way (readers use compress/gzip).
-// Writers are reused, and go back before the caller waits for the file:
-// with hundreds of questions queued on the file lock, writers held through
-// the wait were allocated afresh by the hundred.
+// headExtra): stored up to storedMax bytes, deflated by klauspost's
+// BestSpeed above it (about half the CPU of the standard library's), and
+// plain gzip either way (readers use compress/gzip). Writers are reused,
+// and go back before the caller waits for the file: with hundreds of
+// questions queued on the file lock, writers held through the wait were
+// allocated afresh by the hundred.
 func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	// json.Marshal's bytes and a newline (Transcript.AppendJSON, or
 	// encoding/json for a record it declines), then compressed.
@@ -412,30 +412,32 @@ func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	return nil
 }
 
-// A transcript of up to statelessMax bytes (nearly all: a LoCoMo one is
-// about 5 KB) is compressed by klauspost's stateless deflate, whose 32 KB
-// match table lives on the stack and is cleared per member; BestSpeed's
-// writer keeps a 128 KB table that is cold in the cache by the time the
-// next transcript comes (31.6 against 24.2 µs per LoCoMo transcript with
-// 4 MB touched in between, the same size of output; hot, both take 21
-// µs). Longer ones, where the stateless encoder compresses worse (4.8:1
-// against 5.1:1 on 300 KB), keep BestSpeed.
-const statelessMax = 32 << 10
+// A transcript of up to storedMax bytes (nearly all: a LoCoMo one is
+// about 5-6 KB) is stored, not deflated. Deflating it was the largest
+// single part of a question's harness CPU against a slow server: 27 µs
+// per LoCoMo transcript (klauspost's stateless encoder, 2.8:1) against
+// 0.7 µs stored, and a tenth of the CPU per model request (docs/scale.md,
+// tenth pass). The price is disk: a full LoCoMo turns-cosine run's
+// transcripts take 12 MB instead of 4.7 MB; bundles are a gzip'd tar, so
+// what is shared stays compressed. Longer transcripts (full-context and
+// LongMemEval ones, hundreds of KB) are deflated, where the disk saved is
+// worth the CPU.
+const storedMax = 32 << 10
 
-// gzipFree and statelessFree keep idle gzip writers. Not a sync.Pool: a
+// gzipFree and storedFree keep idle gzip writers. Not a sync.Pool: a
 // pool is emptied at every GC, and each cycle then allocated (and zeroed)
 // fresh writers.
 var (
-	gzipFree      = make(chan *kgzip.Writer, 8)
-	statelessFree = make(chan *kgzip.Writer, 8)
+	gzipFree   = make(chan *kgzip.Writer, 8)
+	storedFree = make(chan *kgzip.Writer, 8)
 )
 
 // getGzip returns a writer for a member of size bytes and the free list
 // it goes back to.
 func getGzip(size int) (*kgzip.Writer, chan *kgzip.Writer) {
 	free, level := gzipFree, kgzip.BestSpeed
-	if size <= statelessMax {
-		free, level = statelessFree, kgzip.StatelessCompression
+	if size <= storedMax {
+		free, level = storedFree, kgzip.NoCompression
 	}
 	select {
 	case zw := <-free:

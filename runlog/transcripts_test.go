@@ -252,7 +252,7 @@ func TestTranscriptIndexWithoutHeads(t *testing.T) {
 	}
 }
 
-// Members below and above statelessMax (two deflate writers) read back
+// Members below and above storedMax (stored and deflated) read back
 // whole, by heads and by inflating the file with compress/gzip.
 func TestTranscriptsSmallAndLargeMembers(t *testing.T) {
 	dir := t.TempDir()
@@ -262,7 +262,7 @@ func TestTranscriptsSmallAndLargeMembers(t *testing.T) {
 	}
 	words := strings.Fields("she went to the support group on 7 May 2023 and painted a sunrise with Melanie after the race")
 	var want []Transcript
-	for i, n := range []int{0, 30, 900, statelessMax / 8, statelessMax/5 - 40, statelessMax / 5, 60000, 400000} {
+	for i, n := range []int{0, 30, 900, storedMax / 8, storedMax/5 - 40, storedMax / 5, 60000, 400000} {
 		var ctx strings.Builder
 		for j := 0; ctx.Len() < n; j++ {
 			ctx.WriteString(words[(j*7+i)%len(words)])
