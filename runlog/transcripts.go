@@ -413,15 +413,16 @@ func gzipMember(buf *bytes.Buffer, t Transcript) error {
 }
 
 // A transcript of up to storedMax bytes (nearly all: a LoCoMo one is
-// about 5-6 KB) is stored, not deflated. Deflating it was the largest
-// single part of a question's harness CPU against a slow server: 27 µs
-// per LoCoMo transcript (klauspost's stateless encoder, 2.8:1) against
-// 0.7 µs stored, and a tenth of the CPU per model request (docs/scale.md,
-// tenth pass). The price is disk: a full LoCoMo turns-cosine run's
-// transcripts take 12 MB instead of 4.7 MB; bundles are a gzip'd tar, so
-// what is shared stays compressed. Longer transcripts (full-context and
-// LongMemEval ones, hundreds of KB) are deflated, where the disk saved is
-// worth the CPU.
+// about 5 KB) is stored, not deflated. Deflating it was the largest part
+// of a question's harness CPU we could remove: 27 µs per LoCoMo
+// transcript with klauspost's stateless encoder (2.8:1) against 0.7 µs
+// stored, and the harness's CPU per request against a 250 ms server fell
+// to 0.85 of before (docs/scale.md, tenth pass). The price is disk: full
+// LoCoMo's turns-cosine transcripts take 10.5 MB instead of 3.9 MB
+// (offline, default judges); bundles are a gzip'd tar, so what is shared
+// stays compressed. Longer transcripts (full-context and LongMemEval
+// ones, hundreds of KB) are deflated, where the disk saved is worth the
+// CPU.
 const storedMax = 32 << 10
 
 // gzipFree and storedFree keep idle gzip writers. Not a sync.Pool: a

@@ -305,4 +305,21 @@ func TestTranscriptsSmallAndLargeMembers(t *testing.T) {
 	if err != nil || bytes.Count(all, []byte("\n")) != len(want) {
 		t.Fatalf("compress/gzip read %d lines (%v), want %d", bytes.Count(all, []byte("\n")), err, len(want))
 	}
+	// Up to storedMax a member holds its line verbatim (stored, which
+	// saves the harness the deflate); above it the member is deflated.
+	file, err := os.ReadFile(filepath.Join(dir, TranscriptsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(all, []byte("\n"))
+	for i, h := range heads {
+		member, line := file[h.Offset:h.Offset+h.Length], lines[i]
+		stored := bytes.Contains(member, line)
+		if want := len(line) <= storedMax; stored != want {
+			t.Errorf("member %s (%d bytes of JSON): stored %v, want %v", h.QuestionID, len(line), stored, want)
+		}
+		if len(line) > storedMax && len(member) >= len(line)/2 {
+			t.Errorf("member %s: %d bytes for %d of JSON, not deflated", h.QuestionID, len(member), len(line))
+		}
+	}
 }
