@@ -385,7 +385,8 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 // allocated afresh by the hundred.
 func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	// json.Marshal's bytes and a newline (Transcript.AppendJSON, or
-	// encoding/json for a record it declines), then compressed.
+	// encoding/json for a record it declines), then stored or deflated
+	// (see storedMax).
 	bp := getRecordBuf()
 	defer putRecordBuf(bp)
 	js, err := jsonenc.Append((*bp)[:0], t.compact())

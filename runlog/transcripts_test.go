@@ -262,7 +262,7 @@ func TestTranscriptsSmallAndLargeMembers(t *testing.T) {
 	}
 	words := strings.Fields("she went to the support group on 7 May 2023 and painted a sunrise with Melanie after the race")
 	var want []Transcript
-	for i, n := range []int{0, 30, 900, storedMax / 8, storedMax/5 - 40, storedMax / 5, 60000, 400000} {
+	for i, n := range []int{0, 30, 900, storedMax / 8, storedMax/5 - 40, storedMax / 5, storedMax - 400, storedMax, 60000, 400000} {
 		var ctx strings.Builder
 		for j := 0; ctx.Len() < n; j++ {
 			ctx.WriteString(words[(j*7+i)%len(words)])
@@ -312,6 +312,16 @@ func TestTranscriptsSmallAndLargeMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := bytes.SplitAfter(all, []byte("\n"))
+	// Two members lie within 1 KB of the limit, one on each side (the
+	// limit is on the JSON line, not the context).
+	var under, over bool
+	for _, l := range lines {
+		under = under || (len(l) <= storedMax && len(l) > storedMax-1024)
+		over = over || (len(l) > storedMax && len(l) <= storedMax+1024)
+	}
+	if !under || !over {
+		t.Fatalf("no member within 1 KB of storedMax on each side (under %v, over %v)", under, over)
+	}
 	for i, h := range heads {
 		member, line := file[h.Offset:h.Offset+h.Length], lines[i]
 		stored := bytes.Contains(member, line)
