@@ -65,6 +65,25 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# bench BIN BENCHTIME runs one built throughput benchmark from this tree's
+# harness folder (so any build finds ../shared beside this checkout), the
+# server in a child process: what --vs and --series measure.
+bench() {
+  (cd harness && MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER=child \
+    "$1" -test.run '^$' -test.bench '^BenchmarkHarnessThroughput$' -test.benchtime "$2" -test.timeout 60m)
+}
+# median, least and most of a space-separated list, for the awk summaries
+# of --vs and --series.
+stats_awk='
+  function sorted(list, a,   k, i, j, t) {
+    k = split(list, a, " ")
+    for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return k
+  }
+  function median(list,   a, k) { k = sorted(list, a); return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+  function least(list,   a) { sorted(list, a); return a[1] }
+  function most(list,   a, k) { k = sorted(list, a); return a[k] }
+'
 if [ -n "$vs" ] && [ -n "$floor" ]; then
   echo "bench-harness: --floor is not for --vs (measure the floor with --child --floor, without --vs)" >&2; exit 2
 fi
@@ -80,8 +99,7 @@ if [ -n "$given_series" ]; then
   echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load/load/'); this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ', with uncommitted changes')); server: child; $series runs"
   for r in $(seq "$series"); do
     load="$(cut -d' ' -f1 /proc/loadavg)"
-    (cd harness && MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER=child \
-      "$tmp/h.test" -test.run '^$' -test.bench '^BenchmarkHarnessThroughput$' -test.benchtime 1x -test.timeout 60m) >"$tmp/out" 2>&1 && rc=0 || rc=$?
+    bench "$tmp/h.test" 1x >"$tmp/out" 2>&1 && rc=0 || rc=$?
     [ "$r" != 1 ] || grep -m1 'LoCoMo not found' "$tmp/out" >&2 || true
     awk -v r="$r" -v l="$load" '/^BenchmarkHarnessThroughput\/N=/ {
         split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
@@ -95,15 +113,7 @@ if [ -n "$given_series" ]; then
       echo "bench-harness: run $r failed or measured only $got of the concurrencies $ns (its output is above; the runs before it are printed above too)" >&2; exit 1
     fi
   done
-  awk -v order="$ns" '
-    function sort(list, a,   k, i, j, t) {
-      k = split(list, a, " ")
-      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return k
-    }
-    function median(list,   a, k) { k = sort(list, a); return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
-    function least(list,   a) { sort(list, a); return a[1] }
-    function most(list,   a, k) { k = sort(list, a); return a[k] }
+  awk -v order="$ns" "$stats_awk"'
     { n = $3; sub(/N=/, "", n); rat[n] = rat[n] " " $5; cpu[n] = cpu[n] " " $8; runs[n]++; if ($8 + 0 > 0.3) over[n]++ }
     END {
       printf "%-6s %-30s %-8s %-30s %-8s %s\n", "N", "ratio: median (least-most)", "target", "cpu ms/req: median (least-most)", "target", "runs over 0.3"
@@ -129,10 +139,7 @@ if [ -n "$vs" ]; then
   echo "== machine: $(nproc) cores, $(uptime | sed 's/.*load/load/'); before: $vs ($(git rev-parse --short "$vs")), after: this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ', with uncommitted changes')); server: child"
   for p in $(seq "$pairs"); do
     for which in before after; do
-      # Run from this tree's harness folder: both binaries find ../shared
-      # beside this checkout.
-      (cd harness && MEMBENCH_BENCH_N="$ns" MEMBENCH_BENCH_SERVER=child \
-        "$tmp/$which.test" -test.run '^$' -test.bench '^BenchmarkHarnessThroughput$' -test.benchtime "${runs}x" -test.timeout 60m) |
+      bench "$tmp/$which.test" "${runs}x" |
         awk -v p="$p" -v w="$which" '/^BenchmarkHarnessThroughput\/N=/ {
           split($1, a, "="); n = a[2]; sub(/-[0-9]+$/, "", n)
           k = "-" # a revision older than the alloc-KB/req metric has none
@@ -140,18 +147,8 @@ if [ -n "$vs" ]; then
           printf "pair %s %-6s N=%-4s ratio %.3f  cpu ms/req %.3f  alloc KB/req %s\n", p, w, n, r, c, k }' | tee -a "$tmp/runs"
     done
   done
-  awk '
-    function median(list,   a, k, i, j, t) {
-      k = split(list, a, " ")
-      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-      return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-    }
+  awk "$stats_awk"'
     function kbs(list) { return (list ~ /-/) ? "-" : sprintf("%.1f", median(list)) }
-    function least(list,   a, k, i, m) {
-      k = split(list, a, " "); m = a[1]
-      for (i = 2; i <= k; i++) if (a[i] + 0 < m + 0) m = a[i]
-      return m
-    }
     { n = $4; sub(/N=/, "", n); ns[n] = 1; key = n SUBSEP $3
       cpu[key] = cpu[key] " " $9; rat[key] = rat[key] " " $6; kb[key] = kb[key] " " $12
       if ($3 == "before") b[n, $2] = $9; else a[n, $2] = $9 }
