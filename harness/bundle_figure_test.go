@@ -52,7 +52,7 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 	recorded := time.Since(start)
 	dir := runDir(t, cfg)
 	bundle := filepath.Join(out, "locomo-turns-rerank.tar.gz")
-	b, err := runlog.WriteBundle(dir, bundle, harness.Version())
+	b, err := runlog.WriteBundle(dir, bundle, runlog.BundleOptions{Version: harness.Version()})
 	if err != nil {
 		t.Fatal(err)
 	}

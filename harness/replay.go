@@ -4,11 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/systems"
 )
 
 // ReplayOptions are the settings a replay may choose; everything that
@@ -23,23 +28,44 @@ type ReplayOptions struct {
 	// Fallback sends calls the bundle lacks to the configured backend
 	// (needs its key); without it such a call is an error.
 	Fallback bool
+	// BaseURL is the backend configured now, where Fallback sends calls
+	// ("" = $OPENAI_BASE_URL, else the default); never the bundle's.
+	BaseURL string
+	// Opts are the user's own values for the options of an outside
+	// system (exec's cmd, http's url): a bundle's values are never used.
+	Opts systems.Options
 }
 
 // Replay reruns a bundled run with every paid reply served from the
 // bundle: no network and no key. Offline roles and local embedders are
 // recomputed (they are deterministic); the dataset and the embedder must
 // be the ones the run used.
+//
+// A bundle is data from someone else, never code or a destination: its
+// config is used only for what shapes the outputs. Outside systems need
+// the user's own command or URL (o.Opts), paths it recorded (the dataset,
+// prompt files) are not read (prompts come from the bundle's own text,
+// checked by hash), and calls it lacks go only to o.BaseURL.
 func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Writer) (*runlog.Summary, error) {
 	cfg := b.Manifest.Config
 	cfg.RunID = b.Manifest.RunID
-	if o.Data != "" {
-		cfg.Data = o.Data
+	opts, err := replayOptions(b, o.Opts)
+	if err != nil {
+		return nil, err
 	}
+	cfg.Options = opts
+	cfg.Data = o.Data // "" = the dataset's own copy; never a path the bundle names
 	cfg.ResultsDir, cfg.CacheDir, cfg.Concurrency, cfg.Quiet, cfg.Host = o.ResultsDir, o.CacheDir, o.Concurrency, o.Quiet, o.Host
-	cfg.Replay, cfg.ReplayFallback = llm.NewPlayer(b.Replies), o.Fallback
+	cfg.Replay, cfg.ReplayFallback, cfg.ReplayBaseURL = llm.NewPlayer(b.Replies), o.Fallback, o.BaseURL
 	cfg = cfg.WithDefaults()
 	if runlog.IsRunDir(cfg.Dir()) {
 		return nil, badinput.Errorf("--results %s: run %s is already there; replay into another --results directory", cfg.ResultsDir, cfg.RunID)
+	}
+	if cfg, err = replayPrompts(b, cfg); err != nil {
+		return nil, err
+	}
+	if b.Partial {
+		fmt.Fprintf(log, "replay: %s is a partial bundle (its run had not finished); questions it did not reach fail unless --replay-fallback\n", filepath.Base(b.Path))
 	}
 	p, err := Prepare(cfg, log)
 	if err != nil {
@@ -53,7 +79,7 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 	if want := b.Manifest.Embedder; want != "" && llm.EmbedderModel(p.Res.EmbedderName) != llm.EmbedderModel(want) {
 		return nil, badinput.Errorf("embedder %s here, but the bundled run embedded with %s; install it (USE-lite: bash scripts/setup-embeddings.sh) so local embeddings are recomputed alike", p.Res.EmbedderName, want)
 	}
-	p.manifest.Replay = &runlog.ReplayInfo{Bundle: filepath.Base(b.Path), Membench: b.Membench, Replies: len(b.Replies)}
+	p.manifest.Replay = &runlog.ReplayInfo{Bundle: filepath.Base(b.Path), Membench: b.Membench, Replies: len(b.Replies), Partial: b.Partial}
 	// Written now, so the summary Execute computes says it was replayed.
 	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
 		return nil, err
@@ -74,4 +100,96 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 		fmt.Fprintf(log, "replay: %d calls were not in the bundle and went to the backend\n", fresh)
 	}
 	return sum, err
+}
+
+// replayOptions are the bundle's system options with every option that
+// points outside membench taken from the user instead (opts); the user
+// may give no other option.
+func replayOptions(b *runlog.Bundle, opts systems.Options) (systems.Options, error) {
+	cfg := b.Manifest.Config
+	spec, err := systems.Lookup(cfg.System)
+	if err != nil {
+		return nil, badinput.Errorf("--replay %s: %v", b.Path, err)
+	}
+	outside := map[string]bool{}
+	for _, k := range spec.Outside {
+		outside[k] = true
+	}
+	for k := range opts {
+		if !outside[k] {
+			if len(spec.Outside) == 0 {
+				return nil, badinput.Errorf("--opt %s cannot go with --replay: the bundle's manifest is the run's config, and the %s system has no outside command or URL to give", k, cfg.System)
+			}
+			return nil, badinput.Errorf("--opt %s cannot go with --replay: only the %s system's outside options (%s) may be given", k, cfg.System, strings.Join(spec.Outside, ", "))
+		}
+	}
+	out := systems.Options{}
+	for k, v := range cfg.Options {
+		out[k] = v
+	}
+	for _, k := range spec.Outside {
+		v, ok := opts[k]
+		if !ok {
+			return nil, badinput.Errorf("--replay %s: the run used the %s system, which reaches outside membench through its %s option; a replay never runs or calls what a bundle names, so give your own with --opt %s=... (the bundle says %q: check it before you use it)", b.Path, cfg.System, k, k, llm.RedactText(cfg.Options[k]))
+		}
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// replayPrompts points every prompt file of the config (--answer-prompt,
+// --judge-prompt, a judge's prompt=) at the bundle's copy of its text,
+// written into the replay's run directory, so no path the bundle names is
+// read. A prompt the bundle lacks, or whose hash it does not record, is
+// refused.
+func replayPrompts(b *runlog.Bundle, cfg runlog.Config) (runlog.Config, error) {
+	hashes := b.Manifest.PromptFiles()
+	dir := filepath.Join(cfg.Dir(), "prompts")
+	local := func(what, path string) (string, error) {
+		sum, ok := hashes[path]
+		if !ok {
+			return "", badinput.Errorf("--replay %s: the run's %s names the file %s, but its manifest records no hash for it; the bundle cannot be replayed faithfully", b.Path, what, path)
+		}
+		text, ok := b.Prompts[sum]
+		if !ok {
+			return "", badinput.Errorf("--replay %s: the run read the prompt file %s (sha256 %.12s), but the bundle (format %d, membench %s) does not carry its text; ask for a bundle made by a newer membench", b.Path, path, sum, b.Format, b.Membench)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		p := filepath.Join(dir, sum+".txt")
+		return p, runlog.WriteFileAtomic(p, text)
+	}
+	var err error
+	if cfg.AnswerPrompt != "" {
+		if cfg.AnswerPrompt, err = local("answer prompt", cfg.AnswerPrompt); err != nil {
+			return cfg, err
+		}
+	}
+	if _, builtin := judge.BuiltinPrompts[cfg.JudgePrompt]; cfg.JudgePrompt != "" && !builtin {
+		if cfg.JudgePrompt, err = local("judge prompt", cfg.JudgePrompt); err != nil {
+			return cfg, err
+		}
+	}
+	judges := make([]string, len(cfg.Judges))
+	for i, spec := range cfg.Judges {
+		parts := strings.Split(spec, ",")
+		for j, part := range parts {
+			k, v, ok := strings.Cut(part, "=")
+			if _, builtin := judge.BuiltinPrompts[strings.TrimSpace(v)]; !ok || strings.ToLower(strings.TrimSpace(k)) != "prompt" || builtin {
+				continue
+			}
+			p, err := local("judge "+strconv.Quote(spec), strings.TrimSpace(v))
+			if err != nil {
+				return cfg, err
+			}
+			parts[j] = "prompt=" + p
+		}
+		judges[i] = strings.Join(parts, ",")
+	}
+	cfg.Judges = judges
+	return cfg, nil
 }

@@ -71,7 +71,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 	cfg, orig := recordRun(t, srv.URL)
 	dir := runDir(t, cfg)
 	bundle := filepath.Join(t.TempDir(), "run.tar.gz")
-	b, err := runlog.WriteBundle(dir, bundle, "test")
+	b, err := runlog.WriteBundle(dir, bundle, runlog.BundleOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 func TestReplayNamesACallTheBundleLacks(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
 	cfg, _ := recordRun(t, srv.URL)
-	b, err := runlog.WriteBundle(runDir(t, cfg), filepath.Join(t.TempDir(), "b.tar.gz"), "test")
+	b, err := runlog.WriteBundle(runDir(t, cfg), filepath.Join(t.TempDir(), "b.tar.gz"), runlog.BundleOptions{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestWriteCIBundle(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(ciBundle), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runlog.WriteBundle(runDir(t, cfg), ciBundle, "recorded-by-test"); err != nil {
+	if _, err := runlog.WriteBundle(runDir(t, cfg), ciBundle, runlog.BundleOptions{Version: "recorded-by-test"}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.MarshalIndent(sum, "", "  ")

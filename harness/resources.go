@@ -129,14 +129,13 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 func (r *Resources) openEmbedder() error {
 	var inner llm.Embedder
 	switch e := r.cfg.Embedder; {
-	case strings.HasPrefix(e, "openai:") && r.cfg.Replay != nil:
+	case remoteEmbedder(e) && r.cfg.Replay != nil:
 		spec, err := llm.ParseSpec(e)
 		if err != nil {
-			return badinput.Errorf("--embedder %s: %v", e, err)
+			return badinput.Errorf("--embedder %s: %v", llm.RedactText(e), err)
 		}
-		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
-			spec.BaseURL = b.BaseURL
-		}
+		// The server configured now, never the bundle's.
+		spec = spec.ForReplay(r.cfg.ReplayBaseURL)
 		name := llm.EmbedderName(spec)
 		var fb llm.Embedder
 		if r.cfg.ReplayFallback {
@@ -301,7 +300,7 @@ func (r *Resources) Offline() bool {
 func (r *Resources) buildDeps(role string) llm.BuildDeps {
 	d := llm.BuildDeps{Cache: r.cache, Role: role, Limit: r.limit, HTTP: r.http}
 	if r.cfg.Replay != nil {
-		d.Replay, d.ReplayFallback = r.cfg.Replay, r.cfg.ReplayFallback
+		d.Replay, d.ReplayFallback, d.ReplayBaseURL = r.cfg.Replay, r.cfg.ReplayFallback, r.cfg.ReplayBaseURL
 	} else {
 		d.Tape = r.tape
 	}

@@ -172,6 +172,7 @@ func (p *Prepared) writeManifest() error {
 		nq += len(c.Questions)
 	}
 	m := runlog.Manifest{
+		Schema:           runlog.ManifestSchema,
 		Membench:         Version(),
 		GitCommit:        gitCommit(),
 		GitDirty:         BuildOf().Dirty,

@@ -155,7 +155,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	m := runlog.Manifest{Membench: Version(), GitCommit: gitCommit(), GitDirty: BuildOf().Dirty, VersionFrom: BuildOf().From, RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
+	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: Version(), GitCommit: gitCommit(), GitDirty: BuildOf().Dirty, VersionFrom: BuildOf().From, RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
 		Models: map[string]llm.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
 		Status: &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}}

@@ -43,6 +43,10 @@ type BuildDeps struct {
 	// server, else it is an error.
 	Replay         *Tape
 	ReplayFallback bool
+	// ReplayBaseURL is the server a replay's fallback calls: the one the
+	// user configured now ("" = $OPENAI_BASE_URL, else the default). A
+	// replay never uses the base URL or key variable its bundle recorded.
+	ReplayBaseURL string
 	// Limit is the run's budget of requests in flight, shared by every
 	// model built with it (nil: unbounded).
 	Limit *Limiter
@@ -68,6 +72,7 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 		m = o
 	case "openai":
 		if deps.Replay != nil {
+			spec = spec.ForReplay(deps.ReplayBaseURL)
 			var fb Model
 			if deps.ReplayFallback {
 				live := deps
@@ -107,6 +112,15 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 		m = WithMeter(m, deps.Meter, deps.Role)
 	}
 	return m, nil
+}
+
+// ForReplay is the spec with the server and key variable a bundle
+// recorded replaced by the ones configured now: base ("" = $OPENAI_BASE_URL,
+// else the default) and the key in OPENAI_API_KEY. A bundle is someone
+// else's file; it must not choose where the user's key is sent.
+func (s Spec) ForReplay(base string) Spec {
+	s.BaseURL, s.APIKeyEnv = base, ""
+	return s
 }
 
 // BuildEmbedder makes an OpenAI-compatible embedder from a spec (the spec's

@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,16 +13,23 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 )
 
-// BundleFormat is the version of the bundle layout this membench writes.
-// A bundle of another format is refused with the reason, never replayed
-// half-faithfully.
-const BundleFormat = 1
+// BundleFormat is the version of the bundle layout this membench writes:
+// 2 carries the run's prompt files as text (prompts/SHA256.txt). Formats
+// 1 and 2 are replayed; a newer one is refused with the version that
+// wrote it, never replayed half-faithfully.
+const BundleFormat = 2
+
+// oldestBundleFormat is the oldest format this membench still replays.
+const oldestBundleFormat = 1
 
 // bundleInfo is bundle.json, the first file of every bundle.
 type bundleInfo struct {
@@ -29,29 +38,69 @@ type bundleInfo struct {
 	RunID    string    `json:"run_id"`
 	Created  time.Time `json:"created"`
 	Replies  int       `json:"replies"` // recorded paid replies and embeddings
+	// Partial says the run was bundled before it finished (bundle
+	// --partial): its replay stops where the run stopped.
+	Partial bool `json:"partial,omitempty"`
 }
 
-// bundledFiles are the run artifacts a bundle carries, besides bundle.json.
+// bundledFiles are the run artifacts a bundle carries, besides bundle.json
+// and the prompt files.
 var bundledFiles = []string{ManifestFile, BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile, SummaryJSON, SummaryMD, RepliesFile, TranscriptsFile}
 
-// Bundle is an opened bundle: the run's files and its recorded replies.
+// promptEntry matches a bundled prompt file's name: prompts/ and the
+// sha256 of its content.
+var promptEntry = regexp.MustCompile(`^prompts/([0-9a-f]{64})\.txt$`)
+
+// Bundle is an opened bundle: the run's files, its recorded replies and
+// its prompt files by sha256.
 type Bundle struct {
 	Path     string
 	Format   int
 	Membench string
+	Partial  bool
 	Manifest Manifest
 	Files    map[string][]byte
+	Prompts  map[string][]byte // sha256 -> the prompt file's content
 	Replies  []llm.TapeEntry
 }
 
+// BundleOptions say how a run may be bundled.
+type BundleOptions struct {
+	Version string // membench version writing the bundle
+	// Partial packs a run that is still being written or did not finish;
+	// the bundle says so, and so does its replay.
+	Partial bool
+}
+
 // WriteBundle packs the run in dir, with every reply its paid models and
-// embedder gave, into one gzip'd tar at out. It refuses a run whose paid
-// calls were not recorded (made before membench recorded replies): its
-// replay would need calls the bundle lacks.
-func WriteBundle(dir, out, version string) (*Bundle, error) {
+// embedder gave and the text of every prompt file it read, into one
+// gzip'd tar at out. It refuses a run whose paid calls were not recorded
+// (made before membench recorded replies): its replay would need calls
+// the bundle lacks. A run that another process is writing, or that did
+// not finish, is refused unless o.Partial.
+func WriteBundle(dir, out string, o BundleOptions) (*Bundle, error) {
+	// Held while packing, so no writer adds lines half way through.
+	lock, err := LockDir(dir)
+	var busy *BusyError
+	switch {
+	case errors.As(err, &busy) && !o.Partial:
+		return nil, badinput.Errorf("--run %s: %v; wait for it to finish, or pass --partial to bundle what is there now", dir, err)
+	case err != nil && !errors.As(err, &busy):
+		return nil, err
+	}
+	defer lock.Unlock()
 	m, err := LoadManifest(dir)
 	if err != nil {
 		return nil, err
+	}
+	if !o.Partial {
+		st, err := StatusOf(dir, m)
+		if err != nil {
+			return nil, err
+		}
+		if st.State != StateComplete {
+			return nil, badinput.Errorf("--run %s: the run is %s; finish it (rerun the same command to resume), or pass --partial to bundle what is there", dir, st)
+		}
 	}
 	replies, err := ReadJSONL[llm.TapeEntry](filepath.Join(dir, RepliesFile))
 	if err != nil {
@@ -60,15 +109,19 @@ func WriteBundle(dir, out, version string) (*Bundle, error) {
 	if paid := paidCalls(dir, m); paid > 0 && len(replies) == 0 {
 		return nil, fmt.Errorf("%s: the run made %d paid model calls but recorded none of their replies (%s is missing; runs made before membench recorded replies cannot be bundled): rerun it to record them", dir, paid, RepliesFile)
 	}
+	prompts, err := readPromptFiles(m)
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	info := bundleInfo{Format: BundleFormat, Membench: version, RunID: m.RunID, Created: time.Now().UTC(), Replies: len(replies)}
+	info := bundleInfo{Format: BundleFormat, Membench: o.Version, RunID: m.RunID, Created: time.Now().UTC(), Replies: len(replies), Partial: o.Partial}
 	ib, _ := json.MarshalIndent(info, "", "  ")
 	if err := addFile(tw, "bundle.json", ib); err != nil {
 		return nil, err
 	}
-	b := &Bundle{Format: BundleFormat, Membench: version, Manifest: m, Files: map[string][]byte{}, Replies: replies}
+	b := &Bundle{Format: BundleFormat, Membench: o.Version, Partial: o.Partial, Manifest: m, Files: map[string][]byte{}, Prompts: prompts, Replies: replies}
 	for _, name := range bundledFiles {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -82,6 +135,11 @@ func WriteBundle(dir, out, version string) (*Bundle, error) {
 		}
 		b.Files[name] = data
 	}
+	for _, sum := range sortedKeys(prompts) {
+		if err := addFile(tw, "prompts/"+sum+".txt", prompts[sum]); err != nil {
+			return nil, err
+		}
+	}
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
@@ -89,6 +147,65 @@ func WriteBundle(dir, out, version string) (*Bundle, error) {
 		return nil, err
 	}
 	return b, WriteFileAtomic(out, buf.Bytes())
+}
+
+// PromptFiles maps each prompt file a run read to the sha256 the manifest
+// recorded for it ("HASH (PATH)" entries of its prompts and its judges').
+func (m Manifest) PromptFiles() map[string]string {
+	out := map[string]string{}
+	add := func(hashes map[string]string) {
+		for _, v := range hashes {
+			sum, rest, ok := strings.Cut(v, " (")
+			if ok && strings.HasSuffix(rest, ")") {
+				out[strings.TrimSuffix(rest, ")")] = sum
+			}
+		}
+	}
+	add(m.Prompts)
+	for _, j := range m.JudgeSpecs {
+		add(j.Prompts)
+	}
+	return out
+}
+
+// UnpackedPrompt is where the run in dir, unpacked from a bundle, keeps the
+// text of the prompt file path its manifest names (Unpack writes
+// prompts/SHA256.txt): a path a bundle recorded is someone else's and is
+// never read.
+func UnpackedPrompt(dir string, m Manifest, path string) (string, error) {
+	sum, ok := m.PromptFiles()[path]
+	if !ok {
+		return "", badinput.Errorf("%s: the run names the prompt file %s but records no hash for it; give the prompt with --judge-prompt", dir, path)
+	}
+	p := filepath.Join(dir, "prompts", sum+".txt")
+	data, err := os.ReadFile(p)
+	if err != nil || sha256Hex(data) != sum {
+		return "", badinput.Errorf("%s: the run's prompt file %s (sha256 %.12s) is not among the prompts its bundle carried; give the prompt with --judge-prompt", dir, path, sum)
+	}
+	return p, nil
+}
+
+// readPromptFiles reads the run's prompt files, each checked against the
+// hash its manifest recorded: a file changed since the run is not the
+// prompt the run used.
+func readPromptFiles(m Manifest) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for path, want := range m.PromptFiles() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, badinput.Errorf("prompt file %s (the run read it): %v; a bundle carries the prompt's text, so give it back at that path", path, err)
+		}
+		if got := sha256Hex(data); got != want {
+			return nil, badinput.Errorf("prompt file %s: sha256 %.12s, but the run used one with sha256 %.12s; restore the file the run read", path, got, want)
+		}
+		out[want] = data
+	}
+	return out, nil
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
 
 func addFile(tw *tar.Writer, name string, data []byte) error {
@@ -125,21 +242,56 @@ func paidCalls(dir string, m Manifest) int {
 	return n
 }
 
-// OpenBundle reads a bundle file. A bundle of a format this membench does
-// not write is refused with the reason.
-func OpenBundle(path string) (*Bundle, error) {
+// BundleLimits bound what opening a bundle may unpack. A bundle comes
+// from someone else: a small file must not expand into all of memory.
+type BundleLimits struct {
+	Entry int64   // bytes of one entry
+	Total int64   // bytes of all entries
+	Ratio float64 // unpacked bytes per byte of the bundle file
+}
+
+// DefaultBundleLimits are far above real bundles, which expand about 5x.
+var DefaultBundleLimits = BundleLimits{Entry: 1 << 30, Total: 4 << 30, Ratio: 100}
+
+// OpenBundle reads a bundle file within DefaultBundleLimits.
+func OpenBundle(path string) (*Bundle, error) { return OpenBundleLimited(path, DefaultBundleLimits) }
+
+// OpenBundleLimited reads a bundle file. Only the names a bundle format
+// defines are read, each within the limits; anything else is refused
+// with the entry's name, as is a bundle of a format this membench does
+// not replay. Errors are bad input: the file is the user's.
+func OpenBundleLimited(path string, lim BundleLimits) (*Bundle, error) {
+	b, err := openBundle(path, lim)
+	return b, badinput.Wrap(err)
+}
+
+func openBundle(path string, lim BundleLimits) (*Bundle, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--replay %s: %w", path, err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("--replay %s: %w", path, err)
+	}
+	budget := lim.Total
+	if r := lim.Ratio * float64(st.Size()); r < float64(budget) {
+		budget = int64(r)
+	}
 	gz, err := gzip.NewReader(f)
 	if err != nil {
 		return nil, fmt.Errorf("--replay %s: not a membench bundle (%v); make one with membench bundle --run RUN --out FILE", path, err)
 	}
 	tr := tar.NewReader(gz)
-	b := &Bundle{Path: path, Files: map[string][]byte{}}
+	b := &Bundle{Path: path, Files: map[string][]byte{}, Prompts: map[string][]byte{}}
+	allowed := map[string]bool{"bundle.json": true}
+	for _, n := range bundledFiles {
+		allowed[n] = true
+	}
+	seen := map[string]bool{}
 	var info *bundleInfo
+	var total int64
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -148,32 +300,59 @@ func OpenBundle(path string) (*Bundle, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--replay %s: damaged bundle: %v", path, err)
 		}
-		data, err := io.ReadAll(io.LimitReader(tr, 4<<30))
+		prompt := promptEntry.FindStringSubmatch(h.Name)
+		switch {
+		case !allowed[h.Name] && prompt == nil:
+			return nil, fmt.Errorf("--replay %s: entry %q is not part of a membench bundle (a bundle holds bundle.json, the run's artifacts and prompts/SHA256.txt); it was not made by membench bundle", path, h.Name)
+		case h.Typeflag != tar.TypeReg:
+			return nil, fmt.Errorf("--replay %s: entry %q is not a regular file; it was not made by membench bundle", path, h.Name)
+		case seen[h.Name]:
+			return nil, fmt.Errorf("--replay %s: entry %q appears twice; it was not made by membench bundle", path, h.Name)
+		case h.Size > lim.Entry:
+			return nil, fmt.Errorf("--replay %s: entry %q unpacks to %d bytes, over the %d-byte limit for one entry (raise it with --replay-max-entry-mb if you trust the bundle)", path, h.Name, h.Size, lim.Entry)
+		case total+h.Size > budget:
+			return nil, fmt.Errorf("--replay %s: entry %q would bring the unpacked size to %d bytes, over this bundle's limit of %d (the smaller of %d bytes and %gx the file's %d; raise --replay-max-total-mb or --replay-max-ratio if you trust it)", path, h.Name, total+h.Size, budget, lim.Total, lim.Ratio, st.Size())
+		}
+		seen[h.Name] = true
+		total += h.Size
+		data, err := io.ReadAll(io.LimitReader(tr, h.Size))
 		if err != nil {
 			return nil, fmt.Errorf("--replay %s: %s: %v", path, h.Name, err)
 		}
-		if h.Name == "bundle.json" {
+		switch {
+		case h.Name == "bundle.json":
 			info = &bundleInfo{}
 			if err := json.Unmarshal(data, info); err != nil {
 				return nil, fmt.Errorf("--replay %s: bundle.json: %v", path, err)
 			}
-			if info.Format != BundleFormat {
-				return nil, fmt.Errorf("--replay %s: bundle format %d (written by membench %s); this membench replays format %d only, so it cannot reproduce that run faithfully: use membench %s", path, info.Format, info.Membench, BundleFormat, info.Membench)
+			if info.Format > BundleFormat {
+				return nil, fmt.Errorf("--replay %s: bundle format %d, written by membench %s, is newer than this membench reads (formats %d to %d): upgrade membench to replay it", path, info.Format, info.Membench, oldestBundleFormat, BundleFormat)
 			}
-			continue
+			if info.Format < oldestBundleFormat {
+				return nil, fmt.Errorf("--replay %s: bundle format %d is not one membench writes (formats %d to %d)", path, info.Format, oldestBundleFormat, BundleFormat)
+			}
+		case prompt != nil:
+			if got := sha256Hex(data); got != prompt[1] {
+				return nil, fmt.Errorf("--replay %s: %s holds text with sha256 %.12s; the bundle was altered after membench wrote it", path, h.Name, got)
+			}
+			b.Prompts[prompt[1]] = data
+		default:
+			b.Files[h.Name] = data
 		}
-		b.Files[h.Name] = data
 	}
 	if info == nil {
 		return nil, fmt.Errorf("--replay %s: no bundle.json; not a membench bundle", path)
 	}
-	b.Format, b.Membench = info.Format, info.Membench
+	b.Format, b.Membench, b.Partial = info.Format, info.Membench, info.Partial
 	mb, ok := b.Files[ManifestFile]
 	if !ok {
 		return nil, fmt.Errorf("--replay %s: the bundle holds no %s", path, ManifestFile)
 	}
 	if err := json.Unmarshal(mb, &b.Manifest); err != nil {
 		return nil, fmt.Errorf("--replay %s: %s: %v", path, ManifestFile, err)
+	}
+	if err := b.Manifest.checkSchema(path + ": " + ManifestFile); err != nil {
+		return nil, err
 	}
 	for i, line := range bytes.Split(b.Files[RepliesFile], []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -244,6 +423,14 @@ func (b *Bundle) Unpack(dir string) error {
 			continue
 		}
 		if err := WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	for sum, data := range b.Prompts {
+		if err := os.MkdirAll(filepath.Join(dir, "prompts"), 0o755); err != nil {
+			return err
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, "prompts", sum+".txt"), data); err != nil {
 			return err
 		}
 	}

@@ -68,6 +68,10 @@ type Config struct {
 	// ReplayFallback a call the bundle lacks goes to the backend.
 	Replay         *llm.Tape `json:"-" yaml:"-"`
 	ReplayFallback bool      `json:"-" yaml:"-"`
+	// ReplayBaseURL is where a replay's fallback sends calls: the server
+	// configured now, never one the bundle names ("" = $OPENAI_BASE_URL,
+	// else the default).
+	ReplayBaseURL string `json:"-" yaml:"-"`
 	// Host is what the process environment says; the command line fills it.
 	Host Host `json:"-" yaml:"-"`
 }

@@ -44,6 +44,9 @@ const (
 
 // Manifest records how a run was made.
 type Manifest struct {
+	// Schema is the manifest layout's major version (ManifestSchema when
+	// written); 0 in manifests written before it was recorded.
+	Schema        int                    `json:"schema,omitempty"`
 	Membench      string                 `json:"membench"`
 	GitCommit     string                 `json:"git_commit,omitempty"`
 	GitDirty      bool                   `json:"git_dirty,omitempty"`    // the tree had uncommitted changes
@@ -677,6 +680,7 @@ type ReplayInfo struct {
 	Membench string `json:"bundle_membench"` // version that wrote the bundle
 	Replies  int    `json:"replies"`
 	Fresh    int64  `json:"fresh_calls"` // calls the bundle lacked, sent to the backend (--replay-fallback)
+	Partial  bool   `json:"partial,omitempty"` // the bundle was made before its run finished
 }
 
 // DropMemoryOf removes from a run's memory.jsonl the lines of conversations

@@ -154,6 +154,7 @@ func Merge(dirs []string, out string) (*Summary, error) {
 		}
 	}
 	m := first
+	m.Schema = ManifestSchema
 	m.Config.Shard = ""
 	m.ConfigHash = m.Config.Hash()
 	m.RunID = filepath.Base(out)

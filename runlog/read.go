@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 // Run is one loaded run directory (from `membench run` or `membench score`).
@@ -37,7 +39,21 @@ func LoadManifest(dir string) (Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, fmt.Errorf("%s: %v (fix or re-run to rewrite it)", p, err)
 	}
-	return m, nil
+	return m, m.checkSchema(p)
+}
+
+// ManifestSchema is the major version of the manifest layout this
+// membench writes. Fields are only added within a major version, so an
+// older manifest reads the same; a newer major one is refused.
+const ManifestSchema = 1
+
+// checkSchema refuses a manifest written in a newer layout, naming the
+// membench that wrote it; src says where the manifest came from.
+func (m Manifest) checkSchema(src string) error {
+	if m.Schema > ManifestSchema {
+		return badinput.Errorf("%s: manifest schema %d, written by membench %s, is newer than this membench reads (%d): upgrade membench to read it", src, m.Schema, m.Membench, ManifestSchema)
+	}
+	return nil
 }
 
 // Load reads every artifact of a run directory.

@@ -17,6 +17,7 @@ targets=(
   ./systems/structmem:FuzzParseLinks
   ./systems/flat:FuzzFlatReplies
   ./study/peers:FuzzPeersParsers
+  ./runlog:FuzzOpenBundle
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter
   ./llm:FuzzRedactURL

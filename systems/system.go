@@ -104,6 +104,10 @@ type Spec struct {
 	Description string
 	Defaults    Options // option defaults, shown by `membench systems`
 	New         Factory
+	// Outside names the options that point at something outside membench
+	// (a command to run, a URL to call). A replayed bundle may not supply
+	// them: the user gives them again (--opt), so a bundle is data only.
+	Outside []string
 }
 
 var (

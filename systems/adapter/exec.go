@@ -27,6 +27,7 @@ func init() {
 			"conversation (docs/adapter.md); --opt cmd=\"python3 my_memory.py\" required",
 		Defaults: ExecDefaults,
 		New:      NewExec,
+		Outside:  []string{"cmd"},
 	})
 }
 

@@ -29,6 +29,7 @@ func init() {
 			"url/retrieve per question; docs/adapter.md); --opt url=URL required",
 		Defaults: HTTPDefaults,
 		New:      NewHTTP,
+		Outside:  []string{"url"},
 	})
 }
 

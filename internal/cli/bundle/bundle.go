@@ -17,8 +17,9 @@ import (
 
 // Options are the command's settings.
 type Options struct {
-	Run string // run directory
-	Out string // bundle file to write
+	Run     string // run directory
+	Out     string // bundle file to write
+	Partial bool   // pack a run that is unfinished or still being written
 }
 
 // NewCmd returns the bundle command.
@@ -33,6 +34,11 @@ replies its paid models gave (chat text, decision probabilities read from
 logprobs, usage) and the vectors of a paid embedder, recorded while the run
 ran (replies.jsonl). No key, no credentials, no other run's entries. Offline
 roles and local embedders are not recorded: a replay recomputes them.
+Prompt files the run read (--answer-prompt, --judge-prompt, prompt=) travel
+inside the bundle as text, checked against the sha256 the manifest recorded.
+
+A run that is still being written or did not finish is refused; --partial
+packs it anyway, and the bundle and its replay say it is partial.
 
 A reader reproduces the run with:
   membench run --replay FILE [--data PATH] --results DIR`,
@@ -55,6 +61,7 @@ A reader reproduces the run with:
 	}
 	cliflag.Runs(c, &runs, "run directory to bundle (a glob or directory must name exactly one run)")
 	c.Flags().StringVar(&o.Out, "out", "", "bundle file to write (e.g. run.tar.gz)")
+	c.Flags().BoolVar(&o.Partial, "partial", false, "bundle a run that did not finish or is still being written (the bundle says it is partial)")
 	return c
 }
 
@@ -66,7 +73,7 @@ func Run(o *Options, out io.Writer) error {
 	if !runlog.IsRunDir(o.Run) {
 		return clierr.Bad("--run %s: not a run directory (no manifest.json)", o.Run)
 	}
-	b, err := runlog.WriteBundle(o.Run, o.Out, harness.Version())
+	b, err := runlog.WriteBundle(o.Run, o.Out, runlog.BundleOptions{Version: harness.Version(), Partial: o.Partial})
 	if err != nil {
 		return clierr.AsBad(err)
 	}
@@ -74,7 +81,11 @@ func Run(o *Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "bundle %s: run %s, %d files, %d recorded replies, %.1f KB (format %d, membench %s)\n",
-		o.Out, b.Manifest.RunID, len(b.Files), len(b.Replies), float64(st.Size())/1024, runlog.BundleFormat, b.Membench)
+	partial := ""
+	if b.Partial {
+		partial = "; partial: the run had not finished"
+	}
+	fmt.Fprintf(out, "bundle %s: run %s, %d files, %d prompt files, %d recorded replies, %.1f KB (format %d, membench %s%s)\n",
+		o.Out, b.Manifest.RunID, len(b.Files), len(b.Prompts), len(b.Replies), float64(st.Size())/1024, runlog.BundleFormat, b.Membench, partial)
 	return nil
 }

@@ -34,3 +34,7 @@ func fixedProcs(v string) bool {
 	n, err := strconv.Atoi(v)
 	return err == nil && n > 0
 }
+
+// OpenAIBaseURL is OPENAI_BASE_URL: the server of openai backends whose
+// spec names none.
+func OpenAIBaseURL() string { return os.Getenv("OPENAI_BASE_URL") }

@@ -91,7 +91,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	}
 	orig := harnessDir(t, cfg)
 	bundle := filepath.Join(root, "run.tar.gz")
-	if _, err := runlog.WriteBundle(orig, bundle, "test"); err != nil {
+	if _, err := runlog.WriteBundle(orig, bundle, runlog.BundleOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -184,7 +184,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	// next reader replays all its judges with no backend at all.
 	srv2.Close()
 	bundle2 := filepath.Join(reader, "run2.tar.gz")
-	if _, err := runlog.WriteBundle(pub, bundle2, "test"); err != nil {
+	if _, err := runlog.WriteBundle(pub, bundle2, runlog.BundleOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	pub2 := filepath.Join(t.TempDir(), "again")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -38,6 +39,8 @@ type Options struct {
 	JSON                bool   // print the summary as JSON on stdout
 	Replay              string // a bundle to reproduce (membench bundle)
 	ReplayFallback      bool   // with Replay: calls the bundle lacks go to the backend
+	ReplayLimits        runlog.BundleLimits
+	EnvBaseURL          string // OPENAI_BASE_URL, read at the edge (clienv)
 	Shard               string // I/N or auto/N (applied when set or in the file)
 	JobIndex            string // JOB_COMPLETION_INDEX, for --shard auto/N
 	CPUProfile          string // file for a CPU profile of the run
@@ -80,6 +83,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 			o.Changed = cliflag.Changed(cmd)
 			o.Host = clienv.Host()
 			o.JobIndex = clienv.JobIndex()
+			o.EnvBaseURL = clienv.OpenAIBaseURL()
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return Run(cmd.Context(), o)
 		},
@@ -119,8 +123,12 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar")
 	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
-	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply")
-	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the configured backend (needs its key) instead of failing; the summary counts them")
+	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply (and --opt for an outside system's cmd or url)")
+	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the backend configured here (--base-url, else $OPENAI_BASE_URL, else OpenAI; key from $OPENAI_API_KEY), never one the bundle names; the summary counts them")
+	o.ReplayLimits = runlog.DefaultBundleLimits
+	f.Int64Var(&o.ReplayLimits.Entry, "replay-max-entry", o.ReplayLimits.Entry, "with --replay: bytes one bundle entry may unpack to")
+	f.Int64Var(&o.ReplayLimits.Total, "replay-max-total", o.ReplayLimits.Total, "with --replay: bytes a whole bundle may unpack to")
+	f.Float64Var(&o.ReplayLimits.Ratio, "replay-max-ratio", o.ReplayLimits.Ratio, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof; -sample_index=alloc_space for allocations)")
 	f.StringVar(&o.Shard, "shard", "", "run only part I of N (I/N, I from 0; auto/N reads JOB_COMPLETION_INDEX): conversation j goes to part j mod N (LongMemEval: question j); join the parts with `membench merge`")
@@ -268,21 +276,46 @@ func orDiscard(w io.Writer) io.Writer {
 }
 
 // runReplay reproduces a bundle. Flags that would change the outputs are
-// refused: the bundle's manifest is the config.
+// refused: the bundle's manifest is the run's config.
 func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdout, stderr io.Writer) error {
-	for _, name := range []string{"config", "system", "opt", "k", "dataset", "conversations", "limit", "turn-step", "llm", "model", "base-url", "build-model", "answer-model", "decide-model", "judge-model", "judge-spec", "answer-prompt", "judge-prompt", "embedder", "run-id", "no-cache"} {
+	for _, name := range []string{"config", "system", "k", "dataset", "conversations", "limit", "turn-step", "llm", "model", "build-model", "answer-model", "decide-model", "judge-model", "judge-spec", "answer-prompt", "judge-prompt", "embedder", "run-id", "no-cache"} {
 		if changed(name) {
-			return clierr.Bad("--%s cannot go with --replay: the bundle's manifest is the run's config (only --data, --results, --cache-dir, --concurrency and --quiet apply)", name)
+			return clierr.Bad("--%s cannot go with --replay: the bundle's manifest is the run's config (only --data, --results, --cache-dir, --concurrency and --quiet apply; --opt for an outside system's cmd or url; --base-url with --replay-fallback)", name)
 		}
 	}
-	b, err := runlog.OpenBundle(o.Replay)
+	if changed("base-url") && !o.ReplayFallback {
+		return clierr.Bad("--base-url goes with --replay only with --replay-fallback: a replay sends no call unless told to")
+	}
+	lim := o.ReplayLimits
+	if lim == (runlog.BundleLimits{}) {
+		lim = runlog.DefaultBundleLimits
+	}
+	if lim.Entry <= 0 || lim.Total <= 0 || !(lim.Ratio >= 1) || math.IsInf(lim.Ratio, 0) {
+		return clierr.Bad("--replay-max-entry, --replay-max-total and --replay-max-ratio must be positive numbers (ratio at least 1); got %d, %d, %v", lim.Entry, lim.Total, lim.Ratio)
+	}
+	b, err := runlog.OpenBundleLimited(o.Replay, lim)
 	if err != nil {
 		return clierr.AsBad(err)
+	}
+	opts, err := systems.Parse(o.Opts)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	base := o.BaseURL
+	if base == "" {
+		base = o.EnvBaseURL
+	}
+	if o.ReplayFallback {
+		shown := base
+		if shown == "" {
+			shown = llm.DefaultBaseURL
+		}
+		fmt.Fprintf(stderr, "replay: calls the bundle lacks go to %s (key from $OPENAI_API_KEY), the backend configured here; never to a server the bundle names\n", llm.RedactText(shown))
 	}
 	cfg := o.Config
 	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
 		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
-		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback,
+		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts,
 	}, stderr)
 	if err != nil {
 		return err
