@@ -679,7 +679,7 @@ type ReplayInfo struct {
 	Bundle   string `json:"bundle"`
 	Membench string `json:"bundle_membench"` // version that wrote the bundle
 	Replies  int    `json:"replies"`
-	Fresh    int64  `json:"fresh_calls"` // calls the bundle lacked, sent to the backend (--replay-fallback)
+	Fresh    int64  `json:"fresh_calls"`       // calls the bundle lacked, sent to the backend (--replay-fallback)
 	Partial  bool   `json:"partial,omitempty"` // the bundle was made before its run finished
 }
 
