@@ -27,6 +27,8 @@ targets=(
   ./internal/jsonenc:FuzzString
   ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile
+  ./systems/adapter:FuzzLineReader
+  ./systems/adapter:FuzzReadAtMost
 )
 # Every Fuzz function in the tree must be listed above.
 listed=$(printf '%s\n' "${targets[@]}" | sed 's/.*://' | sort)

@@ -68,6 +68,27 @@ func common(name string, env systems.Env, t transport, defaults systems.Options)
 	return s, nil
 }
 
+// replyLimit reads max_reply_mb, the largest reply read into memory.
+func replyLimit(o systems.Options) (int, error) {
+	n, err := o.Int("max_reply_mb", defaultReplyMB)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > 4096 {
+		return 0, fmt.Errorf("option max_reply_mb=%d: want a whole number of megabytes from 1 to 4096", n)
+	}
+	return n << 20, nil
+}
+
+const defaultReplyMB = 64
+
+// tooLarge is the failure of a request whose reply passed the limit. It is
+// an unusable reply (llm.ErrBadReply), so a retrieve that gets one fails
+// only its question: the run records it and goes on.
+func tooLarge(request string, limit int) error {
+	return fmt.Errorf("%s: reply larger than %d MB (option max_reply_mb); have the service return fewer or shorter items (%w)", request, limit>>20, llm.ErrBadReply)
+}
+
 func timeout(o systems.Options) (time.Duration, error) {
 	v := o["timeout"]
 	d, err := time.ParseDuration(v)

@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,11 +13,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
 
 // ExecDefaults are the exec adapter's options; cmd is required.
-var ExecDefaults = systems.Options{"cmd": "", "timeout": "60s", "k": "10", "order": "score"}
+var ExecDefaults = systems.Options{"cmd": "", "timeout": "60s", "k": "10", "order": "score", "max_reply_mb": strconv.Itoa(defaultReplyMB)}
 
 func init() {
 	systems.Register(systems.Spec{
@@ -31,17 +31,15 @@ func init() {
 	})
 }
 
-// maxLine bounds one response line.
-const maxLine = 64 << 20
-
 type execTransport struct {
 	cmdline string
 	timeout time.Duration
+	limit   int // bytes in one answer line
 
 	mu      sync.Mutex // one request at a time: the child reads one line, answers one line
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	lines   chan []byte   // stdout lines; closed at EOF
+	lines   chan reply    // what stdout says; closed at EOF
 	readErr error         // why lines closed (set before closing)
 	dead    chan struct{} // closed by kill: nobody reads lines any more
 	stderr  *tail
@@ -65,7 +63,18 @@ func NewExec(env systems.Env) (systems.System, error) {
 	if err != nil {
 		return nil, err
 	}
-	return common("exec", env, &execTransport{cmdline: cmd, timeout: d}, ExecDefaults)
+	limit, err := replyLimit(o)
+	if err != nil {
+		return nil, err
+	}
+	return common("exec", env, &execTransport{cmdline: cmd, timeout: d, limit: limit}, ExecDefaults)
+}
+
+// reply is one event on the child's stdout: a line, a line passing the
+// limit (long), or the end of that long line (ended).
+type reply struct {
+	line        []byte
+	long, ended bool
 }
 
 // describe is the command on one line (errors are one line), cut at 120 bytes.
@@ -97,29 +106,42 @@ func (t *execTransport) start() error {
 	if err := c.Start(); err != nil {
 		return fmt.Errorf("%s: cannot start: %w", t.describe(), err)
 	}
-	t.cmd, t.stdin, t.lines, t.exited, t.dead = c, in, make(chan []byte), make(chan struct{}), make(chan struct{})
+	t.cmd, t.stdin, t.lines, t.exited, t.dead = c, in, make(chan reply), make(chan struct{}), make(chan struct{})
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		r := bufio.NewReaderSize(out, 64<<10)
+		send := func(r reply) bool {
+			select {
+			case t.lines <- r:
+				return true
+			case <-t.dead:
+				return false
+			}
+		}
+		r := newLineReader(out, t.limit, 64<<10)
 		for {
-			line, err := r.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				select {
-				case t.lines <- line:
-				case <-t.dead:
+			line, err := r.next()
+			if errors.Is(err, errLong) {
+				// Said at once, so the request fails without waiting for
+				// a line that may never end; the rest is then dropped.
+				if !send(reply{long: true}) {
 					return
 				}
-			}
-			if len(line) > maxLine {
-				t.readErr = fmt.Errorf("a response line longer than %d bytes", maxLine)
-				break
+				if err = r.skip(); err == nil {
+					if !send(reply{ended: true}) {
+						return
+					}
+					continue
+				}
 			}
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
 					t.readErr = err
 				}
 				break
+			}
+			if len(bytes.TrimSpace(line)) > 0 && !send(reply{line: line}) {
+				return
 			}
 		}
 		close(t.lines)
@@ -170,11 +192,14 @@ func (t *execTransport) call(ctx context.Context, method string, params any, wha
 	defer timer.Stop()
 	var line []byte
 	select {
-	case l, ok := <-t.lines:
+	case r, ok := <-t.lines:
 		if !ok {
 			return fail("%s before answering", t.exitReason())
 		}
-		line = l
+		if r.long {
+			return t.overLong(ctx, timer, method, what)
+		}
+		line = r.line
 	case <-timer.C:
 		return fail("no answer within %s (option timeout)", t.timeout)
 	case <-ctx.Done():
@@ -198,6 +223,33 @@ func (t *execTransport) call(ctx context.Context, method string, params any, wha
 		return fail("%v", bad("result", "missing (want {\"result\": ...} or {\"error\": \"...\"}), got %s", quote(line)))
 	}
 	return res, nil
+}
+
+// overLong fails a request whose answer line passed the limit. The child
+// stays in use if the line ends within the timeout: its rest is dropped
+// and the next answer is read in step. A line that does not end (a child
+// writing without newlines) leaves no way to find the next answer: the
+// child is stopped, and the conversation's later requests fail as this one.
+func (t *execTransport) overLong(ctx context.Context, timer *time.Timer, method, what string) ([]byte, error) {
+	request := fmt.Sprintf("%s: %s for %s", t.describe(), method, what)
+	err := tooLarge(request, t.limit)
+	why := fmt.Sprintf("did not end within %s (option timeout)", t.timeout)
+	select {
+	case r, ok := <-t.lines:
+		if ok && r.ended {
+			return nil, err
+		}
+		why = "ended its stdout: " + t.exitReason()
+	case <-timer.C:
+	case <-ctx.Done():
+		t.broken = fmt.Errorf("%s: cancelled (%v)", request, ctx.Err())
+		t.kill()
+		return nil, t.broken
+	}
+	t.broken = fmt.Errorf("%s: the child was stopped: its answer to %s for %s was larger than %d MB and %s; a child answers each request with one line (%w)",
+		t.describe(), method, what, t.limit>>20, why, llm.ErrBadReply)
+	t.kill()
+	return nil, err
 }
 
 // exitReason says why the child stopped talking, waiting briefly for it to exit.

@@ -20,6 +20,7 @@ import (
 // HTTPDefaults are the http adapter's options; url is required.
 var HTTPDefaults = systems.Options{
 	"url": "", "timeout": "60s", "retries": strconv.Itoa(llm.DefaultRetries), "k": "10", "order": "score",
+	"max_reply_mb": strconv.Itoa(defaultReplyMB),
 }
 
 func init() {
@@ -33,8 +34,12 @@ func init() {
 	})
 }
 
-// maxBody bounds a response read into memory.
-const maxBody = 64 << 20
+// errorBody bounds what is read of a failed request's body: it is only quoted.
+const errorBody = 64 << 10
+
+// errTooLarge is a reply body over the limit; not retried, as the same
+// request would most likely get the same reply.
+var errTooLarge = errors.New("reply too large")
 
 type httpTransport struct {
 	base    string // without trailing slash, credentials kept (the client sends them)
@@ -42,6 +47,7 @@ type httpTransport struct {
 	client  *http.Client
 	timeout time.Duration
 	policy  llm.RetryPolicy
+	limit   int // bytes in one reply body
 }
 
 // NewHTTP makes the http adapter from env.Options.
@@ -70,7 +76,11 @@ func NewHTTP(env systems.Env) (systems.System, error) {
 	if retries < 0 {
 		return nil, fmt.Errorf("option retries=%d: want 0 or more", retries)
 	}
-	t := &httpTransport{base: raw, shown: systems.Redact(raw), client: &http.Client{Timeout: d}, timeout: d, policy: llm.ModelRetryPolicy(retries)}
+	limit, err := replyLimit(o)
+	if err != nil {
+		return nil, err
+	}
+	t := &httpTransport{base: raw, shown: systems.Redact(raw), client: &http.Client{Timeout: d}, timeout: d, policy: llm.ModelRetryPolicy(retries), limit: limit}
 	return common("http", env, t, HTTPDefaults)
 }
 
@@ -99,16 +109,26 @@ func (t *httpTransport) call(ctx context.Context, method string, params any, wha
 			return nil, err
 		}
 		defer resp.Body.Close()
-		b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-		if err != nil {
-			return nil, err
-		}
 		if resp.StatusCode/100 != 2 {
+			b, err := io.ReadAll(io.LimitReader(resp.Body, errorBody))
+			if err != nil {
+				return nil, err
+			}
 			return nil, llm.StatusError(op, resp.StatusCode, resp.Header.Get("Retry-After"),
 				fmt.Sprintf("status %d: %s", resp.StatusCode, quote(b)))
 		}
-		return b, nil
+		if resp.ContentLength > int64(t.limit) {
+			return nil, errTooLarge
+		}
+		b, over, err := readAtMost(resp.Body, t.limit)
+		if over {
+			return nil, errTooLarge
+		}
+		return b, err
 	})
+	if errors.Is(err, errTooLarge) {
+		return nil, tooLarge(fmt.Sprintf("%s for %s", op, what), t.limit)
+	}
 	if err != nil {
 		again := ""
 		if tries > 1 {
