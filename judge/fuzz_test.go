@@ -8,21 +8,72 @@ import (
 )
 
 func FuzzParseReply(f *testing.F) {
-	for _, s := range []string{
-		`{"reason": "same city", "label": "CORRECT"}`,
-		"```json\n{\"label\": \"WRONG\", \"reason\": \"other year\"}\n```",
-		`Here you go: {"label":"correct"} hope it helps`, `{"verdict": "incorrect"}`,
-		"CORRECT", "WRONG.", "The answer is not correct.", "CORRECT - the answer is not wrong",
-		`{"label": "maybe"}`, "correct or wrong?", "",
-	} {
-		f.Add(s)
+	for _, c := range replyShapes {
+		f.Add(c.in)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		v, err := ParseReply(text)
 		if err == nil && v.Label != LabelCorrect && v.Label != LabelWrong {
 			t.Fatalf("ParseReply(%q) label %q", text, v.Label)
 		}
+		// The same reply always reads the same (no map order decides).
+		for range 3 {
+			if v2, err2 := ParseReply(text); v2 != v || (err2 == nil) != (err == nil) {
+				t.Fatalf("ParseReply(%q) = %+v, %v, then %+v, %v", text, v, err, v2, err2)
+			}
+		}
 	})
+}
+
+// negations and separators FuzzNegatedCorrect puts before CORRECT.
+var (
+	fuzzNegations = []string{"not", "isn't", "isn’t", "is not", "never", "no longer", "not quite", "not entirely",
+		"wasn't", "cannot be", "doesn't seem", "I don't think it is", "not at all", "hardly", "no", "neither"}
+	fuzzSeparators = []string{" ", "  ", "\t", " **", "** ", "\u00a0", " *", "-"}
+)
+
+// FuzzNegatedCorrect: a reply whose only label is a negated CORRECT, in
+// any casing, amid any text that names no label, is never read as CORRECT.
+func FuzzNegatedCorrect(f *testing.F) {
+	f.Add("The answer is", ".", uint8(0), uint8(0), uint64(0))
+	f.Add("", "", uint8(1), uint8(1), uint64(0xffff))
+	f.Add(`{"label": "`, `"}`, uint8(0), uint8(0), uint64(0x5555))
+	f.Add("Verdict:", "\nThe date differs.", uint8(2), uint8(3), uint64(0x0f0f))
+	f.Add("Reasoning: it differs.\nFinal answer:", "", uint8(5), uint8(2), uint64(0xff00))
+	f.Add("no", "not", uint8(12), uint8(7), uint64(1))
+	f.Fuzz(func(t *testing.T, before, after string, neg, sep uint8, caseMask uint64) {
+		// The rest of the text must name no label: no word that holds one,
+		// in ASCII letters of any case (the reader folds no other letters);
+		// a JSON \u escape may spell a label too.
+		for _, s := range []string{before, after} {
+			low := lowerASCII(s)
+			if strings.Contains(low, `\u`) {
+				return
+			}
+			for _, l := range []string{"correct", "wrong", "yes", "true"} {
+				if strings.Contains(low, l) {
+					return
+				}
+			}
+		}
+		word := mixCase(fuzzNegations[int(neg)%len(fuzzNegations)], caseMask) +
+			fuzzSeparators[int(sep)%len(fuzzSeparators)] + mixCase("correct", caseMask>>32)
+		text := before + " " + word + " " + after
+		if v, err := ParseReply(text); err == nil && v.Label == LabelCorrect {
+			t.Fatalf("ParseReply(%q) = CORRECT", text)
+		}
+	})
+}
+
+// mixCase upper-cases the letters of s whose bit in mask is set.
+func mixCase(s string, mask uint64) string {
+	b := []byte(s)
+	for i := range b {
+		if 'a' <= b[i] && b[i] <= 'z' && mask>>(uint(i)%64)&1 == 1 {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func FuzzMetrics(f *testing.F) {

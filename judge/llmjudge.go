@@ -2,10 +2,7 @@ package judge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"regexp"
-	"strings"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/prompts"
@@ -239,81 +236,5 @@ func (e *UnparsedError) Error() string {
 	if len(raw) > 300 {
 		raw = raw[:300] + "…"
 	}
-	return fmt.Sprintf("judge %s, question %s: no CORRECT/WRONG verdict in the reply %q (the prompt must ask for a label CORRECT or WRONG)", e.Judge, e.QuestionID, raw)
-}
-
-var verdictWrd = regexp.MustCompile(`(?i)\b(not\s+|isn't\s+|is\s+not\s+)?(correct|incorrect|wrong)\b`)
-
-// ParseReply reads a judge reply: a JSON object with "label" (also inside
-// a code fence or surrounded by text), or plain text naming exactly one of
-// CORRECT / WRONG (INCORRECT and "not correct" count as WRONG). Upper-case
-// labels win over words in running text, so "CORRECT: the answer is not
-// wrong" is correct.
-func ParseReply(text string) (Reply, error) {
-	if body := llm.ExtractJSON(text); strings.HasPrefix(body, "{") {
-		var obj map[string]any
-		if json.Unmarshal([]byte(body), &obj) == nil {
-			var v Reply
-			for key, val := range obj {
-				s, _ := val.(string)
-				switch strings.ToLower(key) {
-				case "label", "verdict", "judgment", "judgement", "result":
-					if l := labelOf(s); l != "" && v.Label == "" {
-						v.Label = l
-					}
-				case "reason", "reasoning", "explanation":
-					v.Reason = s
-				}
-			}
-			if v.Label != "" {
-				return v, nil
-			}
-		}
-	}
-	if l := textLabel(text, true); l != "" {
-		return Reply{Label: l, Reason: strings.TrimSpace(text)}, nil
-	}
-	if l := textLabel(text, false); l != "" {
-		return Reply{Label: l, Reason: strings.TrimSpace(text)}, nil
-	}
-	return Reply{}, fmt.Errorf("no CORRECT/WRONG verdict in %q", text)
-}
-
-func labelOf(s string) string {
-	switch strings.ToUpper(strings.Trim(strings.TrimSpace(s), ".!\"'*")) {
-	case "CORRECT", "TRUE", "YES":
-		return LabelCorrect
-	case "WRONG", "INCORRECT", "FALSE", "NO":
-		return LabelWrong
-	}
-	return ""
-}
-
-// textLabel finds the verdict words in free text; with upperOnly only
-// all-caps CORRECT/WRONG/INCORRECT count. It returns "" when none or both
-// kinds appear.
-func textLabel(text string, upperOnly bool) string {
-	kinds := map[string]bool{}
-	for _, m := range verdictWrd.FindAllStringSubmatch(text, -1) {
-		word := m[2]
-		if upperOnly && word != strings.ToUpper(word) {
-			continue
-		}
-		l := labelOf(word)
-		if m[1] != "" && !upperOnly { // "not correct"
-			if l == LabelCorrect {
-				l = LabelWrong
-			} else {
-				l = LabelCorrect
-			}
-		}
-		kinds[l] = true
-	}
-	if len(kinds) != 1 {
-		return ""
-	}
-	for l := range kinds {
-		return l
-	}
-	return ""
+	return fmt.Sprintf("judge %s, question %s: no single CORRECT/WRONG verdict in the reply %q (the prompt must ask for one label, CORRECT or WRONG)", e.Judge, e.QuestionID, raw)
 }

@@ -11,6 +11,7 @@ targets=(
   ./datasets:FuzzLoCoMoFast
   ./datasets:FuzzLongMemEval
   ./judge:FuzzParseReply
+  ./judge:FuzzNegatedCorrect
   ./judge:FuzzMetrics
   ./judge:FuzzStem
   ./systems/structmem:FuzzParseEntries
