@@ -32,8 +32,9 @@ func atStage(stage string, err error) error {
 type QuestionsFailedError = runlog.QuestionsFailedError
 
 // questionFailed records err as the question's failure and returns nil when
-// it is a fault of the model's replies that the retry layer already retried
-// (llm.ErrBadReply): the run goes on without the question. Any other error
+// it is a fault of a reply (llm.ErrBadReply: a model's reply the retry
+// layer already retried, or an adapter's reply over its size limit): the
+// run goes on without the question. Any other error
 // (and any error after cancellation) is returned, and stops the run.
 func (p *Prepared) questionFailed(ctx context.Context, conv *datasets.Conversation, q *datasets.Question, err error, out *runlog.Appender) error {
 	if ctx.Err() != nil || !errors.Is(err, llm.ErrBadReply) {
