@@ -309,9 +309,9 @@ func openBundle(path string, lim BundleLimits) (*Bundle, error) {
 		case seen[h.Name]:
 			return nil, fmt.Errorf("--replay %s: entry %q appears twice; it was not made by membench bundle", path, h.Name)
 		case h.Size > lim.Entry:
-			return nil, fmt.Errorf("--replay %s: entry %q unpacks to %d bytes, over the %d-byte limit for one entry (raise it with --replay-max-entry-mb if you trust the bundle)", path, h.Name, h.Size, lim.Entry)
+			return nil, fmt.Errorf("--replay %s: entry %q unpacks to %d bytes, over the %d-byte limit for one entry (raise it with --replay-max-entry if you trust the bundle)", path, h.Name, h.Size, lim.Entry)
 		case total+h.Size > budget:
-			return nil, fmt.Errorf("--replay %s: entry %q would bring the unpacked size to %d bytes, over this bundle's limit of %d (the smaller of %d bytes and %gx the file's %d; raise --replay-max-total-mb or --replay-max-ratio if you trust it)", path, h.Name, total+h.Size, budget, lim.Total, lim.Ratio, st.Size())
+			return nil, fmt.Errorf("--replay %s: entry %q would bring the unpacked size to %d bytes, over this bundle's limit of %d (the smaller of %d bytes and %gx the file's %d; raise --replay-max-total or --replay-max-ratio if you trust it)", path, h.Name, total+h.Size, budget, lim.Total, lim.Ratio, st.Size())
 		}
 		seen[h.Name] = true
 		total += h.Size
