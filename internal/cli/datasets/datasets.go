@@ -19,6 +19,7 @@ import (
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
+	"github.com/membench/membench/internal/suggest"
 )
 
 // NewCmd builds `membench datasets`.
@@ -43,7 +44,7 @@ func NewCmd() *cobra.Command {
 }
 
 func unknown(name string) error {
-	return clierr.Bad("unknown dataset %q (known: %s)", name, strings.Join(core.RegistryNames(), ", "))
+	return clierr.Bad("unknown dataset %q%s (known: %s)", name, suggest.Hint(name, core.RegistryNames()), strings.Join(core.RegistryNames(), ", "))
 }
 
 // lookup finds a registry entry and its directory (dir, else the default
