@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/membench/membench/internal/suggest"
 )
 
 // DefaultTurnStep spaces turns inside a session when LoadOptions leaves it 0.
@@ -65,7 +67,7 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 			// LongMemEval variant as "longmemeval" plus the file.
 			return nil, bad("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset longmemeval --data %s", name, filepath.Join(DefaultDir(opt.Home), e.File))
 		}
-		return nil, bad("unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
+		return nil, bad("unknown dataset %q%s (known: %s)", name, suggest.Hint(name, Names()), strings.Join(Names(), ", "))
 	}
 	if path == "" {
 		path = DefaultPath(opt.Home, name)

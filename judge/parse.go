@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench/internal/suggest"
 	"github.com/membench/membench/llm"
 )
 
@@ -100,7 +101,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 	}
 	sp, ok := Lookup(kind)
 	if !ok {
-		return nil, fmt.Errorf("--judge %q: unknown judge %q; known: %s, or NAME=BACKEND:MODEL, or name=N,backend=B,model=M[,base-url=U][,prompt=FILE]", spec, kind, strings.Join(Known(), ", "))
+		return nil, fmt.Errorf("--judge %q: unknown judge %q%s; known: %s, or NAME=BACKEND:MODEL, or name=N,backend=B,model=M[,base-url=U][,prompt=FILE]", spec, kind, suggest.Hint(kind, Known()), strings.Join(Known(), ", "))
 	}
 	if sp.New == nil {
 		return nil, fmt.Errorf("--judge %q: judge %s cannot be configured with --judge; %s adds it", spec, kind, sp.AddedBy)

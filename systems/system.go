@@ -11,6 +11,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/suggest"
 	"github.com/membench/membench/llm"
 )
 
@@ -131,7 +132,7 @@ func Lookup(name string) (Spec, error) {
 	defer mu.RUnlock()
 	s, ok := registry[name]
 	if !ok {
-		return Spec{}, badinput.Errorf("unknown system %q: choose one of %s", name, strings.Join(namesLocked(), ", "))
+		return Spec{}, badinput.Errorf("unknown system %q%s: choose one of %s", name, suggest.Hint(name, namesLocked()), strings.Join(namesLocked(), ", "))
 	}
 	return s, nil
 }

@@ -85,11 +85,11 @@ verdict judge) and --judge-spec SPEC to run a new one (run, score, judge).`,
 	root.Version = "set"
 	cobra.AddTemplateFunc("membenchVersion", version.Line)
 	root.SetVersionTemplate("{{membenchVersion}}\n")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return clierr.Bad("%s (see `%s --help`)", err, c.CommandPath())
-	})
 	for _, c := range commands() {
 		root.AddCommand(c)
 	}
+	// A mistyped flag or command names the closest real one; a stray path
+	// says the shell expanded a glob that wanted quotes.
+	cliflag.ExplainArgs(root, os.Args[1:])
 	return root
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
+	"github.com/membench/membench/internal/suggest"
 )
 
 // NewCmd builds `membench datasets`.
@@ -43,7 +44,7 @@ func NewCmd() *cobra.Command {
 }
 
 func unknown(name string) error {
-	return clierr.Bad("unknown dataset %q (known: %s)", name, strings.Join(core.RegistryNames(), ", "))
+	return clierr.Bad("unknown dataset %q%s (known: %s)", name, suggest.Hint(name, core.RegistryNames()), strings.Join(core.RegistryNames(), ", "))
 }
 
 // lookup finds a registry entry and its directory (dir, else the default
@@ -269,7 +270,7 @@ func RunAdd(_ context.Context, o *AddOptions) error {
 
 // VerifyOptions are `datasets verify`'s inputs.
 type VerifyOptions struct {
-	Name string // registry name; "" = identify File
+	Name string // registry name; "" = identify File, or with no File every installed dataset
 	Dir  string // "" = the default directory under Home
 	File string // verify this file instead of the installed copy
 	Home string
@@ -279,9 +280,14 @@ type VerifyOptions struct {
 func verifyCmd() *cobra.Command {
 	o := &VerifyOptions{}
 	c := &cobra.Command{
-		Use:   "verify NAME | --file F",
-		Short: "Check an installed (or given) file against the registry's sha256",
-		Example: `  membench datasets verify locomo
+		Use:   "verify [NAME | --file F]",
+		Short: "Check installed (or given) files against the registry's sha256",
+		Long: `With a NAME, checks that dataset's installed copy (or --file F) against its
+sha256. With --file F alone, says which dataset F is. With neither, checks
+every installed dataset and names the ones not installed; it fails (exit 1)
+when an installed copy does not match.`,
+		Example: `  membench datasets verify
+  membench datasets verify locomo
   membench datasets verify --file ../shared/datasets/locomo10.json`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: cliflag.CompleteRegistry,
@@ -304,7 +310,7 @@ func RunVerify(_ context.Context, o *VerifyOptions) error {
 	out := o.Out
 	if o.Name == "" {
 		if o.File == "" {
-			return clierr.Bad("give a dataset NAME (%s) or --file F", strings.Join(core.RegistryNames(), ", "))
+			return verifyAll(out, o.Dir, o.Home)
 		}
 		return identify(out, o.File)
 	}
@@ -324,6 +330,41 @@ func RunVerify(_ context.Context, o *VerifyOptions) error {
 		return err
 	}
 	report(out, e, r)
+	return nil
+}
+
+// verifyAll checks every registry entry installed in dir (else the
+// default under home) and names the ones that are not there. An absent
+// dataset is no failure (most users fetch one or two); a copy that does
+// not match is.
+func verifyAll(out io.Writer, dir, home string) error {
+	if dir == "" {
+		dir = core.DefaultDir(home)
+	}
+	var absent, failed []string
+	for _, e := range core.Registry {
+		path := filepath.Join(dir, e.File)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			absent = append(absent, e.Name)
+			continue
+		}
+		r, err := core.Verify(path, e)
+		if err != nil {
+			fmt.Fprintf(out, "%s: FAILED  %s  %v\n", e.Name, path, err)
+			failed = append(failed, e.Name)
+			continue
+		}
+		report(out, e, r)
+	}
+	switch {
+	case len(absent) == len(core.Registry):
+		fmt.Fprintf(out, "no dataset installed in %s; fetch one with `membench datasets fetch NAME` (%s); the embedded sample needs none\n", dir, strings.Join(absent, ", "))
+	case len(absent) > 0:
+		fmt.Fprintf(out, "not installed in %s: %s (`membench datasets fetch NAME` installs one)\n", dir, strings.Join(absent, ", "))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d installed dataset(s) do not match their checksum: %s; fetch them again with `membench datasets fetch NAME --force`", len(failed), strings.Join(failed, ", "))
+	}
 	return nil
 }
 

@@ -91,7 +91,6 @@ func TestBadInput(t *testing.T) {
 		{"fetch", "nope"},
 		{"fetch", "sample"},
 		{"verify", "nope"},
-		{"verify"},
 		{"verify", "locomo"},
 		{"verify", "--file", "/nonexistent/x.json"},
 	} {

@@ -52,7 +52,7 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
 			return nil
 		},
 	}
-	cliflag.Runs(lock, &lockDirs, "the runs directory `prereg test --run` will read; the lock goes there (default: "+prereg.DefaultLockDir+")", "runs-dir")
+	cliflag.Runs(lock, &lockDirs, "the runs directory 'prereg test --run' will read; the lock goes there (default: "+prereg.DefaultLockDir+")", "runs-dir")
 	var runs []string
 	var asJSON, allowMixed bool
 	test := &cobra.Command{
