@@ -14,6 +14,7 @@ targets=(
   ./judge:FuzzNegatedCorrect
   ./judge:FuzzMetrics
   ./judge:FuzzStem
+  ./study/audit:FuzzNegatedSupported
   ./systems/structmem:FuzzParseEntries
   ./systems/structmem:FuzzParseLinks
   ./systems/flat:FuzzFlatReplies
