@@ -15,6 +15,7 @@ targets=(
   ./judge:FuzzMetrics
   ./judge:FuzzStem
   ./study/audit:FuzzNegatedSupported
+  ./study/audit:FuzzParseWrong
   ./systems/structmem:FuzzParseEntries
   ./systems/structmem:FuzzParseLinks
   ./systems/flat:FuzzFlatReplies

@@ -1,8 +1,11 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 // negations and separators FuzzNegatedSupported puts before SUPPORTED.
@@ -57,4 +60,56 @@ func mixCase(s string, mask uint64) string {
 		}
 	}
 	return string(b)
+}
+
+// FuzzParseWrong: any bytes either parse into answers that each have an
+// id (unique), a question and recorded runs the file lists, or fail as bad
+// input; and the recorded tally never counts more than there are answers.
+func FuzzParseWrong(f *testing.F) {
+	f.Add([]byte(`{"question_id": "locomo_0_qa0", "answer": "8 May 2023"}` + "\n" + `{"question_id": "conv-b:1", "answer": "x", "llm_judgments": {"j1": true}}`))
+	f.Add([]byte(`{"accuracy": 0.5, "detailed_results": {"u_0": [{"question_id": "locomo_0_qa0", "question": "q", "golden_answer": 2022,
+ "generated_answer": "2021", "category": "2", "llm_judgments": {"judgment_1": true, "judgment_2": false}}]}}`))
+	f.Add([]byte(`{"detailed_results": {"c": [{"question_id": "a", "generated_answer": "x"}]}} {}`))
+	f.Add([]byte("{\"question_id\": \"a\", \"answer\": \"x\", \"category\": 5}\n\n{\"question_id\": \"a\""))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := ParseWrong(data, "fuzz")
+		if err != nil {
+			if !badinput.Is(err) {
+				t.Fatalf("ParseWrong error is not bad input: %v", err)
+			}
+			return
+		}
+		if len(w.Answers) == 0 || (w.Format != FormatScored && w.Format != FormatJSONL) {
+			t.Fatalf("%d answers, format %q", len(w.Answers), w.Format)
+		}
+		seen := map[string]bool{}
+		for _, a := range w.Answers {
+			if a.ID == "" || seen[a.ID] || a.Question == nil {
+				t.Fatalf("answer %+v (seen %v)", a, seen[a.ID])
+			}
+			seen[a.ID] = true
+			for r := range a.Recorded {
+				if !slices.Contains(w.Runs, r) {
+					t.Fatalf("run %q not in %v", r, w.Runs)
+				}
+			}
+		}
+		if len(w.Runs) == 0 || w.NeedsData() {
+			return
+		}
+		jr, err := Recorded(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := jr.Overall()
+		if o.Answers != len(w.Answers) || o.Rate < 0 || o.Rate > 1 || o.Lo > o.Rate+1e-12 || o.Hi < o.Rate-1e-12 {
+			t.Fatalf("overall %+v of %d answers", o, len(w.Answers))
+		}
+		for _, rc := range o.Runs {
+			if rc.Accepted > rc.Judged || rc.Judged > len(w.Answers) {
+				t.Fatalf("run %+v of %d answers", rc, len(w.Answers))
+			}
+		}
+	})
 }

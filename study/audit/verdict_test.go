@@ -83,8 +83,8 @@ func TestParseVerdictShapes(t *testing.T) {
 // only and keeps JSON valid.
 func TestJudgeWords(t *testing.T) {
 	for in, want := range map[string]string{
-		"SUPPORTED / Supported / supported": "CORRECT / Correct / correct",
-		"UNSUPPORTED, correct, WRONG":       "INCORRECT, accurate, MISTAKEN",
+		"SUPPORTED / Supported / supported":              "CORRECT / Correct / correct",
+		"UNSUPPORTED, correct, WRONG":                    "INCORRECT, accurate, MISTAKEN",
 		"supportedness supports is_supported supported2": "supportedness supports is_correct supported2",
 		"ſupported éwrong":                               "ſupported éwrong",
 	} {
