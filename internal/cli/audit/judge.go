@@ -63,7 +63,6 @@ a model; the llm judge needs a real model (--judge-model).`,
 	f.StringVar(&o.Wrong, "wrong", "", "file of known-wrong answers: a scored file (ap-baseline shape) or JSONL of question_id, answer")
 	f.StringArrayVar(&o.Judges, "judge-spec", nil, "judge to measure (repeatable): "+cliflag.JudgeSpecSyntax)
 	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
-	cliflag.Alias(c, "judge", "judge-spec")
 	f.BoolVar(&o.Recorded, "recorded", false, "report the verdicts the file carries (llm_judgments), one judgment run each")
 	f.StringVar(&o.Data, "data", "", "LoCoMo file the question ids point into (default: the fetched LoCoMo, when the file lacks questions)")
 	f.StringVar(&o.JudgeModel, "judge-model", "", "model spec of the llm judge, e.g. openai:gpt-4o-mini")
