@@ -226,6 +226,7 @@ func TestParseWrongErrors(t *testing.T) {
 		{`{"question_id": "a", "answer": "x", "category": "two"}`, "not a LoCoMo category"},
 		{`{"question_id": "a", "answer": "x", "gold": [1]}`, "gold is [1]"},
 		{`{"question_id": "a", "answer": "x", "llm_judgments": {"judgment_1": "yes"}}`, "llm_judgments.judgment_1 is \"yes\", not true or false"},
+		{`{"question_id": "a", "answer": "x", "llm_judgments": {"judgment_1": null}}`, "llm_judgments.judgment_1 is null"},
 		{`{"question_id": "a", "answer": "x", "generated_answer": "y"}`, "answer and generated_answer differ"},
 		{`{"question_id": "a", "answer": "x"}` + "\n" + `{"question_id": "b", "answer": `, "line 2: not a JSON record"},
 		{`{"detailed_results": {"c": [{"question_id": "a", "generated_answer": "x"}]}} {}`, "text after the scored file's closing }"},

@@ -34,7 +34,7 @@ type WrongAnswer struct {
 	Recorded map[string]bool
 	where    string // for messages: "line 3" or "detailed_results.locomo_exp_user_0[2]"
 	complete bool   // the file gives question, gold and category
-	hasText  bool
+	hasText  bool   // the file gives the question's text (Resolve checks it)
 }
 
 // WrongFile is a parsed file of known-wrong answers.
@@ -161,7 +161,7 @@ func (w *WrongFile) add(raw []byte, where, source string) error {
 		return badinput.Errorf("%s %s (%s): no answer; give the known-wrong answer as \"answer\" (or \"generated_answer\")", source, where, *r.QuestionID)
 	}
 	a.ID = strings.TrimSpace(*r.QuestionID)
-	q := &datasets.Question{ID: a.ID, Category: -1}
+	q := &datasets.Question{ID: a.ID, Category: -1} // -1: not given
 	if r.Question != nil {
 		q.Text, a.hasText = *r.Question, true
 	}
@@ -183,7 +183,7 @@ func (w *WrongFile) add(raw []byte, where, source string) error {
 	a.Question, a.complete = q, r.Question != nil && hasGold && q.Category >= 0
 	for name, v := range r.Judgments {
 		var ok bool
-		if err := json.Unmarshal(v, &ok); err != nil {
+		if err := json.Unmarshal(v, &ok); err != nil || string(v) == "null" {
 			return badinput.Errorf("%s %s (%s): llm_judgments.%s is %s, not true or false (true = the judge accepted the answer)", source, where, a.ID, name, v)
 		}
 		if a.Recorded == nil {
