@@ -14,6 +14,8 @@ targets=(
   ./judge:FuzzNegatedCorrect
   ./judge:FuzzMetrics
   ./judge:FuzzStem
+  ./study/audit:FuzzNegatedSupported
+  ./study/audit:FuzzParseWrong
   ./systems/structmem:FuzzParseEntries
   ./systems/structmem:FuzzParseLinks
   ./systems/flat:FuzzFlatReplies

@@ -92,29 +92,6 @@ func TestOfflineBackendEndToEnd(t *testing.T) {
 	wantCell(t, row(t, lr, ConfigConstrained, Overall).Cells["offline"], 1, 2)
 }
 
-func TestParseVerdict(t *testing.T) {
-	cases := []struct {
-		in   string
-		want bool
-		err  bool
-	}{
-		{`{"reason": "ok", "verdict": "SUPPORTED"}`, true, false},
-		{"```json\n{\"verdict\": \"unsupported\", \"reason\": \"adds a name\"}\n```", false, false},
-		{`{"label": "Not supported"}`, false, false},
-		{"UNSUPPORTED: the entry adds a dog.", false, false},
-		{"The entry is supported.", true, false},
-		{"The entry is not supported by the utterance.", false, false},
-		{"Partly supported, partly unsupported.", false, true},
-		{"no idea", false, true},
-	}
-	for _, c := range cases {
-		v, err := ParseVerdict(c.in)
-		if (err != nil) != c.err || (err == nil && v.Supported != c.want) {
-			t.Errorf("ParseVerdict(%q) = %+v, %v; want supported=%v err=%v", c.in, v, err, c.want, c.err)
-		}
-	}
-}
-
 func TestParseJudgeSpec(t *testing.T) {
 	cases := []struct{ spec, name, backend, model, url string }{
 		{"offline", "offline", "offline", "", ""},

@@ -3,9 +3,13 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"maps"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
 
@@ -21,51 +25,113 @@ type Verdict struct {
 	Reason    string
 }
 
-var verdictRe = regexp.MustCompile(`(?i)\b(not\s+supported|unsupported|supported)\b`)
-
-// ParseVerdict reads a reply: a JSON object with "verdict" (or "label"),
-// possibly fenced or inside text, else plain text naming exactly one of
-// SUPPORTED / UNSUPPORTED ("not supported" counts as UNSUPPORTED).
+// ParseVerdict reads an audit judge's reply by meaning, with the rules
+// judge.ParseReply reads CORRECT/WRONG by, so the two readers cannot drift
+// apart: a negation in any casing flips SUPPORTED ("It isn't SUPPORTED",
+// "NEVER SUPPORTED", "not fully supported" are UNSUPPORTED); a JSON verdict
+// (verdict, label, judgment, ... or a bool "supported"/"is_supported")
+// must be one of SUPPORTED, YES, TRUE / UNSUPPORTED, NO, FALSE, so
+// {"verdict": "not supported"} is no verdict; a reply whose labels
+// disagree, a question ("Is it supported?") and a hedge ("partly
+// supported") give none either.
+//
+// It does so by renaming the audit's labels to the judge's words before
+// calling judge.ParseReply (see judgeWords); the reason is read from the
+// reply as written.
 func ParseVerdict(text string) (Verdict, error) {
+	r, err := judge.ParseReply(judgeWords(text))
+	if err != nil {
+		return Verdict{}, fmt.Errorf("no single SUPPORTED/UNSUPPORTED verdict in %q (a negated, hedged, questioned or contradicted label is none)", clip(text, 300))
+	}
+	return Verdict{Supported: r.Label == judge.LabelCorrect, Reason: replyReason(text)}, nil
+}
+
+// renames maps the (ASCII lower-case) words judge.ParseReply reads as
+// labels onto the audit's meaning: SUPPORTED is its CORRECT and
+// UNSUPPORTED its INCORRECT, while the judge's own label words are not
+// audit labels ("the entry is correct but not supported" is UNSUPPORTED),
+// so they become words the judge reads as nothing. Each replacement is one
+// word, as the original, so the judge's negation scopes (counted in words)
+// see the same distances.
+var renames = map[string]string{
+	"supported":   "correct",
+	"unsupported": "incorrect",
+	"correct":     "accurate",
+	"incorrect":   "inaccurate",
+	"wrong":       "mistaken",
+}
+
+// judgeWords rewrites text's whole words found in renames, keeping their
+// case shape (all capitals stay capitals: the judge ranks capitalised
+// labels above lower-case ones). Words are split as judge.ParseReply splits
+// them, on anything but letters and digits; only ASCII case is folded, as
+// there. Letters are replaced by letters, so JSON stays JSON.
+func judgeWords(text string) string {
+	var b strings.Builder
+	b.Grow(len(text) + 16)
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			b.WriteString(text[i : i+n])
+			i += n
+			continue
+		}
+		j := i + n
+		for j < len(text) {
+			r2, n2 := utf8.DecodeRuneInString(text[j:])
+			if !unicode.IsLetter(r2) && !unicode.IsDigit(r2) {
+				break
+			}
+			j += n2
+		}
+		w := text[i:j]
+		if to, ok := renames[lowerASCII(w)]; ok {
+			w = withCaseOf(to, w)
+		}
+		b.WriteString(w)
+		i = j
+	}
+	return b.String()
+}
+
+// withCaseOf gives to the case shape of like: all capitals, a capital
+// first letter, or lower case.
+func withCaseOf(to, like string) string {
+	switch {
+	case like == strings.ToUpper(like):
+		return strings.ToUpper(to)
+	case like[0] >= 'A' && like[0] <= 'Z':
+		return strings.ToUpper(to[:1]) + to[1:]
+	}
+	return to
+}
+
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// replyReason is the reason field of a JSON reply, else the whole reply.
+func replyReason(text string) string {
 	if body := llm.ExtractJSON(text); strings.HasPrefix(body, "{") {
 		var obj map[string]any
 		if json.Unmarshal([]byte(body), &obj) == nil {
-			var v Verdict
-			label := ""
-			for key, val := range obj {
-				s, _ := val.(string)
-				switch strings.ToLower(key) {
-				case "verdict", "label", "judgment", "judgement":
-					label = labelOf(s)
-				case "reason", "reasoning", "explanation":
-					v.Reason = s
+			keys := slices.Sorted(maps.Keys(obj)) // "Reason" and "reason" may both be there
+			for _, key := range []string{"reason", "reasoning", "explanation", "rationale", "justification"} {
+				for _, k := range keys {
+					if s, ok := obj[k].(string); ok && strings.EqualFold(k, key) {
+						return s
+					}
 				}
-			}
-			if label != "" {
-				v.Supported = label == Supported
-				return v, nil
 			}
 		}
 	}
-	kinds := map[string]bool{}
-	for _, m := range verdictRe.FindAllString(text, -1) {
-		kinds[labelOf(m)] = true
-	}
-	if len(kinds) == 1 {
-		return Verdict{Supported: kinds[Supported], Reason: strings.TrimSpace(text)}, nil
-	}
-	return Verdict{}, fmt.Errorf("no single SUPPORTED/UNSUPPORTED verdict in %q", clip(text, 300))
-}
-
-func labelOf(s string) string {
-	s = strings.ToUpper(strings.Join(strings.Fields(strings.Trim(s, " .!\"'*")), " "))
-	switch s {
-	case Supported, "YES", "TRUE":
-		return Supported
-	case Unsupported, "NOT SUPPORTED", "NO", "FALSE":
-		return Unsupported
-	}
-	return ""
+	return strings.TrimSpace(text)
 }
 
 func clip(s string, n int) string {

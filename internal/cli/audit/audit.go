@@ -92,7 +92,7 @@ func (o *Options) print(r *audit.Result, mdName string) error {
 func NewCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "audit",
-		Short: "StructMem fidelity audits: extraction hallucinations and spurious links",
+		Short: "Audits: StructMem fidelity (extraction hallucinations, spurious links) and judge false-accept rates",
 		Long: `Audit the memory a structmem run dumped to <run dir>/memory.jsonl, as
 the StructMem paper ("StructMem: Structured Memory for Long-Horizon Behavior
 in LLMs", arXiv 2604.21748) does in Tables 6 and 7. Each --audit-model (a
@@ -101,7 +101,7 @@ whether it is supported; verdicts go to <run dir>/audit_*.jsonl (re-running
 resumes) and the table to <run dir>/audit_*.md. With the offline model the
 numbers measure word-overlap heuristics, not a model (docs/audits.md).`,
 	}
-	c.AddCommand(extractionCmd(), linksCmd())
+	c.AddCommand(extractionCmd(), linksCmd(), judgeCmd())
 	return c
 }
 
