@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
 
@@ -69,7 +70,7 @@ func NewExec(env systems.Env) (systems.System, error) {
 
 // describe is the command on one line (errors are one line), cut at 120 bytes.
 func (t *execTransport) describe() string {
-	c := strings.Join(strings.Fields(systems.Redact(t.cmdline)), " ")
+	c := strings.Join(strings.Fields(llm.RedactText(t.cmdline)), " ")
 	if len(c) > 120 {
 		c = c[:120] + "…"
 	}
