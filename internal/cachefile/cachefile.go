@@ -160,6 +160,9 @@ func (f *File[H]) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log.to(os.Stderr)
+	if f.broken != nil {
+		return nil // replace closed the handle already
+	}
 	return f.h.Close()
 }
 
