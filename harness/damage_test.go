@@ -1,12 +1,15 @@
 package harness_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/membench/membench/harness"
@@ -97,5 +100,68 @@ func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
 	}
 	if third.CacheDamaged != nil {
 		t.Fatalf("damaged entries were not rewritten: %+v", third.CacheDamaged)
+	}
+}
+
+// lockedBuffer is a log that several goroutines may write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Cache files that are not SQLite databases do not stop a run: each is
+// moved aside, the run answers every question with fresh caches, and the
+// run's log says where each file went.
+func TestDamagedCacheFilesAreSetAside(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(llmtest.Plausible))
+	t.Setenv("OPENAI_API_KEY", "sk-test-damage")
+	cfg := testConfig(t, "turns-cosine")
+	cfg.Model = "backend=openai,model=m,base-url=" + srv.URL
+	cfg.Embedder = "backend=openai,model=e,base-url=" + srv.URL
+	first, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := bytes.Repeat([]byte("this is no database "), 500)
+	files := []string{filepath.Join(cfg.CacheDir, "llm.sqlite"), filepath.Join(cfg.CacheDir, "embeddings.sqlite")}
+	for _, f := range files {
+		os.Remove(f + "-wal")
+		os.Remove(f + "-shm")
+		if err := os.WriteFile(f, garbage, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.RunID = "after-damage"
+	var log lockedBuffer
+	sum, err := harness.Run(context.Background(), cfg, &log)
+	if err != nil {
+		t.Fatalf("a run on damaged cache files: %v", err)
+	}
+	if sum.Questions != first.Questions || !reflect.DeepEqual(sum.Overall, first.Overall) {
+		t.Errorf("after the damage: %d questions, %+v; before %d, %+v", sum.Questions, sum.Overall, first.Questions, first.Overall)
+	}
+	for _, f := range files {
+		aside, _ := filepath.Glob(f + ".damaged-*")
+		if len(aside) != 1 {
+			t.Fatalf("%s set aside as %v; want one file", f, aside)
+		}
+		if b, _ := os.ReadFile(aside[0]); !bytes.Equal(b, garbage) {
+			t.Errorf("%s does not hold the damaged bytes", aside[0])
+		}
+		if !strings.Contains(log.String(), aside[0]) {
+			t.Errorf("the run's log does not name %s:\n%s", aside[0], log.String())
+		}
 	}
 }

@@ -220,6 +220,20 @@ func (r *Resources) Damaged() *runlog.CacheDamage {
 	return d.Add(nil)
 }
 
+// Log sends the caches' notes (a damaged file set aside, and the cache
+// started again) to w, the run's log.
+func (r *Resources) Log(w io.Writer) {
+	if r.cache != nil {
+		r.cache.Log(w)
+	}
+	if r.embCache != nil {
+		r.embCache.Log(w)
+	}
+	if r.judges != nil {
+		r.judges.Log(w)
+	}
+}
+
 // Close releases the caches.
 func (r *Resources) Close() {
 	if r.cache != nil {

@@ -99,6 +99,7 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Log(log)
 	if embedNote != "" {
 		res.EmbedderNote = embedNote // why the automatic choice fell back
 	}

@@ -82,7 +82,7 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 					return nil, err
 				}
 			}
-			m = deps.Replay.Play(ModelID{Backend: "openai", Model: spec.Model, BaseURL: strings.TrimRight(specBaseURL(spec), "/")}, fb)
+			m = deps.Replay.Play(ModelID{Backend: "openai", Model: spec.Model, BaseURL: shownBaseURL(spec)}, fb)
 			break
 		}
 		o, err := openAIFromSpec(spec, deps.HTTP)
@@ -152,7 +152,13 @@ func openAIFromSpec(spec Spec, hc *http.Client) (*OpenAI, error) {
 // EmbedderName is the name an OpenAI-compatible embedder built from spec
 // reports, without building it (a replay needs no key).
 func EmbedderName(spec Spec) string {
-	return "openai:" + spec.Model + "@" + strings.TrimRight(specBaseURL(spec), "/")
+	return "openai:" + spec.Model + "@" + shownBaseURL(spec)
+}
+
+// shownBaseURL is the spec's server as a built model shows it (OpenAI.ID,
+// Name): without a trailing slash or credentials.
+func shownBaseURL(spec Spec) string {
+	return RedactText(strings.TrimRight(specBaseURL(spec), "/"))
 }
 
 // specBaseURL is the server a spec names: its base URL, else
@@ -191,15 +197,21 @@ func ParseSpec(s string) (Spec, error) {
 }
 
 // redactErr rewrites an error whose text holds a URL with credentials (a
-// spec quoted back to the user); other errors pass unchanged.
+// spec quoted back to the user); other errors pass unchanged. The
+// rewritten error keeps its kind (bad input or not) but not its chain,
+// whose messages still hold the credentials.
 func redactErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if msg := RedactText(err.Error()); msg != err.Error() {
-		return errors.New(msg)
+	msg := RedactText(err.Error())
+	if msg == err.Error() {
+		return err
 	}
-	return err
+	if badinput.Is(err) {
+		return badinput.Wrap(errors.New(msg))
+	}
+	return errors.New(msg)
 }
 
 // RedactErr is redactErr for other packages that quote specs back.

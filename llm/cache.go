@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench/internal/cachefile"
 	_ "modernc.org/sqlite" // registers driver "sqlite"
 )
 
@@ -31,14 +33,30 @@ import (
 //
 // Each entry carries a CRC-32C of what a hit returns (see entrySum): an
 // entry that fails it (a bit flip that left the SQLite file valid) is a
-// miss, asked again, overwritten and counted in Damaged.
+// miss, asked again, overwritten and counted in Damaged. A file SQLite
+// itself finds damaged, at open or on a query, is set aside and the cache
+// starts again empty (internal/cachefile); the move is reported on Log.
 type Cache struct {
-	db      *sql.DB
+	file    *cachefile.File[*cacheDB]
 	path    string
-	get     *sql.Stmt
-	put     *sql.Stmt
 	damaged atomic.Int64
 	front   atomic.Pointer[front] // nil until Preload starts one
+}
+
+// cacheDB is one open cache file.
+type cacheDB struct {
+	db  *sql.DB
+	get *sql.Stmt
+	put *sql.Stmt
+}
+
+func (d *cacheDB) Close() error {
+	for _, st := range []*sql.Stmt{d.get, d.put} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	return d.db.Close()
 }
 
 // cacheVersion is bumped when the key or stored value changes meaning.
@@ -47,7 +65,8 @@ const cacheVersion = 1
 // checksummed is the file's user_version once every entry has a checksum.
 const checksummed = 1
 
-// NewCache opens (creating if needed) the cache file at path.
+// NewCache opens (creating if needed) the cache file at path. Notes about
+// a damaged file set aside wait for Log (Close writes any left to stderr).
 func NewCache(path string) (*Cache, error) {
 	if path == "" {
 		return nil, errors.New("llm cache: empty path; pass a file such as .membench/cache.sqlite or disable the cache")
@@ -57,6 +76,15 @@ func NewCache(path string) (*Cache, error) {
 			return nil, fmt.Errorf("llm cache %s: %w", path, err)
 		}
 	}
+	f, err := cachefile.Open("llm cache", path, openCacheDB)
+	if err != nil {
+		return nil, err
+	}
+	return &Cache{file: f, path: path}, nil
+}
+
+// openCacheDB opens the file, making the table and migrating old entries.
+func openCacheDB(path string) (*cacheDB, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -81,22 +109,22 @@ func NewCache(path string) (*Cache, error) {
 	if err == nil {
 		err = addChecksums(db)
 	}
-	c := &Cache{db: db, path: path}
+	d := &cacheDB{db: db}
 	if err == nil {
-		c.get, err = db.Prepare(`SELECT kind, text, probs, input_tokens, output_tokens, crc FROM responses WHERE key = ?`)
+		d.get, err = db.Prepare(`SELECT kind, text, probs, input_tokens, output_tokens, crc FROM responses WHERE key = ?`)
 	}
 	if err == nil {
 		// OR REPLACE: two concurrent misses of one key store the same thing,
 		// and a damaged entry is overwritten.
-		c.put, err = db.Prepare(`INSERT OR REPLACE INTO responses
+		d.put, err = db.Prepare(`INSERT OR REPLACE INTO responses
 			(key, kind, model, text, probs, input_tokens, output_tokens, created_at, crc)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	}
 	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("llm cache %s: cannot create table (is it an SQLite file?): %w", path, err)
+		d.Close()
+		return nil, fmt.Errorf("llm cache %s: cannot open it: %w (if another process holds it, let it finish; or give another --cache-dir)", path, err)
 	}
-	return c, nil
+	return d, nil
 }
 
 // addChecksums migrates a file written before entries carried checksums:
@@ -173,14 +201,11 @@ func addChecksums(db *sql.DB) error {
 }
 
 // Close closes the database.
-func (c *Cache) Close() error {
-	for _, st := range []*sql.Stmt{c.get, c.put} {
-		if st != nil {
-			st.Close()
-		}
-	}
-	return c.db.Close()
-}
+func (c *Cache) Close() error { return c.file.Close() }
+
+// Log sends the notes about a damaged file set aside to w (the run's log):
+// any made at open at once, later ones as they happen.
+func (c *Cache) Log(w io.Writer) { c.file.Log(w) }
 
 // Damaged is the number of entries found damaged (and asked again) so far.
 func (c *Cache) Damaged() int64 { return c.damaged.Load() }
@@ -191,7 +216,9 @@ func (c *Cache) Path() string { return c.path }
 // Len counts stored responses.
 func (c *Cache) Len() (int, error) {
 	var n int
-	err := c.db.QueryRow(`SELECT COUNT(*) FROM responses`).Scan(&n)
+	err := c.file.Do(func(d *cacheDB) error {
+		return d.db.QueryRow(`SELECT COUNT(*) FROM responses`).Scan(&n)
+	})
 	return n, err
 }
 
@@ -341,22 +368,38 @@ func (c *Cache) read(ctx context.Context, key string) (entry, bool, error) {
 		}
 	}
 	var e entry
-	err := c.get.QueryRowContext(ctx, key).Scan(&e.kind, &e.text, &e.probs, &e.in, &e.out, &e.crc)
-	if errors.Is(err, sql.ErrNoRows) {
-		return entry{}, false, nil
+	err := c.file.Do(func(d *cacheDB) error {
+		err := d.get.QueryRowContext(ctx, key).Scan(&e.kind, &e.text, &e.probs, &e.in, &e.out, &e.crc)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("llm cache %s: read: %w", c.path, err)
+		}
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, cachefile.ErrReplaced) {
+		return entry{}, false, nil // a fresh file holds nothing
 	}
 	if err != nil {
-		return entry{}, false, fmt.Errorf("llm cache %s: read: %w", c.path, err)
+		return entry{}, false, err
 	}
 	return e, true, nil
 }
 
 func (c *Cache) store(ctx context.Context, key, kind, model, text, probs string, u Usage) error {
 	crc := entrySum(key, kind, text, probs, u.InputTokens, u.OutputTokens)
-	_, err := c.put.ExecContext(ctx, key, kind, model, text, probs, u.InputTokens, u.OutputTokens,
-		time.Now().UTC().Format(time.RFC3339), int64(crc))
+	put := func(d *cacheDB) error {
+		_, err := d.put.ExecContext(ctx, key, kind, model, text, probs, u.InputTokens, u.OutputTokens,
+			time.Now().UTC().Format(time.RFC3339), int64(crc))
+		if err != nil {
+			return fmt.Errorf("llm cache %s: write: %w", c.path, err)
+		}
+		return nil
+	}
+	err := c.file.Do(put)
+	if errors.Is(err, cachefile.ErrReplaced) {
+		err = c.file.Do(put) // into the fresh file
+	}
 	if err != nil {
-		return fmt.Errorf("llm cache %s: write: %w", c.path, err)
+		return err
 	}
 	if f := c.front.Load(); f != nil {
 		// What the file now holds (a re-ask with Fresh replaces an entry).

@@ -129,11 +129,11 @@ func TestCacheOldFileIsMigrated(t *testing.T) {
 	// entry written later without a checksum (an old binary) is not
 	// trusted but asked again, as a damaged one.
 	var version int
-	if err := cache.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != checksummed {
+	if err := dbOf(cache).QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != checksummed {
 		t.Fatalf("user_version = %d, %v; want %d", version, err, checksummed)
 	}
 	late := chatKey(id, Request{Messages: msgs("later question"), MaxTokens: 8})
-	if _, err := cache.db.Exec(`INSERT INTO responses (key, kind, model, text, input_tokens, output_tokens, created_at) VALUES (?, 'chat', 'gpt-4o-mini', 'unchecked', 1, 1, 'x')`, late); err != nil {
+	if _, err := dbOf(cache).Exec(`INSERT INTO responses (key, kind, model, text, input_tokens, output_tokens, created_at) VALUES (?, 'chat', 'gpt-4o-mini', 'unchecked', 1, 1, 'x')`, late); err != nil {
 		t.Fatal(err)
 	}
 	again, err := NewCache(path)
@@ -147,4 +147,11 @@ func TestCacheOldFileIsMigrated(t *testing.T) {
 	if again.Damaged() != 1 {
 		t.Errorf("Damaged = %d, want 1 (the unchecked entry)", again.Damaged())
 	}
+}
+
+// dbOf is the cache's current database, for tests that look inside it.
+func dbOf(c *Cache) *sql.DB {
+	var db *sql.DB
+	c.file.Do(func(d *cacheDB) error { db = d.db; return nil })
+	return db
 }

@@ -57,22 +57,27 @@ func (c *Cache) Preload(expected int) bool {
 }
 
 // scan reads every entry (one read transaction: a consistent snapshot).
+// A file found damaged on the way is replaced (the scan then fails, and
+// reads go to the fresh file).
 func (c *Cache) scan() (map[string]entry, error) {
-	rows, err := c.db.Query(`SELECT key, kind, text, probs, input_tokens, output_tokens, crc FROM responses`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	m := map[string]entry{}
-	for rows.Next() {
-		var key string
-		var e entry
-		if err := rows.Scan(&key, &e.kind, &e.text, &e.probs, &e.in, &e.out, &e.crc); err != nil {
-			return nil, err
+	err := c.file.Do(func(d *cacheDB) error {
+		rows, err := d.db.Query(`SELECT key, kind, text, probs, input_tokens, output_tokens, crc FROM responses`)
+		if err != nil {
+			return err
 		}
-		m[key] = e
-	}
-	return m, rows.Err()
+		defer rows.Close()
+		for rows.Next() {
+			var key string
+			var e entry
+			if err := rows.Scan(&key, &e.kind, &e.text, &e.probs, &e.in, &e.out, &e.crc); err != nil {
+				return err
+			}
+			m[key] = e
+		}
+		return rows.Err()
+	})
+	return m, err
 }
 
 // get waits for the scan (or ctx) and returns key's entry if the scan
@@ -107,11 +112,11 @@ func (f *front) put(key string, e entry) {
 // write-ahead log (whose file keeps every version of a page).
 func (c *Cache) Bytes() (int64, error) {
 	var pages, size int64
-	if err := c.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
-		return 0, err
-	}
-	if err := c.db.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
-		return 0, err
-	}
-	return pages * size, nil
+	err := c.file.Do(func(d *cacheDB) error {
+		if err := d.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+			return err
+		}
+		return d.db.QueryRow(`PRAGMA page_size`).Scan(&size)
+	})
+	return pages * size, err
 }

@@ -25,7 +25,7 @@ func TestCacheHitMissAndNoKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mode string
-	if err := cache.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+	if err := dbOf(cache).QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Fatalf("journal_mode = %q, %v; want wal", mode, err)
 	}
 	m := cache.Wrap(newTestOpenAI(t, srv))

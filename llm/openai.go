@@ -63,14 +63,14 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai backend: base URL %q is not an http(s) URL; use e.g. http://localhost:8000/v1", RedactURL(cfg.BaseURL))
+		return nil, fmt.Errorf("openai backend: base URL %q is not an http(s) URL; use e.g. http://localhost:8000/v1", RedactText(cfg.BaseURL))
 	}
 	if cfg.APIKeyEnv == "" {
 		cfg.APIKeyEnv = "OPENAI_API_KEY"
 	}
 	if cfg.APIKey == "" {
 		if isOpenAIHost(u.Host) {
-			return nil, fmt.Errorf("openai backend: no API key for %s; set the environment variable %s", RedactURL(cfg.BaseURL), cfg.APIKeyEnv)
+			return nil, fmt.Errorf("openai backend: no API key for %s; set the environment variable %s", RedactText(cfg.BaseURL), cfg.APIKeyEnv)
 		}
 		cfg.APIKey = "none" // local servers accept any key
 	}
@@ -90,7 +90,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = headerDoer{hc}
-	return &OpenAI{cfg: cfg, shown: RedactURL(cfg.BaseURL), client: openai.NewClientWithConfig(oc), http: headerDoer{hc}}, nil
+	return &OpenAI{cfg: cfg, shown: RedactText(cfg.BaseURL), client: openai.NewClientWithConfig(oc), http: headerDoer{hc}}, nil
 }
 
 func isOpenAIHost(host string) bool {

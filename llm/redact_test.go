@@ -10,23 +10,33 @@ import (
 	"github.com/membench/membench/llm/llmtest"
 )
 
-func TestRedactURL(t *testing.T) {
+func TestRedactText(t *testing.T) {
 	cases := map[string]string{
-		"http://user:s3cret-pw@host:8000/v1":    "http://user:xxxxx@host:8000/v1",
-		"https://tok3n-only@host/v1":            "https://xxxxx@host/v1",
-		"https://host/v1?api-key=k3y-value&x=1": "https://host/v1?api-key=xxxxx&x=1",
+		"http://user:s3cret-pw@host:8000/v1":    "http://[redacted]@host:8000/v1",
+		"https://tok3n-only@host/v1":            "https://[redacted]@host/v1",
+		"https://host/v1?api-key=k3y-value&x=1": "https://host/v1?api-key=[redacted]&x=1",
 		"http://localhost:8000/v1":              "http://localhost:8000/v1",
 		"https://api.openai.com/v1":             "https://api.openai.com/v1",
-		"see http://u:p4ssw0rd@h in it":         "see http://u:xxxxx@h in it",
-		"http://user:s3cret-pw@[::1:bad/v1":     "http://user:xxxxx@[::1:bad/v1",
+		"see http://u:p4ssw0rd@h in it":         "see http://[redacted]@h in it",
+		"http://user:s3cret-pw@[::1:bad/v1":     "http://[redacted]@[::1:bad/v1",
+		// A password holding "@" or ":" goes whole, and so does one ending
+		// the text without a path.
+		"http://al:p@ss:w@rd@host/v1":       "http://[redacted]@host/v1",
+		"postgres://u:pw@db":                "postgres://[redacted]@db",
+		`Get "http://u:pw@h:1/v1": refused`: `Get "http://[redacted]@h:1/v1": refused`,
+		// Two URLs in one text; an e-mail address after the path is left.
+		"a http://x:1@h/p?token=t0k&k=v and https://y@g/ mail me@example.com": "a http://[redacted]@h/p?token=[redacted]&k=v and https://[redacted]@g/ mail me@example.com",
+		// Credentials written by an earlier redaction lose the user name.
+		"http://alice:xxxxx@h/v1": "http://[redacted]@h/v1",
+		"no url, user:pw@host":    "no url, user:pw@host",
 	}
 	for in, want := range cases {
-		if got := RedactURL(in); got != want {
-			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		if got := RedactText(in); got != want {
+			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
 		}
 	}
 	spec := "backend=openai,model=m,base-url=http://bob:s3cret-pw@h:1/v1,rpm=5"
-	if got := RedactText(spec); got != "backend=openai,model=m,base-url=http://bob:xxxxx@h:1/v1,rpm=5" {
+	if got := RedactText(spec); got != "backend=openai,model=m,base-url=http://[redacted]@h:1/v1,rpm=5" {
 		t.Errorf("RedactText(spec) = %q", got)
 	}
 }
@@ -52,9 +62,19 @@ func TestBaseURLCredentialsRedacted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for what, s := range map[string]string{"id": o.ID().BaseURL, "name": o.Name()} {
-		if strings.Contains(s, pw) || !strings.Contains(s, "alice:xxxxx@") {
+		if strings.Contains(s, pw) || strings.Contains(s, "alice") || !strings.Contains(s, "http://[redacted]@") {
 			t.Errorf("%s = %q", what, s)
 		}
+	}
+	// Names and ids made from the spec without building the model (a
+	// replay) are the same.
+	spec := Spec{Backend: "openai", Model: "m", BaseURL: base + "/"}
+	if got := EmbedderName(spec); got != "openai:m@"+o.ID().BaseURL {
+		t.Errorf("EmbedderName = %q, want the built embedder's %q", got, "openai:m@"+o.ID().BaseURL)
+	}
+	played, err := Build(spec, BuildDeps{Replay: NewPlayer(nil)})
+	if err != nil || played.ID() != o.ID() {
+		t.Errorf("a played model's id = %+v (%v), want the built one's %+v", played.ID(), err, o.ID())
 	}
 	_, err = o.Chat(context.Background(), Request{Messages: msgs("q")})
 	if err == nil {

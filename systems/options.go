@@ -2,12 +2,12 @@ package systems
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/llm"
 )
 
 // Options are a system's string-keyed settings, from YAML or --opt k=v.
@@ -120,19 +120,13 @@ func Parse(pairs []string) (Options, error) {
 	return o, nil
 }
 
-// userinfo matches the credentials part of a URL ("scheme://user:pass@").
-var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
-
-// Redact hides URL credentials (user:password@) in s.
-func Redact(s string) string { return userinfo.ReplaceAllString(s, "${1}[redacted]@") }
-
 // MarshalJSON writes the options with URL credentials redacted: options are
 // written to manifests and hashed into run ids, and a memory service's
 // password must reach neither (it cannot change the outputs).
 func (o Options) MarshalJSON() ([]byte, error) {
 	m := make(map[string]string, len(o))
 	for k, v := range o {
-		m[k] = Redact(v)
+		m[k] = llm.RedactText(v)
 	}
 	return json.Marshal(m)
 }

@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"net/url"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench/internal/cachefile"
 	"github.com/membench/membench/llm"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -30,7 +33,9 @@ import (
 // Each row carries the vector's length and a CRC-32C over key, length and
 // bytes: a row that fails the check (a bit flip that left the SQLite file
 // valid) is a miss, recomputed, overwritten and counted in Damaged, never
-// a wrong vector.
+// a wrong vector. A file SQLite itself finds damaged, at open or on a
+// query, is set aside and the cache starts again empty
+// (internal/cachefile); the move is reported on Log.
 //
 // Layout, for ≤ 2.2 KB per 512-d entry: rows are appended to a rowid table
 // (so its pages fill up) on 64 KiB pages (31 vectors per page instead of one
@@ -38,11 +43,8 @@ import (
 type Cache struct {
 	inner   llm.Embedder
 	name    string
-	db      *sql.DB
+	file    *cachefile.File[*vectorDB]
 	path    string
-	get     *sql.Stmt
-	getMany *sql.Stmt // lookupChunk keys at once
-	put     *sql.Stmt
 	damaged atomic.Int64
 
 	// Misses are written by one goroutine in batches (one transaction per
@@ -56,6 +58,23 @@ type Cache struct {
 	kick    chan struct{}
 	stopped chan struct{}
 	closed  bool
+}
+
+// vectorDB is one open cache file.
+type vectorDB struct {
+	db      *sql.DB
+	get     *sql.Stmt
+	getMany *sql.Stmt // lookupChunk keys at once
+	put     *sql.Stmt
+}
+
+func (d *vectorDB) Close() error {
+	for _, st := range []*sql.Stmt{d.get, d.getMany, d.put} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	return d.db.Close()
 }
 
 // lookupChunk is the number of keys per prepared SELECT ... IN (...); a
@@ -83,6 +102,20 @@ func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 			return nil, fmt.Errorf("embedding cache %s: %w", path, err)
 		}
 	}
+	f, err := cachefile.Open("embedding cache", path, openVectorDB)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cache{inner: inner, name: inner.Name(), file: f, path: path}
+	c.pending = map[cacheKey][]float32{}
+	c.kick = make(chan struct{}, 1)
+	c.stopped = make(chan struct{})
+	go c.writer()
+	return c, nil
+}
+
+// openVectorDB opens the file, making (or replacing) the table.
+func openVectorDB(path string) (*vectorDB, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "synchronous(NORMAL)")
@@ -107,29 +140,23 @@ func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 	conns := max(4, 2*runtime.GOMAXPROCS(0))
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
-	fail := func(err error) (*Cache, error) {
-		db.Close()
-		return nil, fmt.Errorf("embedding cache %s: not a usable SQLite file (%v); delete it to start a fresh cache", path, err)
+	d := &vectorDB{db: db}
+	err = setUp(db)
+	if err == nil {
+		d.get, err = db.Prepare(`SELECT key, dim, crc, vec FROM vectors WHERE key = ?`)
 	}
-	if err := setUp(db); err != nil {
-		return fail(err)
+	if err == nil {
+		d.getMany, err = db.Prepare(`SELECT key, dim, crc, vec FROM vectors WHERE key IN (?` +
+			strings.Repeat(",?", lookupChunk-1) + `)`)
 	}
-	c := &Cache{inner: inner, name: inner.Name(), db: db, path: path}
-	if c.get, err = db.Prepare(`SELECT key, dim, crc, vec FROM vectors WHERE key = ?`); err != nil {
-		return fail(err)
+	if err == nil {
+		d.put, err = db.Prepare(`INSERT OR REPLACE INTO vectors (key, dim, crc, vec) VALUES (?, ?, ?, ?)`)
 	}
-	if c.getMany, err = db.Prepare(`SELECT key, dim, crc, vec FROM vectors WHERE key IN (?` +
-		strings.Repeat(",?", lookupChunk-1) + `)`); err != nil {
-		return fail(err)
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("embedding cache %s: cannot open it: %w (if another process holds it, let it finish; or give another --cache-dir)", path, err)
 	}
-	if c.put, err = db.Prepare(`INSERT OR REPLACE INTO vectors (key, dim, crc, vec) VALUES (?, ?, ?, ?)`); err != nil {
-		return fail(err)
-	}
-	c.pending = map[cacheKey][]float32{}
-	c.kick = make(chan struct{}, 1)
-	c.stopped = make(chan struct{})
-	go c.writer()
-	return c, nil
+	return d, nil
 }
 
 // setUp gives a new file 64 KiB pages and WAL, creates the table, and
@@ -169,6 +196,10 @@ func setUp(db *sql.DB) error {
 	return err
 }
 
+// Log sends the notes about a damaged file set aside to w (the run's log):
+// any made at open at once, later ones as they happen.
+func (c *Cache) Log(w io.Writer) { c.file.Log(w) }
+
 // Name is the inner embedder's name: cached vectors are the same vectors.
 func (c *Cache) Name() string { return c.name }
 
@@ -185,10 +216,7 @@ func (c *Cache) Close() error {
 		close(c.kick)
 		<-c.stopped
 	}
-	for _, s := range []*sql.Stmt{c.get, c.getMany, c.put} {
-		s.Close()
-	}
-	err := c.db.Close()
+	err := c.file.Close()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.werr != nil {
@@ -350,30 +378,19 @@ func (c *Cache) lookup(ctx context.Context, keys []cacheKey) (map[cacheKey][]flo
 		keys = rest
 	}
 	c.wmu.Unlock()
-	read := func(rows *sql.Rows, err error) error {
-		if err != nil {
-			return fmt.Errorf("embedding cache %s: %w", c.path, err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var h, blob []byte
-			var dim int64
-			var crc int64
-			if err := rows.Scan(&h, &dim, &crc, &blob); err != nil {
+	// A file found damaged is replaced by an empty one: the keys not read
+	// yet are misses.
+	read := func(query func(d *vectorDB) (*sql.Rows, error)) error {
+		return c.file.Do(func(d *vectorDB) error {
+			rows, err := query(d)
+			if err == nil {
+				err = c.readRows(rows, found)
+			}
+			if err != nil {
 				return fmt.Errorf("embedding cache %s: %w", c.path, err)
 			}
-			var k cacheKey
-			if len(h) != keyLen || dim < 0 || int64(len(blob)) != 4*dim || uint32(crc) != checksum(h, blob) || crc>>32 != 0 {
-				c.damaged.Add(1) // a miss: the store overwrites it
-				continue
-			}
-			copy(k[:], h)
-			found[k] = decodeVec(blob)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("embedding cache %s: %w", c.path, err)
-		}
-		return nil
+			return nil
+		})
 	}
 	lo := 0
 	args := make([]any, lookupChunk)
@@ -381,35 +398,78 @@ func (c *Cache) lookup(ctx context.Context, keys []cacheKey) (map[cacheKey][]flo
 		for i := range lookupChunk {
 			args[i] = keys[lo+i][:]
 		}
-		if err := read(c.getMany.QueryContext(ctx, args...)); err != nil {
+		err := read(func(d *vectorDB) (*sql.Rows, error) { return d.getMany.QueryContext(ctx, args...) })
+		if errors.Is(err, cachefile.ErrReplaced) {
+			return found, nil
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	for _, k := range keys[lo:] {
-		if err := read(c.get.QueryContext(ctx, k[:])); err != nil {
+		err := read(func(d *vectorDB) (*sql.Rows, error) { return d.get.QueryContext(ctx, k[:]) })
+		if errors.Is(err, cachefile.ErrReplaced) {
+			return found, nil
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	return found, nil
 }
 
+// readRows adds the sound entries among rows to found; the others are
+// counted damaged (misses: the store overwrites them).
+func (c *Cache) readRows(rows *sql.Rows, found map[cacheKey][]float32) error {
+	defer rows.Close()
+	for rows.Next() {
+		var h, blob []byte
+		var dim int64
+		var crc int64
+		if err := rows.Scan(&h, &dim, &crc, &blob); err != nil {
+			return err
+		}
+		var k cacheKey
+		if len(h) != keyLen || dim < 0 || int64(len(blob)) != 4*dim || uint32(crc) != checksum(h, blob) || crc>>32 != 0 {
+			c.damaged.Add(1)
+			continue
+		}
+		copy(k[:], h)
+		found[k] = decodeVec(blob)
+	}
+	return rows.Err()
+}
+
+// store writes a batch in one transaction; a file found damaged meanwhile
+// is replaced, and the batch written to the fresh one.
 func (c *Cache) store(ctx context.Context, keys []cacheKey, vecs [][]float32) error {
-	tx, err := c.db.BeginTx(ctx, nil)
+	write := func(d *vectorDB) error {
+		if err := c.write(ctx, d, keys, vecs); err != nil {
+			return fmt.Errorf("embedding cache %s: %w", c.path, err)
+		}
+		return nil
+	}
+	err := c.file.Do(write)
+	if errors.Is(err, cachefile.ErrReplaced) {
+		err = c.file.Do(write)
+	}
+	return err
+}
+
+func (c *Cache) write(ctx context.Context, d *vectorDB, keys []cacheKey, vecs [][]float32) error {
+	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("embedding cache %s: %w", c.path, err)
+		return err
 	}
 	defer tx.Rollback()
-	st := tx.StmtContext(ctx, c.put)
+	st := tx.StmtContext(ctx, d.put)
 	for i, k := range keys {
 		blob := encodeVec(vecs[i])
 		if _, err := st.ExecContext(ctx, k[:], len(vecs[i]), int64(checksum(k[:], blob)), blob); err != nil {
-			return fmt.Errorf("embedding cache %s: %w", c.path, err)
+			return err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("embedding cache %s: %w", c.path, err)
-	}
-	return nil
+	return tx.Commit()
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -80,7 +80,7 @@ func TestCacheFlippedBitIsRecomputed(t *testing.T) {
 		t.Errorf("after repair: %d texts recomputed, %d damaged; want 1 and 1", n, c2.Damaged())
 	}
 	// A row whose stored length disagrees with its bytes is damaged too.
-	if _, err := c2.db.Exec(`UPDATE vectors SET dim = dim - 1 WHERE id = (SELECT MIN(id) FROM vectors)`); err != nil {
+	if _, err := dbOf(c2).Exec(`UPDATE vectors SET dim = dim - 1 WHERE id = (SELECT MIN(id) FROM vectors)`); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := c2.Embed(ctx, texts[:1]); err != nil || !slices.Equal(got[0], want[0]) {
@@ -119,8 +119,8 @@ func TestCacheOldFileEntriesAreMisses(t *testing.T) {
 		t.Fatalf("old file: %v, %d texts embedded, want 2", err, inner.texts.Load())
 	}
 	var n, ps int
-	c.db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'embeddings'`).Scan(&n)
-	c.db.QueryRow(`PRAGMA page_size`).Scan(&ps)
+	dbOf(c).QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'embeddings'`).Scan(&n)
+	dbOf(c).QueryRow(`PRAGMA page_size`).Scan(&ps)
 	if n != 0 || ps != pageSize {
 		t.Errorf("old table present: %d, page size %d; want 0 and %d", n, ps, pageSize)
 	}
@@ -157,4 +157,11 @@ func TestCacheBytesPerEntry(t *testing.T) {
 	if per > 2200 {
 		t.Errorf("%.0f bytes per 512-d entry, want <= 2200", per)
 	}
+}
+
+// dbOf is the cache's current database, for tests that look inside it.
+func dbOf(c *Cache) *sql.DB {
+	var db *sql.DB
+	c.file.Do(func(d *vectorDB) error { db = d.db; return nil })
+	return db
 }

@@ -155,7 +155,7 @@ func TestCacheConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := c.db.QueryRow("SELECT COUNT(*) FROM vectors").Scan(&n); err != nil {
+	if err := dbOf(c).QueryRow("SELECT COUNT(*) FROM vectors").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 10+160 {
@@ -176,7 +176,7 @@ func TestCacheReadsDoNotMapTheFile(t *testing.T) {
 	// Hold several connections at once so the check covers more than one.
 	var conns []*sql.Conn
 	for range 3 {
-		conn, err := c.db.Conn(ctx)
+		conn, err := dbOf(c).Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

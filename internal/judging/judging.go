@@ -6,6 +6,7 @@ package judging
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -36,6 +37,18 @@ type Builder struct {
 
 	mu     sync.Mutex
 	opened *llm.Cache // the cache this builder opened itself
+	log    io.Writer  // for notes about the cache it opens
+}
+
+// Log sends notes about a cache file the builder opens (a damaged one set
+// aside) to w.
+func (b *Builder) Log(w io.Writer) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.log = w
+	if b.opened != nil {
+		b.opened.Log(w)
+	}
 }
 
 // Judges builds judges from specs, rejecting two with one name.
@@ -85,6 +98,9 @@ func (b *Builder) model(spec string, meter *llm.Meter) (llm.Model, error) {
 		c, err := llm.NewCache(filepath.Join(b.CacheDir, "llm.sqlite"))
 		if err != nil {
 			return nil, fmt.Errorf("llm cache: %w", err)
+		}
+		if b.log != nil {
+			c.Log(b.log)
 		}
 		b.Cache, b.opened = c, c
 	}

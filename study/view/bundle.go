@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 )
@@ -444,9 +445,11 @@ func facts(r *runlog.Run, ntx int) [][2]string {
 	m := r.Manifest
 	c := m.Config
 	var out [][2]string
+	// Values from manifests written before URL credentials were removed
+	// whole (the user name stayed) are redacted again here.
 	add := func(k, v string) {
 		if v != "" {
-			out = append(out, [2]string{k, v})
+			out = append(out, [2]string{k, llm.RedactText(v)})
 		}
 	}
 	add("run id", r.ID())

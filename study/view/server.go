@@ -264,9 +264,10 @@ func Listen(port int) (net.Listener, error) {
 	return ln, nil
 }
 
-// Serve serves the app on ln until ctx ends.
+// Serve serves the app on ln until ctx ends, only to requests addressed
+// to ln by a loopback name (OwnHostOnly).
 func (e *Encoded) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: e.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: OwnHostOnly(ln.Addr(), e.Handler()), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -277,4 +278,34 @@ func (e *Encoded) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// OwnHostOnly answers only requests whose Host is the server's own
+// address: 127.0.0.1, localhost or [::1] with its port, or the address it
+// is bound to. Any other name gets 403: a web page whose domain has been
+// pointed at 127.0.0.1 (DNS rebinding) would otherwise read the runs
+// through the visitor's browser.
+func OwnHostOnly(addr net.Addr, h http.Handler) http.Handler {
+	bound, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		bound, port = addr.String(), ""
+	}
+	own := map[string]bool{}
+	for _, name := range []string{"127.0.0.1", "localhost", "::1", bound} {
+		own[net.JoinHostPort(name, port)] = true
+		if port == "80" { // a browser leaves the default port out
+			if strings.Contains(name, ":") {
+				name = "[" + name + "]"
+			}
+			own[name] = true
+		}
+	}
+	shown := "http://" + net.JoinHostPort(bound, port) + "/"
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !own[strings.ToLower(r.Host)] {
+			http.Error(w, fmt.Sprintf("membench view answers only to its own address; open %s", shown), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

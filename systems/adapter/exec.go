@@ -79,7 +79,7 @@ type reply struct {
 
 // describe is the command on one line (errors are one line), cut at 120 bytes.
 func (t *execTransport) describe() string {
-	c := strings.Join(strings.Fields(systems.Redact(t.cmdline)), " ")
+	c := strings.Join(strings.Fields(llm.RedactText(t.cmdline)), " ")
 	if len(c) > 120 {
 		c = c[:120] + "…"
 	}

@@ -63,7 +63,7 @@ func NewHTTP(env systems.Env) (systems.System, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("option url=%q: want an http:// or https:// base URL such as http://localhost:8080", systems.Redact(raw))
+		return nil, fmt.Errorf("option url=%q: want an http:// or https:// base URL such as http://localhost:8080", llm.RedactText(raw))
 	}
 	d, err := timeout(o)
 	if err != nil {
@@ -80,7 +80,7 @@ func NewHTTP(env systems.Env) (systems.System, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &httpTransport{base: raw, shown: systems.Redact(raw), client: &http.Client{Timeout: d}, timeout: d, policy: llm.ModelRetryPolicy(retries), limit: limit}
+	t := &httpTransport{base: raw, shown: llm.RedactText(raw), client: &http.Client{Timeout: d}, timeout: d, policy: llm.ModelRetryPolicy(retries), limit: limit}
 	return common("http", env, t, HTTPDefaults)
 }
 
@@ -134,7 +134,7 @@ func (t *httpTransport) call(ctx context.Context, method string, params any, wha
 		if tries > 1 {
 			again = fmt.Sprintf(" (after %d tries)", tries)
 		}
-		return nil, fmt.Errorf("%s for %s%s: %s", op, what, again, systems.Redact(err.Error()))
+		return nil, fmt.Errorf("%s for %s%s: %s", op, what, again, llm.RedactText(err.Error()))
 	}
 	return out, nil
 }

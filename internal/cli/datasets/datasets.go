@@ -20,6 +20,7 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/internal/suggest"
+	"github.com/membench/membench/llm"
 )
 
 // NewCmd builds `membench datasets`.
@@ -218,7 +219,7 @@ func RunFetch(ctx context.Context, o *FetchOptions) error {
 	fmt.Fprintf(out, "fetching %s into %s ...\n", e.Name, dir)
 	r, err := core.Fetch(ctx, e, dir, o.URL)
 	if err != nil {
-		return err
+		return llm.RedactErr(err) // --url may carry a mirror's credentials
 	}
 	report(out, e, r)
 	return nil

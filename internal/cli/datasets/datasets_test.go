@@ -219,3 +219,28 @@ func TestAddRealLoCoMo(t *testing.T) {
 		t.Errorf("fetch file://: %v\n%s", err, out)
 	}
 }
+
+// A mirror URL's credentials reach no error: not on a refused connection,
+// an HTTP error or a checksum mismatch.
+func TestFetchErrorsHideMirrorCredentials(t *testing.T) {
+	t.Setenv("MEMBENCH_HOME", t.TempDir())
+	const user, pw = "mirror-USER-4410", "mirror-PW-4410"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone/locomo10.json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("not the dataset"))
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, u := range []string{"http://" + user + ":" + pw + "@127.0.0.1:1/m/", "http://" + user + ":" + pw + "@" + host + "/gone/", "http://" + user + ":" + pw + "@" + host + "/m/"} {
+		_, err := run(t, "fetch", "locomo", "--url", u)
+		if err == nil {
+			t.Fatalf("fetch from %s succeeded", u)
+		}
+		if strings.Contains(err.Error(), user) || strings.Contains(err.Error(), pw) || !strings.Contains(err.Error(), "[redacted]@") {
+			t.Errorf("error does not hide the credentials: %v", err)
+		}
+	}
+}

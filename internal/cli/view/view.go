@@ -46,7 +46,9 @@ Contexts, requests and replies come from transcripts.jsonl.gz, which runs
 write since transcripts exist; older runs show scores and verdicts only.
 
 With no --run it lists the runs under --results. --out FILE.html writes
-the same views as one self-contained file instead of serving them.`,
+the same views as one self-contained file instead of serving them (never
+inside a run folder). The server answers only requests addressed to
+127.0.0.1, localhost or [::1] with its port.`,
 		Example: `  membench view
   membench view --run results/A
   membench view --run results/A --run results/B --open
@@ -68,6 +70,12 @@ the same views as one self-contained file instead of serving them.`,
 					fmt.Fprintf(out, "  %s  %s  %s  %s\n", r[0], r[1], r[2], r[3])
 				}
 				return nil
+			}
+			if export != "" {
+				// Before the runs are read: a run's own files are its record.
+				if err := runlog.GuardOut("--out", export); err != nil {
+					return err
+				}
 			}
 			dirs, err := runlog.FindRuns(runs)
 			if err != nil {
