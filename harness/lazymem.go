@@ -22,7 +22,7 @@ import (
 //   - Haystack slots: at most haystackBudget / footprint conversations are
 //     hydrated at once, whatever --concurrency is. A LongMemEval item is
 //     one question, so --concurrency 64 would otherwise hold 64 M-sized
-//     haystacks (about 1.5 GB live). Requests stay bounded by --concurrency;
+//     haystacks at once. Requests stay bounded by --concurrency;
 //     with large haystacks fewer questions are in progress at once.
 //   - A soft memory limit (debug.SetMemoryLimit): the live heap measured at
 //     the start plus the slots' footprint. With GOGC's default the heap
@@ -35,9 +35,8 @@ import (
 //     or GOGC=off, is left alone.
 
 // footprintPerByte is the live heap one conversation in flight holds per
-// byte of its item in the file: about 5.6 measured (turns-cosine, 512-d
-// vectors, LongMemEval-M-shaped items of 4.3 MB: 24 MB each); 8 leaves room
-// for systems that keep more per turn.
+// byte of its item in the file: turns-cosine with 512-d vectors stays below
+// it, and the margin leaves room for systems that keep more per turn.
 const footprintPerByte = 8
 
 // haystackBudget is the live heap the haystack slots may take together

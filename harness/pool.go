@@ -15,9 +15,9 @@ import (
 // which memory builds and a question's own fan-out share; so the run keeps
 // N requests in flight whenever N questions (or builds) have work.
 //
-// The workers live until close: a goroutine per question started with a
-// small stack and grew it (runtime.newstack, copystack: 3% of a run's CPU)
-// on every question's way through the HTTP client and the encoders.
+// The workers live until close: a goroutine per question would start with
+// a small stack and grow it again on every question's way through the HTTP
+// client and the encoders, while a long-lived worker keeps its stack.
 type pool struct {
 	tasks   chan func()   // to an idle worker
 	workers chan struct{} // one token per started worker, at most N

@@ -119,9 +119,9 @@ func BenchmarkHarnessThroughput(b *testing.B) {
 			// allocated per request.
 			b.ReportMetric(gcs/float64(b.N), "gcs/run")
 			b.ReportMetric(alloc/float64(b.N), "alloc-KB/req")
-			// Minor page faults: on this VM a page touched for the first
-			// time costs 10-60 µs of system time (docs/scale.md, Reruns),
-			// which is part of cpu-ms/req.
+			// Minor page faults: on a VM a page touched for the first
+			// time can cost tens of µs of system time, which is part of
+			// cpu-ms/req.
 			b.ReportMetric(faults/float64(b.N), "faults/run")
 			// The kernel's share of cpu-ms/req: syscalls, loopback TCP
 			// (a sender's write runs the receiver's path too) and faults.

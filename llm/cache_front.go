@@ -7,16 +7,15 @@ import (
 
 // PreloadBytesPerCall bounds Preload: the database (as its pages stand,
 // write-ahead log included) is read whole only when it holds at most this
-// many bytes per lookup the caller expects. The scan costs about 9 ns of
-// CPU per byte (BenchmarkCachePreload: 2.3 µs per 258-byte entry) and one
-// SQLite lookup 12 µs (BenchmarkCacheHit; about 30 µs in a real rerun,
-// whose page caches start cold), so at this bound the scan costs less
-// than the hits it replaces.
+// many bytes per lookup the caller expects. A sequential scan costs far
+// less per byte than an SQLite lookup costs per key (BenchmarkCachePreload
+// against BenchmarkCacheHit), so at this bound the scan costs less than
+// the hits it replaces.
 const PreloadBytesPerCall = 1 << 10
 
 // front is an in-memory copy of the cache's entries, read by one scan, so
-// that a hit costs a map lookup instead of an SQLite query (about 30 µs of
-// CPU each: most of a fully cached rerun's model work). Checksums are
+// that a hit costs a map lookup instead of an SQLite query (which is most
+// of a fully cached rerun's model work). Checksums are
 // still checked on every hit (lookup), so a damaged entry is counted and
 // asked again as before; stores update it after the file.
 type front struct {

@@ -11,8 +11,9 @@ import (
 )
 
 // keyHasher writes a cacheKey's JSON, byte for byte what json.Marshal
-// writes for it, into sha256 through a reused buffer (encoding/json's
-// reflection and per-byte escaping were 4% of a warm LoCoMo rerun's CPU).
+// writes for it, into sha256 through a reused buffer, because every cached
+// call hashes a key and encoding/json's reflection and per-byte escaping
+// showed in a warm rerun's profile.
 // TestCacheKeyIsMarshalHash, FuzzCacheKeyHash and
 // TestCacheKeyHashCoversEveryField hold it to json.Marshal.
 type keyHasher struct {

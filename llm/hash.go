@@ -12,8 +12,8 @@ func HashMessages(msgs []Message) string {
 }
 
 // HashText is the sha256 of a string. The string goes through a pooled
-// hasher's buffer a few KB at a time: sha256.Sum256([]byte(s)) copied
-// each context to the heap first (3 KB per LoCoMo question).
+// hasher's buffer a few KB at a time, because sha256.Sum256([]byte(s))
+// would copy every context to the heap first.
 func HashText(s string) string {
 	w, b := getHasher()
 	const chunk = 4 << 10

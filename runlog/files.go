@@ -382,16 +382,15 @@ func (a *Appender) Write(v any) error {
 }
 
 // keepMax bounds what Keep holds, by the bytes its records took in the
-// file: a full LoCoMo run writes about 5 MB of records over all files and
-// holding them adds about 9 MB to its peak RSS (54 -> 63 MB); a run that
-// writes more reads its records back as before.
+// file: well above what a full LoCoMo run writes, so such runs summarise
+// from memory, while a larger run does not grow its peak RSS without bound
+// and reads its records back instead.
 var keepMax int64 = 16 << 20
 
 // Keep makes the Appender hold every record it writes from now on, as
 // passed to Write (callers must not change a record after writing it), so
-// that a run can summarise what it wrote without reading the file back:
-// decoding the records again was about 5% of a run's CPU (bounded by
-// keepMax).
+// that a run can summarise what it wrote without reading and decoding the
+// file again at the end (bounded by keepMax).
 func (a *Appender) Keep() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -378,7 +378,7 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 
 // gzipMember writes t to buf as one gzip member with its head (see
 // headExtra): stored up to storedMax bytes, deflated by klauspost's
-// BestSpeed above it (about half the CPU of the standard library's), and
+// BestSpeed above it (cheaper in CPU than the standard library's), and
 // plain gzip either way (readers use compress/gzip). Writers are reused,
 // and go back before the caller waits for the file: with hundreds of
 // questions queued on the file lock, writers held through the wait were
@@ -413,17 +413,14 @@ func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	return nil
 }
 
-// A transcript of up to storedMax bytes (nearly all: a LoCoMo one is
-// about 5 KB) is stored, not deflated. Deflating it was the largest part
-// of a question's harness CPU we could remove: 27 µs per LoCoMo
-// transcript with klauspost's stateless encoder (2.8:1) against 0.7 µs
-// stored, and the harness's CPU per request against a 250 ms server fell
-// to 0.85 of before (docs/scale.md, tenth pass). The price is disk: full
-// LoCoMo's turns-cosine transcripts take 10.5 MB instead of 3.9 MB
-// (offline, default judges); bundles are a gzip'd tar, so what is shared
-// stays compressed. Longer transcripts (full-context and LongMemEval
-// ones, hundreds of KB) are deflated, where the disk saved is worth the
-// CPU.
+// A transcript of up to storedMax bytes (nearly all: a LoCoMo one is a
+// few KB) is stored, not deflated: deflating every small transcript was
+// the largest piece of per-question harness CPU that could go, and
+// storing costs next to nothing. The price is disk, roughly three times
+// as much for small transcripts; bundles are a gzip'd tar, so what is
+// shared stays compressed. Longer transcripts (full-context and
+// LongMemEval ones, hundreds of KB) are deflated, where the disk saved is
+// worth the CPU.
 const storedMax = 32 << 10
 
 // gzipFree and storedFree keep idle gzip writers. Not a sync.Pool: a

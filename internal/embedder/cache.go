@@ -121,9 +121,9 @@ func openVectorDB(path string) (*vectorDB, error) {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	// Reads copy pages into SQLite's bounded page cache rather than mapping
 	// the file: every mapped page a read touched stayed in the process's
-	// resident set, so a warm run's RSS grew with the cache file (a
-	// 40-question LongMemEval-M run read 480 MB of vectors that way, 2.1x
-	// the 10-question run's peak RSS). Checkpoint soon (64 pages = 4 MiB).
+	// resident set, so a warm run's RSS grew with the cache file (a larger
+	// LongMemEval-M run read more of it and peaked ever higher).
+	// Checkpoint soon (64 pages = 4 MiB).
 	q.Add("_pragma", "mmap_size(0)")
 	// The page cache holds the key index's pages (about 25 bytes an entry)
 	// up to 128 pages (8 MiB) a connection; with SQLite's default of 2 MB

@@ -115,11 +115,11 @@ func loadUseLite(dir string) (*uselite.Embedder, error) {
 
 // A deferred is USE-lite with its weights decoded on the first Embed: a
 // rerun whose texts are all in the embedding cache never needs them, and
-// decoding them took over a second of CPU. Selecting it checks that the
-// files are there and takes their hash (the manifest records it; see
-// uselite.StampedModelSHA256), so a missing model is still found before a
-// run starts; weights that do not decode fail the first Embed, naming the
-// directory.
+// decoding them would be most of such a rerun's CPU. Selecting it checks
+// that the files are there and takes their hash (the manifest records it;
+// see uselite.StampedModelSHA256), so a missing model is still found
+// before a run starts; weights that do not decode fail the first Embed,
+// naming the directory.
 type deferred struct {
 	dir  string
 	sha  string

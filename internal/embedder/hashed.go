@@ -21,9 +21,10 @@ import (
 // every report of a run that used it says so.
 //
 // Terms are added to their buckets in the order of their first occurrence
-// in the text. (Before 2026-11-30 they were added in map order, so a
-// bucket shared by two terms could differ in its last bits from one run to
-// the next; vectors may differ from those in the last float32 bits.)
+// in the text, so a bucket shared by two terms sums them in the same order
+// in every run and the vectors are the same to the last bit. (Earlier
+// builds used map order; their vectors may differ in the last float32
+// bits.)
 type Hashed struct{ Dim int }
 
 // WorthCaching reports whether e's vectors are worth keeping in a Cache.

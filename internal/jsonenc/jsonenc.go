@@ -1,7 +1,7 @@
 // Package jsonenc writes JSON by appending, byte for byte as encoding/json's
 // Marshal writes it, for the records and requests made once or more per
-// model request: encoding/json's reflection, its per-call encoder state and
-// its output copies were about a tenth of the harness's CPU per request.
+// model request, where encoding/json's reflection, per-call encoder state
+// and output copies are paid on every request.
 //
 // Types encoded by hand implement Marshaler; Append encodes any value,
 // falling back to encoding/json for the rest and for values a hand encoder

@@ -5,21 +5,17 @@
 // replies, and each reply wakes the program in a burst of a few goroutines
 // (net/http's read and write loops, the question's worker). With two Ps the
 // Go scheduler wakes a second thread for each burst, which on a small VM
-// costs more CPU than the work it runs. Full LoCoMo at --concurrency 64
-// against a 250 ms server used 14% less CPU in whole processes with
-// GOMAXPROCS=1 at the same wall time, and 6% less with this governor,
-// which starts on every core (docs/scale.md, "eighth pass"). A build that
-// embeds or an offline backend needs both cores, so the setting follows
-// the CPU the process actually uses.
+// costs more CPU than the work it runs, with no gain in wall time. A build
+// that embeds or an offline backend needs every core, so the setting
+// follows the CPU the process actually uses, and a run starts on every
+// core so that short CPU-bound runs are never slowed.
 //
 // A limit of the rule: it raises on the CPU the process got, not on the
 // CPU it wanted. On a machine that others keep busy, one thread may never
-// get 0.7 of a core, and work that starts after a wait then runs on one P
-// (with three busy processes beside it on two cores, a test stayed there
-// for about 5 s); GOMAXPROCS in the environment turns the governor off.
-// The runtime's scheduling-latency histogram was tried as a second signal
-// and was too noisy: an I/O-bound run on one P showed 4-11 waits over 1 ms
-// per sample.
+// get 0.7 of a core, and work that starts after a wait then stays on one P
+// for a while; GOMAXPROCS in the environment turns the governor off. The
+// runtime's scheduling-latency histogram was tried as a second signal and
+// is too noisy for this: an I/O-bound run on one P shows long waits too.
 package procs
 
 import (

@@ -12,11 +12,11 @@ import (
 // {{join .Field "sep"}} of a []string field, and {{if .Field}} … {{else}} …
 // {{end}} on a bool or string field, with the data a struct (or a pointer
 // to one). The answer and judge prompts are this shape and are rendered
-// twice per question; text/template's reflective calls (join above all)
-// were 4% of a run's CPU. Anything else — another node, a map, a field of
-// another type, a missing field — renders through text/template, which
-// also produces every error, so the output is text/template's either way
-// (TestDirectEqualsTextTemplate).
+// twice per question, where text/template's reflective calls (join above
+// all) showed in a run's profile. Anything else — another node, a map, a
+// field of another type, a missing field — renders through text/template,
+// which also produces every error, so the output is text/template's either
+// way (TestDirectEqualsTextTemplate).
 type direct []step
 
 type stepKind uint8

@@ -121,8 +121,8 @@ func (m *memoShard) insert(k memoKey, n int32) {
 	switch {
 	case m.cur == nil:
 		// Grown as texts come: sized for the cap up front, the 64 shards
-		// took 7 MB of fresh memory in every run, most of it never used
-		// (a LoCoMo run counts about 16,000 texts).
+		// would take fresh memory in every run that most runs, counting far
+		// fewer texts than the cap, never use.
 		m.cur = map[memoKey]int32{}
 	case len(m.cur) >= memoShardCap:
 		m.old, m.cur = m.cur, make(map[memoKey]int32, memoShardCap)

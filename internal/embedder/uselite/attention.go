@@ -2,10 +2,10 @@ package uselite
 
 // Attention through the dense layers' micro-kernel. A LoCoMo turn is ~35
 // tokens, so per head the products are 35x64 . 64x35 and 35x35 . 35x64:
-// about 1% of the encoder's arithmetic, but through gonum's general sgemm
-// (no packing, SSE) they took 12-14% of its time. Here K^T and V are packed
-// into the kernel's panels per sentence and head (a few KiB, in L1) and the
-// same register-blocked kernel does both products.
+// a small part of the encoder's arithmetic, but through gonum's general
+// sgemm (no packing, SSE) they took a far larger share of its time. Here
+// K^T and V are packed into the kernel's panels per sentence and head (a
+// few KiB, in L1) and the same register-blocked kernel does both products.
 
 // attendKernel is attend on kern; it needs the head width to be a multiple
 // of the kernel's panel width (64 and 128 here, against 16 or 32).

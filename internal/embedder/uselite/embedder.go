@@ -104,8 +104,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			ids[i] = x
 		}
 	}
-	// Tokenizing is ~3% of the work: serial, it would leave a core idle
-	// for that long in every call.
+	// Tokenizing is a small part of the work, but serial it would leave a
+	// core idle for that long in every call.
 	if n := procs.Max(); n > 1 && len(texts) >= 64 {
 		var tw sync.WaitGroup
 		per := (len(texts) + n - 1) / n

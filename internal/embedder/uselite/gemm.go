@@ -7,10 +7,11 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
-// The dense layers are 95% of the encoder's time. On amd64 they run through
-// a register-blocked assembly micro-kernel (AVX-512 or AVX2+FMA, chosen at
-// start-up from what the CPU reports) over weights packed once at load;
-// elsewhere, or with MEMBENCH_USELITE_GEMM=gonum, through gonum's blas32.
+// The dense layers are nearly all of the encoder's time. On amd64 they run
+// through a register-blocked assembly micro-kernel (AVX-512 or AVX2+FMA,
+// chosen at start-up from what the CPU reports) over weights packed once
+// at load; elsewhere, or with MEMBENCH_USELITE_GEMM=gonum, through gonum's
+// blas32.
 // The kernels only reorder the sums (and fuse multiply-adds), so vectors
 // agree with the reference to float32 rounding (see the golden test).
 

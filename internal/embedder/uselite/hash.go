@@ -51,11 +51,11 @@ type fileStamp struct {
 
 // StampedModelSHA256 is ModelSHA256, kept in dir/.membench-model-sha256
 // with the size, modification time, inode and change time of each file it
-// read (as git's index keeps them): while none of them changes, the 27 MB
-// are not read and hashed again (a tenth of a second of CPU on every run
-// that names USE-lite). A file written, replaced, added to the model's list
-// or gone makes it hash again (and rewrite the stamp, when the directory is
-// writable: a read-only model directory just hashes every time). The change
+// read (as git's index keeps them): while none of them changes, the model
+// files are not read and hashed again on every run that names USE-lite. A
+// file written, replaced, added to the model's list or gone makes it hash
+// again (and rewrite the stamp, when the directory is writable: a
+// read-only model directory just hashes every time). The change
 // time matters because unpacking an archive restores modification times,
 // and a model of the same shape has files of the same sizes. Outside Linux
 // only size and modification time are compared.
