@@ -353,6 +353,15 @@ func TestBundleRefusesARunStillBeingWritten(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
 	run := filepath.Join(results, "w")
+	before, _ := os.ReadFile(filepath.Join(run, runlog.AnswersFile))
+	for _, out := range []string{filepath.Join(run, runlog.AnswersFile), filepath.Join(run, "b.tar.gz"), run} {
+		if got, code := membench(t, nil, "bundle", "--run", run, "--out", out); code != 2 || !strings.Contains(got, "inside the run folder") {
+			t.Fatalf("bundle --out %s: exit %d, want 2:\n%s", out, code, got)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(run, runlog.AnswersFile)); !bytes.Equal(before, after) {
+		t.Fatal("bundle --out overwrote the run's answers")
+	}
 	lock, err := runlog.LockDir(run) // as a writer would hold it
 	if err != nil {
 		t.Fatal(err)

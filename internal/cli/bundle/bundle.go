@@ -73,6 +73,9 @@ func Run(o *Options, out io.Writer) error {
 	if !runlog.IsRunDir(o.Run) {
 		return clierr.Bad("--run %s: not a run directory (no manifest.json)", o.Run)
 	}
+	if err := runlog.GuardOut("--out", o.Out); err != nil {
+		return err
+	}
 	b, err := runlog.WriteBundle(o.Run, o.Out, runlog.BundleOptions{Version: harness.Version(), Partial: o.Partial})
 	if err != nil {
 		return clierr.AsBad(err)
