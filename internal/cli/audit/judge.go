@@ -49,9 +49,9 @@ membench's own conv-26:0); with --data every answer is checked against it.
 --recorded reads the verdicts the file carries instead of (or besides)
 judging now. Offline judges (lexical, f1) measure membench's heuristics, not
 a model; the llm judge needs a real model (--judge-model).`,
-		Example: `  membench audit judge --wrong v1_specific_wrong.scored.json --recorded
-  membench audit judge --wrong v1_specific_wrong.scored.json --judge-spec lexical --judge-spec f1
-  membench audit judge --wrong v1_specific_wrong.scored.json --judge-model openai:gpt-4o-mini --judge-spec llm --judge-spec lenient=openai:gpt-4o-mini,prompt=lenient
+		Example: `  membench audit judge --wrong ../shared/datasets/locomo-audit/ap-baseline/v1_specific_wrong.scored.json --recorded
+  membench audit judge --wrong ../shared/datasets/locomo-audit/ap-baseline/v1_specific_wrong.scored.json --judge-spec lexical --judge-spec f1
+  membench audit judge --wrong ../shared/datasets/locomo-audit/ap-baseline/v1_specific_wrong.scored.json --judge-model openai:gpt-4o-mini --judge-spec llm --judge-spec lenient=openai:gpt-4o-mini,prompt=lenient
   membench audit judge --wrong wrong.jsonl --data locomo10.json --judge-spec f1,threshold=0.3 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
