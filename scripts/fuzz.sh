@@ -23,6 +23,7 @@ targets=(
   ./llm:FuzzCacheKeyHash
   ./llm:FuzzChatBody
   ./llm:FuzzHashMessages
+  ./internal/tokens:FuzzCutsAreExact
   ./internal/jsonenc:FuzzString
   ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile
