@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -201,7 +202,9 @@ func (c Config) Redacted() Config {
 }
 
 // CheckRunID refuses run ids that are not one plain path element, so a run
-// directory can never land outside --results ("../x", "..", "a/b").
+// directory can never land outside --results ("../x", "..", "a/b"), nor
+// get a name a shell, a terminal or another system chokes on (names.Check:
+// letters, digits and . _ + -, at most 100 characters).
 func CheckRunID(id string) error {
 	switch {
 	case id == "":
@@ -209,9 +212,9 @@ func CheckRunID(id string) error {
 	case id == "." || id == "..":
 		return fmt.Errorf("--run-id %q names a directory outside the run's own; give a plain name such as my-run", id)
 	case strings.ContainsAny(id, `/\`) || strings.ContainsRune(id, 0) || filepath.Base(id) != id || filepath.IsAbs(id):
-		return fmt.Errorf("--run-id %q: a run id is one path element (no / or \\); use --results to choose where runs go", id)
+		return fmt.Errorf("--run-id %s: a run id is one path element (no / or \\); use --results to choose where runs go", names.Show(id))
 	}
-	return nil
+	return names.Check("--run-id", id)
 }
 
 // Validate refuses settings that would otherwise be silently replaced or
@@ -232,6 +235,11 @@ func (c Config) Validate() error {
 	}
 	if c.RunID != "" {
 		if err := CheckRunID(c.RunID); err != nil {
+			return err
+		}
+	}
+	if c.Dataset != "" {
+		if err := names.Check("--dataset", c.Dataset); err != nil {
 			return err
 		}
 	}

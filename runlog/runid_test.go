@@ -1,6 +1,11 @@
 package runlog
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/internal/badinput"
+)
 
 func TestCheckRunID(t *testing.T) {
 	for _, id := range []string{"..", ".", "../x", "a/b", "/abs", `a\b`, "x/..", ""} {
@@ -12,5 +17,27 @@ func TestCheckRunID(t *testing.T) {
 		if err := CheckRunID(id); err != nil {
 			t.Errorf("run id %q refused: %v", id, err)
 		}
+	}
+}
+
+// Ids that are one path element but make folders a shell or terminal
+// mangles, or that no file system takes, are refused as bad input.
+func TestCheckRunIDRefusesUnsafeNames(t *testing.T) {
+	long := strings.Repeat("x", 101)
+	for _, id := range []string{"a\nb", "a\tb", "a\x1b[31m", "a b", "é", long, "a:b"} {
+		err := CheckRunID(id)
+		if err == nil {
+			t.Errorf("run id %q accepted", id)
+			continue
+		}
+		if !badinput.Is(err) || !strings.Contains(err.Error(), "--run-id") || strings.ContainsAny(err.Error(), "\n\t\x1b") {
+			t.Errorf("run id %q: %v (want a one-line input error naming --run-id)", id, err)
+		}
+	}
+	if err := CheckRunID(strings.Repeat("x", 100)); err != nil {
+		t.Errorf("a 100-character id refused: %v", err)
+	}
+	if err := (Config{Dataset: "locomo\n"}).Validate(); err == nil || !strings.Contains(err.Error(), "--dataset") {
+		t.Errorf("dataset name with a newline: %v", err)
 	}
 }

@@ -24,6 +24,7 @@ targets=(
   ./llm:FuzzChatBody
   ./llm:FuzzHashMessages
   ./internal/tokens:FuzzCutsAreExact
+  ./internal/names:FuzzCheck
   ./internal/jsonenc:FuzzString
   ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile
