@@ -149,6 +149,15 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// Bounds of the numeric settings (flags and YAML alike): far above any
+// real use, low enough that a typo cannot overflow a time or start a
+// million workers.
+const (
+	MaxTurnStep    = 24 * time.Hour
+	MaxK           = 100000
+	MaxConcurrency = 10000
+)
+
 // DefaultMaxBuildFailures: more than 5% of build requests failing means
 // the memory is not the system's (e.g. a server ignoring JSON mode).
 const DefaultMaxBuildFailures = 0.05
@@ -229,6 +238,19 @@ func (c Config) Validate() error {
 	}
 	if c.TurnStep < 0 {
 		return fmt.Errorf("--turn-step %s is negative; give a duration such as 30s (turn_step in YAML)", c.TurnStep)
+	}
+	if c.TurnStep > MaxTurnStep {
+		return fmt.Errorf("--turn-step %s: give at most %s (turn_step in YAML)", c.TurnStep, MaxTurnStep)
+	}
+	if c.K > MaxK {
+		return fmt.Errorf("--k %d: give at most %d (k in YAML)", c.K, MaxK)
+	}
+	if c.Concurrency > MaxConcurrency {
+		return fmt.Errorf("--concurrency %d: give at most %d (concurrency in YAML)", c.Concurrency, MaxConcurrency)
+	}
+	// NaN fails every comparison, so the test is written to let it fail.
+	if !(c.MaxBuildFailures >= 0 && c.MaxBuildFailures <= 1) {
+		return fmt.Errorf("--max-build-failures %v: give a share from 0 to 1 (0.05 = 5%%; 1 never stops; max_build_failures in YAML)", c.MaxBuildFailures)
 	}
 	if c.Concurrency < 0 {
 		return fmt.Errorf("--concurrency %d is negative; give at least 1 (0 means the default, 4)", c.Concurrency)

@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -39,5 +40,25 @@ func TestCheckRunIDRefusesUnsafeNames(t *testing.T) {
 	}
 	if err := (Config{Dataset: "locomo\n"}).Validate(); err == nil || !strings.Contains(err.Error(), "--dataset") {
 		t.Errorf("dataset name with a newline: %v", err)
+	}
+}
+
+// Numbers from a YAML config get the flags' checks: NaN and values past
+// the bounds are refused, not defaulted or overflowed.
+func TestValidateRefusesNumbersOutOfRange(t *testing.T) {
+	for name, c := range map[string]Config{
+		"NaN share":        {MaxBuildFailures: math.NaN()},
+		"share above 1":    {MaxBuildFailures: 1.5},
+		"infinite share":   {MaxBuildFailures: math.Inf(1)},
+		"long turn step":   {TurnStep: MaxTurnStep + 1},
+		"huge k":           {K: MaxK + 1},
+		"huge concurrency": {Concurrency: MaxConcurrency + 1},
+	} {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if err := (Config{MaxBuildFailures: 1, TurnStep: MaxTurnStep, K: MaxK, Concurrency: MaxConcurrency}).Validate(); err != nil {
+		t.Errorf("the bounds themselves refused: %v", err)
 	}
 }

@@ -25,6 +25,7 @@ targets=(
   ./llm:FuzzHashMessages
   ./internal/tokens:FuzzCutsAreExact
   ./internal/names:FuzzCheck
+  ./internal/cli/cliflag:FuzzBoundedFlags
   ./internal/jsonenc:FuzzString
   ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile

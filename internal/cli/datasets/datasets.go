@@ -412,8 +412,8 @@ func synthCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&shape, "shape", "", "layout: "+strings.Join(core.SynthShapeNames(), ", "))
-	c.Flags().IntVar(&n, "questions", 10, "number of questions")
-	c.Flags().Uint64Var(&seed, "seed", 1, "random seed (same seed, same bytes)")
+	cliflag.Int(c, &n, "questions", 10, 1, core.MaxSynthQuestions, "number of questions")
+	cliflag.Uint64(c, &seed, "seed", 1, "random seed (same seed, same bytes)")
 	c.Flags().StringVar(&out, "out", "", "file to write")
 	return c
 }
