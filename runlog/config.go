@@ -63,6 +63,10 @@ type Config struct {
 	// fail (reply unusable after the repair retry) before the run stops
 	// with exit 1; 0 means DefaultMaxBuildFailures, 1 never stops.
 	MaxBuildFailures float64 `json:"-" yaml:"max_build_failures"`
+	// MaxDataSize caps how many bytes of the dataset file are read, so a
+	// wrong --data (a device, a huge file) fails instead of filling memory;
+	// 0 means datasets.DefaultMaxBytes.
+	MaxDataSize int64 `json:"-" yaml:"max_data_size"`
 
 	// Replay serves every paid model's reply (and a paid embedder's
 	// vectors) from a bundle (`membench run --replay`); with
@@ -254,6 +258,9 @@ func (c Config) Validate() error {
 	}
 	if c.Concurrency < 0 {
 		return fmt.Errorf("--concurrency %d is negative; give at least 1 (0 means the default, 4)", c.Concurrency)
+	}
+	if c.MaxDataSize < 0 {
+		return fmt.Errorf("--max-data-size %d is negative; give a size such as 8GiB (max_data_size in YAML, in bytes)", c.MaxDataSize)
 	}
 	if c.RunID != "" {
 		if err := CheckRunID(c.RunID); err != nil {

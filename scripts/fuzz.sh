@@ -10,6 +10,7 @@ targets=(
   ./datasets:FuzzLoCoMo
   ./datasets:FuzzLoCoMoFast
   ./datasets:FuzzLongMemEval
+  ./datasets:FuzzParseByteSize
   ./judge:FuzzParseReply
   ./judge:FuzzMetrics
   ./judge:FuzzStem

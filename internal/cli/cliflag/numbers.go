@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/runlog"
 )
@@ -60,6 +61,13 @@ func Duration(c *cobra.Command, dst *time.Duration, name string, def, lo, hi tim
 func IntList(c *cobra.Command, dst *[]int, name string, def []int, lo, hi int, usage string) {
 	*dst = append([]int(nil), def...)
 	c.Flags().Var(&intsValue{dst: dst, lo: lo, hi: hi}, name, usage)
+}
+
+// Size registers --name, a size in bytes from lo to hi, written as bytes
+// or with a unit ("4GiB", "500MB"; datasets.ParseByteSize).
+func Size(c *cobra.Command, dst *int64, name string, def, lo, hi int64, usage string) {
+	*dst = def
+	c.Flags().Var(&sizeValue{dst, lo, hi}, name, usage)
 }
 
 // errRange says what the flag takes; pflag puts the flag's name and the
@@ -245,3 +253,34 @@ const (
 	MaxConcurrency = runlog.MaxConcurrency
 	MaxK           = runlog.MaxK
 )
+
+type sizeValue struct {
+	dst    *int64
+	lo, hi int64
+}
+
+func (v *sizeValue) Set(s string) error {
+	n, err := datasets.ParseByteSize(s)
+	if err != nil {
+		return fmt.Errorf("not a size such as 4GiB; %w", errRange(v.Range()))
+	}
+	if n < v.lo || n > v.hi {
+		return errRange(v.Range())
+	}
+	*v.dst = n
+	return nil
+}
+
+func (v *sizeValue) String() string {
+	if v.dst == nil {
+		return "0"
+	}
+	return datasets.ByteSize(*v.dst)
+}
+func (v *sizeValue) Type() string { return "size" }
+func (v *sizeValue) Range() string {
+	return "a size from " + datasets.ByteSize(v.lo) + " to " + datasets.ByteSize(v.hi)
+}
+func (v *sizeValue) Outside() []string {
+	return []string{"NaN", "Inf", "-1", "4 parsecs", datasets.ByteSize(v.lo - 1), strconv.FormatInt(v.hi+1, 10)}
+}

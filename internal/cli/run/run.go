@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
@@ -117,6 +118,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	cliflag.Int(c, &o.Config.Concurrency, "concurrency", 4, 0, cliflag.MaxConcurrency, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
 	f.BoolVar(&o.Config.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
+	cliflag.Size(c, &o.Config.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
 	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar")
 	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
@@ -184,6 +186,7 @@ func Run(ctx context.Context, o *Options) error {
 	set("no-cache", func() { base.NoCache = cfg.NoCache })
 	set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
 	set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
+	set("max-data-size", func() { base.MaxDataSize = cfg.MaxDataSize })
 	if changed("shard") || base.Shard != "" {
 		if changed("shard") {
 			base.Shard = o.Shard
