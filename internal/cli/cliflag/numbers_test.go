@@ -23,6 +23,11 @@ func TestBoundedFlags(t *testing.T) {
 	Uint64(c, &u, "seed", 1, "")
 	Duration(c, &d, "step", 30*time.Second, 0, time.Hour, "")
 	IntList(c, &l, "cats", []int{5}, 0, 5, "")
+	var z int64
+	Size(c, &z, "size", 4<<30, 1<<10, 1<<40, "")
+	if c.Flags().Lookup("size").DefValue != "4GiB" {
+		t.Errorf("size default shows as %q", c.Flags().Lookup("size").DefValue)
+	}
 	if f != 0.05 || n != 4 || u != 1 || d != 30*time.Second || len(l) != 1 || l[0] != 5 {
 		t.Fatalf("defaults not applied: %v %v %v %v %v", f, n, u, d, l)
 	}
@@ -32,6 +37,7 @@ func TestBoundedFlags(t *testing.T) {
 		"seed":  {"0", "18446744073709551615"},
 		"step":  {"0s", "1h", "59m"},
 		"cats":  {"0", "5", "1,2"},
+		"size":  {"1KiB", "1024", "8GiB", "1TiB", "500MB"},
 	}
 	for name, vals := range ok {
 		fl := c.Flags().Lookup(name)
