@@ -122,7 +122,10 @@ type Result struct {
 // checks, the same atomic install. Every install records the copy's
 // sha256 beside it (RecordPath), so a file without a published checksum
 // is still checked against what was installed.
-func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*Result, error) {
+//
+// At most maxBytes are read (0 = DefaultMaxBytes), and the copy must be a
+// JSON list: a file that is not is refused at its first bad byte.
+func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string, maxBytes int64) (*Result, error) {
 	src := entry.URL
 	if baseURLOverride != "" {
 		u, err := url.Parse(baseURLOverride)
@@ -135,7 +138,7 @@ func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*
 			if strings.HasSuffix(p, "/") {
 				p += entry.File
 			}
-			return AddLocal(entry, destDir, p)
+			return AddLocal(entry, destDir, p, maxBytes)
 		case err != nil || u.Scheme == "" || u.Host == "":
 			return nil, badinput.Errorf("--url %q is not an absolute http(s) or file:// URL", baseURLOverride)
 		}
@@ -156,13 +159,14 @@ func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string) (*
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("fetch %s from %s: HTTP %s; check the URL or pass --url to a mirror", entry.Name, src, resp.Status)
 	}
-	return install(entry, destDir, resp.Body, src)
+	return install(entry, destDir, resp.Body, src, maxBytes)
 }
 
 // AddLocal installs a local copy of entry's file into destDir (the
 // directory `datasets fetch` uses), checked like a download: against the
-// published sha256 and size when there are any; its sha256 is recorded.
-func AddLocal(entry Entry, destDir, file string) (*Result, error) {
+// published sha256 and size when there are any, and read as Fetch reads a
+// download; its sha256 is recorded.
+func AddLocal(entry Entry, destDir, file string, maxBytes int64) (*Result, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, badinput.Errorf("%s: %v; give the path of a copy of %s (%s)", file, err, entry.Name, entry.File)
@@ -174,14 +178,14 @@ func AddLocal(entry Entry, destDir, file string) (*Result, error) {
 	if abs, err := filepath.Abs(file); err == nil {
 		if dst, err := filepath.Abs(filepath.Join(orDefault(destDir), entry.File)); err == nil && abs == dst {
 			// Already in place: verify and record, copy nothing.
-			res, err := Verify(file, entry)
+			res, err := Verify(file, entry, maxBytes)
 			if err != nil {
 				return nil, badinput.Wrap(err)
 			}
 			return res, record(res)
 		}
 	}
-	res, err := install(entry, destDir, f, file)
+	res, err := install(entry, destDir, f, file, maxBytes)
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
@@ -202,8 +206,10 @@ func record(res *Result) error {
 }
 
 // install copies body into destDir/entry.File through a temp file,
-// checking it before the rename, and records its sha256.
-func install(entry Entry, destDir string, body io.Reader, src string) (*Result, error) {
+// checking it before the rename, and records its sha256. The copy is read
+// through the JSON check (and the size cap), so a page of HTML or an
+// endless stream stops early instead of being installed.
+func install(entry Entry, destDir string, body io.Reader, src string, maxBytes int64) (*Result, error) {
 	destDir = orDefault(destDir)
 	if err := os.MkdirAll(destDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w; pass --dir to a writable directory", destDir, err)
@@ -221,14 +227,18 @@ func install(entry Entry, destDir string, body io.Reader, src string) (*Result, 
 		}
 	}()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), body)
-	if err != nil {
+	var n counter
+	copied := io.TeeReader(newCapReader(body, src, LoadOptions{MaxBytes: maxBytes}.maxBytes()), io.MultiWriter(tmp, h, &n))
+	if err := shapeOf(entry, src).check(copied); err != nil {
+		if IsInputError(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("copy %s from %s: %w", entry.Name, src, err)
 	}
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
-	res := &Result{Path: filepath.Join(destDir, entry.File), SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}
+	res := &Result{Path: filepath.Join(destDir, entry.File), SHA256: hex.EncodeToString(h.Sum(nil)), Size: int64(n)}
 	if err := check(entry, res, src); err != nil {
 		return nil, err
 	}
@@ -241,16 +251,20 @@ func install(entry Entry, destDir string, body io.Reader, src string) (*Result, 
 
 // Verify hashes a local file and compares it with entry's published
 // checksum and size. Without a published checksum it reports NoChecksum
-// and the computed hash, and returns no error.
-func Verify(path string, entry Entry) (*Result, error) {
+// and the computed hash, and returns no error. At most maxBytes are read
+// (0 = DefaultMaxBytes).
+func Verify(path string, entry Entry, maxBytes int64) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w; fetch it with `membench datasets fetch %s` or pass --file", entry.Name, err, entry.Name)
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, newCapReader(f, path, LoadOptions{MaxBytes: maxBytes}.maxBytes()))
 	if err != nil {
+		if IsInputError(err) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("verify %s: read %s: %w", entry.Name, path, err)
 	}
 	res := &Result{Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}
@@ -283,4 +297,20 @@ func check(entry Entry, res *Result, from string) error {
 	}
 	res.Status, res.Verified = "ok", true
 	return nil
+}
+
+// counter counts the bytes written to it.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
+}
+
+// shapeOf checks a file of entry's loader as that loader would.
+func shapeOf(entry Entry, src string) listChecker {
+	if entry.Loader == "locomo" {
+		return listChecker{source: src, what: locomoShape, list: "sample list", line: fileLine(src)}
+	}
+	return listChecker{source: src, what: lmeShape, list: "item list", line: fileLine(src)}
 }

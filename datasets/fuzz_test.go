@@ -64,7 +64,7 @@ func FuzzLongMemEval(f *testing.F) {
 	f.Add(mini)
 	f.Add([]byte(`[{"question_id":"q_abs","question":"q","answer":3,"haystack_session_ids":["s","s"],"haystack_dates":["2023/05/20 (Sat) 02:21","x"],"haystack_sessions":[[{"role":"user","content":"c","has_answer":true}],[]]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ds, err := decodeLongMemEval(newUTF8Reader(bytes.NewReader(data), "fuzz.json"), "fuzz.json", LoadOptions{})
+		ds, err := decodeLongMemEval(newUTF8Reader(bytes.NewReader(data), "fuzz.json"), "fuzz.json", nil, LoadOptions{})
 		checkLoaded(t, ds, err)
 	})
 }

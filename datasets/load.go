@@ -36,6 +36,9 @@ type LoadOptions struct {
 	// Dataset.Hydrate reads one item back when it is needed, so memory
 	// does not grow with the number of questions.
 	Lazy bool
+	// MaxBytes caps how much of the file is read (0 = DefaultMaxBytes):
+	// a larger file is refused, naming MaxBytesFlag.
+	MaxBytes int64
 }
 
 func (o LoadOptions) step() time.Duration {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"runtime"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // LoCoMo's file is a JSON list of samples; each has a sample_id, a
@@ -61,24 +64,58 @@ var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 // (session_1 and session_01), answers that are objects, lists or booleans,
 // and any field of the wrong type.
 func LoadLoCoMo(path string, opt LoadOptions) (*Dataset, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, bad("read LoCoMo file: %w; pass --data FILE or run `membench datasets fetch locomo`", err)
 	}
-	return parseLoCoMo(data, path, "locomo", opt)
+	defer f.Close()
+	size := int64(0)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return readLoCoMo(f, size, path, "locomo", opt)
 }
 
 func parseLoCoMo(data []byte, source, name string, opt LoadOptions) (*Dataset, error) {
-	sum := sha256.Sum256(data)
-	if err := checkUTF8(data, source); err != nil {
+	return readLoCoMo(bytes.NewReader(data), int64(len(data)), source, name, opt)
+}
+
+// locomoShape is what a LoCoMo file is, for messages.
+const locomoShape = "a LoCoMo file is a JSON list of samples {sample_id, conversation, qa}"
+
+// readLoCoMo reads a LoCoMo file from r (size bytes when known, else 0),
+// never more than opt's cap. The fast decoder reads it as it streams in,
+// which checks its syntax on the way; when it gives up, the rest of the
+// file is read with a syntax check (so a broken file fails at its first
+// bad byte) and the careful decoder decides.
+func readLoCoMo(r io.Reader, size int64, source, name string, opt LoadOptions) (*Dataset, error) {
+	max := opt.maxBytes()
+	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(int(min(size, max)) + bytes.MinRead)
+	}
+	src := io.TeeReader(newCapReader(r, source, max), &buf)
+	convs, err := fastLoCoMoFrom(jsontext.NewDecoder(src), opt)
+	if err == nil {
+		data := buf.Bytes()
+		sum := sha256.Sum256(data)
+		return &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Conversations: convs}, nil
+	}
+	// The bytes read so far, then the rest as it comes (the tee keeps
+	// appending to buf; the slice taken here is not changed by that).
+	seen := buf.Bytes()
+	check := listChecker{source: source, what: locomoShape, list: "sample list", line: func(off int64) (int, bool) {
+		if off > int64(buf.Len()) {
+			return 0, false
+		}
+		return lineAt(buf.Bytes(), off), true
+	}}
+	if err := check.check(io.MultiReader(bytes.NewReader(seen), src)); err != nil {
 		return nil, err
 	}
-	ds := &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:])}
-	if convs, err := fastLoCoMo(data, opt); err == nil {
-		ds.Conversations = convs
-		return ds, nil
-	}
-	return slowLoCoMo(data, source, ds, opt)
+	data := buf.Bytes()
+	sum := sha256.Sum256(data)
+	return slowLoCoMo(data, source, &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:])}, opt)
 }
 
 // slowLoCoMo is the careful decoder: field by field, so that a file the

@@ -3,6 +3,7 @@ package datasets
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -23,10 +24,15 @@ import (
 // errNotPlain is the fast decoder giving up; the careful one decides.
 var errNotPlain = errors.New("not a plain LoCoMo file")
 
-// fastLoCoMo decodes data (checked UTF-8) into conversations, or returns
-// errNotPlain.
+// fastLoCoMo decodes data into conversations, or returns errNotPlain.
 func fastLoCoMo(data []byte, opt LoadOptions) ([]*Conversation, error) {
-	d := jsontext.NewDecoder(bytes.NewBuffer(data))
+	return fastLoCoMoFrom(jsontext.NewDecoder(bytes.NewBuffer(data)), opt)
+}
+
+// fastLoCoMoFrom decodes the whole of d's input, or returns errNotPlain.
+// The decoder's own checks (syntax, UTF-8, no repeated names) hold for
+// whatever it accepts.
+func fastLoCoMoFrom(d *jsontext.Decoder, opt LoadOptions) ([]*Conversation, error) {
 	if err := fastDelim(d, '['); err != nil {
 		return nil, err
 	}
@@ -38,8 +44,8 @@ func fastLoCoMo(data []byte, opt LoadOptions) ([]*Conversation, error) {
 			if _, err := d.ReadToken(); err != nil {
 				return nil, errNotPlain
 			}
-			// Only space may follow the list (the careful decoder's test).
-			if len(bytes.TrimSpace(data[d.InputOffset():])) > 0 || len(convs) == 0 {
+			// Only white space may follow the list.
+			if _, err := d.ReadToken(); err != io.EOF || len(convs) == 0 {
 				return nil, errNotPlain
 			}
 			return convs, nil

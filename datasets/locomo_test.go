@@ -161,7 +161,7 @@ func TestLoCoMoQuirks(t *testing.T) {
 
 func TestLoCoMoErrors(t *testing.T) {
 	cases := []struct{ name, json, want string }{
-		{"syntax", "[{\"sample_id\": \n oops}]", "bad.json: malformed JSON at line 2"},
+		{"syntax", "[{\"sample_id\": \n oops}]", "bad.json line 2 (byte 17): malformed JSON: invalid character 'o'"},
 		{"no speaker", `[{"sample_id":"a","conversation":{"speaker_a":"A","session_1":[]},"qa":[]}]`, `bad.json: sample a, field "conversation.speaker_b" missing`},
 		{"no id", `[{"conversation":{}}]`, `bad.json: sample 0, field "sample_id" missing`},
 		{"no category", `[{"sample_id":"a","conversation":{"speaker_a":"A","speaker_b":"B","session_1":[]},"qa":[{"question":"q"}]}]`, `qa[0]: "question" and "category" are required`},

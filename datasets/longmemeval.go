@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // One LongMemEval item: a question with its own haystack of sessions.
@@ -46,37 +49,40 @@ func LoadLongMemEval(path string, opt LoadOptions) (*Dataset, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	br := bufio.NewReaderSize(f, 1<<20)
-	ds, err := decodeLongMemEval(newUTF8Reader(io.TeeReader(br, h), path), path, opt)
+	br := bufio.NewReaderSize(newCapReader(f, path, opt.maxBytes()), 1<<20)
+	ds, err := decodeLongMemEval(newUTF8Reader(io.TeeReader(br, h), path), path, fileLine(path), opt)
 	if err != nil {
 		return nil, err
 	}
 	// Hash the trailing bytes the decoder did not need (only spaces, as
 	// the decoder checked, unless --limit stopped it early).
 	if _, err := io.Copy(h, br); err != nil {
+		if IsInputError(err) {
+			return nil, err // the size cap
+		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	ds.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return ds, nil
 }
 
-func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, error) {
-	dec := json.NewDecoder(r)
-	malformed := func(err error) error {
-		if IsInputError(err) {
-			return err // the UTF-8 check's own message
-		}
-		return bad("%s: malformed JSON near byte %d: %v; fix the file or re-fetch it with `membench datasets fetch`", source, dec.InputOffset(), err)
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, malformed(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, bad("%s: a LongMemEval file is a JSON list of items, got %v first", source, tok)
-	}
+// lmeShape is what a LongMemEval file is, for messages.
+const lmeShape = "a LongMemEval file is a JSON list of items {question_id, question, answer, haystack_sessions, ...}"
+
+// decodeLongMemEval reads the items of r one at a time, checking the
+// file's syntax as it streams (a broken file fails at its first bad
+// byte); line, when set, finds the line of a byte offset for messages.
+func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool), opt LoadOptions) (*Dataset, error) {
 	if opt.Limit < 0 {
 		return nil, bad("question limit %d is negative; use 0 for no limit", opt.Limit)
+	}
+	check := listChecker{source: source, what: lmeShape, list: "item list", line: line}
+	d := jsontext.NewDecoder(r, permissive...)
+	if err := check.open(d); err != nil {
+		return nil, err
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, check.syntax(err)
 	}
 	want := map[string]bool{}
 	for _, id := range opt.Conversations {
@@ -89,21 +95,21 @@ func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, e
 	ds := &Dataset{Name: "longmemeval", Source: source}
 	seen := map[string]int{}
 	full := false // Limit reached: later items are only looked at for names
-	for i := 0; dec.More(); i++ {
+	for i := 0; d.PeekKind() != ']'; i++ {
 		if full && len(found) == len(want) {
 			// Nothing more to keep or look for: the rest of the file is
 			// only hashed (by the caller), not checked.
 			return ds, nil
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, malformed(fmt.Errorf("item %d: %v", i, err))
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, check.syntax(err)
 		}
-		end := dec.InputOffset()
+		end := d.InputOffset()
 		var head struct {
 			QuestionID any `json:"question_id"`
 		}
-		_ = json.Unmarshal(raw, &head)
+		_ = json.Unmarshal(v, &head)
 		hid, _ := head.QuestionID.(string)
 		if len(ids) < 8 {
 			ids = append(ids, hid)
@@ -119,6 +125,8 @@ func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, e
 		if full {
 			continue
 		}
+		// The decoder reuses its buffer: the item is copied out.
+		raw := json.RawMessage(bytes.Clone(v))
 		c, id, err := lmeConversation(raw, opt)
 		if err != nil {
 			return nil, bad("%s: %s, %v", source, who("item", i, id), err)
@@ -139,15 +147,11 @@ func decodeLongMemEval(r io.Reader, source string, opt LoadOptions) (*Dataset, e
 			full = true
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, malformed(err)
+	if _, err := d.ReadToken(); err != nil {
+		return nil, check.syntax(err)
 	}
-	// Nothing may follow the closing bracket but spaces.
-	if _, err := dec.Token(); err != io.EOF {
-		if IsInputError(err) {
-			return nil, err
-		}
-		return nil, bad("%s: text after the closing ] of the item list (near byte %d); remove it", source, dec.InputOffset())
+	if err := check.close(d); err != nil {
+		return nil, err
 	}
 	if len(found) < len(want) {
 		var unknown []string

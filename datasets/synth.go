@@ -54,12 +54,15 @@ func SynthShapeNames() []string {
 	return out
 }
 
+// MaxSynthQuestions bounds Synth's n: a scale test's file, not a disk filler.
+const MaxSynthQuestions = 100000
+
 // Synth writes a synthetic file of the shape with n questions, streaming
 // item by item so a large M-shaped file needs little memory. The same
 // shape, n and seed give the same bytes.
 func Synth(w io.Writer, shape SynthShape, n int, seed uint64) error {
-	if n <= 0 {
-		return fmt.Errorf("--questions %d: need at least one question", n)
+	if n <= 0 || n > MaxSynthQuestions {
+		return fmt.Errorf("--questions %d: give 1 to %d questions", n, MaxSynthQuestions)
 	}
 	h := fnv.New64a()
 	h.Write([]byte(shape.Name))

@@ -80,6 +80,12 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 	// An unstamped build asks git for its version (the manifest records
 	// it); that runs while the dataset loads.
 	go BuildOf()
+	// A replayed bundle's run id comes from its manifest, not the flags.
+	if cfg.RunID != "" {
+		if err := runlog.CheckRunID(cfg.RunID); err != nil {
+			return nil, badinput.Wrap(err)
+		}
+	}
 	r, err := resolve(cfg)
 	if err != nil {
 		return nil, err

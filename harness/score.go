@@ -41,6 +41,7 @@ type ScoreConfig struct {
 	Model       string // judge model spec (default offline)
 	CacheDir    string
 	NoCache     bool
+	MaxDataSize int64       // bytes of the dataset file read at most; 0 = the default
 	Host        runlog.Host // the command line's environment (MEMBENCH_HOME, ...)
 }
 
@@ -106,7 +107,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{Home: sc.Host.Home})
+	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{Home: sc.Host.Home, MaxBytes: sc.MaxDataSize})
 	if err != nil {
 		return nil, nil, badinput.Wrap(err)
 	}

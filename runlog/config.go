@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -62,6 +63,10 @@ type Config struct {
 	// fail (reply unusable after the repair retry) before the run stops
 	// with exit 1; 0 means DefaultMaxBuildFailures, 1 never stops.
 	MaxBuildFailures float64 `json:"-" yaml:"max_build_failures"`
+	// MaxDataSize caps how many bytes of the dataset file are read, so a
+	// wrong --data (a device, a huge file) fails instead of filling memory;
+	// 0 means datasets.DefaultMaxBytes.
+	MaxDataSize int64 `json:"-" yaml:"max_data_size"`
 
 	// Replay serves every paid model's reply (and a paid embedder's
 	// vectors) from a bundle (`membench run --replay`); with
@@ -152,6 +157,15 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// Bounds of the numeric settings (flags and YAML alike): far above any
+// real use, low enough that a typo cannot overflow a time or start a
+// million workers.
+const (
+	MaxTurnStep    = 24 * time.Hour
+	MaxK           = 100000
+	MaxConcurrency = 10000
+)
+
 // DefaultMaxBuildFailures: more than 5% of build requests failing means
 // the memory is not the system's (e.g. a server ignoring JSON mode).
 const DefaultMaxBuildFailures = 0.05
@@ -205,7 +219,9 @@ func (c Config) Redacted() Config {
 }
 
 // CheckRunID refuses run ids that are not one plain path element, so a run
-// directory can never land outside --results ("../x", "..", "a/b").
+// directory can never land outside --results ("../x", "..", "a/b"), nor
+// get a name a shell, a terminal or another system chokes on (names.Check:
+// letters, digits and . _ + -, at most 100 characters).
 func CheckRunID(id string) error {
 	switch {
 	case id == "":
@@ -213,9 +229,9 @@ func CheckRunID(id string) error {
 	case id == "." || id == "..":
 		return fmt.Errorf("--run-id %q names a directory outside the run's own; give a plain name such as my-run", id)
 	case strings.ContainsAny(id, `/\`) || strings.ContainsRune(id, 0) || filepath.Base(id) != id || filepath.IsAbs(id):
-		return fmt.Errorf("--run-id %q: a run id is one path element (no / or \\); use --results to choose where runs go", id)
+		return fmt.Errorf("--run-id %s: a run id is one path element (no / or \\); use --results to choose where runs go", names.Show(id))
 	}
-	return nil
+	return names.Check("--run-id", id)
 }
 
 // Validate refuses settings that would otherwise be silently replaced or
@@ -231,11 +247,32 @@ func (c Config) Validate() error {
 	if c.TurnStep < 0 {
 		return fmt.Errorf("--turn-step %s is negative; give a duration such as 30s (turn_step in YAML)", c.TurnStep)
 	}
+	if c.TurnStep > MaxTurnStep {
+		return fmt.Errorf("--turn-step %s: give at most %s (turn_step in YAML)", c.TurnStep, MaxTurnStep)
+	}
+	if c.K > MaxK {
+		return fmt.Errorf("--k %d: give at most %d (k in YAML)", c.K, MaxK)
+	}
+	if c.Concurrency > MaxConcurrency {
+		return fmt.Errorf("--concurrency %d: give at most %d (concurrency in YAML)", c.Concurrency, MaxConcurrency)
+	}
+	// NaN fails every comparison, so the test is written to let it fail.
+	if !(c.MaxBuildFailures >= 0 && c.MaxBuildFailures <= 1) {
+		return fmt.Errorf("--max-build-failures %v: give a share from 0 to 1 (0.05 = 5%%; 1 never stops; max_build_failures in YAML)", c.MaxBuildFailures)
+	}
 	if c.Concurrency < 0 {
 		return fmt.Errorf("--concurrency %d is negative; give at least 1 (0 means the default, 4)", c.Concurrency)
 	}
+	if c.MaxDataSize < 0 {
+		return fmt.Errorf("--max-data-size %d is negative; give a size such as 8GiB (max_data_size in YAML, in bytes)", c.MaxDataSize)
+	}
 	if c.RunID != "" {
 		if err := CheckRunID(c.RunID); err != nil {
+			return err
+		}
+	}
+	if c.Dataset != "" {
+		if err := names.Check("--dataset", c.Dataset); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,12 @@
 package runlog
 
-import "testing"
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/internal/badinput"
+)
 
 func TestCheckRunID(t *testing.T) {
 	for _, id := range []string{"..", ".", "../x", "a/b", "/abs", `a\b`, "x/..", ""} {
@@ -12,5 +18,47 @@ func TestCheckRunID(t *testing.T) {
 		if err := CheckRunID(id); err != nil {
 			t.Errorf("run id %q refused: %v", id, err)
 		}
+	}
+}
+
+// Ids that are one path element but make folders a shell or terminal
+// mangles, or that no file system takes, are refused as bad input.
+func TestCheckRunIDRefusesUnsafeNames(t *testing.T) {
+	long := strings.Repeat("x", 101)
+	for _, id := range []string{"a\nb", "a\tb", "a\x1b[31m", "a b", "é", long, "a:b"} {
+		err := CheckRunID(id)
+		if err == nil {
+			t.Errorf("run id %q accepted", id)
+			continue
+		}
+		if !badinput.Is(err) || !strings.Contains(err.Error(), "--run-id") || strings.ContainsAny(err.Error(), "\n\t\x1b") {
+			t.Errorf("run id %q: %v (want a one-line input error naming --run-id)", id, err)
+		}
+	}
+	if err := CheckRunID(strings.Repeat("x", 100)); err != nil {
+		t.Errorf("a 100-character id refused: %v", err)
+	}
+	if err := (Config{Dataset: "locomo\n"}).Validate(); err == nil || !strings.Contains(err.Error(), "--dataset") {
+		t.Errorf("dataset name with a newline: %v", err)
+	}
+}
+
+// Numbers from a YAML config get the flags' checks: NaN and values past
+// the bounds are refused, not defaulted or overflowed.
+func TestValidateRefusesNumbersOutOfRange(t *testing.T) {
+	for name, c := range map[string]Config{
+		"NaN share":        {MaxBuildFailures: math.NaN()},
+		"share above 1":    {MaxBuildFailures: 1.5},
+		"infinite share":   {MaxBuildFailures: math.Inf(1)},
+		"long turn step":   {TurnStep: MaxTurnStep + 1},
+		"huge k":           {K: MaxK + 1},
+		"huge concurrency": {Concurrency: MaxConcurrency + 1},
+	} {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if err := (Config{MaxBuildFailures: 1, TurnStep: MaxTurnStep, K: MaxK, Concurrency: MaxConcurrency}).Validate(); err != nil {
+		t.Errorf("the bounds themselves refused: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ targets=(
   ./datasets:FuzzLoCoMo
   ./datasets:FuzzLoCoMoFast
   ./datasets:FuzzLongMemEval
+  ./datasets:FuzzParseByteSize
   ./judge:FuzzParseReply
   ./judge:FuzzNegatedCorrect
   ./judge:FuzzMetrics
@@ -27,6 +28,9 @@ targets=(
   ./llm:FuzzCacheKeyHash
   ./llm:FuzzChatBody
   ./llm:FuzzHashMessages
+  ./internal/tokens:FuzzCutsAreExact
+  ./internal/names:FuzzCheck
+  ./internal/cli/cliflag:FuzzBoundedFlags
   ./internal/jsonenc:FuzzString
   ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile

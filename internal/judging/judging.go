@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
@@ -73,6 +74,10 @@ func (b *Builder) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, error
 			NewModel:     func(spec string) (llm.Model, error) { return b.model(spec, meter) },
 		})
 		if err != nil {
+			return nil, err
+		}
+		// The name becomes table rows, file names and --judge values.
+		if err := names.Check("--judge-spec: judge name", j.Name()); err != nil {
 			return nil, err
 		}
 		if seen[j.Name()] {

@@ -28,11 +28,19 @@ func codec() tokenizer.Codec {
 
 // Count returns the o200k_base token count of s. Counts are memoised by
 // text (see memo): the harness counts the same turns, prompts and contexts
-// many times, and the regexp-driven encoder is the expensive part.
+// many times, and the regexp-driven encoder is the expensive part. Long
+// texts are counted in memoised pieces (see split.go), so a long turn is
+// encoded once however many prompts hold it.
 func Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	return memoised(s, measure)
+}
+
+// memoised returns s's count from the memo or an open store, else from
+// f, and keeps it in both.
+func memoised(s string, f func(string) int) int {
 	k := memoKey{maphash.String(seed, s), len(s)}
 	sh := &counts.shards[k.h%memoShards]
 	if n, ok := sh.get(k); ok {
@@ -49,7 +57,7 @@ func Count(s string) int {
 			return n
 		}
 	}
-	n := count(s)
+	n := f(s)
 	sh.put(k, n)
 	if list != nil {
 		keep(list, sk, n)
@@ -57,11 +65,31 @@ func Count(s string) int {
 	return n
 }
 
-// encoded counts texts run through the encoder (for tests).
-var encoded atomic.Int64
+// measure counts a text the memo lacks: whole when short or when it has
+// no cut, else as the sum of its memoised pieces.
+func measure(s string) int {
+	if len(s) < splitFrom {
+		return count(s)
+	}
+	at := cuts(s)
+	if len(at) == 0 {
+		return count(s)
+	}
+	n, start := 0, 0
+	for _, c := range at {
+		n += memoised(s[start:c], count)
+		start = c
+	}
+	return n + memoised(s[start:], count)
+}
+
+// encoded counts texts run through the encoder, encodedBytes their bytes
+// (for tests).
+var encoded, encodedBytes atomic.Int64
 
 func count(s string) int {
 	encoded.Add(1)
+	encodedBytes.Add(int64(len(s)))
 	n, err := codec().Count(s)
 	if err != nil {
 		return len(s) / 4

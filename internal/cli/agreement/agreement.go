@@ -67,7 +67,7 @@ the pairwise table. Abstention questions are excluded by default
 	f.StringVar(&o.Raters, "raters", analysis.RatersJudge, "judge: raters are judges, items (system, question) pairs; run: raters are run/system/judge, items questions")
 	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges, by name (repeatable; default all)")
 	_ = c.RegisterFlagCompletionFunc("judge", cliflag.CompleteJudgeNames)
-	f.IntSliceVar(&o.Exclude, "exclude-category", []int{5}, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
+	cliflag.IntList(c, &o.Exclude, "exclude-category", []int{5}, 0, 5, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "measure agreement across runs whose manifests differ (dataset, embedder, answer model, backends), with a warning")
 	cliflag.JSON(c, &o.JSON)
 	return c

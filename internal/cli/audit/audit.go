@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -36,12 +37,12 @@ func (o *Options) register(c *cobra.Command) {
 	fs := c.Flags()
 	fs.StringArrayVar(&o.Judges, "audit-model", nil, "model that decides support (repeatable, one column each): offline, openai:gpt-4o-mini, gpt=openai:gpt-4o-mini or name=qwen,backend=openai,model=M,base-url=U (default offline)")
 	cliflag.Alias(c, "judge", "audit-model")
-	fs.IntVar(&o.Sample, "sample", 0, "audit a seeded random sample of N items instead of all (0 = all)")
-	fs.Uint64Var(&o.Seed, "seed", 1, "seed of --sample")
+	cliflag.Int(c, &o.Sample, "sample", 0, 0, math.MaxInt, "audit a seeded random sample of N items instead of all (0 = all)")
+	cliflag.Uint64(c, &o.Seed, "seed", 1, "seed of --sample")
 	cliflag.JSON(c, &o.JSON)
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	fs.IntVar(&o.Concurrency, "concurrency", 4, "parallel judge calls")
+	cliflag.Int(c, &o.Concurrency, "concurrency", 4, 1, cliflag.MaxConcurrency, "parallel judge calls")
 }
 
 // audit builds the judges; close releases the cache.

@@ -85,9 +85,9 @@ compare refuses (exit 2) unless --allow-mixed, which prints a warning.`,
 	f.StringVar(&o.JudgeB, "judge-b", "", "judge name for B (overrides --judge)")
 	f.StringVar(&o.Test, "test", "mcnemar", "mcnemar or noninferiority")
 	f.BoolVar(&o.ChiSquare, "chi2", false, "mcnemar: chi-square with continuity correction instead of the exact test")
-	f.Float64Var(&o.Margin, "margin", stats.DefaultMargin, "non-inferiority margin in points: the tolerated loss of A against B (-5 and 5 both mean 5 points worse)")
-	f.Float64Var(&o.Alpha, "alpha", 0.05, "level of the tests (one-sided for non-inferiority)")
-	f.IntSliceVar(&o.ExcludeCategory, "exclude-category", []int{5}, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
+	cliflag.Float64(c, &o.Margin, "margin", stats.DefaultMargin, -100, 100, "non-inferiority margin in points: the tolerated loss of A against B (-5 and 5 both mean 5 points worse)")
+	cliflag.Float64(c, &o.Alpha, "alpha", 0.05, 1e-6, 0.5, "level of the tests (one-sided for non-inferiority)")
+	cliflag.IntList(c, &o.ExcludeCategory, "exclude-category", []int{5}, 0, 5, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "compare runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")
 	cliflag.JSON(c, &o.JSON)
 	return c

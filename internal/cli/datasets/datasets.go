@@ -175,6 +175,8 @@ type FetchOptions struct {
 	Force bool   // download even if a verified copy is installed
 	Home  string
 	Out   io.Writer
+	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
+	MaxBytes int64
 }
 
 func fetchCmd() *cobra.Command {
@@ -199,6 +201,7 @@ func fetchCmd() *cobra.Command {
 	cliflag.Alias(c, "dir", "out")
 	c.Flags().StringVar(&o.URL, "url", "", "download from this URL instead (a URL ending in / is a mirror directory; the file name is appended)")
 	c.Flags().BoolVar(&o.Force, "force", false, "download even if a verified copy is installed")
+	maxDataSize(c, &o.MaxBytes)
 	return c
 }
 
@@ -211,13 +214,13 @@ func RunFetch(ctx context.Context, o *FetchOptions) error {
 	out := o.Out
 	dest := filepath.Join(dir, e.File)
 	if !o.Force {
-		if r, err := core.Verify(dest, e); err == nil {
+		if r, err := core.Verify(dest, e, o.MaxBytes); err == nil {
 			fmt.Fprintf(out, "%s already installed at %s (sha256 %s, %s); use --force to download again\n", e.Name, dest, r.SHA256, r.Status)
 			return nil
 		}
 	}
 	fmt.Fprintf(out, "fetching %s into %s ...\n", e.Name, dir)
-	r, err := core.Fetch(ctx, e, dir, o.URL)
+	r, err := core.Fetch(ctx, e, dir, o.URL, o.MaxBytes)
 	if err != nil {
 		return llm.RedactErr(err) // --url may carry a mirror's credentials
 	}
@@ -232,6 +235,8 @@ type AddOptions struct {
 	Dir  string // "" = the default directory under Home
 	Home string
 	Out  io.Writer
+	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
+	MaxBytes int64
 }
 
 func addCmd() *cobra.Command {
@@ -252,7 +257,13 @@ sha256 and size where membench has them; its sha256 is recorded beside the copy
 		},
 	}
 	c.Flags().StringVar(&o.Dir, "dir", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	maxDataSize(c, &o.MaxBytes)
 	return c
+}
+
+// maxDataSize registers --max-data-size, as run and score have it.
+func maxDataSize(c *cobra.Command, dst *int64) {
+	cliflag.Size(c, dst, "max-data-size", core.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the file (a larger one is refused), e.g. 8GiB")
 }
 
 // RunAdd installs a local copy.
@@ -261,7 +272,7 @@ func RunAdd(_ context.Context, o *AddOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := core.AddLocal(e, dir, o.File)
+	r, err := core.AddLocal(e, dir, o.File, o.MaxBytes)
 	if err != nil {
 		return clierr.AsBad(err)
 	}
@@ -276,6 +287,8 @@ type VerifyOptions struct {
 	File string // verify this file instead of the installed copy
 	Home string
 	Out  io.Writer
+	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
+	MaxBytes int64
 }
 
 func verifyCmd() *cobra.Command {
@@ -303,6 +316,7 @@ when an installed copy does not match.`,
 	}
 	c.Flags().StringVar(&o.Dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
 	c.Flags().StringVar(&o.File, "file", "", "verify this file instead of the installed copy")
+	maxDataSize(c, &o.MaxBytes)
 	return c
 }
 
@@ -313,7 +327,7 @@ func RunVerify(_ context.Context, o *VerifyOptions) error {
 		if o.File == "" {
 			return verifyAll(out, o.Dir, o.Home)
 		}
-		return identify(out, o.File)
+		return identify(out, o.File, o.MaxBytes)
 	}
 	e, dir, err := lookup(o.Name, "verify", o.Dir, o.Home)
 	if err != nil {
@@ -326,7 +340,7 @@ func RunVerify(_ context.Context, o *VerifyOptions) error {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return clierr.Bad("%s: no such file; run `membench datasets fetch %s` or pass --file F", path, e.Name)
 	}
-	r, err := core.Verify(path, e)
+	r, err := core.Verify(path, e, o.MaxBytes)
 	if err != nil {
 		return err
 	}
@@ -370,7 +384,7 @@ func verifyAll(out io.Writer, dir, home string) error {
 }
 
 // identify hashes a file with no name given and says which entry it is.
-func identify(out io.Writer, file string) error {
+func identify(out io.Writer, file string, maxBytes int64) error {
 	if _, err := os.Stat(file); err != nil {
 		return clierr.Bad("--file %s: %v", file, err)
 	}
@@ -378,12 +392,12 @@ func identify(out io.Writer, file string) error {
 		if e.SHA256 == "" {
 			continue
 		}
-		if r, err := core.Verify(file, e); err == nil {
+		if r, err := core.Verify(file, e, maxBytes); err == nil {
 			report(out, e, r)
 			return nil
 		}
 	}
-	r, err := core.Verify(file, core.Entry{Name: "file"})
+	r, err := core.Verify(file, core.Entry{Name: "file"}, maxBytes)
 	if err != nil {
 		return err
 	}
@@ -454,8 +468,8 @@ func synthCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&shape, "shape", "", "layout: "+strings.Join(core.SynthShapeNames(), ", "))
-	c.Flags().IntVar(&n, "questions", 10, "number of questions")
-	c.Flags().Uint64Var(&seed, "seed", 1, "random seed (same seed, same bytes)")
+	cliflag.Int(c, &n, "questions", 10, 1, core.MaxSynthQuestions, "number of questions")
+	cliflag.Uint64(c, &seed, "seed", 1, "random seed (same seed, same bytes)")
 	c.Flags().StringVar(&out, "out", "", "file to write")
 	return c
 }

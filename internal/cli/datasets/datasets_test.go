@@ -53,7 +53,7 @@ func TestFetchVerifyList(t *testing.T) {
 	// Swap in the sample's checksum for this test only.
 	saved := append([]core.Entry(nil), core.Registry...)
 	defer func() { core.Registry = saved }()
-	r, err := core.Verify(writeTemp(t, body), core.Entry{Name: "x"})
+	r, err := core.Verify(writeTemp(t, body), core.Entry{Name: "x"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ package grade
 import (
 	"context"
 	"io"
+	"math"
 
 	"github.com/spf13/cobra"
 
@@ -51,9 +52,9 @@ membench agreement.`,
 	}
 	f := c.Flags()
 	cliflag.Runs(c, &o.Runs, "run directory, glob, or directory of runs (repeatable; answers are pooled and shuffled)")
-	f.Uint64Var(&o.Human.Seed, "seed", 1, "shuffle seed (keep it across sessions to keep the order)")
-	f.IntSliceVar(&o.Human.Exclude, "exclude-category", nil, "leave out these categories (e.g. 5 for LoCoMo adversarial)")
-	f.IntVar(&o.Human.Limit, "limit", 0, "stop after this many grades (0 = all)")
+	cliflag.Uint64(c, &o.Human.Seed, "seed", 1, "shuffle seed (keep it across sessions to keep the order)")
+	cliflag.IntList(c, &o.Human.Exclude, "exclude-category", nil, 0, 5, "leave out these categories (e.g. 5 for LoCoMo adversarial)")
+	cliflag.Int(c, &o.Human.Limit, "limit", 0, 0, math.MaxInt, "stop after this many grades (0 = all)")
 	f.StringVar(&o.Human.Grader, "grader", "", "grader's name, stored in each judgment's reason")
 	f.BoolVar(&o.JSON, "json", false, "print the session counts as JSON on stdout (the items go to stderr)")
 	return c

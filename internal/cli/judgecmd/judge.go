@@ -80,7 +80,7 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 	f.StringVar(&o.Rejudge.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt (default: the run's)")
 	f.StringVar(&o.Rejudge.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
 	f.BoolVar(&o.Rejudge.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	f.IntVar(&o.Rejudge.Concurrency, "concurrency", 4, "parallel judge calls")
+	cliflag.Int(c, &o.Rejudge.Concurrency, "concurrency", 4, 1, cliflag.MaxConcurrency, "parallel judge calls")
 	f.StringVar(&o.Replay, "replay", "", "serve model judge calls from this bundle (membench bundle); a --run directory with no run gets the bundle's run unpacked")
 	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the judge's backend (needs its key) instead of failing; the output counts them")
 	f.BoolVar(&o.JSON, "json", false, "print JSON on stdout (counts and the new summary)")

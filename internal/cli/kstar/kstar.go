@@ -57,7 +57,7 @@ backends (exit 2 otherwise; --allow-mixed shows them with a warning).`,
 	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs-dir")
 	f.StringVar(&o.Reference, "reference", "", "comparator system, e.g. turns-cosine or extract-rerank")
 	_ = c.RegisterFlagCompletionFunc("reference", cliflag.CompleteSystems)
-	f.IntVar(&o.ReferenceK, "reference-k", 3, "the comparator's k")
+	cliflag.Int(c, &o.ReferenceK, "reference-k", 3, 1, cliflag.MaxK, "the comparator's k")
 	f.StringVar(&o.Candidate, "candidate", "", "system whose k is matched, e.g. turns-rerank")
 	_ = c.RegisterFlagCompletionFunc("candidate", cliflag.CompleteSystems)
 	f.StringVar(&o.KRange, "k", "1..40", "candidate ks to consider: 1..40, 3-9 or 3,5,7")

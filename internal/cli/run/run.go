@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
@@ -94,13 +95,13 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	_ = c.RegisterFlagCompletionFunc("config", cliflag.CompleteConfigs)
 	_ = c.RegisterFlagCompletionFunc("system", cliflag.CompleteSystems)
 	f.StringArrayVar(&o.Opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
-	f.IntVar(&o.Config.K, "k", 0, "retrieval budget (items), the same setting as --opt k; 0 = the system's default")
+	cliflag.Int(c, &o.Config.K, "k", 0, 0, cliflag.MaxK, "retrieval budget (items), the same setting as --opt k; 0 = the system's default")
 	f.StringVar(&o.Config.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval")
 	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&o.Config.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
 	f.StringSliceVar(&o.Config.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
-	f.IntVar(&o.Config.Limit, "limit", 0, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
-	f.DurationVar(&o.TurnStep, "turn-step", 30*time.Second, "time between consecutive turns within a session")
+	cliflag.Int(c, &o.Config.Limit, "limit", 0, 0, math.MaxInt, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
+	cliflag.Duration(c, &o.TurnStep, "turn-step", 30*time.Second, 0, runlog.MaxTurnStep, "time between consecutive turns within a session")
 	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline (default) or openai")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini (implies --llm openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
@@ -117,9 +118,10 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.StringVar(&o.Config.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
 	f.StringVar(&o.Config.ResultsDir, "results", "results", "where run directories go")
 	f.StringVar(&o.Config.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
-	f.IntVar(&o.Config.Concurrency, "concurrency", 4, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
+	cliflag.Int(c, &o.Config.Concurrency, "concurrency", 4, 0, cliflag.MaxConcurrency, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
 	f.BoolVar(&o.Config.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	f.Float64Var(&o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
+	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
+	cliflag.Size(c, &o.Config.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
 	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar")
 	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
@@ -191,6 +193,7 @@ func Run(ctx context.Context, o *Options) error {
 	set("no-cache", func() { base.NoCache = cfg.NoCache })
 	set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
 	set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
+	set("max-data-size", func() { base.MaxDataSize = cfg.MaxDataSize })
 	if changed("shard") || base.Shard != "" {
 		if changed("shard") {
 			base.Shard = o.Shard
@@ -229,9 +232,6 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	base.Quiet = o.Quiet
 	base.Host = o.Host
-	if base.MaxBuildFailures < 0 || base.MaxBuildFailures > 1 {
-		return clierr.Bad("--max-build-failures %v: give a share between 0 and 1 (0.05 = 5%%; 1 never stops)", base.MaxBuildFailures)
-	}
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
@@ -52,6 +53,7 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 	f.StringVar(&sc.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval (as membench run)")
 	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&sc.Data, "data", "", "dataset file")
+	cliflag.Size(c, &sc.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
 	f.StringVar(&sc.Predictions, "predictions", "", "predictions JSONL file")
 	f.StringVar(&sc.Out, "out", "", "output directory")
 	f.StringVar(&sc.System, "system", "", "system name recorded in the judgments (default: predictions file name)")

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/internal/cli/cliflag"
+)
+
+// numericTypes are pflag's type names of numeric values.
+var numericTypes = map[string]bool{
+	"int": true, "int8": true, "int16": true, "int32": true, "int64": true,
+	"uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true,
+	"float32": true, "float64": true, "duration": true, "count": true,
+	"intSlice": true, "int32Slice": true, "int64Slice": true, "uintSlice": true,
+	"float32Slice": true, "float64Slice": true, "durationSlice": true,
+}
+
+// notYetBounded lists numeric flags kept out of this test, with why; each
+// is a pflag builtin that accepts any value of its type.
+var notYetBounded = map[string]string{
+	"membench view --port": "internal/cli/view is changed on another branch; it switches to cliflag.Int(…, 0, 65535)",
+}
+
+// Every numeric flag of every command is registered through cliflag with
+// a range, and refuses NaN, infinities, numbers too large to hold and the
+// nearest values past its range with exit 2 and a message naming it,
+// while the flags are parsed (before the command does anything).
+func TestNumericFlagsRefuseValuesOutsideTheirRange(t *testing.T) {
+	type flag struct{ path, name string }
+	var bounded []flag
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			_, isBounded := f.Value.(cliflag.Bounded)
+			if !numericTypes[f.Value.Type()] && !isBounded {
+				return
+			}
+			id := c.CommandPath() + " --" + f.Name
+			if !isBounded {
+				if notYetBounded[id] == "" {
+					t.Errorf("%s is a %s flag without a range; register it with cliflag.Int, Float64, Duration, Uint64 or IntList", id, f.Value.Type())
+				}
+				return
+			}
+			bounded = append(bounded, flag{c.CommandPath(), f.Name})
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot())
+	if len(bounded) < 15 {
+		t.Fatalf("found only %d bounded numeric flags; is the walk reaching every command?", len(bounded))
+	}
+	for _, fl := range bounded {
+		// A fresh root for each value: parsed flags keep their values.
+		root := newRoot()
+		args := strings.Fields(fl.path)[1:]
+		c, _, err := root.Find(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := c.Flags().Lookup(fl.name)
+		for _, v := range f.Value.(cliflag.Bounded).Outside() {
+			root := newRoot()
+			var out bytes.Buffer
+			root.SetOut(&out)
+			root.SetErr(&out)
+			root.SetArgs(append(append([]string{}, args...), "--"+fl.name+"="+v))
+			err := root.ExecuteContext(context.Background())
+			if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "--"+fl.name) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s --%s=%s: %v (exit %d); want exit 2 and one line naming --%s", fl.path, fl.name, v, err, clierr.Code(err), fl.name)
+			}
+		}
+	}
+}
+
+// A YAML config's numbers get the same checks as the flags.
+func TestYAMLNumbersOutOfRangeExitTwo(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ yaml, want string }{
+		{"max_build_failures: .nan\n", "--max-build-failures"},
+		{"max_build_failures: .inf\n", "--max-build-failures"},
+		{"turn_step: 48h\n", "--turn-step"},
+		{"concurrency: 1000000\n", "--concurrency"},
+	} {
+		cfg := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(cfg, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, code := membench(t, nil, "run", "--quiet", "--config", cfg, "--results", filepath.Join(dir, "r"))
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("config %q: exit %d, output %q; want exit 2 naming %s", c.yaml, code, clip(out), c.want)
+		}
+	}
+}
