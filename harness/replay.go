@@ -31,6 +31,8 @@ type ReplayOptions struct {
 	// BaseURL is the backend configured now, where Fallback sends calls
 	// ("" = $OPENAI_BASE_URL, else the default); never the bundle's.
 	BaseURL string
+	// MaxDataSize caps the dataset file read (0 = the default cap).
+	MaxDataSize int64
 	// Opts are the user's own values for the options of an outside
 	// system (exec's cmd, http's url): a bundle's values are never used.
 	Opts systems.Options
@@ -49,12 +51,18 @@ type ReplayOptions struct {
 func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Writer) (*runlog.Summary, error) {
 	cfg := b.Manifest.Config
 	cfg.RunID = b.Manifest.RunID
+	// Checked before anything is written under --results: the id is the
+	// bundle's, and the run folder is named after it.
+	if err := runlog.CheckRunID(cfg.RunID); err != nil {
+		return nil, badinput.Errorf("--replay %s: the bundle's run id: %v", b.Path, err)
+	}
 	opts, err := replayOptions(b, o.Opts)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Options = opts
 	cfg.Data = o.Data // "" = the dataset's own copy; never a path the bundle names
+	cfg.MaxDataSize = o.MaxDataSize
 	cfg.ResultsDir, cfg.CacheDir, cfg.Concurrency, cfg.Quiet, cfg.Host = o.ResultsDir, o.CacheDir, o.Concurrency, o.Quiet, o.Host
 	cfg.Replay, cfg.ReplayFallback, cfg.ReplayBaseURL = llm.NewPlayer(b.Replies), o.Fallback, o.BaseURL
 	cfg = cfg.WithDefaults()

@@ -328,6 +328,9 @@ func TestReplayRefusesBundlesThatAreNotData(t *testing.T) {
 		{"a newer manifest", func() string {
 			return writeBundle(t, craft(t, func(m map[string]any) { m["schema"] = 7; m["membench"] = "v7.1.0" }), "", 0)
 		}, nil, "manifest schema 7, written by membench v7.1.0"},
+		{"a run id that climbs out of --results", func() string {
+			return writeBundle(t, craft(t, func(m map[string]any) { m["run_id"] = "../escaped" }), "", 0)
+		}, nil, "the bundle's run id"},
 		{"an entry over --replay-max-entry", func() string {
 			return writeBundle(t, readBundle(t, sampleBundle)[:1], runlog.MemoryFile, 3<<20)
 		}, []string{"--replay-max-entry", "1048576"}, `entry "memory.jsonl" unpacks to 3145728 bytes, over the 1048576-byte limit`},
@@ -337,10 +340,14 @@ func TestReplayRefusesBundlesThatAreNotData(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			args := append([]string{"run", "--replay", c.bundle(), "--results", t.TempDir(), "--quiet"}, c.args...)
+			results := filepath.Join(t.TempDir(), "results")
+			args := append([]string{"run", "--replay", c.bundle(), "--results", results, "--quiet"}, c.args...)
 			out, code := membench(t, nil, args...)
 			if code != 2 || !strings.Contains(out, c.message) || strings.Count(strings.TrimSpace(out), "\n") > 0 {
 				t.Fatalf("exit %d, want 2 and one line with %q:\n%s", code, c.message, out)
+			}
+			if left, _ := os.ReadDir(filepath.Dir(results)); len(left) > 0 {
+				t.Fatalf("a refused replay wrote %v beside --results", left)
 			}
 		})
 	}

@@ -325,7 +325,7 @@ func RunVerify(_ context.Context, o *VerifyOptions) error {
 	out := o.Out
 	if o.Name == "" {
 		if o.File == "" {
-			return verifyAll(out, o.Dir, o.Home)
+			return verifyAll(out, o.Dir, o.Home, o.MaxBytes)
 		}
 		return identify(out, o.File, o.MaxBytes)
 	}
@@ -352,7 +352,7 @@ func RunVerify(_ context.Context, o *VerifyOptions) error {
 // default under home) and names the ones that are not there. An absent
 // dataset is no failure (most users fetch one or two); a copy that does
 // not match is.
-func verifyAll(out io.Writer, dir, home string) error {
+func verifyAll(out io.Writer, dir, home string, maxBytes int64) error {
 	if dir == "" {
 		dir = core.DefaultDir(home)
 	}
@@ -363,7 +363,7 @@ func verifyAll(out io.Writer, dir, home string) error {
 			absent = append(absent, e.Name)
 			continue
 		}
-		r, err := core.Verify(path, e)
+		r, err := core.Verify(path, e, maxBytes)
 		if err != nil {
 			fmt.Fprintf(out, "%s: FAILED  %s  %v\n", e.Name, path, err)
 			failed = append(failed, e.Name)

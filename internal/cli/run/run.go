@@ -127,10 +127,10 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
 	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply (and --opt for an outside system's cmd or url)")
 	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the backend configured here (--base-url, else $OPENAI_BASE_URL, else OpenAI; key from $OPENAI_API_KEY), never one the bundle names; the summary counts them")
-	o.ReplayLimits = runlog.DefaultBundleLimits
-	f.Int64Var(&o.ReplayLimits.Entry, "replay-max-entry", o.ReplayLimits.Entry, "with --replay: bytes one bundle entry may unpack to")
-	f.Int64Var(&o.ReplayLimits.Total, "replay-max-total", o.ReplayLimits.Total, "with --replay: bytes a whole bundle may unpack to")
-	f.Float64Var(&o.ReplayLimits.Ratio, "replay-max-ratio", o.ReplayLimits.Ratio, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
+	def := runlog.DefaultBundleLimits
+	cliflag.Size(c, &o.ReplayLimits.Entry, "replay-max-entry", def.Entry, 1<<10, 1<<50, "with --replay: the most one bundle entry may unpack to, e.g. 2GiB")
+	cliflag.Size(c, &o.ReplayLimits.Total, "replay-max-total", def.Total, 1<<10, 1<<50, "with --replay: the most a whole bundle may unpack to, e.g. 8GiB")
+	cliflag.Float64(c, &o.ReplayLimits.Ratio, "replay-max-ratio", def.Ratio, 1, 1e6, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof; -sample_index=alloc_space for allocations)")
 	f.StringVar(&o.Shard, "shard", "", "run only part I of N (I/N, I from 0; auto/N reads JOB_COMPLETION_INDEX): conversation j goes to part j mod N (LongMemEval: question j); join the parts with 'membench merge'")
@@ -280,7 +280,7 @@ func orDiscard(w io.Writer) io.Writer {
 func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdout, stderr io.Writer) error {
 	for _, name := range []string{"config", "system", "k", "dataset", "conversations", "limit", "turn-step", "llm", "model", "build-model", "answer-model", "decide-model", "judge-model", "judge-spec", "answer-prompt", "judge-prompt", "embedder", "run-id", "no-cache"} {
 		if changed(name) {
-			return clierr.Bad("--%s cannot go with --replay: the bundle's manifest is the run's config (only --data, --results, --cache-dir, --concurrency and --quiet apply; --opt for an outside system's cmd or url; --base-url with --replay-fallback)", name)
+			return clierr.Bad("--%s cannot go with --replay: the bundle's manifest is the run's config (only --data, --max-data-size, --results, --cache-dir, --concurrency and --quiet apply; --opt for an outside system's cmd or url; --base-url with --replay-fallback)", name)
 		}
 	}
 	if changed("base-url") && !o.ReplayFallback {
@@ -289,9 +289,6 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	lim := o.ReplayLimits
 	if lim == (runlog.BundleLimits{}) {
 		lim = runlog.DefaultBundleLimits
-	}
-	if lim.Entry <= 0 || lim.Total <= 0 || !(lim.Ratio >= 1) || math.IsInf(lim.Ratio, 0) {
-		return clierr.Bad("--replay-max-entry, --replay-max-total and --replay-max-ratio must be positive numbers (ratio at least 1); got %d, %d, %v", lim.Entry, lim.Total, lim.Ratio)
 	}
 	b, err := runlog.OpenBundleLimited(o.Replay, lim)
 	if err != nil {
@@ -315,7 +312,7 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	cfg := o.Config
 	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
 		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
-		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts,
+		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts, MaxDataSize: cfg.MaxDataSize,
 	}, stderr)
 	if err != nil {
 		return err
