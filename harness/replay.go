@@ -49,7 +49,7 @@ type ReplayOptions struct {
 // prompt files) are not read (prompts come from the bundle's own text,
 // checked by hash), and calls it lacks go only to o.BaseURL.
 func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Writer) (*runlog.Summary, error) {
-	cfg := b.Manifest.Config
+	cfg := b.Manifest.Config.WithoutEndpoints()
 	cfg.RunID = b.Manifest.RunID
 	// Checked before anything is written under --results: the id is the
 	// bundle's, and the run folder is named after it.
@@ -69,7 +69,7 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 	if runlog.IsRunDir(cfg.Dir()) {
 		return nil, badinput.Errorf("--results %s: run %s is already there; replay into another --results directory", cfg.ResultsDir, cfg.RunID)
 	}
-	if cfg, err = replayPrompts(b, cfg); err != nil {
+	if cfg, err = localPrompts(b, cfg, cfg.Dir()); err != nil {
 		return nil, err
 	}
 	if b.Partial {
@@ -148,14 +148,32 @@ func replayOptions(b *runlog.Bundle, opts systems.Options) (systems.Options, err
 	return out, nil
 }
 
-// replayPrompts points every prompt file of the config (--answer-prompt,
+// UnpackBundle writes the bundle's run into dir (a directory holding no
+// run) for commands that read runs, with a config safe to reuse: no
+// server or key variable from the bundle, prompts pointing at the copies
+// written into dir/prompts.
+func UnpackBundle(b *runlog.Bundle, dir string) error {
+	if runlog.IsRunDir(dir) {
+		return badinput.Errorf("%s already holds a run; unpack the bundle into another directory", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	cfg, err := localPrompts(b, b.Manifest.Config.WithoutEndpoints(), abs)
+	if err != nil {
+		return err
+	}
+	return b.Unpack(abs, cfg)
+}
+
+// localPrompts points every prompt file of the config (--answer-prompt,
 // --judge-prompt, a judge's prompt=) at the bundle's copy of its text,
-// written into the replay's run directory, so no path the bundle names is
-// read. A prompt the bundle lacks, or whose hash it does not record, is
-// refused.
-func replayPrompts(b *runlog.Bundle, cfg runlog.Config) (runlog.Config, error) {
+// written into runDir/prompts, so no path the bundle names is read. A
+// prompt the bundle lacks, or whose hash it does not record, is refused.
+func localPrompts(b *runlog.Bundle, cfg runlog.Config, runDir string) (runlog.Config, error) {
 	hashes := b.Manifest.PromptFiles()
-	dir := filepath.Join(cfg.Dir(), "prompts")
+	dir := filepath.Join(runDir, "prompts")
 	local := func(what, path string) (string, error) {
 		sum, ok := hashes[path]
 		if !ok {

@@ -134,8 +134,10 @@ func (r *Resources) openEmbedder() error {
 		if err != nil {
 			return badinput.Errorf("--embedder %s: %v", llm.RedactText(e), err)
 		}
-		// The server configured now, never the bundle's.
-		spec = spec.ForReplay(r.cfg.ReplayBaseURL)
+		// The bundle's spec was stripped of its server: the one configured now.
+		if spec.BaseURL == "" {
+			spec.BaseURL = r.cfg.ReplayBaseURL
+		}
 		name := llm.EmbedderName(spec)
 		var fb llm.Embedder
 		if r.cfg.ReplayFallback {

@@ -225,7 +225,8 @@ type labelWord struct {
 // Words that end a clause's scope for negation: a contrast or a
 // consequence starts a new thought ("not complete, but correct"; "does not
 // match, so it is wrong"). "and" ends only the short scope that may turn a
-// WRONG into CORRECT ("does not match the gold and is wrong").
+// WRONG into CORRECT ("does not match the gold and is wrong"), and, for
+// CORRECT, only when words stand between "and" and the label.
 var (
 	clauseWords = wordSet("but however although though yet whereas while nevertheless nonetheless so therefore thus hence because since which")
 	negators    = wordSet("not never no nor neither none nothing cannot hardly scarcely isnt arent wasnt werent dont doesnt didnt cant couldnt wont wouldnt shouldnt aint hasnt havent hadnt mustnt neednt")
@@ -345,8 +346,15 @@ func wordLabel(w string, clause []string, near int) string {
 		hedged = hedged || hedges[clause[k]]
 	}
 	if w == "correct" {
+		// "and" followed by more words starts a new clause ("nothing is
+		// missing and the answer is correct"); "not complete and correct"
+		// keeps the negation.
+		start := 0
+		if near > 0 && near < n {
+			start = near
+		}
 		switch {
-		case negatedFrom(negScopeCorrect, 0) >= 0:
+		case negatedFrom(negScopeCorrect, start) >= 0:
 			return LabelWrong
 		case hedged, n > 0 && attributive[clause[n-1]]:
 			return ""

@@ -17,6 +17,11 @@ const invalid = "" // want: no verdict (ParseReply returns an error)
 var replyShapes = []struct{ in, want string }{
 	// plain labels, any case, punctuation, markdown
 	{"CORRECT", LabelCorrect},
+	// A negation in an earlier clause joined by "and" does not reach the
+	// label; a negated pair of adjectives does.
+	{"Nothing is missing and the answer is correct.", LabelCorrect},
+	{"The generated answer does not contradict the gold answer and is correct.", LabelCorrect},
+	{"It is not complete and correct.", LabelWrong},
 	{"WRONG", LabelWrong},
 	{"correct", LabelCorrect},
 	{"Wrong.", LabelWrong},

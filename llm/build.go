@@ -43,9 +43,9 @@ type BuildDeps struct {
 	// server, else it is an error.
 	Replay         *Tape
 	ReplayFallback bool
-	// ReplayBaseURL is the server a replay's fallback calls: the one the
-	// user configured now ("" = $OPENAI_BASE_URL, else the default). A
-	// replay never uses the base URL or key variable its bundle recorded.
+	// ReplayBaseURL is the server a replay's fallback calls for a spec that
+	// names none ("" = $OPENAI_BASE_URL, else the default). Specs read from
+	// a bundle name none: they are stripped of it (StripEndpoint).
 	ReplayBaseURL string
 	// Limit is the run's budget of requests in flight, shared by every
 	// model built with it (nil: unbounded).
@@ -72,7 +72,9 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 		m = o
 	case "openai":
 		if deps.Replay != nil {
-			spec = spec.ForReplay(deps.ReplayBaseURL)
+			if spec.BaseURL == "" {
+				spec.BaseURL = deps.ReplayBaseURL
+			}
 			var fb Model
 			if deps.ReplayFallback {
 				live := deps
@@ -114,13 +116,25 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 	return m, nil
 }
 
-// ForReplay is the spec with the server and key variable a bundle
-// recorded replaced by the ones configured now: base ("" = $OPENAI_BASE_URL,
-// else the default) and the key in OPENAI_API_KEY. A bundle is someone
-// else's file; it must not choose where the user's key is sent.
-func (s Spec) ForReplay(base string) Spec {
-	s.BaseURL, s.APIKeyEnv = base, ""
-	return s
+// StripEndpoint removes the server and key-variable keys (base-url,
+// api-key-env) from a model or judge spec string, keeping the rest as
+// written. A bundle is someone else's file: the specs it recorded must not
+// choose where calls, and the user's key, go.
+func StripEndpoint(spec string) string {
+	if !strings.Contains(spec, "=") {
+		return spec // backend:model, or a bare judge kind: names no server
+	}
+	parts := strings.Split(spec, ",")
+	kept := parts[:0]
+	for _, p := range parts {
+		k, _, _ := strings.Cut(p, "=")
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "base-url", "base_url", "api-key-env", "api_key_env":
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return strings.Join(kept, ",")
 }
 
 // BuildEmbedder makes an OpenAI-compatible embedder from a spec (the spec's

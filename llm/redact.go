@@ -8,9 +8,10 @@ import (
 // redacted stands in for a credential wherever one would be written.
 const redacted = "[redacted]"
 
-// secretParam names query parameters that carry credentials (Azure's
-// api-key, signed URLs' sig, ...).
-var secretParam = regexp.MustCompile(`(?i)^(api[-_]?key|key|token|access[-_]?token|secret|password|passwd|sig|signature)$`)
+// secretParam names query parameters that carry credentials: Azure's
+// api-key, signed URLs' sig, S3's X-Amz-Signature, X-Amz-Credential and
+// X-Amz-Security-Token, GCS's X-Goog-Signature, OAuth's client_secret.
+var secretParam = regexp.MustCompile(`(?i)(^|[-_.])(api[-_]?key|key|token|secret|password|passwd|sig|signature|credential)$`)
 
 var (
 	// userinfoInText is a URL's scheme and user information: everything
@@ -18,7 +19,7 @@ var (
 	// space, quote or angle bracket), so a password holding "@" or ":"
 	// goes whole.
 	userinfoInText = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s"<>]*@`)
-	queryInText    = regexp.MustCompile(`([?&][A-Za-z_-]+=)([^&#\s,"'<>]*)`)
+	queryInText    = regexp.MustCompile(`([?&][A-Za-z0-9_.-]+=)([^&#\s,"'<>]*)`)
 )
 
 // RedactText hides URL credentials wherever text holds a URL: a base URL,

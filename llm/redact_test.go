@@ -29,6 +29,10 @@ func TestRedactText(t *testing.T) {
 		// Credentials written by an earlier redaction lose the user name.
 		"http://alice:xxxxx@h/v1": "http://[redacted]@h/v1",
 		"no url, user:pw@host":    "no url, user:pw@host",
+		// Signed URLs: S3, GCS, OAuth; a parameter merely ending in the
+		// letters (monkey, sigma) stays.
+		"https://b.s3.amazonaws.com/x.json?X-Amz-Credential=AKIA1/20261201&X-Amz-Signature=abc123&X-Amz-Security-Token=tok9": "https://b.s3.amazonaws.com/x.json?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Security-Token=[redacted]",
+		"https://g.example/o?X-Goog-Signature=ff00&client_secret=zzz&monkey=1&sigma=2":                                       "https://g.example/o?X-Goog-Signature=[redacted]&client_secret=[redacted]&monkey=1&sigma=2",
 	}
 	for in, want := range cases {
 		if got := RedactText(in); got != want {

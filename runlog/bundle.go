@@ -168,23 +168,6 @@ func (m Manifest) PromptFiles() map[string]string {
 	return out
 }
 
-// UnpackedPrompt is where the run in dir, unpacked from a bundle, keeps the
-// text of the prompt file path its manifest names (Unpack writes
-// prompts/SHA256.txt): a path a bundle recorded is someone else's and is
-// never read.
-func UnpackedPrompt(dir string, m Manifest, path string) (string, error) {
-	sum, ok := m.PromptFiles()[path]
-	if !ok {
-		return "", badinput.Errorf("%s: the run names the prompt file %s but records no hash for it; give the prompt with --judge-prompt", dir, path)
-	}
-	p := filepath.Join(dir, "prompts", sum+".txt")
-	data, err := os.ReadFile(p)
-	if err != nil || sha256Hex(data) != sum {
-		return "", badinput.Errorf("%s: the run's prompt file %s (sha256 %.12s) is not among the prompts its bundle carried; give the prompt with --judge-prompt", dir, path, sum)
-	}
-	return p, nil
-}
-
 // readPromptFiles reads the run's prompt files, each checked against the
 // hash its manifest recorded: a file changed since the run is not the
 // prompt the run used.
@@ -406,11 +389,13 @@ func (w *tapeWriter) Close() error {
 	return nil
 }
 
-// Unpack writes the bundled run's artifacts into dir, a directory that
-// holds no run yet, so commands that read runs (judge, view, report) work
-// on a published run without replaying it. Only the files a bundle
-// carries are written, whatever names the archive holds.
-func (b *Bundle) Unpack(dir string) error {
+// Unpack writes the bundled run's artifacts and prompt files into dir, a
+// directory that holds no run yet, so commands that read runs (judge,
+// view, report) work on a published run without replaying it. Only the
+// files a bundle carries are written, whatever names the archive holds.
+// The manifest records cfg as the run's config: the bundle's own, made
+// safe by the caller (no servers, prompts pointing at dir/prompts).
+func (b *Bundle) Unpack(dir string, cfg Config) error {
 	if IsRunDir(dir) {
 		return fmt.Errorf("%s already holds a run; unpack the bundle into another directory", dir)
 	}
@@ -426,14 +411,12 @@ func (b *Bundle) Unpack(dir string) error {
 			return err
 		}
 	}
-	for sum, data := range b.Prompts {
-		if err := os.MkdirAll(filepath.Join(dir, "prompts"), 0o755); err != nil {
-			return err
-		}
-		if err := WriteFileAtomic(filepath.Join(dir, "prompts", sum+".txt"), data); err != nil {
-			return err
-		}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b.Files[ManifestFile], &raw); err != nil {
+		return fmt.Errorf("%s: %s: %v", b.Path, ManifestFile, err)
 	}
+	raw["config"], _ = json.Marshal(cfg)
+	raw["config_hash"], _ = json.Marshal(cfg.Hash())
 	// The manifest last: a directory is a run once it has one.
-	return WriteFileAtomic(filepath.Join(dir, ManifestFile), b.Files[ManifestFile])
+	return WriteJSON(filepath.Join(dir, ManifestFile), raw)
 }

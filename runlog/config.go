@@ -198,6 +198,26 @@ func (c Config) ID() string {
 	return fmt.Sprintf("%s-%s-%s", c.Dataset, c.System, c.Hash()[:10])
 }
 
+// WithoutEndpoints is the config with every model, judge and embedder spec
+// stripped of its server and key variable (llm.StripEndpoint): the config
+// of a bundle, which must not choose where calls and keys go.
+func (c Config) WithoutEndpoints() Config {
+	c.Model = llm.StripEndpoint(c.Model)
+	c.BuildModel = llm.StripEndpoint(c.BuildModel)
+	c.AnswerModel = llm.StripEndpoint(c.AnswerModel)
+	c.DecideModel = llm.StripEndpoint(c.DecideModel)
+	c.JudgeModel = llm.StripEndpoint(c.JudgeModel)
+	c.Embedder = llm.StripEndpoint(c.Embedder)
+	if len(c.Judges) > 0 {
+		js := make([]string, len(c.Judges))
+		for i, j := range c.Judges {
+			js[i] = llm.StripEndpoint(j)
+		}
+		c.Judges = js
+	}
+	return c
+}
+
 // Redacted is the config with credentials removed from every model spec,
 // judge spec and embedder (a base URL's user:password@), as the manifest
 // records it.

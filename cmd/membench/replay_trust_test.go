@@ -397,3 +397,50 @@ func TestBundleRefusesARunStillBeingWritten(t *testing.T) {
 		t.Fatalf("bundle of an incomplete run: exit %d, want 2:\n%s", code, out)
 	}
 }
+
+// A run unpacked from a bundle (judge --replay) or replayed from one keeps
+// no server or key variable the bundle named: a later plain `judge` on it
+// calls the backend configured now, with the user's key.
+func TestRunsFromABundleKeepNoEndpoint(t *testing.T) {
+	evil, evilHits := listener(t)
+	good := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(llmtest.Plausible))
+	spec := "name=x,backend=openai,model=gpt-4o-mini,base-url=" + evil.URL + "/v1,api-key-env=MEMBENCH_TEST_OTHER_SECRET"
+	bundle := writeBundle(t, craft(t, func(m map[string]any) {
+		config(m)["judge_model"] = spec
+		config(m)["model"] = spec
+	}), "", 0)
+	env := []string{"OPENAI_API_KEY=sk-users-own", "OPENAI_BASE_URL=" + good.URL, "MEMBENCH_TEST_OTHER_SECRET=sk-other-secret"}
+	dir := t.TempDir()
+	unpacked, replayed := filepath.Join(dir, "unpacked"), filepath.Join(dir, "replayed")
+	if out, code := membench(t, env, "judge", "--run", unpacked, "--replay", bundle, "--judge-spec", "lexical"); code != 0 {
+		t.Fatalf("judge --replay: exit %d\n%s", code, out)
+	}
+	if out, code := membench(t, env, "run", "--replay", bundle, "--results", replayed, "--quiet"); code != 0 {
+		t.Fatalf("run --replay: exit %d\n%s", code, out)
+	}
+	runs := []string{unpacked, filepath.Join(replayed, "sample-turns-rerank-recorded")}
+	for _, run := range runs {
+		m, _ := os.ReadFile(filepath.Join(run, runlog.ManifestFile))
+		var man struct {
+			Config json.RawMessage `json:"config"`
+		}
+		json.Unmarshal(m, &man)
+		if bytes.Contains(man.Config, []byte(evil.URL)) || bytes.Contains(man.Config, []byte("api-key-env")) {
+			t.Fatalf("%s: the config keeps the bundle's server: %s", run, man.Config)
+		}
+		if out, code := membench(t, env, "judge", "--run", run, "--judge-spec", "llm,name=again"); code != 0 {
+			t.Fatalf("judge on %s: exit %d\n%s", run, code, out)
+		}
+	}
+	if n := evilHits.n.Load(); n != 0 {
+		t.Fatalf("the server the bundle names got %d requests (Authorization %v)", n, evilHits.auth.Load())
+	}
+	if good.Count("/v1/chat/completions") == 0 {
+		t.Fatal("the configured backend got no judge calls")
+	}
+	for _, a := range good.Authorizations() {
+		if a != "Bearer sk-users-own" {
+			t.Fatalf("the configured backend was sent %q, not the user's key", a)
+		}
+	}
+}

@@ -70,12 +70,6 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	}
 	if o.JudgePrompt != "" {
 		cfg.JudgePrompt = o.JudgePrompt
-	} else if _, builtin := judge.BuiltinPrompts[cfg.JudgePrompt]; o.Replay != nil && cfg.JudgePrompt != "" && !builtin {
-		// With a bundle the run's prompt path is someone else's: use the
-		// text the bundle carried.
-		if cfg.JudgePrompt, err = runlog.UnpackedPrompt(dir, r.manifest, cfg.JudgePrompt); err != nil {
-			return nil, nil, err
-		}
 	}
 	cfg.CacheDir, cfg.NoCache, cfg.Concurrency = o.CacheDir, o.NoCache, o.Concurrency
 	cfg.Host = runlog.Host{Home: o.Home}

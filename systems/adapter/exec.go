@@ -92,6 +92,9 @@ func (t *execTransport) info(context.Context) map[string]any { return nil }
 func (t *execTransport) start() error {
 	// Through the shell, so cmd is written as on a command line.
 	c := exec.Command("sh", "-c", t.cmdline)
+	// A grandchild the child left holding stderr must not keep Wait
+	// waiting for ever once the child is gone.
+	c.WaitDelay = 5 * time.Second
 	in, err := c.StdinPipe()
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/internal/cli/clienv"
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/internal/report"
@@ -124,7 +125,7 @@ func Run(ctx context.Context, o *Options) error {
 			return clierr.AsBad(err)
 		}
 		if !runlog.IsRunDir(o.Run) {
-			if err := b.Unpack(o.Run); err != nil {
+			if err := harness.UnpackBundle(b, o.Run); err != nil {
 				return clierr.AsBad(fmt.Errorf("--run %s: %w", o.Run, err))
 			}
 			if !o.JSON {
