@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/internal/report"
