@@ -67,7 +67,7 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 	cfg.Replay, cfg.ReplayFallback, cfg.ReplayBaseURL = llm.NewPlayer(b.Replies), o.Fallback, o.BaseURL
 	cfg = cfg.WithDefaults()
 	if runlog.IsRunDir(cfg.Dir()) {
-		return nil, badinput.Errorf("--results %s: run %s is already there; replay into another --results directory", cfg.ResultsDir, cfg.RunID)
+		return alreadyReplayed(b, cfg, log)
 	}
 	if cfg, err = localPrompts(b, cfg, cfg.Dir()); err != nil {
 		return nil, err
@@ -218,4 +218,19 @@ func localPrompts(b *runlog.Bundle, cfg runlog.Config, runDir string) (runlog.Co
 	}
 	cfg.Judges = judges
 	return cfg, nil
+}
+
+// alreadyReplayed is the summary of a finished replay of the same bundle
+// already in the run's folder (replaying twice is a no-op); any other run
+// there is refused.
+func alreadyReplayed(b *runlog.Bundle, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
+	dir := cfg.Dir()
+	m, err := runlog.LoadManifest(dir)
+	if err == nil && m.Replay != nil && m.Replay.Bundle == filepath.Base(b.Path) && m.RunID == b.Manifest.RunID {
+		if st, err := runlog.StatusOf(dir, m); err == nil && st.State == runlog.StateComplete {
+			fmt.Fprintf(log, "replay: %s already holds a finished replay of %s; showing its summary\n", dir, filepath.Base(b.Path))
+			return runlog.Summarize(dir)
+		}
+	}
+	return nil, badinput.Errorf("--results %s: run %s is already there and is not a finished replay of this bundle; replay into another --results directory", cfg.ResultsDir, cfg.RunID)
 }

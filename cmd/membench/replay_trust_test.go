@@ -278,6 +278,10 @@ func TestBundleCarriesPromptFiles(t *testing.T) {
 	if out, code = membench(t, nil, "run", "--replay", bundle, "--results", replayed, "--quiet"); code != 0 {
 		t.Fatalf("replay: exit %d\n%s", code, out)
 	}
+	// Replaying into the same place again shows the finished replay.
+	if again, code := membench(t, nil, "run", "--replay", bundle, "--results", replayed, "--quiet"); code != 0 || !strings.Contains(again, "already holds a finished replay") {
+		t.Fatalf("second replay: exit %d\n%s", code, again)
+	}
 	orig, err := runlog.LoadManifest(filepath.Join(results, "p"))
 	if err != nil {
 		t.Fatal(err)
