@@ -137,8 +137,8 @@ func TestPromptFileLabels(t *testing.T) {
 		t.Fatalf("a partial reply to a binary prompt: %+v, %v, asked %d times", v, err, len(m.reqs))
 	}
 	for body, want := range map[string]string{
-		"---labels: CORRECT MAYBE WRONG---\nx":  "MAYBE on its labels line is not one of CORRECT, PARTIAL, WRONG",
-		"---labels: PARTIAL WRONG---\nx":        "must name both CORRECT and WRONG",
+		"---labels: CORRECT MAYBE WRONG---\nx":   "MAYBE on its labels line is not one of CORRECT, PARTIAL, WRONG",
+		"---labels: PARTIAL WRONG---\nx":         "must name both CORRECT and WRONG",
 		"x\n---labels: CORRECT PARTIAL WRONG---": "line 2",
 	} {
 		p := writeFile(t, "bad.tmpl", body)
