@@ -247,7 +247,9 @@ func TestStrictAndLenientJudgesSideBySide(t *testing.T) {
 			strict = in.Prompts
 		}
 	}
-	if len(lenient) != 1 || lenient["judge_lenient"] == "" || strict["judge"] == "" {
+	// The lenient judge lists its prompt and the one a question may ask
+	// for instead (cognitive), never the strict set.
+	if len(lenient) != 2 || lenient["judge_lenient"] == "" || lenient["judge_cognitive"] == "" || lenient["judge"] != "" || strict["judge"] == "" {
 		t.Fatalf("manifest prompts: lenient %v, strict %v", lenient, strict)
 	}
 }

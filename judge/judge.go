@@ -29,7 +29,7 @@ type Sample struct {
 	Evidence string
 	// Prompt names the built-in judge prompt the question's dataset group
 	// asks for (a BuiltinPrompts name: "cognitive" for LoCoMo-Plus's
-	// Cognitive group); "" leaves each judge its own. Model judges on our
+	// Cognitive group); "" or "strict" leaves each judge its own. Model judges on our
 	// built-in prompts use it in place of theirs (a judge given its own
 	// prompt file keeps the file); the lexical judge reads from it whether
 	// the question offers PARTIAL.

@@ -147,10 +147,9 @@ func (j *LLMJudge) template(s Sample) (*prompts.Template, error) {
 		if !ok {
 			return nil, fmt.Errorf("question %s asks for judge prompt %q, which this membench does not have (known: %s)", s.Question.ID, s.Prompt, strings.Join(BuiltinPromptNames(), ", "))
 		}
-		if name != "" {
+		if name != "" { // "strict" asks for nothing special: the judge's own
 			return prompts.Embedded(name)
 		}
-		return prompts.Embedded(templateFor(s.Question))
 	}
 	if j.file != nil {
 		return j.file, nil
@@ -165,12 +164,14 @@ func (j *LLMJudge) PromptHashes() map[string]string {
 		return map[string]string{j.file.Name(): j.file.ManifestHash()}
 	}
 	// A built-in prompt yields to the one a question asks for.
-	names := []string{TemplateJudge, lmeAbstentionTemplate, TemplateCognitive}
+	names := []string{TemplateCognitive}
 	if j.file != nil {
-		names = []string{j.file.Name(), TemplateCognitive}
-	}
-	for _, t := range lmeTemplates {
-		names = append(names, t)
+		names = append(names, j.file.Name())
+	} else {
+		names = append(names, TemplateJudge, lmeAbstentionTemplate)
+		for _, t := range lmeTemplates {
+			names = append(names, t)
+		}
 	}
 	out := map[string]string{}
 	for _, n := range names {

@@ -289,3 +289,52 @@ func TestCognitiveJudgeOverTheWire(t *testing.T) {
 	}
 	t.Logf("cognitive prompt over the wire: scores 1, 0.5, 0, mean %.2f; %d requests", 100*sum/float64(n), len(users))
 }
+
+// Which template a judge uses for a question that asks for a prompt, and
+// what its manifest entry lists.
+func TestQuestionPromptChoice(t *testing.T) {
+	file := writeFile(t, "own.tmpl", "Mine.\n---user---\n{{.Question}} {{.Prediction}}")
+	conv, cq := cue()
+	for _, c := range []struct {
+		prompt, asks, want string
+		lists              []string
+	}{
+		{"", "cognitive", TemplateCognitive, []string{TemplateJudge, TemplateCognitive, "judge_lme_temporal"}},
+		{"", "", TemplateJudge, nil},
+		{"lenient", "cognitive", TemplateCognitive, []string{TemplateLenient, TemplateCognitive}},
+		{"lenient", "strict", TemplateLenient, nil},
+		{"cognitive", "", TemplateCognitive, []string{TemplateCognitive}},
+		{file, "cognitive", "judge@own", []string{"judge@own"}},
+	} {
+		rec := &recorder{Model: llm.NewOffline()}
+		j, err := NewLLMJudge("own", rec, c.prompt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewSample(conv, cq, "a reply")
+		s.Prompt = c.asks
+		if _, err := j.Judge(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.last().Label; got != c.want {
+			t.Errorf("prompt=%s, question asks %q: template %s, want %s", c.prompt, c.asks, got, c.want)
+		}
+		if c.lists != nil {
+			h := j.PromptHashes()
+			for _, n := range c.lists {
+				if h[n] == "" {
+					t.Errorf("prompt=%s: manifest prompts %v lack %s", c.prompt, h, n)
+				}
+			}
+			if c.prompt != "" && len(h) != len(c.lists) {
+				t.Errorf("prompt=%s: manifest prompts %v, want only %v", c.prompt, h, c.lists)
+			}
+		}
+	}
+	j, _ := NewLLMJudge("own", llm.NewOffline(), "")
+	s := NewSample(conv, cq, "a reply")
+	s.Prompt = "nosuch"
+	if _, err := j.Judge(context.Background(), s); err == nil || !strings.Contains(err.Error(), "nosuch") || !strings.Contains(err.Error(), "cognitive") {
+		t.Errorf("a question asking for an unknown prompt: %v", err)
+	}
+}
