@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 )
@@ -332,9 +333,15 @@ type CompareResult struct {
 	MeanA float64 `json:"mean_a"`
 	MeanB float64 `json:"mean_b"`
 	// Accuracies are the share of correct outcomes (for a metric judge:
-	// score >= threshold).
-	AccuracyA  float64  `json:"accuracy_a"`
-	AccuracyB  float64  `json:"accuracy_b"`
+	// score >= threshold; for a verdict judge: CORRECT, so a PARTIAL is
+	// not one).
+	AccuracyA float64 `json:"accuracy_a"`
+	AccuracyB float64 `json:"accuracy_b"`
+	// PartialA/B count a verdict judge's PARTIAL verdicts (score 0.5) on
+	// the paired questions. The means count them as 0.5; McNemar and
+	// kappa need binary outcomes and count them as not correct.
+	PartialA   int      `json:"partial_a,omitempty"`
+	PartialB   int      `json:"partial_b,omitempty"`
 	Both       int      `json:"both"`
 	OnlyA      int      `json:"only_a"`
 	OnlyB      int      `json:"only_b"`
@@ -389,6 +396,9 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 	if k, err := stats.CohenKappaBinary(j.A, j.B); err == nil {
 		r.Kappa = finite(k)
 	}
+	if !metric {
+		r.PartialA, r.PartialB = partials(j.ScoreA), partials(j.ScoreB)
+	}
 	switch o.Test {
 	case "mcnemar":
 		r.Test = "mcnemar"
@@ -418,6 +428,10 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 			r.Verdict = "A and B differ"
 		}
 		r.Verdict += fmt.Sprintf(" at alpha %.2g (p = %s)", o.Alpha, num(r.PValue, "%.4g"))
+		if r.PartialA+r.PartialB > 0 {
+			// McNemar pairs binary outcomes; the means keep the half credit.
+			r.Verdict += fmt.Sprintf("; PARTIAL verdicts (%d in A, %d in B) count as not correct in McNemar", r.PartialA, r.PartialB)
+		}
 	case "noninferiority":
 		r.Test = "noninferiority"
 		r.Measure = "verdict"
@@ -486,6 +500,17 @@ func offlineNote(srcs ...*Source) string {
 		return ""
 	}
 	return "offline heuristics (" + strings.Join(parts, "; ") + "): these figures measure the pipeline, not model quality"
+}
+
+// partials counts a verdict judge's PARTIAL scores (in points).
+func partials(points []float64) int {
+	n := 0
+	for _, p := range points {
+		if judge.IsPartial(p / 100) {
+			n++
+		}
+	}
+	return n
 }
 
 func mean(xs []float64) float64 {

@@ -247,7 +247,50 @@ func TestStrictAndLenientJudgesSideBySide(t *testing.T) {
 			strict = in.Prompts
 		}
 	}
-	if len(lenient) != 1 || lenient["judge_lenient"] == "" || strict["judge"] == "" {
+	// The lenient judge lists its prompt and the one a question may ask
+	// for instead (cognitive), never the strict set.
+	if len(lenient) != 2 || lenient["judge_lenient"] == "" || lenient["judge_cognitive"] == "" || lenient["judge"] != "" || strict["judge"] == "" {
 		t.Fatalf("manifest prompts: lenient %v, strict %v", lenient, strict)
 	}
+}
+
+// A run whose judge prompt file declares PARTIAL and shows the evidence:
+// the harness hands the judge each question's evidence turns as text, the
+// model's PARTIAL is logged as 0.5 and the summary averages it so.
+func TestPartialPromptFileInARun(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(func(_ int, r llmtest.ChatRequest) llmtest.Reply {
+		_, ev, _ := strings.Cut(r.LastUser(), "Evidence:\n")
+		ev, _, _ = strings.Cut(ev, "\nEND")
+		if strings.Contains(ev, ": ") { // "Speaker: text" lines reached the judge
+			return llmtest.Reply{Text: `{"reason": "half there", "label": "partial"}`}
+		}
+		return llmtest.Reply{Text: `{"reason": "no evidence shown", "label": "WRONG"}`}
+	}))
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	p := filepath.Join(t.TempDir(), "half.tmpl")
+	if err := os.WriteFile(p, []byte("---labels: CORRECT PARTIAL WRONG---\nGrade in json.\n---user---\nQ: {{.Question}}\nEvidence:\n{{.Evidence}}\nEND\nA: {{.Prediction}}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := runlog.Config{System: "turns-cosine", JudgeModel: "openai:gpt-4o-mini",
+		Judges:     []string{"llm,name=half,prompt=" + p},
+		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Overall.Scores["half"]; got != 50 {
+		t.Errorf("overall %v, want 50: every sample question has evidence and reads PARTIAL", sum.Overall.Scores)
+	}
+	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(runDir(t, cfg), runlog.JudgmentsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range js {
+		if j.Score != 0.5 || j.Correct || j.Invalid {
+			t.Errorf("%s: %+v, want a PARTIAL (score 0.5, not correct)", j.QuestionID, j)
+		}
+	}
+	t.Logf("%d judgments, overall %.2f", len(js), sum.Overall.Scores["half"])
 }

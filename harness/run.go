@@ -725,7 +725,7 @@ func transcript(rec runlog.RetrievalRecord, c *systems.Context, res answer.Resul
 // judgeOne judges and logs; with tr non-nil each judge's request, reply
 // and verdict go into the transcript too.
 func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, pred string, have map[string]bool, files map[string]*runlog.Appender, tr *runlog.Transcript) error {
-	s := judge.Sample{Question: q, Prediction: pred}
+	s := judge.NewSample(conv, q, pred)
 	for _, jd := range judges {
 		if have[jd.Name()] {
 			continue

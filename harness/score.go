@@ -113,10 +113,12 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	byID := map[string]*datasets.Question{}
 	convOf := map[string]string{}
+	conv := map[string]*datasets.Conversation{} // for the judges' evidence text
 	for _, c := range ds.Conversations {
 		for _, q := range c.Questions {
 			byID[q.ID] = q
 			convOf[q.ID] = c.ID
+			conv[q.ID] = c
 		}
 	}
 	var unknown []string
@@ -194,7 +196,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		q := byID[p.QuestionID]
 		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
 			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
-		err := judging.Sample(ctx, judges, judge.Sample{Question: q, Prediction: p.Prediction}, system, nil, func(j runlog.Judgment) error {
+		err := judging.Sample(ctx, judges, judge.NewSample(conv[q.ID], q, p.Prediction), system, nil, func(j runlog.Judgment) error {
 			judgments = append(judgments, j)
 			return nil
 		})

@@ -7,8 +7,16 @@ import (
 	"unicode/utf8"
 )
 
+// FuzzParseReply: under a CORRECT/WRONG prompt no reply reads PARTIAL;
+// under one that offers PARTIAL the labels are the three; offering
+// PARTIAL only adds PARTIAL readings (a reply read CORRECT or WRONG under
+// one set reads the same, PARTIAL or nothing under the other); and the
+// same reply always reads the same (no map order decides).
 func FuzzParseReply(f *testing.F) {
 	for _, c := range replyShapes {
+		f.Add(c.in)
+	}
+	for _, c := range partialShapes {
 		f.Add(c.in)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -16,10 +24,22 @@ func FuzzParseReply(f *testing.F) {
 		if err == nil && v.Label != LabelCorrect && v.Label != LabelWrong {
 			t.Fatalf("ParseReply(%q) label %q", text, v.Label)
 		}
-		// The same reply always reads the same (no map order decides).
+		g, gerr := ParseReplyIn(text, Graded)
+		if gerr == nil && g.Label != LabelCorrect && g.Label != LabelWrong && g.Label != LabelPartial {
+			t.Fatalf("ParseReplyIn(%q, Graded) label %q", text, g.Label)
+		}
+		if err == nil && gerr == nil && g.Label != v.Label && g.Label != LabelPartial {
+			t.Fatalf("%q reads %s under Binary but %s under Graded", text, v.Label, g.Label)
+		}
+		if gerr == nil && g.Label != LabelPartial && (err != nil || v.Label != g.Label) {
+			t.Fatalf("%q reads %s under Graded but %q (%v) under Binary", text, g.Label, v.Label, err)
+		}
 		for range 3 {
 			if v2, err2 := ParseReply(text); v2 != v || (err2 == nil) != (err == nil) {
 				t.Fatalf("ParseReply(%q) = %+v, %v, then %+v, %v", text, v, err, v2, err2)
+			}
+			if g2, err2 := ParseReplyIn(text, Graded); g2 != g || (err2 == nil) != (gerr == nil) {
+				t.Fatalf("ParseReplyIn(%q, Graded) = %+v, %v, then %+v, %v", text, g, gerr, g2, err2)
 			}
 		}
 	})
@@ -33,7 +53,8 @@ var (
 )
 
 // FuzzNegatedCorrect: a reply whose only label is a negated CORRECT, in
-// any casing, amid any text that names no label, is never read as CORRECT.
+// any casing, amid any text that names no label, is never read as CORRECT,
+// whether or not the prompt offers PARTIAL.
 func FuzzNegatedCorrect(f *testing.F) {
 	f.Add("The answer is", ".", uint8(0), uint8(0), uint64(0))
 	f.Add("", "", uint8(1), uint8(1), uint64(0xffff))
@@ -59,8 +80,10 @@ func FuzzNegatedCorrect(f *testing.F) {
 		word := mixCase(fuzzNegations[int(neg)%len(fuzzNegations)], caseMask) +
 			fuzzSeparators[int(sep)%len(fuzzSeparators)] + mixCase("correct", caseMask>>32)
 		text := before + " " + word + " " + after
-		if v, err := ParseReply(text); err == nil && v.Label == LabelCorrect {
-			t.Fatalf("ParseReply(%q) = CORRECT", text)
+		for _, set := range []Labels{Binary, Graded} {
+			if v, err := ParseReplyIn(text, set); err == nil && v.Label == LabelCorrect {
+				t.Fatalf("ParseReplyIn(%q, %v) = CORRECT", text, set)
+			}
 		}
 	})
 }

@@ -6,6 +6,7 @@ package judge
 
 import (
 	"context"
+	"strings"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
@@ -21,13 +22,69 @@ type Sample struct {
 	// Context is the retrieved context the answer model read ("" when
 	// unknown, e.g. scored predictions).
 	Context string
+	// Evidence is the text of the question's evidence turns, one
+	// "Speaker: text" line each (NewSample fills it; "" when unknown). The
+	// cognitive prompt shows it as the cue dialogue; the lexical judge
+	// grades against it under a prompt offering PARTIAL.
+	Evidence string
+	// Prompt names the built-in judge prompt the question's dataset group
+	// asks for (a BuiltinPrompts name: "cognitive" for LoCoMo-Plus's
+	// Cognitive group); "" or "strict" leaves each judge its own. Model judges on our
+	// built-in prompts use it in place of theirs (a judge given its own
+	// prompt file keeps the file); the lexical judge reads from it whether
+	// the question offers PARTIAL.
+	Prompt string
+}
+
+// NewSample is the sample of question q of conversation conv answered
+// with prediction, its Evidence filled from conv's turns. A conversation
+// whose sessions are not loaded (datasets.Conversation.Lazy) gives no
+// evidence text: hydrate it first when a judge needs it.
+func NewSample(conv *datasets.Conversation, q *datasets.Question, prediction string) Sample {
+	return Sample{Question: q, Prediction: prediction, Evidence: EvidenceText(conv, q)}
+}
+
+// EvidenceText is the text of q's evidence turns in conv, in the order
+// q lists them, one "Speaker: text" line each; ids conv does not hold are
+// skipped. "" when there are none.
+func EvidenceText(conv *datasets.Conversation, q *datasets.Question) string {
+	if conv == nil || len(q.Evidence) == 0 {
+		return ""
+	}
+	want := make(map[string]bool, len(q.Evidence))
+	for _, id := range q.Evidence {
+		want[id] = true
+	}
+	byID := map[string]*datasets.Turn{}
+	for _, s := range conv.Sessions {
+		for _, t := range s.Turns {
+			if want[t.ID] {
+				byID[t.ID] = t
+			}
+		}
+	}
+	var b strings.Builder
+	for _, id := range q.Evidence {
+		t := byID[id]
+		if t == nil {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if t.Speaker != "" {
+			b.WriteString(t.Speaker + ": ")
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String()
 }
 
 // Verdict is one judge's decision on one sample. The harness, not the
 // judge, attaches run, system and question ids when it logs it.
 type Verdict struct {
-	Correct bool
-	Score   float64 // 0..1: the metric's value for metric judges, 0/1 for verdict judges
+	Correct bool    // a verdict judge's CORRECT (not PARTIAL); a metric judge's score >= threshold
+	Score   float64 // 0..1: the metric's value for metric judges; LabelScore (1, 0.5, 0) for verdict judges
 	Reason  string
 	Raw     string // the model's raw reply, for model judges
 	// Request and Usage are the model judge's request messages and its

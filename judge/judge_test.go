@@ -296,7 +296,7 @@ func TestPerJudgePromptFiles(t *testing.T) {
 	}
 	// an embedded-prompt judge reports all its templates
 	jo, _ := NewLLMJudge("plain", llm.NewOffline(), "")
-	if p := Describe(jo).Prompts; len(p) != 5 || p["judge_lme_temporal"] == "" {
+	if p := Describe(jo).Prompts; len(p) != 6 || p["judge_lme_temporal"] == "" || p[TemplateCognitive] == "" {
 		t.Errorf("embedded prompt hashes = %v", p)
 	}
 }

@@ -21,12 +21,18 @@ type LLMJudgeInput struct {
 	Category   int
 	Abstention bool
 	Type       string // LongMemEval question_type, "" for LoCoMo
+	// Evidence is Sample.Evidence: the question's evidence turns as text
+	// (the cue dialogue for LoCoMo-Plus's Cognitive group).
+	Evidence string
+	// Partial: the prompt offers PARTIAL (its labels line), so a reply,
+	// the offline one included, may give it.
+	Partial bool
 }
 
 // Reply is the JSON object an LLM judge is asked to return.
 type Reply struct {
 	Reason string `json:"reason"`
-	Label  string `json:"label"` // "CORRECT" or "WRONG"
+	Label  string `json:"label"` // "CORRECT" or "WRONG"; "PARTIAL" when the prompt offers it
 }
 
 const (
@@ -54,7 +60,9 @@ const LexicalF1Threshold = 0.5
 // normalised F1 with the gold is at least 0.5, or every gold content word
 // appears in the prediction, or every date in the gold (its day, month and
 // year as far as given) appears in the prediction. For abstention questions
-// it is CORRECT iff the prediction declines.
+// it is CORRECT iff the prediction declines. When the prompt offers
+// PARTIAL and the question has evidence text, it grades against the
+// evidence instead (evidenceReply).
 func LexicalReply(in LLMJudgeInput) Reply {
 	declines := Declines(in.Prediction, DeclinePhrases)
 	if datasets.IsAbstention(in.Category, in.Abstention) {
@@ -65,6 +73,9 @@ func LexicalReply(in LLMJudgeInput) Reply {
 	}
 	if strings.TrimSpace(in.Prediction) == "" {
 		return Reply{Reason: "the prediction is empty", Label: LabelWrong}
+	}
+	if in.Partial && strings.TrimSpace(in.Evidence) != "" {
+		return evidenceReply(in, declines)
 	}
 	if declines {
 		return Reply{Reason: "the prediction declines although the gold answer is known", Label: LabelWrong}
@@ -93,6 +104,61 @@ func LexicalReply(in LLMJudgeInput) Reply {
 		return Reply{Reason: "the prediction gives the same date as the gold answer", Label: LabelCorrect}
 	}
 	return Reply{Reason: fmt.Sprintf("token F1 with the gold answer is only %.2f and the gold's key words or date are missing", f1), Label: LabelWrong}
+}
+
+// The evidence-overlap heuristic's thresholds: CORRECT needs at least
+// EvidenceCorrectWords of the evidence's cue words in the prediction and
+// at least EvidenceCorrectShare of them all.
+const (
+	EvidenceCorrectWords = 2
+	EvidenceCorrectShare = 0.25
+)
+
+// speakerRe is a "Speaker: " line prefix of evidence text.
+var speakerRe = regexp.MustCompile(`(?m)^[^:\n]{1,40}:[ \t]+`)
+
+// evidenceReply is the offline stand-in for a judge that reads the
+// evidence (the cognitive prompt), named for what it measures: overlap of
+// content words. The cue words are the evidence's content words
+// (stopwords dropped, stemmed, each line's "Speaker:" left out) that the
+// question does not already use, so echoing the trigger earns nothing.
+// CORRECT when the prediction holds at least EvidenceCorrectWords of them
+// and at least EvidenceCorrectShare of them all, PARTIAL when it holds
+// some, WRONG when it holds none or declines.
+func evidenceReply(in LLMJudgeInput, declines bool) Reply {
+	if declines {
+		return Reply{Reason: "the prediction declines although the evidence answers it", Label: LabelWrong}
+	}
+	asked := map[string]bool{}
+	for _, t := range contentTokens(in.Question) {
+		asked[t] = true
+	}
+	cue := map[string]bool{}
+	for _, t := range contentTokens(speakerRe.ReplaceAllString(in.Evidence, "")) {
+		if !asked[t] {
+			cue[t] = true
+		}
+	}
+	if len(cue) == 0 {
+		return Reply{Reason: "the evidence has no content word the question does not already use, so overlap cannot tell", Label: LabelWrong}
+	}
+	hit := 0
+	seen := map[string]bool{}
+	for _, t := range Tokens(in.Prediction) {
+		if cue[t] && !seen[t] {
+			seen[t] = true
+			hit++
+		}
+	}
+	share := float64(hit) / float64(len(cue))
+	why := fmt.Sprintf("the prediction shares %d of the evidence's %d cue words (%.2f)", hit, len(cue), share)
+	switch {
+	case hit >= EvidenceCorrectWords && share >= EvidenceCorrectShare:
+		return Reply{Reason: why + ": it draws on the evidence", Label: LabelCorrect}
+	case hit > 0:
+		return Reply{Reason: why + ": it touches the evidence without drawing on it", Label: LabelPartial}
+	}
+	return Reply{Reason: why + ": it shows no trace of the evidence", Label: LabelWrong}
 }
 
 // contentTokens are the gold's Porter-stemmed tokens that are not

@@ -3,6 +3,8 @@ package judge
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/prompts"
@@ -16,13 +18,29 @@ const (
 	// TemplateLenient is our lenient judge prompt (prompt=lenient): an
 	// answer on the gold's topic that does not contradict it is CORRECT.
 	TemplateLenient = "judge_lenient"
+	// TemplateCognitive is our cognitive judge prompt (prompt=cognitive,
+	// and the default for questions whose Sample.Prompt names it): the cue
+	// dialogue is the evidence, and a reply that links the trigger to it
+	// is CORRECT, one that only touches its topic PARTIAL.
+	TemplateCognitive = "judge_cognitive"
 )
 
 // BuiltinPrompts are the judge prompts prompt= (and --judge-prompt) accept
 // by name instead of a file: strict is our default set (with LongMemEval's
-// per-type variants), lenient one template for every question. Write a
-// path with a directory (./lenient) to read a file of that name.
-var BuiltinPrompts = map[string]string{"strict": "", "lenient": TemplateLenient}
+// per-type variants), lenient and cognitive one template for every
+// question. Write a path with a directory (./lenient) to read a file of
+// that name.
+var BuiltinPrompts = map[string]string{"strict": "", "lenient": TemplateLenient, "cognitive": TemplateCognitive}
+
+// BuiltinPromptNames lists BuiltinPrompts' names, sorted.
+func BuiltinPromptNames() []string {
+	out := make([]string, 0, len(BuiltinPrompts))
+	for n := range BuiltinPrompts {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
 
 var lmeTemplates = map[string]string{
 	"temporal-reasoning":        "judge_lme_temporal",
@@ -47,7 +65,7 @@ func templateFor(q *datasets.Question) string {
 }
 
 var llmSpec = Spec{Name: "llm", Kind: KindVerdict, TakesModel: true,
-	Description: "a real model asked for CORRECT or WRONG with our strict judge prompt, prompt=lenient for our lenient one, or prompt=FILE",
+	Description: "a real model asked for CORRECT or WRONG with our strict judge prompt, prompt=lenient for our lenient one, prompt=cognitive for CORRECT/PARTIAL/WRONG against the evidence, or prompt=FILE",
 	New: func(c Config) (Judge, error) {
 		j, err := NewLLMJudge(c.Name, c.Model, c.Prompt)
 		if err != nil {
@@ -63,13 +81,15 @@ var llmSpec = Spec{Name: "llm", Kind: KindVerdict, TakesModel: true,
 		return j, nil
 	}}
 
-// LLMJudge asks a model for a CORRECT/WRONG verdict.
+// LLMJudge asks a model for a verdict: CORRECT or WRONG, or PARTIAL too
+// when its prompt offers it.
 type LLMJudge struct {
 	name  string
 	model llm.Model
 	// file is this judge's own prompt, read from its prompt file or named
 	// (prompt=lenient); nil = the strict embedded templates. It replaces
-	// every variant.
+	// every variant; a built-in one yields to the prompt a question asks
+	// for (Sample.Prompt), a file does not.
 	file *prompts.Template
 }
 
@@ -97,6 +117,9 @@ func NewLLMJudge(name string, m llm.Model, promptFile string) (*LLMJudge, error)
 		if err != nil {
 			return nil, fmt.Errorf("judge %s: prompt=%s: %w (give a readable template file: system text, a line ---user---, user text)", name, promptFile, err)
 		}
+		if _, err := LabelsOf(t); err != nil {
+			return nil, fmt.Errorf("judge %s: prompt=%s: %w", name, promptFile, err)
+		}
 		j.file = t
 	}
 	return j, nil
@@ -113,22 +136,42 @@ func (j *LLMJudge) Describe() Info {
 // Model is the judge's model.
 func (j *LLMJudge) Model() llm.Model { return j.model }
 
-func (j *LLMJudge) template(q *datasets.Question) (*prompts.Template, error) {
+// template picks the prompt for a sample: the judge's own file, else the
+// prompt the question asks for, else the judge's built-in one.
+func (j *LLMJudge) template(s Sample) (*prompts.Template, error) {
+	if j.file != nil && j.file.FromFile() {
+		return j.file, nil
+	}
+	if s.Prompt != "" {
+		name, ok := BuiltinPrompts[s.Prompt]
+		if !ok {
+			return nil, fmt.Errorf("question %s asks for judge prompt %q, which this membench does not have (known: %s)", s.Question.ID, s.Prompt, strings.Join(BuiltinPromptNames(), ", "))
+		}
+		if name != "" { // "strict" asks for nothing special: the judge's own
+			return prompts.Embedded(name)
+		}
+	}
 	if j.file != nil {
 		return j.file, nil
 	}
-	return prompts.Embedded(templateFor(q))
+	return prompts.Embedded(templateFor(s.Question))
 }
 
 // PromptHashes maps each template this judge may use to its sha256 (with
 // the source file when the judge has its own), for the run manifest.
 func (j *LLMJudge) PromptHashes() map[string]string {
-	if j.file != nil {
+	if j.file != nil && j.file.FromFile() {
 		return map[string]string{j.file.Name(): j.file.ManifestHash()}
 	}
-	names := []string{TemplateJudge, lmeAbstentionTemplate}
-	for _, t := range lmeTemplates {
-		names = append(names, t)
+	// A built-in prompt yields to the one a question asks for.
+	names := []string{TemplateCognitive}
+	if j.file != nil {
+		names = append(names, j.file.Name())
+	} else {
+		names = append(names, TemplateJudge, lmeAbstentionTemplate)
+		for _, t := range lmeTemplates {
+			names = append(names, t)
+		}
 	}
 	out := map[string]string{}
 	for _, n := range names {
@@ -139,15 +182,18 @@ func (j *LLMJudge) PromptHashes() map[string]string {
 	return out
 }
 
-// Input builds the judge input for a question and prediction.
-func Input(q *datasets.Question, prediction string) LLMJudgeInput {
+// Input builds the judge input for a sample under a prompt offering set.
+func Input(s Sample, set Labels) LLMJudgeInput {
+	q := s.Question
 	return LLMJudgeInput{
 		Question:   q.Text,
 		Gold:       q.Gold,
-		Prediction: prediction,
+		Prediction: s.Prediction,
 		Category:   q.Category,
 		Abstention: q.Abstains(),
 		Type:       q.Type,
+		Evidence:   s.Evidence,
+		Partial:    set == Graded,
 	}
 }
 
@@ -161,11 +207,15 @@ const Reasks = 2
 // reply, so one bad reply neither stops a run nor poisons the cache.
 func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 	q := s.Question
-	in := Input(q, s.Prediction)
-	tmpl, err := j.template(q)
+	tmpl, err := j.template(s)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("judge %s: %w", j.name, err)
 	}
+	set, err := LabelsOf(tmpl)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("judge %s: %w", j.name, err)
+	}
+	in := Input(s, set)
 	msgs, err := tmpl.Render(in)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("judge %s: %w", j.name, err)
@@ -180,7 +230,7 @@ func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 		Inputs: in,
 		Stage:  llm.StageJudge,
 		Label:  tmpl.Name(),
-		Accept: func(text string) error { _, err := ParseReply(text); return err },
+		Accept: func(text string) error { _, err := ParseReplyIn(text, set); return err },
 	}
 	// The transcript keeps the request and the usage of every attempt.
 	out := Verdict{Request: msgs}
@@ -193,18 +243,16 @@ func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 		out.Raw, out.Cached = resp.Text, resp.Cached
 		out.Usage.InputTokens += resp.Usage.InputTokens
 		out.Usage.OutputTokens += resp.Usage.OutputTokens
-		v, err := ParseReply(resp.Text)
+		v, err := ParseReplyIn(resp.Text, set)
 		if err != nil {
 			continue
 		}
-		out.Correct, out.Reason = v.Label == LabelCorrect, v.Reason
-		if out.Correct {
-			out.Score = 1
-		}
+		l := verdictOf(v.Label, v.Reason)
+		out.Correct, out.Score, out.Reason = l.Correct, l.Score, l.Reason
 		return out, nil
 	}
 	out.Invalid = true
-	out.Reason = (&UnparsedError{Judge: j.name, QuestionID: q.ID, Raw: out.Raw}).Error()
+	out.Reason = (&UnparsedError{Judge: j.name, QuestionID: q.ID, Raw: out.Raw, Labels: set}).Error()
 	return out, nil
 }
 
@@ -229,6 +277,7 @@ func mentionsJSON(msgs []llm.Message) bool {
 // UnparsedError is a judge reply with no recognisable verdict.
 type UnparsedError struct {
 	Judge, QuestionID, Raw string
+	Labels                 Labels // what the prompt offered
 }
 
 func (e *UnparsedError) Error() string {
@@ -236,5 +285,5 @@ func (e *UnparsedError) Error() string {
 	if len(raw) > 300 {
 		raw = raw[:300] + "…"
 	}
-	return fmt.Sprintf("judge %s, question %s: no single CORRECT/WRONG verdict in the reply %q (the prompt must ask for one label, CORRECT or WRONG)", e.Judge, e.QuestionID, raw)
+	return fmt.Sprintf("judge %s, question %s: no single %s verdict in the reply %q (the prompt must ask for one label, %s)", e.Judge, e.QuestionID, e.Labels, raw, e.Labels)
 }

@@ -73,10 +73,12 @@ func (m *MetricJudge) Judge(ctx context.Context, smp Sample) (Verdict, error) {
 
 // The offline lexical judge.
 var lexicalSpec = Spec{Name: "lexical", Kind: KindVerdict,
-	Description: "offline heuristic verdict: F1 >= 0.5, all gold content words, or all gold dates in the prediction; no model",
+	Description: "offline heuristic verdict: F1 >= 0.5, all gold content words, or all gold dates in the prediction; for questions offering PARTIAL, the answer's overlap with the evidence; no model",
 	New:         func(c Config) (Judge, error) { return &LexicalJudge{name: c.Name}, nil }}
 
-// LexicalJudge is LexicalReply as a judge, with no model involved.
+// LexicalJudge is LexicalReply as a judge, with no model involved. A
+// question offers PARTIAL when the prompt it asks for does
+// (Sample.Prompt).
 type LexicalJudge struct{ name string }
 
 func (l *LexicalJudge) Name() string { return l.name }
@@ -84,12 +86,15 @@ func (l *LexicalJudge) Name() string { return l.name }
 func (l *LexicalJudge) Describe() Info { return Info{Name: l.name, Kind: "lexical"} }
 
 func (l *LexicalJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
-	r := LexicalReply(Input(s.Question, s.Prediction))
-	v := Verdict{Correct: r.Label == LabelCorrect, Reason: r.Reason}
-	if v.Correct {
-		v.Score = 1
+	set := Binary
+	if s.Prompt != "" {
+		var err error
+		if set, err = PromptLabels(s.Prompt); err != nil {
+			return Verdict{}, fmt.Errorf("judge %s, question %s: %w", l.name, s.Question.ID, err)
+		}
 	}
-	return v, nil
+	r := LexicalReply(Input(s, set))
+	return verdictOf(r.Label, r.Reason), nil
 }
 
 // Judges that other commands log: they are verdicts, never built by --judge.

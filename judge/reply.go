@@ -53,34 +53,75 @@ import (
 //
 // A reply with no verdict returns an error; the LLM judge then asks again
 // (Reasks times) and records the verdict as invalid if it stays so.
-func ParseReply(text string) (Reply, error) {
-	if v, found, err := jsonVerdict(text); found {
+//
+// ParseReply reads replies to a CORRECT/WRONG prompt; ParseReplyIn reads
+// those to a prompt that offers PARTIAL too.
+func ParseReply(text string) (Reply, error) { return ParseReplyIn(text, Binary) }
+
+// ParseReplyIn is ParseReply for a prompt offering the labels set. Under
+// Graded, PARTIAL joins the closed set with its spellings "partially
+// correct", "partly correct" and "partial credit" (any case, spaces,
+// hyphens or underscores), so {"label": "partial"}, "Verdict: partially
+// correct" and a bare "PARTIAL" read PARTIAL; in prose, a partial hedge
+// ("partially", "partly", "partial", "half", "halfway", "somewhat",
+// "semi") before correct or wrong gives PARTIAL, as do "PARTIAL" in
+// capitals and "partial credit". Negations are honoured as before: a
+// negated correct is WRONG ("not partially correct" too), a negated
+// PARTIAL gives no verdict, and the other hedges ("mostly", "almost")
+// still give none. Under Binary no reply reads PARTIAL: those spellings
+// are no verdict, as described above.
+func ParseReplyIn(text string, set Labels) (Reply, error) {
+	if v, found, err := jsonVerdict(text, set); found {
 		return v, err
 	}
-	if l := closedLabel(text); l != "" {
+	if l := closedLabel(text, set); l != "" {
 		return Reply{Label: l, Reason: strings.TrimSpace(text)}, nil
 	}
-	l, err := textVerdict(text)
+	l, err := textVerdict(text, set)
 	if err != nil {
 		return Reply{}, err
 	}
 	return Reply{Label: l, Reason: strings.TrimSpace(text)}, nil
 }
 
-// closed is the label set a JSON field or a bare reply may hold.
-var closed = map[string]string{
-	"CORRECT": LabelCorrect, "TRUE": LabelCorrect, "YES": LabelCorrect,
-	"WRONG": LabelWrong, "INCORRECT": LabelWrong, "FALSE": LabelWrong, "NO": LabelWrong,
+// closed is the label set a JSON field or a bare reply may hold; graded
+// adds what a prompt offering PARTIAL accepts too.
+var (
+	closed = map[string]string{
+		"CORRECT": LabelCorrect, "TRUE": LabelCorrect, "YES": LabelCorrect,
+		"WRONG": LabelWrong, "INCORRECT": LabelWrong, "FALSE": LabelWrong, "NO": LabelWrong,
+	}
+	graded = map[string]string{
+		"PARTIAL": LabelPartial, "PARTIALLY CORRECT": LabelPartial, "PARTLY CORRECT": LabelPartial, "PARTIAL CREDIT": LabelPartial,
+	}
+)
+
+// closedWord is the label of an upper-case word (or words joined by one
+// space) of the closed set of set; else "".
+func closedWord(w string, set Labels) string {
+	if l := closed[w]; l != "" {
+		return l
+	}
+	if set == Graded {
+		return graded[w]
+	}
+	return ""
 }
 
 // closedLabel is the label s names when, stripped of space, quotes,
-// punctuation and markdown, it is one word of the closed set; else "".
+// punctuation and markdown, it is one word of the closed set, or under
+// Graded one entry of PARTIAL's (its words joined by spaces, hyphens or
+// underscores); else "".
 // Case is folded for ASCII only, so no look-alike letter (ſ, K) makes a label.
-func closedLabel(s string) string {
+func closedLabel(s string, set Labels) string {
 	s = strings.TrimFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(".,!?;:\"'*_`#[](){}<>“”‘’", r)
 	})
-	return closed[upperASCII(s)]
+	if l := closed[upperASCII(s)]; l != "" || set != Graded {
+		return l
+	}
+	words := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '-' || r == '_' })
+	return graded[upperASCII(strings.Join(words, " "))]
 }
 
 // JSON keys that hold the verdict, and those that may hold the reason.
@@ -92,7 +133,7 @@ var (
 // jsonVerdict reads step 1; found says the reply had a JSON object with a
 // label field, so its answer (or error) is final. Every object in the
 // reply counts: two that disagree leave no verdict.
-func jsonVerdict(text string) (v Reply, found bool, err error) {
+func jsonVerdict(text string, set Labels) (v Reply, found bool, err error) {
 	labels := map[string]bool{}
 	for rest, n := text, 0; n < 16; n++ {
 		body := llm.ExtractJSON(rest)
@@ -119,14 +160,14 @@ func jsonVerdict(text string) (v Reply, found bool, err error) {
 			l := ""
 			switch x := obj[k].(type) {
 			case string:
-				l = closedLabel(x)
+				l = closedLabel(x, set)
 			case bool:
 				if key == "correct" || key == "is_correct" {
 					l = map[bool]string{true: LabelCorrect, false: LabelWrong}[x]
 				}
 			}
 			if l == "" {
-				return Reply{}, true, fmt.Errorf("JSON field %q holds %s, not a label CORRECT or WRONG", k, clipReply(fmt.Sprint(obj[k])))
+				return Reply{}, true, fmt.Errorf("JSON field %q holds %s, not a label %s", k, clipReply(fmt.Sprint(obj[k])), set)
 			}
 			labels[l] = true
 		}
@@ -135,7 +176,7 @@ func jsonVerdict(text string) (v Reply, found bool, err error) {
 	case !found:
 		return Reply{}, false, nil
 	case len(labels) != 1:
-		return Reply{}, true, fmt.Errorf("JSON labels disagree (both CORRECT and WRONG) in %s", clipReply(text))
+		return Reply{}, true, fmt.Errorf("JSON labels disagree (%s) in %s", strings.Join(sortedKeys(labels), " and "), clipReply(text))
 	}
 	for l := range labels {
 		v.Label = l
@@ -149,7 +190,7 @@ func jsonVerdict(text string) (v Reply, found bool, err error) {
 var keyedRe = regexp.MustCompile(`(?i)(?:^|[^\p{L}\p{N}_])((?:final|overall)\s+)?(label|verdict|judge?ment|grade|decision|result|assessment|evaluation|answer)[\s*_"'` + "`" + `]*(?:[:=–—]|\s-|-\s)[\s*_"'` + "`" + `]*([^\n.!?;]*)`)
 
 // textVerdict reads steps 3 and 4.
-func textVerdict(text string) (string, error) {
+func textVerdict(text string, set Labels) (string, error) {
 	var final, plain []string
 	for _, m := range keyedRe.FindAllStringSubmatchIndex(text, -1) {
 		isFinal := m[2] >= 0
@@ -157,9 +198,9 @@ func textVerdict(text string) (string, error) {
 		if (!isFinal && strings.EqualFold(key, "answer")) || strings.HasPrefix(text[m[7]:], "?") {
 			continue
 		}
-		l := closedLabel(value)
+		l := closedLabel(value, set)
 		if l == "" {
-			l, _ = proseVerdict(value)
+			l, _ = proseVerdict(value, set)
 		}
 		switch {
 		case l == "":
@@ -174,15 +215,15 @@ func textVerdict(text string) (string, error) {
 			if l := agree(ls); l != "" {
 				return l, nil
 			}
-			return "", fmt.Errorf("labelled verdicts disagree (both CORRECT and WRONG) in %s", clipReply(text))
+			return "", fmt.Errorf("labelled verdicts disagree (%s) in %s", strings.Join(distinct(ls), " and "), clipReply(text))
 		}
 	}
-	l, ok := proseVerdict(text)
+	l, ok := proseVerdict(text, set)
 	if !ok {
-		return "", fmt.Errorf("the reply names both CORRECT and WRONG as its verdict: %s", clipReply(text))
+		return "", fmt.Errorf("the reply names more than one label as its verdict (%s): %s", set, clipReply(text))
 	}
 	if l == "" {
-		return "", fmt.Errorf("no CORRECT/WRONG verdict in %s", clipReply(text))
+		return "", fmt.Errorf("no %s verdict in %s", set, clipReply(text))
 	}
 	return l, nil
 }
@@ -200,9 +241,9 @@ func agree(ls []string) string {
 // proseVerdict reads step 4: the label the capitalised label words agree
 // on, else the one all label words agree on. ok is false when the words of
 // the deciding rank disagree; "" with ok means no label word.
-func proseVerdict(text string) (label string, ok bool) {
+func proseVerdict(text string, set Labels) (label string, ok bool) {
 	var caps, all []string
-	for _, o := range proseLabels(text) {
+	for _, o := range proseLabels(text, set) {
 		all = append(all, o.label)
 		if o.caps {
 			caps = append(caps, o.label)
@@ -231,8 +272,11 @@ var (
 	clauseWords = wordSet("but however although though yet whereas while nevertheless nonetheless so therefore thus hence because since which")
 	negators    = wordSet("not never no nor neither none nothing cannot hardly scarcely isnt arent wasnt werent dont doesnt didnt cant couldnt wont wouldnt shouldnt aint hasnt havent hadnt mustnt neednt")
 	hedges      = wordSet("partially partly partial mostly largely half halfway somewhat nearly almost semi kind sort kinda")
-	intensives  = wordSet("entirely completely totally fully quite exactly strictly necessarily wholly altogether perfectly all")
-	attributive = wordSet("a an the any some every each to")
+	// partialHedges are the hedges that, under a prompt offering PARTIAL,
+	// are that label ("partly correct"); the others stay no verdict.
+	partialHedges = wordSet("partially partly partial half halfway somewhat semi")
+	intensives    = wordSet("entirely completely totally fully quite exactly strictly necessarily wholly altogether perfectly all")
+	attributive   = wordSet("a an the any some every each to")
 )
 
 func wordSet(s string) map[string]bool {
@@ -254,7 +298,7 @@ const (
 
 // proseLabels lists the verdict words of a text with their meaning in
 // context (see ParseReply), leaving out those that are not verdicts.
-func proseLabels(text string) []labelWord {
+func proseLabels(text string, set Labels) []labelWord {
 	var (
 		found, sentence []labelWord
 		clause          []string // lower-case words of the clause so far
@@ -264,7 +308,7 @@ func proseLabels(text string) []labelWord {
 	endClause := func() { clause, near = clause[:0], 0 }
 	endSentence := func(keep bool) {
 		// a sentence of one word of the closed set answers too: "Is it correct? No."
-		if l := closed[upperASCII(strings.Join(words, " "))]; keep && len(words) == 1 && l != "" {
+		if l := closedWord(upperASCII(strings.Join(words, " ")), set); keep && len(words) == 1 && l != "" {
 			sentence = append(sentence, labelWord{l, words[0] == upperASCII(words[0])})
 		}
 		if keep {
@@ -304,8 +348,12 @@ func proseLabels(text string) []labelWord {
 				near = len(clause)
 				continue
 			case w == "correct" || w == "wrong" || w == "incorrect":
-				if l := wordLabel(w, clause, near); l != "" {
+				if l := wordLabel(w, clause, near, set); l != "" {
 					sentence = append(sentence, labelWord{l, raw == upperASCII(raw)})
+				}
+			case set == Graded && partialWord(w, raw, clause):
+				if !negatedPartial(clause, near) {
+					sentence = append(sentence, labelWord{LabelPartial, raw == upperASCII(raw)})
 				}
 			}
 			clause = append(clause, w)
@@ -330,8 +378,40 @@ func proseLabels(text string) []labelWord {
 	return found
 }
 
+// partialWord: under a prompt offering PARTIAL, the word is that label by
+// itself: "PARTIAL" in capitals, as the prompt spells it (a lower-case
+// "partial" describes something: "a partial list"), or "credit" after
+// "partial" ("deserves partial credit"). Not after "a"/"the": "a PARTIAL
+// list" names a thing.
+func partialWord(w, raw string, clause []string) bool {
+	n := len(clause)
+	switch {
+	case w == "partial" && raw == upperASCII(raw):
+		return n == 0 || !attributive[clause[n-1]]
+	case w == "credit" && n > 0 && clause[n-1] == "partial":
+		return n == 1 || !attributive[clause[n-2]]
+	}
+	return false
+}
+
+// negatedPartial: a negation in the clause before a PARTIAL word (as far
+// back as for CORRECT) leaves it no verdict: "not PARTIAL" may mean either
+// other label.
+func negatedPartial(clause []string, near int) bool {
+	start := 0
+	if near > 0 && near < len(clause) {
+		start = near
+	}
+	for k := len(clause) - 1; k >= max(start, len(clause)-negScopeCorrect); k-- {
+		if isNegation(clause, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // wordLabel is the label a verdict word w gives after the clause's words.
-func wordLabel(w string, clause []string, near int) string {
+func wordLabel(w string, clause []string, near int, set Labels) string {
 	n := len(clause)
 	negatedFrom := func(scope, start int) int { // index of the negation, or -1
 		for k := n - 1; k >= max(start, n-scope); k-- {
@@ -341,9 +421,19 @@ func wordLabel(w string, clause []string, near int) string {
 		}
 		return -1
 	}
-	hedged := false
-	for k := n - 1; k >= max(0, n-hedgeScope); k-- {
-		hedged = hedged || hedges[clause[k]]
+	hedge := -1 // the nearest hedge word in scope
+	for k := n - 1; k >= max(0, n-hedgeScope) && hedge < 0; k-- {
+		if hedges[clause[k]] {
+			hedge = k
+		}
+	}
+	// A partial hedge under a prompt offering PARTIAL is that label,
+	// unless it describes a thing ("a partially correct list").
+	partial := func() string {
+		if set == Graded && partialHedges[clause[hedge]] && (hedge == 0 || !attributive[clause[hedge-1]]) {
+			return LabelPartial
+		}
+		return ""
 	}
 	if w == "correct" {
 		// "and" followed by more words starts a new clause ("nothing is
@@ -356,7 +446,9 @@ func wordLabel(w string, clause []string, near int) string {
 		switch {
 		case negatedFrom(negScopeCorrect, start) >= 0:
 			return LabelWrong
-		case hedged, n > 0 && attributive[clause[n-1]]:
+		case hedge >= 0:
+			return partial()
+		case n > 0 && attributive[clause[n-1]]:
 			return ""
 		}
 		return LabelCorrect
@@ -369,8 +461,8 @@ func wordLabel(w string, clause []string, near int) string {
 		}
 		return LabelCorrect
 	}
-	if hedged {
-		return ""
+	if hedge >= 0 {
+		return partial()
 	}
 	return LabelWrong
 }
@@ -420,6 +512,26 @@ func lowerASCII(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// distinct lists the labels of ls once each, in order of appearance.
+func distinct(ls []string) []string {
+	var out []string
+	for _, l := range ls {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func clipReply(s string) string {

@@ -116,7 +116,7 @@ func TestDirectEqualsTextTemplate(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"answer", "judge", "judge_lenient"} {
+	for _, name := range []string{"answer", "judge", "judge_lenient", "judge_cognitive"} {
 		if !planned[name] {
 			t.Errorf("%s has no direct plan: it would render through text/template on every question", name)
 		}

@@ -24,6 +24,8 @@ func FuzzPromptFile(f *testing.F) {
 	}
 	f.Add([]byte("system text\n" + separator + "\nuser {{.Question}}"))
 	f.Add([]byte(separator))
+	f.Add([]byte(labelsPrefix + " CORRECT PARTIAL WRONG---\nsys\n" + separator + "\nuser"))
+	f.Add([]byte("\n" + labelsPrefix + " a,b---"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		tp, err := compile("fuzz", raw, "fuzz.tmpl")
 		if err != nil {
@@ -31,6 +33,12 @@ func FuzzPromptFile(f *testing.F) {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return
+		}
+		// Declared labels are words of ASCII letters, upper-cased.
+		for _, l := range tp.Labels() {
+			if l == "" || strings.Trim(l, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+				t.Fatalf("label %q from %q", l, raw)
+			}
 		}
 		data := map[string]any{"Question": "q", "Gold": "g", "Prediction": "p", "Context": "c", "Items": []string{"a", "b"}}
 		if msgs, err := tp.Render(data); err == nil && len(msgs) == 0 {

@@ -5,7 +5,9 @@
 // manifest.
 //
 // A template file holds the system message, a line "---user---", then the
-// user message; both are Go text/template bodies.
+// user message; both are Go text/template bodies. A judge prompt may begin
+// with a line "---labels: CORRECT PARTIAL WRONG---" naming the verdicts it
+// offers (Template.Labels); the judge decides what the names mean.
 //
 // There is no process-wide override: the embedded templates are parsed once
 // and never change, and a file's template is a value owned by whoever loaded
@@ -33,6 +35,10 @@ var embedded embed.FS
 
 const separator = "---user---"
 
+// labelsPrefix starts a template's optional first line, the verdict labels
+// it offers: "---labels: CORRECT PARTIAL WRONG---".
+const labelsPrefix = "---labels:"
+
 // Template is one compiled prompt. It is immutable and safe for concurrent
 // use.
 type Template struct {
@@ -41,7 +47,8 @@ type Template struct {
 	// Direct plans of system and user (nil: text/template renders it).
 	sysPlan, userPlan direct
 	hash              string
-	source            string // "embedded:NAME" or the file's path
+	source            string   // "embedded:NAME" or the file's path
+	labels            []string // from a "---labels: ...---" first line; nil without one
 }
 
 // parsedEmbedded holds every embedded template, parsed on first use and
@@ -84,6 +91,12 @@ func FromFile(name, path string) (*Template, error) {
 
 // Name is the template's name ("answer", "judge@strict", ...).
 func (t *Template) Name() string { return t.name }
+
+// Labels are the verdict labels the template declares on its first line
+// ("---labels: CORRECT PARTIAL WRONG---"), upper-case, in the order
+// written; nil when it declares none. The judge checks them against its
+// closed set.
+func (t *Template) Labels() []string { return t.labels }
 
 // Hash is the sha256 of the template's source text.
 func (t *Template) Hash() string { return t.hash }
@@ -152,10 +165,14 @@ func (s Set) Hashes() map[string]string {
 }
 
 func compile(name string, raw []byte, source string) (*Template, error) {
-	sys, user, found := strings.Cut(string(raw), separator)
+	labels, body, err := splitLabels(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("prompt %s (%s): %w", name, source, err)
+	}
+	sys, user, found := strings.Cut(body, separator)
 	if !found {
 		// A file without the separator is all user message.
-		sys, user = "", string(raw)
+		sys, user = "", body
 	}
 	funcs := template.FuncMap{"join": strings.Join}
 	st, err := template.New(name + ".system").Funcs(funcs).Option("missingkey=error").Parse(strings.TrimSpace(sys))
@@ -167,7 +184,50 @@ func compile(name string, raw []byte, source string) (*Template, error) {
 		return nil, fmt.Errorf("prompt %s (%s): user part: %w", name, source, err)
 	}
 	sum := sha256.Sum256(raw)
-	return &Template{name: name, system: st, user: ut, sysPlan: planOf(st), userPlan: planOf(ut), hash: hex.EncodeToString(sum[:]), source: source}, nil
+	return &Template{name: name, system: st, user: ut, sysPlan: planOf(st), userPlan: planOf(ut), hash: hex.EncodeToString(sum[:]), source: source, labels: labels}, nil
+}
+
+// splitLabels takes the optional labels line off the top of a template
+// (blank lines may precede it) and returns its words and the rest. A
+// labels line anywhere else would reach the model as text, so it is
+// refused.
+func splitLabels(raw string) (labels []string, body string, err error) {
+	body = raw
+	rest := strings.TrimLeft(strings.TrimPrefix(raw, "\ufeff"), " \t\r\n")
+	if strings.HasPrefix(rest, labelsPrefix) {
+		line, after, _ := strings.Cut(rest, "\n")
+		inner, ok := strings.CutSuffix(strings.TrimSpace(line), "---")
+		if !ok {
+			return nil, "", fmt.Errorf("line %q: end the labels line with ---, as in ---labels: CORRECT PARTIAL WRONG---", clip(line))
+		}
+		for _, w := range strings.FieldsFunc(strings.TrimPrefix(inner, labelsPrefix), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == '\t' }) {
+			for _, r := range w {
+				if (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') {
+					return nil, "", fmt.Errorf("labels line: %q is not a label word; write ---labels: CORRECT PARTIAL WRONG---", clip(w))
+				}
+			}
+			labels = append(labels, strings.ToUpper(w))
+		}
+		if len(labels) == 0 {
+			return nil, "", fmt.Errorf("the labels line names no label; write ---labels: CORRECT PARTIAL WRONG--- or drop the line")
+		}
+		body = after
+	}
+	for i, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), labelsPrefix) {
+			// Line numbers count from the start of the file.
+			n := i + 1 + strings.Count(raw[:len(raw)-len(body)], "\n")
+			return nil, "", fmt.Errorf("line %d: the labels line must be the template's first line; move it to the top", n)
+		}
+	}
+	return labels, body, nil
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
 }
 
 // Render fills the template with data and returns chat messages.

@@ -339,3 +339,60 @@ func TestConcurrentRender(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A labels first line is taken off the template, read as upper-case words,
+// and kept in the hash; without one a template declares no labels; a bad
+// or misplaced labels line is refused with the file and the fix.
+func TestLabelsLine(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want string // labels joined by " ", or "error: <part of the message>"
+	}{
+		{"---labels: CORRECT PARTIAL WRONG---\nsys\n---user---\nQ {{.Question}}", "CORRECT PARTIAL WRONG"},
+		{"\ufeff\n\n  ---labels: correct, partial, wrong ---  \r\nQ {{.Question}}", "CORRECT PARTIAL WRONG"},
+		{"---labels: CORRECT/WRONG---\nQ {{.Question}}", "CORRECT WRONG"},
+		{"sys\n---user---\nQ {{.Question}}", ""},
+		{"---labels: CORRECT PARTIAL WRONG\nQ {{.Question}}", "error: end the labels line with ---"},
+		{"---labels: ---\nQ {{.Question}}", "error: names no label"},
+		{"---labels: CORRECT HALF-RIGHT---\nQ", "error: \"HALF-RIGHT\" is not a label word"},
+		{"sys\n---user---\n---labels: CORRECT PARTIAL WRONG---\nQ", "error: line 3: the labels line must be the template's first line"},
+		{"---labels: CORRECT WRONG---\nsys\n---labels: PARTIAL---\nQ", "error: line 3: the labels line must be the template's first line"},
+	} {
+		p := writeFile(t, c.body)
+		tp, err := FromFile("judge@x", p)
+		if want, isErr := strings.CutPrefix(c.want, "error: "); isErr {
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), p) {
+				t.Errorf("%q: err = %v, want one naming %s and saying %q", c.body, err, p, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.body, err)
+			continue
+		}
+		if got := strings.Join(tp.Labels(), " "); got != c.want {
+			t.Errorf("%q: labels %q, want %q", c.body, got, c.want)
+		}
+		msgs, err := tp.Render(map[string]string{"Question": "q?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if strings.Contains(m.Content, "labels") {
+				t.Errorf("%q: the labels line reached the %s message: %q", c.body, m.Role, m.Content)
+			}
+		}
+		sum := sha256.Sum256([]byte(c.body))
+		if tp.Hash() != hex.EncodeToString(sum[:]) {
+			t.Errorf("%q: the hash must cover the labels line too", c.body)
+		}
+	}
+	// The embedded cognitive judge offers PARTIAL; the strict one declares nothing.
+	cog, err := Embedded("judge_cognitive")
+	if err != nil || strings.Join(cog.Labels(), " ") != "CORRECT PARTIAL WRONG" {
+		t.Fatalf("judge_cognitive labels %v, %v", cog.Labels(), err)
+	}
+	if j, _ := Embedded("judge"); j.Labels() != nil {
+		t.Errorf("judge.tmpl declares %v", j.Labels())
+	}
+}

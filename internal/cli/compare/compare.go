@@ -197,9 +197,12 @@ func Print(w io.Writer, o analysis.CompareOptions, j *analysis.Join, r analysis.
 		name, run, judge string
 		mean, acc        float64
 	}{{"A", o.A, j.JudgeA, r.MeanA, r.AccuracyA}, {"B", o.B, j.JudgeB, r.MeanB, r.AccuracyB}} {
-		if metric {
+		switch {
+		case metric:
 			fmt.Fprintf(tw, "%s\t%s (judge %s)\tmean score %.2f\tshare with score >= %s: %.2f\n", side.name, side.run, side.judge, side.mean, num(r.Threshold, "%g"), side.acc)
-		} else {
+		case r.PartialA+r.PartialB > 0:
+			fmt.Fprintf(tw, "%s\t%s (judge %s)\tscore %.2f (PARTIAL = 0.5)\tshare CORRECT %.2f\n", side.name, side.run, side.judge, side.mean, side.acc)
+		default:
 			fmt.Fprintf(tw, "%s\t%s (judge %s)\taccuracy %.2f\n", side.name, side.run, side.judge, side.acc)
 		}
 	}
@@ -223,6 +226,9 @@ func Print(w io.Writer, o analysis.CompareOptions, j *analysis.Join, r analysis.
 			num(r.MeanDiff, "%+.2f"), r.MeanA, r.MeanB, 100*(1-o.Alpha), num(r.LowerBound, "%+.2f"), o.Margin, num(r.Statistic, "%.3f"), num(r.PValue, "%.4g"), r.Verdict)
 	}
 	fmt.Fprintf(w, "Cohen's kappa between A's and B's correctness: %s\n", num(r.Kappa, "%.4f"))
+	if r.PartialA+r.PartialB > 0 {
+		fmt.Fprintf(w, "note: PARTIAL verdicts (%d in A, %d in B) are worth 0.5 in the scores and the non-inferiority test; McNemar, the table above and kappa need binary outcomes and count them as wrong\n", r.PartialA, r.PartialB)
+	}
 	if r.InvalidA+r.InvalidB > 0 {
 		fmt.Fprintf(w, "note: invalid verdicts left out: %d in A, %d in B (the judge's reply held no verdict)\n", r.InvalidA, r.InvalidB)
 	}

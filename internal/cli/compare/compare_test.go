@@ -198,3 +198,28 @@ func TestNonInferiorityDegenerate(t *testing.T) {
 		t.Errorf("one discordant pair: %+v", r)
 	}
 }
+
+// The table of a verdict judge with PARTIAL verdicts shows the score with
+// PARTIAL at 0.5 beside the share CORRECT, and says that McNemar counts a
+// PARTIAL as wrong.
+func TestPrintPartial(t *testing.T) {
+	a := writeRun(t, "a", "llm", 4, func(i int) bool { return i == 0 }, func(int) int { return 1 })
+	// Questions 1 and 2 of A are PARTIAL.
+	var jl []byte
+	for i, s := range []float64{1, 0.5, 0.5, 0} {
+		b, _ := json.Marshal(runlog.Judgment{QuestionID: fmt.Sprintf("conv-1:%d", i), System: "a", Judge: "llm", Correct: s == 1, Score: s})
+		jl = append(append(jl, b...), '\n')
+	}
+	os.WriteFile(filepath.Join(a, runlog.JudgmentsFile), jl, 0o644)
+	b := writeRun(t, "b", "llm", 4, func(i int) bool { return i < 2 }, func(int) int { return 1 })
+	out, _, err := run(t, "--a", a, "--b", b, "--judge", "llm", "--test", "mcnemar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"score 50.00 (PARTIAL = 0.5)", "share CORRECT 25.00", "PARTIAL verdicts (2 in A, 0 in B)", "count them as wrong"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Logf("\n%s", out)
+}
