@@ -61,7 +61,7 @@ type Prepared struct {
 	log      io.Writer
 	manifest runlog.Manifest
 	tx       *runlog.TranscriptWriter // nil with --no-transcripts
-	bar      *progress                // counts the calls of every meter it tracks (Execute)
+	bar      *progress                // the run's progress; it reads the meters in use (Execute)
 
 	work *pool    // the run's question workers (Execute)
 	mem  *memPlan // haystack slots and memory limit of a lazily loaded dataset (Execute)
