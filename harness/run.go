@@ -61,6 +61,7 @@ type Prepared struct {
 	log      io.Writer
 	manifest runlog.Manifest
 	tx       *runlog.TranscriptWriter // nil with --no-transcripts
+	bar      *progress                // the run's progress; it reads the meters in use (Execute)
 
 	work *pool    // the run's question workers (Execute)
 	mem  *memPlan // haystack slots and memory limit of a lazily loaded dataset (Execute)
@@ -286,12 +287,18 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		}
 		files[n] = a
 	}
-	total := 0
+	total, toBuild := 0, 0
 	for _, c := range p.Data.Conversations {
+		unanswered := false
 		for _, q := range c.Questions {
 			if !done.finished(q.ID, p.Judges) {
 				total++
 			}
+			_, ok := done.answered[q.ID]
+			unanswered = unanswered || !ok
+		}
+		if unanswered || !done.built[c.ID] { // runConversation builds it
+			toBuild++
 		}
 	}
 	// A rerun's replies are mostly in the LLM cache: read it whole, in the
@@ -311,7 +318,9 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	} else if done.answers > 0 {
 		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.Cfg.ID(), total)
 	}
-	bar := newProgress(total, len(p.Data.Conversations), p.Cfg.Quiet || p.Cfg.Host.CI, p.log)
+	bar := newProgress(p.log, progressPlan{Conversations: toBuild, Questions: total}, p.Cfg.Quiet, p.Cfg.Host.CI)
+	defer bar.Finish()
+	p.bar = bar
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
 	p.work = newPool(p.Cfg.Concurrency)
@@ -346,7 +355,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	if runErr == nil {
 		runErr = p.failures(total)
 	}
-	bar.Finish()
+	bar.Summarize()
 	known := done.known(files)
 	for _, a := range files {
 		a.Close()
@@ -497,6 +506,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	// judgment meters its own calls (llm.WithCallMeter) and writes them
 	// just before its record, so a kill -9 loses no cost a result rests on.
 	meter := llm.NewMeter()
+	defer bar.track(meter)()
 	var written []llm.Tally // what cost records already hold of meter
 	redone := false         // the build's costs are no result's (rebuilt on resume, or failed)
 	var partial *partialCosts
@@ -661,6 +671,7 @@ func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, s
 func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, files map[string]*runlog.Appender) error {
 	// The question's retrieval and answer calls, written with its answer.
 	qm := llm.NewMeter()
+	defer p.bar.track(qm)()
 	ctx = llm.WithCallMeter(ctx, qm)
 	start := time.Now()
 	c, err := sys.Retrieve(ctx, q, systems.Budget{K: p.Cfg.K})
@@ -732,6 +743,7 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 		}
 		// Each judgment's calls are written just before it.
 		jm := llm.NewMeter()
+		untrack := p.bar.track(jm)
 		err := judging.Each(llm.WithCallMeter(ctx, jm), []judge.Judge{jd}, s, p.Cfg.System, nil, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
 			if tr != nil {
 				tr.Judges = append(tr.Judges, runlog.NewJudgeCall(j, v, secs))
@@ -741,6 +753,7 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 			}
 			return files[runlog.JudgmentsFile].Write(j)
 		})
+		untrack()
 		if err != nil {
 			return err
 		}

@@ -123,7 +123,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
 	cliflag.Size(c, &o.Config.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
 	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
-	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar")
+	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
 	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
 	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply (and --opt for an outside system's cmd or url)")
 	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the backend configured here (--base-url, else $OPENAI_BASE_URL, else OpenAI; key from $OPENAI_API_KEY), never one the bundle names; the summary counts them")

@@ -89,7 +89,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	f.StringVar(&o.CacheDir, "cache-dir", "", "LLM and embedding caches")
 	cliflag.Int(c, &o.Concurrency, "concurrency", 4, 0, cliflag.MaxConcurrency, "model requests in flight within a point (one budget over its conversations, builds and judges)")
 	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
-	f.BoolVar(&o.Quiet, "quiet", false, "no progress bars")
+	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
 	f.BoolVar(&o.YFull, "y-full", false, "accuracy plot: y axis 0-100 instead of fitted to the points and their intervals")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "tabulate and plot points whose manifests differ (embedder, dataset, backends), with a warning")
