@@ -118,7 +118,7 @@ func (d *Diagnosis) PaperTable() *report.Table {
 	o := d.Overall
 	var temporal Counts
 	for _, g := range d.Groups {
-		if g.Category == 2 {
+		if g.Group == "temporal" { // LoCoMo's group (HasPaperFigures: a LoCoMo run)
 			temporal = g
 		}
 	}

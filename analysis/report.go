@@ -8,20 +8,19 @@ import (
 
 	"github.com/membench/membench/runlog"
 
-	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/report"
 )
 
-// paperCats are Table 2/4's category columns, in the paper's order.
+// paperCats are Table 2/4's columns, LoCoMo's groups in the paper's order.
 var paperCats = []struct{ Head, Group string }{
-	{"Multi", datasets.CategoryName(datasets.CatMultiHop)},
-	{"Open", datasets.CategoryName(datasets.CatOpenDomain)},
-	{"Single", datasets.CategoryName(datasets.CatSingleHop)},
-	{"Temp", datasets.CategoryName(datasets.CatTemporal)},
+	{"Multi", "multi-hop"},
+	{"Open", "open-domain"},
+	{"Single", "single-hop"},
+	{"Temp", "temporal"},
 }
 
-// Overall is a run's overall score under one judge (LoCoMo categories 1-4,
-// every question elsewhere, as runlog.Summarize scores it).
+// Overall is a run's overall score under one judge (abstaining questions
+// left out, as runlog.Summarize scores it).
 type Overall struct {
 	Score  float64 // mean score × 100 (NaN when the judge gave no verdict)
 	N      int     // questions with a verdict of the judge
