@@ -80,7 +80,9 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mark(ds)
+	if err := s.mark(ds); err != nil {
+		return nil, err
+	}
 	return ds, nil
 }
 

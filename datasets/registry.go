@@ -119,14 +119,18 @@ func (s Spec) Group(name string) (GroupSpec, bool) {
 
 // mark sets each question's abstention flag from its group, so the flag a
 // run records is the spec's; a group the spec does not list keeps the
-// loader's flag.
-func (s Spec) mark(ds *Dataset) {
+// loader's flag. A question without a group is the loader's mistake.
+func (s Spec) mark(ds *Dataset) error {
 	ds.Groups = s.Groups
 	for _, c := range ds.Conversations {
 		for _, q := range c.Questions {
+			if q.Group == "" {
+				return fmt.Errorf("dataset %s: its loader gave question %s no group (a bug in the dataset's package)", s.Name, q.ID)
+			}
 			if g, ok := s.Group(q.Group); ok && g.Abstains {
 				q.Abstention = true
 			}
 		}
 	}
+	return nil
 }

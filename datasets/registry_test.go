@@ -88,6 +88,14 @@ func TestRegisterAndLoad(t *testing.T) {
 	if !slices.Contains(Names(), "regtest") {
 		t.Errorf("Names() = %v", Names())
 	}
+	// A loader that leaves a question without a group is caught at once.
+	registerOnce("regtest-nogroup", Spec{Groups: []GroupSpec{{Name: "all"}},
+		Load: func(string, LoadOptions) (*Dataset, error) {
+			return &Dataset{Conversations: []*Conversation{{ID: "c", Questions: []*Question{{ID: "c:0"}}}}}, nil
+		}})
+	if _, err := Load("regtest-nogroup", "x.json", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "c:0 no group") {
+		t.Errorf("question without a group: %v", err)
+	}
 }
 
 func TestRegisterRefusesMalformedSpecs(t *testing.T) {
