@@ -49,7 +49,7 @@ type HumanAgreement struct {
 // AgreementOptions select raters and items.
 type AgreementOptions struct {
 	Judges     []string // only these judges (empty: all)
-	Exclude    []int    // categories left out (5 = every abstention question)
+	Exclude    []string // groups left out (CompareOptions.Exclude)
 	AllowMixed bool
 	Raters     string // RatersJudge (default) or RatersRun
 }
@@ -96,12 +96,6 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	for _, j := range o.Judges {
 		want[j] = true
 	}
-	excl := map[int]bool{}
-	for _, c := range o.Exclude {
-		if c != 0 {
-			excl[c] = true
-		}
-	}
 	seenPath := map[string]bool{}
 	var sides []runlog.Side
 	for _, s := range srcs {
@@ -128,8 +122,8 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		if len(want) > 0 && !want[j.Judge] {
 			return false
 		}
-		c, ok := s.Categories[j.QuestionID]
-		return !((ok && excl[c]) || (s.Abstains[j.QuestionID] && excl[5]))
+		g, ok := s.Groups[j.QuestionID]
+		return !(ok && Excluded(o.Exclude, g, s.Abstains[j.QuestionID]))
 	}
 	system := func(s *Source, j runlog.Judgment) string {
 		if j.System != "" {

@@ -35,10 +35,10 @@ type Source struct {
 	Judgments []runlog.Judgment
 	// Invalid are verdicts whose judge model gave none (runlog.Verdicts):
 	// left out of every figure, and counted.
-	Invalid    []runlog.Judgment
-	Categories map[string]int  // question id → category; empty when unknown
-	Abstains   map[string]bool // question id → declining is the right answer
-	Manifest   *runlog.Manifest
+	Invalid  []runlog.Judgment
+	Groups   map[string]string // question id → group; empty when unknown
+	Abstains map[string]bool   // question id → declining is the right answer
+	Manifest *runlog.Manifest
 }
 
 // LoadSource reads a run directory or a judgments.jsonl file, keeping the
@@ -55,15 +55,13 @@ func LoadSource(path string) (*Source, error) {
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Categories: map[string]int{}, Abstains: map[string]bool{}}
+	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Groups: map[string]string{}, Abstains: map[string]bool{}}
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
 	for _, a := range answers {
-		if a.Category != 0 {
-			s.Categories[a.QuestionID] = a.Category
-		}
+		s.Groups[a.QuestionID] = a.Group
 		s.Abstains[a.QuestionID] = a.Abstains()
 	}
 	if runlog.IsRunDir(dir) {
@@ -184,11 +182,11 @@ type CompareOptions struct {
 	Test           string  // "mcnemar" or "noninferiority"
 	ChiSquare      bool    // McNemar: chi-square with continuity correction instead of exact
 	Margin, Alpha  float64 // margin in points, negative = tolerated loss of A
-	// ExcludeCategory drops questions of these categories (0 excludes
-	// nothing); 5 stands for every abstention question (LoCoMo category
-	// 5 and LongMemEval _abs), as the summary's overall leaves them out.
-	ExcludeCategory []int
-	AllowMixed      bool
+	// Exclude drops questions of these groups, by the names the answer
+	// records carry; Abstaining stands for every abstaining question, as
+	// the summary's overall leaves them out. Empty keeps every question.
+	Exclude    []string
+	AllowMixed bool
 }
 
 // Join is the paired data: ids in both, with the ids left out and why.
@@ -202,7 +200,7 @@ type Join struct {
 	// leaves them out of accuracy.
 	InvalidA, InvalidB []string
 	Excluded           int
-	Unknown            int // ids with no category, kept
+	Unknown            int // ids with no answer record (so no group), kept
 	JudgeA, JudgeB     string
 	SourceA, SourceB   *Source
 	Mixed              []string // differences accepted with --allow-mixed
@@ -246,23 +244,17 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 	if err != nil {
 		return nil, err
 	}
-	excl := map[int]bool{}
-	for _, c := range o.ExcludeCategory {
-		if c != 0 {
-			excl[c] = true
-		}
-	}
-	known := func(id string) (cat int, abstains, ok bool) {
+	known := func(id string) (group string, abstains, ok bool) {
 		for _, s := range []*Source{sa, sb} {
 			if ab, has := s.Abstains[id]; has {
-				return s.Categories[id], ab, true
+				return s.Groups[id], ab, true
 			}
 		}
-		return 0, false, false
+		return "", false, false
 	}
 	skip := func(id string) bool {
-		c, ab, ok := known(id)
-		return ok && (excl[c] || (ab && excl[5]))
+		g, ab, ok := known(id)
+		return ok && Excluded(o.Exclude, g, ab)
 	}
 	j := &Join{JudgeA: na, JudgeB: nb, SourceA: sa, SourceB: sb, Mixed: mixed}
 	invA, invB := sa.InvalidBy(na), sb.InvalidBy(nb)
@@ -382,7 +374,7 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 		OnlyInA: len(j.OnlyInA), OnlyInB: len(j.OnlyInB), JudgedOneSide: len(j.OnlyInA) + len(j.OnlyInB), Excluded: j.Excluded,
 		InvalidA: len(j.InvalidA), InvalidB: len(j.InvalidB)}
 	if n == 0 {
-		return r, inputErr("%s and %s share no question ids after exclusions; check --a/--b and --exclude-category", o.A, o.B)
+		return r, inputErr("%s and %s share no question ids after exclusions; check --run and --exclude-group", o.A, o.B)
 	}
 	t, err := stats.Paired(j.A, j.B)
 	if err != nil {

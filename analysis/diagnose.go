@@ -5,8 +5,6 @@ import (
 	"sort"
 
 	"github.com/membench/membench/runlog"
-
-	"github.com/membench/membench/datasets"
 )
 
 // Outcomes of one question's evidence (QuestionDiag.Outcome). Evidence
@@ -21,10 +19,9 @@ const (
 	OutcomeAllHit         = "all-hit"         // every evidence turn in the context
 )
 
-// Counts are one row of the decomposition (a category, or overall).
+// Counts are one row of the decomposition (a group, or overall).
 type Counts struct {
-	Group    string `json:"group"`
-	Category int    `json:"category,omitempty"`
+	Group string `json:"group"`
 	// Questions with a retrieval record and an answer; NoEvidence of them
 	// have no evidence ids and are left out of every rate below.
 	Questions  int `json:"questions"`
@@ -89,15 +86,16 @@ type Diagnosis struct {
 	KSource    string         `json:"k_source"`
 	Offline    bool           `json:"offline"`
 	Dataset    string         `json:"dataset"`
-	Groups     []Counts       `json:"groups"`  // per category / question type
-	Overall    Counts         `json:"overall"` // every group but the abstention questions (LoCoMo category 5, LongMemEval _abs)
+	Groups     []Counts       `json:"groups"`  // per group, in the dataset's order
+	Overall    Counts         `json:"overall"` // every question but the abstaining ones (LoCoMo adversarial, LongMemEval _abs)
 	Abstention AbstentionRate `json:"abstention"`
 	Questions  []QuestionDiag `json:"-"`       // see WritePerQuestion
 	Skipped    int            `json:"skipped"` // retrievals without an answer (interrupted run)
 }
 
-// AbstentionRate is the share of abstention questions (LoCoMo category 5,
-// LongMemEval "_abs") that the judge scored correct: the answer declined.
+// AbstentionRate is the share of abstaining questions (LoCoMo
+// adversarial, LongMemEval "_abs") that the judge scored correct: the
+// answer declined.
 type AbstentionRate struct {
 	Run     string  `json:"run"`
 	System  string  `json:"system"`
@@ -108,17 +106,6 @@ type AbstentionRate struct {
 	Rate    float64 `json:"rate"`  // percent; 0 when N = 0
 	Lo      float64 `json:"ci_lo"` // Wilson 95%, percent
 	Hi      float64 `json:"ci_hi"`
-}
-
-// groupOf names a question's group as runlog.Summarize does.
-func groupOf(a runlog.AnswerRecord) string {
-	if a.Category != 0 {
-		return datasets.CategoryName(a.Category)
-	}
-	if a.Type != "" {
-		return a.Type
-	}
-	return "all"
 }
 
 // Diagnose decomposes where each question's evidence was lost. judgeName
@@ -148,14 +135,14 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 			continue
 		}
 		q := classify(rec)
-		q.Group, q.Category, q.Abstention = groupOf(a), a.Category, a.Abstains()
+		q.Group, q.Category, q.Abstention = a.Group, a.Category, a.Abstains()
 		if c, ok := verdict[a.QuestionID]; ok {
 			q.Judge, q.Correct = judgeName, &c
 		}
 		d.Questions = append(d.Questions, q)
 		g := groups[q.Group]
 		if g == nil {
-			g = &Counts{Group: q.Group, Category: a.Category}
+			g = &Counts{Group: q.Group}
 			groups[q.Group] = g
 		}
 		g.add(q)
@@ -166,13 +153,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 	for _, g := range groups {
 		d.Groups = append(d.Groups, *g)
 	}
-	sort.Slice(d.Groups, func(i, j int) bool {
-		a, b := d.Groups[i], d.Groups[j]
-		if a.Category != b.Category {
-			return a.Category < b.Category
-		}
-		return a.Group < b.Group
-	})
+	sort.Slice(d.Groups, func(i, j int) bool { return r.Manifest.GroupLess(d.Groups[i].Group, d.Groups[j].Group) })
 	var err error
 	d.Abstention, err = Abstention(r, judgeName)
 	return d, err
@@ -234,8 +215,8 @@ func (c *Counts) add(q QuestionDiag) {
 
 // Abstention computes the correct-abstention rate of one run with judge
 // judgeName ("" = DefaultJudge). With a lexical metric judge (f1, bleu1,
-// em) a category-5 verdict is correct exactly when the answer declines, as
-// LoCoMo's own scoring does.
+// em) an abstaining question's verdict is correct exactly when the answer
+// declines, as LoCoMo's own scoring does.
 func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 	if judgeName == "" {
 		judgeName = r.Manifest.PrimaryJudge()

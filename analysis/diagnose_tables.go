@@ -40,7 +40,7 @@ var diagnoseDefinitions = []string{
 	"evidence reaches a stage when an item of that stage lists an evidence turn id among its sources; questions without evidence ids are counted apart and left out of every rate",
 	"lost at candidate stage = no evidence turn among the candidates; lost at selection = some evidence among the candidates but none among the selected items",
 	"dropped by selector = lost at selection / questions with at least one evidence turn among the candidates; the two 'lost' columns are shares of all questions with candidates",
-	"overall leaves out LoCoMo category 5 (adversarial)",
+	"overall leaves out the questions whose right answer is to decline (LoCoMo adversarial, LongMemEval _abs)",
 }
 
 // CandidateTable is the candidate-stage decomposition (nil when no record
@@ -118,7 +118,7 @@ func (d *Diagnosis) PaperTable() *report.Table {
 	o := d.Overall
 	var temporal Counts
 	for _, g := range d.Groups {
-		if g.Category == 2 {
+		if g.Group == "temporal" { // LoCoMo's group (HasPaperFigures: a LoCoMo run)
 			temporal = g
 		}
 	}

@@ -8,20 +8,19 @@ import (
 
 	"github.com/membench/membench/runlog"
 
-	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/report"
 )
 
-// paperCats are Table 2/4's category columns, in the paper's order.
+// paperCats are Table 2/4's columns, LoCoMo's groups in the paper's order.
 var paperCats = []struct{ Head, Group string }{
-	{"Multi", datasets.CategoryName(datasets.CatMultiHop)},
-	{"Open", datasets.CategoryName(datasets.CatOpenDomain)},
-	{"Single", datasets.CategoryName(datasets.CatSingleHop)},
-	{"Temp", datasets.CategoryName(datasets.CatTemporal)},
+	{"Multi", "multi-hop"},
+	{"Open", "open-domain"},
+	{"Single", "single-hop"},
+	{"Temp", "temporal"},
 }
 
-// Overall is a run's overall score under one judge (LoCoMo categories 1-4,
-// every question elsewhere, as runlog.Summarize scores it).
+// Overall is a run's overall score under one judge (abstaining questions
+// left out, as runlog.Summarize scores it).
 type Overall struct {
 	Score  float64 // mean score × 100 (NaN when the judge gave no verdict)
 	N      int     // questions with a verdict of the judge
@@ -421,7 +420,7 @@ func Measure(runs []*runlog.Run, judgeName string) string {
 }
 
 func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
-	notes := []string{"scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo category 5, LongMemEval _abs); n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
+	notes := []string{"scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo adversarial, LongMemEval _abs); n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
 	if missing > 0 {
 		var ids []string
 		for _, r := range runs {

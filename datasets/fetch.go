@@ -56,33 +56,10 @@ func ReadRecord(path string) string {
 	return strings.ToLower(f[0])
 }
 
-// Registry lists the fetchable files. Checksums are pinned so a changed
-// upstream file is noticed instead of silently changing results.
-var Registry = []Entry{
-	{
-		Name: "locomo", Loader: "locomo", File: "locomo10.json",
-		URL:    "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",
-		SHA256: "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4",
-		Note:   "LoCoMo, 10 conversations, 1,986 questions",
-	},
-	{
-		Name: "longmemeval-s", Loader: "longmemeval", File: "longmemeval_s_cleaned.json",
-		URL:    "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_s_cleaned.json",
-		SHA256: "d6f21ea9d60a0d56f34a05b609c79c88a451d2ae03597821ea3d5a9678c3a442",
-		Size:   277383467,
-		Note:   "LongMemEval S (cleaned), 500 questions, ~115k-token haystacks",
-	},
-	{
-		Name: "longmemeval-oracle", Loader: "longmemeval", File: "longmemeval_oracle.json",
-		URL:  "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_oracle.json",
-		Note: "LongMemEval oracle: evidence sessions only",
-	},
-	{
-		Name: "longmemeval-m", Loader: "longmemeval", File: "longmemeval_m_cleaned.json",
-		URL:  "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/longmemeval_m_cleaned.json",
-		Note: "LongMemEval M (cleaned), ~500 sessions per question; several GB",
-	},
-}
+// Registry lists the fetchable files, each dataset's Fetch entries in
+// the order they registered. Checksums are pinned so a changed upstream
+// file is noticed instead of silently changing results.
+var Registry []Entry
 
 // Lookup finds a registry entry by name.
 func Lookup(name string) (Entry, bool) {
@@ -309,8 +286,11 @@ func (c *counter) Write(p []byte) (int, error) {
 
 // shapeOf checks a file of entry's loader as that loader would.
 func shapeOf(entry Entry, src string) listChecker {
-	if entry.Loader == "locomo" {
+	switch entry.Loader {
+	case "locomo":
 		return listChecker{source: src, what: locomoShape, list: "sample list", line: fileLine(src)}
+	case "longmemeval", "":
+		return listChecker{source: src, what: lmeShape, list: "item list", line: fileLine(src)}
 	}
-	return listChecker{source: src, what: lmeShape, list: "item list", line: fileLine(src)}
+	return listChecker{source: src, what: "a " + entry.Loader + " file is a JSON list", list: "list", line: fileLine(src)}
 }

@@ -48,44 +48,42 @@ func (o LoadOptions) step() time.Duration {
 	return o.TurnStep
 }
 
-// Names lists the dataset names Load accepts.
-func Names() []string { return []string{"sample", "locomo", "longmemeval"} }
-
-// Load loads a dataset by name. An empty path means the fetched default
-// (DefaultPath); "sample" ignores path and uses the embedded conversation.
+// Load loads a registered dataset by name. An empty path means the
+// installed copy of the dataset's default file (DefaultPath); an embedded
+// dataset takes no path. The questions come marked from the dataset's
+// spec: their group, and abstention for abstaining groups.
 func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	if opt.TurnStep < 0 {
 		return nil, bad("turn step %s is negative; give a duration such as 30s", opt.TurnStep)
 	}
-	switch name {
-	case "sample":
-		if path != "" {
-			return nil, bad("dataset sample is embedded and takes no file (got %q); drop --data or use --dataset locomo", path)
-		}
-		return SampleWith(opt)
-	case "locomo", "longmemeval":
-	default:
-		if e, ok := Lookup(name); ok && strings.HasPrefix(name, "longmemeval-") {
-			// Registry names are for `datasets fetch`; the loader reads every
-			// LongMemEval variant as "longmemeval" plus the file.
-			return nil, bad("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset longmemeval --data %s", name, filepath.Join(DefaultDir(opt.Home), e.File))
+	s, ok := Registered(name)
+	if !ok {
+		if e, ok := Lookup(name); ok && e.Loader != name {
+			// Registry names are for `datasets fetch`; the loader reads
+			// every variant under its own name plus the file.
+			return nil, bad("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset %s --data %s", name, e.Loader, filepath.Join(DefaultDir(opt.Home), e.File))
 		}
 		return nil, bad("unknown dataset %q%s (known: %s)", name, suggest.Hint(name, Names()), strings.Join(Names(), ", "))
 	}
-	if path == "" {
+	switch {
+	case s.Embedded && path != "":
+		return nil, bad("dataset %s is embedded and takes no file (got %q); drop --data, or name the file's dataset with --dataset (known: %s)", name, path, strings.Join(Names(), ", "))
+	case !s.Embedded && path == "" && s.DefaultFile == "":
+		return nil, bad("dataset %s has no installed default; pass its file with --data FILE", name)
+	case !s.Embedded && path == "":
 		path = DefaultPath(opt.Home, name)
 		if _, err := os.Stat(path); err != nil {
-			fetchName := name
-			if name == "longmemeval" {
-				fetchName = "longmemeval-s"
-			}
-			return nil, bad("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, fetchName)
+			return nil, bad("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, s.DefaultFile)
 		}
 	}
-	if name == "locomo" {
-		return LoadLoCoMo(path, opt)
+	ds, err := s.Load(path, opt)
+	if err != nil {
+		return nil, err
 	}
-	return LoadLongMemEval(path, opt)
+	if err := s.mark(ds); err != nil {
+		return nil, err
+	}
+	return ds, nil
 }
 
 // DefaultDir is where fetched files live: HOME/datasets for membench's home
@@ -103,11 +101,12 @@ func DefaultDir(home string) string {
 }
 
 // DefaultPath is the fetched location of a dataset. It accepts registry
-// names ("longmemeval-oracle") and loader names ("longmemeval" means the S
-// file); unknown names get a path under DefaultDir(home) named after them.
+// names ("longmemeval-oracle") and dataset names (a dataset's DefaultFile:
+// "longmemeval" means the S file); unknown names get a path under
+// DefaultDir(home) named after them.
 func DefaultPath(home, name string) string {
-	if name == "longmemeval" {
-		name = "longmemeval-s"
+	if s, ok := Registered(name); ok && s.DefaultFile != "" {
+		name = s.DefaultFile
 	}
 	if e, ok := Lookup(name); ok {
 		return filepath.Join(DefaultDir(home), e.File)
@@ -147,7 +146,7 @@ func (d *Dataset) Filter(convIDs []string, limitQuestions int) (*Dataset, error)
 		sort.Strings(unknown)
 		return nil, bad("dataset %s has no conversation %s (it has: %s)", d.Name, strings.Join(unknown, ", "), convList(d))
 	}
-	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256}
+	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256, Groups: d.Groups}
 	left := limitQuestions
 	for _, c := range d.Conversations {
 		if len(want) > 0 && !want[c.ID] {

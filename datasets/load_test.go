@@ -21,7 +21,7 @@ func TestLoadDispatch(t *testing.T) {
 		t.Error("sample with a file should be refused")
 	}
 	_, err = Load("nope", "", LoadOptions{})
-	if err == nil || !strings.Contains(err.Error(), "sample, locomo, longmemeval") {
+	if err == nil || !strings.Contains(err.Error(), "locomo, longmemeval, ") || !strings.Contains(err.Error(), "sample") {
 		t.Errorf("unknown name error %v should list known names", err)
 	}
 	_, err = Load("locomo", "", at)

@@ -21,6 +21,44 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+func init() {
+	Register(Spec{
+		Name: "locomo", Load: LoadLoCoMo, Groups: locomoGroups, DefaultFile: "locomo",
+		Fetch: []Entry{{
+			Name: "locomo", File: "locomo10.json",
+			URL:    "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",
+			SHA256: "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4",
+			Note:   "LoCoMo, 10 conversations, 1,986 questions",
+		}},
+	})
+}
+
+// Category numbers follow LoCoMo's qa "category" field.
+const (
+	CatMultiHop    = 1
+	CatTemporal    = 2
+	CatOpenDomain  = 3
+	CatSingleHop   = 4
+	CatAdversarial = 5
+)
+
+// locomoGroups are LoCoMo's groups, one per category in category order;
+// adversarial questions (category 5) are answered by declining.
+var locomoGroups = []GroupSpec{
+	{Name: "multi-hop"}, {Name: "temporal"}, {Name: "open-domain"}, {Name: "single-hop"},
+	{Name: "adversarial", Abstains: true},
+}
+
+// CategoryName is the group of a LoCoMo category number ("unknown" for
+// others), for what still speaks LoCoMo's numbers: peers' files, answer
+// keys and the deprecated --exclude-category.
+func CategoryName(c int) string {
+	if c < CatMultiHop || c > CatAdversarial {
+		return "unknown"
+	}
+	return locomoGroups[c-1].Name
+}
+
 // LoCoMo's file is a JSON list of samples; each has a sample_id, a
 // "conversation" object (speaker_a, speaker_b, session_N lists and
 // session_N_date_time strings) and a "qa" list. Fields are decoded one at a
@@ -99,7 +137,7 @@ func readLoCoMo(r io.Reader, size int64, source, name string, opt LoadOptions) (
 	if err == nil {
 		data := buf.Bytes()
 		sum := sha256.Sum256(data)
-		return &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Conversations: convs}, nil
+		return &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Conversations: convs, Groups: locomoGroups}, nil
 	}
 	// The bytes read so far, then the rest as it comes (the tee keeps
 	// appending to buf; the slice taken here is not changed by that).
@@ -115,7 +153,7 @@ func readLoCoMo(r io.Reader, size int64, source, name string, opt LoadOptions) (
 	}
 	data := buf.Bytes()
 	sum := sha256.Sum256(data)
-	return slowLoCoMo(data, source, &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:])}, opt)
+	return slowLoCoMo(data, source, &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Groups: locomoGroups}, opt)
 }
 
 // slowLoCoMo is the careful decoder: field by field, so that a file the
@@ -332,6 +370,7 @@ func askedAfter(last time.Time) time.Time {
 
 // locomoQuestion is qa[j] of sample id.
 func locomoQuestion(id string, j int, text, gold, adv string, evidence []string, category int, asked time.Time) *Question {
+	g := locomoGroups[category-1] // the loaders check 1-5
 	return &Question{
 		ID:                id + ":" + strconv.Itoa(j),
 		ConversationID:    id,
@@ -341,7 +380,8 @@ func locomoQuestion(id string, j int, text, gold, adv string, evidence []string,
 		Category:          category,
 		Evidence:          SplitEvidence(evidence),
 		AskedAt:           asked,
-		Abstention:        category == CatAdversarial,
+		Abstention:        g.Abstains,
+		Group:             g.Name,
 	}
 }
 

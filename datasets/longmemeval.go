@@ -17,6 +17,44 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+func init() {
+	const hf = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/"
+	Register(Spec{
+		Name: "longmemeval", Load: LoadLongMemEval, Groups: lmeGroups, DefaultFile: "longmemeval-s",
+		Fetch: []Entry{
+			{
+				Name: "longmemeval-s", File: "longmemeval_s_cleaned.json",
+				URL:    hf + "longmemeval_s_cleaned.json",
+				SHA256: "d6f21ea9d60a0d56f34a05b609c79c88a451d2ae03597821ea3d5a9678c3a442",
+				Size:   277383467,
+				Note:   "LongMemEval S (cleaned), 500 questions, ~115k-token haystacks",
+			},
+			{
+				Name: "longmemeval-oracle", File: "longmemeval_oracle.json",
+				URL:  hf + "longmemeval_oracle.json",
+				Note: "LongMemEval oracle: evidence sessions only",
+			},
+			{
+				Name: "longmemeval-m", File: "longmemeval_m_cleaned.json",
+				URL:  hf + "longmemeval_m_cleaned.json",
+				Note: "LongMemEval M (cleaned), ~500 sessions per question; several GB",
+			},
+		},
+	})
+}
+
+// lmeAbstention is the group of LongMemEval's "_abs" questions, which its
+// paper scores apart from their question types.
+const lmeAbstention = "abstention"
+
+// lmeGroups are LongMemEval's question types in its paper's order, then
+// the abstention questions. A type the list lacks is still its own group.
+var lmeGroups = []GroupSpec{
+	{Name: "single-session-user"}, {Name: "single-session-assistant"}, {Name: "single-session-preference"},
+	{Name: "multi-session"}, {Name: "knowledge-update"}, {Name: "temporal-reasoning"},
+	{Name: lmeAbstention, Abstains: true},
+}
+
 // One LongMemEval item: a question with its own haystack of sessions.
 type lmeItem struct {
 	QuestionID    json.RawMessage `json:"question_id"`
@@ -92,7 +130,7 @@ func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool),
 	}
 	found := map[string]bool{}
 	var ids []string // the first ids, for the unknown-id message
-	ds := &Dataset{Name: "longmemeval", Source: source}
+	ds := &Dataset{Name: "longmemeval", Source: source, Groups: lmeGroups}
 	seen := map[string]int{}
 	full := false // Limit reached: later items are only looked at for names
 	for i := 0; d.PeekKind() != ']'; i++ {
@@ -258,7 +296,14 @@ func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, strin
 		Gold:           gold,
 		Type:           it.QuestionType,
 		Abstention:     strings.HasSuffix(id, "_abs"),
+		Group:          it.QuestionType,
 		Evidence:       []string{},
+	}
+	switch {
+	case q.Abstention:
+		q.Group = lmeAbstention
+	case q.Group == "":
+		q.Group = "all" // an item without a type, as runs before groups named it
 	}
 	q.AskedAt, _ = ParseLongMemEvalTime(it.QuestionDate)
 	answerSess := map[string]bool{}

@@ -6,39 +6,15 @@ import (
 	"time"
 )
 
-// Category numbers follow LoCoMo's qa "category" field.
-const (
-	CatMultiHop    = 1
-	CatTemporal    = 2
-	CatOpenDomain  = 3
-	CatSingleHop   = 4
-	CatAdversarial = 5
-)
-
-// CategoryName maps LoCoMo category numbers to names; LongMemEval question
-// types are carried in Question.Type and reported under their own names.
-func CategoryName(c int) string {
-	switch c {
-	case CatMultiHop:
-		return "multi-hop"
-	case CatTemporal:
-		return "temporal"
-	case CatOpenDomain:
-		return "open-domain"
-	case CatSingleHop:
-		return "single-hop"
-	case CatAdversarial:
-		return "adversarial"
-	}
-	return "unknown"
-}
-
 // Dataset is a loaded benchmark: conversations with their questions.
 type Dataset struct {
 	Name          string          `json:"name"`   // "locomo", "longmemeval", "sample"
 	Source        string          `json:"source"` // file path or "embedded:sample"
 	SHA256        string          `json:"sha256"`
 	Conversations []*Conversation `json:"conversations"`
+	// Groups are the spec's question groups in order (set by Load), which
+	// a run's manifest records so that readers need no registry.
+	Groups []GroupSpec `json:"groups,omitempty"`
 }
 
 // Conversation is one replayable history; questions are asked after it.
@@ -99,21 +75,22 @@ type Question struct {
 	Text              string    `json:"text"`
 	Gold              string    `json:"gold"` // stringified; empty for most adversarial items
 	AdversarialAnswer string    `json:"adversarial_answer,omitempty"`
-	Category          int       `json:"category"`       // LoCoMo 1-5; 0 for LongMemEval
+	Category          int       `json:"category"`       // LoCoMo 1-5, 0 elsewhere: metadata (F1 rules, peers, answer keys), not the group
 	Type              string    `json:"type,omitempty"` // LongMemEval question_type
 	Evidence          []string  `json:"evidence"`       // turn ids (LoCoMo dia_ids)
 	AskedAt           time.Time `json:"asked_at"`       // zero when unknown
-	Abstention        bool      `json:"abstention"`     // set by the loaders; ask Abstains()
+	Abstention        bool      `json:"abstention"`     // set from the group's spec; ask Abstains()
+	Group             string    `json:"group"`          // the summary row: a GroupSpec name of the dataset
 }
 
-// Abstains reports whether the right answer is to decline: LoCoMo category
-// 5 (adversarial) or a LongMemEval "_abs" question. It is the one
-// abstention predicate; judges, the harness and every reader ask it.
-func (q *Question) Abstains() bool { return IsAbstention(q.Category, q.Abstention) }
+// Abstains reports whether the right answer is to decline (a question of
+// an abstaining group: LoCoMo adversarial, LongMemEval "_abs"). It is the
+// one abstention predicate; judges, the harness and every reader ask it.
+func (q *Question) Abstains() bool { return q.Abstention }
 
-// IsAbstention is Abstains for what a run's answer records keep of a
-// question (category and the loaders' flag). Category 5 counts even
-// unflagged, for hand-built questions and records that predate the flag.
+// IsAbstention is the abstention test of lexical judge inputs, which
+// carry LoCoMo's category beside the flag: category 5 counts even
+// unflagged. Questions and run records ask their own Abstains.
 func IsAbstention(category int, flagged bool) bool {
 	return flagged || category == CatAdversarial
 }
@@ -141,7 +118,7 @@ func (d *Dataset) Questions() []*Question {
 // the split depends only on the dataset order. For LongMemEval, where each
 // conversation holds one question, this splits the questions.
 func (d *Dataset) Shard(index, count int) *Dataset {
-	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256}
+	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256, Groups: d.Groups}
 	for j, c := range d.Conversations {
 		if j%count == index {
 			out.Conversations = append(out.Conversations, c)

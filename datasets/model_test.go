@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// Abstains is the one abstention predicate: the loaders' flag (LongMemEval
-// "_abs", LoCoMo category 5) and, for hand-built questions, category 5.
+// Abstains is the one abstention predicate: the flag the loaders set from
+// the group (LongMemEval "_abs", LoCoMo adversarial); a category number
+// alone decides nothing.
 func TestAbstainsFollowsTheLoaders(t *testing.T) {
 	lme, err := LoadLongMemEval(filepath.Join("testdata", "longmemeval_mini.json"), LoadOptions{})
 	if err != nil {
@@ -19,16 +20,16 @@ func TestAbstainsFollowsTheLoaders(t *testing.T) {
 	}
 	var abs, cat5 int
 	for _, q := range lme.Questions() {
-		if q.Abstains() != strings.HasSuffix(q.ID, "_abs") {
-			t.Errorf("LongMemEval %s: Abstains %v", q.ID, q.Abstains())
+		if q.Abstains() != strings.HasSuffix(q.ID, "_abs") || q.Abstains() != (q.Group == "abstention") {
+			t.Errorf("LongMemEval %s (group %s): Abstains %v", q.ID, q.Group, q.Abstains())
 		}
 		if q.Abstains() {
 			abs++
 		}
 	}
 	for _, q := range sample.Questions() {
-		if q.Abstains() != (q.Category == CatAdversarial) {
-			t.Errorf("sample %s (category %d): Abstains %v", q.ID, q.Category, q.Abstains())
+		if q.Abstains() != (q.Category == CatAdversarial) || q.Group != CategoryName(q.Category) {
+			t.Errorf("sample %s (category %d, group %s): Abstains %v", q.ID, q.Category, q.Group, q.Abstains())
 		}
 		if q.Abstains() {
 			cat5++
@@ -37,7 +38,7 @@ func TestAbstainsFollowsTheLoaders(t *testing.T) {
 	if abs == 0 || cat5 == 0 {
 		t.Fatalf("fixtures without abstention questions: %d _abs, %d category 5", abs, cat5)
 	}
-	if !(&Question{Category: CatAdversarial}).Abstains() || (&Question{Category: CatSingleHop}).Abstains() || !(&Question{Abstention: true}).Abstains() {
-		t.Error("hand-built questions: category 5 or the flag abstain, nothing else")
+	if (&Question{Category: CatAdversarial}).Abstains() || !(&Question{Abstention: true}).Abstains() {
+		t.Error("hand-built questions: the flag abstains, the category does not")
 	}
 }

@@ -5,6 +5,13 @@ import (
 	"fmt"
 )
 
+func init() {
+	Register(Spec{
+		Name: "sample", Embedded: true, Groups: locomoGroups,
+		Load: func(_ string, opt LoadOptions) (*Dataset, error) { return SampleWith(opt) },
+	})
+}
+
 // sampleJSON is a small conversation written for this project in LoCoMo's
 // schema, so the whole pipeline can run offline without fetching anything.
 //

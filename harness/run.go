@@ -191,6 +191,7 @@ func (p *Prepared) writeManifest() error {
 		Dataset:          p.Data.Name,
 		DatasetSource:    p.Data.Source,
 		DatasetSHA256:    p.Data.SHA256,
+		DatasetGroups:    datasetGroups(p.Data),
 		Conversations:    len(p.Data.Conversations),
 		Questions:        nq,
 		Prompts:          p.promptHashes(),
@@ -236,6 +237,15 @@ func (p *Prepared) writeManifest() error {
 	}
 	p.manifest = m
 	return runlog.WriteJSON(path, m)
+}
+
+// datasetGroups is what the manifest records of the dataset's groups.
+func datasetGroups(ds *datasets.Dataset) []runlog.DatasetGroup {
+	var out []runlog.DatasetGroup
+	for _, g := range ds.Groups {
+		out = append(out, runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains})
+	}
+	return out
 }
 
 // promptHashes is the manifest's prompts: every template of the run's set
@@ -698,7 +708,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 		return atStage("answer", err)
 	}
 	a := runlog.AnswerRecord{
-		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
+		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type, Abstention: q.Abstains(), Group: q.Group,
 		Question: q.Text, Gold: q.Gold, Prediction: res.Prediction, ContextTokens: c.Tokens,
 		Usage: res.Usage, Cached: res.Cached, ContextSHA256: ctxSHA, PromptSHA256: res.PromptSHA,
 		TargetSHA256: llm.HashText(q.Gold),

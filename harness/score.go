@@ -159,7 +159,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		return nil, nil, err
 	}
 	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: Version(), GitCommit: gitCommit(), GitDirty: BuildOf().Dirty, VersionFrom: BuildOf().From, RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
-		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Questions: len(preds),
+		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, DatasetGroups: datasetGroups(ds), Questions: len(preds),
 		Models: map[string]llm.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
 		Status: &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}}
 	// Only the judge model is used here: the answers come from outside.
@@ -194,7 +194,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]
-		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
+		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstains(), Group: q.Group,
 			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
 		err := judging.Sample(ctx, judges, judge.NewSample(conv[q.ID], q, p.Prediction), system, nil, func(j runlog.Judgment) error {
 			judgments = append(judgments, j)

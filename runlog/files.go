@@ -20,7 +20,6 @@ import (
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
-	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/jsonl"
 	"github.com/membench/membench/judge"
@@ -68,6 +67,11 @@ type Manifest struct {
 	// prompt hashes, threshold), including judges added later by
 	// `membench judge` and `membench grade`.
 	JudgeSpecs []judge.Info `json:"judge_specs,omitempty"`
+	// DatasetGroups are the dataset's question groups in the order its
+	// spec gives them, with which abstain, so a reader orders and scores
+	// the groups without knowing the dataset. Manifests written before
+	// they were recorded have none (readers fall back on legacyLoCoMo).
+	DatasetGroups []DatasetGroup `json:"dataset_groups,omitempty"`
 	// Offline is true only when every model role and every model judge
 	// is the offline backend; OfflineParts names the ones that are (so a
 	// run with a real judge and offline roles says what is offline).
@@ -100,6 +104,34 @@ type Manifest struct {
 	// CacheDamaged counts cache entries that failed their checksum while
 	// this run read them (summed over its attempts); each was recomputed.
 	CacheDamaged *CacheDamage `json:"cache_damaged,omitempty"`
+}
+
+// DatasetGroup is one group of a run's questions (datasets.GroupSpec as
+// the manifest records it).
+type DatasetGroup struct {
+	Name     string `json:"name"`
+	Abstains bool   `json:"abstains,omitempty"`
+}
+
+// GroupLess orders group names as the run's dataset lists them (legacy
+// runs: LoCoMo's category order), names it does not list after, by name.
+func (m Manifest) GroupLess(a, b string) bool {
+	order := m.DatasetGroups
+	if len(order) == 0 {
+		order = legacyLoCoMo
+	}
+	rank := func(name string) int {
+		for i, g := range order {
+			if g.Name == name {
+				return i
+			}
+		}
+		return len(order)
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra < rb
+	}
+	return a < b
 }
 
 // CacheDamage counts damaged cache entries by cache.
@@ -258,7 +290,8 @@ type AnswerRecord struct {
 	System         string    `json:"system"`
 	Category       int       `json:"category"`
 	Type           string    `json:"type,omitempty"`
-	Abstention     bool      `json:"abstention,omitempty"` // the right answer is to decline (LoCoMo cat. 5, LongMemEval _abs)
+	Abstention     bool      `json:"abstention,omitempty"` // the right answer is to decline (its group abstains: LoCoMo adversarial, LongMemEval _abs)
+	Group          string    `json:"group,omitempty"`      // the summary row: a group of the dataset (Manifest.DatasetGroups)
 	Question       string    `json:"question"`
 	Gold           string    `json:"gold"`
 	Prediction     string    `json:"prediction"`
@@ -274,7 +307,38 @@ type AnswerRecord struct {
 
 // Abstains is datasets.Question.Abstains for a record: the flag the run
 // wrote (readers never re-derive it from the question id).
-func (a AnswerRecord) Abstains() bool { return datasets.IsAbstention(a.Category, a.Abstention) }
+func (a AnswerRecord) Abstains() bool { return a.Abstention }
+
+// legacyLoCoMo are the groups of LoCoMo's categories 1-5, in category
+// order, as binaries derived them before answer records carried their
+// group. It is frozen: it reads those runs, whatever datasets say now.
+var legacyLoCoMo = []DatasetGroup{
+	{Name: "multi-hop"}, {Name: "temporal"}, {Name: "open-domain"}, {Name: "single-hop"},
+	{Name: "adversarial", Abstains: true},
+}
+
+// upgrade gives a record written before answers carried their group the
+// group and abstention flag its binary derived: LoCoMo's category (5
+// abstains even unflagged), else "abstention" for a flagged question,
+// else its question type, else "all".
+func (a *AnswerRecord) upgrade() {
+	if a.Group != "" {
+		return
+	}
+	switch {
+	case a.Category >= 1 && a.Category <= len(legacyLoCoMo):
+		g := legacyLoCoMo[a.Category-1]
+		a.Group, a.Abstention = g.Name, a.Abstention || g.Abstains
+	case a.Category != 0:
+		a.Group = "unknown"
+	case a.Abstention:
+		a.Group = "abstention"
+	case a.Type != "":
+		a.Group = a.Type
+	default:
+		a.Group = "all"
+	}
+}
 
 // Appender writes JSON lines to one file, safe for concurrent use. It is
 // the one writer of every run artifact that grows line by line.
@@ -506,6 +570,9 @@ func ReadJSONL[T any](path string) ([]T, error) {
 				return nil // torn by an interrupted writer; resume rewrites it
 			}
 			return fmt.Errorf("%s line %d: %v (fix or delete the line)", path, n, err)
+		}
+		if u, ok := any(&v).(interface{ upgrade() }); ok {
+			u.upgrade() // written by an older membench
 		}
 		if c, ok := any(&v).(interface{ Check() error }); ok {
 			if err := c.Check(); err != nil {

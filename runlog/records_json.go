@@ -131,6 +131,10 @@ func (a AnswerRecord) AppendJSON(b []byte) ([]byte, bool) {
 	if a.Abstention {
 		b = append(b, `,"abstention":true`...)
 	}
+	if a.Group != "" {
+		b = append(b, `,"group":`...)
+		b = jsonenc.String(b, a.Group)
+	}
 	b = append(b, `,"question":`...)
 	b = jsonenc.String(b, a.Question)
 	b = append(b, `,"gold":`...)

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
 )
@@ -31,8 +30,8 @@ type Summary struct {
 	Judges         []string    `json:"judges"`
 	Metrics        []string    `json:"metric_judges,omitempty"` // judges whose column is a mean score, not an accuracy
 	Questions      int         `json:"questions"`
-	Groups         []Group     `json:"groups"`  // per category (LoCoMo) or question type
-	Overall        Group       `json:"overall"` // without abstention questions (LoCoMo 1-4; LongMemEval without _abs), as the papers score it
+	Groups         []Group     `json:"groups"`  // per group of the dataset, in its order
+	Overall        Group       `json:"overall"` // without the abstaining groups (LoCoMo adversarial, LongMemEval _abs), as the papers score it
 	ContextTokens  TokenStats  `json:"context_tokens"`
 	EvidenceRecall float64     `json:"evidence_recall"` // mean share of evidence turns in the context, over questions with evidence, abstention questions excluded (runlog.CountsForRecall)
 	Build          Cost        `json:"build"`
@@ -63,7 +62,7 @@ type Summary struct {
 // Group is one row of the score table.
 type Group struct {
 	Name     string             `json:"name"`
-	Category int                `json:"category,omitempty"`
+	Abstains bool               `json:"abstains,omitempty"` // left out of Overall
 	N        int                `json:"n"`
 	Scores   map[string]float64 `json:"scores"`           // judge -> mean score × 100
 	Judged   map[string]int     `json:"judged,omitempty"` // judge -> questions it judged, when fewer than N
@@ -247,7 +246,7 @@ func summarize(dir string, m Manifest, recs records) (*Summary, error) {
 		}
 		verdict[j.QuestionID][j.Judge] = j.Score
 	}
-	s.Groups, s.Overall = groupScores(ans, verdict, m.Judges)
+	s.Groups, s.Overall = groupScores(ans, verdict, m)
 	limit := m.MaxBuildFailures
 	if limit <= 0 {
 		limit = DefaultMaxBuildFailures
@@ -295,24 +294,10 @@ func summarize(dir string, m Manifest, recs records) (*Summary, error) {
 	return s, nil
 }
 
-// Group is the summary row the question is scored under: its LoCoMo
-// category name, else its LongMemEval type ("abstention" for _abs).
-func (a AnswerRecord) Group() string {
-	name := a.Type
-	switch {
-	case a.Category != 0:
-		name = datasets.CategoryName(a.Category)
-	case a.Abstains():
-		// LongMemEval's _abs questions are scored apart, as its paper does.
-		name = "abstention"
-	}
-	if name == "" {
-		name = "all"
-	}
-	return name
-}
-
-func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]float64, judges []string) ([]Group, Group) {
+// groupScores scores each group and the overall row (abstaining
+// questions left out), the groups in the order of the run's dataset.
+func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]float64, m Manifest) ([]Group, Group) {
+	judges := m.Judges
 	type acc struct {
 		g   Group
 		sum map[string]float64
@@ -330,12 +315,12 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 	// Sum in question-id order so the same artifacts give the same bits.
 	for _, qid := range sortedKeys(ans) {
 		a := ans[qid]
-		name := a.Group()
-		g := groups[name]
+		g := groups[a.Group]
 		if g == nil {
-			g = &acc{g: Group{Name: name, Category: a.Category}, sum: map[string]float64{}, n: map[string]int{}}
-			groups[name] = g
+			g = &acc{g: Group{Name: a.Group}, sum: map[string]float64{}, n: map[string]int{}}
+			groups[a.Group] = g
 		}
+		g.g.Abstains = g.g.Abstains || a.Abstains()
 		add(g, verdict[a.QuestionID])
 		if !a.Abstains() {
 			add(overall, verdict[a.QuestionID])
@@ -362,12 +347,7 @@ func groupScores(ans map[string]AnswerRecord, verdict map[string]map[string]floa
 	for _, g := range groups {
 		out = append(out, finish(g))
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Category != out[j].Category {
-			return out[i].Category < out[j].Category
-		}
-		return out[i].Name < out[j].Name
-	})
+	sort.Slice(out, func(i, j int) bool { return m.GroupLess(out[i].Name, out[j].Name) })
 	return out, finish(overall)
 }
 
@@ -407,13 +387,13 @@ func retrievalStats(retr []RetrievalRecord, ans map[string]AnswerRecord) (TokenS
 	return ts, rec
 }
 
-// Table is the per-category score table.
+// Table is the per-group score table.
 func (s *Summary) Table() *report.Table {
 	t := &report.Table{Title: fmt.Sprintf("%s on %s (run %s)", s.System, s.Dataset, s.RunID)}
 	if s.Degraded {
 		t.Title += " — DEGRADED BUILD"
 	}
-	t.Header = append([]string{"category", "n"}, s.Judges...)
+	t.Header = append([]string{"group", "n"}, s.Judges...)
 	row := func(g Group) {
 		cells := []any{g.Name, g.N}
 		for _, j := range s.Judges {
@@ -433,21 +413,23 @@ func (s *Summary) Table() *report.Table {
 		row(g)
 	}
 	overall := s.Overall
-	if s.hasLoCoMoCategories() {
-		overall.Name = "overall (1-4)"
+	if left := s.abstainingGroups(); len(left) > 0 {
+		overall.Name = "overall (without " + strings.Join(left, ", ") + ")"
 	}
 	row(overall)
 	t.Notes = s.notes()
 	return t
 }
 
-func (s *Summary) hasLoCoMoCategories() bool {
+// abstainingGroups names the groups left out of the overall row.
+func (s *Summary) abstainingGroups() []string {
+	var out []string
 	for _, g := range s.Groups {
-		if g.Category != 0 {
-			return true
+		if g.Abstains {
+			out = append(out, g.Name)
 		}
 	}
-	return false
+	return out
 }
 
 func (s *Summary) notes() []string {
@@ -495,7 +477,11 @@ func (s *Summary) notes() []string {
 	if len(s.Metrics) > 0 {
 		metrics = strings.Join(s.Metrics, ", ")
 	}
-	notes = append(notes, "scores: verdict judges: accuracy × 100; metric judges ("+metrics+"): mean score × 100; overall leaves out adversarial/abstention questions (LoCoMo category 5, LongMemEval _abs), as the papers do")
+	overallNote := "overall scores every question"
+	if left := s.abstainingGroups(); len(left) > 0 {
+		overallNote = "overall leaves out the questions whose right answer is to decline (" + strings.Join(left, ", ") + "), as the papers do"
+	}
+	notes = append(notes, "scores: verdict judges: accuracy × 100; metric judges ("+metrics+"): mean score × 100; "+overallNote)
 	if d := s.CacheDamaged; d.Total() > 0 {
 		notes = append(notes, fmt.Sprintf("CACHE: %d damaged entries (LLM cache %d, embedding cache %d, token counts %d) failed their checksum and were recomputed and rewritten; results are unaffected, but a cache file that keeps doing this sits on failing storage", d.Total(), d.LLM, d.Embeddings, d.Tokens))
 	}

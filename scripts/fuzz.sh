@@ -11,6 +11,7 @@ targets=(
   ./datasets:FuzzLoCoMoFast
   ./datasets:FuzzLongMemEval
   ./datasets:FuzzParseByteSize
+  ./datasets/datasettest:FuzzTinyQA
   ./judge:FuzzParseReply
   ./judge:FuzzNegatedCorrect
   ./judge:FuzzMetrics

@@ -25,7 +25,8 @@ import (
 	"github.com/membench/membench/internal/cli/version"
 	cliview "github.com/membench/membench/internal/cli/view"
 
-	// Registrations: systems, judges' and answerer's offline heuristics.
+	// Registrations: datasets, systems, judges' and answerer's offline heuristics.
+	_ "github.com/membench/membench/datasets/all"
 	_ "github.com/membench/membench/internal/answer"
 	_ "github.com/membench/membench/systems/all"
 )

@@ -178,7 +178,8 @@ func (w *WrongFile) add(raw []byte, where, source string) error {
 		if err != nil {
 			return badinput.Errorf("%s %s (%s): category %s: %v", source, where, a.ID, r.Category, err)
 		}
-		q.Category, q.Abstention = c, c == datasets.CatAdversarial
+		// LoCoMo's answer keys: the category is LoCoMo's, so is the group.
+		q.Category, q.Abstention, q.Group = c, c == datasets.CatAdversarial, datasets.CategoryName(c)
 	}
 	a.Question, a.complete = q, r.Question != nil && hasGold && q.Category >= 0
 	for name, v := range r.Judgments {

@@ -33,7 +33,7 @@ func TestHumanGradesGiveAgreementPerSystem(t *testing.T) {
 		}
 		srcs = append(srcs, s)
 	}
-	ag, err := analysis.Agreement(srcs, analysis.AgreementOptions{Exclude: []int{0}})
+	ag, err := analysis.Agreement(srcs, analysis.AgreementOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 )
@@ -19,10 +20,10 @@ const HumanJudge = "human"
 
 // HumanOptions configure a grading session.
 type HumanOptions struct {
-	Seed    uint64 // shuffle seed: the same seed gives the same order across sessions
-	Exclude []int  // categories to leave out (e.g. 5)
-	Limit   int    // stop after this many grades (0 = no limit)
-	Grader  string // stored in each judgment's reason
+	Seed    uint64   // shuffle seed: the same seed gives the same order across sessions
+	Exclude []string // groups to leave out (analysis.Excluded: "abstention" for every abstaining question)
+	Limit   int      // stop after this many grades (0 = no limit)
+	Grader  string   // stored in each judgment's reason
 }
 
 // HumanResult counts a session.
@@ -46,10 +47,6 @@ type item struct {
 func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanResult, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("grade needs --run DIR (repeatable)")
-	}
-	excl := map[int]bool{}
-	for _, c := range o.Exclude {
-		excl[c] = true
 	}
 	var runs []*runDir
 	var pool []item
@@ -75,7 +72,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 		}
 		runs = append(runs, r)
 		for _, a := range r.answers {
-			if !excl[a.Category] {
+			if !analysis.Excluded(o.Exclude, a.Group, a.Abstains()) {
 				pool = append(pool, item{run: i, a: a})
 			}
 		}

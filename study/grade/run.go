@@ -65,11 +65,12 @@ func openRun(dir string) (*runDir, error) {
 }
 
 // Question rebuilds what a judge needs from an answer record: the judges
-// read text, gold, category/type and whether declining is the right answer.
+// read text, gold, group, category/type and whether declining is the
+// right answer.
 func Question(a runlog.AnswerRecord) *datasets.Question {
 	return &datasets.Question{
 		ID: a.QuestionID, ConversationID: a.ConversationID, Text: a.Question, Gold: a.Gold,
-		Category: a.Category, Type: a.Type, Abstention: a.Abstains(),
+		Category: a.Category, Type: a.Type, Abstention: a.Abstains(), Group: a.Group,
 	}
 }
 

@@ -13,8 +13,9 @@ type Matched struct {
 	Item
 	ID             string // dataset question id, e.g. "conv-26:0"
 	ConversationID string
-	DataCategory   int  // the dataset's category (the peer's is Item.Category)
-	DataAbstains   bool // the dataset question's Abstains(), written to answers.jsonl
+	DataCategory   int    // the dataset's category (the peer's is Item.Category)
+	DataAbstains   bool   // the dataset question's Abstains(), written to answers.jsonl
+	DataGroup      string // the dataset question's group, written to answers.jsonl
 	DataGold       string
 	DataQuestion   string
 }
@@ -124,7 +125,7 @@ func Match(items []Item, ds *datasets.Dataset) ([]Matched, MatchReport) {
 			}
 		}
 		rep.Matched++
-		out = append(out, Matched{Item: it, ID: q.ID, ConversationID: q.ConversationID, DataCategory: q.Category, DataAbstains: q.Abstains(), DataGold: q.Gold, DataQuestion: q.Text})
+		out = append(out, Matched{Item: it, ID: q.ID, ConversationID: q.ConversationID, DataCategory: q.Category, DataAbstains: q.Abstains(), DataGroup: q.Group, DataGold: q.Gold, DataQuestion: q.Text})
 	}
 	return out, rep
 }

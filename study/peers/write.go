@@ -7,6 +7,7 @@ import (
 
 	"github.com/membench/membench/runlog"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 )
 
@@ -84,7 +85,7 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 	for _, m := range sorted {
 		preds = append(preds, PredictionLine{QuestionID: m.ID, Prediction: m.Prediction, System: system, Category: m.DataCategory, PeerCategory: m.Category})
 		ans = append(ans, runlog.AnswerRecord{QuestionID: m.ID, ConversationID: m.ConversationID, System: system, Category: m.DataCategory,
-			Abstention: m.DataAbstains, Type: m.Type, Question: m.DataQuestion, Gold: m.DataGold, Prediction: m.Prediction, TargetSHA256: llm.HashText(m.DataGold)})
+			Abstention: m.DataAbstains, Group: m.DataGroup, Type: m.Type, Question: m.DataQuestion, Gold: m.DataGold, Prediction: m.Prediction, TargetSHA256: llm.HashText(m.DataGold)})
 		if !m.Graded {
 			continue
 		}
@@ -103,6 +104,11 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 		Judges: []string{JudgeName}, Embedder: "none (imported peer results)", Config: runlog.Config{System: system, Dataset: dataset, Data: datasetSource}}
 	if len(judg) == 0 {
 		man.Judges = nil
+	}
+	if s, ok := datasets.Registered(dataset); ok {
+		for _, g := range s.Groups {
+			man.DatasetGroups = append(man.DatasetGroups, runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains})
+		}
 	}
 	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), man); err != nil {
 		return err

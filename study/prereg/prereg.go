@@ -42,7 +42,8 @@ type Plan struct {
 	Split       string            `yaml:"split"` // free text: data and conversations
 	PlannedN    int               `yaml:"planned_n"`
 	Alpha       float64           `yaml:"alpha"`            // default 0.05
-	Exclude     []int             `yaml:"exclude_category"` // default [5]
+	Exclude     []string          `yaml:"exclude_group"`    // groups left out of every test (analysis.Excluded); default [abstention]
+	ExcludeCats []int             `yaml:"exclude_category"` // older plans: LoCoMo's numbers for the same (analysis.CategoryExclusion)
 	KStar       *KStarPlan        `yaml:"kstar"`            // the registered token-matching procedure
 	Systems     map[string]string `yaml:"systems"`          // name -> run dir or judgments file (relative to --runs-dir); KStarRun = the run k* picked
 	Hypotheses  []Hypothesis      `yaml:"hypotheses"`
@@ -115,8 +116,13 @@ func Load(path string) (*Plan, []byte, error) {
 	if p.Alpha == 0 {
 		p.Alpha = 0.05
 	}
-	if p.Exclude == nil {
-		p.Exclude = []int{5}
+	switch {
+	case p.Exclude != nil && p.ExcludeCats != nil:
+		return nil, nil, fmt.Errorf("%s: give exclude_group or exclude_category, not both (exclude_group: [abstention] is exclude_category: [5])", path)
+	case p.ExcludeCats != nil:
+		p.Exclude = analysis.CategoryExclusion(p.ExcludeCats)
+	case p.Exclude == nil:
+		p.Exclude = []string{analysis.Abstaining}
 	}
 	if err := p.check(path); err != nil {
 		return nil, nil, err
@@ -457,7 +463,7 @@ func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
 			return nil, err
 		}
 		o := analysis.CompareOptions{A: pa, B: pb, JudgeA: p.Judge, JudgeB: p.Judge, Test: h.Kind,
-			Margin: stats.DefaultMargin, Alpha: p.Alpha, ExcludeCategory: p.Exclude, AllowMixed: allowMixed}
+			Margin: stats.DefaultMargin, Alpha: p.Alpha, Exclude: p.Exclude, AllowMixed: allowMixed}
 		if h.Margin != nil {
 			o.Margin = *h.Margin
 		}

@@ -156,6 +156,37 @@ func TestPlanValidation(t *testing.T) {
 	}
 }
 
+// A plan names the groups it leaves out (exclude_group); an older plan's
+// exclude_category means the same groups; no exclusion given leaves out
+// the abstaining questions; both given is refused.
+func TestPlanExclusion(t *testing.T) {
+	dir := t.TempDir()
+	load := func(extra string) (*Plan, error) {
+		p := filepath.Join(dir, "p.yaml")
+		if err := os.WriteFile(p, []byte(plan+extra), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pl, _, err := Load(p)
+		return pl, err
+	}
+	for extra, want := range map[string]string{
+		"": "abstention",
+		"exclude_group: [temporal, abstention]\n": "temporal,abstention",
+		"exclude_group: []\n":                     "",
+		"exclude_category: [5]\n":                 "abstention",
+		"exclude_category: [0]\n":                 "",
+		"exclude_category: [2, 5]\n":              "temporal,abstention",
+	} {
+		p, err := load(extra)
+		if err != nil || strings.Join(p.Exclude, ",") != want {
+			t.Errorf("%q: %v (%v), want %q", extra, p, err, want)
+		}
+	}
+	if _, err := load("exclude_group: [abstention]\nexclude_category: [5]\n"); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("both given: %v", err)
+	}
+}
+
 // The shipped plan: H1 primary; S1-S4 and S7 secondary tests, S5 and S6
 // slots; the k* procedure registered with extraction as its reference;
 // S4's decision model distinct from the listwise reranker's; and every

@@ -46,7 +46,7 @@ type Row struct {
 	Point
 	RunID         string             `json:"run_id"`
 	RunDir        string             `json:"run_dir"`
-	N             int                `json:"n"`        // scored questions (LoCoMo: categories 1-4)
+	N             int                `json:"n"`        // scored questions (abstaining ones left out)
 	Accuracy      map[string]float64 `json:"accuracy"` // judge -> overall score × 100
 	ContextTokens float64            `json:"context_tokens"`
 	BuildInput    int                `json:"build_input_tokens"`
@@ -252,7 +252,7 @@ func (r *Result) Table() *report.Table {
 		cells = append(cells, report.F(row.ContextTokens, 0), row.BuildInput, row.BuildOutput, run)
 		t.Add(cells...)
 	}
-	t.Notes = append(t.Notes, "accuracy: overall score × 100 per judge (LoCoMo: categories 1-4); ctx tokens: mean rendered context per question; build: memory-construction tokens")
+	t.Notes = append(t.Notes, "accuracy: overall score × 100 per judge (abstaining questions left out, as in the summary); ctx tokens: mean rendered context per question; build: memory-construction tokens")
 	if r.Offline {
 		t.Notes = append(t.Notes, "offline heuristics: points with offline parts (runlog manifest offline_parts) come from deterministic heuristics; these numbers check the pipeline, not LLM quality")
 	}

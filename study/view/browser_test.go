@@ -127,7 +127,7 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 	const group = "temporal"
 	var want []runlog.AnswerRecord
 	for _, x := range ra.Answers {
-		if x.Group() == group {
+		if x.Group == group {
 			want = append(want, x)
 		}
 	}

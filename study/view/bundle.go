@@ -305,7 +305,7 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		vBy[j.QuestionID][j.Judge] = V{C: j.Correct, S: j.Score, R: j.Reason, Raw: j.Raw}
 	}
 	for _, a := range r.Answers {
-		q := &Q{ID: a.QuestionID, Conv: convKey(a.ConversationID), Cat: a.Category, Group: a.Group(), Abs: a.Abstains(),
+		q := &Q{ID: a.QuestionID, Conv: convKey(a.ConversationID), Cat: a.Category, Group: a.Group, Abs: a.Abstains(),
 			Text: a.Question, Gold: a.Gold, Pred: a.Prediction, Tok: a.ContextTokens, V: vBy[a.QuestionID]}
 		if q.V == nil {
 			q.V = map[string]V{}

@@ -21,7 +21,7 @@ import (
 // Options are the command's inputs.
 type Options struct {
 	Runs, Judges     []string // --run: run directories, judgments.jsonl files, globs
-	Exclude          []int
+	Exclude          []string
 	Raters           string
 	AllowMixed, JSON bool
 	Out, Err         io.Writer
@@ -51,8 +51,8 @@ and Fleiss' kappa use the correct/incorrect verdicts; Pearson r uses the
 scores (identical to the verdicts for binary judges). When a judge named
 "human" exists (membench grade writes it), each judge's agreement with it
 is reported per system and over all systems, and "human" is left out of
-the pairwise table. Abstention questions are excluded by default
-(--exclude-category 0 keeps all), matching compare.`,
+the pairwise table. Questions whose right answer is to decline are
+excluded by default (--exclude-group none keeps all), matching compare.`,
 		Example: `  membench agreement --run results/A
   membench agreement --run results/A --run results/B/judgments.jsonl --judge lexical --judge f1 --json
   membench agreement --raters run --run results/A --run results/B --json`,
@@ -67,7 +67,7 @@ the pairwise table. Abstention questions are excluded by default
 	f.StringVar(&o.Raters, "raters", analysis.RatersJudge, "judge: raters are judges, items (system, question) pairs; run: raters are run/system/judge, items questions")
 	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges, by name (repeatable; default all)")
 	_ = c.RegisterFlagCompletionFunc("judge", cliflag.CompleteJudgeNames)
-	cliflag.IntList(c, &o.Exclude, "exclude-category", []int{5}, 0, 5, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
+	cliflag.ExcludeGroups(c, &o.Exclude, []string{analysis.Abstaining}, "drop questions of these groups, as the summaries name them (abstention = every question whose right answer is to decline; none = keep all)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "measure agreement across runs whose manifests differ (dataset, embedder, answer model, backends), with a warning")
 	cliflag.JSON(c, &o.JSON)
 	return c

@@ -6,6 +6,7 @@ package compare
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -51,10 +52,12 @@ non-inferiority the mean score; both are printed, and the mean score is
 the figure the run's summary shows.
 
 Ids present on one side only are reported on stderr (count and examples)
-and counted in the JSON, never silently paired. Abstention questions
-(LoCoMo category 5, LongMemEval _abs) are excluded by default, as the
-summary's overall leaves them out (--exclude-category 5 names both); pass
---exclude-category 0 to keep every question.
+and counted in the JSON, never silently paired. Questions whose right
+answer is to decline (LoCoMo adversarial, LongMemEval _abs) are excluded
+by default, as the summary's overall leaves them out (--exclude-group
+abstention names them in every dataset); --exclude-group takes the group
+names the runs' summaries show, and --exclude-group none keeps every
+question.
 
 --judge NAME picks one judge on both sides; by default each side's primary
 judge (the run's first verdict judge, as its manifest lists the judges;
@@ -87,7 +90,7 @@ compare refuses (exit 2) unless --allow-mixed, which prints a warning.`,
 	f.BoolVar(&o.ChiSquare, "chi2", false, "mcnemar: chi-square with continuity correction instead of the exact test")
 	cliflag.Float64(c, &o.Margin, "margin", stats.DefaultMargin, -100, 100, "non-inferiority margin in points: the tolerated loss of A against B (-5 and 5 both mean 5 points worse)")
 	cliflag.Float64(c, &o.Alpha, "alpha", 0.05, 1e-6, 0.5, "level of the tests (one-sided for non-inferiority)")
-	cliflag.IntList(c, &o.ExcludeCategory, "exclude-category", []int{5}, 0, 5, "drop questions of these categories (0 = none; 5 = abstention questions, incl. LongMemEval _abs)")
+	cliflag.ExcludeGroups(c, &o.Exclude, []string{analysis.Abstaining}, "drop questions of these groups, as the summaries name them (abstention = every question whose right answer is to decline; none = keep all)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "compare runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")
 	cliflag.JSON(c, &o.JSON)
 	return c
@@ -158,10 +161,10 @@ func warn(w io.Writer, o analysis.CompareOptions, j *analysis.Join) {
 		}
 	}
 	if j.Excluded > 0 {
-		fmt.Fprintf(w, "compare: %d shared questions excluded by --exclude-category %v\n", j.Excluded, o.ExcludeCategory)
+		fmt.Fprintf(w, "compare: %d shared questions excluded by --exclude-group %s\n", j.Excluded, strings.Join(o.Exclude, ","))
 	}
-	if j.Unknown > 0 && hasExclusion(o.ExcludeCategory) {
-		fmt.Fprintf(w, "compare: %d shared questions have no category (no answers.jsonl); they were kept\n", j.Unknown)
+	if j.Unknown > 0 && len(o.Exclude) > 0 {
+		fmt.Fprintf(w, "compare: %d shared questions have no group (no answers.jsonl); they were kept\n", j.Unknown)
 	}
 }
 
@@ -169,15 +172,6 @@ func warn(w io.Writer, o analysis.CompareOptions, j *analysis.Join) {
 func InvalidNote(side, run, judge string, ids []string) string {
 	return fmt.Sprintf("%d questions of %s (%s) have an invalid verdict from judge %s (its reply held none; e.g. %s); they are left out of the pairing, as the summary leaves them out of accuracy; rerun the judge to re-ask them",
 		len(ids), side, run, judge, analysis.Examples(ids))
-}
-
-func hasExclusion(cs []int) bool {
-	for _, c := range cs {
-		if c != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // Print writes the human-readable table.

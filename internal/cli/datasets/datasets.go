@@ -53,8 +53,10 @@ func unknown(name string) error {
 func lookup(name, verb, dir, home string) (core.Entry, string, error) {
 	e, ok := core.Lookup(name)
 	if !ok {
-		if name == "sample" {
-			return e, "", clierr.Bad("dataset sample is embedded in the binary; nothing to %s", verb)
+		if s, ok := core.Registered(name); ok && s.Embedded {
+			return e, "", clierr.Bad("dataset %s is embedded in the binary; nothing to %s", name, verb)
+		} else if ok && len(s.Fetch) == 0 {
+			return e, "", clierr.Bad("dataset %s has no registered file to %s; give run its file with --data FILE", name, verb)
 		}
 		return e, "", unknown(name)
 	}
@@ -108,8 +110,17 @@ func RunList(_ context.Context, o *ListOptions) error {
 	if dir == "" {
 		dir = core.DefaultDir(o.Home)
 	}
+	var embedded []string
+	for _, n := range core.Names() {
+		if s, _ := core.Registered(n); s.Embedded {
+			embedded = append(embedded, n)
+		}
+	}
 	if o.JSON {
-		out := []ListEntry{{Name: "sample", Installed: true, Embedded: true}}
+		var out []ListEntry
+		for _, n := range embedded {
+			out = append(out, ListEntry{Name: n, Installed: true, Embedded: true})
+		}
 		for _, e := range core.Registry {
 			le := ListEntry{Name: e.Name, File: e.File, Path: filepath.Join(dir, e.File), SHA256: e.SHA256, URL: e.URL}
 			if st, err := os.Stat(le.Path); err == nil {
@@ -121,7 +132,9 @@ func RunList(_ context.Context, o *ListOptions) error {
 	}
 	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
-	fmt.Fprintln(w, "sample\tembedded\t-\t(built in)")
+	for _, n := range embedded {
+		fmt.Fprintf(w, "%s\tembedded\t-\t(built in)\n", n)
+	}
 	for _, e := range core.Registry {
 		path := filepath.Join(dir, e.File)
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, installed(path), checksum(e, path), e.URL)

@@ -45,7 +45,8 @@ candidates but none among the selected items; "dropped by selector" = lost
 at selection / questions with at least one evidence turn in the candidates.
 For every system: evidence recall of the rendered context (all evidence hit,
 at least one, mean fraction). Questions without evidence ids are counted
-apart. Overall leaves out LoCoMo category 5.
+apart. Overall leaves out the questions whose right answer is to decline
+(LoCoMo adversarial, LongMemEval _abs).
 
 Correct abstention: the share of adversarial (category 5) and LongMemEval
 _abs questions the --judge accepted (default: the run's primary judge, its

@@ -43,7 +43,7 @@ With --json the items are shown on stderr and the session's counts are
 printed as JSON on stdout. Compare judge and human afterwards with
 membench agreement.`,
 		Example: `  printf 'c\nw\nq\n' | membench grade --run results/A --run results/B --seed 7
-  printf 'q\n' | membench grade --run results/A --exclude-category 5 --json`,
+  printf 'q\n' | membench grade --run results/A --exclude-group abstention --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.In, o.Out, o.Err = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -53,7 +53,7 @@ membench agreement.`,
 	f := c.Flags()
 	cliflag.Runs(c, &o.Runs, "run directory, glob, or directory of runs (repeatable; answers are pooled and shuffled)")
 	cliflag.Uint64(c, &o.Human.Seed, "seed", 1, "shuffle seed (keep it across sessions to keep the order)")
-	cliflag.IntList(c, &o.Human.Exclude, "exclude-category", nil, 0, 5, "leave out these categories (e.g. 5 for LoCoMo adversarial)")
+	cliflag.ExcludeGroups(c, &o.Human.Exclude, nil, "leave out these groups, as the summaries name them (e.g. temporal; abstention = every question whose right answer is to decline)")
 	cliflag.Int(c, &o.Human.Limit, "limit", 0, 0, math.MaxInt, "stop after this many grades (0 = all)")
 	f.StringVar(&o.Human.Grader, "grader", "", "grader's name, stored in each judgment's reason")
 	f.BoolVar(&o.JSON, "json", false, "print the session counts as JSON on stdout (the items go to stderr)")

@@ -26,7 +26,7 @@ func TestGradeWithOptions(t *testing.T) {
 		runlog.AnswerRecord{QuestionID: "q3", Question: "Why?", Gold: "x", Prediction: "y", Category: 5})
 	// --json: the counts go to stdout (Out), the items to stderr (Err).
 	var shown, counts bytes.Buffer
-	o := &Options{Runs: []string{dir}, Human: grade.HumanOptions{Seed: 1, Exclude: []int{5}, Grader: "me"}, JSON: true,
+	o := &Options{Runs: []string{dir}, Human: grade.HumanOptions{Seed: 1, Exclude: []string{"abstention"}, Grader: "me"}, JSON: true,
 		In: strings.NewReader("c\nw\n"), Out: &counts, Err: &shown}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)

@@ -96,7 +96,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	_ = c.RegisterFlagCompletionFunc("system", cliflag.CompleteSystems)
 	f.StringArrayVar(&o.Opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
 	cliflag.Int(c, &o.Config.K, "k", 0, 0, cliflag.MaxK, "retrieval budget (items), the same setting as --opt k; 0 = the system's default")
-	f.StringVar(&o.Config.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval")
+	f.StringVar(&o.Config.Dataset, "dataset", "sample", "dataset: "+strings.Join(datasets.Names(), ", "))
 	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&o.Config.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
 	f.StringSliceVar(&o.Config.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")

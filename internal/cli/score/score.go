@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,7 +51,7 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 	}
 	sc := &o.Score
 	f := c.Flags()
-	f.StringVar(&sc.Dataset, "dataset", "sample", "dataset: sample, locomo, longmemeval (as membench run)")
+	f.StringVar(&sc.Dataset, "dataset", "sample", "dataset: "+strings.Join(datasets.Names(), ", ")+" (as membench run)")
 	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&sc.Data, "data", "", "dataset file")
 	cliflag.Size(c, &sc.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")

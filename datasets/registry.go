@@ -1,0 +1,136 @@
+package datasets
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Spec is a dataset membench loads by name. A dataset registers itself
+// from its package's init (Register); the command line links it in with a
+// blank import in datasets/all.
+type Spec struct {
+	// Name is what --dataset takes.
+	Name string
+	// Load reads the dataset from path: the file given with --data, else
+	// the installed copy of DefaultFile; "" for an Embedded dataset. The
+	// questions it returns carry their Group; Load (the package function)
+	// marks those of abstaining groups.
+	Load func(path string, opt LoadOptions) (*Dataset, error)
+	// Fetch are the files `membench datasets fetch` installs for this
+	// dataset (their Loader is Name).
+	Fetch []Entry
+	// DefaultFile names the Fetch entry read when no file is given; ""
+	// means the user must pass --data (unless Embedded).
+	DefaultFile string
+	// Embedded datasets are built into the binary and take no file.
+	Embedded bool
+	// Groups are the dataset's question groups in the order summaries and
+	// tables show them.
+	Groups []GroupSpec
+}
+
+// GroupSpec is one group of a dataset's questions, a row of the summary.
+type GroupSpec struct {
+	Name string `json:"name"`
+	// Abstains marks a group whose right answer is to decline: it is
+	// scored apart and left out of the overall score, as the papers do.
+	Abstains bool `json:"abstains,omitempty"`
+}
+
+var (
+	regMu sync.RWMutex
+	specs = map[string]Spec{}
+)
+
+// Register adds a dataset; it panics on a malformed spec or a name taken,
+// as a program that registers one is wrong at build time, not at run time.
+func Register(s Spec) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if s.Name == "" || s.Load == nil {
+		panic("datasets.Register: a spec needs a Name and a Load")
+	}
+	if _, dup := specs[s.Name]; dup {
+		panic(fmt.Sprintf("datasets.Register: %q is registered twice", s.Name))
+	}
+	if len(s.Groups) == 0 {
+		panic(fmt.Sprintf("datasets.Register(%s): list the question groups (one is enough)", s.Name))
+	}
+	seen := map[string]bool{}
+	for _, g := range s.Groups {
+		if g.Name == "" || seen[g.Name] {
+			panic(fmt.Sprintf("datasets.Register(%s): group name %q is empty or repeated", s.Name, g.Name))
+		}
+		seen[g.Name] = true
+	}
+	fetch := make([]Entry, len(s.Fetch))
+	hasDefault := s.DefaultFile == ""
+	for i, e := range s.Fetch {
+		if _, taken := Lookup(e.Name); taken || e.Name == "" || e.File == "" {
+			panic(fmt.Sprintf("datasets.Register(%s): fetch entry %q has no name or file, or its name is taken", s.Name, e.Name))
+		}
+		if e.Loader == "" {
+			e.Loader = s.Name
+		}
+		if e.Loader != s.Name {
+			panic(fmt.Sprintf("datasets.Register(%s): fetch entry %s names loader %s", s.Name, e.Name, e.Loader))
+		}
+		hasDefault = hasDefault || e.Name == s.DefaultFile
+		fetch[i] = e
+	}
+	if !hasDefault {
+		panic(fmt.Sprintf("datasets.Register(%s): DefaultFile %q is not one of its Fetch entries", s.Name, s.DefaultFile))
+	}
+	s.Fetch, s.Groups = fetch, append([]GroupSpec(nil), s.Groups...)
+	specs[s.Name] = s
+	Registry = append(Registry, fetch...)
+}
+
+// Registered returns the spec of a dataset name.
+func Registered(name string) (Spec, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	s, ok := specs[name]
+	return s, ok
+}
+
+// Names lists the registered dataset names (what Load accepts), sorted.
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]string, 0, len(specs))
+	for n := range specs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Group returns the spec of one of the dataset's groups.
+func (s Spec) Group(name string) (GroupSpec, bool) {
+	for _, g := range s.Groups {
+		if g.Name == name {
+			return g, true
+		}
+	}
+	return GroupSpec{}, false
+}
+
+// mark sets each question's abstention flag from its group, so the flag a
+// run records is the spec's; a group the spec does not list keeps the
+// loader's flag. A question without a group is the loader's mistake.
+func (s Spec) mark(ds *Dataset) error {
+	ds.Groups = s.Groups
+	for _, c := range ds.Conversations {
+		for _, q := range c.Questions {
+			if q.Group == "" {
+				return fmt.Errorf("dataset %s: its loader gave question %s no group (a bug in the dataset's package)", s.Name, q.ID)
+			}
+			if g, ok := s.Group(q.Group); ok && g.Abstains {
+				q.Abstention = true
+			}
+		}
+	}
+	return nil
+}

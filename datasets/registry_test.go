@@ -1,0 +1,150 @@
+package datasets
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinsRegistered(t *testing.T) {
+	// Other tests of this package register more; the built-ins are always there.
+	for _, n := range []string{"locomo", "longmemeval", "sample"} {
+		if !slices.Contains(Names(), n) || !slices.IsSorted(Names()) {
+			t.Fatalf("Names() = %v", Names())
+		}
+	}
+	loco, _ := Registered("locomo")
+	var names []string
+	for c := CatMultiHop; c <= CatAdversarial; c++ {
+		g, ok := loco.Group(CategoryName(c))
+		if !ok || g.Abstains != (c == CatAdversarial) {
+			t.Errorf("locomo category %d: group %+v %v", c, g, ok)
+		}
+		names = append(names, g.Name)
+	}
+	for i, g := range loco.Groups {
+		if g.Name != names[i] {
+			t.Errorf("locomo groups out of category order: %v", loco.Groups)
+		}
+	}
+	lme, _ := Registered("longmemeval")
+	if g, ok := lme.Group("abstention"); !ok || !g.Abstains || lme.DefaultFile != "longmemeval-s" {
+		t.Errorf("longmemeval spec: %+v", lme)
+	}
+	if s, _ := Registered("sample"); !s.Embedded || len(s.Fetch) != 0 {
+		t.Errorf("sample spec: %+v", s)
+	}
+	// Every fetch entry came from a registration and names its dataset.
+	var fetch []string
+	for _, e := range Registry {
+		if _, ok := Registered(e.Loader); !ok {
+			t.Errorf("entry %s names unregistered loader %q", e.Name, e.Loader)
+		}
+		fetch = append(fetch, e.Name)
+	}
+	if len(fetch) < 4 || !slices.Equal(fetch[:4], []string{"locomo", "longmemeval-s", "longmemeval-oracle", "longmemeval-m"}) {
+		t.Errorf("fetch registry = %v", fetch)
+	}
+}
+
+// A dataset registered outside the built-ins loads through Load: the
+// default file from its fetch entry, abstention from its groups.
+func TestRegisterAndLoad(t *testing.T) {
+	registerOnce("regtest", Spec{
+		Name: "regtest", DefaultFile: "regtest-file",
+		Fetch:  []Entry{{Name: "regtest-file", File: "regtest.json", URL: "https://example.invalid/regtest.json"}},
+		Groups: []GroupSpec{{Name: "plain"}, {Name: "decline", Abstains: true}},
+		Load: func(path string, _ LoadOptions) (*Dataset, error) {
+			regtestPath = path
+			return &Dataset{Name: "regtest", Conversations: []*Conversation{{ID: "c", Questions: []*Question{
+				{ID: "c:0", Group: "plain"}, {ID: "c:1", Group: "decline"}, {ID: "c:2", Group: "unlisted"},
+			}}}}, nil
+		},
+	})
+	if e, ok := Lookup("regtest-file"); !ok || e.Loader != "regtest" {
+		t.Fatalf("fetch entry: %+v %v", e, ok)
+	}
+	home := t.TempDir()
+	if _, err := Load("regtest", "", LoadOptions{Home: home}); err == nil || !strings.Contains(err.Error(), "membench datasets fetch regtest-file") {
+		t.Fatalf("missing default file: %v", err)
+	}
+	want := filepath.Join(home, "datasets", "regtest.json")
+	if err := os.MkdirAll(filepath.Dir(want), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(want, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Load("regtest", "", LoadOptions{Home: home})
+	if err != nil || regtestPath != want {
+		t.Fatalf("load: %v, path %q", err, regtestPath)
+	}
+	qs := ds.Questions()
+	if qs[0].Abstains() || !qs[1].Abstains() || qs[2].Abstains() || len(ds.Groups) != 2 || ds.Groups[1].Name != "decline" {
+		t.Errorf("marked questions %+v %+v %+v, groups %v", qs[0], qs[1], qs[2], ds.Groups)
+	}
+	if !slices.Contains(Names(), "regtest") {
+		t.Errorf("Names() = %v", Names())
+	}
+	// A loader that leaves a question without a group is caught at once.
+	registerOnce("regtest-nogroup", Spec{Groups: []GroupSpec{{Name: "all"}},
+		Load: func(string, LoadOptions) (*Dataset, error) {
+			return &Dataset{Conversations: []*Conversation{{ID: "c", Questions: []*Question{{ID: "c:0"}}}}}, nil
+		}})
+	if _, err := Load("regtest-nogroup", "x.json", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "c:0 no group") {
+		t.Errorf("question without a group: %v", err)
+	}
+}
+
+func TestRegisterRefusesMalformedSpecs(t *testing.T) {
+	load := func(string, LoadOptions) (*Dataset, error) { return &Dataset{}, nil }
+	one := []GroupSpec{{Name: "all"}}
+	for name, s := range map[string]Spec{
+		"taken":          {Name: "locomo", Load: load, Groups: one},
+		"no load":        {Name: "x1", Groups: one},
+		"no groups":      {Name: "x2", Load: load},
+		"repeated group": {Name: "x3", Load: load, Groups: []GroupSpec{{Name: "a"}, {Name: "a"}}},
+		"default absent": {Name: "x4", Load: load, Groups: one, DefaultFile: "x4-file"},
+		"entry taken":    {Name: "x5", Load: load, Groups: one, Fetch: []Entry{{Name: "longmemeval-s", File: "f.json"}}},
+		"foreign loader": {Name: "x6", Load: load, Groups: one, Fetch: []Entry{{Name: "x6-f", File: "f.json", Loader: "locomo"}}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: registered", name)
+				}
+			}()
+			Register(s)
+		}()
+	}
+	for _, n := range []string{"x1", "x2", "x3", "x4", "x5", "x6"} {
+		if _, ok := Registered(n); ok {
+			t.Errorf("%s registered after a refusal", n)
+		}
+	}
+}
+
+// A dataset with no default file asks for --data; an embedded one refuses it.
+func TestLoadNeedsFileOrRefusesOne(t *testing.T) {
+	registerOnce("regtest-nofile", Spec{Name: "regtest-nofile", Groups: []GroupSpec{{Name: "all"}},
+		Load: func(string, LoadOptions) (*Dataset, error) { return &Dataset{}, nil }})
+	if _, err := Load("regtest-nofile", "", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "--data FILE") {
+		t.Errorf("no file: %v", err)
+	}
+	if _, err := Load("sample", "x.json", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "takes no file") {
+		t.Errorf("embedded with a file: %v", err)
+	}
+}
+
+// regtestPath is the path regtest's loader was last given.
+var regtestPath string
+
+// registerOnce registers s unless a previous run of the test (-count) did.
+func registerOnce(name string, s Spec) {
+	if _, ok := Registered(name); !ok {
+		s.Name = name
+		Register(s)
+	}
+}

@@ -1,0 +1,217 @@
+package runlog_test
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/runlog"
+)
+
+// The committed bundle was recorded by a membench whose answer records had
+// no group and whose manifest listed no dataset groups; its summary.json
+// is what that binary computed. Read with this one, the run gives the
+// same rows in the same order, the same scores and the same overall.
+func TestOldRunReadsTheSame(t *testing.T) {
+	dir := untar(t, filepath.Join("..", "testdata", "bundles", "sample-turns-rerank.tar.gz"))
+	raw, err := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
+	if err != nil || strings.Contains(string(raw), `"group"`) {
+		t.Fatalf("the fixture should be an old-format run: %v", err)
+	}
+	var old struct {
+		Groups []struct {
+			Name     string
+			Category int
+			N        int
+			Scores   map[string]float64
+		}
+		Overall runlog.Group
+	}
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "bundles", "sample-turns-rerank.summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &old); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runlog.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Groups) != len(old.Groups) || len(old.Groups) != 5 {
+		t.Fatalf("groups %+v, old %+v", s.Groups, old.Groups)
+	}
+	for i, g := range s.Groups {
+		o := old.Groups[i]
+		if g.Name != o.Name || g.N != o.N || !sameScores(g.Scores, o.Scores) || g.Abstains != (o.Category == 5) {
+			t.Errorf("group %d: %+v, old binary %+v", i, g, o)
+		}
+	}
+	if s.Overall.N != old.Overall.N || !sameScores(s.Overall.Scores, old.Overall.Scores) {
+		t.Errorf("overall %+v, old binary %+v", s.Overall, old.Overall)
+	}
+	var md strings.Builder
+	if err := s.Table().Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "overall (without adversarial)") {
+		t.Errorf("table:\n%s", md.String())
+	}
+}
+
+// Records that predate the group field get the group and abstention their
+// binary derived; a record that has a group keeps it, and its category
+// number decides nothing.
+func TestOldRecordsGetTheirGroup(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		`{"question_id":"a","category":5}`, // before the abstention flag
+		`{"question_id":"b","category":2}`,
+		`{"question_id":"c","category":0,"type":"multi-session","abstention":true}`,
+		`{"question_id":"d","category":0,"type":"knowledge-update"}`,
+		`{"question_id":"e","category":0}`,
+		`{"question_id":"f","category":5,"group":"cue"}`,
+	}
+	p := filepath.Join(dir, runlog.AnswersFile)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := runlog.ReadJSONL[runlog.AnswerRecord](p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		group    string
+		abstains bool
+	}{{"adversarial", true}, {"temporal", false}, {"abstention", true}, {"knowledge-update", false}, {"all", false}, {"cue", false}}
+	for i, r := range recs {
+		if r.Group != want[i].group || r.Abstains() != want[i].abstains {
+			t.Errorf("%s: group %q abstains %v, want %+v", r.QuestionID, r.Group, r.Abstains(), want[i])
+		}
+	}
+}
+
+// The frozen names old records are read with are LoCoMo's groups by
+// category, as the registered dataset lists them today.
+func TestLegacyNamesMatchLoCoMo(t *testing.T) {
+	spec, ok := datasets.Registered("locomo")
+	if !ok {
+		t.Fatal("locomo is not registered")
+	}
+	for c := datasets.CatMultiHop; c <= datasets.CatAdversarial; c++ {
+		p := filepath.Join(t.TempDir(), runlog.AnswersFile)
+		if err := os.WriteFile(p, []byte(`{"question_id":"x","category":`+string(rune('0'+c))+"}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := runlog.ReadJSONL[runlog.AnswerRecord](p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := spec.Groups[c-1]
+		if recs[0].Group != g.Name || recs[0].Abstains() != g.Abstains {
+			t.Errorf("category %d read as %q (abstains %v); locomo lists %+v", c, recs[0].Group, recs[0].Abstains(), g)
+		}
+	}
+}
+
+// A run of a dataset this binary has never heard of is summarised from its
+// manifest and records alone: the manifest's group order, its abstaining
+// group left out of overall.
+func TestSummaryOfUnknownDataset(t *testing.T) {
+	if _, ok := datasets.Registered("mystery"); ok {
+		t.Fatal("the test needs a dataset name nobody registers")
+	}
+	dir := t.TempDir()
+	m := runlog.Manifest{Schema: runlog.ManifestSchema, RunID: "mystery-run", Dataset: "mystery", Judges: []string{"j"},
+		DatasetGroups: []runlog.DatasetGroup{{Name: "zeta"}, {Name: "alpha"}, {Name: "refuse", Abstains: true}}}
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	var ans, js []any
+	for i, g := range []string{"alpha", "zeta", "refuse", "alpha", "extra"} {
+		id := string(rune('a' + i))
+		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Group: g, Abstention: g == "refuse"})
+		js = append(js, runlog.Judgment{QuestionID: id, Judge: "j", Correct: i%2 == 0, Score: float64((i + 1) % 2)})
+	}
+	if err := runlog.WriteJSONLines(filepath.Join(dir, runlog.AnswersFile), ans); err != nil {
+		t.Fatal(err)
+	}
+	if err := runlog.WriteJSONLines(filepath.Join(dir, runlog.JudgmentsFile), js); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runlog.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range s.Groups {
+		names = append(names, g.Name)
+	}
+	if strings.Join(names, ",") != "zeta,alpha,refuse,extra" || !s.Groups[2].Abstains {
+		t.Errorf("groups %+v", s.Groups)
+	}
+	// a, d (alpha: 1, 0), b (zeta: 0), e (extra: 1); c (refuse) left out.
+	if s.Overall.N != 4 || s.Overall.Scores["j"] != 50 || s.Groups[1].Scores["j"] != 50 || s.Groups[2].N != 1 {
+		t.Errorf("overall %+v, groups %+v", s.Overall, s.Groups)
+	}
+	var md strings.Builder
+	if err := s.Table().Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "overall (without refuse)") {
+		t.Errorf("table:\n%s", md.String())
+	}
+}
+
+func sameScores(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || v != w {
+			return false
+		}
+	}
+	return true
+}
+
+// untar unpacks a .tar.gz of plain files into a fresh directory.
+func untar(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return dir
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(h.Name)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
