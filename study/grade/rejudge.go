@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/runlog"
 
@@ -82,7 +83,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 		defSpec = cfg.Model
 	}
 	// Judging needs no embedder and no other role's model.
-	rec, recOut, err := runlog.OpenRecorder(dir)
+	rec, recOut, err := bundle.OpenRecorder(dir)
 	if err != nil {
 		return nil, nil, err
 	}

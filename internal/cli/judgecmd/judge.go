@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
@@ -120,7 +121,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	var rep *replayInfo
 	if o.Replay != "" {
-		b, err := runlog.OpenBundle(o.Replay)
+		b, err := bundle.Open(o.Replay)
 		if err != nil {
 			return clierr.AsBad(err)
 		}
