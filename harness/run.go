@@ -93,7 +93,7 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 	cfg, spec, set, ds, embedNote := r.cfg, r.spec, r.prompts, r.data, r.embedNote
 	var shard *runlog.ShardInfo
 	if cfg.Shard != "" {
-		i, n, err := runlog.ParseShard(cfg.Shard, "")
+		i, n, err := ParseShard(cfg.Shard, "")
 		if err != nil {
 			return nil, badinput.Wrap(err)
 		}

@@ -2,11 +2,11 @@
 package merge
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
@@ -37,10 +37,7 @@ summary equal a single-machine run's (costs are summed over the shards).`,
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			sum, err := runlog.Merge(dirs, out)
-			if errors.Is(err, runlog.ErrMergeInput) {
-				return clierr.AsBad(err)
-			}
+			sum, err := harness.Merge(dirs, out)
 			if err != nil {
 				return err
 			}

@@ -200,7 +200,7 @@ func Run(ctx context.Context, o *Options) error {
 			base.Shard = o.Shard
 		}
 		// auto/N is resolved here, so the manifest names the part.
-		i, n, err := runlog.ParseShard(base.Shard, o.JobIndex)
+		i, n, err := harness.ParseShard(base.Shard, o.JobIndex)
 		if err != nil {
 			return clierr.AsBad(err)
 		}
