@@ -734,7 +734,7 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 		jm := llm.NewMeter()
 		err := judging.Each(llm.WithCallMeter(ctx, jm), []judge.Judge{jd}, s, p.Cfg.System, nil, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
 			if tr != nil {
-				tr.Judges = append(tr.Judges, runlog.NewJudgeCall(j, v, secs))
+				tr.Judges = append(tr.Judges, judging.TranscriptCall(j, v, secs))
 			}
 			if err := p.writeCosts(files, conv, q, "judge:"+j.Judge, jm); err != nil {
 				return err

@@ -247,7 +247,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 // run, their manifest entries, and the costs they metered.
 type addedLater struct {
 	judgments []any
-	specs     []judge.Info
+	specs     []runlog.JudgeInfo
 	costs     []any
 }
 

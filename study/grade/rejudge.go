@@ -169,7 +169,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 						if tx == nil {
 							return nil
 						}
-						return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, runlog.NewJudgeCall(jm, v, secs)))
+						return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, judging.TranscriptCall(jm, v, secs)))
 					})
 					if err != nil && gctx.Err() == nil && errors.Is(err, llm.ErrBadReply) {
 						// The retry layer already retried this reply: the

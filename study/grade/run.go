@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
@@ -75,7 +74,7 @@ func Question(a runlog.AnswerRecord) *datasets.Question {
 
 // finish lists the judges in the run's manifest (so the summary shows
 // them) and rewrites summary.json/summary.md.
-func finish(dir string, judges []judge.Info) (*runlog.Summary, error) {
+func finish(dir string, judges []runlog.JudgeInfo) (*runlog.Summary, error) {
 	if err := runlog.AddJudges(dir, judges); err != nil {
 		return nil, err
 	}
