@@ -11,6 +11,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // lengthRatio is a throw-away metric judge: the share of the gold's length
@@ -68,7 +69,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 		t.Errorf("summary overall lenratio = %v (%v), want a mean score in (0,100]", v, ok)
 	}
 	var notes strings.Builder
-	sum.Print(&notes)
+	summary.Print(&notes, sum)
 	if !strings.Contains(notes.String(), "metric judges (lenratio, f1): mean score") {
 		t.Errorf("summary notes do not call lenratio a mean score:\n%s", notes.String())
 	}

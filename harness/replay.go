@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
 
@@ -102,7 +103,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 		}
 		if s2, serr := runlog.Summarize(p.Dir); serr == nil {
 			sum = s2
-			if werr := s2.Write(p.Dir); werr != nil && err == nil {
+			if werr := summary.Write(p.Dir, s2); werr != nil && err == nil {
 				err = werr
 			}
 		}

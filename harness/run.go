@@ -28,6 +28,7 @@ import (
 	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
 
@@ -366,7 +367,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
 		return nil, err
 	}
-	if err := sum.Write(p.Dir); err != nil {
+	if err := summary.Write(p.Dir, sum); err != nil {
 		return nil, err
 	}
 	return sum, runErr

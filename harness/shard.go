@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // ParseShard parses "I/N" (I from 0, N >= 1). "auto/N" takes I from
@@ -228,5 +229,5 @@ func Merge(dirs []string, out string) (*runlog.Summary, error) {
 	if err := runlog.WriteJSON(filepath.Join(out, runlog.ManifestFile), m); err != nil {
 		return nil, err
 	}
-	return sum, sum.Write(out)
+	return sum, summary.Write(out, sum)
 }

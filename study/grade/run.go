@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/summary"
 )
 
 // runDir is a finished run's answers and the judgments it already has.
@@ -82,7 +83,7 @@ func finish(dir string, judges []runlog.JudgeInfo) (*runlog.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sum, sum.Write(dir)
+	return sum, summary.Write(dir, sum)
 }
 
 // lockRun takes the writer lock of a run directory before judge or grade

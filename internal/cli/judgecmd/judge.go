@@ -18,6 +18,7 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/grade"
+	"github.com/membench/membench/summary"
 )
 
 // Options are the judge command's inputs.
@@ -179,7 +180,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	fmt.Fprintln(o.Out)
-	return sum.Print(o.Out)
+	return summary.Print(o.Out, sum)
 }
 
 // replayInfo is what a judge --replay did.

@@ -10,6 +10,7 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // NewCmd builds `membench merge`.
@@ -48,7 +49,7 @@ summary equal a single-machine run's (costs are summed over the shards).`,
 					Shards    int    `json:"shards"`
 				}{sum, out, len(dirs)})
 			}
-			sum.Print(cmd.OutOrStdout())
+			summary.Print(cmd.OutOrStdout(), sum)
 			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards into %s\n", len(dirs), out)
 			return nil
 		},

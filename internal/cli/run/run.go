@@ -26,6 +26,7 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
 
@@ -264,7 +265,7 @@ func Run(ctx context.Context, o *Options) error {
 			Artifacts string `json:"artifacts"`
 		}{sum, dir})
 	}
-	sum.Print(stdout)
+	summary.Print(stdout, sum)
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil
 }
@@ -321,7 +322,7 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	if o.JSON {
 		return cliflag.PrintJSON(stdout, sum)
 	}
-	sum.Print(stdout)
+	summary.Print(stdout, sum)
 	return nil
 }
 
