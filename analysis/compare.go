@@ -157,7 +157,7 @@ func (s *Source) InvalidBy(name string) map[string]bool {
 }
 
 // IsMetric says whether the named judge reports a mean score in this
-// source (its manifest, else the judge registry).
+// source (its manifest; without one, by the judge's name).
 func (s *Source) IsMetric(name string) bool {
 	if s.Manifest != nil {
 		return s.Manifest.IsMetric(name)

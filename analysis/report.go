@@ -407,8 +407,8 @@ func Table4(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 	return finish(t, v, allOffline), nil
 }
 
-// Measure names what a judge's column holds, as the judge registry
-// defines its kind: "accuracy (judge llm)" for verdict judges, "mean f1
+// Measure names what a judge's column holds, as the run's manifest
+// classes the judge: "accuracy (judge llm)" for verdict judges, "mean f1
 // score" for metric judges.
 func Measure(runs []*runlog.Run, judgeName string) string {
 	for _, r := range runs {
@@ -450,7 +450,7 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 	return notes
 }
 
-// metricJudges lists the runs' metric judges, as the registry classes them.
+// metricJudges lists the runs' metric judges, as their manifests class them.
 func metricJudges(runs []*runlog.Run) []string {
 	seen := map[string]bool{}
 	var out []string

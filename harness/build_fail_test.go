@@ -11,6 +11,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 const proseReply = "Sure! Caroline went to a support group and Melanie painted a sunrise."
@@ -53,7 +54,7 @@ func TestJSONIgnoringServerFailsTheBuild(t *testing.T) {
 		t.Fatalf("summary %+v: want degraded, no question answered", sum)
 	}
 	var tbl strings.Builder
-	sum.Print(&tbl)
+	summary.Print(&tbl, sum)
 	if !strings.Contains(tbl.String(), "DEGRADED") {
 		t.Fatalf("summary.md must mark the run:\n%s", tbl.String())
 	}

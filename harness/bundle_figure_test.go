@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
@@ -51,12 +52,12 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 	}
 	recorded := time.Since(start)
 	dir := runDir(t, cfg)
-	bundle := filepath.Join(out, "locomo-turns-rerank.tar.gz")
-	b, err := runlog.WriteBundle(dir, bundle, runlog.BundleOptions{Version: harness.Version()})
+	bundleFile := filepath.Join(out, "locomo-turns-rerank.tar.gz")
+	b, err := bundle.Write(dir, bundleFile, bundle.Options{Version: harness.Version()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := os.Stat(bundle)
+	st, err := os.Stat(bundleFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 			t.Logf("  %s: %.1f MB in the run directory", name, float64(fi.Size())/1e6)
 		}
 	}
-	t.Logf("bundle %s: %.1f MB", bundle, float64(st.Size())/1e6)
+	t.Logf("bundle %s: %.1f MB", bundleFile, float64(st.Size())/1e6)
 	if sum.Questions != 1986 {
 		t.Errorf("%d questions, want full LoCoMo's 1986", sum.Questions)
 	}

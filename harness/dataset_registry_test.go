@@ -10,6 +10,7 @@ import (
 	"github.com/membench/membench/datasets/datasettest"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // A dataset the harness knows nothing about, registered by a package of
@@ -40,7 +41,7 @@ func TestRegisteredDatasetRunsEndToEnd(t *testing.T) {
 		t.Errorf("overall %+v over %d questions of %s, want 3 of 4 (refusal left out)", sum.Overall, sum.Questions, sum.Dataset)
 	}
 	var b strings.Builder
-	if err := sum.Print(&b); err != nil {
+	if err := summary.Print(&b, sum); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "overall (without refusal)") || !strings.Contains(b.String(), "inference") {

@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 func verdicts(t *testing.T, dir string) map[string]string {
@@ -90,7 +91,7 @@ func TestBaseURLCredentialsNeverWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	var printed bytes.Buffer
-	sum.Print(&printed)
+	summary.Print(&printed, sum)
 	dir := runDir(t, cfg)
 	man, _ := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if !strings.Contains(string(man), "http://[redacted]@127.0.0.1") || strings.Contains(string(man), user) {

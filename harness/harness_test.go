@@ -12,6 +12,7 @@ import (
 
 	"github.com/membench/membench/harness"
 	_ "github.com/membench/membench/internal/answer"
+	"github.com/membench/membench/summary"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -72,7 +73,7 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 				t.Errorf("want a row per category (5), got %d", len(sum.Groups))
 			}
 			var b strings.Builder
-			sum.Print(&b)
+			summary.Print(&b, sum)
 			if !strings.Contains(b.String(), "OFFLINE") || !strings.Contains(b.String(), "build:") {
 				t.Errorf("the table must say it is offline and give the cost line:\n%s", b.String())
 			}

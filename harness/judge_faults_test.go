@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // judgeServer is a fake judge model: every chat request is a judge call
@@ -133,7 +134,7 @@ func TestUnparseableVerdictsAreInvalidAndReasked(t *testing.T) {
 		t.Fatalf("%d valid llm verdicts, want %d", len(valid), sum.Questions-nBad)
 	}
 	var tbl strings.Builder
-	sum.Print(&tbl)
+	summary.Print(&tbl, sum)
 	if !strings.Contains(tbl.String(), "INVALID: judge llm gave no verdict on") || !strings.Contains(tbl.String(), "Hmm, hard to say.") {
 		t.Fatalf("the summary must show the invalid count and a reply:\n%s", tbl.String())
 	}

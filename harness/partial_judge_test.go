@@ -12,6 +12,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/summary"
 )
 
 // A judge that saw only some questions (human grading in progress) shows
@@ -54,7 +55,7 @@ func TestPartialJudgeShowsItsN(t *testing.T) {
 		t.Fatalf("judged counts %v, want human=4 and full judges absent", sum.Overall.Judged)
 	}
 	var out strings.Builder
-	sum.Print(&out)
+	summary.Print(&out, sum)
 	if !strings.Contains(out.String(), "100.00 (n=4)") {
 		t.Fatalf("table should mark the partial human column:\n%s", out.String())
 	}

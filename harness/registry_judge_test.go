@@ -11,12 +11,13 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // lengthRatio is a throw-away metric judge: the share of the gold's length
 // the prediction reaches, capped at 1. It exists only to prove that a new
-// judge is one registration, and that every reader asks the registry what
-// kind of judge it is.
+// judge is one registration, that the manifest records its kind, and that
+// every reader reads the kind from there.
 type lengthRatio struct{ name string }
 
 func (l lengthRatio) Name() string { return l.name }
@@ -50,13 +51,13 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info *judge.Info
+	var info *runlog.JudgeInfo
 	for i := range r.Manifest.JudgeSpecs {
 		if r.Manifest.JudgeSpecs[i].Name == "lenratio" {
 			info = &r.Manifest.JudgeSpecs[i]
 		}
 	}
-	if info == nil || info.Class != judge.KindMetric || info.Description == "" {
+	if info == nil || info.Class != runlog.JudgeMetric || info.Description == "" {
 		t.Fatalf("manifest judge_specs lacks lenratio as a metric: %+v", r.Manifest.JudgeSpecs)
 	}
 
@@ -68,7 +69,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 		t.Errorf("summary overall lenratio = %v (%v), want a mean score in (0,100]", v, ok)
 	}
 	var notes strings.Builder
-	sum.Print(&notes)
+	summary.Print(&notes, sum)
 	if !strings.Contains(notes.String(), "metric judges (lenratio, f1): mean score") {
 		t.Errorf("summary notes do not call lenratio a mean score:\n%s", notes.String())
 	}

@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
 
@@ -48,7 +50,7 @@ type ReplayOptions struct {
 // the user's own command or URL (o.Opts), paths it recorded (the dataset,
 // prompt files) are not read (prompts come from the bundle's own text,
 // checked by hash), and calls it lacks go only to o.BaseURL.
-func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Writer) (*runlog.Summary, error) {
+func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Writer) (*runlog.Summary, error) {
 	cfg := b.Manifest.Config.WithoutEndpoints()
 	cfg.RunID = b.Manifest.RunID
 	// Checked before anything is written under --results: the id is the
@@ -101,7 +103,7 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 		}
 		if s2, serr := runlog.Summarize(p.Dir); serr == nil {
 			sum = s2
-			if werr := s2.Write(p.Dir); werr != nil && err == nil {
+			if werr := summary.Write(p.Dir, s2); werr != nil && err == nil {
 				err = werr
 			}
 		}
@@ -113,7 +115,7 @@ func Replay(ctx context.Context, b *runlog.Bundle, o ReplayOptions, log io.Write
 // replayOptions are the bundle's system options with every option that
 // points outside membench taken from the user instead (opts); the user
 // may give no other option.
-func replayOptions(b *runlog.Bundle, opts systems.Options) (systems.Options, error) {
+func replayOptions(b *bundle.Bundle, opts systems.Options) (systems.Options, error) {
 	cfg := b.Manifest.Config
 	spec, err := systems.Lookup(cfg.System)
 	if err != nil {
@@ -152,7 +154,7 @@ func replayOptions(b *runlog.Bundle, opts systems.Options) (systems.Options, err
 // run) for commands that read runs, with a config safe to reuse: no
 // server or key variable from the bundle, prompts pointing at the copies
 // written into dir/prompts.
-func UnpackBundle(b *runlog.Bundle, dir string) error {
+func UnpackBundle(b *bundle.Bundle, dir string) error {
 	if runlog.IsRunDir(dir) {
 		return badinput.Errorf("%s already holds a run; unpack the bundle into another directory", dir)
 	}
@@ -171,8 +173,8 @@ func UnpackBundle(b *runlog.Bundle, dir string) error {
 // --judge-prompt, a judge's prompt=) at the bundle's copy of its text,
 // written into runDir/prompts, so no path the bundle names is read. A
 // prompt the bundle lacks, or whose hash it does not record, is refused.
-func localPrompts(b *runlog.Bundle, cfg runlog.Config, runDir string) (runlog.Config, error) {
-	hashes := b.Manifest.PromptFiles()
+func localPrompts(b *bundle.Bundle, cfg runlog.Config, runDir string) (runlog.Config, error) {
+	hashes := bundle.PromptFiles(b.Manifest)
 	dir := filepath.Join(runDir, "prompts")
 	local := func(what, path string) (string, error) {
 		sum, ok := hashes[path]
@@ -223,7 +225,7 @@ func localPrompts(b *runlog.Bundle, cfg runlog.Config, runDir string) (runlog.Co
 // alreadyReplayed is the summary of a finished replay of the same bundle
 // already in the run's folder (replaying twice is a no-op); any other run
 // there is refused.
-func alreadyReplayed(b *runlog.Bundle, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
+func alreadyReplayed(b *bundle.Bundle, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
 	dir := cfg.Dir()
 	m, err := runlog.LoadManifest(dir)
 	if err == nil && m.Replay != nil && m.Replay.Bundle == filepath.Base(b.Path) && m.RunID == b.Manifest.RunID {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
@@ -70,15 +71,15 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
 	cfg, orig := recordRun(t, srv.URL)
 	dir := runDir(t, cfg)
-	bundle := filepath.Join(t.TempDir(), "run.tar.gz")
-	b, err := runlog.WriteBundle(dir, bundle, runlog.BundleOptions{Version: "test"})
+	bundleFile := filepath.Join(t.TempDir(), "run.tar.gz")
+	b, err := bundle.Write(dir, bundleFile, bundle.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Replies) == 0 {
 		t.Fatal("the bundle holds no replies")
 	}
-	raw, _ := os.ReadFile(bundle)
+	raw, _ := os.ReadFile(bundleFile)
 	if strings.Contains(string(raw), "sk-test-replay-never-logged") {
 		t.Fatal("the API key is in the bundle")
 	}
@@ -87,7 +88,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 	srv.Close()
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
-	opened, err := runlog.OpenBundle(bundle)
+	opened, err := bundle.Open(bundleFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 func TestReplayNamesACallTheBundleLacks(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
 	cfg, _ := recordRun(t, srv.URL)
-	b, err := runlog.WriteBundle(runDir(t, cfg), filepath.Join(t.TempDir(), "b.tar.gz"), runlog.BundleOptions{Version: "test"})
+	b, err := bundle.Write(runDir(t, cfg), filepath.Join(t.TempDir(), "b.tar.gz"), bundle.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestWriteCIBundle(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(ciBundle), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runlog.WriteBundle(runDir(t, cfg), ciBundle, runlog.BundleOptions{Version: "recorded-by-test"}); err != nil {
+	if _, err := bundle.Write(runDir(t, cfg), ciBundle, bundle.Options{Version: "recorded-by-test"}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.MarshalIndent(sum, "", "  ")
@@ -187,7 +188,7 @@ func TestWriteCIBundle(t *testing.T) {
 }
 
 func TestCommittedBundleReplays(t *testing.T) {
-	b, err := runlog.OpenBundle(ciBundle)
+	b, err := bundle.Open(ciBundle)
 	if err != nil {
 		t.Fatal(err)
 	}

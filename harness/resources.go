@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/internal/badinput"
@@ -331,7 +332,7 @@ func (r *Resources) openTape() error {
 		return nil
 	}
 	var err error
-	r.tape, r.tapeOut, err = runlog.OpenRecorder(r.cfg.Dir())
+	r.tape, r.tapeOut, err = bundle.OpenRecorder(r.cfg.Dir())
 	return err
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
 
@@ -94,7 +95,7 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 	cfg, spec, set, ds, embedNote := r.cfg, r.spec, r.prompts, r.data, r.embedNote
 	var shard *runlog.ShardInfo
 	if cfg.Shard != "" {
-		i, n, err := runlog.ParseShard(cfg.Shard, "")
+		i, n, err := ParseShard(cfg.Shard, "")
 		if err != nil {
 			return nil, badinput.Wrap(err)
 		}
@@ -385,7 +386,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
 		return nil, err
 	}
-	if err := sum.Write(p.Dir); err != nil {
+	if err := summary.Write(p.Dir, sum); err != nil {
 		return nil, err
 	}
 	return sum, runErr
@@ -756,7 +757,7 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 		untrack := p.bar.track(jm)
 		err := judging.Each(llm.WithCallMeter(ctx, jm), []judge.Judge{jd}, s, p.Cfg.System, nil, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
 			if tr != nil {
-				tr.Judges = append(tr.Judges, runlog.NewJudgeCall(j, v, secs))
+				tr.Judges = append(tr.Judges, judging.TranscriptCall(j, v, secs))
 			}
 			if err := p.writeCosts(files, conv, q, "judge:"+j.Judge, jm); err != nil {
 				return err

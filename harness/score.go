@@ -21,6 +21,7 @@ import (
 	"github.com/membench/membench/internal/jsonl"
 	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/summary"
 )
 
 // Prediction is one line of an external predictions file.
@@ -241,7 +242,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		}
 	}
 	sort.Strings(missing)
-	return sum, missing, sum.Write(sc.Out)
+	return sum, missing, summary.Write(sc.Out, sum)
 }
 
 // addedLater is what `membench judge` and `grade` added to an earlier
@@ -249,7 +250,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 // run, their manifest entries, and the costs they metered.
 type addedLater struct {
 	judgments []any
-	specs     []judge.Info
+	specs     []runlog.JudgeInfo
 	costs     []any
 }
 

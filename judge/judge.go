@@ -1,7 +1,8 @@
 // Package judge scores predictions: LoCoMo's lexical metrics (F1, BLEU-1),
 // the adversarial/abstention check, LLM judges and an offline lexical judge.
-// Judges register and describe themselves (registry.go); everything that
-// asks whether a judge is a metric or gives verdicts asks the registry.
+// Judges register and describe themselves (registry.go); a run's manifest
+// records each description, class included, and readers of the run read
+// the class from there, never from this registry.
 package judge
 
 import (

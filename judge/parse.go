@@ -221,7 +221,8 @@ type Info struct {
 	Description string            `json:"description,omitempty"`
 	Model       *llm.ModelID      `json:"model,omitempty"` // backend, model and base URL (never credentials)
 	Threshold   float64           `json:"threshold,omitempty"`
-	Prompts     map[string]string `json:"prompts,omitempty"` // template -> sha256 [(file)]
+	Prompts     map[string]string `json:"prompts,omitempty"`  // template -> sha256 [(file)]
+	AddedBy     string            `json:"added_by,omitempty"` // Spec.AddedBy: the command that logs a judge no run builds
 }
 
 // Describer is implemented by judges that describe themselves beyond
@@ -243,16 +244,9 @@ func Describe(j Judge) Info {
 		if in.Description == "" {
 			in.Description = sp.Description
 		}
+		if in.AddedBy == "" {
+			in.AddedBy = sp.AddedBy
+		}
 	}
 	return in
-}
-
-// SpecKind is the judge kind a --judge spec builds ("f1,threshold=0.3" →
-// f1, "gpt4o=openai:gpt-4o-mini" → llm), without building it.
-func SpecKind(spec string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(spec), ",")
-	if strings.Contains(first, "=") {
-		return "llm" // NAME=BACKEND:MODEL or name=…,backend=…: a model judge
-	}
-	return strings.ToLower(strings.TrimSpace(first))
 }

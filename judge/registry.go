@@ -116,10 +116,3 @@ func Known() []string {
 	}
 	return out
 }
-
-// KindOf is the kind of a judge kind name; ok is false for names the
-// registry does not know.
-func KindOf(kind string) (Kind, bool) {
-	s, ok := Lookup(kind)
-	return s.Kind, ok
-}

@@ -22,7 +22,6 @@ import (
 
 	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/jsonl"
-	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -66,7 +65,7 @@ type Manifest struct {
 	// JudgeSpecs describes every judge in Judges in full (kind, model,
 	// prompt hashes, threshold), including judges added later by
 	// `membench judge` and `membench grade`.
-	JudgeSpecs []judge.Info `json:"judge_specs,omitempty"`
+	JudgeSpecs []JudgeInfo `json:"judge_specs,omitempty"`
 	// DatasetGroups are the dataset's question groups in the order its
 	// spec gives them, with which abstain, so a reader orders and scores
 	// the groups without knowing the dataset. Manifests written before
@@ -538,7 +537,7 @@ func (a *Appender) Close() error {
 // ReadJSONL decodes every line of path into a T. A missing file is empty; a
 // torn last line (from an interrupted run) is skipped; any other bad line
 // is an error naming the file and line. Lines may be of any length. Records
-// with a Check method (judge.Judgment) are checked, so a score of 5 is
+// with a Check method (Judgment) are checked, so a score of 5 is
 // refused where it is read rather than skewing every statistic after it.
 func ReadJSONL[T any](path string) ([]T, error) {
 	f, err := os.Open(path)
@@ -734,11 +733,6 @@ func (j *Judgment) Check() error {
 // Key identifies the (system, question, judge) a line is about; readers keep
 // the last line per key.
 func (j Judgment) Key() string { return j.System + "\x00" + j.QuestionID + "\x00" + j.Judge }
-
-// NewJudgment logs judge's verdict on question of system.
-func NewJudgment(question, system, judgeName string, v judge.Verdict) Judgment {
-	return Judgment{QuestionID: question, System: system, Judge: judgeName, Correct: v.Correct, Score: v.Score, Reason: v.Reason, Raw: v.Raw, Invalid: v.Invalid}
-}
 
 // ReplayInfo records a run reproduced from a bundle.
 type ReplayInfo struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // The committed bundle was recorded by a membench whose answer records had
@@ -57,7 +58,7 @@ func TestOldRunReadsTheSame(t *testing.T) {
 		t.Errorf("overall %+v, old binary %+v", s.Overall, old.Overall)
 	}
 	var md strings.Builder
-	if err := s.Table().Markdown(&md); err != nil {
+	if err := summary.Table(s).Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "overall (without adversarial)") {
@@ -161,7 +162,7 @@ func TestSummaryOfUnknownDataset(t *testing.T) {
 		t.Errorf("overall %+v, groups %+v", s.Overall, s.Groups)
 	}
 	var md strings.Builder
-	if err := s.Table().Markdown(&md); err != nil {
+	if err := summary.Table(s).Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "overall (without refuse)") {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
 
@@ -107,7 +106,7 @@ func computeStatus(m Manifest, answers []AnswerRecord, judgments []Judgment) Sta
 		s.State = StateIncomplete
 	}
 	for _, j := range m.Judges {
-		if loggedLater(m, j) {
+		if m.loggedLater(j) {
 			continue // human grades and imported verdicts may cover part of a run
 		}
 		if s.Judged[j] < s.Answered {
@@ -271,7 +270,7 @@ func (m Manifest) JudgeSpec(name string) string {
 		if in.Name != name {
 			continue
 		}
-		in.Description = "" // wording, not behaviour
+		in.Description, in.AddedBy = "", "" // wording, not behaviour
 		b, _ := json.Marshal(in)
 		return string(b)
 	}
@@ -373,18 +372,6 @@ func SidesOf(runs []*Run) []Side {
 		out[i] = Side{Label: r.ID(), Manifest: &r.Manifest}
 	}
 	return out
-}
-
-// loggedLater: the judge is one no run builds (human, peer-llm).
-func loggedLater(m Manifest, name string) bool {
-	kind := name
-	for _, in := range m.JudgeSpecs {
-		if in.Name == name {
-			kind = in.Kind
-		}
-	}
-	sp, ok := judge.Lookup(kind)
-	return ok && sp.New == nil
 }
 
 // EvidenceCount is one retrieval's evidence: the distinct evidence turn

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 )
@@ -15,7 +14,7 @@ func offlineManifest() runlog.Manifest {
 	return runlog.Manifest{Dataset: "locomo", DatasetSHA256: "aaaa", QuestionSetSHA256: "qqqq", Questions: 10, Embedder: "use-lite",
 		Models:     map[string]llm.ModelID{"build": off, "answer": off, "decide": off, "judge": off},
 		Judges:     []string{"lexical", "f1"},
-		JudgeSpecs: []judge.Info{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
+		JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
 }
 
 // A run whose roles are offline but whose judge is a real model is not
@@ -27,7 +26,7 @@ func TestBackendsNameTheOfflineParts(t *testing.T) {
 	}
 	real := llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
 	m.Judges = append(m.Judges, "gpt")
-	m.JudgeSpecs = append(m.JudgeSpecs, judge.Info{Name: "gpt", Kind: "llm", Model: &real})
+	m.JudgeSpecs = append(m.JudgeSpecs, runlog.JudgeInfo{Name: "gpt", Kind: "llm", Model: &real})
 	got := m.Backends()
 	if got != "mixed (offline: answer model, build model, decide model)" {
 		t.Errorf("real judge, offline roles: %q", got)

@@ -39,7 +39,7 @@ func LoadManifest(dir string) (Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, fmt.Errorf("%s: %v (fix or re-run to rewrite it)", p, err)
 	}
-	return m, m.checkSchema(p)
+	return m, m.CheckSchema(p)
 }
 
 // ManifestSchema is the major version of the manifest layout this
@@ -47,9 +47,9 @@ func LoadManifest(dir string) (Manifest, error) {
 // older manifest reads the same; a newer major one is refused.
 const ManifestSchema = 1
 
-// checkSchema refuses a manifest written in a newer layout, naming the
+// CheckSchema refuses a manifest written in a newer layout, naming the
 // membench that wrote it; src says where the manifest came from.
-func (m Manifest) checkSchema(src string) error {
+func (m Manifest) CheckSchema(src string) error {
 	if m.Schema > ManifestSchema {
 		return badinput.Errorf("%s: manifest schema %d, written by membench %s, is newer than this membench reads (%d): upgrade membench to read it", src, m.Schema, m.Membench, ManifestSchema)
 	}

@@ -1,10 +1,8 @@
 package runlog
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,7 +10,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
 )
 
@@ -386,134 +383,6 @@ func retrievalStats(retr []RetrievalRecord, ans map[string]AnswerRecord) (TokenS
 	}
 	return ts, rec
 }
-
-// Table is the per-group score table.
-func (s *Summary) Table() *report.Table {
-	t := &report.Table{Title: fmt.Sprintf("%s on %s (run %s)", s.System, s.Dataset, s.RunID)}
-	if s.Degraded {
-		t.Title += " — DEGRADED BUILD"
-	}
-	t.Header = append([]string{"group", "n"}, s.Judges...)
-	row := func(g Group) {
-		cells := []any{g.Name, g.N}
-		for _, j := range s.Judges {
-			if v, ok := g.Scores[j]; ok {
-				cell := report.F(v, 2)
-				if n, partial := g.Judged[j]; partial {
-					cell += fmt.Sprintf(" (n=%d)", n)
-				}
-				cells = append(cells, cell)
-			} else {
-				cells = append(cells, "-")
-			}
-		}
-		t.Add(cells...)
-	}
-	for _, g := range s.Groups {
-		row(g)
-	}
-	overall := s.Overall
-	if left := s.abstainingGroups(); len(left) > 0 {
-		overall.Name = "overall (without " + strings.Join(left, ", ") + ")"
-	}
-	row(overall)
-	t.Notes = s.notes()
-	return t
-}
-
-// abstainingGroups names the groups left out of the overall row.
-func (s *Summary) abstainingGroups() []string {
-	var out []string
-	for _, g := range s.Groups {
-		if g.Abstains {
-			out = append(out, g.Name)
-		}
-	}
-	return out
-}
-
-func (s *Summary) notes() []string {
-	b := s.Build
-	var notes []string
-	if s.Degraded {
-		notes = append(notes, fmt.Sprintf("DEGRADED: %d of %d memory-build requests failed (their replies were unusable, e.g. %q); these scores are not the system's", s.BuildFailed, s.BuildRequests, s.FirstFailure))
-	} else if s.BuildFailed > 0 {
-		notes = append(notes, fmt.Sprintf("build: %d of %d memory-build requests failed (within the limit)", s.BuildFailed, s.BuildRequests))
-	}
-	made := s.Stages[string(llm.StageBuild)]
-	made.merge(s.Redone[string(llm.StageBuild)])
-	if made.Calls != b.Calls || made.InputTokens != b.InputTokens || made.OutputTokens != b.OutputTokens {
-		// An interrupted build, or a conversation built again on resume:
-		// the calls made (costs.jsonl) are not those of the finished
-		// memories (build.jsonl); say both.
-		notes = append(notes, fmt.Sprintf("build: %d calls made, %d input + %d output tokens, over every attempt (costs.jsonl); finished memory builds: %d calls, %d input + %d output tokens, %.1f s (build.jsonl; Ingest time summed over conversations)",
-			made.Calls, made.InputTokens, made.OutputTokens, b.Calls, b.InputTokens, b.OutputTokens, b.Seconds))
-	} else {
-		notes = append(notes, fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s (Ingest time summed over conversations)", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds))
-	}
-	for _, st := range []string{"retrieve", "answer", "judge"} {
-		if c, ok := s.Stages[st]; ok {
-			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s in calls", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))
-		}
-	}
-	if c := s.RedoneCalls(); c.Calls > 0 {
-		notes = append(notes, fmt.Sprintf("cut off or redone after an interruption: %d calls (%d cached), %d input + %d output tokens; the retrieve, answer and judge lines count each question once", c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens))
-	}
-	if c, ok := s.Stages["embed:embedding"]; ok {
-		notes = append(notes, fmt.Sprintf("embeddings: %d texts, %d tokens, %.1f s", c.Calls, c.InputTokens, c.Seconds))
-	}
-	// Scored predictions and peers' results have no retrievals; a line of
-	// zeros there reads like a retrieval failure.
-	if s.ContextTokens.N > 0 {
-		notes = append(notes, fmt.Sprintf("context: mean %.0f tokens (min %d, max %d) over %d questions; evidence recall %.1f%% (questions with evidence, abstention questions excluded)",
-			s.ContextTokens.Mean, s.ContextTokens.Min, s.ContextTokens.Max, s.ContextTokens.N, 100*s.EvidenceRecall))
-	}
-	for _, j := range s.Judges {
-		if n := s.Invalid[j]; n > 0 {
-			notes = append(notes, fmt.Sprintf("INVALID: judge %s gave no verdict on %d of %d questions (e.g. %q); they are left out of its scores (see (n=...)); rerun the same command to re-ask only those", j, n, s.Questions, s.FirstInvalid[j]))
-		}
-	}
-	metrics := "none"
-	if len(s.Metrics) > 0 {
-		metrics = strings.Join(s.Metrics, ", ")
-	}
-	overallNote := "overall scores every question"
-	if left := s.abstainingGroups(); len(left) > 0 {
-		overallNote = "overall leaves out the questions whose right answer is to decline (" + strings.Join(left, ", ") + "), as the papers do"
-	}
-	notes = append(notes, "scores: verdict judges: accuracy × 100; metric judges ("+metrics+"): mean score × 100; "+overallNote)
-	if d := s.CacheDamaged; d.Total() > 0 {
-		notes = append(notes, fmt.Sprintf("CACHE: %d damaged entries (LLM cache %d, embedding cache %d, token counts %d) failed their checksum and were recomputed and rewritten; results are unaffected, but a cache file that keeps doing this sits on failing storage", d.Total(), d.LLM, d.Embeddings, d.Tokens))
-	}
-	if r := s.Replay; r != nil {
-		notes = append(notes, fmt.Sprintf("replayed from bundle %s (membench %s, %d recorded replies); %d calls were not in the bundle and went to the backend", r.Bundle, r.Membench, r.Replies, r.Fresh))
-	}
-	if s.Offline {
-		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics (offline heuristics); these numbers measure retrieval and the pipeline, not LLM quality")
-	} else if len(s.OfflineParts) > 0 {
-		notes = append(notes, "PARTLY OFFLINE: "+strings.Join(s.OfflineParts, ", ")+" ran on the offline backend (offline heuristics); figures that depend on them measure the pipeline, not LLM quality")
-	}
-	if s.EmbedderNote != "" {
-		notes = append(notes, "EMBEDDER: "+s.EmbedderNote)
-	} else {
-		notes = append(notes, "embedder: "+s.Embedder)
-	}
-	return notes
-}
-
-// Write stores summary.json and summary.md in dir.
-func (s *Summary) Write(dir string) error {
-	if err := WriteJSON(filepath.Join(dir, SummaryJSON), s); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# membench run %s\n\n", s.RunID)
-	s.Table().Markdown(&buf)
-	return WriteFileAtomic(filepath.Join(dir, SummaryMD), buf.Bytes())
-}
-
-// Print writes the terminal table.
-func (s *Summary) Print(w io.Writer) error { return s.Table().Terminal(w) }
 
 // sortedKeys orders map keys so the same artifacts give the same output.
 func sortedKeys[V any](m map[string]V) []string {

@@ -19,7 +19,6 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/membench/membench/internal/jsonenc"
-	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -90,12 +89,6 @@ func (t Transcript) compact() Transcript {
 	}
 	t.Answer.Messages = msgs
 	return t
-}
-
-// NewJudgeCall is a judge's work on a question as a transcript holds it.
-func NewJudgeCall(j Judgment, v judge.Verdict, seconds float64) JudgeCall {
-	return JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason,
-		Call: Call{Messages: v.Request, Raw: v.Raw, Usage: v.Usage, Cached: v.Cached, Seconds: seconds}}
 }
 
 // Call is one model request and its raw reply.

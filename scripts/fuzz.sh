@@ -22,7 +22,7 @@ targets=(
   ./systems/structmem:FuzzParseLinks
   ./systems/flat:FuzzFlatReplies
   ./study/peers:FuzzPeersParsers
-  ./runlog:FuzzOpenBundle
+  ./bundle:FuzzOpenBundle
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter
   ./llm:FuzzRedactURL

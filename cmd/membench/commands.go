@@ -7,7 +7,7 @@ import (
 
 	"github.com/membench/membench/internal/cli/agreement"
 	cliaudit "github.com/membench/membench/internal/cli/audit"
-	clibundle "github.com/membench/membench/internal/cli/bundle"
+	"github.com/membench/membench/internal/cli/bundlecmd"
 	"github.com/membench/membench/internal/cli/compare"
 	clidatasets "github.com/membench/membench/internal/cli/datasets"
 	"github.com/membench/membench/internal/cli/diagnose"
@@ -50,7 +50,7 @@ func commands() []*cobra.Command {
 		cligrade.NewCmd(),
 		cliprereg.NewCmd(),
 		cliview.NewCmd(),
-		clibundle.NewCmd(),
+		bundlecmd.NewCmd(),
 		version.NewCmd(),
 		climerge.NewCmd(),
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // A build cut off by kill -9 leaves its spend in costs.jsonl: the calls it
@@ -147,7 +148,7 @@ func TestKill9MidBuildRecordsItsSpend(t *testing.T) {
 		t.Errorf("build calls made over both attempts %d, want %d (an uninterrupted run's) + %d (cut off)", made, refSum.Build.Calls, cut)
 	}
 	var notes bytes.Buffer
-	sum.Print(&notes)
+	summary.Print(&notes, sum)
 	if !strings.Contains(notes.String(), fmt.Sprintf("cut off or redone after an interruption: %d calls", cut)) {
 		t.Errorf("the summary does not state the %d cut-off calls:\n%s", cut, notes.String())
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,6 +112,56 @@ func TestReadersDoNotDependOnTheEngine(t *testing.T) {
 		if !seen[reader] {
 			t.Errorf("reader package %s not found; update the list in this test", reader)
 		}
+	}
+}
+
+// runlogMayImport are the membench packages the run log may import: the
+// types of the records it stores (datasets, llm, systems) and leaf
+// utilities. The run log is the bottom layer; this list only shrinks.
+var runlogMayImport = []string{"datasets", "llm", "systems", "internal/badinput", "internal/jsonenc", "internal/jsonl", "internal/names"}
+
+// aboveRunlog are packages the run log must not depend on even through
+// another: judges (a run's manifest says how to read each), tables, and
+// everything that writes or reads runs through it.
+var aboveRunlog = []string{"judge", "internal/report", "internal/judging", "harness", "analysis", "bundle", "summary", "study", "internal/cli", "cmd"}
+
+// runlogViolations lists what p, the run log, imports beyond
+// runlogMayImport or depends on among aboveRunlog.
+func runlogViolations(p pkg) []string {
+	var bad []string
+	for _, imp := range p.Imports {
+		r := rel(imp)
+		if !strings.HasPrefix(imp, module) || slices.Contains(runlogMayImport, r) {
+			continue
+		}
+		bad = append(bad, "imports "+r)
+	}
+	for _, d := range p.Deps {
+		if !strings.HasPrefix(d, module+"/") {
+			continue
+		}
+		for _, above := range aboveRunlog {
+			if under(rel(d), above) && !slices.Contains(bad, "imports "+rel(d)) {
+				bad = append(bad, "depends on "+rel(d))
+			}
+		}
+	}
+	return bad
+}
+
+func TestRunlogIsTheBottomLayer(t *testing.T) {
+	found := false
+	for _, p := range listPackages(t) {
+		if rel(p.ImportPath) != "runlog" {
+			continue
+		}
+		found = true
+		for _, v := range runlogViolations(p) {
+			t.Errorf("runlog %s: the run log sits below judges, tables and every package that reads runs; move the code that needs it to its user (bundle, summary, harness, analysis) or record what readers need in the manifest", v)
+		}
+	}
+	if !found {
+		t.Error("package runlog not found; update this test")
 	}
 }
 
@@ -278,6 +329,13 @@ func TestChecksCatchViolations(t *testing.T) {
 	}
 	if got := cliImports(pkg{ImportPath: module + "/internal/client", Imports: []string{module + "/internal/clix"}}); len(got) != 0 {
 		t.Errorf("a name merely starting with cli flagged: %v", got)
+	}
+	if got := runlogViolations(pkg{ImportPath: module + "/runlog", Imports: []string{module + "/llm", module + "/judge", "fmt"},
+		Deps: []string{module + "/llm", module + "/judge", module + "/internal/report", module + "/internal/reporting"}}); len(got) != 2 {
+		t.Errorf("runlog importing judge and depending on internal/report: %v, want 2 violations (and none for internal/reporting)", got)
+	}
+	if got := runlogViolations(pkg{ImportPath: module + "/runlog", Imports: []string{module + "/systems", module + "/internal/jsonl"}, Deps: []string{module + "/systems", module + "/datasets"}}); len(got) != 0 {
+		t.Errorf("runlog's allowed imports flagged: %v", got)
 	}
 	src := `package x
 

@@ -164,7 +164,8 @@ func Each(ctx context.Context, judges []judge.Judge, s judge.Sample, system stri
 			}
 			return fmt.Errorf("judge %s: %w", j.Name(), err)
 		}
-		if err := write(runlog.NewJudgment(s.Question.ID, system, j.Name(), v), v, time.Since(start).Seconds()); err != nil {
+		rec := runlog.Judgment{QuestionID: s.Question.ID, System: system, Judge: j.Name(), Correct: v.Correct, Score: v.Score, Reason: v.Reason, Raw: v.Raw, Invalid: v.Invalid}
+		if err := write(rec, v, time.Since(start).Seconds()); err != nil {
 			return err
 		}
 	}
@@ -181,10 +182,25 @@ func Names(js []judge.Judge) []string {
 }
 
 // Describe lists the judges' manifest entries in order.
-func Describe(js []judge.Judge) []judge.Info {
-	out := make([]judge.Info, len(js))
+func Describe(js []judge.Judge) []runlog.JudgeInfo {
+	out := make([]runlog.JudgeInfo, len(js))
 	for i, j := range js {
-		out[i] = judge.Describe(j)
+		out[i] = Info(judge.Describe(j))
 	}
 	return out
+}
+
+// Info is a judge's description as the manifest records it: every field
+// a reader needs (the class above all) is written down, so no reader has
+// to ask a registry that may not know the judge.
+func Info(in judge.Info) runlog.JudgeInfo {
+	return runlog.JudgeInfo{Name: in.Name, Kind: in.Kind, Class: string(in.Class), Description: in.Description,
+		Model: in.Model, Threshold: in.Threshold, Prompts: in.Prompts, AddedBy: in.AddedBy}
+}
+
+// TranscriptCall is a judge's work on a question as a transcript holds
+// it: the logged judgment j with the model's request and reply from v.
+func TranscriptCall(j runlog.Judgment, v judge.Verdict, seconds float64) runlog.JudgeCall {
+	return runlog.JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason,
+		Call: runlog.Call{Messages: v.Request, Raw: v.Raw, Usage: v.Usage, Cached: v.Cached, Seconds: seconds}}
 }

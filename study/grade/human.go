@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 )
@@ -178,7 +179,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 	}
 	for _, r := range runs {
 		if res.PerRun[r.dir] > 0 || hasHuman(r) {
-			if _, err := finish(r.dir, []judge.Info{judge.Describe(humanJudge{})}); err != nil {
+			if _, err := finish(r.dir, judging.Describe([]judge.Judge{humanJudge{}})); err != nil {
 				return res, err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/runlog"
 
@@ -82,7 +83,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 		defSpec = cfg.Model
 	}
 	// Judging needs no embedder and no other role's model.
-	rec, recOut, err := runlog.OpenRecorder(dir)
+	rec, recOut, err := bundle.OpenRecorder(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -168,7 +169,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 						if tx == nil {
 							return nil
 						}
-						return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, runlog.NewJudgeCall(jm, v, secs)))
+						return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, judging.TranscriptCall(jm, v, secs)))
 					})
 					if err != nil && gctx.Err() == nil && errors.Is(err, llm.ErrBadReply) {
 						// The retry layer already retried this reply: the

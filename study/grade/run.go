@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/summary"
 )
 
 // runDir is a finished run's answers and the judgments it already has.
@@ -76,7 +76,7 @@ func Question(a runlog.AnswerRecord) *datasets.Question {
 
 // finish lists the judges in the run's manifest (so the summary shows
 // them) and rewrites summary.json/summary.md.
-func finish(dir string, judges []judge.Info) (*runlog.Summary, error) {
+func finish(dir string, judges []runlog.JudgeInfo) (*runlog.Summary, error) {
 	if err := runlog.AddJudges(dir, judges); err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func finish(dir string, judges []judge.Info) (*runlog.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sum, sum.Write(dir)
+	return sum, summary.Write(dir, sum)
 }
 
 // lockRun takes the writer lock of a run directory before judge or grade

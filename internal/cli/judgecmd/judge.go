@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
@@ -17,6 +18,7 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/grade"
+	"github.com/membench/membench/summary"
 )
 
 // Options are the judge command's inputs.
@@ -120,7 +122,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	var rep *replayInfo
 	if o.Replay != "" {
-		b, err := runlog.OpenBundle(o.Replay)
+		b, err := bundle.Open(o.Replay)
 		if err != nil {
 			return clierr.AsBad(err)
 		}
@@ -178,7 +180,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	fmt.Fprintln(o.Out)
-	return sum.Print(o.Out)
+	return summary.Print(o.Out, sum)
 }
 
 // replayInfo is what a judge --replay did.

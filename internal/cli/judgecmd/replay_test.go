@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/testutil"
@@ -90,8 +91,8 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := harnessDir(t, cfg)
-	bundle := filepath.Join(root, "run.tar.gz")
-	if _, err := runlog.WriteBundle(orig, bundle, runlog.BundleOptions{Version: "test"}); err != nil {
+	bundleFile := filepath.Join(root, "run.tar.gz")
+	if _, err := bundle.Write(orig, bundleFile, bundle.Options{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -105,7 +106,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 
 	// Re-judging with the run's own judge model under another name asks
 	// exactly the recorded requests: every verdict equals the original.
-	res, err := judgeJSON(t, &Options{Run: pub, Replay: bundle, Judges: []string{"again=openai:gpt-4o-mini"}, Rejudge: ro})
+	res, err := judgeJSON(t, &Options{Run: pub, Replay: bundleFile, Judges: []string{"again=openai:gpt-4o-mini"}, Rejudge: ro})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	}
 
 	// A judge on another model asks what the bundle never recorded.
-	_, err = judgeJSON(t, &Options{Run: pub, Replay: bundle, Judges: []string{"big=openai:gpt-4o"}, Rejudge: ro})
+	_, err = judgeJSON(t, &Options{Run: pub, Replay: bundleFile, Judges: []string{"big=openai:gpt-4o"}, Rejudge: ro})
 	var miss *llm.MissingError
 	if !errors.As(err, &miss) || clierr.Code(err) != 2 {
 		t.Fatalf("want a missing-reply error (exit 2), got %v", err)
@@ -166,7 +167,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	srv2 := llmtest.New(t, llmtest.WithChat(fakeJudge))
 	t.Setenv("OPENAI_API_KEY", "sk-test-reader")
 	t.Setenv("OPENAI_BASE_URL", srv2.URL)
-	res, err = judgeJSON(t, &Options{Run: pub, Replay: bundle, ReplayFallback: true, Judges: []string{"again2=openai:gpt-4o-mini", "big=openai:gpt-4o"}, Rejudge: ro})
+	res, err = judgeJSON(t, &Options{Run: pub, Replay: bundleFile, ReplayFallback: true, Judges: []string{"again2=openai:gpt-4o-mini", "big=openai:gpt-4o"}, Rejudge: ro})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	// next reader replays all its judges with no backend at all.
 	srv2.Close()
 	bundle2 := filepath.Join(reader, "run2.tar.gz")
-	if _, err := runlog.WriteBundle(pub, bundle2, runlog.BundleOptions{Version: "test"}); err != nil {
+	if _, err := bundle.Write(pub, bundle2, bundle.Options{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	pub2 := filepath.Join(t.TempDir(), "again")
@@ -220,7 +221,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range []*Options{
-		{Run: other, Replay: bundle, Judges: []string{"f1"}, Rejudge: ro},
+		{Run: other, Replay: bundleFile, Judges: []string{"f1"}, Rejudge: ro},
 		{Run: pub, ReplayFallback: true, Judges: []string{"f1"}, Rejudge: ro},
 		{Run: pub, Replay: filepath.Join(reader, "missing.tar.gz"), Judges: []string{"f1"}, Rejudge: ro},
 	} {

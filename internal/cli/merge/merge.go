@@ -2,14 +2,15 @@
 package merge
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // NewCmd builds `membench merge`.
@@ -37,10 +38,7 @@ summary equal a single-machine run's (costs are summed over the shards).`,
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			sum, err := runlog.Merge(dirs, out)
-			if errors.Is(err, runlog.ErrMergeInput) {
-				return clierr.AsBad(err)
-			}
+			sum, err := harness.Merge(dirs, out)
 			if err != nil {
 				return err
 			}
@@ -51,7 +49,7 @@ summary equal a single-machine run's (costs are summed over the shards).`,
 					Shards    int    `json:"shards"`
 				}{sum, out, len(dirs)})
 			}
-			sum.Print(cmd.OutOrStdout())
+			summary.Print(cmd.OutOrStdout(), sum)
 			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards into %s\n", len(dirs), out)
 			return nil
 		},

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/runlog"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,7 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
 
@@ -40,7 +42,7 @@ type Options struct {
 	JSON                bool   // print the summary as JSON on stdout
 	Replay              string // a bundle to reproduce (membench bundle)
 	ReplayFallback      bool   // with Replay: calls the bundle lacks go to the backend
-	ReplayLimits        runlog.BundleLimits
+	ReplayLimits        bundle.Limits
 	EnvBaseURL          string // OPENAI_BASE_URL, read at the edge (clienv)
 	Shard               string // I/N or auto/N (applied when set or in the file)
 	JobIndex            string // JOB_COMPLETION_INDEX, for --shard auto/N
@@ -127,7 +129,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
 	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply (and --opt for an outside system's cmd or url)")
 	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the backend configured here (--base-url, else $OPENAI_BASE_URL, else OpenAI; key from $OPENAI_API_KEY), never one the bundle names; the summary counts them")
-	def := runlog.DefaultBundleLimits
+	def := bundle.DefaultLimits
 	cliflag.Size(c, &o.ReplayLimits.Entry, "replay-max-entry", def.Entry, 1<<10, 1<<50, "with --replay: the most one bundle entry may unpack to, e.g. 2GiB")
 	cliflag.Size(c, &o.ReplayLimits.Total, "replay-max-total", def.Total, 1<<10, 1<<50, "with --replay: the most a whole bundle may unpack to, e.g. 8GiB")
 	cliflag.Float64(c, &o.ReplayLimits.Ratio, "replay-max-ratio", def.Ratio, 1, 1e6, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
@@ -199,7 +201,7 @@ func Run(ctx context.Context, o *Options) error {
 			base.Shard = o.Shard
 		}
 		// auto/N is resolved here, so the manifest names the part.
-		i, n, err := runlog.ParseShard(base.Shard, o.JobIndex)
+		i, n, err := harness.ParseShard(base.Shard, o.JobIndex)
 		if err != nil {
 			return clierr.AsBad(err)
 		}
@@ -263,7 +265,7 @@ func Run(ctx context.Context, o *Options) error {
 			Artifacts string `json:"artifacts"`
 		}{sum, dir})
 	}
-	sum.Print(stdout)
+	summary.Print(stdout, sum)
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil
 }
@@ -287,10 +289,10 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 		return clierr.Bad("--base-url goes with --replay only with --replay-fallback: a replay sends no call unless told to")
 	}
 	lim := o.ReplayLimits
-	if lim == (runlog.BundleLimits{}) {
-		lim = runlog.DefaultBundleLimits
+	if lim == (bundle.Limits{}) {
+		lim = bundle.DefaultLimits
 	}
-	b, err := runlog.OpenBundleLimited(o.Replay, lim)
+	b, err := bundle.OpenLimited(o.Replay, lim)
 	if err != nil {
 		return clierr.AsBad(err)
 	}
@@ -320,7 +322,7 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	if o.JSON {
 		return cliflag.PrintJSON(stdout, sum)
 	}
-	sum.Print(stdout)
+	summary.Print(stdout, sum)
 	return nil
 }
 

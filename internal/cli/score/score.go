@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/summary"
 )
 
 // Options are the score command's inputs.
@@ -88,7 +89,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.JSON {
 		return cliflag.PrintJSON(o.Out, map[string]any{"summary": sum, "missing": len(missing), "out": sc.Out})
 	}
-	sum.Print(o.Out)
+	summary.Print(o.Out, sum)
 	if len(missing) > 0 {
 		fmt.Fprintf(o.Out, "%d dataset questions have no prediction (e.g. %s); they are not scored\n", len(missing), missing[0])
 	}

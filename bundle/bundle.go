@@ -1,4 +1,8 @@
-package runlog
+// Package bundle packs a finished run, with every paid reply it used and
+// the text of its prompt files, into one file that a reader replays with
+// no key, and opens such files from strangers within limits. It reads and
+// writes run folders through runlog.
+package bundle
 
 import (
 	"archive/tar"
@@ -11,25 +15,28 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 )
 
-// BundleFormat is the version of the bundle layout this membench writes:
+// Format is the version of the bundle layout this membench writes:
 // 2 carries the run's prompt files as text (prompts/SHA256.txt). Formats
 // 1 and 2 are replayed; a newer one is refused with the version that
 // wrote it, never replayed half-faithfully.
-const BundleFormat = 2
+const Format = 2
 
-// oldestBundleFormat is the oldest format this membench still replays.
-const oldestBundleFormat = 1
+// oldestFormat is the oldest format this membench still replays.
+const oldestFormat = 1
 
 // bundleInfo is bundle.json, the first file of every bundle.
 type bundleInfo struct {
@@ -45,7 +52,7 @@ type bundleInfo struct {
 
 // bundledFiles are the run artifacts a bundle carries, besides bundle.json
 // and the prompt files.
-var bundledFiles = []string{ManifestFile, BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile, SummaryJSON, SummaryMD, RepliesFile, TranscriptsFile}
+var bundledFiles = []string{runlog.ManifestFile, runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.MemoryFile, runlog.SummaryJSON, runlog.SummaryMD, runlog.RepliesFile, runlog.TranscriptsFile}
 
 // promptEntry matches a bundled prompt file's name: prompts/ and the
 // sha256 of its content.
@@ -58,30 +65,30 @@ type Bundle struct {
 	Format   int
 	Membench string
 	Partial  bool
-	Manifest Manifest
+	Manifest runlog.Manifest
 	Files    map[string][]byte
 	Prompts  map[string][]byte // sha256 -> the prompt file's content
 	Replies  []llm.TapeEntry
 }
 
-// BundleOptions say how a run may be bundled.
-type BundleOptions struct {
+// Options say how a run may be bundled.
+type Options struct {
 	Version string // membench version writing the bundle
 	// Partial packs a run that is still being written or did not finish;
 	// the bundle says so, and so does its replay.
 	Partial bool
 }
 
-// WriteBundle packs the run in dir, with every reply its paid models and
+// Write packs the run in dir, with every reply its paid models and
 // embedder gave and the text of every prompt file it read, into one
 // gzip'd tar at out. It refuses a run whose paid calls were not recorded
 // (made before membench recorded replies): its replay would need calls
 // the bundle lacks. A run that another process is writing, or that did
 // not finish, is refused unless o.Partial.
-func WriteBundle(dir, out string, o BundleOptions) (*Bundle, error) {
+func Write(dir, out string, o Options) (*Bundle, error) {
 	// Held while packing, so no writer adds lines half way through.
-	lock, err := LockDir(dir)
-	var busy *BusyError
+	lock, err := runlog.LockDir(dir)
+	var busy *runlog.BusyError
 	switch {
 	case errors.As(err, &busy) && !o.Partial:
 		return nil, badinput.Errorf("--run %s: %v; wait for it to finish, or pass --partial to bundle what is there now", dir, err)
@@ -89,25 +96,25 @@ func WriteBundle(dir, out string, o BundleOptions) (*Bundle, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
-	m, err := LoadManifest(dir)
+	m, err := runlog.LoadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
 	if !o.Partial {
-		st, err := StatusOf(dir, m)
+		st, err := runlog.StatusOf(dir, m)
 		if err != nil {
 			return nil, err
 		}
-		if st.State != StateComplete {
+		if st.State != runlog.StateComplete {
 			return nil, badinput.Errorf("--run %s: the run is %s; finish it (rerun the same command to resume), or pass --partial to bundle what is there", dir, st)
 		}
 	}
-	replies, err := ReadJSONL[llm.TapeEntry](filepath.Join(dir, RepliesFile))
+	replies, err := runlog.ReadJSONL[llm.TapeEntry](filepath.Join(dir, runlog.RepliesFile))
 	if err != nil {
 		return nil, err
 	}
 	if paid := paidCalls(dir, m); paid > 0 && len(replies) == 0 {
-		return nil, fmt.Errorf("%s: the run made %d paid model calls but recorded none of their replies (%s is missing; runs made before membench recorded replies cannot be bundled): rerun it to record them", dir, paid, RepliesFile)
+		return nil, fmt.Errorf("%s: the run made %d paid model calls but recorded none of their replies (%s is missing; runs made before membench recorded replies cannot be bundled): rerun it to record them", dir, paid, runlog.RepliesFile)
 	}
 	prompts, err := readPromptFiles(m)
 	if err != nil {
@@ -116,12 +123,12 @@ func WriteBundle(dir, out string, o BundleOptions) (*Bundle, error) {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	info := bundleInfo{Format: BundleFormat, Membench: o.Version, RunID: m.RunID, Created: time.Now().UTC(), Replies: len(replies), Partial: o.Partial}
+	info := bundleInfo{Format: Format, Membench: o.Version, RunID: m.RunID, Created: time.Now().UTC(), Replies: len(replies), Partial: o.Partial}
 	ib, _ := json.MarshalIndent(info, "", "  ")
 	if err := addFile(tw, "bundle.json", ib); err != nil {
 		return nil, err
 	}
-	b := &Bundle{Format: BundleFormat, Membench: o.Version, Partial: o.Partial, Manifest: m, Files: map[string][]byte{}, Prompts: prompts, Replies: replies}
+	b := &Bundle{Format: Format, Membench: o.Version, Partial: o.Partial, Manifest: m, Files: map[string][]byte{}, Prompts: prompts, Replies: replies}
 	for _, name := range bundledFiles {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -135,7 +142,7 @@ func WriteBundle(dir, out string, o BundleOptions) (*Bundle, error) {
 		}
 		b.Files[name] = data
 	}
-	for _, sum := range sortedKeys(prompts) {
+	for _, sum := range slices.Sorted(maps.Keys(prompts)) {
 		if err := addFile(tw, "prompts/"+sum+".txt", prompts[sum]); err != nil {
 			return nil, err
 		}
@@ -146,12 +153,12 @@ func WriteBundle(dir, out string, o BundleOptions) (*Bundle, error) {
 	if err := gz.Close(); err != nil {
 		return nil, err
 	}
-	return b, WriteFileAtomic(out, buf.Bytes())
+	return b, runlog.WriteFileAtomic(out, buf.Bytes())
 }
 
-// PromptFiles maps each prompt file a run read to the sha256 the manifest
+// PromptFiles maps each prompt file a run read to the sha256 its manifest
 // recorded for it ("HASH (PATH)" entries of its prompts and its judges').
-func (m Manifest) PromptFiles() map[string]string {
+func PromptFiles(m runlog.Manifest) map[string]string {
 	out := map[string]string{}
 	add := func(hashes map[string]string) {
 		for _, v := range hashes {
@@ -171,9 +178,9 @@ func (m Manifest) PromptFiles() map[string]string {
 // readPromptFiles reads the run's prompt files, each checked against the
 // hash its manifest recorded: a file changed since the run is not the
 // prompt the run used.
-func readPromptFiles(m Manifest) (map[string][]byte, error) {
+func readPromptFiles(m runlog.Manifest) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	for path, want := range m.PromptFiles() {
+	for path, want := range PromptFiles(m) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, badinput.Errorf("prompt file %s (the run read it): %v; a bundle carries the prompt's text, so give it back at that path", path, err)
@@ -202,15 +209,15 @@ func addFile(tw *tar.Writer, name string, data []byte) error {
 }
 
 // paidCalls counts the calls of the run's non-offline model roles.
-func paidCalls(dir string, m Manifest) int {
-	costs, err := ReadJSONL[CostRecord](filepath.Join(dir, CostsFile))
+func paidCalls(dir string, m runlog.Manifest) int {
+	costs, err := runlog.ReadJSONL[runlog.CostRecord](filepath.Join(dir, runlog.CostsFile))
 	if err != nil {
 		return 0
 	}
 	n := 0
 	// Every call made, once: kept and redone, without the partial lines a
 	// finished build's own line repeats.
-	kept, redone := EffectiveCosts(costs)
+	kept, redone := runlog.EffectiveCosts(costs)
 	for _, c := range append(kept, redone...) {
 		for _, t := range c.Tallies {
 			id, ok := m.Models[t.Role]
@@ -225,30 +232,30 @@ func paidCalls(dir string, m Manifest) int {
 	return n
 }
 
-// BundleLimits bound what opening a bundle may unpack. A bundle comes
+// Limits bound what opening a bundle may unpack. A bundle comes
 // from someone else: a small file must not expand into all of memory.
-type BundleLimits struct {
+type Limits struct {
 	Entry int64   // bytes of one entry
 	Total int64   // bytes of all entries
 	Ratio float64 // unpacked bytes per byte of the bundle file
 }
 
-// DefaultBundleLimits are far above real bundles, which expand about 5x.
-var DefaultBundleLimits = BundleLimits{Entry: 1 << 30, Total: 4 << 30, Ratio: 100}
+// DefaultLimits are far above real bundles, which expand about 5x.
+var DefaultLimits = Limits{Entry: 1 << 30, Total: 4 << 30, Ratio: 100}
 
-// OpenBundle reads a bundle file within DefaultBundleLimits.
-func OpenBundle(path string) (*Bundle, error) { return OpenBundleLimited(path, DefaultBundleLimits) }
+// Open reads a bundle file within DefaultLimits.
+func Open(path string) (*Bundle, error) { return OpenLimited(path, DefaultLimits) }
 
-// OpenBundleLimited reads a bundle file. Only the names a bundle format
+// OpenLimited reads a bundle file. Only the names a bundle format
 // defines are read, each within the limits; anything else is refused
 // with the entry's name, as is a bundle of a format this membench does
 // not replay. Errors are bad input: the file is the user's.
-func OpenBundleLimited(path string, lim BundleLimits) (*Bundle, error) {
-	b, err := openBundle(path, lim)
+func OpenLimited(path string, lim Limits) (*Bundle, error) {
+	b, err := open(path, lim)
 	return b, badinput.Wrap(err)
 }
 
-func openBundle(path string, lim BundleLimits) (*Bundle, error) {
+func open(path string, lim Limits) (*Bundle, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--replay %s: %w", path, err)
@@ -308,11 +315,11 @@ func openBundle(path string, lim BundleLimits) (*Bundle, error) {
 			if err := json.Unmarshal(data, info); err != nil {
 				return nil, fmt.Errorf("--replay %s: bundle.json: %v", path, err)
 			}
-			if info.Format > BundleFormat {
-				return nil, fmt.Errorf("--replay %s: bundle format %d, written by membench %s, is newer than this membench reads (formats %d to %d): upgrade membench to replay it", path, info.Format, info.Membench, oldestBundleFormat, BundleFormat)
+			if info.Format > Format {
+				return nil, fmt.Errorf("--replay %s: bundle format %d, written by membench %s, is newer than this membench reads (formats %d to %d): upgrade membench to replay it", path, info.Format, info.Membench, oldestFormat, Format)
 			}
-			if info.Format < oldestBundleFormat {
-				return nil, fmt.Errorf("--replay %s: bundle format %d is not one membench writes (formats %d to %d)", path, info.Format, oldestBundleFormat, BundleFormat)
+			if info.Format < oldestFormat {
+				return nil, fmt.Errorf("--replay %s: bundle format %d is not one membench writes (formats %d to %d)", path, info.Format, oldestFormat, Format)
 			}
 		case prompt != nil:
 			if got := sha256Hex(data); got != prompt[1] {
@@ -327,23 +334,23 @@ func openBundle(path string, lim BundleLimits) (*Bundle, error) {
 		return nil, fmt.Errorf("--replay %s: no bundle.json; not a membench bundle", path)
 	}
 	b.Format, b.Membench, b.Partial = info.Format, info.Membench, info.Partial
-	mb, ok := b.Files[ManifestFile]
+	mb, ok := b.Files[runlog.ManifestFile]
 	if !ok {
-		return nil, fmt.Errorf("--replay %s: the bundle holds no %s", path, ManifestFile)
+		return nil, fmt.Errorf("--replay %s: the bundle holds no %s", path, runlog.ManifestFile)
 	}
 	if err := json.Unmarshal(mb, &b.Manifest); err != nil {
-		return nil, fmt.Errorf("--replay %s: %s: %v", path, ManifestFile, err)
+		return nil, fmt.Errorf("--replay %s: %s: %v", path, runlog.ManifestFile, err)
 	}
-	if err := b.Manifest.checkSchema(path + ": " + ManifestFile); err != nil {
+	if err := b.Manifest.CheckSchema(path + ": " + runlog.ManifestFile); err != nil {
 		return nil, err
 	}
-	for i, line := range bytes.Split(b.Files[RepliesFile], []byte("\n")) {
+	for i, line := range bytes.Split(b.Files[runlog.RepliesFile], []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var e llm.TapeEntry
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("--replay %s: %s line %d: %v", path, RepliesFile, i+1, err)
+			return nil, fmt.Errorf("--replay %s: %s line %d: %v", path, runlog.RepliesFile, i+1, err)
 		}
 		b.Replies = append(b.Replies, e)
 	}
@@ -355,25 +362,25 @@ func openBundle(path string, lim BundleLimits) (*Bundle, error) {
 // reply, so a run that makes no paid call writes nothing; close the
 // returned closer when done.
 func OpenRecorder(dir string) (*llm.Tape, io.Closer, error) {
-	path := filepath.Join(dir, RepliesFile)
+	path := filepath.Join(dir, runlog.RepliesFile)
 	w := &tapeWriter{path: path}
 	// Read when the first reply is recorded: a rerun with nothing left to
 	// ask does not read a file that can be 80 MB.
-	return llm.NewLazyRecorder(func() ([]llm.TapeEntry, error) { return ReadJSONL[llm.TapeEntry](path) }, w.Write), w, nil
+	return llm.NewLazyRecorder(func() ([]llm.TapeEntry, error) { return runlog.ReadJSONL[llm.TapeEntry](path) }, w.Write), w, nil
 }
 
 // tapeWriter opens replies.jsonl on the first reply.
 type tapeWriter struct {
 	path string
 	once sync.Once
-	app  *Appender
+	app  *runlog.Appender
 	err  error
 }
 
 func (w *tapeWriter) Write(e llm.TapeEntry) error {
 	w.once.Do(func() {
 		if w.err = os.MkdirAll(filepath.Dir(w.path), 0o755); w.err == nil {
-			w.app, w.err = OpenAppender(w.path)
+			w.app, w.err = runlog.OpenAppender(w.path)
 		}
 	})
 	if w.err != nil {
@@ -395,8 +402,8 @@ func (w *tapeWriter) Close() error {
 // files a bundle carries are written, whatever names the archive holds.
 // The manifest records cfg as the run's config: the bundle's own, made
 // safe by the caller (no servers, prompts pointing at dir/prompts).
-func (b *Bundle) Unpack(dir string, cfg Config) error {
-	if IsRunDir(dir) {
+func (b *Bundle) Unpack(dir string, cfg runlog.Config) error {
+	if runlog.IsRunDir(dir) {
 		return fmt.Errorf("%s already holds a run; unpack the bundle into another directory", dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -404,19 +411,19 @@ func (b *Bundle) Unpack(dir string, cfg Config) error {
 	}
 	for _, name := range bundledFiles {
 		data, ok := b.Files[name]
-		if !ok || name == ManifestFile {
+		if !ok || name == runlog.ManifestFile {
 			continue
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+		if err := runlog.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
 			return err
 		}
 	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b.Files[ManifestFile], &raw); err != nil {
-		return fmt.Errorf("%s: %s: %v", b.Path, ManifestFile, err)
+	if err := json.Unmarshal(b.Files[runlog.ManifestFile], &raw); err != nil {
+		return fmt.Errorf("%s: %s: %v", b.Path, runlog.ManifestFile, err)
 	}
 	raw["config"], _ = json.Marshal(cfg)
 	raw["config_hash"], _ = json.Marshal(cfg.Hash())
 	// The manifest last: a directory is a run once it has one.
-	return WriteJSON(filepath.Join(dir, ManifestFile), raw)
+	return runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), raw)
 }

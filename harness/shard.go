@@ -1,4 +1,4 @@
-package runlog
+package harness
 
 import (
 	"bytes"
@@ -8,15 +8,43 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
-// ErrMergeInput marks merge errors caused by the shards given (exit 2).
-var ErrMergeInput = errors.New("bad shards")
+// ParseShard parses "I/N" (I from 0, N >= 1). "auto/N" takes I from
+// jobIndex, which the command line reads from JOB_COMPLETION_INDEX (set by
+// Kubernetes Indexed Jobs); jobIndex is ignored otherwise.
+func ParseShard(s, jobIndex string) (index, count int, err error) {
+	a, b, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		return 0, 0, fmt.Errorf("--shard %q: want I/N, e.g. 0/4 (I from 0), or auto/N", s)
+	}
+	count, err = strconv.Atoi(b)
+	if err != nil || count < 1 {
+		return 0, 0, fmt.Errorf("--shard %q: N must be a positive whole number", s)
+	}
+	if a == "auto" {
+		if jobIndex == "" {
+			return 0, 0, fmt.Errorf("--shard %s: JOB_COMPLETION_INDEX is not set; give the index (--shard I/%d) or run in a Kubernetes Indexed Job", s, count)
+		}
+		a = jobIndex
+	}
+	index, err = strconv.Atoi(a)
+	if err != nil || index < 0 || index >= count {
+		return 0, 0, fmt.Errorf("--shard %q: the index %q must be a whole number from 0 to %d", s, a, count-1)
+	}
+	return index, count, nil
+}
 
+// mergeBad is a refusal caused by the shards given: bad input.
 func mergeBad(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrMergeInput, fmt.Sprintf(format, a...))
+	return badinput.Errorf("bad shards: %s", fmt.Sprintf(format, a...))
 }
 
 // Merge assembles shard runs (--shard I/N) into one run in out. It checks
@@ -26,16 +54,16 @@ func mergeBad(format string, a ...any) error {
 // question answered and judged by every judge). The merged run's records
 // are the shards' records, so its answers, judgments and summary equal a
 // single-machine run's; costs add up across shards.
-func Merge(dirs []string, out string) (*Summary, error) {
+func Merge(dirs []string, out string) (*runlog.Summary, error) {
 	if len(dirs) == 0 {
 		return nil, mergeBad("give the shard runs with --run DIR (one per shard)")
 	}
-	if _, err := os.Stat(filepath.Join(out, ManifestFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(out, runlog.ManifestFile)); err == nil {
 		return nil, mergeBad("--out %s already holds a run; choose a new directory", out)
 	}
-	ms := make([]Manifest, len(dirs))
+	ms := make([]runlog.Manifest, len(dirs))
 	for i, d := range dirs {
-		m, err := LoadManifest(d)
+		m, err := runlog.LoadManifest(d)
 		if err != nil {
 			return nil, mergeBad("%v", err)
 		}
@@ -53,7 +81,7 @@ func Merge(dirs []string, out string) (*Summary, error) {
 	for i := range byIndex {
 		byIndex[i] = -1
 	}
-	whole := func(m Manifest) string {
+	whole := func(m runlog.Manifest) string {
 		c := m.Config
 		c.Shard = ""
 		return c.Hash()
@@ -88,11 +116,11 @@ func Merge(dirs []string, out string) (*Summary, error) {
 	total := 0
 	for _, i := range byIndex {
 		d := dirs[i]
-		ans, err := ReadJSONL[AnswerRecord](filepath.Join(d, AnswersFile))
+		ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(d, runlog.AnswersFile))
 		if err != nil {
 			return nil, err
 		}
-		js, err := ReadJSONL[Judgment](filepath.Join(d, JudgmentsFile))
+		js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(d, runlog.JudgmentsFile))
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +131,7 @@ func Merge(dirs []string, out string) (*Summary, error) {
 			}
 			judged[j.QuestionID][j.Judge] = true
 		}
-		ans = LastBy(ans, func(a AnswerRecord) string { return a.QuestionID })
+		ans = runlog.LastBy(ans, func(a runlog.AnswerRecord) string { return a.QuestionID })
 		if len(ans) != ms[i].Questions {
 			return nil, mergeBad("%s answered %d of its %d questions; finish it first (rerun the same command to resume)", d, len(ans), ms[i].Questions)
 		}
@@ -124,17 +152,17 @@ func Merge(dirs []string, out string) (*Summary, error) {
 		return nil, mergeBad("the shards answer %d questions but the set has %d", total, first.Shard.SetQuestions)
 	}
 
-	lock, err := LockDir(out)
+	lock, err := runlog.LockDir(out)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Unlock()
-	if _, err := os.Stat(filepath.Join(out, ManifestFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(out, runlog.ManifestFile)); err == nil {
 		return nil, mergeBad("--out %s already holds a run; choose a new directory", out)
 	}
 	// Transcripts are gzip members one after another, so they join by
 	// concatenation too.
-	for _, name := range []string{BuildFile, RetrievalsFile, AnswersFile, JudgmentsFile, CostsFile, MemoryFile, TranscriptsFile} {
+	for _, name := range []string{runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.MemoryFile, runlog.TranscriptsFile} {
 		var buf bytes.Buffer
 		for _, i := range byIndex {
 			b, err := os.ReadFile(filepath.Join(dirs[i], name))
@@ -145,16 +173,16 @@ func Merge(dirs []string, out string) (*Summary, error) {
 				return nil, err
 			}
 			buf.Write(b)
-			if name != TranscriptsFile && len(b) > 0 && b[len(b)-1] != '\n' {
+			if name != runlog.TranscriptsFile && len(b) > 0 && b[len(b)-1] != '\n' {
 				buf.WriteByte('\n')
 			}
 		}
-		if err := WriteFileAtomic(filepath.Join(out, name), buf.Bytes()); err != nil {
+		if err := runlog.WriteFileAtomic(filepath.Join(out, name), buf.Bytes()); err != nil {
 			return nil, err
 		}
 	}
 	m := first
-	m.Schema = ManifestSchema
+	m.Schema = runlog.ManifestSchema
 	m.Config.Shard = ""
 	m.ConfigHash = m.Config.Hash()
 	m.RunID = filepath.Base(out)
@@ -184,22 +212,22 @@ func Merge(dirs []string, out string) (*Summary, error) {
 			}
 		}
 	}
-	if err := WriteJSON(filepath.Join(out, ManifestFile), m); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(out, runlog.ManifestFile), m); err != nil {
 		return nil, err
 	}
-	sum, err := Summarize(out)
+	sum, err := runlog.Summarize(out)
 	if err != nil {
 		return nil, err
 	}
 	ts := sum.ContextTokens
 	m.RenderedTokens = &ts
-	st, err := StatusOf(out, m)
+	st, err := runlog.StatusOf(out, m)
 	if err != nil {
 		return nil, err
 	}
 	m.Status = &st
-	if err := WriteJSON(filepath.Join(out, ManifestFile), m); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(out, runlog.ManifestFile), m); err != nil {
 		return nil, err
 	}
-	return sum, sum.Write(out)
+	return sum, summary.Write(out, sum)
 }

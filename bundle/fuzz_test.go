@@ -1,4 +1,4 @@
-package runlog
+package bundle
 
 import (
 	"os"
@@ -14,13 +14,13 @@ func FuzzOpenBundle(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff})
-	lim := BundleLimits{Entry: 1 << 20, Total: 4 << 20, Ratio: 100}
+	lim := Limits{Entry: 1 << 20, Total: 4 << 20, Ratio: 100}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "b.tar.gz")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		b, err := OpenBundleLimited(path, lim)
+		b, err := OpenLimited(path, lim)
 		if err != nil {
 			return
 		}

@@ -1,6 +1,6 @@
-// Package bundle is `membench bundle`: one portable file holding a run and
+// Package bundlecmd is `membench bundle`: one portable file holding a run and
 // every paid reply it used, so a reader reproduces it with no key.
-package bundle
+package bundlecmd
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
@@ -76,7 +77,7 @@ func Run(o *Options, out io.Writer) error {
 	if err := runlog.GuardOut("--out", o.Out); err != nil {
 		return err
 	}
-	b, err := runlog.WriteBundle(o.Run, o.Out, runlog.BundleOptions{Version: harness.Version(), Partial: o.Partial})
+	b, err := bundle.Write(o.Run, o.Out, bundle.Options{Version: harness.Version(), Partial: o.Partial})
 	if err != nil {
 		return clierr.AsBad(err)
 	}
@@ -89,6 +90,6 @@ func Run(o *Options, out io.Writer) error {
 		partial = "; partial: the run had not finished"
 	}
 	fmt.Fprintf(out, "bundle %s: run %s, %d files, %d prompt files, %d recorded replies, %.1f KB (format %d, membench %s%s)\n",
-		o.Out, b.Manifest.RunID, len(b.Files), len(b.Prompts), len(b.Replies), float64(st.Size())/1024, runlog.BundleFormat, b.Membench, partial)
+		o.Out, b.Manifest.RunID, len(b.Files), len(b.Prompts), len(b.Replies), float64(st.Size())/1024, bundle.Format, b.Membench, partial)
 	return nil
 }

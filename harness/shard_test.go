@@ -1,0 +1,145 @@
+package harness_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/runlog"
+)
+
+// Shards that are not the parts of one command are refused before
+// anything is written.
+func TestMergeRefusesMismatchedShards(t *testing.T) {
+	shard := func(t *testing.T, i, n int, mod func(*runlog.Manifest)) string {
+		d := t.TempDir()
+		m := runlog.Manifest{RunID: filepath.Base(d), Config: runlog.Config{System: "turns-cosine", Dataset: "locomo", Shard: "x"},
+			DatasetSHA256: "abc", Embedder: "hashed", Judges: []string{"f1"},
+			Shard: &runlog.ShardInfo{Index: i, Count: n, SetQuestions: 4, SetSHA256: "set"}}
+		if mod != nil {
+			mod(&m)
+		}
+		if err := runlog.WriteJSON(filepath.Join(d, runlog.ManifestFile), m); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	cases := []struct {
+		name string
+		dirs func(t *testing.T) []string
+		want string
+	}{
+		{"config", func(t *testing.T) []string {
+			return []string{shard(t, 0, 2, nil), shard(t, 1, 2, func(m *runlog.Manifest) { m.Config.K = 3 })}
+		}, "different configuration"},
+		{"same index", func(t *testing.T) []string { return []string{shard(t, 0, 2, nil), shard(t, 0, 2, nil)} }, "both shard 0/2"},
+		{"dataset", func(t *testing.T) []string {
+			return []string{shard(t, 0, 2, nil), shard(t, 1, 2, func(m *runlog.Manifest) { m.DatasetSHA256 = "def" })}
+		}, "different dataset file"},
+		{"not a shard", func(t *testing.T) []string {
+			return []string{shard(t, 0, 2, func(m *runlog.Manifest) { m.Shard = nil })}
+		}, "not a shard run"},
+		{"unfinished", func(t *testing.T) []string {
+			return []string{shard(t, 0, 2, func(m *runlog.Manifest) { m.Questions = 2 }), shard(t, 1, 2, func(m *runlog.Manifest) { m.Questions = 2 })}
+		}, "answered 0 of its 2"},
+	}
+	for _, c := range cases {
+		out := filepath.Join(t.TempDir(), "merged")
+		_, err := harness.Merge(c.dirs(t), out)
+		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a bad-shards error mentioning %q", c.name, err, c.want)
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Errorf("%s: refused merge created %s", c.name, out)
+		}
+	}
+}
+
+// The merged run's damaged cache entries are the shards' summed, in the
+// manifest and in the summary (each shard counted only its own reads).
+func TestMergeSumsDamagedCacheEntries(t *testing.T) {
+	damage := []*runlog.CacheDamage{{LLM: 2, Embeddings: 1}, nil, {Embeddings: 3, Tokens: 4}}
+	var dirs []string
+	for i, d := range damage {
+		dir := t.TempDir()
+		qid := fmt.Sprintf("q%d", i)
+		m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: "turns-cosine", Dataset: "longmemeval", Shard: fmt.Sprintf("%d/3", i)},
+			DatasetSHA256: "abc", Embedder: "hashed", Judges: []string{"f1"}, Questions: 1, Conversations: 1,
+			Shard: &runlog.ShardInfo{Index: i, Count: 3, SetQuestions: 3, SetConversations: 3, SetSHA256: "set"}, CacheDamaged: d}
+		if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+			t.Fatal(err)
+		}
+		lines := map[string]any{
+			runlog.AnswersFile:   runlog.AnswerRecord{QuestionID: qid, ConversationID: qid, System: "turns-cosine", Question: "?", Gold: "a", Prediction: "a"},
+			runlog.JudgmentsFile: runlog.Judgment{QuestionID: qid, System: "turns-cosine", Judge: "f1", Correct: true, Score: 1},
+		}
+		for name, rec := range lines {
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dirs = append(dirs, dir)
+	}
+	out := filepath.Join(t.TempDir(), "merged")
+	sum, err := harness.Merge(dirs, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runlog.CacheDamage{LLM: 2, Embeddings: 4, Tokens: 4}
+	m, err := runlog.LoadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CacheDamaged == nil || *m.CacheDamaged != want {
+		t.Errorf("merged manifest cache_damaged = %+v, want %+v", m.CacheDamaged, want)
+	}
+	if sum.CacheDamaged == nil || *sum.CacheDamaged != want {
+		t.Errorf("merged summary cache_damaged = %+v, want %+v", sum.CacheDamaged, want)
+	}
+	var onDisk runlog.Summary
+	b, err := os.ReadFile(filepath.Join(out, runlog.SummaryJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &onDisk); err != nil {
+		t.Fatal(err)
+	}
+	if onDisk.CacheDamaged == nil || *onDisk.CacheDamaged != want {
+		t.Errorf("summary.json cache_damaged = %+v, want %+v", onDisk.CacheDamaged, want)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	ok := []struct {
+		s, job string
+		i, n   int
+	}{{"0/1", "", 0, 1}, {"3/4", "9", 3, 4}, {"auto/4", "2", 2, 4}, {" 1/2 ", "", 1, 2}}
+	for _, c := range ok {
+		i, n, err := harness.ParseShard(c.s, c.job)
+		if err != nil || i != c.i || n != c.n {
+			t.Errorf("ParseShard(%q, %q) = %d, %d, %v", c.s, c.job, i, n, err)
+		}
+	}
+	bad := []struct{ s, job, want string }{
+		{"4/4", "", "from 0 to 3"},
+		{"-1/4", "", "from 0 to 3"},
+		{"1/0", "", "positive"},
+		{"2", "", "I/N"},
+		{"auto/4", "", "JOB_COMPLETION_INDEX is not set"},
+		{"auto/4", "4", "from 0 to 3"},
+	}
+	for _, c := range bad {
+		if _, _, err := harness.ParseShard(c.s, c.job); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseShard(%q, %q): %v, want an error mentioning %q", c.s, c.job, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package runlog_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/membench/membench/runlog"
+)
+
+// writeRun writes a run folder: its manifest, one answer per question
+// and the judgments given, as a run would leave them on disk.
+func writeRun(t *testing.T, m runlog.Manifest, questions []string, js []runlog.Judgment) string {
+	t.Helper()
+	dir := t.TempDir()
+	m.RunID = filepath.Base(dir)
+	m.Questions = len(questions)
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	var ans, jl []byte
+	for _, q := range questions {
+		b, _ := json.Marshal(runlog.AnswerRecord{QuestionID: q, ConversationID: "c1", System: "turns-cosine", Type: "single-session-user", Question: "?", Gold: "blue", Prediction: "blue"})
+		ans = append(append(ans, b...), '\n')
+	}
+	for _, j := range js {
+		b, _ := json.Marshal(j)
+		jl = append(append(jl, b...), '\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, runlog.AnswersFile), ans, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, runlog.JudgmentsFile), jl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func verdicts(judge string, scores map[string]float64) []runlog.Judgment {
+	var out []runlog.Judgment
+	for q, s := range scores {
+		out = append(out, runlog.Judgment{QuestionID: q, System: "turns-cosine", Judge: judge, Score: s, Correct: s >= 0.5})
+	}
+	return out
+}
+
+// A run made with judges this binary has never heard of is read from its
+// manifest alone: a metric is a metric, the primary judge is the first
+// verdict judge, and a judge the manifest says is added after the run
+// does not leave the run unfinished when it covers part of it.
+func TestJudgesThisBinaryDoesNotKnowAreReadFromTheManifest(t *testing.T) {
+	m := runlog.Manifest{Dataset: "longmemeval", Config: runlog.Config{System: "turns-cosine"},
+		Judges: []string{"rubric-x", "lexical", "panel-z"},
+		JudgeSpecs: []runlog.JudgeInfo{
+			{Name: "rubric-x", Kind: "rubric-x", Class: "metric"},
+			{Name: "lexical", Kind: "lexical", Class: "verdict"},
+			{Name: "panel-z", Kind: "panel-z", Class: "verdict", AddedBy: "a panel's own tool"},
+		}}
+	js := verdicts("rubric-x", map[string]float64{"q1": 0.4, "q2": 0.9})
+	js = append(js, verdicts("lexical", map[string]float64{"q1": 0, "q2": 1})...)
+	js = append(js, verdicts("panel-z", map[string]float64{"q1": 1})...)
+	dir := writeRun(t, m, []string{"q1", "q2"}, js)
+
+	sum, err := runlog.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sum.Metrics, []string{"rubric-x"}) {
+		t.Errorf("metric judges %v, want [rubric-x]", sum.Metrics)
+	}
+	if got := sum.Overall.Scores["rubric-x"]; got < 64.9 || got > 65.1 {
+		t.Errorf("rubric-x overall %v, want its mean score 65", got)
+	}
+	loaded, err := runlog.LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := loaded.PrimaryJudge(); p != "lexical" {
+		t.Errorf("primary judge %q, want lexical (rubric-x is a metric)", p)
+	}
+	st, err := runlog.StatusOf(dir, loaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != runlog.StateComplete {
+		t.Errorf("status %v: panel-z is added after the run and may cover part of it", st)
+	}
+
+	// The manifest's class wins over what the kind's name suggests.
+	loaded.JudgeSpecs[1].Class = "metric"
+	if !loaded.IsMetric("lexical") {
+		t.Error("a judge the manifest classes as a metric is read as a verdict judge")
+	}
+}
+
+// Manifests written before judge_specs said each judge's class are read
+// by the judge kinds membench shipped, the same by every later binary.
+func TestOldManifestsReadByTheShippedJudgeKinds(t *testing.T) {
+	// No judge_specs: the config's --judge specs, then the names.
+	m := runlog.Manifest{Judges: []string{"f1", "gpt", "bleu1"},
+		Config: runlog.Config{Judges: []string{"f1,threshold=0.3", "gpt=openai:gpt-4o-mini", "bleu1"}}}
+	for name, metric := range map[string]bool{"f1": true, "gpt": false, "bleu1": true, "unheard-of": false} {
+		if m.IsMetric(name) != metric {
+			t.Errorf("no judge_specs: IsMetric(%s) = %v", name, !metric)
+		}
+	}
+	if p := m.PrimaryJudge(); p != "gpt" {
+		t.Errorf("primary judge %q, want gpt", p)
+	}
+	// Config and names out of step (a judge added later): names alone.
+	m.Judges = append(m.Judges, "em")
+	if !m.IsMetric("em") || m.IsMetric("gpt") {
+		t.Error("names out of step with the config are not read by name")
+	}
+
+	// judge_specs without a class or added_by: read by kind.
+	old := runlog.Manifest{Dataset: "longmemeval", Config: runlog.Config{System: "turns-cosine"},
+		Judges:     []string{"b", "lexical", "human"},
+		JudgeSpecs: []runlog.JudgeInfo{{Name: "b", Kind: "bleu1"}, {Name: "lexical", Kind: "lexical"}, {Name: "human", Kind: "human"}}}
+	js := verdicts("b", map[string]float64{"q1": 0.2, "q2": 0.6})
+	js = append(js, verdicts("lexical", map[string]float64{"q1": 1, "q2": 1})...)
+	js = append(js, verdicts("human", map[string]float64{"q2": 1})...)
+	dir := writeRun(t, old, []string{"q1", "q2"}, js)
+	sum, err := runlog.Summarize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sum.Metrics, []string{"b"}) {
+		t.Errorf("metric judges %v, want [b] (kind bleu1)", sum.Metrics)
+	}
+	st, err := runlog.StatusOf(dir, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != runlog.StateComplete {
+		t.Errorf("status %v: human grades may cover part of a run", st)
+	}
+}
