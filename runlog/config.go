@@ -201,37 +201,21 @@ func (c Config) ID() string {
 // WithoutEndpoints is the config with every model, judge and embedder spec
 // stripped of its server and key variable (llm.StripEndpoint): the config
 // of a bundle, which must not choose where calls and keys go.
-func (c Config) WithoutEndpoints() Config {
-	c.Model = llm.StripEndpoint(c.Model)
-	c.BuildModel = llm.StripEndpoint(c.BuildModel)
-	c.AnswerModel = llm.StripEndpoint(c.AnswerModel)
-	c.DecideModel = llm.StripEndpoint(c.DecideModel)
-	c.JudgeModel = llm.StripEndpoint(c.JudgeModel)
-	c.Embedder = llm.StripEndpoint(c.Embedder)
-	if len(c.Judges) > 0 {
-		js := make([]string, len(c.Judges))
-		for i, j := range c.Judges {
-			js[i] = llm.StripEndpoint(j)
-		}
-		c.Judges = js
-	}
-	return c
-}
+func (c Config) WithoutEndpoints() Config { return c.mapSpecs(llm.StripEndpoint) }
 
 // Redacted is the config with credentials removed from every model spec,
 // judge spec and embedder (a base URL's user:password@), as the manifest
 // records it.
-func (c Config) Redacted() Config {
-	c.Model = llm.RedactText(c.Model)
-	c.BuildModel = llm.RedactText(c.BuildModel)
-	c.AnswerModel = llm.RedactText(c.AnswerModel)
-	c.DecideModel = llm.RedactText(c.DecideModel)
-	c.JudgeModel = llm.RedactText(c.JudgeModel)
-	c.Embedder = llm.RedactText(c.Embedder)
+func (c Config) Redacted() Config { return c.mapSpecs(llm.RedactText) }
+
+// mapSpecs applies f to every model, judge and embedder spec.
+func (c Config) mapSpecs(f func(string) string) Config {
+	c.Model, c.BuildModel, c.AnswerModel = f(c.Model), f(c.BuildModel), f(c.AnswerModel)
+	c.DecideModel, c.JudgeModel, c.Embedder = f(c.DecideModel), f(c.JudgeModel), f(c.Embedder)
 	if len(c.Judges) > 0 {
 		js := make([]string, len(c.Judges))
 		for i, j := range c.Judges {
-			js[i] = llm.RedactText(j)
+			js[i] = f(j)
 		}
 		c.Judges = js
 	}

@@ -37,22 +37,28 @@ func Wilson(successes, n int, level float64) (lo, hi float64, err error) {
 	if !(level > 0 && level < 1) {
 		return 0, 0, fmt.Errorf("stats.Wilson: level must be in (0,1), got %v (use 0.95)", level)
 	}
+	lo, hi = WilsonRate(float64(successes)/float64(n), float64(n), level)
+	return lo, hi, nil
+}
+
+// WilsonRate is Wilson's interval for a rate p observed over n trials,
+// for a rate that is not a whole count over n (the mean of several
+// judgment runs' rates); level must be in (0, 1) and n positive.
+func WilsonRate(p, n, level float64) (lo, hi float64) {
 	z := zTwoSided(level)
-	nf := float64(n)
-	p := float64(successes) / nf
 	z2 := z * z
-	den := 1 + z2/nf
-	center := (p + z2/(2*nf)) / den
-	half := z / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	den := 1 + z2/n
+	center := (p + z2/(2*n)) / den
+	half := z / den * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
 	lo, hi = math.Max(0, center-half), math.Min(1, center+half)
 	// At the edges the exact bound is 0 or 1; avoid a 1e-17 residue.
-	if successes == 0 {
+	if p == 0 {
 		lo = 0
 	}
-	if successes == n {
+	if p == 1 {
 		hi = 1
 	}
-	return lo, hi, nil
+	return lo, hi
 }
 
 // Accuracy counts the true values of correct and attaches a Wilson interval

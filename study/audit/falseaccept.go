@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/membench/membench/stats"
 	"golang.org/x/sync/errgroup"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
@@ -211,25 +211,9 @@ func meanRate(runs []RunCount) (rate, lo, hi float64) {
 	return rate, lo, hi
 }
 
-var z95 = distuv.UnitNormal.Quantile(0.975)
-
-// wilson is the Wilson score 95% interval of a rate p over n trials; it
-// is stats.Wilson's formula with p given, not successes, so that the mean
-// of several runs' rates (a fraction of a success) has one too.
-func wilson(p, n float64) (lo, hi float64) {
-	z2 := z95 * z95
-	den := 1 + z2/n
-	center := (p + z2/(2*n)) / den
-	half := z95 / den * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
-	lo, hi = math.Max(0, center-half), math.Min(1, center+half)
-	if p == 0 {
-		lo = 0
-	}
-	if p == 1 {
-		hi = 1
-	}
-	return lo, hi
-}
+// wilson is the Wilson 95% interval of a rate p over n trials (a mean
+// of runs' rates may be a fraction of a success).
+func wilson(p, n float64) (lo, hi float64) { return stats.WilsonRate(p, n, 0.95) }
 
 // Table renders one row per judge and category.
 func (r *JudgeAudit) Table() *report.Table {
