@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/membench/membench/stats"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/stats"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
