@@ -11,10 +11,10 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/stats"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/stats"
 )
 
 // RecordedJudge is the judge name of the verdicts a wrong-answer file
