@@ -76,6 +76,9 @@ type Cost struct {
 	InputTokens  int     `json:"input_tokens"`
 	OutputTokens int     `json:"output_tokens"`
 	Seconds      float64 `json:"seconds"`
+	// CachedInputTokens: of InputTokens, those the provider's prompt
+	// cache served (llm.Tally.CachedInputTokens).
+	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
 }
 
 func (c *Cost) add(t llm.Tally) {
@@ -83,6 +86,7 @@ func (c *Cost) add(t llm.Tally) {
 	c.CachedCalls += t.CachedCalls
 	c.InputTokens += t.InputTokens
 	c.OutputTokens += t.OutputTokens
+	c.CachedInputTokens += t.CachedInputTokens
 	c.Seconds += t.Seconds
 }
 
@@ -555,6 +559,7 @@ func (c *Cost) merge(o Cost) {
 	c.CachedCalls += o.CachedCalls
 	c.InputTokens += o.InputTokens
 	c.OutputTokens += o.OutputTokens
+	c.CachedInputTokens += o.CachedInputTokens
 	c.Seconds += o.Seconds
 }
 
