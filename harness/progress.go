@@ -271,6 +271,7 @@ func addTally(a, b llm.Tally) llm.Tally {
 	a.CachedCalls += b.CachedCalls
 	a.InputTokens += b.InputTokens
 	a.OutputTokens += b.OutputTokens
+	a.CachedInputTokens += b.CachedInputTokens
 	a.Seconds += b.Seconds
 	return a
 }

@@ -119,7 +119,7 @@ func TestCacheOldFileIsMigrated(t *testing.T) {
 	var text string
 	var u Usage
 	found, err := cache.lookup(context.Background(), key, "chat", &text, nil, &u)
-	if err != nil || !found || text != "old answer" || u != (Usage{12, 3}) {
+	if err != nil || !found || text != "old answer" || u != (Usage{InputTokens: 12, OutputTokens: 3}) {
 		t.Fatalf("migrated entry: found %v text %q usage %+v err %v", found, text, u, err)
 	}
 	if cache.Damaged() != 0 {

@@ -58,7 +58,7 @@ func TestCachePreload(t *testing.T) {
 	}
 	m = cache.Wrap(newTestOpenAI(t, srv))
 	before := srv.Count("/v1/chat/completions")
-	if r, err := m.Chat(ctx, Request{Messages: msgs("a")}); err != nil || !r.Cached || r.Text != "first a" || r.Usage != (Usage{30, 4}) {
+	if r, err := m.Chat(ctx, Request{Messages: msgs("a")}); err != nil || !r.Cached || r.Text != "first a" || r.Usage != (Usage{InputTokens: 30, OutputTokens: 4}) {
 		t.Fatalf("preloaded hit: %+v, %v", r, err)
 	}
 

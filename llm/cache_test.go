@@ -43,7 +43,7 @@ func TestCacheHitMissAndNoKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !again.Cached || again.Text != first.Text || again.Usage != (Usage{100, 5}) {
+	if !again.Cached || again.Text != first.Text || again.Usage != (Usage{InputTokens: 100, OutputTokens: 5}) {
 		t.Fatalf("rerun = %+v, want cached copy of %+v", again, first)
 	}
 	if n := srv.Count("/v1/chat/completions"); n != 1 {

@@ -53,6 +53,12 @@ type Request struct {
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
+	// CachedInputTokens is the part of InputTokens the provider served
+	// from its own prompt (prefix) cache and bills at its cached rate
+	// (OpenAI's and vLLM's usage.prompt_tokens_details.cached_tokens).
+	// It is not membench's reply cache: a reply from that is marked
+	// Cached on the response and counted in Tally.CachedCalls.
+	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
 }
 
 // Response is a chat completion's result.

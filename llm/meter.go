@@ -11,16 +11,32 @@ import (
 	"github.com/membench/membench/internal/tokens"
 )
 
-// Tally is the usage of one (role, stage, label) bucket.
+// Tally is the usage of one (role, stage, label, model) bucket.
 type Tally struct {
-	Role         string  `json:"role"`
-	Stage        Stage   `json:"stage"`
-	Label        string  `json:"label,omitempty"`
-	Calls        int     `json:"calls"`
-	CachedCalls  int     `json:"cached_calls"`
-	InputTokens  int     `json:"input_tokens"`
-	OutputTokens int     `json:"output_tokens"`
-	Seconds      float64 `json:"seconds"`
+	Role  string `json:"role"`
+	Stage Stage  `json:"stage"`
+	Label string `json:"label,omitempty"`
+	// Model is "backend:model" of the model that made the calls (what a
+	// price table is looked up by); empty in tallies written before it
+	// was recorded and for work a service reports about itself.
+	Model string `json:"model,omitempty"`
+	Calls int    `json:"calls"`
+	// CachedCalls are replies served from membench's own reply cache.
+	CachedCalls  int `json:"cached_calls"`
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	// CachedInputTokens is the part of InputTokens the provider read from
+	// its prompt cache (Usage.CachedInputTokens), billed at a lower rate.
+	CachedInputTokens int     `json:"cached_input_tokens,omitempty"`
+	Seconds           float64 `json:"seconds"`
+}
+
+// ModelName is how tallies name a model: "backend:model".
+func ModelName(id ModelID) string {
+	if id.Backend == "" && id.Model == "" {
+		return ""
+	}
+	return id.Backend + ":" + id.Model
 }
 
 // Meter counts calls, tokens and seconds by role, stage and label. One meter
@@ -37,43 +53,45 @@ type Meter struct {
 // NewMeter returns an empty meter.
 func NewMeter() *Meter { return &Meter{} }
 
-// tally returns the tally for role, stage and label, made on first use;
-// the caller holds m.mu.
-func (m *Meter) tally(role string, stage Stage, label string) *Tally {
+// tally returns the tally for role, stage, label and model, made on
+// first use; the caller holds m.mu.
+func (m *Meter) tally(role string, stage Stage, label, model string) *Tally {
 	for _, t := range m.t {
-		if t.Role == role && t.Stage == stage && t.Label == label {
+		if t.Role == role && t.Stage == stage && t.Label == label && t.Model == model {
 			return t
 		}
 	}
-	t := &Tally{Role: role, Stage: stage, Label: label}
+	t := &Tally{Role: role, Stage: stage, Label: label, Model: model}
 	m.t = append(m.t, t)
 	return t
 }
 
-func (m *Meter) add(role string, stage Stage, label string, u Usage, cached bool, d time.Duration) {
+func (m *Meter) add(role string, stage Stage, label, model string, u Usage, cached bool, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.tally(role, stage, label)
+	t := m.tally(role, stage, label, model)
 	t.Calls++
 	if cached {
 		t.CachedCalls++
 	}
 	t.InputTokens += u.InputTokens
 	t.OutputTokens += u.OutputTokens
+	t.CachedInputTokens += u.CachedInputTokens
 	t.Seconds += d.Seconds()
 }
 
-// AddEmbedding records embedding work (calls = texts embedded).
-func (m *Meter) AddEmbedding(role string, stage Stage, texts, inputTokens int, d time.Duration) {
+// AddEmbedding records embedding work (calls = texts embedded) by the
+// embedding model named model ("backend:model", "" when not known).
+func (m *Meter) AddEmbedding(role string, stage Stage, model string, texts, inputTokens int, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.tally(role, stage, "embedding")
+	t := m.tally(role, stage, "embedding", model)
 	t.Calls += texts
 	t.InputTokens += inputTokens
 	t.Seconds += d.Seconds()
 }
 
-// Snapshot returns all tallies, sorted by stage, role and label.
+// Snapshot returns all tallies, sorted by stage, role, label and model.
 func (m *Meter) Snapshot() []Tally {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -82,7 +100,7 @@ func (m *Meter) Snapshot() []Tally {
 		out[i] = *t
 	}
 	slices.SortFunc(out, func(a, b Tally) int {
-		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Role, b.Role), cmp.Compare(a.Label, b.Label))
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Role, b.Role), cmp.Compare(a.Label, b.Label), cmp.Compare(a.Model, b.Model))
 	})
 	return out
 }
@@ -100,6 +118,7 @@ func (m *Meter) Total(stage Stage) Tally {
 		sum.CachedCalls += t.CachedCalls
 		sum.InputTokens += t.InputTokens
 		sum.OutputTokens += t.OutputTokens
+		sum.CachedInputTokens += t.CachedInputTokens
 		sum.Seconds += t.Seconds
 	}
 	return sum
@@ -130,7 +149,7 @@ func (w *Metered) Chat(ctx context.Context, req Request) (Response, error) {
 	start := time.Now()
 	r, err := w.Inner.Chat(ctx, req)
 	if err == nil {
-		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
+		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, ModelName(w.Inner.ID()), r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
 }
@@ -139,7 +158,7 @@ func (w *Metered) Decide(ctx context.Context, req DecideRequest) (DecideResponse
 	start := time.Now()
 	r, err := w.Inner.Decide(ctx, req)
 	if err == nil {
-		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, r.Usage, r.Cached, time.Since(start))
+		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, ModelName(w.Inner.ID()), r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
 }
@@ -189,7 +208,7 @@ func (w *MeteredEmbedder) count(ctx context.Context, texts []string, start time.
 	for _, t := range texts {
 		n += tokens.Count(t)
 	}
-	meterFor(ctx, w.Meter).AddEmbedding(w.Role, w.Stage, len(texts), n, time.Since(start))
+	meterFor(ctx, w.Meter).AddEmbedding(w.Role, w.Stage, EmbedderModel(w.Inner.Name()), len(texts), n, time.Since(start))
 }
 
 type callMeterKey struct{}
@@ -209,23 +228,25 @@ func meterFor(ctx context.Context, def *Meter) *Meter {
 	return def
 }
 
-// Minus returns the tallies of now less those of before (same role, stage
-// and label), leaving out empty ones: the usage between two snapshots.
+// Minus returns the tallies of now less those of before (same role, stage,
+// label and model), leaving out empty ones: the usage between two snapshots.
 func Minus(now, before []Tally) []Tally {
 	type tallyKey struct {
 		role  string
 		stage Stage
 		label string
+		model string
 	}
 	prev := map[tallyKey]Tally{}
 	for _, t := range before {
-		prev[tallyKey{t.Role, t.Stage, t.Label}] = t
+		prev[tallyKey{t.Role, t.Stage, t.Label, t.Model}] = t
 	}
 	var out []Tally
 	for _, t := range now {
-		p := prev[tallyKey{t.Role, t.Stage, t.Label}]
-		d := Tally{Role: t.Role, Stage: t.Stage, Label: t.Label, Calls: t.Calls - p.Calls, CachedCalls: t.CachedCalls - p.CachedCalls,
-			InputTokens: t.InputTokens - p.InputTokens, OutputTokens: t.OutputTokens - p.OutputTokens, Seconds: t.Seconds - p.Seconds}
+		p := prev[tallyKey{t.Role, t.Stage, t.Label, t.Model}]
+		d := Tally{Role: t.Role, Stage: t.Stage, Label: t.Label, Model: t.Model, Calls: t.Calls - p.Calls, CachedCalls: t.CachedCalls - p.CachedCalls,
+			InputTokens: t.InputTokens - p.InputTokens, OutputTokens: t.OutputTokens - p.OutputTokens,
+			CachedInputTokens: t.CachedInputTokens - p.CachedInputTokens, Seconds: t.Seconds - p.Seconds}
 		if d.Calls != 0 || d.InputTokens != 0 || d.OutputTokens != 0 {
 			out = append(out, d)
 		}

@@ -170,7 +170,13 @@ func (o *OpenAI) usage(u openai.Usage, msgs []Message, text string) Usage {
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		return Usage{InputTokens: PromptTokens(msgs), OutputTokens: tokens.Count(text)}
 	}
-	return Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	out := Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	if u.PromptTokensDetails != nil {
+		// A server reporting more cached than prompt tokens is wrong; the
+		// cached count never exceeds what was sent.
+		out.CachedInputTokens = min(max(u.PromptTokensDetails.CachedTokens, 0), u.PromptTokens)
+	}
+	return out
 }
 
 // Decide asks for one token with top logprobs and reads the choice
@@ -285,6 +291,9 @@ func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (ope
 		return openai.ChatCompletionResponse{}, o.wrapErr("chat "+o.cfg.Model, err, hold)
 	}
 	resp := openai.ChatCompletionResponse{Usage: openai.Usage{PromptTokens: reply.Usage.PromptTokens, CompletionTokens: reply.Usage.CompletionTokens}}
+	if d := reply.Usage.PromptTokensDetails; d != nil {
+		resp.Usage.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: d.CachedTokens}
+	}
 	for _, c := range reply.Choices {
 		ch := openai.ChatCompletionChoice{Message: openai.ChatCompletionMessage{Role: "assistant", Content: string(c.Message.Content)}}
 		if c.LogProbs != nil {
@@ -456,6 +465,11 @@ type chatReply struct {
 	Usage struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
+		// PromptTokensDetails is nil when the server leaves it out (or
+		// sends null), as most local servers do.
+		PromptTokensDetails *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 }
 

@@ -43,7 +43,7 @@ func TestOpenAIChatRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Text != `{"answer":"Paris"}` || resp.Usage != (Usage{42, 7}) || resp.Cached {
+	if resp.Text != `{"answer":"Paris"}` || resp.Usage != (Usage{InputTokens: 42, OutputTokens: 7}) || resp.Cached {
 		t.Fatalf("response = %+v", resp)
 	}
 	if got.Model != "gpt-4o-mini" || len(got.Messages) != 2 || got.Messages[1].Content != "capital of France?" || got.Messages[0].Role != "system" {

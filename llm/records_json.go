@@ -20,6 +20,10 @@ func (u Usage) AppendJSON(b []byte) ([]byte, bool) {
 	b = jsonenc.Int(b, int64(u.InputTokens))
 	b = append(b, `,"output_tokens":`...)
 	b = jsonenc.Int(b, int64(u.OutputTokens))
+	if u.CachedInputTokens != 0 {
+		b = append(b, `,"cached_input_tokens":`...)
+		b = jsonenc.Int(b, int64(u.CachedInputTokens))
+	}
 	return append(b, '}'), true
 }
 
@@ -46,6 +50,10 @@ func (t Tally) AppendJSON(b []byte) ([]byte, bool) {
 		b = append(b, `,"label":`...)
 		b = jsonenc.String(b, t.Label)
 	}
+	if t.Model != "" {
+		b = append(b, `,"model":`...)
+		b = jsonenc.String(b, t.Model)
+	}
 	b = append(b, `,"calls":`...)
 	b = jsonenc.Int(b, int64(t.Calls))
 	b = append(b, `,"cached_calls":`...)
@@ -54,6 +62,10 @@ func (t Tally) AppendJSON(b []byte) ([]byte, bool) {
 	b = jsonenc.Int(b, int64(t.InputTokens))
 	b = append(b, `,"output_tokens":`...)
 	b = jsonenc.Int(b, int64(t.OutputTokens))
+	if t.CachedInputTokens != 0 {
+		b = append(b, `,"cached_input_tokens":`...)
+		b = jsonenc.Int(b, int64(t.CachedInputTokens))
+	}
 	b = append(b, `,"seconds":`...)
 	b = jsonenc.Float(b, t.Seconds, 64)
 	return append(b, '}'), true

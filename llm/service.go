@@ -35,9 +35,10 @@ func StatusError(op string, status int, retryAfterHeader, msg string) *HTTPError
 func (m *Meter) AddCalls(role string, stage Stage, label string, calls int, u Usage, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.tally(role, stage, label)
+	t := m.tally(role, stage, label, "")
 	t.Calls += calls
 	t.InputTokens += u.InputTokens
 	t.OutputTokens += u.OutputTokens
+	t.CachedInputTokens += u.CachedInputTokens
 	t.Seconds += d.Seconds()
 }

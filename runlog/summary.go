@@ -72,6 +72,9 @@ type Cost struct {
 	InputTokens  int     `json:"input_tokens"`
 	OutputTokens int     `json:"output_tokens"`
 	Seconds      float64 `json:"seconds"`
+	// CachedInputTokens: of InputTokens, those the provider's prompt
+	// cache served (llm.Tally.CachedInputTokens).
+	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
 }
 
 func (c *Cost) add(t llm.Tally) {
@@ -79,6 +82,7 @@ func (c *Cost) add(t llm.Tally) {
 	c.CachedCalls += t.CachedCalls
 	c.InputTokens += t.InputTokens
 	c.OutputTokens += t.OutputTokens
+	c.CachedInputTokens += t.CachedInputTokens
 	c.Seconds += t.Seconds
 }
 
@@ -410,6 +414,7 @@ func (c *Cost) merge(o Cost) {
 	c.CachedCalls += o.CachedCalls
 	c.InputTokens += o.InputTokens
 	c.OutputTokens += o.OutputTokens
+	c.CachedInputTokens += o.CachedInputTokens
 	c.Seconds += o.Seconds
 }
 

@@ -29,6 +29,7 @@ targets=(
   ./llm:FuzzCacheKeyHash
   ./llm:FuzzChatBody
   ./llm:FuzzHashMessages
+  ./llm/prices:FuzzPricesFile
   ./internal/tokens:FuzzCutsAreExact
   ./internal/names:FuzzCheck
   ./internal/cli/cliflag:FuzzBoundedFlags

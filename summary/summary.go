@@ -149,6 +149,7 @@ func plus(a, b runlog.Cost) runlog.Cost {
 	a.Calls += b.Calls
 	a.CachedCalls += b.CachedCalls
 	a.InputTokens += b.InputTokens
+	a.CachedInputTokens += b.CachedInputTokens
 	a.OutputTokens += b.OutputTokens
 	a.Seconds += b.Seconds
 	return a

@@ -5,6 +5,7 @@
 package llmtest
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -78,6 +79,10 @@ type Reply struct {
 	// usage object entirely (some local servers do).
 	PromptTokens, CompletionTokens int
 	OmitUsage                      bool
+	// CachedTokens, when non-zero, is sent as
+	// usage.prompt_tokens_details.cached_tokens (overriding the prefix
+	// cache's count; see WithPrefixCache).
+	CachedTokens int
 }
 
 // ChatHandler scripts chat replies. n is the 1-based number of this chat
@@ -114,6 +119,61 @@ func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = 
 // none), so long benchmarks do not grow the process.
 func WithoutBodies() Option { return func(s *Server) { s.noBodies = true } }
 
+// WithPrefixCache makes the server act as a provider's prompt cache: it
+// remembers the prompts it has answered and reports, in
+// usage.prompt_tokens_details.cached_tokens, the longest prefix of a new
+// prompt it has seen before, in whole blocks of block tokens (1: exact;
+// OpenAI caches in blocks of 128), and nothing below min tokens (OpenAI:
+// 1024). Tokens are counted as the server counts prompt tokens: per
+// message 3 tokens of framing (role first) then its whitespace-separated
+// words.
+func WithPrefixCache(block, min int) Option {
+	return func(s *Server) { s.prefix = &prefixCache{block: max(block, 1), min: min, seen: map[[32]byte]bool{}} }
+}
+
+// prefixCache holds a chain hash of every whole block of every prompt
+// answered: a prompt's first n blocks were seen iff the hash of its n-th
+// block is held. Block hashes keep a full-LoCoMo run's memory small.
+type prefixCache struct {
+	block, min int
+	seen       map[[32]byte]bool
+}
+
+// promptTokens is the prompt as the server counts it, one string a token.
+func promptTokens(msgs []Message) []string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, "\x00role:"+m.Role, "\x00start", "\x00end")
+		out = append(out, strings.Fields(m.Content)...)
+	}
+	return out
+}
+
+// lookup returns the cached tokens of prompt and remembers its blocks; the
+// caller holds the server's lock.
+func (c *prefixCache) lookup(prompt []string) int {
+	h := sha256.New()
+	var sum [32]byte
+	cached, missed := 0, false
+	for n := 1; n*c.block <= len(prompt); n++ {
+		for _, tok := range prompt[(n-1)*c.block : n*c.block] {
+			// Length-prefixed, so no two token lists hash alike.
+			fmt.Fprintf(h, "%d:%s", len(tok), tok)
+		}
+		h.Sum(sum[:0])
+		if !missed && c.seen[sum] {
+			cached = n * c.block
+		} else {
+			missed = true
+			c.seen[sum] = true
+		}
+	}
+	if cached < c.min {
+		return 0
+	}
+	return cached
+}
+
 // Server is the fake. URL is the base URL including /v1.
 type Server struct {
 	URL string
@@ -123,6 +183,7 @@ type Server struct {
 	dim      int
 	latency  time.Duration
 	noBodies bool
+	prefix   *prefixCache // nil: no prompt cache
 
 	inFlight, peak int
 	conns          int // TCP connections accepted
@@ -323,7 +384,21 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		if ct == 0 {
 			ct = len(strings.Fields(rep.Text))
 		}
-		resp["usage"] = map[string]int{"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+		usage := map[string]any{"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+		cached := rep.CachedTokens
+		if s.prefix != nil {
+			toks := promptTokens(req.Messages)
+			s.mu.Lock()
+			fromPrefix := s.prefix.lookup(toks)
+			s.mu.Unlock()
+			if cached == 0 {
+				cached = min(fromPrefix, pt)
+			}
+		}
+		if cached != 0 || s.prefix != nil {
+			usage["prompt_tokens_details"] = map[string]int{"cached_tokens": cached, "audio_tokens": 0}
+		}
+		resp["usage"] = usage
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

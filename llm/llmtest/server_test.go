@@ -56,3 +56,55 @@ func TestWireFormat(t *testing.T) {
 		t.Fatal("body not recorded")
 	}
 }
+
+func TestPrefixCacheReportsLongestSeenPrefix(t *testing.T) {
+	s := New(t, WithPrefixCache(1, 0))
+	chat := func(msgs ...Message) (prompt, cached int) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"model": "m", "messages": msgs})
+		_, out := post(t, s.URL+"/chat/completions", string(b))
+		u := out["usage"].(map[string]any)
+		d, ok := u["prompt_tokens_details"].(map[string]any)
+		if !ok {
+			t.Fatalf("no prompt_tokens_details in %v", u)
+		}
+		return int(u["prompt_tokens"].(float64)), int(d["cached_tokens"].(float64))
+	}
+	sys := Message{Role: "system", Content: "answer from the conversation below"}    // 3+5 tokens
+	conv := Message{Role: "user", Content: "Ann: I moved to Lisbon. Bob: nice city"} // 3+8
+	if p, c := chat(sys, conv, Message{Role: "user", Content: "where did Ann move?"}); p != 8+11+7 || c != 0 {
+		t.Fatalf("first prompt: %d tokens, %d cached; want 26, 0", p, c)
+	}
+	// Same instructions and conversation, another question: the shared
+	// prefix is both messages and the third message's role framing.
+	if p, c := chat(sys, conv, Message{Role: "user", Content: "who is Bob?"}); p != 8+11+6 || c != 8+11+3 {
+		t.Fatalf("second prompt: %d tokens, %d cached; want 25, 22", p, c)
+	}
+	// A word changed early: only the tokens before it hit.
+	if _, c := chat(sys, Message{Role: "user", Content: "Ann: I moved to Porto. Bob: nice city"}); c != 8+3+4 {
+		t.Fatalf("changed prompt: %d cached, want 15", c)
+	}
+	// The same prompt again is cached whole.
+	if p, c := chat(sys, conv); c != p || p != 19 {
+		t.Fatalf("repeat: %d tokens, %d cached; want all 19", p, c)
+	}
+}
+
+func TestPrefixCacheBlocksAndMinimum(t *testing.T) {
+	s := New(t, WithPrefixCache(4, 8))
+	chat := func(content string) int {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"model": "m", "messages": []Message{{Role: "user", Content: content}}})
+		_, out := post(t, s.URL+"/chat/completions", string(b))
+		return int(out["usage"].(map[string]any)["prompt_tokens_details"].(map[string]any)["cached_tokens"].(float64))
+	}
+	chat("a b c d e f g h i j k l m") // 16 tokens with framing
+	// 3 framing + 8 shared words = 11 shared tokens: two whole blocks of 4.
+	if c := chat("a b c d e f g h X Y Z"); c != 8 {
+		t.Fatalf("cached %d, want 8 (two blocks of 4)", c)
+	}
+	// 3 + 3 shared = 6: one block, under the minimum of 8.
+	if c := chat("a b c Q"); c != 0 {
+		t.Fatalf("cached %d, want 0 (below the minimum)", c)
+	}
+}

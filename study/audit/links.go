@@ -170,16 +170,17 @@ func sortGroups(items []item) []item {
 	return out
 }
 
-// mergeTallies sums tallies with the same role, stage and label.
+// mergeTallies sums tallies with the same role, stage, label and model.
 func mergeTallies(a, b []llm.Tally) []llm.Tally {
 	for _, t := range b {
 		found := false
 		for i := range a {
-			if a[i].Role == t.Role && a[i].Stage == t.Stage && a[i].Label == t.Label {
+			if a[i].Role == t.Role && a[i].Stage == t.Stage && a[i].Label == t.Label && a[i].Model == t.Model {
 				a[i].Calls += t.Calls
 				a[i].CachedCalls += t.CachedCalls
 				a[i].InputTokens += t.InputTokens
 				a[i].OutputTokens += t.OutputTokens
+				a[i].CachedInputTokens += t.CachedInputTokens
 				a[i].Seconds += t.Seconds
 				found = true
 				break

@@ -14,13 +14,15 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	tables "github.com/membench/membench/internal/report"
+	"github.com/membench/membench/llm/prices"
 )
 
 // Options are the report command's inputs.
 type Options struct {
 	Runs   []string // run directories, globs or directories of runs
 	Format string   // terminal, markdown or csv
-	Table  string   // 2, 3, 4 or all
+	Table  string   // 2, 3, 4, dollars or all
+	Prices string   // a prices file laid over the default table ("": the default)
 	Judge  string   // "" = the runs' primary judge
 	JSON   bool     // print ReportJSON instead of tables
 	// AllowMixed shows runs whose manifests differ side by side, with a warning.
@@ -77,7 +79,8 @@ csv and --table all, the tables are separated by a blank line.`,
 	}
 	f := c.Flags()
 	f.StringVar(&o.Format, "format", "terminal", "terminal, markdown or csv")
-	f.StringVar(&o.Table, "table", "all", "which table: 2, 3, 4 or all")
+	f.StringVar(&o.Table, "table", "all", "which table: 2, 3, 4, dollars or all")
+	f.StringVar(&o.Prices, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "show runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends) side by side, with a warning")
 	f.BoolVar(&o.Wide, "wide", false, "terminal: every column (run ids, input/output tokens, dataset, questions, embedder, backend, status) instead of fitting 120 columns")
 	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
@@ -92,6 +95,25 @@ func Run(ctx context.Context, o *Options) error {
 		o.Runs = []string{cliflag.DefaultResults}
 	}
 	var builders []func([]*runlog.Run, string, analysis.View) (*tables.Table, error)
+	priceTable := prices.Default()
+	if o.Prices != "" {
+		t, err := prices.Load(o.Prices)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		priceTable = t
+	}
+	dollars := func(runs []*runlog.Run, _ string, v analysis.View) (*tables.Table, error) {
+		bills := make([]*prices.Bill, len(runs))
+		for i, r := range runs {
+			b, err := prices.ForRun(r.Dir, priceTable)
+			if err != nil {
+				return nil, err
+			}
+			bills[i] = b
+		}
+		return analysis.Dollars(runs, bills, v), nil
+	}
 	switch o.Table {
 	case "2":
 		builders = append(builders, analysis.Table2)
@@ -99,10 +121,12 @@ func Run(ctx context.Context, o *Options) error {
 		builders = append(builders, analysis.Table3)
 	case "4":
 		builders = append(builders, analysis.Table4)
+	case "dollars":
+		builders = append(builders, dollars)
 	case "all", "":
-		builders = append(builders, analysis.Table2, analysis.Table3, analysis.Table4)
+		builders = append(builders, analysis.Table2, analysis.Table3, analysis.Table4, dollars)
 	default:
-		return clierr.Bad("--table %q: want 2, 3, 4 or all", o.Table)
+		return clierr.Bad("--table %q: want 2, 3, 4, dollars or all", o.Table)
 	}
 	switch o.Format {
 	case "terminal", "text", "markdown", "md", "csv":

@@ -26,6 +26,7 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
@@ -48,6 +49,7 @@ type Options struct {
 	JobIndex            string // JOB_COMPLETION_INDEX, for --shard auto/N
 	CPUProfile          string // file for a CPU profile of the run
 	MemProfile          string // file for a heap profile at the end
+	Prices              string // a prices file laid over the default table
 	// Changed reports whether the user set a flag; nil means none was set,
 	// so with no ConfigFile every Config field applies.
 	Changed  func(flag string) bool
@@ -134,6 +136,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	cliflag.Size(c, &o.ReplayLimits.Total, "replay-max-total", def.Total, 1<<10, 1<<50, "with --replay: the most a whole bundle may unpack to, e.g. 8GiB")
 	cliflag.Float64(c, &o.ReplayLimits.Ratio, "replay-max-ratio", def.Ratio, 1, 1e6, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	f.StringVar(&o.Prices, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table, for the summary's dollars line")
 	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof; -sample_index=alloc_space for allocations)")
 	f.StringVar(&o.Shard, "shard", "", "run only part I of N (I/N, I from 0; auto/N reads JOB_COMPLETION_INDEX): conversation j goes to part j mod N (LongMemEval: question j); join the parts with 'membench merge'")
 	return c
@@ -234,6 +237,10 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	base.Quiet = o.Quiet
 	base.Host = o.Host
+	priceTable, err := loadPrices(o.Prices)
+	if err != nil {
+		return err
+	}
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
 	if err != nil {
 		return err
@@ -266,8 +273,32 @@ func Run(ctx context.Context, o *Options) error {
 		}{sum, dir})
 	}
 	summary.Print(stdout, sum)
+	printBill(stdout, stderr, dir, priceTable)
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil
+}
+
+// loadPrices is the default price table, with the --prices file over it.
+func loadPrices(path string) (*prices.Table, error) {
+	if path == "" {
+		return prices.Default(), nil
+	}
+	t, err := prices.Load(path)
+	if err != nil {
+		return nil, clierr.AsBad(err)
+	}
+	return t, nil
+}
+
+// printBill prints the run's dollars line under its summary; a run whose
+// costs cannot be read still printed its scores, so that is only said.
+func printBill(stdout, stderr io.Writer, dir string, t *prices.Table) {
+	b, err := prices.ForRun(dir, t)
+	if err != nil {
+		fmt.Fprintf(stderr, "dollars: %v\n", err)
+		return
+	}
+	fmt.Fprintln(stdout, b.Line())
 }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -311,6 +342,10 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 		}
 		fmt.Fprintf(stderr, "replay: calls the bundle lacks go to %s (key from $OPENAI_API_KEY), the backend configured here; never to a server the bundle names\n", llm.RedactText(shown))
 	}
+	priceTable, err := loadPrices(o.Prices)
+	if err != nil {
+		return err
+	}
 	cfg := o.Config
 	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
 		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
@@ -323,6 +358,7 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 		return cliflag.PrintJSON(stdout, sum)
 	}
 	summary.Print(stdout, sum)
+	printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
 	return nil
 }
 

@@ -1,0 +1,112 @@
+package prices
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
+)
+
+// StageOrder is the order bills list stages in.
+var StageOrder = []string{"build", "retrieve", "answer", "judge", "embed"}
+
+// Bill is a run's model spend in dollars by stage.
+type Bill struct {
+	Stages map[string]Amount // by StageKey, the work results rest on
+	Total  Amount            // of Stages
+	// Redone is the work no result rests on (cut off, or done again on
+	// resume), as runlog.Summary.Redone counts it.
+	Redone Amount
+	// InputTokens and CachedInputTokens are the kept work's input tokens
+	// and those the provider's prompt cache served.
+	InputTokens, CachedInputTokens int
+	// ReplyCacheHits counts calls served from membench's own reply cache;
+	// they are priced as if paid, so that a rerun costs what the first run did.
+	ReplyCacheHits int
+	Table          *Table
+}
+
+// ForRun bills the run in dir (its manifest and costs.jsonl) with t.
+func ForRun(dir string, t *Table) (*Bill, error) {
+	m, err := runlog.LoadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	costs, err := runlog.ReadJSONL[runlog.CostRecord](filepath.Join(dir, runlog.CostsFile))
+	if err != nil {
+		return nil, err
+	}
+	kept, redone := runlog.EffectiveCosts(costs)
+	return Of(kept, redone, Roles(m), t), nil
+}
+
+// Roles maps each role of a run's manifest to its model ("backend:model"),
+// and "embedder" to its embedder's model.
+func Roles(m runlog.Manifest) map[string]string {
+	roles := map[string]string{}
+	for role, id := range m.Models {
+		roles[role] = llm.ModelName(id)
+	}
+	if m.Embedder != "" {
+		roles["embedder"] = llm.EmbedderModel(m.Embedder)
+	}
+	return roles
+}
+
+// Of bills kept and redone cost records with t.
+func Of(kept, redone []runlog.CostRecord, roles map[string]string, t *Table) *Bill {
+	b := &Bill{Stages: map[string]Amount{}, Table: t}
+	for _, c := range kept {
+		for k, a := range t.Stages(c.Tallies, roles) {
+			b.Stages[k] = b.Stages[k].Add(a)
+			b.Total = b.Total.Add(a)
+		}
+		for _, tl := range c.Tallies {
+			if tl.Label == "embedding" {
+				continue
+			}
+			b.InputTokens += tl.InputTokens
+			b.CachedInputTokens += tl.CachedInputTokens
+			b.ReplyCacheHits += tl.CachedCalls
+		}
+	}
+	for _, c := range redone {
+		for _, a := range t.Stages(c.Tallies, roles) {
+			b.Redone = b.Redone.Add(a)
+		}
+	}
+	return b
+}
+
+// Line is the bill on one line, for a summary or report: dollars by stage
+// and in total, and what they assume.
+func (b *Bill) Line() string {
+	var parts []string
+	for _, st := range StageOrder {
+		if a, ok := b.Stages[st]; ok {
+			parts = append(parts, st+" "+a.String())
+		}
+	}
+	parts = append(parts, "total "+b.Total.String())
+	s := "dollars: " + strings.Join(parts, " · ")
+	var notes []string
+	if b.Table != nil {
+		src := "prices as of " + b.Table.AsOf
+		if b.Table.Source != "default" && b.Table.Source != "" {
+			src += " with " + b.Table.Source
+		}
+		notes = append(notes, src)
+	}
+	if b.CachedInputTokens > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d input tokens from the provider's prompt cache, at its cached rate", b.CachedInputTokens, b.InputTokens))
+	}
+	if b.ReplyCacheHits > 0 {
+		notes = append(notes, fmt.Sprintf("%d replies from membench's cache priced as if paid", b.ReplyCacheHits))
+	}
+	if b.Redone.Dollars > 0 || !b.Redone.Known() {
+		notes = append(notes, "plus "+b.Redone.String()+" for work cut off or redone")
+	}
+	return s + " (" + strings.Join(notes, "; ") + ")"
+}
