@@ -39,6 +39,12 @@ type LoadOptions struct {
 	// MaxBytes caps how much of the file is read (0 = DefaultMaxBytes):
 	// a larger file is refused, naming MaxBytesFlag.
 	MaxBytes int64
+	// Seed drives a dataset's seeded choices (LoCoMo-Plus: the base
+	// conversation of each item); 0 = the dataset's default.
+	Seed int
+	// BaseData is the file a stitched dataset takes its base conversations
+	// from ("" = the installed copy of the base dataset).
+	BaseData string
 }
 
 func (o LoadOptions) step() time.Duration {

@@ -36,6 +36,20 @@ type GroupSpec struct {
 	// Abstains marks a group whose right answer is to decline: it is
 	// scored apart and left out of the overall score, as the papers do.
 	Abstains bool `json:"abstains,omitempty"`
+	// JudgePrompt names the built-in judge prompt the group's questions
+	// are judged with (judge.BuiltinPrompts, e.g. "cognitive"); "" leaves
+	// each judge its own.
+	JudgePrompt string `json:"judge_prompt,omitempty"`
+}
+
+// JudgePrompt is the judge prompt q's group asks for ("" = the judges' own).
+func (d *Dataset) JudgePrompt(q *Question) string {
+	for _, g := range d.Groups {
+		if g.Name == q.Group {
+			return g.JudgePrompt
+		}
+	}
+	return ""
 }
 
 var (

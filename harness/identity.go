@@ -73,7 +73,7 @@ func resolve(cfg runlog.Config) (*resolution, error) {
 		set = set.With(t)
 	}
 	ds, err := datasets.Load(cfg.Dataset, cfg.Data, datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home,
-		Conversations: cfg.Conversations, Limit: cfg.Limit, Lazy: true, MaxBytes: cfg.MaxDataSize})
+		Conversations: cfg.Conversations, Limit: cfg.Limit, Lazy: true, MaxBytes: cfg.MaxDataSize, Seed: cfg.Seed, BaseData: cfg.BaseData})
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}

@@ -748,6 +748,7 @@ func transcript(rec runlog.RetrievalRecord, c *systems.Context, res answer.Resul
 // and verdict go into the transcript too.
 func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, pred string, have map[string]bool, files map[string]*runlog.Appender, tr *runlog.Transcript) error {
 	s := judge.NewSample(conv, q, pred)
+	s.Prompt = p.Data.JudgePrompt(q)
 	for _, jd := range judges {
 		if have[jd.Name()] {
 			continue

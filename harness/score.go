@@ -43,6 +43,8 @@ type ScoreConfig struct {
 	CacheDir    string
 	NoCache     bool
 	MaxDataSize int64       // bytes of the dataset file read at most; 0 = the default
+	Seed        int         // a stitched dataset's seed (0 = its default)
+	BaseData    string      // a stitched dataset's base file ("" = installed copy)
 	Host        runlog.Host // the command line's environment (MEMBENCH_HOME, ...)
 }
 
@@ -108,7 +110,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{Home: sc.Host.Home, MaxBytes: sc.MaxDataSize})
+	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{Home: sc.Host.Home, MaxBytes: sc.MaxDataSize, Seed: sc.Seed, BaseData: sc.BaseData})
 	if err != nil {
 		return nil, nil, badinput.Wrap(err)
 	}
@@ -197,7 +199,9 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		q := byID[p.QuestionID]
 		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstains(), Group: q.Group,
 			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
-		err := judging.Sample(ctx, judges, judge.NewSample(conv[q.ID], q, p.Prediction), system, nil, func(j runlog.Judgment) error {
+		s := judge.NewSample(conv[q.ID], q, p.Prediction)
+		s.Prompt = ds.JudgePrompt(q)
+		err := judging.Sample(ctx, judges, s, system, nil, func(j runlog.Judgment) error {
 			judgments = append(judgments, j)
 			return nil
 		})

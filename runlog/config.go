@@ -36,6 +36,11 @@ type Config struct {
 	// run loads it: the run id hashes it instead of Data, so a relative
 	// and an absolute path to one file give one run id.
 	DataSHA256 string `json:"data_sha256,omitempty" yaml:"-"`
+	// Seed and BaseData shape a stitched dataset (LoCoMo-Plus): the seed of
+	// its choices (0 = its default) and the file of its base conversations
+	// ("" = the installed copy); DataSHA256 then covers both.
+	Seed     int    `json:"seed,omitempty" yaml:"seed"`
+	BaseData string `json:"base_data,omitempty" yaml:"base_data"`
 
 	// Model specs (llm.ParseSpec syntax, e.g. "offline", "openai:gpt-4o-mini").
 	// Build/Answer/Decide/JudgeModel default to Model.
@@ -182,7 +187,7 @@ func (c Config) Hash() string {
 	// so a new password resumes the same run and never shapes its id.
 	r := c.Redacted()
 	if r.DataSHA256 != "" {
-		r.Data = "" // the content decides, not the path as typed
+		r.Data, r.BaseData = "", "" // the content decides, not the path as typed
 	}
 	b, _ := json.Marshal(r)
 	s := sha256.Sum256(b)

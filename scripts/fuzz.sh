@@ -12,6 +12,7 @@ targets=(
   ./datasets:FuzzLongMemEval
   ./datasets:FuzzParseByteSize
   ./datasets/datasettest:FuzzTinyQA
+  ./datasets/locomoplus:FuzzParseGap
   ./judge:FuzzParseReply
   ./judge:FuzzNegatedCorrect
   ./judge:FuzzMetrics

@@ -3,3 +3,7 @@
 // datasets.Register, plus one blank import here. (sample, locomo and
 // longmemeval register from package datasets itself.)
 package all
+
+import (
+	_ "github.com/membench/membench/datasets/locomoplus"
+)

@@ -399,7 +399,7 @@ func loadConvs(m runlog.Manifest, b *Bundle, key func(string) string, opt Option
 	if m.Config.Dataset == "" {
 		return "the manifest names no dataset: the conversation is not shown"
 	}
-	ds, err := datasets.Load(m.Config.Dataset, m.Config.Data, datasets.LoadOptions{TurnStep: m.Config.TurnStep, Home: opt.Home})
+	ds, err := datasets.Load(m.Config.Dataset, m.Config.Data, datasets.LoadOptions{TurnStep: m.Config.TurnStep, Home: opt.Home, Seed: m.Config.Seed, BaseData: m.Config.BaseData})
 	if err != nil {
 		return fmt.Sprintf("conversation text unavailable: %v", err)
 	}
