@@ -20,7 +20,10 @@ import (
 //     an item whose last sentence is a question counts half: in a dialogue
 //     the turn that asks rarely holds the answer;
 //  2. if no item shares at least half of the question's weight (or none
-//     shares a word), abstain with the Abstain sentence;
+//     shares a word), abstain with the Abstain sentence; but a remark that
+//     asks nothing (no "?", no question word first: LoCoMo-Plus's
+//     triggers) gets the best item's best sentence whenever one shares a
+//     word, since declining answers a question, not a remark;
 //  3. "when"/"what year"/"how long ago" questions answer with the best item's
 //     date, shifted by a relative expression in its text ("yesterday",
 //     "last week", "last year", "last month");
@@ -74,7 +77,7 @@ func offlineAnswer(req llm.Request) (string, error) {
 			best, bestScore, bestPlain = i, s, plain
 		}
 	}
-	if best < 0 || bestPlain < 0.5*plainTotal {
+	if best < 0 || (bestPlain < 0.5*plainTotal && !isRemark(in.Question)) {
 		return Abstain, nil
 	}
 	it := in.Items[best]
@@ -142,6 +145,14 @@ func weight(w string, df, n int) float64 {
 }
 
 // isQuestion reports whether the text's last sentence asks something.
+var questionWord = regexp.MustCompile(`(?i)^\s*(who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|will|would|should|has|have|had)\b`)
+
+// isRemark: a message that asks nothing, neither with "?" nor with a
+// question word first.
+func isRemark(text string) bool {
+	return !strings.Contains(text, "?") && !questionWord.MatchString(text)
+}
+
 func isQuestion(text string) bool {
 	ss := lexical.Sentences(text)
 	return len(ss) > 0 && strings.HasSuffix(strings.TrimSpace(ss[len(ss)-1]), "?")

@@ -99,3 +99,25 @@ func TestOfflineAnswererPrefersTheReplyToTheEcho(t *testing.T) {
 		t.Fatalf("want the reply, got %q", got)
 	}
 }
+
+func TestRemarksAreNotDeclined(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Caroline: I ended up volunteering for that project, and now I'm totally overwhelmed.": true,
+		"How many months passed between Andrew adopting Buddy and Scout":                        false,
+		"Was it a good month? Answer yes or no.":                                                false,
+		"What is the name of Tomas's dog?":                                                      false,
+	} {
+		if got := isRemark(text); got != want {
+			t.Errorf("isRemark(%q) = %v, want %v", text, got, want)
+		}
+	}
+	items := []systems.Item{{Text: "I signed up to volunteer at the shelter on weekends.", Speaker: "Caroline"}}
+	remark, _ := offlineAnswer(llm.Request{Inputs: Input{Question: "Caroline: the shelter work is wearing me out lately, honestly.", Items: items}})
+	if remark == Abstain {
+		t.Errorf("a remark sharing a word with memory was declined")
+	}
+	question, _ := offlineAnswer(llm.Request{Inputs: Input{Question: "Where does Caroline go after the shelter closes at night?", Items: items}})
+	if question != Abstain {
+		t.Errorf("a question below the bar was answered: %q", question)
+	}
+}
