@@ -103,9 +103,9 @@ func TestOfflineAnswererPrefersTheReplyToTheEcho(t *testing.T) {
 func TestRemarksAreNotDeclined(t *testing.T) {
 	for text, want := range map[string]bool{
 		"Caroline: I ended up volunteering for that project, and now I'm totally overwhelmed.": true,
-		"How many months passed between Andrew adopting Buddy and Scout":                        false,
-		"Was it a good month? Answer yes or no.":                                                false,
-		"What is the name of Tomas's dog?":                                                      false,
+		"How many months passed between Andrew adopting Buddy and Scout":                       false,
+		"Was it a good month? Answer yes or no.":                                               false,
+		"What is the name of Tomas's dog?":                                                     false,
 	} {
 		if got := isRemark(text); got != want {
 			t.Errorf("isRemark(%q) = %v, want %v", text, got, want)
