@@ -26,6 +26,25 @@ const DefaultMaxBytes int64 = 4 << 30
 // MaxBytesFlag is the command-line flag that raises the cap; errors name it.
 const MaxBytesFlag = "--max-data-size"
 
+// ReadFile reads a whole dataset file under the size cap (max <= 0 means
+// DefaultMaxBytes), for loaders of small files that parse bytes; a file
+// that cannot be opened is an input error ending with hint.
+func ReadFile(path string, max int64, hint string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badinput.Errorf("%s: %v; %s", path, err, hint)
+	}
+	defer f.Close()
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	b, err := io.ReadAll(newCapReader(f, path, max))
+	if err != nil && !IsInputError(err) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, err
+}
+
 func (o LoadOptions) maxBytes() int64 {
 	if o.MaxBytes <= 0 {
 		return DefaultMaxBytes

@@ -18,8 +18,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/membench/membench/datasets"
@@ -59,21 +57,9 @@ type file struct {
 
 // Load reads a tinyqa file.
 func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
-	f, err := os.Open(path)
+	b, err := datasets.ReadFile(path, opt.MaxBytes, "pass a tinyqa file with --data")
 	if err != nil {
-		return nil, badinput.Errorf("%s: %v; pass a tinyqa file with --data", path, err)
-	}
-	defer f.Close()
-	max := opt.MaxBytes
-	if max <= 0 {
-		max = datasets.DefaultMaxBytes
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(b)) > max {
-		return nil, badinput.Errorf("%s is larger than %s; raise %s", path, datasets.ByteSize(max), datasets.MaxBytesFlag)
+		return nil, err
 	}
 	ds, err := Parse(b, path, opt.TurnStep)
 	if err != nil {

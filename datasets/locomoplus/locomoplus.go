@@ -18,7 +18,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -59,7 +58,7 @@ type Item struct {
 // Load reads locomo_plus.json from path and its base conversations from
 // opt.BaseData, else the installed locomo file.
 func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
-	b, err := readCapped(path, opt.MaxBytes, "pass locomo_plus.json with --data")
+	b, err := datasets.ReadFile(path, opt.MaxBytes, "pass locomo_plus.json with --data")
 	if err != nil {
 		return nil, err
 	}
@@ -86,24 +85,6 @@ func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	return Stitch(items, bds, seed, opt.TurnStep, path)
 }
 
-func readCapped(path string, max int64, hint string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, badinput.Errorf("%s: %v; %s", path, err, hint)
-	}
-	defer f.Close()
-	if max <= 0 {
-		max = datasets.DefaultMaxBytes
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(b)) > max {
-		return nil, badinput.Errorf("%s is larger than %s; raise %s", path, datasets.ByteSize(max), datasets.MaxBytesFlag)
-	}
-	return b, nil
-}
 
 // Choose returns, for each of n items, the index of its base conversation
 // among nbase: one stream seeded by seed, drawn in item order, so a seed
