@@ -85,7 +85,6 @@ func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	return Stitch(items, bds, seed, opt.TurnStep, path)
 }
 
-
 // Choose returns, for each of n items, the index of its base conversation
 // among nbase: one stream seeded by seed, drawn in item order, so a seed
 // gives the same choices on every machine.
