@@ -97,7 +97,7 @@ type Host struct {
 	// Embedder is MEMBENCH_EMBEDDER ("", "hashed" or "use-lite"), used
 	// when the config names no embedder.
 	Embedder string
-	// CI is true when the CI variable is set: no progress bar.
+	// CI is true when the CI variable is set: progress is logged as lines, never redrawn.
 	CI bool
 	// FixedProcs is true when GOMAXPROCS is set to a positive integer (the
 	// values the Go runtime takes): the run keeps that many Ps instead of

@@ -707,7 +707,7 @@ type Judgment struct {
 	System     string  `json:"system"`
 	Judge      string  `json:"judge"`
 	Correct    bool    `json:"correct"`
-	Score      float64 `json:"score"` // 0..1; F1/BLEU value for metric judges, 0/1 for verdict judges
+	Score      float64 `json:"score"` // 0..1; F1/BLEU value for metric judges, 1, 0.5 (PARTIAL) or 0 for verdict judges
 	Reason     string  `json:"reason,omitempty"`
 	Raw        string  `json:"raw,omitempty"` // raw model verdict text
 	// Invalid: the judge's model gave no verdict (Raw holds its reply).
