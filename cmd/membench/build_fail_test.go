@@ -13,6 +13,7 @@ import (
 // The whole binary against a server that ignores JSON mode: exit 1, the
 // message quotes the reply, no results table, summary.json says degraded.
 func TestRunWithJSONIgnoringServerExitsOne(t *testing.T) {
+	t.Parallel()
 	reply := "Of course! Here is what I found in the conversation."
 	srv := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Text: reply} }))
 	results := t.TempDir()

@@ -17,6 +17,7 @@ import (
 // questions (abstention questions left out of overall); compare's figures
 // for the f1 metric agree with the summary and with each other.
 func TestSameNEverywhereAndCompareAgreesWithSummary(t *testing.T) {
+	t.Parallel()
 	data, err := filepath.Abs(filepath.Join("..", "..", "datasets", "testdata", "longmemeval_mini.json"))
 	if err != nil {
 		t.Fatal(err)

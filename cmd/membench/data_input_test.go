@@ -13,6 +13,7 @@ import (
 // byte, naming the file and the place, and no file is read past the size
 // cap (--max-data-size): /dev/zero ends at byte 0, not when memory runs out.
 func TestDataFilesAreCheckedAndCapped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sample, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "datasets", "sample", "sample.json"))
 	if err != nil {

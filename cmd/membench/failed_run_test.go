@@ -12,6 +12,7 @@ import (
 // A run whose model server is not there fails: exit 1, no results table,
 // only the error and where the partial artifacts are.
 func TestFailedRunPrintsNoTable(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func TestFailedRunPrintsNoTable(t *testing.T) {
 // The missing-key error names the first role that needs a key, in the
 // fixed order build, answer, decide, judge: the same on every invocation.
 func TestMissingKeyNamesTheSameRole(t *testing.T) {
+	t.Parallel()
 	env := []string{"OPENAI_API_KEY="}
 	args := []string{"run", "--quiet", "--results", t.TempDir(), "--judge-model", "openai:j", "--decide-model", "openai:d", "--answer-model", "openai:a"}
 	var first string

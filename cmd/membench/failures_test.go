@@ -44,6 +44,7 @@ func jsonLines[T any](t *testing.T, path string) []T {
 // others finish, the run exits 1 with the list and no results table, and
 // rerunning the same command retries only those three.
 func TestFailedQuestionsAreRecordedAndRetried(t *testing.T) {
+	t.Parallel()
 	// One server per role, so each carries its own fault.
 	role := func(text string, f llmtest.Fault) string {
 		// Only the first request about the question, and its retries,

@@ -23,6 +23,7 @@ import (
 // A mistyped command, flag, system, dataset or judge names the real one;
 // a word far from every name gets no guess. All exit 2 with one line.
 func TestFrictionsDidYouMean(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string // "" = no guess at all
@@ -64,6 +65,7 @@ func TestFrictionsDidYouMean(t *testing.T) {
 // An unquoted --run glob is expanded by the shell; the command says so and
 // the quoted pattern it suggests runs.
 func TestFrictionsUnquotedGlob(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, id := range []string{"sample-a", "sample-b", "sample-c"} {
 		if out, code := in(t, dir, "run", "--quiet", "--run-id", id, "--k", "2"); code != 0 {
@@ -124,6 +126,7 @@ func TestFrictionsUnquotedGlob(t *testing.T) {
 // datasets verify with no name checks what is installed and names the
 // rest; a copy that does not match fails the command.
 func TestFrictionsDatasetsVerifyAll(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	env := []string{"MEMBENCH_HOME=" + home}
 	out, code := membench(t, env, "datasets", "verify")
@@ -167,6 +170,7 @@ func badPlaceholder(fl *pflag.Flag) string {
 }
 
 func TestFrictionsFlagHelpShowsPlaceholders(t *testing.T) {
+	t.Parallel()
 	// The check itself catches the --shard mistake.
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.String("shard", "", "join the parts with `membench merge`")
@@ -189,7 +193,7 @@ func TestFrictionsFlagHelpShowsPlaceholders(t *testing.T) {
 			walk(s)
 		}
 	}
-	walk(newRoot())
+	walk(newRoot(nil))
 	if flags < 100 {
 		t.Fatalf("only %d flags walked; the walk is broken", flags)
 	}
@@ -202,6 +206,7 @@ func TestFrictionsFlagHelpShowsPlaceholders(t *testing.T) {
 // A local OpenAI-compatible server needs no key (vLLM, Ollama), as the
 // README says; OpenAI's own needs one.
 func TestFrictionsKeylessLocalServer(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
 	results := t.TempDir()
 	out, code := membench(t, []string{"OPENAI_API_KEY=", "OPENAI_BASE_URL=" + srv.URL},

@@ -61,10 +61,11 @@ func examples(c *cobra.Command) []string {
 var tmpPath = regexp.MustCompile(`(^|[\s'"=])/tmp/`)
 
 func TestHelpExamplesRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every help example (about a minute)")
 	}
-	lines := examples(newRoot())
+	lines := examples(newRoot(nil))
 	if len(lines) < 30 {
 		t.Fatalf("only %d example lines found; the walk is broken", len(lines))
 	}
@@ -110,7 +111,8 @@ func TestHelpExamplesRun(t *testing.T) {
 // Help stands on its own: no file outside the repository, no paper by
 // nickname, no system that does not exist.
 func TestHelpNamesNothingOutsideTheRepository(t *testing.T) {
-	root := newRoot()
+	t.Parallel()
+	root := newRoot(nil)
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		var text strings.Builder

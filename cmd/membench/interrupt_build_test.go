@@ -21,6 +21,7 @@ import (
 // is gone within a second, exits 130, and the summary counts the build
 // calls that were made, as costs.jsonl does.
 func TestInterruptDuringBuild(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply {
 		time.Sleep(250 * time.Millisecond)
 		return llmtest.Reply{Text: `{"entries": []}`}

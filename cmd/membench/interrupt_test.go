@@ -17,6 +17,7 @@ import (
 // written, the exit says how to resume, and the rerun finishes the work
 // without duplicating any answer.
 func TestInterruptedRunRecordsCostsAndResumes(t *testing.T) {
+	t.Parallel()
 	data := testutil.Shared(t, "datasets", "locomo10.json")
 	results := t.TempDir()
 	home := t.TempDir()

@@ -17,6 +17,7 @@ import (
 // leave those verdicts out and count them, as the summary does, instead of
 // pairing them as wrong answers or refusing the runs.
 func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	bad := map[string]bool{}
 	srv := llmtest.New(t, llmtest.WithChat(func(_ int, r llmtest.ChatRequest) llmtest.Reply {

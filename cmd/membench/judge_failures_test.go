@@ -21,6 +21,7 @@ import (
 // no table; a rerun judges only those two, and the final verdicts equal a
 // clean pass over a copy of the same run.
 func TestJudgeRecordsFailedQuestionsAndRerunFillsThem(t *testing.T) {
+	t.Parallel()
 	results := t.TempDir()
 	if out, code := membench(t, nil, "run", "--quiet", "--results", results, "--run-id", "base", "--judge-spec", "f1"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
@@ -182,6 +183,7 @@ func membenchStdout(t *testing.T, env []string, args ...string) (stdout, stderr 
 // With --json, run and judge passes that end with failed questions print
 // on stdout what failed and where it is recorded (no scores), and exit 1.
 func TestFailedPassWithJSONPrintsTheFailures(t *testing.T) {
+	t.Parallel()
 	faulty := func() *llmtest.Server {
 		return llmtest.New(t, llmtest.WithChat(llmtest.Plausible), llmtest.WithFaults(llmtest.Faults{
 			Sequence: []llmtest.Fault{llmtest.FaultMalformed, llmtest.FaultMalformed, llmtest.FaultMalformed},

@@ -22,6 +22,7 @@ import (
 // lands while a conversation's build has written partial lines but no
 // build line.
 func TestKill9MidBuildRecordsItsSpend(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the binary several times")
 	}

@@ -18,6 +18,7 @@ import (
 // the verdict; the rerun judges the rest, and the run ends with each of
 // the 19 verdicts and its one call counted once.
 func TestKill9DuringJudgeKeepsEachVerdictsCost(t *testing.T) {
+	t.Parallel()
 	results := t.TempDir()
 	if out, code := membench(t, nil, "run", "--quiet", "--results", results, "--run-id", "base", "--judge-spec", "f1"); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)

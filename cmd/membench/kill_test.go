@@ -82,6 +82,7 @@ func (a runState) diff(b runState) []string {
 // conversation's build, or just after a random answer line; the stage
 // actually hit is read from what the killed run left on disk.
 func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the binary a dozen times")
 	}

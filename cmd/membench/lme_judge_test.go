@@ -15,6 +15,7 @@ import (
 // when given, else the run's model. The fake server records which model
 // each grading request named.
 func TestLongMemEvalJudgeModel(t *testing.T) {
+	t.Parallel()
 	data, err := filepath.Abs(filepath.Join("..", "..", "datasets", "testdata", "longmemeval_mini.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // at once with one line naming the directory and the holder's pid; the
 // first run finishes with each record once. A kill -9 frees the lock.
 func TestSecondWriterOfARunDirExitsTwo(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	gate := make(chan struct{}) // answers wait until it is closed
 	srv := llmtest.New(t, llmtest.WithChat(func(n int, r llmtest.ChatRequest) llmtest.Reply {
@@ -117,6 +118,7 @@ func TestSecondWriterOfARunDirExitsTwo(t *testing.T) {
 // score takes the lock of its output directory: while another process
 // (here the test itself) holds it, score exits 2 naming the holder's pid.
 func TestScoreIntoALockedDirExitsTwo(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "scored")
 	lock, err := runlog.LockDir(out)
 	if err != nil {
@@ -142,6 +144,7 @@ func TestScoreIntoALockedDirExitsTwo(t *testing.T) {
 // the directory and the holder's pid, and writes nothing; once the lock is
 // released the same merge succeeds.
 func TestMergeIntoALockedDirExitsTwo(t *testing.T) {
+	t.Parallel()
 	shards := t.TempDir()
 	out := filepath.Join(t.TempDir(), "merged")
 	merge := []string{"merge", "--out", out}

@@ -6,8 +6,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -19,7 +21,6 @@ import (
 )
 
 func main() {
-	root := newRoot()
 	// Ctrl-C cancels the context, so a run stops between records, writes
 	// its costs and summary, and resumes on rerun; a second Ctrl-C kills.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -37,29 +38,43 @@ func main() {
 		signal.Stop(sigs) // the next one takes the default action: exit now
 		cancel()
 	}()
-	err := root.ExecuteContext(ctx)
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	signal.Stop(sigs)
 	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "membench:", err)
-		if n := caught.Load(); n != 0 {
-			// The shells' convention for a command stopped by a signal:
-			// 130 after Ctrl-C, 143 after SIGTERM.
-			os.Exit(128 + int(n))
-		}
-		code := clierr.Code(err)
-		if code == 1 {
-			// cobra's own usage errors (unknown command, bad args) are usage.
-			if isCobraUsage(err) {
-				code = 2
-			}
-		}
-		os.Exit(code)
+	if n := caught.Load(); n != 0 && code != 0 {
+		// The shells' convention for a command stopped by a signal:
+		// 130 after Ctrl-C, 143 after SIGTERM.
+		code = 128 + int(n)
 	}
+	os.Exit(code)
 }
 
+// execute runs one membench command line and returns its exit code: 0,
+// 1 for a failed run, 2 for bad input or usage. Tests call it in-process;
+// the environment comes from ctx (clienv.WithEnv), else the process's.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(args)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "membench:", err)
+	code := clierr.Code(err)
+	if code == 1 && isCobraUsage(err) {
+		code = 2 // cobra's own usage errors (unknown command, bad args) are usage
+	}
+	return code
+}
+
+// versionTemplate registers the --version template function once: cobra
+// keeps template functions in a process-wide map.
+var versionTemplate sync.Once
+
 // newRoot is the membench command with every subcommand (tests walk it).
-func newRoot() *cobra.Command {
+func newRoot(argv []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "membench",
 		Short: "Benchmark harness for long-term conversational memory (LoCoMo, LongMemEval)",
@@ -83,13 +98,13 @@ verdict judge) and --judge-spec SPEC to run a new one (run, score, judge).`,
 	// --version prints what `membench version` does; the template calls
 	// it lazily, so other commands never ask git.
 	root.Version = "set"
-	cobra.AddTemplateFunc("membenchVersion", version.Line)
+	versionTemplate.Do(func() { cobra.AddTemplateFunc("membenchVersion", version.Line) })
 	root.SetVersionTemplate("{{membenchVersion}}\n")
 	for _, c := range commands() {
 		root.AddCommand(c)
 	}
 	// A mistyped flag or command names the closest real one; a stray path
 	// says the shell expanded a glob that wanted quotes.
-	cliflag.ExplainArgs(root, os.Args[1:])
+	cliflag.ExplainArgs(root, argv)
 	return root
 }

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/membench/membench/internal/cli/clienv"
 )
 
 // The CLI's contract with users: bad input exits 2 with one line naming the
@@ -29,10 +33,33 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// inProcessEnv are the variables commands read through clienv, from the
+// context: a command line that sets only these runs in this process.
+var inProcessEnv = map[string]bool{"MEMBENCH_HOME": true, "MEMBENCH_EMBEDDER": true, "CI": true, "JOB_COMPLETION_INDEX": true}
+
+// membench runs one command line with env added to the environment and
+// returns its combined output and exit code. It runs in-process, so tests
+// can run side by side; a line that sets other variables (OPENAI_*, read
+// by the model backends from the process) runs the built binary.
 func membench(t *testing.T, env []string, args ...string) (string, int) {
 	t.Helper()
+	full := append([]string{"MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME=" + t.TempDir()}, env...)
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); !inProcessEnv[k] {
+			return membenchProcess(t, full, args...)
+		}
+	}
+	var out lockedBuffer
+	ctx := clienv.WithEnv(context.Background(), append(os.Environ(), full...))
+	code := execute(ctx, args, &out, &out)
+	return out.String(), code
+}
+
+// membenchProcess runs the built binary.
+func membenchProcess(t *testing.T, env []string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), append([]string{"MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME=" + t.TempDir()}, env...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -46,7 +73,27 @@ func membench(t *testing.T, env []string, args ...string) (string, int) {
 	return out.String(), 0
 }
 
+// lockedBuffer is one output for stdout and stderr, which a command may
+// write from several goroutines (the progress line).
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 func TestBadInputExitsTwoAndNamesTheProblem(t *testing.T) {
+	t.Parallel()
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, []byte(`{"a":`), 0o644)
 	preds := filepath.Join(t.TempDir(), "p.jsonl")
@@ -80,6 +127,7 @@ func TestBadInputExitsTwoAndNamesTheProblem(t *testing.T) {
 }
 
 func TestDefaultRunNeedsNoFlags(t *testing.T) {
+	t.Parallel()
 	results := t.TempDir()
 	out, code := membench(t, nil, "run", "--quiet", "--results", results)
 	if code != 0 || !strings.Contains(out, "overall (without adversarial)") || !strings.Contains(out, "build:") {

@@ -12,6 +12,7 @@ import (
 // characters) exits 2 with one line naming the flag, before the results
 // directory is made.
 func TestUnsafeNamesExitTwo(t *testing.T) {
+	t.Parallel()
 	results := filepath.Join(t.TempDir(), "results")
 	cases := []struct {
 		name string

@@ -35,6 +35,7 @@ var notYetBounded = map[string]string{
 // nearest values past its range with exit 2 and a message naming it,
 // while the flags are parsed (before the command does anything).
 func TestNumericFlagsRefuseValuesOutsideTheirRange(t *testing.T) {
+	t.Parallel()
 	type flag struct{ path, name string }
 	var bounded []flag
 	var walk func(c *cobra.Command)
@@ -57,13 +58,13 @@ func TestNumericFlagsRefuseValuesOutsideTheirRange(t *testing.T) {
 			walk(s)
 		}
 	}
-	walk(newRoot())
+	walk(newRoot(nil))
 	if len(bounded) < 15 {
 		t.Fatalf("found only %d bounded numeric flags; is the walk reaching every command?", len(bounded))
 	}
 	for _, fl := range bounded {
 		// A fresh root for each value: parsed flags keep their values.
-		root := newRoot()
+		root := newRoot(nil)
 		args := strings.Fields(fl.path)[1:]
 		c, _, err := root.Find(args)
 		if err != nil {
@@ -71,7 +72,7 @@ func TestNumericFlagsRefuseValuesOutsideTheirRange(t *testing.T) {
 		}
 		f := c.Flags().Lookup(fl.name)
 		for _, v := range f.Value.(cliflag.Bounded).Outside() {
-			root := newRoot()
+			root := newRoot(nil)
 			var out bytes.Buffer
 			root.SetOut(&out)
 			root.SetErr(&out)
@@ -86,6 +87,7 @@ func TestNumericFlagsRefuseValuesOutsideTheirRange(t *testing.T) {
 
 // A YAML config's numbers get the same checks as the flags.
 func TestYAMLNumbersOutOfRangeExitTwo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ yaml, want string }{
 		{"max_build_failures: .nan\n", "--max-build-failures"},

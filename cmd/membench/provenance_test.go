@@ -14,6 +14,7 @@ import (
 // both runs); --allow-mixed shows them with a warning line and a "mixed"
 // list. Two runs made the same way (different systems) pass.
 func TestIncomparableRunsAreRefused(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(t) // a real HTTP server answering /v1/embeddings
 	res := t.TempDir()
 	home := t.TempDir()

@@ -119,6 +119,7 @@ func copyTree(t *testing.T, root, dst string) {
 // Every command of the README's sh blocks runs as written, in order, in a
 // fresh copy of the repository: the rule the README's quick start states.
 func TestReadmeExamplesRun(t *testing.T) {
+	t.Parallel()
 	root := testutil.RepoRoot(t)
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -195,6 +196,7 @@ func dirExists(p string) bool {
 // The parser: continuation lines join, trailing and heading "needs"
 // comments are kept, and nothing outside sh blocks is read.
 func TestReadmeCommandsParse(t *testing.T) {
+	t.Parallel()
 	src := "text\n```sh\n# needs a key: all\nexport K=1\n```\n```sh\nmembench run \\\n  --system x   # a note\n# a plain comment\nmembench view --run A   # needs Ctrl-C\n```\n```go\nnot sh\n```\n"
 	got := readmeCommands(t, []byte(src))
 	if len(got) != 3 {

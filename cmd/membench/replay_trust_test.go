@@ -158,6 +158,7 @@ func listener(t *testing.T) (*httptest.Server, *hits) {
 func config(m map[string]any) map[string]any { return m["config"].(map[string]any) }
 
 func TestReplayNeverRunsTheBundlesCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "bundle-ran")
 	bundle := writeBundle(t, craft(t, func(m map[string]any) {
@@ -188,6 +189,7 @@ func TestReplayNeverRunsTheBundlesCommand(t *testing.T) {
 }
 
 func TestReplayNeverCallsTheBundlesURL(t *testing.T) {
+	t.Parallel()
 	srv, h := listener(t)
 	bundle := writeBundle(t, craft(t, func(m map[string]any) {
 		config(m)["system"] = "http"
@@ -206,6 +208,7 @@ func TestReplayNeverCallsTheBundlesURL(t *testing.T) {
 // the environment and --replay-fallback: calls the bundle lacks go to the
 // server the user configured, with the user's key, and nowhere else.
 func TestReplayFallbackSendsTheKeyOnlyToTheConfiguredBackend(t *testing.T) {
+	t.Parallel()
 	evil, evilHits := listener(t)
 	good := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(llmtest.Plausible))
 	spec := "backend=openai,model=gpt-4o-mini,base-url=" + evil.URL + "/v1,api-key-env=MEMBENCH_TEST_OTHER_SECRET"
@@ -239,6 +242,7 @@ func TestReplayFallbackSendsTheKeyOnlyToTheConfiguredBackend(t *testing.T) {
 // A bundle naming a local file as its answer prompt: the file is never
 // read, and a bundle that does not carry the prompt's text is refused.
 func TestReplayNeverReadsAPromptPathTheBundleNames(t *testing.T) {
+	t.Parallel()
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(secret, []byte("the user's private text\n---user---\n{{.Question}}\n"), 0o644)
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(llmtest.Plausible))
@@ -261,6 +265,7 @@ func TestReplayNeverReadsAPromptPathTheBundleNames(t *testing.T) {
 // A run with its own prompt files bundles their text: the replay needs
 // neither the files nor their paths, and uses the same prompts.
 func TestBundleCarriesPromptFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	answer := filepath.Join(dir, "answer.txt")
 	os.WriteFile(answer, []byte("Answer from the memory only.\n---user---\n{{.Context}}\nQ: {{.Question}}\nA:"), 0o644)
@@ -307,6 +312,7 @@ func TestBundleCarriesPromptFiles(t *testing.T) {
 }
 
 func TestReplayRefusesBundlesThatAreNotData(t *testing.T) {
+	t.Parallel()
 	sha := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 	cases := []struct {
 		name    string
@@ -358,6 +364,7 @@ func TestReplayRefusesBundlesThatAreNotData(t *testing.T) {
 }
 
 func TestBundleRefusesARunStillBeingWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	results := filepath.Join(dir, "results")
 	if out, code := membench(t, nil, "run", "--limit", "3", "--run-id", "w", "--results", results, "--quiet"); code != 0 {
@@ -406,6 +413,7 @@ func TestBundleRefusesARunStillBeingWritten(t *testing.T) {
 // no server or key variable the bundle named: a later plain `judge` on it
 // calls the backend configured now, with the user's key.
 func TestRunsFromABundleKeepNoEndpoint(t *testing.T) {
+	t.Parallel()
 	evil, evilHits := listener(t)
 	good := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(llmtest.Plausible))
 	spec := "name=x,backend=openai,model=gpt-4o-mini,base-url=" + evil.URL + "/v1,api-key-env=MEMBENCH_TEST_OTHER_SECRET"

@@ -15,6 +15,7 @@ import (
 // score --out on an earlier scoring keeps what judge and grade added to it;
 // when a prediction they judged changed, it refuses and says why.
 func TestScoreAgainKeepsJudgeAndGradeAdditions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	preds := filepath.Join(dir, "p.jsonl")
 	write := func(first string) {

@@ -20,6 +20,7 @@ import (
 // costs summed. LoCoMo shards by conversation, LongMemEval by question;
 // both run on synthetic files (the layout is what is tested).
 func TestShardsMergeToTheSingleRun(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		shape, dataset string
 		questions, n   int

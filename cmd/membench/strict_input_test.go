@@ -12,6 +12,7 @@ import (
 // Bad input named in issue 10: each exits 2 with one line naming the file,
 // line or flag, and nothing is written outside --results.
 func TestStrictInputExitsTwo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)

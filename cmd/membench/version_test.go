@@ -13,6 +13,7 @@ import (
 // module version or a revision with its dirty flag; a run's manifest
 // records the same version.
 func TestVersionCommandFlagAndManifestAgree(t *testing.T) {
+	t.Parallel()
 	cmdOut, code := membench(t, nil, "version")
 	flagOut, code2 := membench(t, nil, "--version")
 	if code != 0 || code2 != 0 || cmdOut != flagOut {

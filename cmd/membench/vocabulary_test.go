@@ -97,6 +97,7 @@ func split(t *testing.T, dir string, args ...string) (string, string, int) {
 // Two runs made with no flags compare with no --judge: both sides use the
 // primary judge (the first verdict judge, lexical offline).
 func TestCompareTwoDefaultRunsNeedsNoJudge(t *testing.T) {
+	t.Parallel()
 	dir := sharedWorkspace(t)
 	out, code := in(t, dir, "compare", "--run", "results/A", "--run", "results/B")
 	if code != 0 || !strings.Contains(out, "results/A (judge lexical)") || !strings.Contains(out, "results/B (judge lexical)") {
@@ -140,6 +141,7 @@ func TestCompareTwoDefaultRunsNeedsNoJudge(t *testing.T) {
 // Every command that prints a result prints JSON on stdout with --json,
 // with numbers as numbers; notices stay on stderr.
 func TestJSONOnStdout(t *testing.T) {
+	t.Parallel()
 	dir := sharedWorkspace(t)
 	preds := filepath.Join(dir, "results", "A", "answers.jsonl")
 	for _, args := range [][]string{
@@ -193,6 +195,7 @@ func TestJSONOnStdout(t *testing.T) {
 
 // Old spellings keep working (hidden from help, one stderr line each).
 func TestDeprecatedSpellingsStillWork(t *testing.T) {
+	t.Parallel()
 	dir := sharedWorkspace(t)
 	for _, c := range []struct {
 		args []string
@@ -235,6 +238,7 @@ func sub(args []string) string {
 // given runs' judges), --judge-spec, --config and --run, via cobra's
 // __complete (what the shell scripts of `membench completion` call).
 func TestCompletionOfValues(t *testing.T) {
+	t.Parallel()
 	dir := sharedWorkspace(t)
 	for _, c := range []struct {
 		args []string

@@ -122,7 +122,7 @@ func extractionCmd() *cobra.Command {
   membench audit extraction --run results/S --audit-model gpt=openai:gpt-4o-mini --audit-model name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1 --sample 500`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Host, o.Out = clienv.Host(), cmd.OutOrStdout()
+			o.Host, o.Out = clienv.Host(cmd.Context()), cmd.OutOrStdout()
 			return RunExtraction(cmd.Context(), o)
 		},
 	}
@@ -171,7 +171,7 @@ func linksCmd() *cobra.Command {
   membench audit links --run results/S --audit-model gpt=openai:gpt-4o-mini`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Host, o.Out = clienv.Host(), cmd.OutOrStdout()
+			o.Host, o.Out = clienv.Host(cmd.Context()), cmd.OutOrStdout()
 			return RunLinks(cmd.Context(), o)
 		},
 	}

@@ -55,7 +55,7 @@ a model; the llm judge needs a real model (--judge-model).`,
   membench audit judge --wrong wrong.jsonl --data locomo10.json --judge-spec f1,threshold=0.3 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Host, o.Out = clienv.Host(), cmd.OutOrStdout()
+			o.Host, o.Out = clienv.Host(cmd.Context()), cmd.OutOrStdout()
 			return RunJudge(cmd.Context(), o)
 		},
 	}

@@ -83,7 +83,7 @@ func listCmd() *cobra.Command {
   membench datasets list --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Home, o.Out = clienv.Host().Home, cmd.OutOrStdout()
+			o.Home, o.Out = clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
 			return RunList(cmd.Context(), o)
 		},
 	}
@@ -202,7 +202,7 @@ func fetchCmd() *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cliflag.CompleteRegistry,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name, o.Home, o.Out = args[0], clienv.Host().Home, cmd.OutOrStdout()
+			o.Name, o.Home, o.Out = args[0], clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -265,7 +265,7 @@ sha256 and size where membench has them; its sha256 is recorded beside the copy
   membench datasets add longmemeval-oracle ~/Downloads/longmemeval_oracle.json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name, o.File, o.Home, o.Out = args[0], args[1], clienv.Host().Home, cmd.OutOrStdout()
+			o.Name, o.File, o.Home, o.Out = args[0], args[1], clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
 			return RunAdd(cmd.Context(), o)
 		},
 	}
@@ -323,7 +323,7 @@ when an installed copy does not match.`,
 			if len(args) == 1 {
 				o.Name = args[0]
 			}
-			o.Home, o.Out = clienv.Host().Home, cmd.OutOrStdout()
+			o.Home, o.Out = clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
 			return RunVerify(cmd.Context(), o)
 		},
 	}

@@ -66,7 +66,7 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Runs = runs
-			o.Rejudge.Home = clienv.Host().Home
+			o.Rejudge.Home = clienv.Host(cmd.Context()).Home
 			o.Out = cmd.OutOrStdout()
 			return Run(cmd.Context(), o)
 		},

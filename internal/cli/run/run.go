@@ -86,9 +86,9 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Changed = cliflag.Changed(cmd)
-			o.Host = clienv.Host()
-			o.JobIndex = clienv.JobIndex()
-			o.EnvBaseURL = clienv.OpenAIBaseURL()
+			o.Host = clienv.Host(cmd.Context())
+			o.JobIndex = clienv.JobIndex(cmd.Context())
+			o.EnvBaseURL = clienv.OpenAIBaseURL(cmd.Context())
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return Run(cmd.Context(), o)
 		},

@@ -46,7 +46,7 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
   membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine --judge-spec f1 --judge-spec llm --llm openai --model gpt-4o-mini`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Score.Host = clienv.Host()
+			o.Score.Host = clienv.Host(cmd.Context())
 			o.Out = cmd.OutOrStdout()
 			return Run(cmd.Context(), o)
 		},

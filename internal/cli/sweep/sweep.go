@@ -69,7 +69,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Changed = cliflag.Changed(cmd)
-			o.Host = clienv.Host()
+			o.Host = clienv.Host(cmd.Context())
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return Run(cmd.Context(), o)
 		},

@@ -81,7 +81,7 @@ inside a run folder). The server answers only requests addressed to
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			b, err := view.Build(dirs, view.Options{Home: clienv.Host().Home})
+			b, err := view.Build(dirs, view.Options{Home: clienv.Host(cmd.Context()).Home})
 			if err != nil {
 				return clierr.AsBad(err)
 			}
