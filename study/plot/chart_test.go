@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"fmt"
+	"github.com/membench/membench/runlog/runlogtest"
 	"image/color"
 	"image/png"
 	"math"
@@ -13,35 +14,13 @@ import (
 
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-
-	"github.com/membench/membench/internal/testutil"
-	"github.com/membench/membench/runlog"
 )
 
 // fakeRun writes a run of system at retrieval budget k whose llm judge
 // found right of n questions correct.
 func fakeRun(t *testing.T, dir, system string, k, n, right int) string {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Questions: n, Judges: []string{"llm"}}
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
-	var ans, js []any
-	for i := 0; i < n; i++ {
-		id := fmt.Sprintf("q%d", i)
-		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Category: 1})
-		s := 0.0
-		if i < right {
-			s = 1
-		}
-		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: s == 1, Score: s})
-	}
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile), ans...)
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js...)
-	return dir
+	return runlogtest.New(system, k, "llm").Scored(n, right, 1).Write(t, dir)
 }
 
 // Newcombe (1998, Stat Med 17:857, Table I) gives the Wilson 95% interval

@@ -2,39 +2,19 @@ package plot
 
 import (
 	"context"
-	"fmt"
+	"github.com/membench/membench/runlog/runlogtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/internal/testutil"
-	"github.com/membench/membench/runlog"
 )
 
 // writeRun: a turns-cosine run at budget k where right of 4 answers are correct.
 func writeRun(t *testing.T, dir string, k, right int) {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: "turns-cosine", K: k}, Judges: []string{"llm"}}
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
-	var ans, js []any
-	for i := 0; i < 4; i++ {
-		id := fmt.Sprintf("q%d", i)
-		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Category: 4})
-		score := 0.0
-		if i < right {
-			score = 1
-		}
-		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: i < right, Score: score})
-	}
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile), ans...)
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js...)
+	runlogtest.New("turns-cosine", k, "llm").Scored(4, right, 4).Write(t, dir)
 }
 
 func TestPlotWithOptions(t *testing.T) {

@@ -1,0 +1,87 @@
+// Package runlogtest writes run folders for tests of the code that reads
+// them (reports, comparisons, plots): one builder instead of a copy per
+// package.
+package runlogtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/membench/membench/runlog"
+)
+
+// Run is a run folder's content: its manifest and its records.
+type Run struct {
+	Manifest  runlog.Manifest
+	Answers   []runlog.AnswerRecord
+	Judgments []runlog.Judgment
+}
+
+// New is a run of system at retrieval budget k with judge as its one judge.
+func New(system string, k int, judge string) *Run {
+	return &Run{Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: k}, Judges: []string{judge}}}
+}
+
+// Scored adds n questions q0…q(n-1) of category cat, the first right of
+// them judged correct by the run's first judge.
+func (r *Run) Scored(n, right, cat int) *Run {
+	return r.Each(n, func(i int) (int, bool) { return cat, i < right })
+}
+
+// Each adds n questions q0…q(n-1); f gives each one's category and
+// whether the run's first judge found it correct.
+func (r *Run) Each(n int, f func(i int) (cat int, correct bool)) *Run {
+	judge := "llm"
+	if len(r.Manifest.Judges) > 0 {
+		judge = r.Manifest.Judges[0]
+	}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("q%d", len(r.Answers))
+		cat, ok := f(i)
+		score := 0.0
+		if ok {
+			score = 1
+		}
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, Category: cat})
+		r.Judgments = append(r.Judgments, runlog.Judgment{QuestionID: id, Judge: judge, Correct: ok, Score: score})
+	}
+	r.Manifest.Questions = len(r.Answers)
+	return r
+}
+
+// Write writes the run into dir (created), naming the run after dir when
+// the manifest names none, and returns dir.
+func (r *Run) Write(tb testing.TB, dir string) string {
+	tb.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	m := r.Manifest
+	if m.RunID == "" {
+		m.RunID = filepath.Base(dir)
+	}
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+		tb.Fatal(err)
+	}
+	writeLines(tb, filepath.Join(dir, runlog.AnswersFile), r.Answers)
+	writeLines(tb, filepath.Join(dir, runlog.JudgmentsFile), r.Judgments)
+	return dir
+}
+
+func writeLines[T any](tb testing.TB, path string, recs []T) {
+	tb.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, rec := range recs {
+		if err := enc.Encode(rec); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
