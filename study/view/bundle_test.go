@@ -93,15 +93,25 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 			}
 		}
 	}
-	// Every pair's p-value is the exact McNemar test on its discordant cells.
+	// Every pair's p-value is the exact McNemar test on its discordant
+	// cells, over the questions compare pairs: abstention ones left out.
 	if len(bun.Pairs) != 3 {
 		t.Fatalf("%d pairs, want one per shared judge (3)", len(bun.Pairs))
+	}
+	abstain := 0
+	for _, q := range bun.Runs[0].Qs {
+		if q.Abs {
+			abstain++
+		}
+	}
+	if abstain == 0 {
+		t.Fatal("the sample has no abstention question: the exclusion is not tested")
 	}
 	for _, p := range bun.Pairs {
 		want, _ := stats.McNemarExact(len(p.Cells["a"]), len(p.Cells["b"]))
 		n := len(p.Cells["both"]) + len(p.Cells["a"]) + len(p.Cells["b"]) + len(p.Cells["neither"])
-		if p.P != want || n != p.N || n != len(bun.Runs[0].Qs) {
-			t.Fatalf("pair %s: p %v (want %v), n %d/%d", p.Judge, p.P, want, n, p.N)
+		if p.P != want || n != p.N || n != len(bun.Runs[0].Qs)-abstain || p.Result == nil || p.Result.Excluded != abstain {
+			t.Fatalf("pair %s: p %v (want %v), n %d/%d, %d questions of which %d abstention, result %+v", p.Judge, p.P, want, n, p.N, len(bun.Runs[0].Qs), abstain, p.Result)
 		}
 	}
 
