@@ -81,13 +81,20 @@ type Row struct {
 
 // Cell is a judge's score on a row with its 95% interval, ×100: Wilson
 // for verdict judges' accuracy, a conversation-cluster bootstrap for
-// metric judges' mean.
+// metric judges' mean (Wilson's over questions with few conversations).
 type Cell struct {
 	V  float64 `json:"v"`
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
 	N  int     `json:"n"`
+	// Wilson marks a metric judge's interval taken over questions because
+	// the questions come from fewer than MinClusters conversations.
+	Wilson bool `json:"wilson,omitempty"`
 }
+
+// MinClusters is the fewest conversations a bootstrap over conversations
+// resamples; below it metric judges' intervals are Wilson's over questions.
+const MinClusters = 5
 
 // CostRow is one stage's model use (from the run's summary).
 type CostRow struct {
@@ -627,7 +634,17 @@ func row(name string, qs []*Q, judges []JudgeCol) Row {
 				sum += v
 			}
 			c.V = 100 * sum / float64(len(vals))
-			if lo, hi, err := stats.ClusterBootstrapCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
+			convs := map[string]bool{}
+			for _, k := range clusters {
+				convs[k] = true
+			}
+			// Resampling fewer than MinClusters conversations gives an
+			// interval too narrow (zero-wide with one): Wilson's over the
+			// questions instead (scores lie in [0, 1]), and the page says so.
+			if len(convs) < MinClusters {
+				lo, hi := stats.WilsonRate(sum/float64(len(vals)), float64(len(vals)), 0.95)
+				c.Lo, c.Hi, c.Wilson = 100*lo, 100*hi, true
+			} else if lo, hi, err := stats.ClusterBootstrapCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
 				c.Lo, c.Hi = 100*lo, 100*hi
 			} else {
 				c.Lo, c.Hi = c.V, c.V

@@ -261,12 +261,21 @@
     body.push(line("model calls", function (r) { return int(r.head.calls); }));
     return h("table", { class: "scores", id: "headline" }, h("thead", null, head), h("tbody", null, body));
   }
+  // tableNote says which questions the overall leaves out and how the
+  // intervals were taken.
+  function tableNote(r) {
+    var parts = [];
+    if (r.head.left) parts.push("overall leaves out the " + r.head.left + " questions whose right answer is to decline (abstention), as the summary and compare do");
+    var wilson = r.table.some(function (row) { return Object.keys(row.cells).some(function (k) { return row.cells[k].wilson; }); });
+    if (wilson) parts.push("fewer than 5 conversations: metric judges' intervals are Wilson's over questions, not a bootstrap over conversations");
+    return parts.length ? h("p", { class: "muted table-note" }, parts.join("; ") + ".") : null;
+  }
   function runs() {
     app.textContent = "";
     var left = B.runs.map(function (r) { return r.head.left; }).filter(function (n) { return n > 0; });
     var offline = B.runs.some(function (r) { return r.head.offline; });
     var asOf = B.runs.map(function (r) { return r.head.as_of; }).filter(Boolean)[0];
-    add(app, h("p", { class: "muted", id: "headline-note" }, "Each run's primary judge, ×100 with 95% intervals (Wilson for verdict judges, a bootstrap over conversations for metric judges). " +
+    add(app, h("p", { class: "muted", id: "headline-note" }, "Each run's primary judge, ×100 with 95% intervals (Wilson for verdict judges; for metric judges a bootstrap over conversations, Wilson's over questions with fewer than 5). " +
       (left.length ? "Overall leaves out the questions whose right answer is to decline, as the summary and compare do. " : "") +
       (asOf ? "Dollars at prices as of " + asOf + ". " : "") +
       (offline ? "Runs marked " + "offline heuristics" + " measure the pipeline, not model quality. " : "") + "Facts and manifests below."),
@@ -285,7 +294,7 @@
       var card = h("div", { class: "card run", id: "run-" + i },
         h("h2", { class: "lbl" }, label(i), " ", h("span", { class: "muted" }, r.id)),
         r.notes.map(function (n) { return h("div", { class: "note" }, n); }),
-        h("h3", null, "Scores by category, every judge" + offlineTag(r)), scoreTable(r, i), scoreChart(r),
+        h("h3", null, "Scores by category, every judge" + offlineTag(r)), scoreTable(r, i), tableNote(r), scoreChart(r),
         h("h3", null, "Costs" + offlineTag(r)), costTable(r),
         h("p", null, link("#/q/" + i, "Browse the " + r.nq + " questions →")),
         h("h3", null, "Manifest"),
