@@ -30,6 +30,8 @@ type Bundle struct {
 	Runs      []*RunView       `json:"runs"`
 	Convs     map[string]*Conv `json:"convs"` // key: dataset sha prefix + "/" + conversation id
 	Pairs     []*Pair          `json:"pairs"`
+	// MaxPairRuns is the most runs whose every pair is made.
+	MaxPairRuns int `json:"max_pair_runs"`
 }
 
 // RunView is one run as the pages show it.
@@ -242,7 +244,7 @@ const MaxPairRuns = 8
 
 // Build loads the runs and everything the pages need.
 func Build(dirs []string, opt Options) (*Bundle, error) {
-	b := &Bundle{Generated: time.Now().UTC().Format(time.RFC3339), Convs: map[string]*Conv{}, Pairs: []*Pair{}}
+	b := &Bundle{Generated: time.Now().UTC().Format(time.RFC3339), Convs: map[string]*Conv{}, Pairs: []*Pair{}, MaxPairRuns: MaxPairRuns}
 	if opt.Prices == nil {
 		opt.Prices = prices.Default()
 	}

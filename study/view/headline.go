@@ -71,14 +71,19 @@ func headline(rv *RunView, m runlog.Manifest, bill *prices.Bill) *Headline {
 }
 
 // attr is one thing a run was made with, as a label shows it.
-type attr struct{ key, val string }
+type attr struct {
+	key, val string
+	// cfg marks a config setting, absent when at its default: a run
+	// without it differs from one that has it.
+	cfg bool
+}
 
 // attrs lists what a run was made with that can change its numbers: the
 // resolved system options, models, embedder, judges, dataset and question
 // set, prompts, and any other recorded setting (an answer key, a seed).
 func attrs(m runlog.Manifest) []attr {
 	var out []attr
-	add := func(k, v string) { out = append(out, attr{k, v}) }
+	add := func(k, v string) { out = append(out, attr{key: k, val: v}) }
 	if k, _, ok := analysis.ResolveK(m.Config); ok {
 		add("k", fmt.Sprint(k))
 	}
@@ -120,7 +125,7 @@ func attrs(m runlog.Manifest) []attr {
 	if b, err := json.Marshal(m.Config); err == nil && json.Unmarshal(b, &cfg) == nil {
 		for _, k := range sortedKeys(cfg) {
 			if !covered[k] {
-				add(k, strings.Trim(string(cfg[k]), `"`))
+				out = append(out, attr{k, strings.Trim(string(cfg[k]), `"`), true})
 			}
 		}
 	}
@@ -144,47 +149,48 @@ func short(s string, n int) string {
 }
 
 // labels names each run by its system and what sets it apart from the
-// others: the k it retrieved with, and every setting whose value is not
-// the same in all runs. Runs that differ in nothing recorded get their
-// run id's tail.
+// others: the k it retrieved with, and every setting whose value differs
+// from another run's that has it too (a system option only among runs of
+// that system, since options are the system's own). Runs that differ in
+// nothing recorded get their run id's tail.
 func labels(ms []runlog.Manifest, ids []string) []string {
 	all := make([]map[string]string, len(ms))
-	var order []string
-	seen := map[string]bool{}
+	opt := make([]map[string]bool, len(ms))
 	for i, m := range ms {
-		all[i] = map[string]string{}
+		all[i], opt[i] = map[string]string{}, map[string]bool{}
 		for _, a := range attrs(m) {
 			all[i][a.key] = a.val
-			if !seen[a.key] {
-				seen[a.key] = true
-				order = append(order, a.key)
-			}
 		}
-	}
-	differs := func(k string) bool {
-		for i := range all {
-			if all[i][k] != all[0][k] {
-				return true
-			}
+		for k := range m.Config.Options {
+			opt[i][k] = true
 		}
-		return false
+		for k := range m.SystemOptions {
+			opt[i][k] = true
+		}
 	}
 	out := make([]string, len(ms))
 	count := map[string]int{}
 	for i, m := range ms {
 		parts := []string{m.Config.System}
-		for _, k := range order {
-			v, has := all[i][k]
-			if k != "k" && !differs(k) {
+		for _, a := range attrs(m) {
+			if a.val == "" {
 				continue
 			}
-			if !has || v == "" {
-				v = "-"
+			show := a.key == "k"
+			for j := range ms {
+				if show {
+					break
+				}
+				if j == i || (opt[i][a.key] && ms[j].Config.System != m.Config.System) {
+					continue
+				}
+				if v, has := all[j][a.key]; (has || a.cfg) && (v != "" || a.cfg) && v != a.val {
+					show = true
+				}
 			}
-			if k == "k" && !has {
-				continue
+			if show {
+				parts = append(parts, a.key+"="+a.val)
 			}
-			parts = append(parts, k+"="+v)
 		}
 		out[i] = strings.Join(parts, " ")
 		count[out[i]]++

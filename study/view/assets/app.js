@@ -288,7 +288,8 @@
         seen[k] = 1;
         links.push(link("#/ab/" + k, letter(p.a) + " vs " + letter(p.b)));
       });
-      add(app, h("p", { id: "ab-links" }, "Side by side (paired as compare pairs them): ", links.map(function (l, k) { return [k ? " · " : "", l]; })));
+      add(app, h("p", { id: "ab-links" }, "Side by side (paired as compare pairs them): ", links.map(function (l, k) { return [k ? " · " : "", l]; }),
+        B.runs.length > B.max_pair_runs ? " (with more than " + B.max_pair_runs + " runs, A is paired with each other run; pick runs with --run to pair others)" : ""));
     }
     B.runs.forEach(function (r, i) {
       var card = h("div", { class: "card run", id: "run-" + i },
