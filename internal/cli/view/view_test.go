@@ -20,6 +20,8 @@ import (
 	"github.com/membench/membench/internal/cli/compare"
 	"github.com/membench/membench/internal/cli/view"
 	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	studyview "github.com/membench/membench/study/view"
 	_ "github.com/membench/membench/systems/all"
@@ -239,18 +241,7 @@ func TestViewABEqualsCompare(t *testing.T) {
 	if out, err := testutil.Execute(view.NewCmd(), "--run", dirs[0], "--run", dirs[1], "--out", file); err != nil {
 		t.Fatalf("view --out: %v\n%s", err, out)
 	}
-	html, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`<script type="application/json" id="head">([^<]*)</script>`).FindSubmatch(html)
-	if m == nil {
-		t.Fatal("the export has no head data")
-	}
-	var head studyview.Bundle
-	if err := json.Unmarshal(m[1], &head); err != nil {
-		t.Fatal(err)
-	}
+	head := exportedHead(t, file)
 	if len(head.Pairs) == 0 {
 		t.Fatal("no A/B pairs in the view")
 	}
@@ -297,4 +288,65 @@ func TestViewABEqualsCompare(t *testing.T) {
 	if defaults != 1 {
 		t.Fatalf("%d pairs marked as compare's default judge, want 1", defaults)
 	}
+}
+
+// The landing page's dollars are the run's bill as report --table dollars
+// makes it (prices.ForRun with the default table, or --prices laid over
+// it), here for a run against a fake OpenAI-compatible server.
+func TestViewDollarsAreTheReportsBill(t *testing.T) {
+	srv := llmtest.New(t)
+	t.Setenv("OPENAI_API_KEY", "sk-test-view-dollars")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	cfg := runlog.Config{System: "fullcontext", Limit: 3, Model: "openai:gpt-4o-mini", Judges: []string{"lexical"}, ResultsDir: t.TempDir(),
+		CacheDir: t.TempDir(), Quiet: true, Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	dir := harnessDir(t, cfg)
+	priceFile := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(priceFile, []byte("as_of: 2030-01-02\nmodels:\n  gpt-4o-mini: {input: 1000, cached_input: 100, output: 2000}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, pf := range []string{"", priceFile} {
+		table := prices.Default()
+		args := []string{"--run", dir, "--out", filepath.Join(t.TempDir(), "v.html")}
+		if pf != "" {
+			var err error
+			if table, err = prices.Load(pf); err != nil {
+				t.Fatal(err)
+			}
+			args = append(args, "--prices", pf)
+		}
+		want, err := prices.ForRun(dir, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := testutil.Execute(view.NewCmd(), args...); err != nil {
+			t.Fatal(err)
+		}
+		head := exportedHead(t, args[3])
+		h := head.Runs[0].Head
+		t.Logf("prices %q: view total %s, report's bill %s", pf, h.Total, want.Total)
+		if h.Total != want.Total.String() || !strings.HasPrefix(h.Total, "$") || h.Total == "$0 (offline)" || h.Offline != "" || h.AsOf != table.AsOf {
+			t.Fatalf("prices %q: the view's total %q (as of %s, offline %q), the bill's %q (as of %s)", pf, h.Total, h.AsOf, h.Offline, want.Total, table.AsOf)
+		}
+	}
+}
+
+// exportedHead reads the landing page's data from an exported file.
+func exportedHead(t *testing.T, file string) studyview.Bundle {
+	t.Helper()
+	html, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`<script type="application/json" id="head">([^<]*)</script>`).FindSubmatch(html)
+	if m == nil {
+		t.Fatalf("%s has no head data", file)
+	}
+	var head studyview.Bundle
+	if err := json.Unmarshal(m[1], &head); err != nil {
+		t.Fatal(err)
+	}
+	return head
 }
