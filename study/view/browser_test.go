@@ -157,6 +157,9 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 			_, err := chromedp.Evaluate[bool](`document.getElementById("f-group").dispatchEvent(new Event("change"))`)(c, tg)
 			return chromedp.Void{}, err
 		}))
+	if title := get(t, ctx, chromedp.TextContent(chromedp.CSS("#browse-title"))); !strings.Contains(title, "offline heuristics") {
+		t.Fatalf("question browser of an offline run titled %q, want the offline mark", title)
+	}
 	count := get(t, ctx, chromedp.TextContent(chromedp.CSS("#count")))
 	groups := get(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#qtable tr.qrow td:nth-child(2)")].map(td => td.textContent)`))
 	firstID := get(t, ctx, chromedp.AttributeValue(chromedp.CSS("#qtable tr.qrow"), "data-qid")).Value

@@ -352,7 +352,7 @@
     var existing = document.getElementById("browser");
     if (!existing || existing.getAttribute("data-run") !== String(i)) {
       app.textContent = "";
-      add(app, h("h2", null, "Questions of " + label(i)), h("div", { id: "browser", "data-run": String(i) },
+      add(app, h("h2", { id: "browse-title" }, "Questions of " + label(i) + offlineTag(r)), h("div", { id: "browser", "data-run": String(i) },
         controls(r, i, f), h("div", { id: "results" })));
     } else syncControls(r, f);
     results(r, i, f);
@@ -535,7 +535,7 @@
           "retrieve " + fmt(tx.retrieve_seconds, 3) + " s · answer " + fmt(tx.answer.seconds, 3) + " s, " +
           int(tx.answer.usage.input_tokens) + " in / " + int(tx.answer.usage.output_tokens) + " out tokens" + (tx.answer.cached ? " (cached)" : "") +
           " · context " + int(tx.context_tokens) + " tokens")) : null),
-      h("h3", null, "Verdicts"), verdictTable(r, q));
+      h("h3", null, "Verdicts" + offlineTag(r)), verdictTable(r, q));
     if (tx) {
       add(app,
         h("h3", null, "Context, as the answer model read it"), h("pre", { id: "context" }, tx.context || "(empty)"),
