@@ -111,8 +111,13 @@ func attrs(m runlog.Manifest) []attr {
 	add("dataset", m.Dataset+" "+short(m.DatasetSHA256, 8))
 	add("questions", fmt.Sprintf("%d %s", m.Questions, short(m.QuestionSetSHA256, 8)))
 	add("turn step", m.TurnStep)
+	// The answer and judge prompts change every system's numbers; the
+	// manifest hashes every prompt the binary holds, most of them unused
+	// by a given system, so the others would only add noise.
 	for _, p := range sortedKeys(m.Prompts) {
-		add(p+" prompt", short(m.Prompts[p], 8))
+		if p == "answer" || strings.HasPrefix(p, "judge") {
+			add(p+" prompt", short(m.Prompts[p], 8))
+		}
 	}
 	// Settings recorded in the config that the fields above do not cover
 	// (an answer key, a seed, a shard, a question limit): shown as the
