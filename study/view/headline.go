@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 )
@@ -130,7 +131,7 @@ func attrs(m runlog.Manifest) []attr {
 	if b, err := json.Marshal(m.Config); err == nil && json.Unmarshal(b, &cfg) == nil {
 		for _, k := range sortedKeys(cfg) {
 			if !covered[k] {
-				out = append(out, attr{k, strings.Trim(string(cfg[k]), `"`), true})
+				out = append(out, attr{k, llm.RedactText(strings.Trim(string(cfg[k]), `"`)), true})
 			}
 		}
 	}
