@@ -350,3 +350,36 @@ func exportedHead(t *testing.T, file string) studyview.Bundle {
 	}
 	return head
 }
+
+// Runs compare refuses are not paired silently: the A/B data names the
+// differences compare would refuse for and the reason there is no test.
+func TestViewABOfUnlikeRunsSaysWhy(t *testing.T) {
+	data := testutil.Shared(t, "datasets", "locomo10.json")
+	results := t.TempDir()
+	var dirs []string
+	for _, c := range []runlog.Config{{System: "turns-cosine"}, {System: "turns-cosine", Dataset: "locomo", Data: data, Conversations: []string{"conv-26"}}} {
+		c.ResultsDir, c.CacheDir, c.Quiet = results, t.TempDir(), true
+		c.Host = runlog.Host{Home: t.TempDir(), Embedder: "hashed"}
+		if _, err := harness.Run(context.Background(), c, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, harnessDir(t, c))
+	}
+	file := filepath.Join(t.TempDir(), "ab.html")
+	if out, err := testutil.Execute(view.NewCmd(), "--run", dirs[0], "--run", dirs[1], "--out", file); err != nil {
+		t.Fatalf("view --out: %v\n%s", err, out)
+	}
+	head := exportedHead(t, file)
+	if len(head.Pairs) == 0 {
+		t.Fatal("no A/B pairs")
+	}
+	_, cerr := testutil.Execute(compare.NewCmd(), "--run", dirs[0], "--run", dirs[1], "--json")
+	for _, p := range head.Pairs {
+		if p.Result != nil || !strings.Contains(p.Error, "share no question ids") || len(p.Mixed) == 0 || !strings.Contains(strings.Join(p.Mixed, " "), "dataset") {
+			t.Fatalf("judge %s: result %v, error %q, differences %q; want no test, the reason and the dataset difference", p.Judge, p.Result, p.Error, p.Mixed)
+		}
+	}
+	if cerr == nil || clierr.Code(cerr) != 2 {
+		t.Fatalf("compare on the same pair: %v, want a refusal (exit 2)", cerr)
+	}
+}

@@ -572,7 +572,11 @@
     add(app, h("p", null, "judge ", sel("ab-judge", ps.map(function (x) { return [x.judge, x.judge + (x.default ? " (compare's default)" : "")]; }), judge, function (v) { location.hash = hashOf(["ab", a, b], { judge: v }); })),
       h("p", { class: "muted", id: "ab-command" }, "The same figures as: membench compare --run " + run(a).dir + " --run " + run(b).dir + (p.default ? "" : " --judge " + judge) +
         ((p.mixed || []).length ? " --allow-mixed" : "") + " (exclusions: --exclude-group " + (p.exclude || []).join(",") + ", compare's default)"));
-    if (p.error) { add(app, h("div", { class: "note", id: "ab-error" }, "compare cannot pair these runs under judge " + judge + ": " + p.error)); return; }
+    if (p.error) {
+      add(app, h("div", { class: "note", id: "ab-error" }, "compare cannot pair these runs under judge " + judge + ": " + p.error +
+        ((p.mixed || []).length ? " (the runs differ in " + p.mixed.join("; ") + ")" : "")));
+      return;
+    }
     var res = p.result;
     var cnt = function (c) { return p.cells[c].length; };
     var cell = function (c, text) {
