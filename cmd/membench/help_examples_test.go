@@ -30,9 +30,9 @@ var exampleSkips = []struct{ match, why string }{
 }
 
 // serves reports whether an example starts the web app (it runs until
-// stopped): view with runs and no --out.
+// stopped): view with no --out (with no --run it opens ./results).
 func serves(line string) bool {
-	return strings.Contains(line, "membench view --run") && !strings.Contains(line, "--out")
+	return strings.HasPrefix(line, "membench view") && !strings.Contains(line, "--out")
 }
 
 // examples collects every Example line under c, in command order, with

@@ -2,6 +2,7 @@ package view_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +15,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/harness"
 	_ "github.com/membench/membench/internal/answer"
+	"github.com/membench/membench/internal/cli/compare"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/view"
 	_ "github.com/membench/membench/systems/all"
@@ -115,10 +119,6 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := runlog.Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
 	txs, err := runlog.ReadTranscripts(a)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 	// The runs page: one card per run with its score table and chart; a
 	// view of a single run has one.
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#run-1 table.scores")))
-	if n := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll(".run svg.score-chart").length`)); n != 2 {
+	if n := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll(".run table.score-chart").length`)); n != 2 {
 		t.Fatalf("%d score charts on the runs page, want 2", n)
 	}
 	do(t, ctx, chromedp.Navigate(serve(t, a)+"#/"), chromedp.WaitVisible(chromedp.CSS("#run-0 table.scores")))
@@ -157,6 +157,9 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 			_, err := chromedp.Evaluate[bool](`document.getElementById("f-group").dispatchEvent(new Event("change"))`)(c, tg)
 			return chromedp.Void{}, err
 		}))
+	if title := get(t, ctx, chromedp.TextContent(chromedp.CSS("#browse-title"))); !strings.Contains(title, "offline heuristics") {
+		t.Fatalf("question browser of an offline run titled %q, want the offline mark", title)
+	}
 	count := get(t, ctx, chromedp.TextContent(chromedp.CSS("#count")))
 	groups := get(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#qtable tr.qrow td:nth-child(2)")].map(td => td.textContent)`))
 	firstID := get(t, ctx, chromedp.AttributeValue(chromedp.CSS("#qtable tr.qrow"), "data-qid")).Value
@@ -243,18 +246,25 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 		t.Fatalf("%d turns marked retrieved, the context holds %d", len(retrieved), len(srcs))
 	}
 
-	// A/B: the four cells must be McNemar's table computed from the runs.
-	cells := pairedCells(t, ra, rb, "lexical")
+	// A/B: the four cells, n and p are what `membench compare --json`
+	// prints for the same pair and judge.
+	cmp := compareJSON(t, a, b, "lexical")
+	cells := map[string]int{"both": cmp.Both, "a": cmp.OnlyA, "b": cmp.OnlyB, "neither": cmp.Neither}
 	do(t, ctx, chromedp.Navigate(url+"#/ab/0/1?judge=lexical"), chromedp.WaitVisible(chromedp.CSS("#ab-cells")))
 	shown := get(t, ctx, chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("#ab-cells td[data-cell]")].map(td => [td.dataset.cell, td.textContent]))`))
 	stats := get(t, ctx, chromedp.TextContent(chromedp.CSS("#ab-stats")))
 	for _, c := range []string{"both", "a", "b", "neither"} {
 		if shown[c] != strconv.Itoa(cells[c]) {
-			t.Fatalf("A/B cell %s shows %q, want %d (all cells %v)", c, shown[c], cells[c], cells)
+			t.Fatalf("A/B cell %s shows %q, want %d as compare --json (all cells %v)", c, shown[c], cells[c], cells)
 		}
 	}
-	if n := cells["both"] + cells["a"] + cells["b"] + cells["neither"]; !strings.HasPrefix(stats, fmt.Sprintf("%d paired questions", n)) {
-		t.Fatalf("A/B stats %q, want %d paired questions", stats, n)
+	wantP := "p = " + strconv.FormatFloat(*cmp.PValue, 'f', 4, 64)
+	if !strings.HasPrefix(stats, fmt.Sprintf("%d paired questions", cmp.N)) || !strings.Contains(stats, wantP) {
+		t.Fatalf("A/B stats %q, want %d paired questions and %s as compare --json", stats, cmp.N, wantP)
+	}
+	notes := get(t, ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".ab-note, #ab-verdict, #ab-command")].map(e => e.textContent).join("\n")`))
+	if cmp.Excluded == 0 || !strings.Contains(notes, fmt.Sprintf("%d shared questions left out: group abstention", cmp.Excluded)) || !strings.Contains(notes, "offline heuristics") {
+		t.Fatalf("A/B page notes %q: want the %d excluded questions named and the offline mark", notes, cmp.Excluded)
 	}
 	// Open the largest discordant cell, then one question side by side.
 	cell := "a"
@@ -304,40 +314,28 @@ func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
-// pairedCells is McNemar's table for judge from the runs' own records.
-func pairedCells(t *testing.T, a, b *runlog.Run, judgeName string) map[string]int {
+// compareJSON is `membench compare --run a --run b --judge judge --json`.
+func compareJSON(t *testing.T, a, b, judge string) analysis.CompareResult {
 	t.Helper()
-	verdict := func(r *runlog.Run) map[string]bool {
-		m := map[string]bool{}
-		for _, j := range r.Judgments {
-			if j.Judge == judgeName {
-				m[j.QuestionID] = j.Correct
-			}
-		}
-		return m
+	args := []string{"--run", a, "--run", b, "--json"}
+	if judge != "" {
+		args = append(args, "--judge", judge)
 	}
-	va, vb := verdict(a), verdict(b)
-	out := map[string]int{}
-	for q, x := range va {
-		y, ok := vb[q]
-		if !ok {
-			continue
-		}
-		switch {
-		case x && y:
-			out["both"]++
-		case x:
-			out["a"]++
-		case y:
-			out["b"]++
-		default:
-			out["neither"]++
-		}
+	out, err := testutil.Execute(compare.NewCmd(), args...)
+	if err != nil {
+		t.Fatalf("compare: %v\n%s", err, out)
 	}
-	if out["a"]+out["b"] == 0 {
+	var r analysis.CompareResult
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &r); err != nil {
+		t.Fatalf("compare --json: %v\n%s", err, out)
+	}
+	if r.PValue == nil {
+		t.Fatalf("compare gave no p-value: %s", out)
+	}
+	if r.OnlyA+r.OnlyB == 0 {
 		t.Log("the two sample runs agree on every question: the A/B check is weaker")
 	}
-	return out
+	return r
 }
 
 // harnessDir is the run directory harness.Run makes of cfg (the id comes

@@ -16,8 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 )
@@ -28,12 +30,17 @@ type Bundle struct {
 	Runs      []*RunView       `json:"runs"`
 	Convs     map[string]*Conv `json:"convs"` // key: dataset sha prefix + "/" + conversation id
 	Pairs     []*Pair          `json:"pairs"`
+	// MaxPairRuns is the most runs whose every pair is made.
+	MaxPairRuns int `json:"max_pair_runs"`
 }
 
 // RunView is one run as the pages show it.
 type RunView struct {
 	ID       string      `json:"id"`
 	Dir      string      `json:"dir"`
+	Label    string      `json:"label"` // system and what sets the run apart from the others shown
+	Head     *Headline   `json:"head"`
+	NQ       int         `json:"nq"` // answered questions (Qs is left out of the page's first data)
 	System   string      `json:"system"`
 	Dataset  string      `json:"dataset"`
 	Offline  bool        `json:"offline"`
@@ -76,13 +83,20 @@ type Row struct {
 
 // Cell is a judge's score on a row with its 95% interval, ×100: Wilson
 // for verdict judges' accuracy, a conversation-cluster bootstrap for
-// metric judges' mean.
+// metric judges' mean (Wilson's over questions with few conversations).
 type Cell struct {
 	V  float64 `json:"v"`
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
 	N  int     `json:"n"`
+	// Wilson marks a metric judge's interval taken over questions because
+	// the questions come from fewer than MinClusters conversations.
+	Wilson bool `json:"wilson,omitempty"`
 }
+
+// MinClusters is the fewest conversations a bootstrap over conversations
+// resamples; below it metric judges' intervals are Wilson's over questions.
+const MinClusters = 5
 
 // CostRow is one stage's model use (from the run's summary).
 type CostRow struct {
@@ -196,9 +210,10 @@ type Sess struct {
 	Turns [][3]string `json:"turns"`
 }
 
-// Pair is two runs compared by one judge on the questions both answered
-// and that judge judged in both: McNemar's four cells, each a list of
-// question ids, and the exact test's p-value.
+// Pair is two runs compared by one judge as `membench compare` pairs
+// them (analysis.PairSources and analysis.Compare, with compare's default
+// exclusions): McNemar's four cells, each a list of question ids, and
+// compare's result.
 type Pair struct {
 	A     int                 `json:"a"`
 	B     int                 `json:"b"`
@@ -206,39 +221,75 @@ type Pair struct {
 	Cells map[string][]string `json:"cells"` // both, a, b, neither
 	N     int                 `json:"n"`
 	P     float64             `json:"p"`
+	// Default marks the judge compare uses when none is named.
+	Default bool                    `json:"default,omitempty"`
+	Result  *analysis.CompareResult `json:"result,omitempty"` // as compare --json prints it
+	Exclude []string                `json:"exclude"`
+	Notes   []string                `json:"notes,omitempty"`
+	Mixed   []string                `json:"mixed,omitempty"`
+	// Error is why compare cannot pair the runs under this judge.
+	Error string `json:"error,omitempty"`
 }
 
-// Options are where to find the datasets.
+// Options are where to find the datasets and what models cost.
 type Options struct {
-	Home string // MEMBENCH_HOME, for fetched dataset files
+	Home   string        // MEMBENCH_HOME, for fetched dataset files
+	Prices *prices.Table // nil: prices.Default()
 }
+
+// MaxPairRuns caps the runs whose every pair gets an A/B page: pairs grow
+// with the square of the runs; beyond it only pairs with the first run
+// are made.
+const MaxPairRuns = 8
 
 // Build loads the runs and everything the pages need.
 func Build(dirs []string, opt Options) (*Bundle, error) {
-	b := &Bundle{Generated: time.Now().UTC().Format(time.RFC3339), Convs: map[string]*Conv{}, Pairs: []*Pair{}}
+	b := &Bundle{Generated: time.Now().UTC().Format(time.RFC3339), Convs: map[string]*Conv{}, Pairs: []*Pair{}, MaxPairRuns: MaxPairRuns}
+	if opt.Prices == nil {
+		opt.Prices = prices.Default()
+	}
+	var ms []runlog.Manifest
+	var ids []string
 	for _, d := range dirs {
-		rv, err := loadRun(d, b, opt)
+		rv, m, err := loadRun(d, b, opt)
 		if err != nil {
 			return nil, err
 		}
 		b.Runs = append(b.Runs, rv)
+		ms, ids = append(ms, m), append(ids, rv.ID)
+	}
+	for i, l := range labels(ms, ids) {
+		b.Runs[i].Label = l
+	}
+	// compare's sources, read once per run: a run without verdicts has no
+	// A/B page.
+	srcs := make([]*analysis.Source, len(dirs))
+	for i, d := range dirs {
+		if len(b.Runs[i].Judges) > 0 {
+			if s, err := analysis.LoadSource(d); err == nil {
+				srcs[i] = s
+			}
+		}
 	}
 	for i := range b.Runs {
 		for j := i + 1; j < len(b.Runs); j++ {
-			b.Pairs = append(b.Pairs, pairs(b.Runs, i, j)...)
+			if i > 0 && len(b.Runs) > MaxPairRuns {
+				break
+			}
+			b.Pairs = append(b.Pairs, comparePairs(srcs, b.Runs, i, j)...)
 		}
 	}
 	return b, nil
 }
 
-func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
+func loadRun(dir string, b *Bundle, opt Options) (*RunView, runlog.Manifest, error) {
 	r, err := runlog.Load(dir)
 	if err != nil {
-		return nil, err
+		return nil, runlog.Manifest{}, err
 	}
 	heads, err := runlog.IndexTranscripts(dir)
 	if err != nil {
-		return nil, err
+		return nil, runlog.Manifest{}, err
 	}
 	// Per question: its records in file order, and what they add up to
 	// (a full record resets, a judge part adds or replaces judges), for the
@@ -278,8 +329,12 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		}
 	}
 	rv.Facts = facts(r, full)
-	if m.Offline {
-		rv.Notes = append(rv.Notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
+	if off := m.OfflineList(); m.Offline || len(off) > 0 {
+		what := "answers and judgments"
+		if len(off) > 0 {
+			what = strings.Join(off, ", ")
+		}
+		rv.Notes = append(rv.Notes, fmt.Sprintf("%s: %s come from the offline backend's deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality", OfflineMark, what))
 	}
 	if len(heads) == 0 {
 		rv.Notes = append(rv.Notes, "no transcripts.jsonl.gz (a run made before transcripts, or with --no-transcripts): contexts, requests and replies are not shown")
@@ -347,7 +402,14 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 	rv.Latency = latency(rv.Qs, sum)
 	rv.Table = table(rv)
 	rv.Costs = costs(r.Summary)
-	return rv, nil
+	rv.NQ = len(rv.Qs)
+	bill, err := prices.ForRun(dir, opt.Prices)
+	if err != nil {
+		rv.Notes = append(rv.Notes, fmt.Sprintf("no bill in dollars: %v", err))
+		bill = nil
+	}
+	rv.Head = headline(rv, m, bill)
+	return rv, m, nil
 }
 
 // txSum is what a question's transcript records say of its timing.
@@ -574,7 +636,17 @@ func row(name string, qs []*Q, judges []JudgeCol) Row {
 				sum += v
 			}
 			c.V = 100 * sum / float64(len(vals))
-			if lo, hi, err := stats.ClusterBootstrapCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
+			convs := map[string]bool{}
+			for _, k := range clusters {
+				convs[k] = true
+			}
+			// Resampling fewer than MinClusters conversations gives an
+			// interval too narrow (zero-wide with one): Wilson's over the
+			// questions instead (scores lie in [0, 1]), and the page says so.
+			if len(convs) < MinClusters {
+				lo, hi := stats.WilsonRate(sum/float64(len(vals)), float64(len(vals)), 0.95)
+				c.Lo, c.Hi, c.Wilson = 100*lo, 100*hi, true
+			} else if lo, hi, err := stats.ClusterBootstrapCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
 				c.Lo, c.Hi = 100*lo, 100*hi
 			} else {
 				c.Lo, c.Hi = c.V, c.V
@@ -603,51 +675,6 @@ func costs(s *runlog.Summary) []CostRow {
 	for _, k := range keys {
 		v := s.Stages[k]
 		out = append(out, CostRow{Stage: k, Calls: v.Calls, Cached: v.CachedCalls, In: v.InputTokens, Out: v.OutputTokens, Seconds: v.Seconds})
-	}
-	return out
-}
-
-// pairs compares runs i and j under every judge both have.
-func pairs(runs []*RunView, i, j int) []*Pair {
-	a, b := runs[i], runs[j]
-	bq := map[string]*Q{}
-	for _, q := range b.Qs {
-		bq[q.ID] = q
-	}
-	var out []*Pair
-	for _, ja := range a.Judges {
-		has := false
-		for _, jb := range b.Judges {
-			has = has || jb.Name == ja.Name
-		}
-		if !has {
-			continue
-		}
-		p := &Pair{A: i, B: j, Judge: ja.Name, Cells: map[string][]string{"both": {}, "a": {}, "b": {}, "neither": {}}}
-		for _, qa := range a.Qs {
-			qb, ok := bq[qa.ID]
-			if !ok {
-				continue
-			}
-			va, oka := qa.V[ja.Name]
-			vb, okb := qb.V[ja.Name]
-			if !oka || !okb {
-				continue
-			}
-			cell := "neither"
-			switch {
-			case va.C && vb.C:
-				cell = "both"
-			case va.C:
-				cell = "a"
-			case vb.C:
-				cell = "b"
-			}
-			p.Cells[cell] = append(p.Cells[cell], qa.ID)
-			p.N++
-		}
-		p.P, _ = stats.McNemarExact(len(p.Cells["a"]), len(p.Cells["b"]))
-		out = append(out, p)
 	}
 	return out
 }

@@ -79,6 +79,11 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 				if math.Abs(c.V-v) > 1e-9 {
 					t.Fatalf("group %s judge %s: view %.4f, summary %.4f", g.Name, j, c.V, v)
 				}
+				// One conversation: a bootstrap over conversations would be
+				// zero-wide, so metric judges take Wilson's over questions.
+				if r.Manifest.IsMetric(j) && g.N > 1 && (!c.Wilson || c.Hi-c.Lo <= 0) {
+					t.Fatalf("group %s judge %s on one conversation: interval [%f, %f] (Wilson %v), want Wilson's over questions", g.Name, j, c.Lo, c.Hi, c.Wilson)
+				}
 				if !r.Manifest.IsMetric(j) {
 					lo, hi, _ := stats.Wilson(int(math.Round(v*float64(c.N)/100)), c.N, 0.95)
 					if math.Abs(c.Lo-100*lo) > 1e-9 || math.Abs(c.Hi-100*hi) > 1e-9 {
@@ -93,15 +98,25 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 			}
 		}
 	}
-	// Every pair's p-value is the exact McNemar test on its discordant cells.
+	// Every pair's p-value is the exact McNemar test on its discordant
+	// cells, over the questions compare pairs: abstention ones left out.
 	if len(bun.Pairs) != 3 {
 		t.Fatalf("%d pairs, want one per shared judge (3)", len(bun.Pairs))
+	}
+	abstain := 0
+	for _, q := range bun.Runs[0].Qs {
+		if q.Abs {
+			abstain++
+		}
+	}
+	if abstain == 0 {
+		t.Fatal("the sample has no abstention question: the exclusion is not tested")
 	}
 	for _, p := range bun.Pairs {
 		want, _ := stats.McNemarExact(len(p.Cells["a"]), len(p.Cells["b"]))
 		n := len(p.Cells["both"]) + len(p.Cells["a"]) + len(p.Cells["b"]) + len(p.Cells["neither"])
-		if p.P != want || n != p.N || n != len(bun.Runs[0].Qs) {
-			t.Fatalf("pair %s: p %v (want %v), n %d/%d", p.Judge, p.P, want, n, p.N)
+		if p.P != want || n != p.N || n != len(bun.Runs[0].Qs)-abstain || p.Result == nil || p.Result.Excluded != abstain {
+			t.Fatalf("pair %s: p %v (want %v), n %d/%d, %d questions of which %d abstention, result %+v", p.Judge, p.P, want, n, p.N, len(bun.Runs[0].Qs), abstain, p.Result)
 		}
 	}
 

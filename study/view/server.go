@@ -36,6 +36,11 @@ type pageData struct {
 	// exported file.
 	Data   string
 	Chunks []chunkData
+	// Head is the landing page's data as plain JSON (the runs without
+	// their questions, the pairs without their lists), so the first
+	// screen is drawn as the page is read, before anything is unpacked
+	// or fetched.
+	Head template.JS
 }
 
 type chunkData struct{ ID, Data string }
@@ -46,6 +51,7 @@ type chunkData struct{ ID, Data string }
 type Encoded struct {
 	Title  string
 	index  []byte
+	head   []byte
 	chunks [][]*lazyChunk // run -> chunk
 	mu     sync.Mutex
 	raw    int
@@ -90,8 +96,31 @@ func Encode(b *Bundle) (*Encoded, error) {
 		return nil, err
 	}
 	e.index = z
+	if e.head, err = json.Marshal(headOf(&idx)); err != nil {
+		return nil, err
+	}
 	e.Title = strings.Join(ids, " vs ")
 	return e, nil
+}
+
+// headOf is the index without what only the later pages need: the
+// questions, the conversations and the A/B cells' lists.
+func headOf(idx *Bundle) *Bundle {
+	h := *idx
+	h.Convs = nil
+	h.Runs = nil
+	for _, r := range idx.Runs {
+		rc := *r
+		rc.Qs = nil
+		h.Runs = append(h.Runs, &rc)
+	}
+	h.Pairs = nil
+	for _, p := range idx.Pairs {
+		pc := *p
+		pc.Cells = nil
+		h.Pairs = append(h.Pairs, &pc)
+	}
+	return &h
 }
 
 // chunk returns run i's chunk k, gzipped, reading it on first use.
@@ -189,7 +218,8 @@ func (e *Encoded) Sizes() (raw, gz int) {
 func (e *Encoded) render(w io.Writer, inline bool) error {
 	js, _ := assets.ReadFile("assets/app.js")
 	css, _ := assets.ReadFile("assets/app.css")
-	d := pageData{Title: e.Title, CSS: template.CSS(css), JS: template.JS(js)}
+	// json.Marshal escapes <, > and &, so the JSON cannot end its script element.
+	d := pageData{Title: e.Title, CSS: template.CSS(css), JS: template.JS(js), Head: template.JS(e.head)}
 	if inline {
 		d.Data = base64.RawURLEncoding.EncodeToString(e.index)
 		for i, run := range e.chunks {

@@ -3,7 +3,9 @@
 package view
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,6 +18,7 @@ import (
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/view"
 )
@@ -28,6 +31,7 @@ func NewCmd() *cobra.Command {
 		port    int
 		open    bool
 		export  string
+		priceF  string
 	)
 	c := &cobra.Command{
 		Use:   "view",
@@ -45,7 +49,15 @@ contexts next to each other); and the cost panel.
 Contexts, requests and replies come from transcripts.jsonl.gz, which runs
 write since transcripts exist; older runs show scores and verdicts only.
 
-With no --run it lists the runs under --results. --out FILE.html writes
+The first page answers first: each run's primary score per category with
+its interval, overall, and its cost in dollars (priced as report --table
+dollars prices it; --prices FILE changes or adds prices) and tokens; the
+manifest follows. Runs are named by what sets them apart (k, options,
+models, judges, dataset). The A/B page pairs two runs as membench compare
+does (same judge, same exclusions, same test).
+
+With no --run it opens every run under --results (./results by default).
+--out FILE.html writes
 the same views as one self-contained file instead of serving them (never
 inside a run folder). The server answers only requests addressed to
 127.0.0.1, localhost or [::1] with its port.`,
@@ -58,18 +70,38 @@ inside a run folder). The server answers only requests addressed to
 			out := cmd.OutOrStdout()
 			if len(runs) == 0 {
 				list, err := view.ListRuns(results)
+				if errors.Is(err, fs.ErrNotExist) {
+					fmt.Fprintf(out, "no runs under %s (it does not exist here); make one with `membench run`, or pass --run DIR or --results DIR\n", results)
+					return nil
+				}
 				if err != nil {
 					return clierr.Bad("--results %s: %v (give the directory holding the runs, or --run DIR)", results, err)
 				}
-				if len(list) == 0 {
+				for _, r := range list {
+					if r[1] == "?" {
+						fmt.Fprintf(cmd.ErrOrStderr(), "view: left out %s: %s\n", r[0], r[3])
+						continue
+					}
+					runs = append(runs, r[0])
+				}
+				if len(runs) == 0 {
 					fmt.Fprintf(out, "no runs under %s; make one with `membench run`, or pass --run DIR\n", results)
 					return nil
 				}
-				fmt.Fprintf(out, "runs under %s (open one with: membench view --run DIR [--run DIR2]):\n", results)
+				fmt.Fprintf(out, "opening the %d run(s) under %s (pick some with --run DIR):\n", len(runs), results)
 				for _, r := range list {
-					fmt.Fprintf(out, "  %s  %s  %s  %s\n", r[0], r[1], r[2], r[3])
+					if r[1] != "?" {
+						fmt.Fprintf(out, "  %s  %s  %s  %s\n", r[0], r[1], r[2], r[3])
+					}
 				}
-				return nil
+			}
+			table := prices.Default()
+			if priceF != "" {
+				t, err := prices.Load(priceF)
+				if err != nil {
+					return clierr.AsBad(err)
+				}
+				table = t
 			}
 			if export != "" {
 				// Before the runs are read: a run's own files are its record.
@@ -81,7 +113,7 @@ inside a run folder). The server answers only requests addressed to
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			b, err := view.Build(dirs, view.Options{Home: clienv.Host(cmd.Context()).Home})
+			b, err := view.Build(dirs, view.Options{Home: clienv.Host(cmd.Context()).Home, Prices: table})
 			if err != nil {
 				return clierr.AsBad(err)
 			}
@@ -129,7 +161,8 @@ inside a run folder). The server answers only requests addressed to
 	}
 	f := c.Flags()
 	cliflag.Runs(c, &runs, "run directory, glob, or directory of runs (repeatable; the first is A, the second B in the side-by-side view)")
-	f.StringVar(&results, "results", "results", "directory whose runs are listed when no --run is given")
+	f.StringVar(&results, "results", cliflag.DefaultResults, "directory whose runs are opened when no --run is given")
+	f.StringVar(&priceF, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table")
 	f.IntVar(&port, "port", 0, "port on 127.0.0.1 (0 = a free one)")
 	f.BoolVar(&open, "open", false, "open the page in the default browser")
 	f.StringVar(&export, "out", "", "write one self-contained HTML file instead of serving")

@@ -51,15 +51,25 @@
       return r.json();
     });
   }
+  // The packed data follows this script in the page: read it once the
+  // document is parsed.
+  function parsed() {
+    return new Promise(function (ok) {
+      if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", function () { ok(); });
+      else ok();
+    });
+  }
   function load() {
-    var el = document.getElementById("bundle");
-    return el ? decode(el) : getJSON("data.json");
+    return parsed().then(function () {
+      var el = document.getElementById("bundle");
+      return el ? decode(el) : getJSON("data.json");
+    });
   }
   var pending = {};
   // needTx resolves when the transcripts of run i's question q are there.
   function needTx(i, q) {
     var r = B.runs[i], k = q.tk;
-    if (r.chunkDone[k]) return null;
+    if (!r.chunkDone || r.chunkDone[k]) return null;
     var key = i + "-" + k;
     if (!pending[key]) {
       var el = document.getElementById("tx-" + key);
@@ -96,6 +106,7 @@
     B.convs = B.convs || {};
     B.runs.forEach(function (r) {
       ["qs", "judges", "table", "costs", "facts", "chunks", "notes"].forEach(function (k) { r[k] = r[k] || []; });
+      r.head = r.head || { dollars: [] };
       r.byId = {};
       r.groups = [];
       r.chunkQs = r.chunks.map(function () { return []; });
@@ -130,7 +141,8 @@
     var r = parseHash(), p = r.parts;
     var started = performance.now();
     try {
-      if (p[0] === "q" && p.length === 2) browse(+p[1], r.params);
+      if (B.partial && p[0] && p[0] !== "costs") { app.textContent = "Reading the questions…"; }
+      else if (p[0] === "q" && p.length === 2) browse(+p[1], r.params);
       else if (p[0] === "question" && p.length === 3) question(+p[1], p[2]);
       else if (p[0] === "ab" && p.length === 3) ab(+p[1], +p[2], r.params);
       else if (p[0] === "pair" && p.length === 4) pair(+p[1], +p[2], p[3]);
@@ -151,7 +163,11 @@
     if (B.runs.length > 1) add(n, link("#/ab/0/1", "A/B"), " · ");
     add(n, link("#/costs", "Costs"));
   }
-  function label(i) { return String.fromCharCode(65 + (i % 26)) + (i >= 26 ? i : "") + ": " + B.runs[i].system; }
+  function letter(i) { return String.fromCharCode(65 + (i % 26)) + (i >= 26 ? i : ""); }
+  // label names a run by its letter, system and what sets it apart from
+  // the other runs shown (k, options, models, key, judges).
+  function label(i) { return letter(i) + ": " + (B.runs[i].label || B.runs[i].system); }
+  function offlineTag(r) { return r.head && r.head.offline ? " (" + r.head.offline + ")" : ""; }
   function run(i) {
     var r = B.runs[i];
     if (!r) throw new Error("no run #" + i + " (this view has " + B.runs.length + ")");
@@ -176,63 +192,116 @@
     });
     return h("table", { class: "scores" }, h("thead", null, head), h("tbody", null, body));
   }
-  // scoreChart draws the primary judge's score per group with its
-  // interval, as inline SVG.
-  function scoreChart(r) {
-    var ns = "http://www.w3.org/2000/svg", rows = r.table.filter(function (x) { return x.cells[r.primary]; });
+  // barTable draws labelled horizontal bars as an HTML table, so labels
+  // and values wrap instead of being cut off. rows: {label, value (0-max),
+  // lo, hi (optional interval), text, strong}.
+  function barTable(cls, title, rows, max) {
     if (!rows.length) return null;
-    var left = 110, w = 520, plot = w - left - 60, rowH = 20, hgt = rows.length * rowH + 34;
-    var svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("width", w); svg.setAttribute("height", hgt); svg.setAttribute("class", "score-chart");
-    var el = function (tag, attrs, text) {
-      var e = document.createElementNS(ns, tag);
-      for (var k in attrs) e.setAttribute(k, attrs[k]);
-      if (text !== undefined) e.textContent = text;
-      svg.appendChild(e);
-    };
-    el("text", { x: 0, y: 12 }, r.primary + " by group, ×100, with 95% intervals");
-    rows.forEach(function (row, k) {
-      var c = row.cells[r.primary], y = 22 + k * rowH, x = function (v) { return left + plot * Math.max(0, Math.min(100, v)) / 100; };
-      el("text", { x: 0, y: y + 13 }, row.name);
-      el("rect", { x: left, y: y + 3, width: Math.max(1, x(c.v) - left), height: rowH - 8, fill: row.name === "overall" ? "#1d2330" : "#3d7be0" });
-      el("line", { x1: x(c.lo), x2: x(c.hi), y1: y + rowH / 2, y2: y + rowH / 2, stroke: "#b3261e", "stroke-width": 2 });
-      el("text", { x: x(100) + 6, y: y + 13 }, fmt(c.v));
-    });
-    el("line", { x1: left, x2: left, y1: 18, y2: hgt - 8, stroke: "#68707d" });
-    return svg;
+    max = max || rows.reduce(function (m, x) { return Math.max(m, x.value); }, 0) || 1;
+    var pct = function (v) { return (100 * Math.max(0, Math.min(max, v)) / max).toFixed(2) + "%"; };
+    return h("table", { class: "bars " + cls },
+      h("caption", null, title),
+      rows.map(function (x) {
+        var bar = h("div", { class: "track" }, h("div", { class: "bar" + (x.strong ? " strong" : ""), style: "width:" + pct(x.value) }));
+        if (x.lo !== undefined) add(bar, h("div", { class: "whisker", style: "left:" + pct(x.lo) + ";width:calc(" + pct(x.hi) + " - " + pct(x.lo) + ")" }));
+        return h("tr", null, h("th", { class: "lbl" }, x.label), h("td", { class: "barcell" }, bar), h("td", { class: "lbl val" }, x.text));
+      }));
+  }
+  // scoreChart draws the primary judge's score per group with its interval.
+  function scoreChart(r) {
+    var rows = r.table.filter(function (x) { return x.cells[r.primary]; });
+    return barTable("score-chart", r.primary + " by group, ×100, with 95% intervals" + offlineTag(r), rows.map(function (row) {
+      var c = row.cells[r.primary];
+      return { label: row.name, value: c.v, lo: c.lo, hi: c.hi, text: fmt(c.v) + " [" + fmt(c.lo) + "–" + fmt(c.hi) + "]", strong: row.name === "overall" };
+    }), 100);
+  }
+  function dollarsOf(r, stage) {
+    var d = r.head.dollars.filter(function (x) { return x[0] === stage; })[0];
+    return d ? d[1] : "—";
   }
   function costTable(r) {
     var rows = r.costs.map(function (c) {
       return h("tr", null, h("td", null, c.stage), h("td", { class: "num" }, int(c.calls)), h("td", { class: "num" }, int(c.cached)),
-        h("td", { class: "num" }, int(c.in)), h("td", { class: "num" }, int(c.out)), h("td", { class: "num" }, fmt(c.seconds, 2)));
+        h("td", { class: "num" }, int(c.in)), h("td", { class: "num" }, int(c.out)), h("td", { class: "num" }, fmt(c.seconds, 2)),
+        h("td", { class: "num" }, dollarsOf(r, c.stage)));
     });
     return h("table", { class: "costs" },
       h("tr", null, h("th", null, "stage"), h("th", { class: "num" }, "calls"), h("th", { class: "num" }, "cached"),
-        h("th", { class: "num" }, "input tokens"), h("th", { class: "num" }, "output tokens"), h("th", { class: "num" }, "seconds")), rows);
+        h("th", { class: "num" }, "input tokens"), h("th", { class: "num" }, "output tokens"), h("th", { class: "num" }, "seconds"),
+        h("th", { class: "num", title: "priced as report --table dollars prices them" }, "dollars")), rows,
+      h("tr", null, h("td", null, h("b", null, "total")), h("td", { colspan: "5" }), h("td", { class: "num" }, h("b", null, r.head.total || "—"))));
+  }
+  // headlineTable is the landing page's answer: per group (rows) and run
+  // (columns) the primary judge's score with its interval, then each
+  // run's cost in dollars and tokens.
+  function headlineTable() {
+    var groups = [];
+    B.runs.forEach(function (r) { r.table.forEach(function (row) { if (row.name !== "overall" && groups.indexOf(row.name) < 0) groups.push(row.name); }); });
+    groups.push("overall");
+    var rowOf = function (r, g) { return r.table.filter(function (x) { return x.name === g; })[0]; };
+    var head = h("tr", null, h("th", null, "group"));
+    B.runs.forEach(function (r, i) {
+      head.appendChild(h("th", { class: "num lbl", "data-run": String(i) }, h("a", { href: "#run-" + i, onclick: function (ev) { ev.preventDefault(); var el = document.getElementById("run-" + i); if (el) el.scrollIntoView(); } }, label(i)),
+        h("br"), h("span", { class: "ci" }, r.head.judge + (r.head.offline ? ", " + r.head.offline : ""))));
+    });
+    var body = groups.map(function (g) {
+      var tr = h("tr", { class: g === "overall" ? "overall" : null }, h("td", null, g === "overall" ? h("b", null, "overall") : g));
+      B.runs.forEach(function (r, i) {
+        var row = rowOf(r, g), c = row && row.cells[r.primary];
+        tr.appendChild(h("td", { class: "num", "data-run": String(i) }, c ? [g === "overall" ? h("b", null, fmt(c.v)) : fmt(c.v), " ",
+          h("span", { class: "ci" }, "[" + fmt(c.lo) + "–" + fmt(c.hi) + "] n=" + c.n)] : "—"));
+      });
+      return tr;
+    });
+    var line = function (name, f) {
+      return h("tr", { class: "cost" }, h("td", null, name), B.runs.map(function (r, i) { return h("td", { class: "num", "data-run": String(i) }, f(r)); }));
+    };
+    body.push(line("cost, dollars", function (r) { return r.head.total || "—"; }));
+    body.push(line("model tokens in / out", function (r) { return int(r.head.in) + " / " + int(r.head.out); }));
+    body.push(line("model calls", function (r) { return int(r.head.calls); }));
+    return h("table", { class: "scores", id: "headline" }, h("thead", null, head), h("tbody", null, body));
+  }
+  // tableNote says which questions the overall leaves out and how the
+  // intervals were taken.
+  function tableNote(r) {
+    var parts = [];
+    if (r.head.left) parts.push("overall leaves out the " + r.head.left + " questions whose right answer is to decline (abstention), as the summary and compare do");
+    var wilson = r.table.some(function (row) { return Object.keys(row.cells).some(function (k) { return row.cells[k].wilson; }); });
+    if (wilson) parts.push("fewer than 5 conversations: metric judges' intervals are Wilson's over questions, not a bootstrap over conversations");
+    return parts.length ? h("p", { class: "muted table-note" }, parts.join("; ") + ".") : null;
   }
   function runs() {
     app.textContent = "";
-    add(app, h("p", { class: "muted" }, B.runs.length + " run(s), bundle made " + B.generated + ". Scores ×100 with 95% intervals: Wilson for verdict judges' accuracy, a bootstrap over conversations for metric judges' means. Click a group to browse its questions."));
-    B.runs.forEach(function (r, i) {
-      var card = h("div", { class: "card run", id: "run-" + i },
-        h("h2", null, label(i), " ", h("span", { class: "muted" }, r.id)),
-        r.notes.map(function (n) { return h("div", { class: "note" }, n); }),
-        h("table", { class: "facts" }, r.facts.map(function (f) { return h("tr", null, h("td", null, f[0]), h("td", null, f[1])); })),
-        h("h3", null, "Scores by category"), scoreTable(r, i), scoreChart(r),
-        h("h3", null, "Costs"), costTable(r),
-        h("p", null, link("#/q/" + i, "Browse the " + r.qs.length + " questions →")));
-      add(app, card);
-    });
+    var left = B.runs.map(function (r) { return r.head.left; }).filter(function (n) { return n > 0; });
+    var offline = B.runs.some(function (r) { return r.head.offline; });
+    var asOf = B.runs.map(function (r) { return r.head.as_of; }).filter(Boolean)[0];
+    add(app, h("p", { class: "muted", id: "headline-note" }, "Each run's primary judge, ×100 with 95% intervals (Wilson for verdict judges; for metric judges a bootstrap over conversations, Wilson's over questions with fewer than 5). " +
+      (left.length ? "Overall leaves out the questions whose right answer is to decline, as the summary and compare do. " : "") +
+      (asOf ? "Dollars at prices as of " + asOf + ". " : "") +
+      (offline ? "Runs marked " + "offline heuristics" + " measure the pipeline, not model quality. " : "") + "Facts and manifests below."),
+      headlineTable());
     if (B.pairs.length) {
-      add(app, h("h2", null, "Side by side"));
-      var seen = {};
+      var seen = {}, links = [];
       B.pairs.forEach(function (p) {
         var k = p.a + "/" + p.b;
         if (seen[k]) return;
         seen[k] = 1;
-        add(app, h("p", null, link("#/ab/" + k, label(p.a) + " vs " + label(p.b))));
+        links.push(link("#/ab/" + k, letter(p.a) + " vs " + letter(p.b)));
       });
+      add(app, h("p", { id: "ab-links" }, "Side by side (paired as compare pairs them): ", links.map(function (l, k) { return [k ? " · " : "", l]; }),
+        B.runs.length > B.max_pair_runs ? " (with more than " + B.max_pair_runs + " runs, A is paired with each other run; pick runs with --run to pair others)" : ""));
     }
+    B.runs.forEach(function (r, i) {
+      var card = h("div", { class: "card run", id: "run-" + i },
+        h("h2", { class: "lbl" }, label(i), " ", h("span", { class: "muted" }, r.id)),
+        r.notes.map(function (n) { return h("div", { class: "note" }, n); }),
+        h("h3", null, "Scores by category, every judge" + offlineTag(r)), scoreTable(r, i), tableNote(r), scoreChart(r),
+        h("h3", null, "Costs" + offlineTag(r)), costTable(r),
+        h("p", null, link("#/q/" + i, "Browse the " + r.nq + " questions →")),
+        h("h3", null, "Manifest"),
+        h("table", { class: "facts" }, r.facts.map(function (f) { return h("tr", null, h("td", null, f[0]), h("td", null, f[1])); })));
+      add(app, card);
+    });
   }
 
   // ---------- question browser ----------
@@ -283,7 +352,7 @@
     var existing = document.getElementById("browser");
     if (!existing || existing.getAttribute("data-run") !== String(i)) {
       app.textContent = "";
-      add(app, h("h2", null, "Questions of " + label(i)), h("div", { id: "browser", "data-run": String(i) },
+      add(app, h("h2", { id: "browse-title" }, "Questions of " + label(i) + offlineTag(r)), h("div", { id: "browser", "data-run": String(i) },
         controls(r, i, f), h("div", { id: "results" })));
     } else syncControls(r, f);
     results(r, i, f);
@@ -466,7 +535,7 @@
           "retrieve " + fmt(tx.retrieve_seconds, 3) + " s · answer " + fmt(tx.answer.seconds, 3) + " s, " +
           int(tx.answer.usage.input_tokens) + " in / " + int(tx.answer.usage.output_tokens) + " out tokens" + (tx.answer.cached ? " (cached)" : "") +
           " · context " + int(tx.context_tokens) + " tokens")) : null),
-      h("h3", null, "Verdicts"), verdictTable(r, q));
+      h("h3", null, "Verdicts" + offlineTag(r)), verdictTable(r, q));
     if (tx) {
       add(app,
         h("h3", null, "Context, as the answer model read it"), h("pre", { id: "context" }, tx.context || "(empty)"),
@@ -495,23 +564,36 @@
       add(app, h("p", null, "pair ", sel("ab-pair", opts, a + "/" + b, function (v) { location.hash = "#/ab/" + v; })));
     }
     if (!ps.length) { add(app, h("div", { class: "note" }, "these runs share no judge")); return; }
-    var judge = f.judge || run(a).primary;
-    var p = ps.filter(function (x) { return x.judge === judge; })[0] || ps[0];
+    // With no judge named, the one compare uses (A's primary judge when B has it).
+    var def = ps.filter(function (x) { return x.default; })[0] || ps[0];
+    var judge = f.judge || def.judge;
+    var p = ps.filter(function (x) { return x.judge === judge; })[0] || def;
     judge = p.judge;
-    add(app, h("p", null, "judge ", sel("ab-judge", ps.map(function (x) { return [x.judge, x.judge]; }), judge, function (v) { location.hash = hashOf(["ab", a, b], { judge: v }); })));
+    add(app, h("p", null, "judge ", sel("ab-judge", ps.map(function (x) { return [x.judge, x.judge + (x.default ? " (compare's default)" : "")]; }), judge, function (v) { location.hash = hashOf(["ab", a, b], { judge: v }); })),
+      h("p", { class: "muted", id: "ab-command" }, "The same figures as: membench compare --run " + run(a).dir + " --run " + run(b).dir + (p.default ? "" : " --judge " + judge) +
+        ((p.mixed || []).length ? " --allow-mixed" : "") + " (exclusions: --exclude-group " + (p.exclude || []).join(",") + ", compare's default)"));
+    if (p.error) {
+      add(app, h("div", { class: "note", id: "ab-error" }, "compare cannot pair these runs under judge " + judge + ": " + p.error +
+        ((p.mixed || []).length ? " (the runs differ in " + p.mixed.join("; ") + ")" : "")));
+      return;
+    }
+    var res = p.result;
     var cnt = function (c) { return p.cells[c].length; };
     var cell = function (c, text) {
       return h("td", { class: "cell" + (f.cell === c ? " sel" : ""), "data-cell": c, title: text },
         link(hashOf(["ab", a, b], { judge: judge, cell: c }), String(cnt(c))));
     };
-    var accA = 100 * (cnt("both") + cnt("a")) / (p.n || 1), accB = 100 * (cnt("both") + cnt("b")) / (p.n || 1);
+    var pv = res.p_value === null || res.p_value === undefined ? "n/a" : (res.p_value < 1e-4 ? res.p_value.toExponential(2) : fmt(res.p_value, 4));
     add(app,
       h("table", { id: "ab-cells" },
         h("tr", null, h("th", null, ""), h("th", null, "B right"), h("th", null, "B wrong")),
         h("tr", null, h("th", null, "A right"), cell("both", "both right"), cell("a", "only A right")),
         h("tr", null, h("th", null, "A wrong"), cell("b", "only B right"), cell("neither", "neither right"))),
-      h("p", { id: "ab-stats" }, p.n + " paired questions · A " + fmt(accA) + "% · B " + fmt(accB) + "% · discordant: only A " + cnt("a") +
-        ", only B " + cnt("b") + " · McNemar exact p = " + (p.p < 1e-4 ? p.p.toExponential(2) : fmt(p.p, 4))),
+      h("p", { id: "ab-stats" }, res.n + " paired questions · A " + fmt(res.accuracy_a) + "% · B " + fmt(res.accuracy_b) + "% · discordant: only A " + res.only_a +
+        ", only B " + res.only_b + " · McNemar exact p = " + pv + (res.kappa !== null && res.kappa !== undefined ? " · Cohen's κ " + fmt(res.kappa, 3) : "") +
+        (res.measure !== "verdict" ? " · measure: " + res.measure : "")),
+      h("p", { id: "ab-verdict" }, res.verdict),
+      (p.notes || []).map(function (n) { return h("div", { class: "note ab-note" }, n); }),
       h("p", { class: "muted" }, "A = " + run(a).id + ", B = " + run(b).id + ". Click a cell to list its questions."));
     if (f.cell && p.cells[f.cell]) {
       var ids = p.cells[f.cell];
@@ -548,54 +630,52 @@
   }
 
   // ---------- costs ----------
-  function bars(rowsByRun, key, title) {
-    // A small horizontal bar chart, drawn as inline SVG.
-    var max = 0;
-    rowsByRun.forEach(function (x) { max = Math.max(max, x.value); });
-    var w = 520, rowH = 20, left = 200, hgt = rowsByRun.length * rowH + 24;
-    var ns = "http://www.w3.org/2000/svg";
-    var svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("width", w); svg.setAttribute("height", hgt); svg.setAttribute("class", "chart-" + key);
-    var t = document.createElementNS(ns, "text"); t.setAttribute("x", 0); t.setAttribute("y", 12); t.textContent = title; svg.appendChild(t);
-    rowsByRun.forEach(function (x, k) {
-      var y = 20 + k * rowH;
-      var lab = document.createElementNS(ns, "text"); lab.setAttribute("x", 0); lab.setAttribute("y", y + 13); lab.textContent = x.label; svg.appendChild(lab);
-      var r = document.createElementNS(ns, "rect");
-      r.setAttribute("x", left); r.setAttribute("y", y + 2); r.setAttribute("height", rowH - 6);
-      r.setAttribute("width", max ? Math.max(1, (w - left - 90) * x.value / max) : 1); r.setAttribute("fill", "#3d7be0"); svg.appendChild(r);
-      var v = document.createElementNS(ns, "text"); v.setAttribute("x", left + (max ? (w - left - 90) * x.value / max : 0) + 4); v.setAttribute("y", y + 13);
-      v.textContent = x.text; svg.appendChild(v);
-    });
-    return svg;
-  }
   function costs() {
     app.textContent = "";
-    add(app, h("h2", null, "Costs"), h("p", { class: "muted" }, "Model use by stage from each run's costs.jsonl (every attempt, cached calls counted apart); latencies per question from the transcripts."));
+    add(app, h("h2", null, "Costs"), h("p", { class: "muted" }, "Model use by stage from each run's costs.jsonl (every attempt, cached calls counted apart), dollars as report --table dollars prices them; latencies per question from the transcripts."));
     var tok = [], secs = [];
     B.runs.forEach(function (r, i) {
       var build = 0, answer = 0, all = 0, s = 0;
       r.costs.forEach(function (c) { all += c.in + c.out; s += c.seconds; if (c.stage === "build") build += c.in + c.out; if (c.stage === "answer") answer += c.in + c.out; });
-      tok.push({ label: label(i), value: all, text: int(all) + " (build " + int(build) + ", answer " + int(answer) + ")" });
-      secs.push({ label: label(i), value: s, text: fmt(s, 1) + " s" });
+      tok.push({ label: label(i), value: all, text: int(all) + " (build " + int(build) + ", answer " + int(answer) + ")" + offlineTag(r) });
+      secs.push({ label: label(i), value: s, text: fmt(s, 1) + " s" + offlineTag(r) });
       var l = r.latency;
-      add(app, h("div", { class: "card" }, h("h3", null, label(i)), costTable(r),
+      add(app, h("div", { class: "card" }, h("h3", { class: "lbl" }, label(i) + offlineTag(r)), costTable(r),
         l ? h("p", null, "per question (mean over " + l.n + " transcripts): retrieve " + fmt(l.retrieve * 1000, 1) + " ms, answer " + fmt(l.answer * 1000, 1) + " ms" +
           Object.keys(l.judges).sort().map(function (j) { return ", judge " + j + " " + fmt(l.judges[j] * 1000, 1) + " ms"; }).join("")) : null));
     });
-    add(app, h("div", { class: "card", id: "cost-charts" }, bars(tok, "tokens", "model tokens, all stages"), h("br"), bars(secs, "seconds", "model-call seconds, all stages")));
+    add(app, h("div", { class: "card", id: "cost-charts" }, barTable("chart-tokens", "model tokens, all stages", tok), barTable("chart-seconds", "model-call seconds, all stages", secs)));
   }
 
+  // The landing page is drawn at once from the plain data in the page;
+  // the packed questions and verdicts follow.
+  var headEl = document.getElementById("head");
+  if (headEl && headEl.textContent.trim()) {
+    B = JSON.parse(headEl.textContent);
+    B.partial = true;
+    index();
+    nav();
+    render();
+    window.addEventListener("hashchange", function () { if (B.partial) render(); });
+    document.body.setAttribute("data-first", "head");
+    // Milliseconds from navigation to the landing page drawn, for the timing test.
+    document.body.setAttribute("data-first-ms", String(Math.round(performance.now())));
+  }
   load().then(function (b) {
     document.body.setAttribute("data-loaded-ms", String(Math.round(performance.now())));
+    var route = document.body.getAttribute("data-route");
     B = b;
     index();
     nav();
     window.addEventListener("hashchange", render);
-    render();
+    // The landing page drawn from the head data stays as it is.
+    if (route !== "runs" || parseHash().parts.length) render();
     document.body.setAttribute("data-ready", "1");
     // Milliseconds from navigation to the first page drawn, for the timing test.
     document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
   }).catch(function (e) {
-    app.textContent = "Cannot load the runs: " + e.message;
+    var msg = "Cannot load the questions of the runs: " + e.message;
+    if (B && B.partial) add(app, h("div", { class: "note", id: "load-error" }, msg));
+    else app.textContent = msg;
   });
 })();
