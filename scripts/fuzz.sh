@@ -20,7 +20,7 @@ targets=(
   ./study/audit:FuzzNegatedSupported
   ./study/audit:FuzzParseWrong
   ./systems/structmem:FuzzParseEntries
-  ./systems/structmem:FuzzParseLinks
+  ./systems/structmem:FuzzParseNarrative
   ./systems/flat:FuzzFlatReplies
   ./study/peers:FuzzPeersParsers
   ./bundle:FuzzOpenBundle
