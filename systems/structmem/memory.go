@@ -67,21 +67,21 @@ type Memory struct {
 	env    systems.Env
 	convID string
 
-	speakers  []string
-	entries   []*Entry
-	byID      map[string]*Entry
-	byEvent   map[string][]*Entry // event key -> entries, in entry order
-	syns      []*Synthesis
-	windows   []WindowRecord
-	failures  []Failure
-	requests  int // logical build requests (extractions, windows sent)
+	speakers []string
+	entries  []*Entry
+	byID     map[string]*Entry
+	byEvent  map[string][]*Entry // event key -> entries, in entry order
+	syns     []*Synthesis
+	windows  []WindowRecord
+	failures []Failure
+	requests int // logical build requests (extractions, windows sent)
 	// extractions counts parsed extraction replies, emptyReplies those
 	// that kept no entry (systems.MemoryRule).
 	extractions, emptyReplies int
-	counts    map[string]int
-	events    *vindex.Index
-	synthIdx  *vindex.Index
-	turnTexts map[string]string
+	counts                    map[string]int
+	events                    *vindex.Index
+	synthIdx                  *vindex.Index
+	turnTexts                 map[string]string
 }
 
 // New makes a store for one conversation; defaults decide the variant.

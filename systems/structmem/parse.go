@@ -12,7 +12,7 @@ import (
 
 // Answer shapes, quoted in the repair instruction.
 const (
-	entriesShape = `{"entries": [{"utterance": "<utterance id>", "text": "<entry>"}]}`
+	entriesShape                = `{"entries": [{"utterance": "<utterance id>", "text": "<entry>"}]}`
 	narrativeShape              = `{"narrative": "<200-350 words, citing [timestamps]>", "times": ["<timestamp>", "<timestamp>"]}`
 	narrativeShapeUnconstrained = `{"narrative": "<200-350 words>"}`
 )

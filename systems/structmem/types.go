@@ -73,7 +73,7 @@ type WindowRecord struct {
 	SeedIDs   []string  `json:"seed_ids"`
 	// EventIDs are the entries added by event reconstruction (all entries
 	// sharing a seed's timestamp), outside the buffer.
-	EventIDs     []string `json:"event_ids"`
+	EventIDs []string `json:"event_ids"`
 	// Called is true for every window the build reached: the synthesis
 	// model is asked for each one, seeds or not.
 	Called       bool     `json:"called"`
