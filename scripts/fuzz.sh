@@ -38,6 +38,7 @@ targets=(
   ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile
   ./systems/adapter:FuzzLineReader
+  ./systems/adapter:FuzzParseMemories
   ./systems/adapter:FuzzReadAtMost
 )
 # Every Fuzz function in the tree must be listed above.

@@ -112,7 +112,13 @@ func (r MemoryRule) Empty(b BuildStats) string {
 		return ""
 	}
 	if b.Entries != nil && *b.Entries == 0 {
-		return fmt.Sprintf("the build ended with 0 memory entries (%d of %d extraction replies empty)", b.EmptyReplies, b.Extractions)
+		switch {
+		case b.Extractions > 0:
+			return fmt.Sprintf("the build ended with 0 memory entries (%d of %d extraction replies empty)", b.EmptyReplies, b.Extractions)
+		case b.Failed == 0:
+			return "the build ended with 0 memory entries"
+		}
+		// Every reply failed: --max-build-failures decides (BuildDegraded).
 	}
 	if b.Extractions > 0 && b.EmptyReplies == b.Extractions {
 		return fmt.Sprintf("all %d extraction replies were empty", b.Extractions)
