@@ -66,7 +66,7 @@ func TestRealLoCoMoConversation(t *testing.T) {
 		}
 	}
 	for _, s := range m.syns {
-		if len(s.CitedEvents) == 0 || len(s.CitedTurns) != len(s.CitedEvents) || s.Words > maxNarrativeWords {
+		if len(s.CitedEvents) == 0 || len(s.CitedTurns) != len(s.CitedEvents) || s.Words > maxNarrativeWords || s.Words < minNarrativeWords {
 			t.Errorf("synthesis %s: %d words, cites %d events / %d turns", s.ID, s.Words, len(s.CitedEvents), len(s.CitedTurns))
 		}
 	}
