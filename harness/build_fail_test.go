@@ -2,19 +2,43 @@ package harness_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
 
 const proseReply = "Sure! Caroline went to a support group and Melanie painted a sunrise."
+
+var (
+	promptUtterance = regexp.MustCompile(`(?m)^\[([A-Z0-9]+:[0-9]+) \| `)
+	promptEvent     = regexp.MustCompile(`(?m)^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]`)
+)
+
+// citingReply answers a StructMem prompt the way a working model does:
+// an extraction with one entry per utterance it lists, a consolidation
+// with a narrative citing the first event.
+func citingReply(user string) string {
+	if ev := promptEvent.FindStringSubmatch(user); ev != nil && strings.Contains(user, "narrative") {
+		b, _ := json.Marshal(map[string]any{"narrative": "They talked on [" + ev[1] + "].", "times": []string{ev[1]}})
+		return string(b)
+	}
+	var es []map[string]string
+	for _, m := range promptUtterance.FindAllStringSubmatch(user, -1) {
+		es = append(es, map[string]string{"utterance": m[1], "text": "something said in " + m[1]})
+	}
+	b, _ := json.Marshal(map[string]any{"entries": es})
+	return string(b)
+}
 
 // A server that ignores JSON mode: every structmem extraction fails, the
 // run stops with a BuildFailedError quoting the reply, the summary says
@@ -26,10 +50,7 @@ func TestJSONIgnoringServerFailsTheBuild(t *testing.T) {
 		if !fixed.Load() {
 			return llmtest.Reply{Text: proseReply}
 		}
-		if strings.Contains(r.LastUser(), "Write the synthesis links.") {
-			return llmtest.Reply{Text: `{"links": []}`}
-		}
-		return llmtest.Reply{Text: `{"entries": []}`}
+		return llmtest.Reply{Text: citingReply(r.LastUser())}
 	}))
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
@@ -106,5 +127,63 @@ func TestJSONIgnoringServerFailsFlatAndGraph(t *testing.T) {
 		if !errors.As(err, &bf) || bf.Failed == 0 || bf.Failed != bf.Requests || bf.FirstRaw != proseReply {
 			t.Errorf("%s: %v (%+v)", system, err, bf)
 		}
+	}
+}
+
+// A server answering every request with an empty list: StructMem parses
+// each reply (nothing to repair) and builds a memory of 0 entries. The run
+// stops with exit-1 error naming the count, writes no answers, and the
+// summary says DEGRADED with the conversation and the reason; exempt
+// systems (no built memory) run normally against the same server.
+func TestEmptyRepliesDegradeTheRun(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Text: `[]`} }))
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	for _, system := range []string{"structmem", "structmem-flat", "structmem-no-cross-event"} {
+		cfg := runlog.Config{System: system, BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"},
+			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		sum, err := harness.Run(context.Background(), cfg, io.Discard)
+		var em *harness.EmptyMemoryError
+		if !errors.As(err, &em) {
+			t.Fatalf("%s: want an EmptyMemoryError, got %v", system, err)
+		}
+		if clierr.Code(err) != 1 {
+			t.Errorf("%s: exit code %d, want 1", system, clierr.Code(err))
+		}
+		for _, want := range []string{"build degraded", system, "0 memory entries", "extraction replies empty"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: message %q lacks %q", system, err, want)
+			}
+		}
+		if sum == nil || !sum.Degraded || len(sum.EmptyMemory) != 1 || sum.Questions != 0 || sum.BuildFailed != 0 {
+			t.Fatalf("%s: summary %+v: want degraded by an empty memory, no question answered", system, sum)
+		}
+		var tbl strings.Builder
+		summary.Print(&tbl, sum)
+		if !strings.Contains(tbl.String(), "DEGRADED: empty memory, conversation ") || strings.Contains(tbl.String(), "memory-build requests failed") {
+			t.Errorf("%s: summary:\n%s", system, tbl.String())
+		}
+	}
+	// Per-message extractors: every reply an empty fact list.
+	noFacts := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Text: `{"facts": []}`} }))
+	t.Setenv("OPENAI_BASE_URL", noFacts.URL)
+	for _, system := range []string{"flat", "extract-rerank"} {
+		cfg := runlog.Config{System: system, BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"}, Limit: 2,
+			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		sum, err := harness.Run(context.Background(), cfg, io.Discard)
+		var em *harness.EmptyMemoryError
+		if !errors.As(err, &em) || !strings.Contains(err.Error(), "0 memory entries") || sum == nil || !sum.Degraded {
+			t.Errorf("%s: %v, summary %+v", system, err, sum)
+		}
+	}
+	// The same server, systems without a built memory: no degradation.
+	cfg := runlog.Config{System: "fullcontext", Model: "openai:gpt-4o-mini", Judges: []string{"f1"}, Limit: 2,
+		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil || sum.Degraded || sum.Questions != 2 {
+		t.Fatalf("fullcontext: %v, %+v", err, sum)
 	}
 }

@@ -487,8 +487,9 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	}
 	p.builds = map[string]systems.BuildStats{}
 	for _, b := range runlog.LastBy(bs, func(b runlog.BuildRecord) string { return b.ConversationID }) {
-		// A build with too many failed requests is done again.
-		if !runlog.BuildDegraded(b.Stats.Failed, b.Stats.Requests, p.Cfg.MaxBuildFailures) {
+		// A build with too many failed requests, or an empty memory, is
+		// done again.
+		if !runlog.BuildDegraded(b.Stats.Failed, b.Stats.Requests, p.Cfg.MaxBuildFailures) && b.EmptyMemory == "" {
 			d.built[b.ConversationID] = true
 			p.builds[b.ConversationID] = b.Stats
 		}
@@ -584,6 +585,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	secs := time.Since(start).Seconds()
 	bar.Built()
+	empty := p.Spec.Memory.Empty(stats)
 	if !done.built[conv.ID] {
 		// Memory dump, then the build's costs, then the build line: the
 		// build line says the conversation is built, so a kill before it
@@ -603,13 +605,20 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 			return err
 		}
 		redone = false
-		if err := files[runlog.BuildFile].Write(buildRecord(conv, p.Cfg.System, meter, stats, start, secs)); err != nil {
+		rec := buildRecord(conv, p.Cfg.System, meter, stats, start, secs)
+		rec.EmptyMemory = empty
+		if err := files[runlog.BuildFile].Write(rec); err != nil {
 			return err
 		}
 	}
 	// No answers on a memory whose build mostly failed: the run stops here.
 	if err := p.checkBuild(conv.ID, stats); err != nil {
 		return err
+	}
+	// No answers on a memory that came out empty: the scores would be the
+	// empty memory's, not the system's.
+	if empty != "" {
+		return &EmptyMemoryError{System: p.Cfg.System, Conversation: conv.ID, Reason: empty}
 	}
 	return p.work.each(ctx, needAnswer, func(ctx context.Context, q *datasets.Question) error {
 		err := p.answerOne(ctx, sys, judges, conv, q, files)
@@ -637,6 +646,19 @@ func (e *BuildFailedError) Error() string {
 	}
 	return fmt.Sprintf("build failed: %d of %d %s build requests gave no usable reply (%.1f%%, above the %.1f%% limit of --max-build-failures); first raw reply (conversation %s): %q. A server that ignores JSON mode does this; fix the model or server and rerun the same command (failed builds are redone)",
 		e.Failed, e.Requests, e.System, 100*float64(e.Failed)/float64(max(e.Requests, 1)), 100*e.Max, e.Conversation, raw)
+}
+
+// EmptyMemoryError ends a run whose system declares a built memory
+// (systems.MemoryRule) and whose build of a conversation came out empty, or
+// whose extraction replies were empty beyond the system's limit (exit 1;
+// the summary says DEGRADED).
+type EmptyMemoryError struct {
+	System, Conversation, Reason string
+}
+
+func (e *EmptyMemoryError) Error() string {
+	return fmt.Sprintf("build degraded: %s, conversation %s: %s, so no scores are reported. Check the build model and server (one that answers every extraction with an empty list does this) and rerun the same command: the build is redone (add --no-cache when the same model name now answers differently, since empty replies are valid and cached)",
+		e.System, e.Conversation, e.Reason)
 }
 
 // checkBuild adds a conversation's build to the run's tally and fails when

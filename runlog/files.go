@@ -186,6 +186,9 @@ type BuildRecord struct {
 	Started time.Time          `json:"started,omitzero"`
 	Stages  []llm.Tally        `json:"stages"` // LLM build calls and the build's embedding work, by role, stage and label
 	Stats   systems.BuildStats `json:"stats"`
+	// EmptyMemory says why the system's declared memory came out empty
+	// (systems.MemoryRule.Empty): the build is degraded and redone on resume.
+	EmptyMemory string `json:"empty_memory,omitempty"`
 }
 
 // RetrievalRecord is one line of retrievals.jsonl.

@@ -37,11 +37,17 @@ type Summary struct {
 	// Degraded is set when the failed share is above the run's limit:
 	// the memory is not what the system would build, so neither are the
 	// scores.
-	BuildRequests int             `json:"build_requests,omitempty"`
-	BuildFailed   int             `json:"build_failed,omitempty"`
-	FirstFailure  string          `json:"build_first_failure,omitempty"`
-	Degraded      bool            `json:"degraded,omitempty"`
-	Stages        map[string]Cost `json:"stages"` // all model use by stage
+	BuildRequests int    `json:"build_requests,omitempty"`
+	BuildFailed   int    `json:"build_failed,omitempty"`
+	FirstFailure  string `json:"build_first_failure,omitempty"`
+	// EmptyMemory lists "conversation: reason" for builds whose memory
+	// came out empty (BuildRecord.EmptyMemory); any makes the run Degraded.
+	EmptyMemory []string `json:"empty_memory,omitempty"`
+	// FailedOverLimit: the failed share is above the limit (one cause of
+	// Degraded, the other being EmptyMemory).
+	FailedOverLimit bool            `json:"build_failed_over_limit,omitempty"`
+	Degraded        bool            `json:"degraded,omitempty"`
+	Stages          map[string]Cost `json:"stages"` // all model use by stage
 	// Redone is, by stage like Stages, the model use of work no result
 	// rests on: cut off by an interruption, or done again on resume (a
 	// memory rebuilt). Stages leaves it out, so a resumed run reports the
@@ -264,8 +270,12 @@ func summarize(dir string, m Manifest, recs records) (*Summary, error) {
 		s.Build.InputTokens += b.InputTokens
 		s.Build.OutputTokens += b.OutputTokens
 		s.Build.Seconds += b.Seconds
+		if b.EmptyMemory != "" {
+			s.EmptyMemory = append(s.EmptyMemory, b.ConversationID+": "+b.EmptyMemory)
+		}
 	}
-	s.Degraded = BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
+	s.FailedOverLimit = BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
+	s.Degraded = s.FailedOverLimit || len(s.EmptyMemory) > 0
 	kept, redone := EffectiveCosts(costs)
 	for _, c := range redone {
 		for _, t := range c.Tallies {

@@ -20,7 +20,7 @@ targets=(
   ./study/audit:FuzzNegatedSupported
   ./study/audit:FuzzParseWrong
   ./systems/structmem:FuzzParseEntries
-  ./systems/structmem:FuzzParseLinks
+  ./systems/structmem:FuzzParseNarrative
   ./systems/flat:FuzzFlatReplies
   ./study/peers:FuzzPeersParsers
   ./bundle:FuzzOpenBundle
@@ -38,6 +38,7 @@ targets=(
   ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile
   ./systems/adapter:FuzzLineReader
+  ./systems/adapter:FuzzParseMemories
   ./systems/adapter:FuzzReadAtMost
 )
 # Every Fuzz function in the tree must be listed above.

@@ -64,7 +64,10 @@ func abstainingGroups(s *runlog.Summary) []string {
 func notes(s *runlog.Summary) []string {
 	b := s.Build
 	var notes []string
-	if s.Degraded {
+	for _, e := range s.EmptyMemory {
+		notes = append(notes, "DEGRADED: empty memory, conversation "+e+"; these scores are not the system's")
+	}
+	if s.FailedOverLimit || (s.Degraded && len(s.EmptyMemory) == 0) { // older summaries lack FailedOverLimit
 		notes = append(notes, fmt.Sprintf("DEGRADED: %d of %d memory-build requests failed (their replies were unusable, e.g. %q); these scores are not the system's", s.BuildFailed, s.BuildRequests, s.FirstFailure))
 	} else if s.BuildFailed > 0 {
 		notes = append(notes, fmt.Sprintf("build: %d of %d memory-build requests failed (within the limit)", s.BuildFailed, s.BuildRequests))

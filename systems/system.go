@@ -4,6 +4,7 @@ package systems
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -68,6 +69,65 @@ type BuildStats struct {
 	Requests     int    `json:"requests,omitempty"`
 	Failed       int    `json:"failed,omitempty"`
 	FirstFailure string `json:"first_failure,omitempty"`
+	// Entries is the size of the built memory (entries, facts, nodes and
+	// edges), nil when the system does not report one. Extractions counts
+	// the extraction replies that parsed, EmptyReplies those holding no
+	// entry. Spec.Memory judges them (MemoryRule.Empty).
+	Entries      *int `json:"entries,omitempty"`
+	Extractions  int  `json:"extractions,omitempty"`
+	EmptyReplies int  `json:"empty_replies,omitempty"`
+}
+
+// SetEntries records the built memory's size.
+func (b *BuildStats) SetEntries(n int) { b.Entries = &n }
+
+// AddExtraction counts one parsed extraction reply, empty or not.
+func (b *BuildStats) AddExtraction(empty bool) {
+	b.Extractions++
+	if empty {
+		b.EmptyReplies++
+	}
+}
+
+// MemoryRule is what a system declares about the memory its build makes.
+// A system that keeps the raw conversation (fullcontext, turns-*, abstain)
+// leaves it zero and is never judged by it.
+type MemoryRule struct {
+	// Builds: Ingest builds a memory and reports its size
+	// (BuildStats.Entries; an adapter only when its service reports one).
+	Builds bool
+	// MaxEmptyReplies is the share of a conversation's extraction replies
+	// that may hold no entry; 0 means no limit besides "not all of them"
+	// (systems that extract one message at a time, where a greeting
+	// rightly gives nothing).
+	MaxEmptyReplies float64
+}
+
+// Empty says why a conversation's build is degraded by its memory: no
+// entry at all, every extraction reply empty, or more empty replies than
+// the limit allows. "" means the memory is fine or the rule does not
+// apply.
+func (r MemoryRule) Empty(b BuildStats) string {
+	if !r.Builds {
+		return ""
+	}
+	if b.Entries != nil && *b.Entries == 0 {
+		switch {
+		case b.Extractions > 0:
+			return fmt.Sprintf("the build ended with 0 memory entries (%d of %d extraction replies empty)", b.EmptyReplies, b.Extractions)
+		case b.Failed == 0:
+			return "the build ended with 0 memory entries"
+		}
+		// Every reply failed: --max-build-failures decides (BuildDegraded).
+	}
+	if b.Extractions > 0 && b.EmptyReplies == b.Extractions {
+		return fmt.Sprintf("all %d extraction replies were empty", b.Extractions)
+	}
+	if r.MaxEmptyReplies > 0 && float64(b.EmptyReplies) > r.MaxEmptyReplies*float64(b.Extractions) {
+		return fmt.Sprintf("%d of %d extraction replies were empty (%.1f%%, above this system's limit of %.0f%%)",
+			b.EmptyReplies, b.Extractions, 100*float64(b.EmptyReplies)/float64(b.Extractions), 100*r.MaxEmptyReplies)
+	}
+	return ""
 }
 
 // AddRequest counts one logical build request; raw is the reply of a
@@ -105,6 +165,10 @@ type Spec struct {
 	Description string
 	Defaults    Options // option defaults, shown by `membench systems`
 	New         Factory
+	// Memory declares whether Ingest builds a memory, and how many of its
+	// extraction replies may be empty, so that an empty memory marks the
+	// run degraded instead of scoring as the system.
+	Memory MemoryRule
 	// Outside names the options that point at something outside membench
 	// (a command to run, a URL to call). A replayed bundle may not supply
 	// them: the user gives them again (--opt), so a bundle is data only.

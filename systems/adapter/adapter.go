@@ -128,6 +128,13 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 			return st, fmt.Errorf("%s: ingest for %s: %w", s.t.describe(), w, err)
 		}
 		s.record(llm.StageBuild, "ingest", u, time.Since(start))
+		held, err := ParseMemories(body)
+		if err != nil {
+			return st, fmt.Errorf("%s: ingest for %s: %w", s.t.describe(), w, err)
+		}
+		if held != nil {
+			st.SetEntries(*held) // the last session's figure is the memory's
+		}
 		st.Counts["sessions"]++
 		st.Counts["turns"] += len(sess.Turns)
 		if u != nil {

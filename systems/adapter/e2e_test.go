@@ -3,12 +3,14 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -279,4 +281,40 @@ func harnessDir(t testing.TB, cfg runlog.Config) string {
 		t.Fatal(err)
 	}
 	return r.Dir()
+}
+
+// A service that reports "memories" is judged by it: 0 after the last
+// session stops the run as degraded (exit 1, naming the count); a
+// positive count is recorded as the build's entries.
+func TestHTTPAdapterReportsItsMemory(t *testing.T) {
+	for _, held := range []int{0, 7} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/ingest":
+				w.Write([]byte(`{"memories": ` + strconv.Itoa(held) + `}`))
+			case "/retrieve":
+				w.Write([]byte(`{"items": []}`))
+			default:
+				w.Write([]byte(`{}`))
+			}
+		}))
+		cfg := config(t, "http", systems.Options{"url": srv.URL})
+		cfg.Judges = []string{"f1"}
+		sum, err := harness.Run(context.Background(), cfg, io.Discard)
+		srv.Close()
+		var em *harness.EmptyMemoryError
+		if held == 0 {
+			if !errors.As(err, &em) || !strings.Contains(err.Error(), "0 memory entries") || sum == nil || !sum.Degraded {
+				t.Fatalf("memories 0: %v, summary %+v", err, sum)
+			}
+			continue
+		}
+		if err != nil || sum.Degraded {
+			t.Fatalf("memories %d: %v", held, err)
+		}
+		builds, _ := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(harnessDir(t, cfg), runlog.BuildFile))
+		if len(builds) != 1 || builds[0].Stats.Entries == nil || *builds[0].Stats.Entries != held {
+			t.Fatalf("build records %+v: want entries %d", builds, held)
+		}
+	}
 }

@@ -31,6 +31,8 @@ func init() {
 		Defaults: HTTPDefaults,
 		New:      NewHTTP,
 		Outside:  []string{"url"},
+		// Judged only when the service reports "memories" (ParseMemories).
+		Memory: systems.MemoryRule{Builds: true},
 	})
 }
 

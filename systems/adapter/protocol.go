@@ -136,6 +136,27 @@ func ParseUsage(m map[string]json.RawMessage) (*Usage, error) {
 	return &u, nil
 }
 
+// ParseMemories reads an ingest response's optional "memories": how many
+// memory entries the service holds for the conversation after that
+// session; nil when it does not say. A service that reports it lets a run
+// see an empty memory (systems.MemoryRule).
+func ParseMemories(body []byte) (*int, error) {
+	m, err := object(body, "")
+	if err != nil {
+		return nil, err
+	}
+	raw, ok := m["memories"]
+	if !ok || isNull(raw) {
+		return nil, nil
+	}
+	var x float64
+	if err := json.Unmarshal(raw, &x); err != nil || x < 0 || x != math.Trunc(x) || x > math.MaxInt32 {
+		return nil, bad("memories", "want a non-negative integer (the entries held after this session), got %s", quote(raw))
+	}
+	n := int(x)
+	return &n, nil
+}
+
 // ParseIngest validates an ingest (or reset) response body.
 func ParseIngest(body []byte) (*Usage, error) {
 	m, err := object(body, "")

@@ -33,6 +33,34 @@ func TestParseRetrieveNamesTheField(t *testing.T) {
 	}
 }
 
+func TestParseMemories(t *testing.T) {
+	for body, want := range map[string]int{``: -1, `{}`: -1, `{"memories": null}`: -1, `{"memories": 0}`: 0, `{"usage": {"calls": 1}, "memories": 42}`: 42} {
+		n, err := ParseMemories([]byte(body))
+		if err != nil || (want < 0) != (n == nil) || (n != nil && *n != want) {
+			t.Errorf("%q: %v, %v; want %d", body, n, err, want)
+		}
+	}
+	for _, body := range []string{`{"memories": -1}`, `{"memories": 1.5}`, `{"memories": "many"}`} {
+		if _, err := ParseMemories([]byte(body)); err == nil || !strings.Contains(err.Error(), "memories") || !strings.Contains(err.Error(), "non-negative integer") {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}
+
+// Whatever the body, ParseMemories returns a count ≥ 0, nothing, or an
+// error; never a panic.
+func FuzzParseMemories(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"memories": 3}`, `{"memories": -2}`, `{"memories": 1e99}`, `[1]`, `{"memories": {"n": 1}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		n, err := ParseMemories(body)
+		if err == nil && n != nil && *n < 0 {
+			t.Fatalf("%q: negative count %d", body, *n)
+		}
+	})
+}
+
 func TestParseIngestUsage(t *testing.T) {
 	for body, want := range map[string]int{``: -1, `{}`: -1, `{"usage": null}`: -1, `{"usage": {"calls": 2, "input_tokens": 900, "output_tokens": 120}}`: 2} {
 		u, err := ParseIngest([]byte(body))

@@ -39,7 +39,10 @@ func init() {
 		Description: "flat (mem0-style) extracted facts; cosine top n=30 facts judged by the decision model (shared selector), " +
 			"keep ρ>threshold best first, cosine floor=10, first k=10 (simplified engram-style comparator)",
 		Defaults: Defaults,
-		New:      New,
+		// Extraction per message: a greeting rightly gives nothing, so
+		// only an empty memory or all-empty replies degrade a build.
+		Memory: systems.MemoryRule{Builds: true},
+		New:    New,
 	})
 }
 

@@ -247,6 +247,8 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 	b.Note(ex.Failed, ex.Raw)
 	if ex.Failed {
 		b.counts["failed"]++
+	} else {
+		b.tally.AddExtraction(len(ex.Facts) == 0)
 	}
 	if len(ex.Facts) == 0 {
 		return Call{}, nil
@@ -430,6 +432,7 @@ func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cf
 	stats := b.Tally()
 	stats.Counts, stats.TurnTokens = b.Counts(), curve.Tokens()
 	stats.Counts["live_facts"] = len(b.store.Live())
+	stats.SetEntries(len(b.store.Live()))
 	stats.Counts["build_tokens"] = curve.Total()
 	return b.store, stats, nil
 }

@@ -28,7 +28,10 @@ func init() {
 		Name:        "flat",
 		Description: "mem0-style flat facts: LLM extraction per message, ADD/UPDATE/DELETE/NONE decisions, cosine top-k per speaker",
 		Defaults:    Defaults,
-		New:         New,
+		// Extraction per message: a greeting rightly gives nothing, so
+		// only an empty memory or all-empty replies degrade a build.
+		Memory: systems.MemoryRule{Builds: true},
+		New:    New,
 	})
 }
 

@@ -257,7 +257,8 @@ func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cf
 	b.counts["live_facts"] = len(st.Live())
 	b.counts["build_tokens"] = curve.Total()
 	b.counts["flat_calls"] = b.counts["llm_calls"] - b.counts["graph_calls"]
-	stats := fb.Tally() // flat's and graph's requests
+	stats := fb.Tally() // flat's and graph's requests, flat's extraction replies
+	stats.SetEntries(len(st.Live()) + b.counts["edges"])
 	stats.Counts, stats.TurnTokens = b.counts, curve.Tokens()
 	return b.g, st, stats, nil
 }

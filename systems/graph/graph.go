@@ -102,7 +102,10 @@ func init() {
 		Name:        "graph",
 		Description: "Mem0-graph-style: dated entity-relation triples with merged entities and obsolete marking, plus the flat fact store",
 		Defaults:    Defaults,
-		New:         New,
+		// Extraction per message: a greeting rightly gives nothing, so
+		// only an empty memory or all-empty replies degrade a build.
+		Memory: systems.MemoryRule{Builds: true},
+		New:    New,
 	})
 }
 

@@ -23,6 +23,7 @@ type bindResult struct {
 	counts  map[string]int
 	failure *Failure
 	tokens  int
+	parsed  bool // the reply parsed (it may still hold no entry)
 }
 
 // bind runs the factual and relational extraction over every session or
@@ -34,14 +35,18 @@ func (m *Memory) bind(ctx context.Context, conv *datasets.Conversation, sessions
 		if len(ts) == 0 {
 			continue
 		}
+		add := func(scope string, ts []*turnInfo) {
+			jobs = append(jobs, bindJob{KindFactual, scope, ts})
+			if !m.cfg.FactualOnly {
+				jobs = append(jobs, bindJob{KindRelational, scope, ts})
+			}
+		}
 		if m.cfg.Granularity == "session" {
-			scope := conv.Sessions[si].ID
-			jobs = append(jobs, bindJob{KindFactual, scope, ts}, bindJob{KindRelational, scope, ts})
+			add(conv.Sessions[si].ID, ts)
 			continue
 		}
 		for _, t := range ts {
-			one := []*turnInfo{t}
-			jobs = append(jobs, bindJob{KindFactual, t.ID, one}, bindJob{KindRelational, t.ID, one})
+			add(t.ID, []*turnInfo{t})
 		}
 	}
 	m.requests += len(jobs)
@@ -65,6 +70,12 @@ func (m *Memory) bind(ctx context.Context, conv *datasets.Conversation, sessions
 		if r.failure != nil {
 			m.failures = append(m.failures, *r.failure)
 			m.counts["failed_extractions"]++
+		}
+		if r.parsed {
+			m.extractions++
+			if len(r.entries) == 0 {
+				m.emptyReplies++
+			}
 		}
 		for _, e := range r.entries {
 			m.addEntry(e)
@@ -111,6 +122,7 @@ func (m *Memory) extract(ctx context.Context, j bindJob) (bindResult, error) {
 		res.failure = &Failure{Label: label, Scope: j.scope, Error: r.failure.Error(), Raw: r.Raw, RepairRaw: r.RepairRaw}
 		return res, nil
 	}
+	res.parsed = true
 	for _, x := range got {
 		text := strings.TrimSpace(x.Text)
 		if text == "" {

@@ -29,14 +29,25 @@ func sessionOf(conv *datasets.Conversation) map[string]*datasets.Session {
 	return out
 }
 
-// By default (anchor=session) an entry carries its session's time, so one
-// session is one event, as the authors' code binds LoCoMo (which dates
-// sessions only).
+// utteranceClock is UtteranceClock computed independently: session time +
+// 1 s × the turn's position in its session.
+func utteranceClock(conv *datasets.Conversation) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, s := range conv.Sessions {
+		for i, t := range s.Turns {
+			out[t.ID] = s.Time.Add(time.Duration(i) * time.Second)
+		}
+	}
+	return out
+}
+
+// The anchor=session ablation: an entry carries its session's time, so
+// one session is one event.
 func TestBindingToSessionTime(t *testing.T) {
 	for _, gran := range []string{"session", "utterance"} {
 		t.Run(gran, func(t *testing.T) {
 			conv := testConv()
-			m, _ := build(t, NameNoCross, testEnv(newFake(nil), systems.Options{"granularity": gran}), conv)
+			m, _ := build(t, NameNoCross, testEnv(newFake(nil), systems.Options{"granularity": gran, "anchor": "session"}), conv)
 			sess := sessionOf(conv)
 			events := map[string]bool{}
 			for _, e := range m.entries {
@@ -53,13 +64,17 @@ func TestBindingToSessionTime(t *testing.T) {
 	}
 }
 
+// By default an entry carries the time of the utterance it cites on
+// StructMem's own clock (session + 1 s × position), whatever step the
+// dataset's turn times use: the test conversation's turns are 30 s apart.
 func TestBindingKeepsUtteranceTimes(t *testing.T) {
 	for _, gran := range []string{"session", "utterance"} {
 		t.Run(gran, func(t *testing.T) {
 			conv := testConv()
 			fm := newFake(nil)
-			m, st := build(t, NameNoCross, testEnv(fm, systems.Options{"granularity": gran, "anchor": "utterance"}), conv)
+			m, st := build(t, NameNoCross, testEnv(fm, systems.Options{"granularity": gran}), conv)
 			turns := turnTimes(conv)
+			clock := utteranceClock(conv)
 			if len(m.entries) == 0 {
 				t.Fatal("no entries")
 			}
@@ -70,10 +85,10 @@ func TestBindingKeepsUtteranceTimes(t *testing.T) {
 				if src == nil {
 					t.Fatalf("entry %s cites unknown turn %v", e.ID, e.Sources)
 				}
-				if !e.Time.Equal(src.Time) || e.Speaker != src.Speaker {
-					t.Errorf("entry %s: time %v speaker %s, want the cited turn's %v %s", e.ID, e.Time, e.Speaker, src.Time, src.Speaker)
+				if want := clock[src.ID]; !e.Time.Equal(want) || e.Speaker != src.Speaker {
+					t.Errorf("entry %s: time %v speaker %s, want the cited turn's %v %s", e.ID, e.Time, e.Speaker, want, src.Speaker)
 				}
-				if e.Event != TimeLabel(src.Time) {
+				if e.Event != TimeLabel(clock[src.ID]) {
 					t.Errorf("entry %s: event %q", e.ID, e.Event)
 				}
 				distinct[e.Time] = true
@@ -128,9 +143,9 @@ func TestSessionModeDropsUncitedEntries(t *testing.T) {
 	if st.Counts["dropped_entries"] != 3*n || st.Counts["dropped_no_utterance"] != n || st.Counts["dropped_unknown_utterance"] != n {
 		t.Errorf("drop counts %v", st.Counts)
 	}
-	sess := sessionOf(conv)
+	clock := utteranceClock(conv)
 	for _, e := range m.entries {
-		if e.Text == "kept fact" && !e.Time.Equal(sess[e.Sources[0]].Time) {
+		if e.Text == "kept fact" && !e.Time.Equal(clock[e.Sources[0]]) {
 			t.Errorf("kept fact anchored at %v", e.Time)
 		}
 	}
@@ -139,7 +154,7 @@ func TestSessionModeDropsUncitedEntries(t *testing.T) {
 func TestExtractionPromptListsUtterances(t *testing.T) {
 	conv := testConv()
 	fm := newFake(nil)
-	build(t, NameNoCross, testEnv(fm, systems.Options{"anchor": "utterance"}), conv)
+	build(t, NameNoCross, testEnv(fm, nil), conv)
 	var first llm.Request
 	for _, r := range fm.reqs {
 		if r.Task == TaskRel && r.Inputs.(ExtractInput).Utterances[0].ID == "D1:1" {
@@ -147,7 +162,7 @@ func TestExtractionPromptListsUtterances(t *testing.T) {
 		}
 	}
 	user := first.Messages[len(first.Messages)-1].Content
-	for _, want := range []string{"[D1:1 | 2023-05-08 13:00:00] Caroline:", "[D1:3 | 2023-05-08 13:01:00] Caroline:", "session of 8 May 2023"} {
+	for _, want := range []string{"[D1:1 | 2023-05-08 13:00:00] Caroline:", "[D1:3 | 2023-05-08 13:00:02] Caroline:", "session of 8 May 2023"} {
 		if !strings.Contains(user, want) {
 			t.Errorf("relational prompt lacks %q:\n%s", want, user)
 		}
@@ -175,5 +190,30 @@ func TestOfflineHeuristics(t *testing.T) {
 	rels := offlineRelations(in)
 	if len(rels) != 1 || rels[0].Text != "Caroline asked Melanie: Have Melanie been to the lake? (asked on 8 May 2023)" {
 		t.Errorf("relations %+v", rels)
+	}
+}
+
+// structmem-flat (Table 4 "Flat") sends the factual prompt alone: no
+// relational call or entry, no synthesis; structmem-no-cross-event sends
+// both perspectives and no synthesis either.
+func TestTable4Variants(t *testing.T) {
+	conv := testConv()
+	ff := newFake(nil)
+	f, fs := build(t, NameFlat, testEnv(ff, nil), conv)
+	if ff.count(TaskFact) != len(conv.Sessions) || ff.count(TaskRel) != 0 || ff.count(TaskConsolidate) != 0 {
+		t.Errorf("structmem-flat calls: fact %d rel %d consolidate %d", ff.count(TaskFact), ff.count(TaskRel), ff.count(TaskConsolidate))
+	}
+	if fs.Counts["entries_relational"] != 0 || fs.Counts["entries_factual"] == 0 || len(f.syns) != 0 || !f.Config().FactualOnly {
+		t.Errorf("structmem-flat counts %v, %d syntheses", fs.Counts, len(f.syns))
+	}
+	fn := newFake(nil)
+	n, ns := build(t, NameNoCross, testEnv(fn, nil), conv)
+	if fn.count(TaskRel) != len(conv.Sessions) || ns.Counts["entries_relational"] == 0 || len(n.syns) != 0 {
+		t.Errorf("no-cross-event: rel calls %d, counts %v", fn.count(TaskRel), ns.Counts)
+	}
+	// The factual entries are the same in both: only the relational
+	// perspective differs.
+	if fs.Counts["entries_factual"] != ns.Counts["entries_factual"] {
+		t.Errorf("factual entries %d vs %d", fs.Counts["entries_factual"], ns.Counts["entries_factual"])
 	}
 }

@@ -38,7 +38,14 @@ type windowPlan struct {
 	events  map[string]bool
 }
 
-// consolidate runs cross-event consolidation over every window. It runs
+// Narrative length the consolidation prompt asks for.
+const (
+	minNarrativeWords = 200
+	maxNarrativeWords = 350
+)
+
+// consolidate runs cross-event consolidation over every window: one call
+// per window, seeds or not, each writing one narrative synthesis. It runs
 // after the whole build ("process all", as the authors' code does); with
 // historical seeds this sees exactly the memory an online run would, since
 // seeds come from strictly earlier times.
@@ -48,7 +55,7 @@ func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
 		return err
 	}
 	type out struct {
-		links    []Link
+		syn      *Synthesis
 		failure  *Failure
 		calls    int
 		repaired bool
@@ -58,24 +65,24 @@ func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, m.env.Concurrency))
 	for i, p := range plans {
-		if !p.rec.Called {
-			continue
-		}
 		m.requests++
 		g.Go(func() error {
 			in := m.consolidateInput(p)
-			tmpl := "structmem_consolidate"
+			tmpl, shape := "structmem_consolidate", narrativeShape
 			if !in.Constrained {
-				tmpl = "structmem_consolidate_unconstrained"
+				tmpl, shape = "structmem_consolidate_unconstrained", narrativeShapeUnconstrained
 			}
 			msgs, err := prompts.Render(tmpl, in)
 			if err != nil {
 				return err
 			}
-			var links []Link
-			r, err := ask(gctx, m.env.Build, TaskConsolidate, LabelConsolidate, msgs, in, linksShape, func(raw string) error {
-				var perr error
-				links, perr = parseLinks(raw)
+			var syn *Synthesis
+			r, err := ask(gctx, m.env.Build, TaskConsolidate, LabelConsolidate, msgs, in, shape, func(raw string) error {
+				n, cites, perr := parseNarrative(raw)
+				if perr != nil {
+					return perr
+				}
+				syn, perr = m.synthesis(p, n, cites)
 				return perr
 			})
 			o := out{calls: r.Calls, repaired: r.Repaired(), tokens: r.Tokens}
@@ -85,7 +92,7 @@ func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
 			if r.failure != nil {
 				o.failure = &Failure{Label: LabelConsolidate, Scope: fmt.Sprintf("window %d", p.rec.Index), Error: r.failure.Error(), Raw: r.Raw, RepairRaw: r.RepairRaw}
 			} else {
-				o.links = links
+				o.syn = syn
 			}
 			outs[i] = o
 			return nil
@@ -112,19 +119,15 @@ func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
 			m.failures = append(m.failures, *o.failure)
 			m.counts["failed_consolidations"]++
 		}
-		for _, l := range o.links {
-			s, reason := m.validate(p, l)
-			if s == nil {
-				l.Reason = reason
-				p.rec.Rejected = append(p.rec.Rejected, l)
-				m.counts["rejected_links"]++
-				m.counts["rejected_links_"+strings.ReplaceAll(reason, " ", "_")]++
-				continue
-			}
+		if s := o.syn; s != nil {
 			s.ID = fmt.Sprintf("s%04d", len(m.syns)+1)
 			m.syns = append(m.syns, s)
 			p.rec.SynthesisIDs = append(p.rec.SynthesisIDs, s.ID)
 			texts = append(texts, s.Text)
+			m.counts["foreign_citations"] += len(s.ForeignTimes)
+			if s.Words < minNarrativeWords || s.Words > maxNarrativeWords {
+				m.counts["syntheses_outside_length"]++
+			}
 		}
 		m.windows = append(m.windows, p.rec)
 	}
@@ -201,14 +204,10 @@ func (m *Memory) planAll(ctx context.Context) ([]*windowPlan, error) {
 		}
 		m.counts["windows"]++
 		m.counts["seeds"] += len(hits)
-		// A window without seeds is skipped, as the authors' code does; and a
-		// link needs two events, so a one-event context cannot hold one.
-		p.rec.Called = len(hits) > 0 && len(p.events) >= 2
-		switch {
-		case len(hits) == 0:
+		// Every window is sent, seeds or not, as the authors' code does.
+		p.rec.Called = true
+		if len(hits) == 0 {
 			m.counts["windows_no_seeds"]++
-		case !p.rec.Called:
-			m.counts["windows_single_event"]++
 		}
 		plans[i] = p
 	}
@@ -216,7 +215,8 @@ func (m *Memory) planAll(ctx context.Context) ([]*windowPlan, error) {
 }
 
 func (m *Memory) consolidateInput(p *windowPlan) ConsolidateInput {
-	in := ConsolidateInput{Speakers: m.speakers, Start: TimeLabel(p.rec.Start), End: TimeLabel(p.rec.End), Constrained: m.cfg.Constrained(), Historical: m.cfg.SeedScope == "historical"}
+	in := ConsolidateInput{Speakers: m.speakers, Start: TimeLabel(p.rec.Start), End: TimeLabel(p.rec.End), Constrained: m.cfg.Constrained(), Historical: m.cfg.SeedScope == "historical",
+		MinWords: minNarrativeWords, MaxWords: maxNarrativeWords}
 	if p.rec.Start.IsZero() {
 		in.End = "undated"
 	}
@@ -232,30 +232,21 @@ func (m *Memory) consolidateInput(p *windowPlan) ConsolidateInput {
 	return in
 }
 
-// validate turns a link into a synthesis or says why it is rejected.
-// Constrained links must cite (in two or more citations) at least two
-// distinct events of C_cross, no foreign time, and state their dependency.
-// Unconstrained links only need text; whatever citations resolve are kept
-// as provenance.
-func (m *Memory) validate(p *windowPlan, l Link) (*Synthesis, string) {
-	text := strings.TrimSpace(l.Text)
-	if text == "" {
-		return nil, "empty text"
-	}
+// synthesis turns a window's narrative into a synthesis memory. Its
+// citations resolve to events of the window's context (buffer and seed
+// events); citations naming no such event are kept as ForeignTimes.
+// Constrained synthesis must cite at least one event of the context, else
+// the reply is malformed (one repair asks again).
+func (m *Memory) synthesis(p *windowPlan, n narrative, cites []string) (*Synthesis, error) {
 	constrained := m.cfg.Constrained()
 	cited := map[string]bool{}
-	var citedOrder []string
-	foreign := false
-	// Distinct citations as resolved: one minute-precision time may name
-	// two events of that minute, but it is still one cited moment.
-	citations := map[string]bool{}
-	for _, c := range l.Times {
+	var citedOrder, foreign []string
+	for _, c := range cites {
 		keys := resolveCitation(c, p)
 		if len(keys) == 0 {
-			foreign = true
+			foreign = append(foreign, c)
 			continue
 		}
-		citations[strings.Join(keys, "|")] = true
 		for _, k := range keys {
 			if !cited[k] {
 				cited[k] = true
@@ -263,17 +254,10 @@ func (m *Memory) validate(p *windowPlan, l Link) (*Synthesis, string) {
 			}
 		}
 	}
-	if constrained {
-		switch {
-		case foreign:
-			return nil, "foreign time"
-		case len(cited) < 2 || len(citations) < 2:
-			return nil, "too few events"
-		case strings.TrimSpace(l.Dependency) == "":
-			return nil, "no dependency"
-		}
+	if constrained && len(cited) == 0 {
+		return nil, fmt.Errorf("%w: the narrative cites none of the listed event times; cite the [timestamp] of each event it draws on", errMalformed)
 	}
-	s := &Synthesis{Text: text, Dependency: strings.TrimSpace(l.Dependency), CitedTimes: l.Times, Window: p.rec.Index, Constrained: constrained}
+	s := &Synthesis{Text: n.Narrative, CitedTimes: cites, ForeignTimes: foreign, Words: len(strings.Fields(n.Narrative)), Window: p.rec.Index, Constrained: constrained}
 	s.BufferEntryIDs = p.rec.BufferIDs
 	s.SeedEntryIDs = p.rec.SeedIDs
 	for _, e := range append(append([]*Entry{}, p.buffer...), p.related...) {
@@ -309,7 +293,7 @@ func (m *Memory) validate(p *windowPlan, l Link) (*Synthesis, string) {
 		latest = p.buffer[len(p.buffer)-1].Time
 	}
 	s.Time = latest
-	return s, ""
+	return s, nil
 }
 
 // citeLayouts are the timestamp spellings a model may fall back to.

@@ -2,6 +2,7 @@ package structmem
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -59,7 +60,11 @@ func TestConsolidationWindowsAndSeedScope(t *testing.T) {
 		t.Run(c.scope, func(t *testing.T) {
 			// seeds above the entry count: every admissible entry is a seed,
 			// so the expected seed sets are exact.
-			m, _ := build(t, Name, testEnv(llm.NewOffline(), systems.Options{"seeds": "1000", "seed-scope": c.scope}), testConv())
+			fm := newFake(nil)
+			m, st := build(t, Name, testEnv(fm, systems.Options{"seeds": "1000", "seed-scope": c.scope}), testConv())
+			if fm.count(TaskConsolidate) != 3 || st.Counts["calls_consolidate"] != 3 || len(m.syns) != 3 {
+				t.Errorf("%d consolidation calls, %d syntheses for 3 windows (counts %v)", fm.count(TaskConsolidate), len(m.syns), st.Counts)
+			}
 			s := m.Dump()
 			buffers := [][]string{{"D1", "D2"}, {"D3"}, {"D4"}}
 			if len(s.Windows) != 3 {
@@ -80,10 +85,9 @@ func TestConsolidationWindowsAndSeedScope(t *testing.T) {
 				if !w.End.Equal(w.Start.Add(time.Hour)) {
 					t.Errorf("window %d spans %v..%v", i, w.Start, w.End)
 				}
-				// A window without seeds is skipped (the authors' code),
-				// even when its buffer holds two events (D1 and D2).
-				if w.Called != (len(w.SeedIDs) > 0) {
-					t.Errorf("window %d: called=%v with %d seeds", i, w.Called, len(w.SeedIDs))
+				// Every window is sent, seeds or not (the authors' code).
+				if !w.Called || len(w.SynthesisIDs) != 1 {
+					t.Errorf("window %d: called=%v, %d seeds, syntheses %v", i, w.Called, len(w.SeedIDs), w.SynthesisIDs)
 				}
 			}
 		})
@@ -92,7 +96,7 @@ func TestConsolidationWindowsAndSeedScope(t *testing.T) {
 
 func TestSeedsAndEventReconstruction(t *testing.T) {
 	fm := newFake(nil)
-	m, _ := build(t, Name, testEnv(fm, systems.Options{"seeds": "2", "seed-scope": "historical", "anchor": "utterance"}), testConv())
+	m, _ := build(t, Name, testEnv(fm, systems.Options{"seeds": "2", "seed-scope": "historical"}), testConv())
 	s := m.Dump()
 	byID := map[string]Entry{}
 	for _, e := range s.Entries {
@@ -191,69 +195,71 @@ func TestSeedsZeroEqualsNoCrossEvent(t *testing.T) {
 	}
 }
 
-// linkAnswer cites two events of the context, a foreign time, one event
-// only, and omits a dependency.
-func linkAnswer(req llm.Request, _ int) (string, bool) {
+// narrativeAnswer writes a narrative that cites one buffer event inline,
+// one related event in its times list and a time that names no event.
+func narrativeAnswer(req llm.Request, _ int) (string, bool) {
 	if req.Task != TaskConsolidate {
 		return "", false
 	}
 	in := req.Inputs.(ConsolidateInput)
 	a := in.Buffer[0].Time
-	b := ""
-	for _, e := range append(in.Buffer, in.Related...) {
+	times := []string{"1999-01-01 00:00:00"}
+	for _, e := range in.Related {
 		if e.Time != a {
-			b = e.Time
+			times = append(times, e.Time)
 			break
 		}
 	}
-	return fmt.Sprintf(`{"links":[
-		{"text":"good link","times":["%s","%s"],"dependency":"cause -> effect"},
-		{"text":"foreign link","times":["%s","1999-01-01 00:00:00"],"dependency":"same activity"},
-		{"text":"lonely link","times":["%s"],"dependency":"same activity"},
-		{"text":"bare link","times":["%s","%s"]}]}`, a, b, a, a, a, b), true
+	b, _ := json.Marshal(narrative{Narrative: "At [" + a + "] Caroline spoke of painting, which echoes what came before.", Times: times})
+	return string(b), true
 }
 
-func TestConstrainedRejectsForeignTimes(t *testing.T) {
-	fc := newFake(linkAnswer)
+func TestNarrativeCitations(t *testing.T) {
+	fc := newFake(narrativeAnswer)
 	c, st := build(t, Name, testEnv(fc, nil), testConv())
-	called := fc.count(TaskConsolidate)
-	if called != 3 {
-		t.Fatalf("%d consolidation calls, want 3 (one per window)", called)
+	if called := fc.count(TaskConsolidate); called != 3 || len(c.syns) != 3 {
+		t.Fatalf("%d consolidation calls, %d syntheses; want one of each per window (3)", called, len(c.syns))
 	}
-	if len(c.syns) != called || st.Counts["rejected_links"] != 3*called ||
-		st.Counts["rejected_links_foreign_time"] != called || st.Counts["rejected_links_too_few_events"] != called || st.Counts["rejected_links_no_dependency"] != called {
-		t.Errorf("constrained: %d syntheses, counts %v", len(c.syns), st.Counts)
+	if st.Counts["foreign_citations"] != 3 || st.Counts["syntheses_outside_length"] != 3 {
+		t.Errorf("counts %v: want one foreign citation and one short narrative per window", st.Counts)
 	}
 	for _, s := range c.syns {
-		if s.Text != "good link" || len(s.CitedEvents) != 2 || !s.Constrained {
-			t.Errorf("kept %+v", s)
+		want := 2 // the inline buffer time and the related one
+		if len(c.windows[s.Window].SeedIDs) == 0 {
+			want = 1
+		}
+		if len(s.CitedEvents) != want || len(s.ForeignTimes) != 1 || !s.Constrained || s.Words != 12 {
+			t.Errorf("synthesis %+v: want %d cited events, one foreign time", s, want)
 		}
 		// Sources are the union of the cited events' turns.
-		want := map[string]bool{}
+		want2 := map[string]bool{}
 		for _, id := range s.CitedEntryIDs {
 			for _, x := range c.byID[id].Sources {
-				want[x] = true
+				want2[x] = true
 			}
 		}
-		if len(s.Sources) != len(want) || len(s.Sources) < 2 {
-			t.Errorf("synthesis sources %v, want %v", s.Sources, want)
+		if len(s.Sources) != len(want2) || len(s.Sources) != want {
+			t.Errorf("synthesis sources %v, want %v", s.Sources, want2)
 		}
 	}
-	if w := c.Dump().Windows[0]; len(w.Rejected) != 3 || w.Rejected[0].Reason != "foreign time" {
-		t.Errorf("rejected links not kept with reasons: %+v", w.Rejected)
-	}
 
-	fu := newFake(linkAnswer)
-	u, su := build(t, Name, testEnv(fu, systems.Options{"synthesis": "unconstrained"}), testConv())
-	if len(u.syns) != 4*3 || su.Counts["rejected_links"] != 0 {
-		t.Errorf("unconstrained: %d syntheses, counts %v", len(u.syns), su.Counts)
+	// A constrained narrative citing no listed time is asked again, then
+	// kept as a failure; unconstrained takes it as is.
+	uncited := func(req llm.Request, _ int) (string, bool) {
+		return `{"narrative": "Caroline and Melanie talked about painting."}`, req.Task == TaskConsolidate
 	}
-	kept := false
-	for _, s := range u.syns {
-		kept = kept || s.Text == "foreign link"
+	fn := newFake(uncited)
+	n, sn := build(t, Name, testEnv(fn, nil), testConv())
+	if len(n.syns) != 0 || sn.Counts["failed_consolidations"] != 3 || fn.count(TaskConsolidate) != 6 || sn.Failed != 3 {
+		t.Errorf("uncited constrained: %d syntheses, %d calls, counts %v", len(n.syns), fn.count(TaskConsolidate), sn.Counts)
 	}
-	if !kept {
-		t.Error("unconstrained dropped the foreign-time link")
+	if len(n.failures) == 0 || !strings.Contains(n.failures[0].Error, "cites none of the listed event times") {
+		t.Errorf("failures %+v", n.failures)
+	}
+	fu := newFake(uncited)
+	u, _ := build(t, Name, testEnv(fu, systems.Options{"synthesis": "unconstrained"}), testConv())
+	if len(u.syns) != 3 || fu.count(TaskConsolidate) != 3 {
+		t.Errorf("unconstrained: %d syntheses from %d calls", len(u.syns), fu.count(TaskConsolidate))
 	}
 	for _, r := range fu.reqs {
 		if r.Task == TaskConsolidate && strings.Contains(r.Messages[0].Content, "cite") {

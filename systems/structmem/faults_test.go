@@ -109,9 +109,9 @@ func TestOddConversationsDoNotCrash(t *testing.T) {
 						t.Errorf("undated render %q", ctx.Rendered)
 					}
 					for _, e := range m.entries {
-						// Undated entries key their event by session (anchor=session,
-						// the default) so undated material never merges.
-						if e.Event != "undated D1" {
+						// Undated entries key their event by their utterance, so
+						// undated material never merges.
+						if e.Event != "undated "+e.Sources[0] {
 							t.Errorf("undated entry event %q", e.Event)
 						}
 					}
@@ -218,7 +218,9 @@ func TestOptions(t *testing.T) {
 		{Name, systems.Options{"k": "3"}, `no option "k"`},
 		{NameNoCross, systems.Options{"seeds": "15"}, `no option "seeds"`},
 		{Name, systems.Options{"seed-scope": "future"}, "global, historical"},
-		{NameNoCross, systems.Options{"anchor": "turn"}, "session, utterance"},
+		{NameNoCross, systems.Options{"anchor": "turn"}, "utterance, session"},
+		{NameFlat, systems.Options{"synthesis": "constrained"}, `no option "synthesis"`},
+		{Name, systems.Options{"clock": "turn-step"}, "whatever --turn-step says"},
 		{Name, systems.Options{"window": "0"}, "at least 1"},
 		{Name, systems.Options{"seeds": "-1"}, "at least 0"},
 		{Name, systems.Options{"granularity": "turn"}, "session, utterance"},
@@ -237,15 +239,15 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The defaults are the authors' code's: session time, global seeds.
-	if got, want := def.(*Memory).Config(), (Config{Seeds: 15, SeedScope: "global", Synthesis: "constrained", WindowSec: 3600, Granularity: "session", Anchor: "session", Entries: 60, Syntheses: 5}); got != want {
+	// The defaults are the authors' code's: utterance time, global seeds.
+	if got, want := def.(*Memory).Config(), (Config{Seeds: 15, SeedScope: "global", Synthesis: "constrained", WindowSec: 3600, Granularity: "session", Anchor: "utterance", Clock: UtteranceClock, Entries: 60, Syntheses: 5}); got != want {
 		t.Errorf("default config %+v, want %+v", got, want)
 	}
 	sys, err := spec.New(testEnv(llm.NewOffline(), systems.Options{"seeds": "5", "seed-scope": "global", "window": "600", "entries": "30", "syntheses": "2", "synthesis": "unconstrained", "granularity": "utterance", "anchor": "utterance"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Seeds: 5, SeedScope: "global", Synthesis: "unconstrained", WindowSec: 600, Granularity: "utterance", Anchor: "utterance", Entries: 30, Syntheses: 2}
+	want := Config{Seeds: 5, SeedScope: "global", Synthesis: "unconstrained", WindowSec: 600, Granularity: "utterance", Anchor: "utterance", Clock: UtteranceClock, Entries: 30, Syntheses: 2}
 	if got := sys.(*Memory).Config(); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
 	}

@@ -14,28 +14,47 @@ import (
 	"github.com/membench/membench/systems"
 )
 
-// Names of the registered variants.
+// Names of the registered variants: the full pipeline and the authors'
+// Table 4 rows inside it.
 const (
 	Name          = "structmem"
 	NameNoCross   = "structmem-no-cross-event"
+	NameFlat      = "structmem-flat"
 	embedBatchMax = 256
 )
+
+// Memory is what every variant declares to the harness: it builds a memory,
+// and with one extraction call per session and perspective, a reply with
+// no entry is rare enough that more than 5% of them means a broken model
+// or server.
+var memoryRule = systems.MemoryRule{Builds: true, MaxEmptyReplies: 0.05}
 
 func init() {
 	systems.Register(systems.Spec{
 		Name:        Name,
-		Description: "StructMem as its authors' code runs it: dual-perspective event binding (factual + relational entries bound to their session's time; anchor=utterance for utterance time) with constrained cross-event consolidation over 1 h windows and top-15 global seeds (seed-scope=historical: earlier only); retrieves 60 entries + 5 syntheses",
+		Description: "StructMem as its authors' code runs it: dual-perspective event binding (factual + relational entries, each bound to the time of the utterance it cites: session time + 1 s × position, whatever --turn-step says; one utterance, one event) with one constrained 200-350-word synthesis narrative per 1 h window, top-15 global seeds (seed-scope=historical: earlier only); retrieves 60 entries + 5 syntheses",
 		Defaults:    fullDefaults,
+		Memory:      memoryRule,
 		New: func(env systems.Env) (systems.System, error) {
 			return New(Name, env, fullDefaults)
 		},
 	})
 	systems.Register(systems.Spec{
 		Name:        NameNoCross,
-		Description: "StructMem without cross-event consolidation (Table 4 ablation): event binding only; retrieves 60 entries",
+		Description: "StructMem without cross-event consolidation (Table 4 \"w/o Cross-Event\"): factual + relational event binding, no synthesis; retrieves 60 entries",
 		Defaults:    bindingDefaults,
+		Memory:      memoryRule,
 		New: func(env systems.Env) (systems.System, error) {
 			return New(NameNoCross, env, bindingDefaults)
+		},
+	})
+	systems.Register(systems.Spec{
+		Name:        NameFlat,
+		Description: "StructMem's factual prompt alone (Table 4 \"Flat\", the authors' flat extraction mode): no relational entries, no synthesis; retrieves 60 entries",
+		Defaults:    bindingDefaults,
+		Memory:      memoryRule,
+		New: func(env systems.Env) (systems.System, error) {
+			return New(NameFlat, env, bindingDefaults)
 		},
 	})
 	registerOffline()
@@ -48,18 +67,21 @@ type Memory struct {
 	env    systems.Env
 	convID string
 
-	speakers  []string
-	entries   []*Entry
-	byID      map[string]*Entry
-	byEvent   map[string][]*Entry // event key -> entries, in entry order
-	syns      []*Synthesis
-	windows   []WindowRecord
-	failures  []Failure
-	requests  int // logical build requests (extractions, windows sent)
-	counts    map[string]int
-	events    *vindex.Index
-	synthIdx  *vindex.Index
-	turnTexts map[string]string
+	speakers []string
+	entries  []*Entry
+	byID     map[string]*Entry
+	byEvent  map[string][]*Entry // event key -> entries, in entry order
+	syns     []*Synthesis
+	windows  []WindowRecord
+	failures []Failure
+	requests int // logical build requests (extractions, windows sent)
+	// extractions counts parsed extraction replies, emptyReplies those
+	// that kept no entry (systems.MemoryRule).
+	extractions, emptyReplies int
+	counts                    map[string]int
+	events                    *vindex.Index
+	synthIdx                  *vindex.Index
+	turnTexts                 map[string]string
 }
 
 // New makes a store for one conversation; defaults decide the variant.
@@ -68,6 +90,7 @@ func New(name string, env systems.Env, defaults systems.Options) (*Memory, error
 	if err != nil {
 		return nil, err
 	}
+	cfg.FactualOnly = name == NameFlat
 	if env.Build == nil {
 		return nil, fmt.Errorf("system %s needs a build model (--llm)", name)
 	}
@@ -114,7 +137,7 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 	nTurns := 0
 	for _, s := range conv.Sessions {
 		var ts []*turnInfo
-		for _, t := range s.Turns {
+		for pos, t := range s.Turns {
 			idx := nTurns
 			nTurns++
 			m.turnTexts[t.ID] = t.Speaker + ": " + t.Text
@@ -122,11 +145,17 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 				m.counts["skipped_empty_turns"]++
 				continue
 			}
-			ti := &turnInfo{Turn: t, session: s.ID, index: idx, at: t.Time, event: eventKey(t.Time, t.ID)}
-			if m.cfg.Anchor == "session" {
-				// The dataset dates sessions, not turns (turn times are the
-				// session's plus a synthetic step): one session, one event.
+			ti := &turnInfo{Turn: t, session: s.ID, index: idx}
+			switch {
+			case m.cfg.Anchor == "session":
+				// The ablation: one session, one event.
 				ti.at, ti.event = s.Time, eventKey(s.Time, s.ID)
+			case s.Time.IsZero():
+				ti.event = eventKey(time.Time{}, t.ID)
+			default:
+				// UtteranceClock, not the dataset's --turn-step times.
+				ti.at = s.Time.Add(time.Duration(pos) * UtteranceStep)
+				ti.event = eventKey(ti.at, t.ID)
 			}
 			ts = append(ts, ti)
 		}
@@ -155,8 +184,10 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 		st.FirstFailure = m.failures[0].Raw
 	}
 	st.Counts["entries"] = len(m.entries)
+	st.SetEntries(len(m.entries))
+	st.Extractions, st.EmptyReplies = m.extractions, m.emptyReplies
 	st.Counts["syntheses"] = len(m.syns)
-	for _, k := range []string{"entries_factual", "entries_relational", "dropped_entries", "rejected_links", "failed_extractions", "calls_extract_fact", "calls_extract_rel", "calls_consolidate"} {
+	for _, k := range []string{"entries_factual", "entries_relational", "dropped_entries", "foreign_citations", "failed_extractions", "calls_extract_fact", "calls_extract_rel", "calls_consolidate"} {
 		st.Counts[k] += 0 // always present, zero or not
 	}
 	cum := 0
@@ -166,7 +197,10 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 		st.TurnTokens[i] = cum
 	}
 	st.Notes["config"] = m.cfg
-	st.Notes["consolidation"] = "after the build over all entries (process all), windows on the conversation clock"
+	st.Notes["consolidation"] = "after the build over all entries (process all), windows on the conversation clock, one synthesis call per window"
+	if m.cfg.Anchor == "utterance" {
+		st.Notes["clock"] = "utterance time = session date-time + 1 s x position in the session, whatever --turn-step says; one utterance, one event"
+	}
 	st.Notes["turn_tokens"] = "own sum of build usage, each call charged to the last turn it covers (consolidation: the window's last turn)"
 	st.Notes["build_tokens"] = cum
 	if m.env.Meter != nil {

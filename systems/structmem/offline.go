@@ -31,7 +31,12 @@ func registerOffline() {
 		if !ok {
 			return "", fmt.Errorf("inputs are %T, want structmem.ConsolidateInput", req.Inputs)
 		}
-		return marshal(map[string]any{"links": offlineLinks(in)})
+		text, times := offlineNarrative(in)
+		out := map[string]any{"narrative": text}
+		if in.Constrained {
+			out["times"] = times
+		}
+		return marshal(out)
 	})
 }
 
@@ -226,74 +231,82 @@ func lowerFirst(s string, names map[string]bool) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
-// maxOfflineLinks bounds the heuristic's output per window.
-const maxOfflineLinks = 10
-
-// offlineLinks links each buffer event to the related (seed) event sharing
-// the most content words, when they share at least two, citing both event
-// times, earlier first; the dependency names the shared words.
-func offlineLinks(in ConsolidateInput) []Link {
+// offlineNarrative writes a window's synthesis the way the prompt asks,
+// from the entries alone: the first entry of every event (buffer events
+// before related ones), then the second of each, and so on, while the text
+// stays within MaxWords; the chosen lines are then told in time order, each
+// opened by its event's [time] (constrained) or as is (unconstrained, whose
+// entries carry their dates). Deterministic: no ranking, no randomness.
+func offlineNarrative(in ConsolidateInput) (string, []string) {
 	type event struct {
 		key   string
-		text  string
-		words map[string]bool
+		order int
+		texts []string
 	}
-	names := nameSkip(in.Speakers)
-	group := func(es []PromptEntry) []*event {
-		var out []*event
-		idx := map[string]*event{}
-		for _, e := range es {
-			ev := idx[e.Time]
-			if ev == nil {
-				ev = &event{key: e.Time, text: e.Text, words: map[string]bool{}}
-				idx[e.Time] = ev
-				out = append(out, ev)
-			}
-			for _, w := range contentWords(e.Text, names) {
-				ev.words[w] = true
-			}
+	var evs []*event
+	idx := map[string]*event{}
+	for _, e := range append(append([]PromptEntry{}, in.Buffer...), in.Related...) {
+		ev := idx[e.Time]
+		if ev == nil {
+			ev = &event{key: e.Time, order: len(evs)}
+			idx[e.Time] = ev
+			evs = append(evs, ev)
 		}
-		return out
+		ev.texts = append(ev.texts, strings.TrimSpace(e.Text))
 	}
-	buf, rel := group(in.Buffer), group(in.Related)
-	var links []Link
-	for _, b := range buf {
-		var best *event
-		var bestShared []string
-		for _, r := range rel {
-			if r.key == b.key {
+	type line struct {
+		ev   *event
+		rank int
+		text string
+	}
+	var chosen []line
+	words := 0
+	maxW := in.MaxWords
+	if maxW <= 0 {
+		maxW = maxNarrativeWords
+	}
+	full := false
+	for rank := 0; !full; rank++ {
+		added := false
+		for _, ev := range evs {
+			if rank >= len(ev.texts) {
 				continue
 			}
-			var shared []string
-			for w := range b.words {
-				if r.words[w] {
-					shared = append(shared, w)
-				}
+			text := ev.texts[rank]
+			if in.Constrained {
+				text = "[" + ev.key + "] " + text
 			}
-			if len(shared) > len(bestShared) {
-				best, bestShared = r, shared
+			n := len(strings.Fields(text))
+			if words+n > maxW {
+				full = true
+				break
 			}
+			words += n
+			chosen = append(chosen, line{ev, rank, text})
+			added = true
 		}
-		if best == nil || len(bestShared) < 2 {
-			continue
-		}
-		sort.Strings(bestShared)
-		if len(bestShared) > 3 {
-			bestShared = bestShared[:3]
-		}
-		first, second := best, b
-		if second.key < first.key {
-			first, second = second, first
-		}
-		on := strings.Join(bestShared, ", ")
-		links = append(links, Link{
-			Text:       fmt.Sprintf("At %s: %s Later, at %s: %s Both concern %s.", first.key, strings.TrimSpace(first.text), second.key, strings.TrimSpace(second.text), on),
-			Times:      []string{first.key, second.key},
-			Dependency: "same topic (" + on + ")",
-		})
-		if len(links) == maxOfflineLinks {
+		if !added {
 			break
 		}
 	}
-	return links
+	sort.SliceStable(chosen, func(a, b int) bool {
+		if chosen[a].ev.key != chosen[b].ev.key {
+			return chosen[a].ev.key < chosen[b].ev.key
+		}
+		return chosen[a].rank < chosen[b].rank
+	})
+	var b strings.Builder
+	var times []string
+	seen := map[string]bool{}
+	for i, l := range chosen {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(l.text)
+		if in.Constrained && !seen[l.ev.key] {
+			seen[l.ev.key] = true
+			times = append(times, l.ev.key)
+		}
+	}
+	return b.String(), times
 }

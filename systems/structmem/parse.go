@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/membench/membench/llm"
 )
 
 // Answer shapes, quoted in the repair instruction.
 const (
-	entriesShape = `{"entries": [{"utterance": "<utterance id>", "text": "<entry>"}]}`
-	linksShape   = `{"links": [{"text": "<synthesis>", "times": ["<timestamp>", "<timestamp>"], "dependency": "<dependency>"}]}`
+	entriesShape                = `{"entries": [{"utterance": "<utterance id>", "text": "<entry>"}]}`
+	narrativeShape              = `{"narrative": "<200-350 words, citing [timestamps]>", "times": ["<timestamp>", "<timestamp>"]}`
+	narrativeShapeUnconstrained = `{"narrative": "<200-350 words>"}`
 )
 
 // errMalformed marks answers worth one repair retry.
@@ -52,14 +55,33 @@ func parseEntries(raw string) ([]extracted, error) {
 	return xs, nil
 }
 
-// parseLinks decodes a consolidation answer.
-func parseLinks(raw string) ([]Link, error) {
-	var ls []Link
-	if err := decodeList(raw, "links", &ls); err != nil {
-		return nil, err
+// citePattern finds timestamps written inside a narrative.
+var citePattern = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?`)
+
+// parseNarrative decodes a consolidation answer: {"narrative": ..., "times":
+// [...]}. Its citations are the
+// listed times plus the timestamps written in the text, in order, once each.
+func parseNarrative(raw string) (narrative, []string, error) {
+	var n narrative
+	s := llm.ExtractJSON(raw)
+	if s == "" {
+		return n, nil, fmt.Errorf("%w: empty answer", errMalformed)
 	}
-	for i := range ls {
-		ls[i].Reason = ""
+	if err := json.Unmarshal([]byte(s), &n); err != nil {
+		return n, nil, fmt.Errorf("%w: %v", errMalformed, err)
 	}
-	return ls, nil
+	n.Narrative = strings.TrimSpace(n.Narrative)
+	if n.Narrative == "" {
+		return n, nil, fmt.Errorf("%w: no \"narrative\" text", errMalformed)
+	}
+	var cites []string
+	seen := map[string]bool{}
+	for _, c := range append(append([]string{}, n.Times...), citePattern.FindAllString(n.Narrative, -1)...) {
+		c = strings.TrimSpace(c)
+		if c != "" && !seen[c] {
+			seen[c] = true
+			cites = append(cites, c)
+		}
+	}
+	return n, cites, nil
 }

@@ -17,7 +17,7 @@ import (
 func TestSynthesisRecallCountsCitedTurns(t *testing.T) {
 	q := &datasets.Question{Text: "What did Caroline paint at her painting class?"}
 	for _, anchor := range []string{"session", "utterance"} {
-		m, _ := build(t, Name, testEnv(newFake(linkAnswer), systems.Options{"anchor": anchor}), testConv())
+		m, _ := build(t, Name, testEnv(newFake(narrativeAnswer), systems.Options{"anchor": anchor}), testConv())
 		if len(m.syns) == 0 {
 			t.Fatalf("anchor=%s: no syntheses to test", anchor)
 		}

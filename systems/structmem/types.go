@@ -31,12 +31,19 @@ type Entry struct {
 	turnIndex int       // order of the anchor turn in the conversation
 }
 
-// Synthesis is one cross-event memory written by consolidation.
+// Synthesis is one cross-event memory written by consolidation: the
+// window's chronological narrative.
 type Synthesis struct {
-	ID         string   `json:"id"`
-	Text       string   `json:"text"`
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	// Dependency is set only by dumps written before narratives (one
+	// link per synthesis); audits still read them.
 	Dependency string   `json:"dependency,omitempty"`
 	CitedTimes []string `json:"cited_times,omitempty"` // as the model wrote them
+	// ForeignTimes are citations that name no event of the window's
+	// context (kept in the text, counted, not resolved).
+	ForeignTimes []string `json:"foreign_times,omitempty"`
+	Words        int      `json:"words"`
 	// CitedEvents are the event keys the citations resolved to (in C_cross).
 	CitedEvents []string `json:"cited_events,omitempty"`
 	// CitedEntryIDs are the C_cross entries of the cited events: what an
@@ -66,10 +73,11 @@ type WindowRecord struct {
 	SeedIDs   []string  `json:"seed_ids"`
 	// EventIDs are the entries added by event reconstruction (all entries
 	// sharing a seed's timestamp), outside the buffer.
-	EventIDs     []string `json:"event_ids"`
+	EventIDs []string `json:"event_ids"`
+	// Called is true for every window the build reached: the synthesis
+	// model is asked for each one, seeds or not.
 	Called       bool     `json:"called"`
 	SynthesisIDs []string `json:"synthesis_ids,omitempty"`
-	Rejected     []Link   `json:"rejected,omitempty"`
 }
 
 // Failure keeps an answer that could not be parsed even after the repair.
@@ -120,6 +128,9 @@ type ConsolidateInput struct {
 	Historical bool          `json:"historical"`
 	Buffer     []PromptEntry `json:"buffer"`
 	Related    []PromptEntry `json:"related"`
+	// MinWords and MaxWords bound the narrative's length.
+	MinWords int `json:"min_words"`
+	MaxWords int `json:"max_words"`
 }
 
 // extracted is the JSON an extraction answer holds, per entry.
@@ -129,12 +140,11 @@ type extracted struct {
 	Text       string   `json:"text"`
 }
 
-// Link is one synthesis as the consolidation answer states it.
-type Link struct {
-	Text       string   `json:"text"`
-	Times      []string `json:"times,omitempty"`
-	Dependency string   `json:"dependency,omitempty"`
-	Reason     string   `json:"reason,omitempty"` // why it was rejected (ours, not the model's)
+// narrative is a consolidation answer: the window's synthesis and the
+// event times it cites (constrained; unconstrained may omit them).
+type narrative struct {
+	Narrative string   `json:"narrative"`
+	Times     []string `json:"times,omitempty"`
 }
 
 // TimeLabel is the canonical timestamp text used in prompts and citations:

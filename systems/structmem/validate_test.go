@@ -1,6 +1,8 @@
 package structmem
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -8,25 +10,31 @@ import (
 	"github.com/membench/membench/systems"
 )
 
-// A constrained link must cite at least two events. One minute-precision
-// citation that happens to resolve to two events in that minute (turns are
-// 30 s apart) is still one citation of one moment and must be rejected;
-// two citations naming two events are kept.
-func TestConstrainedNeedsTwoCitations(t *testing.T) {
+// A narrative's citations come from its times list and from timestamps
+// written in its text; a minute-precision citation names every event of
+// that minute (utterances are 1 s apart); constrained needs one that
+// resolves.
+func TestNarrativeCitationsResolve(t *testing.T) {
 	a := &Entry{ID: "e00001", Kind: KindFactual, Text: "a", Time: day0, Event: TimeLabel(day0), Sources: []string{"D1:1"}}
-	b := &Entry{ID: "e00002", Kind: KindFactual, Text: "b", Time: day0.Add(30 * time.Second), Event: TimeLabel(day0.Add(30 * time.Second)), Sources: []string{"D1:2"}}
-	m := &Memory{cfg: Config{Synthesis: "constrained"}, byID: map[string]*Entry{a.ID: a, b.ID: b}}
+	b := &Entry{ID: "e00002", Kind: KindFactual, Text: "b", Time: day0.Add(time.Second), Event: TimeLabel(day0.Add(time.Second)), Sources: []string{"D1:2"}}
+	m := &Memory{cfg: Config{Synthesis: "constrained"}, byID: map[string]*Entry{a.ID: a, b.ID: b}, byEvent: map[string][]*Entry{a.Event: {a}, b.Event: {b}}}
 	p := &windowPlan{buffer: []*Entry{a, b}, events: map[string]bool{a.Event: true, b.Event: true}}
 
-	if s, reason := m.validate(p, Link{Text: "x", Times: []string{"2023-05-08 13:00"}, Dependency: "same activity"}); s != nil || reason != "too few events" {
-		t.Errorf("one minute-precision citation: synthesis %v, reason %q; want rejected as too few events", s, reason)
+	n, cites, err := parseNarrative(`{"narrative": "On [2023-05-08 13:00] they met.", "times": ["1999-01-01 00:00:00"]}`)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if s, reason := m.validate(p, Link{Text: "x", Times: []string{a.Event, a.Event}, Dependency: "same activity"}); s != nil || reason != "too few events" {
-		t.Errorf("one event cited twice: synthesis %v, reason %q; want rejected", s, reason)
+	s, err := m.synthesis(p, n, cites)
+	if err != nil || len(s.CitedEvents) != 2 || fmt.Sprint(s.CitedTurns) != "[D1:1 D1:2]" || fmt.Sprint(s.ForeignTimes) != "[1999-01-01 00:00:00]" {
+		t.Fatalf("synthesis %+v, err %v", s, err)
 	}
-	s, reason := m.validate(p, Link{Text: "x", Times: []string{a.Event, b.Event}, Dependency: "same activity"})
-	if s == nil || len(s.CitedEvents) != 2 {
-		t.Fatalf("two exact citations rejected (%q)", reason)
+	n, cites, _ = parseNarrative(`{"narrative": "They met.", "times": ["1999-01-01 00:00:00"]}`)
+	if _, err := m.synthesis(p, n, cites); !errors.Is(err, errMalformed) {
+		t.Errorf("constrained narrative citing nothing listed: err %v, want errMalformed (a repair)", err)
+	}
+	m.cfg.Synthesis = "unconstrained"
+	if s, err := m.synthesis(p, n, cites); err != nil || len(s.CitedEvents) != 0 {
+		t.Errorf("unconstrained: %+v, %v", s, err)
 	}
 }
 

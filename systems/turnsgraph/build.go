@@ -122,6 +122,7 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 	}
 	s.g = g
 	st.Counts = counts
+	st.SetEntries(len(ts) + len(g.Edges))
 	if s.meter != nil {
 		st.TurnTokens = turnTokens
 	}

@@ -51,7 +51,10 @@ func init() {
 			"each turn linked to its m=5 most similar earlier turns, edges typed by the decision model; read expands " +
 			"cosine seeds=10 along typed edges with 2–16 frontier decisions, first k=10",
 		Defaults: Defaults,
-		New:      New,
+		// Its memory is the turns and the typed edges between them; edge
+		// decisions are not extraction replies, so no empty-reply limit.
+		Memory: systems.MemoryRule{Builds: true},
+		New:    New,
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/internal/cli/clierr"
+	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 	_ "github.com/membench/membench/systems/all"
 )
@@ -83,5 +84,43 @@ func TestRunConfigFileAndChangedFlags(t *testing.T) {
 	o.Opts = []string{"k"}
 	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
 		t.Errorf("--opt k: err %v, want exit 2", err)
+	}
+}
+
+// A structmem run whose extraction replies are all empty lists builds an
+// empty memory: exit 1 naming the count, no results table on stdout, only
+// where the partial artifacts are.
+func TestRunEmptyMemoryExitsOneWithoutTable(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Text: `[]`} }))
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	var out, errOut bytes.Buffer
+	o := options(t, &out)
+	o.Err = &errOut
+	o.Config.System = "structmem"
+	o.LLM, o.Model, o.BaseURL = "openai", "gpt-4o-mini", srv.URL
+	err := Run(context.Background(), o)
+	if err == nil || clierr.Code(err) != 1 || !strings.Contains(err.Error(), "0 memory entries") {
+		t.Fatalf("err %v (code %d), want exit 1 naming 0 memory entries", err, clierr.Code(err))
+	}
+	if strings.Contains(out.String(), "overall") || strings.Contains(out.String(), "artifacts:") {
+		t.Errorf("a results table was printed:\n%s", out.String())
+	}
+	if !strings.Contains(errOut.String(), "partial artifacts") {
+		t.Errorf("stderr %q does not say where the partial artifacts are", errOut.String())
+	}
+}
+
+// StructMem's utterance clock is part of the resolved options the
+// manifest records, beside the --turn-step it ignores.
+func TestManifestRecordsStructMemClock(t *testing.T) {
+	var out bytes.Buffer
+	o := options(t, &out)
+	o.Config.System = "structmem"
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	man := manifestOf(t, out.String())
+	if man.SystemOptions["clock"] != "session+1s*position" || man.SystemOptions["anchor"] != "utterance" || man.TurnStep == "" {
+		t.Errorf("manifest options %v, turn step %q", man.SystemOptions, man.TurnStep)
 	}
 }
