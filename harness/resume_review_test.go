@@ -164,3 +164,29 @@ func TestResumeRefusesAnotherEmbedder(t *testing.T) {
 		t.Fatalf("resume with another embedder: want a refusal naming --embedder, got %v", err)
 	}
 }
+
+// A run started by an older membench whose system defaults differed (the
+// config hash leaves defaults out) must not be finished with the new ones.
+func TestResumeRefusesChangedSystemDefaults(t *testing.T) {
+	cfg := testConfig(t, "structmem")
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(runDir(t, cfg), runlog.ManifestFile)
+	b, _ := os.ReadFile(path)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	opts := m["system_options"].(map[string]any)
+	if opts["anchor"] != "utterance" {
+		t.Fatalf("structmem's default anchor is %v, want utterance", opts["anchor"])
+	}
+	opts["anchor"] = "session" // the default of membench before the utterance clock
+	b, _ = json.Marshal(m)
+	os.WriteFile(path, b, 0o644)
+	_, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `anchor="session"`) {
+		t.Fatalf("resume under changed defaults: want a refusal naming anchor, got %v", err)
+	}
+}

@@ -167,6 +167,14 @@ func (p *Prepared) writeManifest() error {
 		if old.Embedder != "" && old.Embedder != p.Res.EmbedderName {
 			return badinput.Errorf("%s: this run embedded with %s, now %s would be used; pass --embedder %s to match, or choose a new --run-id", path, old.Embedder, p.Res.EmbedderName, old.Embedder)
 		}
+		// Defaults are not in the config hash, so a newer membench whose
+		// system defaults changed (StructMem's utterance clock) would resume
+		// an older run with other settings: the resolved options say so.
+		if len(old.SystemOptions) > 0 {
+			if k, was, is, differ := firstDifference(old.SystemOptions, p.systemOptions()); differ {
+				return badinput.Errorf("%s: this run's system ran with %s=%q, this membench resolves it to %q; finish it with the membench that started it, or choose a new --run-id", path, k, was, is)
+			}
+		}
 		now := p.promptHashes()
 		for name, was := range old.Prompts {
 			is := now[name]
@@ -831,4 +839,25 @@ func evidenceHit(evidence []string, items []systems.Item) int {
 		}
 	}
 	return n
+}
+
+// firstDifference is the first option (in name order) whose value differs
+// between two resolved option sets.
+func firstDifference(a, b systems.Options) (key, was, is string, differ bool) {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if a[k] != b[k] {
+			return k, a[k], b[k], true
+		}
+	}
+	return "", "", "", false
 }
