@@ -59,6 +59,8 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 	f.StringVar(&sc.BaseData, "base-data", "", "base conversations of a stitched dataset (as membench run)")
 	cliflag.Int(c, &sc.Seed, "seed", 0, 0, math.MaxInt32, "seed of a stitched dataset's choices (as membench run); 0 = its default")
 	cliflag.Size(c, &sc.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
+	cliflag.AnswerKey(c, &sc.AnswerKey, "published")
+	cliflag.ExcludeImageQuestions(c, &sc.ExcludeImageQuestions)
 	f.StringVar(&sc.Predictions, "predictions", "", "predictions JSONL file")
 	f.StringVar(&sc.Out, "out", "", "output directory")
 	f.StringVar(&sc.System, "system", "", "system name recorded in the judgments (default: predictions file name)")
