@@ -77,13 +77,22 @@ func (k *Key) ID() string {
 	return k.Name + " sha256:" + k.SHA256
 }
 
-// Label is the suffix of judge names whose verdicts were given under
-// this key ("llm@audited"); "" for the published key.
+// Label names the key in judge names (runlog.KeyedJudge: "llm+audited"):
+// its name with characters a judge name may not hold replaced by "-".
 func (k *Key) Label() string {
 	if k == nil {
-		return ""
+		return Published
 	}
-	return k.Name
+	b := []byte(k.Name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	if len(b) > 40 {
+		b = b[:40]
+	}
+	return string(b)
 }
 
 var auditID = regexp.MustCompile(`^locomo_(\d+)_qa(\d+)$`)

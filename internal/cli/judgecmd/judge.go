@@ -62,7 +62,8 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 		Example: `  membench judge --run results/A --judge-spec em
   membench judge --run results/A --judge-spec gpt4o=openai:gpt-4o-mini
   membench judge --run results/A --judge-spec name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1
-  membench judge --run published --replay run.tar.gz --judge-spec gpt4o=openai:gpt-4o --replay-fallback`,
+  membench judge --run published --replay run.tar.gz --judge-spec gpt4o=openai:gpt-4o --replay-fallback
+  membench judge --run results/A --answer-key audited --judge-spec lexical`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Runs = runs
@@ -80,6 +81,7 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 	f.StringVar(&o.LLM, "llm", "", "backend for the llm judge: offline or openai")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
+	f.StringVar(&o.Rejudge.AnswerKey, "answer-key", "", cliflag.AnswerKeyUsage+"; judges the run's answers again against it (no answer calls), logged as JUDGE+KEY (e.g. lexical+audited) beside the run's own verdicts (default: the run's key)")
 	f.StringVar(&o.Rejudge.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt (default: the run's)")
 	f.StringVar(&o.Rejudge.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
 	f.BoolVar(&o.Rejudge.NoCache, "no-cache", false, "do not read or write the LLM cache")
