@@ -299,12 +299,12 @@ type Ceiling struct {
 	Ceiling   float64 `json:"ceiling"` // 1 - GoldWrong/Questions
 }
 
-// Ceilings are the published key's ceilings over ds's scored questions
-// (categories 1-4): one per category in order, then the overall one.
-func (cs Changes) Ceilings(ds *datasets.Dataset) []Ceiling {
+// Ceilings are the published key's ceilings over the scored questions of
+// qs (categories 1-4): one per category in order, then the overall one.
+func (cs Changes) Ceilings(qs []*datasets.Question) []Ceiling {
 	by := map[int]*Ceiling{}
 	all := &Ceiling{}
-	for _, q := range ds.Questions() {
+	for _, q := range qs {
 		if q.Abstains() || q.Category < datasets.CatMultiHop || q.Category > datasets.CatSingleHop {
 			continue
 		}

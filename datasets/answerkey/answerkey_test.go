@@ -46,7 +46,7 @@ func TestShippedKeyCeilings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[int]float64{1: 90.07, 2: 91.90, 3: 90.62, 4: 95.72, 0: 93.57}
-	cl := cs.Ceilings(ds)
+	cl := cs.Ceilings(ds.Questions())
 	if len(cl) != 5 {
 		t.Fatalf("ceilings %+v", cl)
 	}

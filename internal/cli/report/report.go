@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	tables "github.com/membench/membench/internal/report"
@@ -31,6 +32,12 @@ type Options struct {
 	// always have them).
 	Wide bool
 	Out  io.Writer
+	// AnswerKeys (--answer-key published,audited), ByImage and
+	// ExcludeImages print the answer-key table instead of the paper's.
+	AnswerKeys    string
+	ByImage       bool
+	ExcludeImages bool
+	Home          string // MEMBENCH_HOME: where the audited key is installed
 }
 
 // NewCmd returns the report command.
@@ -73,7 +80,7 @@ csv and --table all, the tables are separated by a blank line.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Runs = append(o.Runs, args...)
-			o.Out = cmd.OutOrStdout()
+			o.Out, o.Home = cmd.OutOrStdout(), clienv.Host().Home
 			return Run(cmd.Context(), o)
 		},
 	}
@@ -86,6 +93,9 @@ csv and --table all, the tables are separated by a blank line.`,
 	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
 	cliflag.JudgeName(c, &o.Judge, "judge for tables 2 and 4 and the interval (default: the runs' primary judge)")
 	cliflag.JSON(c, &o.JSON)
+	f.StringVar(&o.AnswerKeys, "answer-key", "", "show each run under these LoCoMo answer keys side by side (comma-separated: published, audited or a key FILE), with the published key's ceiling; a key other than a run's own needs `membench judge --answer-key`")
+	f.BoolVar(&o.ByImage, "by-image", false, "LoCoMo: overall with and without the image-dependent questions, and on them alone")
+	cliflag.ExcludeImageQuestions(c, &o.ExcludeImages)
 	return c
 }
 
@@ -161,6 +171,23 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	out := o.Out
+	if o.keysWanted() {
+		if o.JSON {
+			return clierr.Bad("--answer-key, --by-image and --exclude-image-questions print tables; drop --json")
+		}
+		kv, err := openKeys(o, loaded)
+		if err != nil {
+			return err
+		}
+		view := analysis.Brief
+		if o.Wide || (o.Format != "terminal" && o.Format != "text") {
+			view = analysis.Wide
+		}
+		if w := runlog.MixedWarning(mixed); w != "" {
+			fmt.Fprintln(out, w)
+		}
+		return writeKeys(out, o, kv, loaded, j, view)
+	}
 	if o.JSON {
 		rep, err := analysis.Report(loaded, j, mixed)
 		if err != nil {
