@@ -17,6 +17,38 @@ type Scoring struct {
 	// image-dependent), so a predictions file that answers them is not
 	// refused.
 	Dropped map[string]bool
+	// changes is what the key did, by question id (answer, evidence,
+	// excluded), so a scoring of part of the set counts its own.
+	changes map[string]string
+}
+
+// Within is sc with the key's counts limited to the questions in ids.
+func (sc Scoring) Within(ids map[string]bool) Scoring {
+	var k runlog.AnswerKeyInfo
+	if sc.Key != nil {
+		k = *sc.Key
+	}
+	k.AnswerChanged, k.EvidenceChanged, k.Excluded = 0, 0, 0
+	sc.ImageExcluded = 0
+	for id, what := range sc.changes {
+		if !ids[id] {
+			continue
+		}
+		switch what {
+		case "answer":
+			k.AnswerChanged++
+		case "evidence":
+			k.EvidenceChanged++
+		case "excluded":
+			k.Excluded++
+		case "image":
+			sc.ImageExcluded++
+		}
+	}
+	if sc.Key != nil {
+		sc.Key = &k
+	}
+	return sc
 }
 
 // ApplyScoring rewrites ds under the answer key keyChoice ("" or
@@ -25,7 +57,7 @@ type Scoring struct {
 // what changed. ds may be a part of the dataset (--conversations,
 // --limit): the key is matched on the whole file, read again with opt.
 func ApplyScoring(ds *datasets.Dataset, keyChoice string, excludeImages bool, opt datasets.LoadOptions) (string, Scoring, error) {
-	sc := Scoring{Dropped: map[string]bool{}}
+	sc := Scoring{Dropped: map[string]bool{}, changes: map[string]string{}}
 	key, err := answerkey.Open(keyChoice, opt.Home)
 	if err != nil {
 		return "", sc, err
@@ -48,6 +80,18 @@ func ApplyScoring(ds *datasets.Dataset, keyChoice string, excludeImages bool, op
 		if err != nil {
 			return "", sc, err
 		}
+		for _, q := range ds.Questions() {
+			if c, ok := cs[q.ID]; ok {
+				switch {
+				case c.Excluded:
+					sc.changes[q.ID] = "excluded"
+				case c.ErrorType == answerkey.WrongCitation:
+					sc.changes[q.ID] = "evidence"
+				default:
+					sc.changes[q.ID] = "answer"
+				}
+			}
+		}
 		a := cs.Apply(ds)
 		sc.Key = &runlog.AnswerKeyInfo{Key: key.ID(), AnswerChanged: a.AnswerChanged, EvidenceChanged: a.EvidenceChanged, Excluded: a.Excluded}
 		sum = key.SHA256
@@ -63,6 +107,7 @@ func ApplyScoring(ds *datasets.Dataset, keyChoice string, excludeImages bool, op
 			for _, q := range c.Questions {
 				if dep[q.ID] {
 					sc.ImageExcluded++
+					sc.changes[q.ID] = "image"
 					continue
 				}
 				kept = append(kept, q)

@@ -126,6 +126,11 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	given := map[string]bool{}
+	for _, p := range preds {
+		given[p.QuestionID] = true
+	}
+	scoring = scoring.Within(given) // the key's counts over the predictions' questions
 	if len(scoring.Dropped) > 0 {
 		kept := preds[:0:0]
 		for _, p := range preds {
@@ -258,7 +263,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	given := map[string]bool{}
+	given = map[string]bool{}
 	for _, p := range preds {
 		given[p.QuestionID] = true
 	}
