@@ -20,6 +20,7 @@ type Scoring struct {
 	// changes is what the key did, by question id (answer, evidence,
 	// excluded), so a scoring of part of the set counts its own.
 	changes map[string]string
+	images  map[string]bool // image-dependent questions dropped
 }
 
 // Within is sc with the key's counts limited to the questions in ids.
@@ -41,7 +42,10 @@ func (sc Scoring) Within(ids map[string]bool) Scoring {
 			k.EvidenceChanged++
 		case "excluded":
 			k.Excluded++
-		case "image":
+		}
+	}
+	for id := range sc.images {
+		if ids[id] {
 			sc.ImageExcluded++
 		}
 	}
@@ -57,7 +61,7 @@ func (sc Scoring) Within(ids map[string]bool) Scoring {
 // what changed. ds may be a part of the dataset (--conversations,
 // --limit): the key is matched on the whole file, read again with opt.
 func ApplyScoring(ds *datasets.Dataset, keyChoice string, excludeImages bool, opt datasets.LoadOptions) (string, Scoring, error) {
-	sc := Scoring{Dropped: map[string]bool{}, changes: map[string]string{}}
+	sc := Scoring{Dropped: map[string]bool{}, changes: map[string]string{}, images: map[string]bool{}}
 	key, err := answerkey.Open(keyChoice, opt.Home)
 	if err != nil {
 		return "", sc, err
@@ -107,7 +111,7 @@ func ApplyScoring(ds *datasets.Dataset, keyChoice string, excludeImages bool, op
 			for _, q := range c.Questions {
 				if dep[q.ID] {
 					sc.ImageExcluded++
-					sc.changes[q.ID] = "image"
+					sc.images[q.ID] = true
 					continue
 				}
 				kept = append(kept, q)
