@@ -62,8 +62,7 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 		Example: `  membench judge --run results/A --judge-spec em
   membench judge --run results/A --judge-spec gpt4o=openai:gpt-4o-mini
   membench judge --run results/A --judge-spec name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1
-  membench judge --run published --replay run.tar.gz --judge-spec gpt4o=openai:gpt-4o --replay-fallback
-  membench judge --run results/A --answer-key audited --judge-spec lexical`,
+  membench judge --run published --replay run.tar.gz --judge-spec gpt4o=openai:gpt-4o --replay-fallback`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Runs = runs

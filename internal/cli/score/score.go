@@ -43,7 +43,8 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 --judge-spec SPEC, as in run and judge.`,
 		Example: `  membench score --predictions results/A/answers.jsonl --out /tmp/scored-a
   membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine
-  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine --judge-spec f1 --judge-spec llm --llm openai --model gpt-4o-mini`,
+  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine --judge-spec f1 --judge-spec llm --llm openai --model gpt-4o-mini
+  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine-audited --answer-key audited`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Score.Host = clienv.Host()
