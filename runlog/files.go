@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -129,6 +130,19 @@ func (m Manifest) KeyID() string {
 		return "published"
 	}
 	return ""
+}
+
+// ScoringNote says what the answer key and the image exclusion did to the
+// run's questions, for the command line; "" when neither applied.
+func (m Manifest) ScoringNote() string {
+	var parts []string
+	if k := m.AnswerKey; k != nil {
+		parts = append(parts, fmt.Sprintf("answer key %s: %d gold answers replaced, %d evidence lists fixed, %d ambiguous questions left out", strings.Fields(k.Key + " ")[0], k.AnswerChanged, k.EvidenceChanged, k.Excluded))
+	}
+	if m.ImageQuestionsExcluded > 0 {
+		parts = append(parts, fmt.Sprintf("%d image-dependent questions left out", m.ImageQuestionsExcluded))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // DatasetGroup is one group of a run's questions (datasets.GroupSpec as

@@ -281,6 +281,9 @@ func Run(ctx context.Context, o *Options) error {
 		}{sum, dir})
 	}
 	summary.Print(stdout, sum)
+	if m, err := runlog.LoadManifest(dir); err == nil && m.ScoringNote() != "" {
+		fmt.Fprintln(stdout, m.ScoringNote())
+	}
 	printBill(stdout, stderr, dir, priceTable)
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
 
@@ -96,6 +97,9 @@ func Run(ctx context.Context, o *Options) error {
 		return cliflag.PrintJSON(o.Out, map[string]any{"summary": sum, "missing": len(missing), "out": sc.Out})
 	}
 	summary.Print(o.Out, sum)
+	if m, err := runlog.LoadManifest(sc.Out); err == nil && m.ScoringNote() != "" {
+		fmt.Fprintln(o.Out, m.ScoringNote())
+	}
 	if len(missing) > 0 {
 		fmt.Fprintf(o.Out, "%d dataset questions have no prediction (e.g. %s); they are not scored\n", len(missing), missing[0])
 	}
