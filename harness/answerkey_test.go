@@ -12,6 +12,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/answerkey"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/grade"
 )
@@ -161,3 +162,45 @@ func diffFields(ds []runlog.Difference) string {
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// A key on another dataset, an uninstalled audited key and a missing key
+// file are refused before any run folder exists, as bad input.
+func TestAnswerKeyRefusals(t *testing.T) {
+	home := t.TempDir()
+	for _, c := range []struct {
+		cfg  runlog.Config
+		want string
+	}{
+		{runlog.Config{System: "abstain", Dataset: "sample", AnswerKey: "audited"}, "not installed"},
+		{runlog.Config{System: "abstain", Dataset: "sample", AnswerKey: filepath.Join(home, "nokey.json")}, "nokey.json"},
+		{runlog.Config{System: "abstain", Dataset: "sample", ExcludeImageQuestions: true}, "--dataset locomo"},
+	} {
+		c.cfg.ResultsDir, c.cfg.Host = filepath.Join(home, "results"), runlog.Host{Home: home, Embedder: "hashed"}
+		_, err := harness.Resolve(c.cfg)
+		if err == nil || !badinputIs(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want a bad-input error with %q", c.cfg, err, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "results")); err == nil {
+		t.Error("a refused run left a results folder")
+	}
+	// The same key file, given by two paths, is one run id.
+	if _, err := os.Stat(shippedKey); err != nil {
+		t.Skip("shipped key absent")
+	}
+	abs, _ := filepath.Abs(shippedKey)
+	ids := map[string]bool{}
+	for _, p := range []string{shippedKey, abs} {
+		cfg, err := harness.Resolve(runlog.Config{System: "abstain", Dataset: "locomo", Data: shippedLoCoMo, AnswerKey: p, Conversations: []string{"conv-26"},
+			Host: runlog.Host{Home: home, Embedder: "hashed"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[cfg.ID()] = true
+	}
+	if len(ids) != 1 {
+		t.Errorf("one key file under two paths gave run ids %v", ids)
+	}
+}
+
+func badinputIs(err error) bool { return badinput.Is(err) }
