@@ -70,12 +70,20 @@ prints a warning line. --judge NAME defaults to the runs' primary judge
 most runs share when they differ). Rows of offline runs are marked
 "(offline)" (the title says so when all are). --run takes run directories, globs, or a directory holding run
 directories (default: results); rows are ordered by system, then k. With --format
-csv and --table all, the tables are separated by a blank line.`,
+csv and --table all, the tables are separated by a blank line.
+
+--answer-key KEYS (LoCoMo: published, audited or a key file, comma-separated)
+prints instead one row per run and key with the declining groups (LoCoMo
+adversarial, LongMemEval abstention) in columns of their own, and the
+published key's ceiling under each other key; --by-image adds overall with
+and without LoCoMo's image-dependent questions, --exclude-image-questions
+leaves them out (docs/answer-keys.md).`,
 		Example: `  membench report
   membench report --run results --table 2 --wide
   membench report --run 'results/sample-*' --table 2 --format markdown
   membench report --run results/A --run results/B --table 3 --format csv
-  membench report --run results --json`,
+  membench report --run results --json
+  membench report --run results --answer-key published`,
 		// Extra arguments are more runs, so a shell-expanded --run results/* works.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
