@@ -24,6 +24,9 @@ type Entry struct {
 	SHA256 string // "" when no checksum is published
 	Size   int64  // 0 when unknown
 	Note   string
+	// Key marks an answer key for Loader's dataset (--answer-key), not a
+	// dataset file: no run loads it as data.
+	Key bool
 }
 
 // NoChecksum is what verification reports for entries without a
@@ -123,6 +126,9 @@ func Fetch(ctx context.Context, entry Entry, destDir, baseURLOverride string, ma
 			u.Path = strings.TrimSuffix(u.Path, "/") + "/" + entry.File
 		}
 		src = u.String()
+	}
+	if src == "" {
+		return nil, badinput.Errorf("%s has no public URL; add your copy with `membench datasets add %s FILE` (or pass --url)", entry.Name, entry.Name)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 	if err != nil {

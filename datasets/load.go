@@ -64,6 +64,9 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	}
 	s, ok := Registered(name)
 	if !ok {
+		if e, ok := Lookup(name); ok && e.Key {
+			return nil, bad("%q is an answer key of dataset %s, not a dataset; run with --dataset %s --answer-key audited", name, e.Loader, e.Loader)
+		}
 		if e, ok := Lookup(name); ok && e.Loader != name {
 			// Registry names are for `datasets fetch`; the loader reads
 			// every variant under its own name plus the file.

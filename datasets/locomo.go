@@ -29,6 +29,12 @@ func init() {
 			URL:    "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",
 			SHA256: "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4",
 			Note:   "LoCoMo, 10 conversations, 1,986 questions",
+		}, {
+			// An audited answer key, not a dataset: run, score, judge and
+			// report read it with --answer-key audited. It has no public URL.
+			Name: "locomo-audit", File: "locomo-audit-errors.json", Key: true,
+			SHA256: "f298ef46263fada20688a1d672be37d4f488c6da3b19343eea55ae5c1b5fe55e",
+			Note:   "LoCoMo audited answer key (errors.json of the locomo-audit data); add a local copy",
 		}},
 	})
 }

@@ -32,6 +32,7 @@ type resolution struct {
 	prompts   prompts.Set
 	data      *datasets.Dataset
 	embedNote string // why an automatic embedder choice fell back
+	scoring   Scoring
 }
 
 // Resolve returns the config as the run records it (see above): its ID()
@@ -83,11 +84,19 @@ func resolve(cfg runlog.Config) (*resolution, error) {
 		}
 	}
 	cfg = resolveData(cfg, ds)
+	if cfg.AnswerKey == "published" {
+		cfg.AnswerKey = "" // the dataset's own key: one run id for both spellings
+	}
+	sum, scoring, err := ApplyScoring(ds, cfg.AnswerKey, cfg.ExcludeImageQuestions, datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home, MaxBytes: cfg.MaxDataSize, Seed: cfg.Seed, BaseData: cfg.BaseData})
+	if err != nil {
+		return nil, err
+	}
+	cfg.AnswerKeySHA256 = sum
 	cfg, note, err := resolveEmbedder(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &resolution{cfg: cfg, spec: spec, prompts: set, data: ds, embedNote: note}, nil
+	return &resolution{cfg: cfg, spec: spec, prompts: set, data: ds, embedNote: note, scoring: scoring}, nil
 }
 
 // embedderChoice is the embedder the config asks for and where that came

@@ -74,6 +74,8 @@ type Prepared struct {
 
 	failMu sync.Mutex
 	failed []runlog.Failure // questions given up on in this attempt
+
+	scoring Scoring // the answer key and image exclusion applied to Data
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
@@ -133,7 +135,7 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 		res.Close()
 		return nil, err
 	}
-	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock}
+	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock, scoring: r.scoring}
 	if err := p.writeManifest(); err != nil {
 		p.Close()
 		return nil, err
@@ -221,6 +223,9 @@ func (p *Prepared) writeManifest() error {
 		TurnStep:          p.Cfg.TurnStep.String(),
 		Status:            &runlog.Status{State: runlog.StateIncomplete, Questions: nq},
 		Shard:             p.shard,
+		AnswerKey:         p.scoring.Key,
+		// Counted over the whole set, before --shard.
+		ImageQuestionsExcluded: p.scoring.ImageExcluded,
 	}
 	m.OfflineParts = m.OfflineList()
 	// A judge with its own real model makes the run not fully offline.

@@ -46,6 +46,11 @@ type ScoreConfig struct {
 	Seed        int         // a stitched dataset's seed (0 = its default)
 	BaseData    string      // a stitched dataset's base file ("" = installed copy)
 	Host        runlog.Host // the command line's environment (MEMBENCH_HOME, ...)
+	// AnswerKey and ExcludeImageQuestions are run's --answer-key and
+	// --exclude-image-questions: predictions of questions they leave out
+	// are counted and not scored.
+	AnswerKey             string
+	ExcludeImageQuestions bool
 }
 
 // ReadPredictions reads a predictions JSONL file; every bad line is an error
@@ -114,6 +119,27 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, badinput.Wrap(err)
 	}
+	if sc.AnswerKey == "published" {
+		sc.AnswerKey = "" // the dataset's own
+	}
+	keySum, scoring, err := ApplyScoring(ds, sc.AnswerKey, sc.ExcludeImageQuestions, datasets.LoadOptions{Home: sc.Host.Home, MaxBytes: sc.MaxDataSize, Seed: sc.Seed, BaseData: sc.BaseData})
+	if err != nil {
+		return nil, nil, err
+	}
+	given := map[string]bool{}
+	for _, p := range preds {
+		given[p.QuestionID] = true
+	}
+	scoring = scoring.Within(given) // the key's counts over the predictions' questions
+	if len(scoring.Dropped) > 0 {
+		kept := preds[:0:0]
+		for _, p := range preds {
+			if !scoring.Dropped[p.QuestionID] {
+				kept = append(kept, p)
+			}
+		}
+		preds = kept
+	}
 	byID := map[string]*datasets.Question{}
 	convOf := map[string]string{}
 	conv := map[string]*datasets.Conversation{} // for the judges' evidence text
@@ -141,7 +167,8 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if system == "" {
 		system = trimExt(filepath.Base(sc.Predictions))
 	}
-	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out)}
+	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out),
+		AnswerKey: sc.AnswerKey, AnswerKeySHA256: keySum, ExcludeImageQuestions: sc.ExcludeImageQuestions}
 	if len(cfg.Judges) == 0 {
 		cfg.Judges = runlog.DefaultJudges(cfg.JudgeModelSpec()) // as run: one set of defaults
 	}
@@ -180,6 +207,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		}
 	}
 	m.QuestionSetSHA256 = runlog.QuestionSetHash(qs)
+	m.AnswerKey, m.ImageQuestionsExcluded = scoring.Key, scoring.ImageExcluded
 	m.OfflineParts = m.OfflineList()
 	// Offline stays false: the answers come from outside, and the default
 	// judges are lexical metrics, not the offline model heuristics.
@@ -235,7 +263,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	given := map[string]bool{}
+	given = map[string]bool{}
 	for _, p := range preds {
 		given[p.QuestionID] = true
 	}

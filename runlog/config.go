@@ -42,6 +42,14 @@ type Config struct {
 	Seed     int    `json:"seed,omitempty" yaml:"seed"`
 	BaseData string `json:"base_data,omitempty" yaml:"base_data"`
 
+	// AnswerKey is --answer-key: "" (LoCoMo's published key), "audited"
+	// or a key file; AnswerKeySHA256, filled when the run reads the key,
+	// stands for it in the run id. ExcludeImageQuestions drops LoCoMo's
+	// image-dependent questions (datasets/imagemarks).
+	AnswerKey             string `json:"answer_key,omitempty" yaml:"answer_key"`
+	AnswerKeySHA256       string `json:"answer_key_sha256,omitempty" yaml:"-"`
+	ExcludeImageQuestions bool   `json:"exclude_image_questions,omitempty" yaml:"exclude_image_questions"`
+
 	// Model specs (llm.ParseSpec syntax, e.g. "offline", "openai:gpt-4o-mini").
 	// Build/Answer/Decide/JudgeModel default to Model.
 	Model       string `json:"model" yaml:"model"`
@@ -188,6 +196,9 @@ func (c Config) Hash() string {
 	r := c.Redacted()
 	if r.DataSHA256 != "" {
 		r.Data, r.BaseData = "", "" // the content decides, not the path as typed
+	}
+	if r.AnswerKeySHA256 != "" && r.AnswerKey != "audited" {
+		r.AnswerKey = "file" // a key file's content decides, not its path
 	}
 	b, _ := json.Marshal(r)
 	s := sha256.Sum256(b)

@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +104,45 @@ type Manifest struct {
 	// CacheDamaged counts cache entries that failed their checksum while
 	// this run read them (summed over its attempts); each was recomputed.
 	CacheDamaged *CacheDamage `json:"cache_damaged,omitempty"`
+
+	// AnswerKey is the answer key the run's gold answers come from (nil:
+	// the dataset's own); ImageQuestionsExcluded counts image-dependent
+	// questions left out (--exclude-image-questions).
+	AnswerKey              *AnswerKeyInfo `json:"answer_key,omitempty"`
+	ImageQuestionsExcluded int            `json:"image_questions_excluded,omitempty"`
+}
+
+// AnswerKeyInfo is the answer key of a run as its manifest records it.
+type AnswerKeyInfo struct {
+	Key             string `json:"key"` // "NAME sha256:HEX" (answerkey.Key.ID)
+	AnswerChanged   int    `json:"answer_changed"`
+	EvidenceChanged int    `json:"evidence_changed"`
+	Excluded        int    `json:"excluded"` // ambiguous questions left out of scoring
+}
+
+// KeyID is the run's answer key for comparisons: "published" when the run
+// applied none to a LoCoMo dataset, "" when the dataset has no keys.
+func (m Manifest) KeyID() string {
+	switch {
+	case m.AnswerKey != nil:
+		return m.AnswerKey.Key
+	case m.Dataset == "locomo":
+		return "published"
+	}
+	return ""
+}
+
+// ScoringNote says what the answer key and the image exclusion did to the
+// run's questions, for the command line; "" when neither applied.
+func (m Manifest) ScoringNote() string {
+	var parts []string
+	if k := m.AnswerKey; k != nil {
+		parts = append(parts, fmt.Sprintf("answer key %s: %d gold answers replaced, %d evidence lists fixed, %d ambiguous questions left out", strings.Fields(k.Key + " ")[0], k.AnswerChanged, k.EvidenceChanged, k.Excluded))
+	}
+	if m.ImageQuestionsExcluded > 0 {
+		parts = append(parts, fmt.Sprintf("%d image-dependent questions left out", m.ImageQuestionsExcluded))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // DatasetGroup is one group of a run's questions (datasets.GroupSpec as

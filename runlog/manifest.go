@@ -26,7 +26,14 @@ type JudgeInfo struct {
 	// run (human grades, imported results): no run builds it, so a run is
 	// complete without its verdicts.
 	AddedBy string `json:"added_by,omitempty"`
+	// AnswerKey is the answer key a judge added under --answer-key judged
+	// against ("NAME sha256:HEX"); "" = the run's own.
+	AnswerKey string `json:"answer_key,omitempty"`
 }
+
+// KeyedJudge is the name under which judge's verdicts against answer key
+// label are logged beside the run's own: "llm+audited".
+func KeyedJudge(judge, label string) string { return judge + "+" + label }
 
 // The classes of judge a manifest names.
 const (

@@ -230,6 +230,7 @@ var facets = []struct {
 		}
 		return fmt.Sprintf("%d questions sha256:%s", m.Questions, short(m.QuestionSetSHA256))
 	}},
+	{"answer key", func(m *Manifest, _ []string) string { return m.KeyID() }},
 	{"embedder", func(m *Manifest, _ []string) string {
 		if m.EmbedderSHA256 != "" {
 			return m.Embedder + " sha256:" + short(m.EmbedderSHA256)

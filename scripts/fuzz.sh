@@ -19,6 +19,8 @@ targets=(
   ./judge:FuzzStem
   ./study/audit:FuzzNegatedSupported
   ./study/audit:FuzzParseWrong
+  ./datasets/answerkey:FuzzParseKey
+  ./datasets/imagemarks:FuzzMarks
   ./systems/structmem:FuzzParseEntries
   ./systems/structmem:FuzzParseNarrative
   ./systems/flat:FuzzFlatReplies

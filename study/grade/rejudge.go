@@ -35,6 +35,10 @@ type RejudgeOptions struct {
 	// judge's backend (Replay.Fresh counts those).
 	Replay         *llm.Tape
 	ReplayFallback bool
+	// AnswerKey judges the answers against another answer key (published,
+	// audited or a file; "" = the run's own): the judges' verdicts are
+	// logged as NAME+KEY (runlog.KeyedJudge), the answers reused.
+	AnswerKey string
 }
 
 // JudgeCount is what Rejudge did for one judge.
@@ -97,10 +101,17 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 			return d
 		}}
 	defer b.Close()
+	var uk *underKey
+	if o.AnswerKey != "" {
+		if uk, err = openKey(o.AnswerKey, o.Home, r.manifest, r.answers); err != nil {
+			return nil, nil, err
+		}
+	}
 	judges, err := b.Judges(specs, nil) // validates names before any work
 	if err != nil {
 		return nil, nil, err
 	}
+	judges = uk.wrap(judges)
 	counts := make([]JudgeCount, len(judges))
 	for i, j := range judges {
 		counts[i].Judge = j.Name()
@@ -141,9 +152,14 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 		if err != nil {
 			return nil, nil, err
 		}
+		mjudges = uk.wrap(mjudges)
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(cfg.Concurrency)
 		for _, a := range byConv[conv] {
+			q, keep := uk.question(a)
+			if !keep {
+				continue // left out by the answer key
+			}
 			for i, j := range mjudges {
 				if r.judged[a.QuestionID][j.Name()] {
 					counts[i].Skipped++
@@ -155,7 +171,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 					// The judgment's calls are written just before it, as a
 					// run writes them: a kill -9 loses none a verdict rests on.
 					pm := llm.NewMeter()
-					err := judging.Each(llm.WithCallMeter(gctx, pm), []judge.Judge{j}, judge.Sample{Question: Question(a), Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment, v judge.Verdict, secs float64) error {
+					err := judging.Each(llm.WithCallMeter(gctx, pm), []judge.Judge{j}, judge.Sample{Question: q, Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment, v judge.Verdict, secs float64) error {
 						if t := pm.Snapshot(); len(t) > 0 {
 							c := runlog.CostRecord{ConversationID: a.ConversationID, System: r.manifest.Config.System, QuestionID: a.QuestionID,
 								Part: "judge:" + jm.Judge, At: time.Now().UTC(), Tallies: t}
@@ -211,7 +227,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	}
 	// The verdicts obtained are kept and summarised, as a run with failed
 	// questions does; the error lists the rest (exit 1, no table).
-	sum, err := finish(dir, judging.Describe(judges))
+	sum, err := finish(dir, uk.describe(judging.Describe(judges)))
 	if err == nil {
 		err = fails.err(len(todo))
 	}

@@ -2,6 +2,7 @@
 package all
 
 import (
+	_ "github.com/membench/membench/systems/abstain"
 	_ "github.com/membench/membench/systems/adapter"
 	_ "github.com/membench/membench/systems/extractrerank"
 	_ "github.com/membench/membench/systems/flat"

@@ -16,7 +16,7 @@ func TestMemoryDeclarations(t *testing.T) {
 		"structmem-flat": {Builds: true, MaxEmptyReplies: 0.05},
 		"flat":           {Builds: true}, "graph": {Builds: true}, "extract-rerank": {Builds: true}, "turns-graph": {Builds: true},
 		"exec": {Builds: true}, "http": {Builds: true},
-		"fullcontext": {}, "turns-cosine": {}, "turns-rerank": {}, "turns-llm": {},
+		"fullcontext": {}, "abstain": {}, "turns-cosine": {}, "turns-rerank": {}, "turns-llm": {},
 	}
 	for _, name := range systems.Names() {
 		spec, _ := systems.Lookup(name)

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/datasets/answerkey"
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/runlog"
@@ -25,6 +27,11 @@ type Options struct {
 	// judgments.jsonl files, or globs that expand to two runs).
 	Runs      []string
 	JudgeBoth string
+	// AnswerKey compares both runs under this LoCoMo answer key: each
+	// side's judge is read from its JUDGE+KEY verdicts unless the key is
+	// the run's own.
+	AnswerKey string
+	Home      string
 	JSON      bool
 	Out, Err  io.Writer
 }
@@ -71,7 +78,7 @@ compare refuses (exit 2) unless --allow-mixed, which prints a warning.`,
   membench compare --run results/A/judgments.jsonl --run results/B/judgments.jsonl --judge lexical --chi2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.Out, o.Err, o.Home = cmd.OutOrStdout(), cmd.ErrOrStderr(), clienv.Host(cmd.Context()).Home
 			return Run(o)
 		},
 	}
@@ -86,6 +93,7 @@ compare refuses (exit 2) unless --allow-mixed, which prints a warning.`,
 	cliflag.JudgeName(c, &o.JudgeBoth, "judge name on both sides (default: each run's primary judge)")
 	f.StringVar(&o.JudgeA, "judge-a", "", "judge name for A (overrides --judge)")
 	f.StringVar(&o.JudgeB, "judge-b", "", "judge name for B (overrides --judge)")
+	f.StringVar(&o.AnswerKey, "answer-key", "", cliflag.AnswerKeyUsage+"; both runs are compared under it (default: each run's own)")
 	f.StringVar(&o.Test, "test", "mcnemar", "mcnemar or noninferiority")
 	f.BoolVar(&o.ChiSquare, "chi2", false, "mcnemar: chi-square with continuity correction instead of the exact test")
 	cliflag.Float64(c, &o.Margin, "margin", stats.DefaultMargin, -100, 100, "non-inferiority margin in points: the tolerated loss of A against B (-5 and 5 both mean 5 points worse)")
@@ -128,6 +136,11 @@ func Run(o *Options) error {
 		// most 5 points worse than B, as the papers write it.
 		fmt.Fprintf(o.Err, "note: --margin %g read as %g points (A may be at most %g points worse than B)\n", o.Margin, -o.Margin, o.Margin)
 		o.Margin = -o.Margin
+	}
+	if o.AnswerKey != "" {
+		if err := underKey(o); err != nil {
+			return err
+		}
 	}
 	j, err := analysis.Pair(o.CompareOptions)
 	if err != nil {
@@ -226,4 +239,29 @@ func Print(w io.Writer, o analysis.CompareOptions, j *analysis.Join, r analysis.
 	if r.InvalidA+r.InvalidB > 0 {
 		fmt.Fprintf(w, "note: invalid verdicts left out: %d in A, %d in B (the judge's reply held no verdict)\n", r.InvalidA, r.InvalidB)
 	}
+}
+
+// underKey points each side's judge at its verdicts under --answer-key.
+func underKey(o *Options) error {
+	k, err := answerkey.Open(o.AnswerKey, o.Home)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	for _, side := range []struct {
+		src   string
+		judge *string
+	}{{o.A, &o.JudgeA}, {o.B, &o.JudgeB}} {
+		if !runlog.IsRunDir(side.src) {
+			return clierr.Bad("--answer-key needs run directories; %s is not one", side.src)
+		}
+		r, err := runlog.Load(side.src)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		name := analysis.ChooseJudge([]*runlog.Run{r}, *side.judge)
+		if *side.judge, err = analysis.KeyedJudgeOf(r, name, k.Label()); err != nil {
+			return clierr.AsBad(err)
+		}
+	}
+	return nil
 }

@@ -80,6 +80,7 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 	f.StringVar(&o.LLM, "llm", "", "backend for the llm judge: offline or openai")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
+	f.StringVar(&o.Rejudge.AnswerKey, "answer-key", "", cliflag.AnswerKeyUsage+"; judges the run's answers again against it (no answer calls), logged as JUDGE+KEY (e.g. lexical+audited) beside the run's own verdicts (default: the run's key)")
 	f.StringVar(&o.Rejudge.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt (default: the run's)")
 	f.StringVar(&o.Rejudge.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
 	f.BoolVar(&o.Rejudge.NoCache, "no-cache", false, "do not read or write the LLM cache")

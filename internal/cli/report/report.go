@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	tables "github.com/membench/membench/internal/report"
@@ -31,6 +32,12 @@ type Options struct {
 	// always have them).
 	Wide bool
 	Out  io.Writer
+	// AnswerKeys (--answer-key published,audited), ByImage and
+	// ExcludeImages print the answer-key table instead of the paper's.
+	AnswerKeys    string
+	ByImage       bool
+	ExcludeImages bool
+	Home          string // MEMBENCH_HOME: where the audited key is installed
 }
 
 // NewCmd returns the report command.
@@ -63,17 +70,25 @@ prints a warning line. --judge NAME defaults to the runs' primary judge
 most runs share when they differ). Rows of offline runs are marked
 "(offline)" (the title says so when all are). --run takes run directories, globs, or a directory holding run
 directories (default: results); rows are ordered by system, then k. With --format
-csv and --table all, the tables are separated by a blank line.`,
+csv and --table all, the tables are separated by a blank line.
+
+--answer-key KEYS (LoCoMo: published, audited or a key file, comma-separated)
+prints instead one row per run and key with the declining groups (LoCoMo
+adversarial, LongMemEval abstention) in columns of their own, and the
+published key's ceiling under each other key; --by-image adds overall with
+and without LoCoMo's image-dependent questions, --exclude-image-questions
+leaves them out (docs/answer-keys.md).`,
 		Example: `  membench report
   membench report --run results --table 2 --wide
   membench report --run 'results/sample-*' --table 2 --format markdown
   membench report --run results/A --run results/B --table 3 --format csv
-  membench report --run results --json`,
+  membench report --run results --json
+  membench report --run results --answer-key published`,
 		// Extra arguments are more runs, so a shell-expanded --run results/* works.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Runs = append(o.Runs, args...)
-			o.Out = cmd.OutOrStdout()
+			o.Out, o.Home = cmd.OutOrStdout(), clienv.Host(cmd.Context()).Home
 			return Run(cmd.Context(), o)
 		},
 	}
@@ -86,6 +101,9 @@ csv and --table all, the tables are separated by a blank line.`,
 	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
 	cliflag.JudgeName(c, &o.Judge, "judge for tables 2 and 4 and the interval (default: the runs' primary judge)")
 	cliflag.JSON(c, &o.JSON)
+	f.StringVar(&o.AnswerKeys, "answer-key", "", "show each run under these LoCoMo answer keys side by side (comma-separated: published, audited or a key FILE), with the published key's ceiling; a key other than a run's own needs `membench judge --answer-key`")
+	f.BoolVar(&o.ByImage, "by-image", false, "LoCoMo: overall with and without the image-dependent questions, and on them alone")
+	cliflag.ExcludeImageQuestions(c, &o.ExcludeImages)
 	return c
 }
 
@@ -161,6 +179,23 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	out := o.Out
+	if o.keysWanted() {
+		if o.JSON {
+			return clierr.Bad("--answer-key, --by-image and --exclude-image-questions print tables; drop --json")
+		}
+		kv, err := openKeys(o, loaded)
+		if err != nil {
+			return err
+		}
+		view := analysis.Brief
+		if o.Wide || (o.Format != "terminal" && o.Format != "text") {
+			view = analysis.Wide
+		}
+		if w := runlog.MixedWarning(mixed); w != "" {
+			fmt.Fprintln(out, w)
+		}
+		return writeKeys(out, o, kv, loaded, j, view)
+	}
 	if o.JSON {
 		rep, err := analysis.Report(loaded, j, mixed)
 		if err != nil {

@@ -118,6 +118,8 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.StringArrayVar(&o.Config.Judges, "judge-spec", nil, "judge to run (repeatable): "+cliflag.JudgeSpecSyntax+" (default: lexical, f1, bleu1; llm, f1, bleu1 with a real judge model)")
 	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
 	cliflag.Alias(c, "judge", "judge-spec")
+	cliflag.AnswerKey(c, &o.Config.AnswerKey, "published")
+	cliflag.ExcludeImageQuestions(c, &o.Config.ExcludeImageQuestions)
 	f.StringVar(&o.Config.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")
 	f.StringVar(&o.Config.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge)")
 	f.StringVar(&o.Config.Embedder, "embedder", "", "embedder: use-lite, tfidf-hash-512 (also: hashed), or openai:MODEL (default: use-lite when installed, else tfidf-hash-512; the run id records which)")
@@ -193,6 +195,8 @@ func Run(ctx context.Context, o *Options) error {
 	set("decide-model", func() { base.DecideModel = cfg.DecideModel })
 	set("judge-model", func() { base.JudgeModel = cfg.JudgeModel })
 	set("answer-prompt", func() { base.AnswerPrompt = cfg.AnswerPrompt })
+	set("answer-key", func() { base.AnswerKey = cfg.AnswerKey })
+	set("exclude-image-questions", func() { base.ExcludeImageQuestions = cfg.ExcludeImageQuestions })
 	set("judge-prompt", func() { base.JudgePrompt = cfg.JudgePrompt })
 	set("embedder", func() { base.Embedder = cfg.Embedder })
 	set("run-id", func() { base.RunID = cfg.RunID })
@@ -277,6 +281,9 @@ func Run(ctx context.Context, o *Options) error {
 		}{sum, dir})
 	}
 	summary.Print(stdout, sum)
+	if m, err := runlog.LoadManifest(dir); err == nil && m.ScoringNote() != "" {
+		fmt.Fprintln(stdout, m.ScoringNote())
+	}
 	printBill(stdout, stderr, dir, priceTable)
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil

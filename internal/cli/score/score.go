@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
 
@@ -43,7 +44,8 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 --judge-spec SPEC, as in run and judge.`,
 		Example: `  membench score --predictions results/A/answers.jsonl --out /tmp/scored-a
   membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine
-  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine --judge-spec f1 --judge-spec llm --llm openai --model gpt-4o-mini`,
+  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine --judge-spec f1 --judge-spec llm --llm openai --model gpt-4o-mini
+  membench score --dataset locomo --data ../shared/datasets/locomo10.json --predictions preds.jsonl --out results/mine-audited --answer-key audited`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Score.Host = clienv.Host(cmd.Context())
@@ -59,6 +61,8 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 	f.StringVar(&sc.BaseData, "base-data", "", "base conversations of a stitched dataset (as membench run)")
 	cliflag.Int(c, &sc.Seed, "seed", 0, 0, math.MaxInt32, "seed of a stitched dataset's choices (as membench run); 0 = its default")
 	cliflag.Size(c, &sc.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
+	cliflag.AnswerKey(c, &sc.AnswerKey, "published")
+	cliflag.ExcludeImageQuestions(c, &sc.ExcludeImageQuestions)
 	f.StringVar(&sc.Predictions, "predictions", "", "predictions JSONL file")
 	f.StringVar(&sc.Out, "out", "", "output directory")
 	f.StringVar(&sc.System, "system", "", "system name recorded in the judgments (default: predictions file name)")
@@ -93,6 +97,9 @@ func Run(ctx context.Context, o *Options) error {
 		return cliflag.PrintJSON(o.Out, map[string]any{"summary": sum, "missing": len(missing), "out": sc.Out})
 	}
 	summary.Print(o.Out, sum)
+	if m, err := runlog.LoadManifest(sc.Out); err == nil && m.ScoringNote() != "" {
+		fmt.Fprintln(o.Out, m.ScoringNote())
+	}
 	if len(missing) > 0 {
 		fmt.Fprintf(o.Out, "%d dataset questions have no prediction (e.g. %s); they are not scored\n", len(missing), missing[0])
 	}

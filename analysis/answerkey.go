@@ -1,0 +1,242 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/runlog"
+)
+
+// OwnKey is the label of the answer key a run's own verdicts were given
+// under: "published" unless the run applied a key (runlog.AnswerKeyInfo,
+// "NAME sha256:HEX": its NAME).
+func OwnKey(m runlog.Manifest) string {
+	if m.AnswerKey == nil {
+		return "published"
+	}
+	return strings.Fields(m.AnswerKey.Key + " ")[0]
+}
+
+// KeyedJudgeOf is the judge whose verdicts on r are judgeName's under the
+// key labelled key: judgeName itself under the run's own key, else the
+// verdicts `membench judge --answer-key` logged (runlog.KeyedJudge). A
+// run without them is refused with the command that adds them.
+func KeyedJudgeOf(r *runlog.Run, judgeName, key string) (string, error) {
+	if key == OwnKey(r.Manifest) {
+		return judgeName, nil
+	}
+	name := runlog.KeyedJudge(judgeName, key)
+	if !HasJudge(r.Manifest, name) {
+		return "", badinput.Errorf("run %s has no verdicts of %s under the %s answer key; add them (the answers are reused): membench judge --run %s --answer-key %s --judge-spec SPEC-OF-%s", r.ID(), judgeName, key, r.Dir, key, judgeName)
+	}
+	return name, nil
+}
+
+// GroupScores are one judge's scores over a run's answers, by group, with
+// the questions in skip left out.
+type GroupScores struct {
+	Groups  []string           // the run's groups in order
+	Abstain map[string]bool    // groups whose right answer is to decline
+	Score   map[string]float64 // group -> mean score × 100 (NaN: no verdict)
+	N       map[string]int
+	Overall Overall // the groups that do not abstain
+	Skipped int     // answered questions left out
+}
+
+// ScoresOf computes judgeName's scores on r from its judgments.
+func ScoresOf(r *runlog.Run, judgeName string, skip map[string]bool) (GroupScores, error) {
+	gs := GroupScores{Abstain: map[string]bool{}, Score: map[string]float64{}, N: map[string]int{}}
+	group := map[string]string{}
+	seen := map[string]bool{}
+	for _, a := range r.Answers {
+		if skip[a.QuestionID] {
+			gs.Skipped++
+			continue
+		}
+		group[a.QuestionID] = a.Group
+		if a.Abstains() {
+			gs.Abstain[a.Group] = true
+		}
+		if !seen[a.Group] {
+			seen[a.Group] = true
+			gs.Groups = append(gs.Groups, a.Group)
+		}
+	}
+	orderGroups(r.Manifest, gs.Groups)
+	sum := map[string]float64{}
+	o := Overall{Score: nanValue(), Lo: nanValue(), Hi: nanValue(), Binary: true}
+	succ, total := 0, 0.0
+	for _, j := range r.Judgments {
+		g, ok := group[j.QuestionID]
+		if j.Judge != judgeName || !ok {
+			continue
+		}
+		sum[g] += j.Score
+		gs.N[g]++
+		if gs.Abstain[g] {
+			continue
+		}
+		o.N++
+		total += j.Score
+		switch j.Score {
+		case 1:
+			succ++
+		case 0:
+		default:
+			o.Binary = false
+		}
+	}
+	for _, g := range gs.Groups {
+		gs.Score[g] = nanValue()
+		if gs.N[g] > 0 {
+			gs.Score[g] = 100 * sum[g] / float64(gs.N[g])
+		}
+	}
+	if o.N > 0 {
+		o.Score = 100 * total / float64(o.N)
+		if o.Binary {
+			var err error
+			if o.Lo, o.Hi, err = wilson(succ, o.N); err != nil {
+				return gs, err
+			}
+		}
+	}
+	gs.Overall = o
+	return gs, nil
+}
+
+func orderGroups(m runlog.Manifest, gs []string) {
+	for i := 1; i < len(gs); i++ {
+		for j := i; j > 0 && m.GroupLess(gs[j], gs[j-1]); j-- {
+			gs[j], gs[j-1] = gs[j-1], gs[j]
+		}
+	}
+}
+
+// KeyTable shows each run under each answer key: n, overall with its
+// interval, every group that does not abstain, then the abstaining groups
+// (LoCoMo adversarial, LongMemEval _abs) in columns of their own, never in
+// overall. Questions in skip (image-dependent ones) are left out and
+// counted in a note.
+func KeyTable(runs []*runlog.Run, judgeName string, keys []string, skip map[string]bool, skipWhat string, v View) (*report.Table, error) {
+	if len(keys) == 0 {
+		keys = []string{""}
+	}
+	var groups, abst []string
+	isAbst := map[string]bool{}
+	type row struct {
+		r   *runlog.Run
+		key string
+		gs  GroupScores
+	}
+	var rows []row
+	for _, r := range runs {
+		for _, k := range keys {
+			name := judgeName
+			if k != "" {
+				var err error
+				if name, err = KeyedJudgeOf(r, judgeName, k); err != nil {
+					return nil, err
+				}
+			}
+			gs, err := ScoresOf(r, name, skip)
+			if err != nil {
+				return nil, err
+			}
+			for _, g := range gs.Groups {
+				if gs.Abstain[g] && !isAbst[g] {
+					isAbst[g] = true
+					abst = append(abst, g)
+				} else if !gs.Abstain[g] && !contains(groups, g) {
+					groups = append(groups, g)
+				}
+			}
+			rows = append(rows, row{r, k, gs})
+		}
+	}
+	t := &report.Table{Title: "Scores by answer key: " + Measure(runs, judgeName) + "; declining groups apart, not in overall"}
+	t.Header = []string{"run"}
+	if keys[0] != "" {
+		t.Header = append(t.Header, "key")
+	}
+	t.Header = append(t.Header, "n", "Overall", "95% CI")
+	t.Header = append(t.Header, groups...)
+	for _, g := range abst {
+		t.Header = append(t.Header, g+" (declines)")
+	}
+	names, allOffline := labels(runs)
+	idx := map[*runlog.Run]int{}
+	for i, r := range runs {
+		idx[r] = i
+	}
+	skipped := 0
+	for _, rw := range rows {
+		label := names[idx[rw.r]]
+		if v == Wide {
+			label = rw.r.ID()
+		}
+		cells := []any{label}
+		if keys[0] != "" {
+			cells = append(cells, rw.key)
+		}
+		cells = append(cells, nCell(rw.r, rw.gs.Overall.N), report.F(rw.gs.Overall.Score, 2), ciCell(rw.gs.Overall, v))
+		for _, g := range append(append([]string(nil), groups...), abst...) {
+			if rw.gs.N[g] == 0 {
+				cells = append(cells, "-")
+				continue
+			}
+			cells = append(cells, report.F(rw.gs.Score[g], 2))
+		}
+		t.Add(cells...)
+		if rw.gs.Skipped > skipped {
+			skipped = rw.gs.Skipped
+		}
+	}
+	if len(abst) > 0 {
+		t.Notes = append(t.Notes, "(declines): questions whose right answer is to decline, scored by whether the answer declines; the abstain system shows this column's gaming floor")
+	}
+	if skipped > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("left out: %d answered questions per run at most (%s)", skipped, skipWhat))
+	}
+	if keys[0] != "" {
+		t.Notes = append(t.Notes, "a key other than a run's own is read from JUDGE+KEY verdicts (membench judge --answer-key KEY); a key leaves its ambiguous questions out, so n differs")
+	}
+	return finish(t, v, allOffline), nil
+}
+
+// ImageTable is judgeName's overall per run over all questions, without
+// the image-dependent ones (dep), and on those alone.
+func ImageTable(runs []*runlog.Run, judgeName string, dep map[string]bool, v View) (*report.Table, error) {
+	t := &report.Table{Title: "Image-dependent questions: " + Measure(runs, judgeName) + " overall"}
+	t.Header = []string{"run", "n", "all", "n", "without image-dependent", "n", "image-dependent only"}
+	names, allOffline := labels(runs)
+	for i, r := range runs {
+		only := map[string]bool{}
+		for _, a := range r.Answers {
+			if !dep[a.QuestionID] {
+				only[a.QuestionID] = true
+			}
+		}
+		all, err := ScoresOf(r, judgeName, nil)
+		if err != nil {
+			return nil, err
+		}
+		without, err := ScoresOf(r, judgeName, dep)
+		if err != nil {
+			return nil, err
+		}
+		with, err := ScoresOf(r, judgeName, only)
+		if err != nil {
+			return nil, err
+		}
+		label := names[i]
+		if v == Wide {
+			label = r.ID()
+		}
+		t.Add(label, all.Overall.N, report.F(all.Overall.Score, 2), without.Overall.N, report.F(without.Overall.Score, 2), with.Overall.N, report.F(with.Overall.Score, 2))
+	}
+	t.Notes = append(t.Notes, "image-dependent: the gold answer's words are in an evidence turn's image caption or search query and in no evidence turn's text (docs/answer-keys.md)")
+	return finish(t, v, allOffline), nil
+}

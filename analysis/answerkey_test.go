@@ -1,0 +1,51 @@
+package analysis
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/runlog"
+)
+
+// A LongMemEval-shaped run: its abstention group gets a column of its
+// own, out of overall, whatever the dataset calls it.
+func TestKeyTableDecliningColumn(t *testing.T) {
+	fr := fakeRun{Manifest: runlog.Manifest{Dataset: "longmemeval", Config: runlog.Config{System: "abstain"}, Judges: []string{"llm"},
+		JudgeSpecs:    []runlog.JudgeInfo{{Name: "llm", Kind: "llm", Class: runlog.JudgeVerdict}},
+		DatasetGroups: []runlog.DatasetGroup{{Name: "temporal-reasoning"}, {Name: "abstention", Abstains: true}}}}
+	for i, g := range []string{"temporal-reasoning", "temporal-reasoning", "abstention", "abstention"} {
+		id := string(rune('a' + i))
+		fr.Answers = append(fr.Answers, runlog.AnswerRecord{QuestionID: id, Group: g, Abstention: g == "abstention"})
+		s := 0.0
+		if g == "abstention" {
+			s = 1
+		}
+		fr.Judgments = append(fr.Judgments, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: s == 1, Score: s})
+	}
+	r, err := runlog.Load(fr.write(t, filepath.Join(t.TempDir(), "run")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := KeyTable([]*runlog.Run{r}, "llm", nil, nil, "", Wide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Join(tb.Header, "|")
+	if !strings.HasSuffix(head, "temporal-reasoning|abstention (declines)") || len(tb.Rows) != 1 {
+		t.Fatalf("header %s, rows %v", head, tb.Rows)
+	}
+	row := tb.Rows[0]
+	// n, overall: the two answered questions that do not abstain, both wrong.
+	if row[1] != "2" || row[2] != "0.00" || row[len(row)-1] != "100.00" {
+		t.Errorf("row %v: want n 2, overall 0, abstention 100", row)
+	}
+	// Skipping a question leaves it out of every column.
+	gs, err := ScoresOf(r, "llm", map[string]bool{"c": true})
+	if err != nil || gs.N["abstention"] != 1 || gs.Skipped != 1 {
+		t.Errorf("skip: %+v %v", gs, err)
+	}
+	if _, err := KeyTable([]*runlog.Run{r}, "llm", []string{"audited"}, nil, "", Wide); err == nil || !strings.Contains(err.Error(), "--answer-key audited") {
+		t.Errorf("a key without verdicts: %v", err)
+	}
+}
