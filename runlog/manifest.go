@@ -26,6 +26,9 @@ type JudgeInfo struct {
 	// run (human grades, imported results): no run builds it, so a run is
 	// complete without its verdicts.
 	AddedBy string `json:"added_by,omitempty"`
+	// Repeats is the judgments per answer of a judge asked for more than
+	// one (repeats=N); 0 means one.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // The classes of judge a manifest names.
