@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench/internal/cli/kstar"
 	climerge "github.com/membench/membench/internal/cli/merge"
 	cliplot "github.com/membench/membench/internal/cli/plot"
+	clipeers "github.com/membench/membench/internal/cli/peers"
 	cliprereg "github.com/membench/membench/internal/cli/prereg"
 	clireport "github.com/membench/membench/internal/cli/report"
 	"github.com/membench/membench/internal/cli/run"
@@ -44,6 +45,7 @@ func commands() []*cobra.Command {
 		compare.NewCmd(),
 		agreement.NewCmd(),
 		cliaudit.NewCmd(),
+		clipeers.NewCmd(),
 		clisweep.NewCmd(),
 		cliplot.NewCmd(),
 		judgecmd.NewCmd(),

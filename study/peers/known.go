@@ -43,6 +43,11 @@ type Published struct {
 	Overall    float64
 	ByCategory map[int]float64
 	Where      string
+	// Peers that judged several times also give the majority vote, each
+	// run's score and their sd.
+	Majority  *float64  `json:",omitempty"`
+	RunScores []float64 `json:",omitempty"`
+	SD        *float64  `json:",omitempty"`
 }
 
 // Source is one peer result set in the /work/shared/peers layout.
