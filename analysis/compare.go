@@ -39,15 +39,26 @@ type Source struct {
 	Groups   map[string]string // question id → group; empty when unknown
 	Abstains map[string]bool   // question id → declining is the right answer
 	Manifest *runlog.Manifest
+	// Repeats are the repeated judges' verdicts, every repeat apart
+	// (runlog.RepeatVerdicts); Judgments holds one per question for them.
+	Repeats []runlog.Judgment
 }
 
 // LoadSource reads a run directory or a judgments.jsonl file, keeping the
 // last line per (question, judge, system) as every reader does.
 func LoadSource(path string) (*Source, error) {
-	js, invalid, err := runlog.LoadVerdicts(path)
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = filepath.Join(path, runlog.JudgmentsFile)
+	}
+	if _, err := os.Stat(file); err != nil {
+		return nil, inputErr("judgments %s: %w (give a run directory or a judgments.jsonl file)", file, err)
+	}
+	raw, err := runlog.ReadJSONL[runlog.Judgment](file)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	js, invalid := runlog.Verdicts(raw)
 	if len(js)+len(invalid) == 0 {
 		return nil, inputErr("%s: no judgments (give a run directory or a non-empty judgments.jsonl)", path)
 	}
@@ -55,7 +66,7 @@ func LoadSource(path string) (*Source, error) {
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Groups: map[string]string{}, Abstains: map[string]bool{}}
+	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Repeats: runlog.RepeatVerdicts(raw), Groups: map[string]string{}, Abstains: map[string]bool{}}
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, &InputError{Err: err}
