@@ -23,6 +23,7 @@ targets=(
   ./systems/structmem:FuzzParseLinks
   ./systems/flat:FuzzFlatReplies
   ./study/peers:FuzzPeersParsers
+  ./study/peers:FuzzScoredMeta
   ./bundle:FuzzOpenBundle
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter
