@@ -46,6 +46,7 @@ type Imported struct {
 	Match   peers.MatchReport   `json:"match"`
 	Figures []peers.Figure      `json:"figures,omitempty"`
 	Repeats *runlog.RepeatStats `json:"repeats,omitempty"`
+	Where   string              `json:"published_in,omitempty"` // where the published figures come from
 	Note    string              `json:"note,omitempty"`
 }
 
@@ -253,6 +254,9 @@ func finish(system, dir string, rep peers.MatchReport, pub *peers.Published) (Im
 		return Imported{}, err
 	}
 	r := Imported{System: system, Dir: dir, Match: rep, Figures: pub.Figures(sum)}
+	if pub != nil {
+		r.Where = pub.Where
+	}
 	if st, ok := sum.Overall.Repeats[peers.JudgeName]; ok {
 		r.Repeats = &st
 	}
@@ -288,6 +292,8 @@ func Table(r Imported) *report.Table {
 	}
 	if len(r.Figures) == 0 {
 		t.Notes = append(t.Notes, "the peer published no figures to check")
+	} else if r.Where != "" {
+		t.Notes = append(t.Notes, "published: "+r.Where)
 	}
 	if r.Note != "" {
 		t.Notes = append(t.Notes, r.Note)
