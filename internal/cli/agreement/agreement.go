@@ -59,8 +59,7 @@ the pairwise table. Questions whose right answer is to decline are
 excluded by default (--exclude-group none keeps all), matching compare.`,
 		Example: `  membench agreement --run results/A
   membench agreement --run results/A --run results/B/judgments.jsonl --judge lexical --judge f1 --json
-  membench agreement --raters run --run results/A --run results/B --json
-  membench agreement --raters repeat --run results/peers/fc-gpt-4o-mini-cot`,
+  membench agreement --raters run --run results/A --run results/B --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()

@@ -84,7 +84,7 @@ each into --out/<system>.`,
 		Example: `  membench peers import ../shared/datasets/locomo-audit/fc-baseline/gpt-4o-mini-cot.json --out results/peers/fc-gpt-4o-mini-cot --data ../shared/datasets/locomo10.json
   membench peers import ../shared/peers --out results/peers --data ../shared/datasets/locomo10.json
   membench peers import ../shared/peers --only memobase-v0.0.37 --out results/peers
-  membench peers import other.json --format zep --system zep-rerun --out results/peers/zep-rerun`,
+  membench peers import ../shared/peers/zep/zep_locomo_grades.json --format zep --system zep-rerun --out results/peers/zep-rerun`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.In, o.Host, o.W = args[0], clienv.Host(), cmd.OutOrStdout()
