@@ -399,7 +399,10 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 	if k, err := stats.CohenKappaBinary(j.A, j.B); err == nil {
 		r.Kappa = finite(k)
 	}
-	if !metric {
+	// A judge with repeats scores a question by the share of repeats that
+	// accept it: no PARTIAL verdicts, its outcome the majority vote.
+	repeated := j.SourceA != nil && (j.SourceA.HasRepeats(j.JudgeA) || j.SourceB.HasRepeats(j.JudgeB))
+	if !metric && !repeated {
 		r.PartialA, r.PartialB = partials(j.ScoreA), partials(j.ScoreB)
 	}
 	switch o.Test {
@@ -434,6 +437,9 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 		if r.PartialA+r.PartialB > 0 {
 			// McNemar pairs binary outcomes; the means keep the half credit.
 			r.Verdict += fmt.Sprintf("; PARTIAL verdicts (%d in A, %d in B) count as not correct in McNemar", r.PartialA, r.PartialB)
+		}
+		if repeated {
+			r.Verdict += "; a judge that judged each answer several times is paired by its majority vote (accuracy here); the mean over its repeats is mean_a and mean_b"
 		}
 	case "noninferiority":
 		r.Test = "noninferiority"
@@ -554,6 +560,17 @@ func Examples(ids []string) string {
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// HasRepeats reports whether the named judge judged some question more
+// than once in this source.
+func (s *Source) HasRepeats(judge string) bool {
+	for _, j := range s.Repeats {
+		if j.Judge == judge {
 			return true
 		}
 	}
