@@ -19,6 +19,7 @@ targets=(
   ./judge:FuzzStem
   ./study/audit:FuzzNegatedSupported
   ./study/audit:FuzzParseWrong
+  ./study/audit:FuzzParseRates
   ./systems/structmem:FuzzParseEntries
   ./systems/structmem:FuzzParseLinks
   ./systems/flat:FuzzFlatReplies

@@ -17,6 +17,11 @@ func ReadRates(path string) (*JudgeAudit, error) {
 	if err != nil {
 		return nil, badinput.Errorf("--false-accept %s: %v; give the JSON of membench audit judge --json, or a wrong-answer file with recorded verdicts", path, err)
 	}
+	return ParseRates(data, path)
+}
+
+// ParseRates is ReadRates on a file's bytes.
+func ParseRates(data []byte, path string) (*JudgeAudit, error) {
 	var probe struct {
 		Judges json.RawMessage `json:"judges"`
 	}
@@ -28,6 +33,10 @@ func ReadRates(path string) (*JudgeAudit, error) {
 		for _, j := range a.Judges {
 			if j.Judge == "" || len(j.Rows) == 0 {
 				return nil, badinput.Errorf("--false-accept %s: a judge entry without a name or rows; write the file again with membench audit judge --json", path)
+			}
+			o := j.Overall()
+			if !(o.Rate >= 0 && o.Rate <= 1 && o.Lo >= 0 && o.Hi <= 1) {
+				return nil, badinput.Errorf("--false-accept %s: judge %s's overall rate %v [%v, %v] is not a fraction in [0, 1]; write the file again with membench audit judge --json", path, j.Judge, o.Rate, o.Lo, o.Hi)
 			}
 		}
 		return &a, nil
