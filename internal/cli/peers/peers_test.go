@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
@@ -39,18 +41,29 @@ func TestImportFCBaseline(t *testing.T) {
 			t.Errorf("%s: published %v, records give %v", f.Name, f.Published, f.Ours)
 		}
 	}
-	run, err := runlog.Load(out)
+	loaded, err := runlog.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Judgments) != 1540 || run.Manifest.JudgeSpecs[0].Repeats != 3 || run.Manifest.JudgeSpecs[0].Model.Model != "gpt-4o-mini" {
-		t.Errorf("run: %d verdicts, judge %+v", len(run.Judgments), run.Manifest.JudgeSpecs)
+	if len(loaded.Judgments) != 1540 || loaded.Manifest.JudgeSpecs[0].Repeats != 3 || loaded.Manifest.JudgeSpecs[0].Model.Model != "gpt-4o-mini" {
+		t.Errorf("run: %d verdicts, judge %+v", len(loaded.Judgments), loaded.Manifest.JudgeSpecs)
 	}
 	for _, f := range []string{runlog.SummaryMD, "predictions.jsonl", "peer.json", runlog.CostsFile} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
 	}
+	// score re-judges the imported answers with our offline judges.
+	rescored := filepath.Join(t.TempDir(), "rescored")
+	sum, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "locomo", Data: data, Predictions: filepath.Join(out, "predictions.jsonl"),
+		Out: rescored, Judges: []string{"f1", "lexical"}, NoCache: true, Host: runlog.Host{Home: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Overall.N != 1540 || len(sum.Overall.Scores) != 2 {
+		t.Errorf("rescored overall %+v, want f1 and lexical over 1540 questions", sum.Overall)
+	}
+	t.Logf("rescored: f1 %.2f, lexical %.2f (peer-llm %.2f)", sum.Overall.Scores["f1"], sum.Overall.Scores["lexical"], loaded.Summary.Overall.Scores["peer-llm"])
 }
 
 // Bad input is refused with exit 2 and a line naming the fix.
