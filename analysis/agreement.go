@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
@@ -22,6 +24,11 @@ const (
 	// RatersRun: raters are (run, system, judge) triples; items are
 	// question ids (e.g. one peer judge on two versions of a system).
 	RatersRun = "run"
+	// RatersRepeat: raters are the repeats of each judge (judge spec
+	// repeats=N, or an imported peer's judgment runs); items are (system,
+	// question) pairs pooled over every run given: a judge's agreement with
+	// itself.
+	RatersRepeat = "repeat"
 )
 
 // RaterPair is one pair of raters.
@@ -80,6 +87,7 @@ type AgreementResult struct {
 // (RatersRun), with its verdicts by item.
 type rater struct {
 	source, system, judge string
+	repeat                int // RatersRepeat: which repeat
 	key                   string
 	byItem                map[string]runlog.Judgment
 }
@@ -89,8 +97,8 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	if o.Raters == "" {
 		o.Raters = RatersJudge
 	}
-	if o.Raters != RatersJudge && o.Raters != RatersRun {
-		return AgreementResult{}, inputErr("--raters %q: use judge or run", o.Raters)
+	if o.Raters != RatersJudge && o.Raters != RatersRun && o.Raters != RatersRepeat {
+		return AgreementResult{}, inputErr("--raters %q: use judge, run or repeat", o.Raters)
 	}
 	want := map[string]bool{}
 	for _, j := range o.Judges {
@@ -147,7 +155,16 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 				res.Invalid[j.Judge]++
 			}
 		}
-		for _, j := range s.Judgments {
+		verdicts := s.Judgments
+		if o.Raters == RatersRepeat {
+			verdicts = nil
+			for _, j := range s.Repeats {
+				if !j.Invalid {
+					verdicts = append(verdicts, j)
+				}
+			}
+		}
+		for _, j := range verdicts {
 			if !keep(s, j) {
 				continue
 			}
@@ -161,12 +178,15 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 			byJudge[j.Judge][item] = j
 			k := [3]string{j.Judge}
 			id := item
-			if o.Raters == RatersRun {
+			switch o.Raters {
+			case RatersRun:
 				k, id = [3]string{s.Path, sys, j.Judge}, j.QuestionID
+			case RatersRepeat:
+				k = [3]string{j.Judge, strconv.Itoa(j.Repeat)}
 			}
 			r := idx[k]
 			if r == nil {
-				r = &rater{source: s.Name, system: sys, judge: j.Judge, byItem: map[string]runlog.Judgment{}}
+				r = &rater{source: s.Name, system: sys, judge: j.Judge, repeat: j.Repeat, byItem: map[string]runlog.Judgment{}}
 				idx[k] = r
 				rs = append(rs, r)
 			}
@@ -177,14 +197,21 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		res.Systems = append(res.Systems, sys)
 	}
 	sort.Strings(res.Systems)
-	if o.Raters == RatersRun {
+	switch o.Raters {
+	case RatersRun:
 		nameRaters(rs)
-	} else {
+	case RatersRepeat:
+		for _, r := range rs {
+			r.key = fmt.Sprintf("%s#%d", r.judge, r.repeat+1)
+		}
+	default:
 		for _, r := range rs {
 			r.key = r.judge
 		}
 	}
-	res.Human = humanAgreement(byJudge, itemSystem)
+	if o.Raters != RatersRepeat {
+		res.Human = humanAgreement(byJudge, itemSystem)
+	}
 	var raters []*rater
 	for _, r := range rs {
 		if r.judge != HumanJudge || len(res.Human) == 0 {
@@ -200,6 +227,9 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 			return res, nil // one judge against human labels: the human table alone
 		}
 		hint := "add --run/--judgments or drop --judge filters"
+		if o.Raters == RatersRepeat {
+			hint = "--raters repeat needs a judge that judged each answer more than once (judge spec repeats=N, or an imported peer's judgment runs)"
+		}
 		if o.Raters == RatersJudge && len(srcs) > 1 {
 			hint += "; to compare one judge across runs use --raters run"
 		}

@@ -39,15 +39,26 @@ type Source struct {
 	Groups   map[string]string // question id → group; empty when unknown
 	Abstains map[string]bool   // question id → declining is the right answer
 	Manifest *runlog.Manifest
+	// Repeats are the repeated judges' verdicts, every repeat apart
+	// (runlog.RepeatVerdicts); Judgments holds one per question for them.
+	Repeats []runlog.Judgment
 }
 
 // LoadSource reads a run directory or a judgments.jsonl file, keeping the
 // last line per (question, judge, system) as every reader does.
 func LoadSource(path string) (*Source, error) {
-	js, invalid, err := runlog.LoadVerdicts(path)
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = filepath.Join(path, runlog.JudgmentsFile)
+	}
+	if _, err := os.Stat(file); err != nil {
+		return nil, inputErr("judgments %s: %w (give a run directory or a judgments.jsonl file)", file, err)
+	}
+	raw, err := runlog.ReadJSONL[runlog.Judgment](file)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}
+	js, invalid := runlog.Verdicts(raw)
 	if len(js)+len(invalid) == 0 {
 		return nil, inputErr("%s: no judgments (give a run directory or a non-empty judgments.jsonl)", path)
 	}
@@ -55,7 +66,7 @@ func LoadSource(path string) (*Source, error) {
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Groups: map[string]string{}, Abstains: map[string]bool{}}
+	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Repeats: runlog.RepeatVerdicts(raw), Groups: map[string]string{}, Abstains: map[string]bool{}}
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, &InputError{Err: err}
@@ -388,7 +399,10 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 	if k, err := stats.CohenKappaBinary(j.A, j.B); err == nil {
 		r.Kappa = finite(k)
 	}
-	if !metric {
+	// A judge with repeats scores a question by the share of repeats that
+	// accept it: no PARTIAL verdicts, its outcome the majority vote.
+	repeated := j.SourceA != nil && (j.SourceA.HasRepeats(j.JudgeA) || j.SourceB.HasRepeats(j.JudgeB))
+	if !metric && !repeated {
 		r.PartialA, r.PartialB = partials(j.ScoreA), partials(j.ScoreB)
 	}
 	switch o.Test {
@@ -423,6 +437,9 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 		if r.PartialA+r.PartialB > 0 {
 			// McNemar pairs binary outcomes; the means keep the half credit.
 			r.Verdict += fmt.Sprintf("; PARTIAL verdicts (%d in A, %d in B) count as not correct in McNemar", r.PartialA, r.PartialB)
+		}
+		if repeated {
+			r.Verdict += "; a judge that judged each answer several times is paired by its majority vote (accuracy here); the mean over its repeats is mean_a and mean_b"
 		}
 	case "noninferiority":
 		r.Test = "noninferiority"
@@ -543,6 +560,17 @@ func Examples(ids []string) string {
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// HasRepeats reports whether the named judge judged some question more
+// than once in this source.
+func (s *Source) HasRepeats(judge string) bool {
+	for _, j := range s.Repeats {
+		if j.Judge == judge {
 			return true
 		}
 	}

@@ -460,7 +460,7 @@ func (d *doneSet) finished(qid string, js []judge.Judge) bool {
 		return false
 	}
 	for _, j := range js {
-		if !d.judged[qid][j.Name()] {
+		if !judging.Done(d.judged[qid], j) {
 			return false
 		}
 	}
@@ -492,7 +492,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 		if d.judged[j.QuestionID] == nil {
 			d.judged[j.QuestionID] = map[string]bool{}
 		}
-		d.judged[j.QuestionID][j.Judge] = !j.Invalid
+		d.judged[j.QuestionID][judging.RepeatName(j.Judge, j.Repeat)] = !j.Invalid
 	}
 	bs, err := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(p.Dir, runlog.BuildFile))
 	if err != nil {
@@ -785,24 +785,27 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 	s := judge.NewSample(conv, q, pred)
 	s.Prompt = p.Data.JudgePrompt(q)
 	for _, jd := range judges {
-		if have[jd.Name()] {
-			continue
-		}
-		// Each judgment's calls are written just before it.
-		jm := llm.NewMeter()
-		untrack := p.bar.track(jm)
-		err := judging.Each(llm.WithCallMeter(ctx, jm), []judge.Judge{jd}, s, p.Cfg.System, nil, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
-			if tr != nil {
-				tr.Judges = append(tr.Judges, judging.TranscriptCall(j, v, secs))
+		for r := range judge.Repeats(jd) {
+			name := judging.RepeatName(jd.Name(), r)
+			if have[name] {
+				continue
 			}
-			if err := p.writeCosts(files, conv, q, "judge:"+j.Judge, jm); err != nil {
+			// Each judgment's calls are written just before it.
+			jm := llm.NewMeter()
+			untrack := p.bar.track(jm)
+			err := judging.Once(llm.WithCallMeter(ctx, jm), jd, r, s, p.Cfg.System, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
+				if tr != nil {
+					tr.Judges = append(tr.Judges, judging.TranscriptCall(j, v, secs))
+				}
+				if err := p.writeCosts(files, conv, q, "judge:"+name, jm); err != nil {
+					return err
+				}
+				return files[runlog.JudgmentsFile].Write(j)
+			})
+			untrack()
+			if err != nil {
 				return err
 			}
-			return files[runlog.JudgmentsFile].Write(j)
-		})
-		untrack()
-		if err != nil {
-			return err
 		}
 	}
 	return nil

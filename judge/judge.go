@@ -7,6 +7,7 @@ package judge
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/membench/membench/datasets"
@@ -35,6 +36,10 @@ type Sample struct {
 	// prompt file keeps the file); the lexical judge reads from it whether
 	// the question offers PARTIAL.
 	Prompt string
+	// Repeat is which of a judge's repeated judgments this is (0 for the
+	// first or only one); a model judge gives each repeat its own request
+	// (Seed), so each has its own cache entry.
+	Repeat int
 }
 
 // NewSample is the sample of question q of conversation conv answered
@@ -103,4 +108,33 @@ type Verdict struct {
 type Judge interface {
 	Name() string
 	Judge(ctx context.Context, s Sample) (Verdict, error)
+}
+
+// MaxRepeats bounds repeats=N: more costs N times the judge calls.
+const MaxRepeats = 100
+
+// Repeater is a judge that judges each answer several times.
+type Repeater interface {
+	Repeats() int
+}
+
+// Repeats is how many times j judges each answer (1 unless it says more).
+func Repeats(j Judge) int {
+	if r, ok := j.(Repeater); ok && r.Repeats() > 1 {
+		return r.Repeats()
+	}
+	return 1
+}
+
+// WithRepeats makes a model judge judge each answer n times. Only judges
+// that send a model request can repeat: another judge's verdicts would be
+// n copies of one.
+func WithRepeats(j Judge, n int) (Judge, error) {
+	lj, ok := j.(*LLMJudge)
+	if !ok {
+		return nil, fmt.Errorf("judge %s: repeats= applies to model judges only; this judge decides the same way every time", j.Name())
+	}
+	cp := *lj
+	cp.repeats = n
+	return &cp, nil
 }

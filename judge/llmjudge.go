@@ -91,7 +91,12 @@ type LLMJudge struct {
 	// every variant; a built-in one yields to the prompt a question asks
 	// for (Sample.Prompt), a file does not.
 	file *prompts.Template
+	// repeats is judgments per answer (repeats=N); 0 or 1 = one.
+	repeats int
 }
+
+// Repeats is how many times the judge judges each answer.
+func (j *LLMJudge) Repeats() int { return max(1, j.repeats) }
 
 // NewLLMJudge makes an LLM judge. promptFile, if not "", replaces the
 // embedded prompts for this judge only (other judges keep theirs).
@@ -231,6 +236,13 @@ func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 		Stage:  llm.StageJudge,
 		Label:  tmpl.Name(),
 		Accept: func(text string) error { _, err := ParseReplyIn(text, set); return err },
+	}
+	if s.Repeat > 0 {
+		// Repeat r's own request: its own cache entry, and a seed a
+		// sampling server may honour. The first keeps no seed, so runs
+		// judged before repeats existed share its cache entries.
+		seed := s.Repeat
+		req.Seed = &seed
 	}
 	// The transcript keeps the request and the usage of every attempt.
 	out := Verdict{Request: msgs}

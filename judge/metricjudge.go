@@ -101,6 +101,6 @@ func (l *LexicalJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 var (
 	humanSpec = Spec{Name: "human", Kind: KindVerdict, AddedBy: "`membench grade`",
 		Description: "a person's blind correct/wrong grade"}
-	peerSpec = Spec{Name: "peer-llm", Kind: KindVerdict, AddedBy: "`go run ./scripts/peers` (imported published results)",
+	peerSpec = Spec{Name: "peer-llm", Kind: KindVerdict, AddedBy: "`membench peers import` (imported published results)",
 		Description: "the LLM judge verdicts a peer published with its per-question results"}
 )

@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/membench/membench/internal/suggest"
@@ -32,7 +33,7 @@ type Deps struct {
 }
 
 // judge-level keys; every other key goes to the model spec.
-var judgeKeys = map[string]bool{"name": true, "prompt": true, "threshold": true, "decline": true}
+var judgeKeys = map[string]bool{"name": true, "prompt": true, "threshold": true, "decline": true, "repeats": true}
 
 // Parse builds a judge from a --judge value:
 //
@@ -44,7 +45,8 @@ var judgeKeys = map[string]bool{"name": true, "prompt": true, "threshold": true,
 //	                         LLM judge N on a model built from the other keys
 //
 // A bare kind may be followed by options: "f1,threshold=0.3",
-// "llm,name=strict,prompt=FILE", "em,decline=not known|no idea".
+// "llm,name=strict,prompt=FILE", "em,decline=not known|no idea"; a model
+// judge takes repeats=N (each answer judged N times, see Repeats).
 func Parse(spec string, deps Deps) (Judge, error) {
 	j, err := parse(spec, deps)
 	return j, llm.RedactErr(err) // the spec may hold base-url=http://user:password@...
@@ -112,6 +114,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 	}
 	if sp.TakesModel {
 		allowed["prompt"] = true
+		allowed["repeats"] = true // metrics and the lexical judge are deterministic
 	}
 	c := Config{Name: name, Options: map[string]string{}, Phrases: phrases}
 	for k, v := range opts {
@@ -175,7 +178,19 @@ func parse(spec string, deps Deps) (Judge, error) {
 	if c.Prompt == "" {
 		c.Prompt = deps.PromptFile
 	}
-	return sp.New(c)
+	reps := 1
+	if v, ok := opts["repeats"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxRepeats {
+			return nil, fmt.Errorf("--judge %q: repeats=%s: give a whole number of judgments per answer from 1 to %d", spec, v, MaxRepeats)
+		}
+		reps = n
+	}
+	j, err := sp.New(c)
+	if err != nil || reps == 1 {
+		return j, err
+	}
+	return WithRepeats(j, reps)
 }
 
 func keysOf(m map[string]bool) []string {
@@ -223,6 +238,7 @@ type Info struct {
 	Threshold   float64           `json:"threshold,omitempty"`
 	Prompts     map[string]string `json:"prompts,omitempty"`  // template -> sha256 [(file)]
 	AddedBy     string            `json:"added_by,omitempty"` // Spec.AddedBy: the command that logs a judge no run builds
+	Repeats     int               `json:"repeats,omitempty"`  // judgments per answer when more than one (repeats=N)
 }
 
 // Describer is implemented by judges that describe themselves beyond
@@ -247,6 +263,9 @@ func Describe(j Judge) Info {
 		if in.AddedBy == "" {
 			in.AddedBy = sp.AddedBy
 		}
+	}
+	if n := Repeats(j); n > 1 {
+		in.Repeats = n
 	}
 	return in
 }

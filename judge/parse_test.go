@@ -183,3 +183,21 @@ func TestLLMJudgeOverOpenAIWire(t *testing.T) {
 		t.Errorf("wire request: model %q format %+v", req.Model, req.ResponseFormat)
 	}
 }
+
+// repeats= is a model judge's option: a whole number from 1 to MaxRepeats,
+// recorded in its description; deterministic judges refuse it.
+func TestParseRepeats(t *testing.T) {
+	deps := Deps{}
+	j, err := Parse("name=r,backend=offline,repeats=3", deps)
+	if err != nil || Repeats(j) != 3 || Describe(j).Repeats != 3 {
+		t.Fatalf("repeats=3: %v %v", j, err)
+	}
+	if j, err := Parse("name=one,backend=offline", deps); err != nil || Repeats(j) != 1 || Describe(j).Repeats != 0 {
+		t.Errorf("no repeats: %v %v", j, err)
+	}
+	for _, bad := range []string{"f1,repeats=3", "lexical,repeats=2", "name=r,backend=offline,repeats=0", "name=r,backend=offline,repeats=x", "name=r,backend=offline,repeats=101"} {
+		if _, err := Parse(bad, deps); err == nil || !strings.Contains(err.Error(), "repeats") {
+			t.Errorf("%s: err %v, want one naming repeats", bad, err)
+		}
+	}
+}

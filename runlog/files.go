@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"strconv"
 	"sync"
 	"time"
 
@@ -713,9 +714,11 @@ func LoadVerdicts(path string) (valid, invalid []Judgment, err error) {
 // Verdicts keeps the last line per (system, question, judge), as a resumed
 // or re-judged run means it, and splits off invalid verdicts (the judge's
 // model gave none): they are no verdict, so accuracy and agreement leave
-// them out, and summaries count them.
+// them out, and summaries count them. A judge's repeated verdicts on one
+// question become one (CollapseRepeats), so every reader sees one verdict
+// per (system, question, judge); RepeatVerdicts keeps them apart.
 func Verdicts(js []Judgment) (valid, invalid []Judgment) {
-	last := LastBy(js, Judgment.Key)
+	last := CollapseRepeats(LastBy(js, Judgment.Key))
 	if len(last) > 0 {
 		valid = make([]Judgment, 0, len(last))
 	}
@@ -756,6 +759,9 @@ type Judgment struct {
 	// Invalid: the judge's model gave no verdict (Raw holds its reply).
 	// Readers leave it out of accuracy and count it; a rerun re-asks it.
 	Invalid bool `json:"invalid,omitempty"`
+	// Repeat is which of a judge's repeated verdicts this is (judge spec
+	// repeats=N: 0..N-1); absent in older files, which means 0.
+	Repeat int `json:"repeat,omitempty"`
 }
 
 // Check refuses a judgment no judge writes: a score outside [0, 1] (or not
@@ -775,7 +781,14 @@ func (j *Judgment) Check() error {
 
 // Key identifies the (system, question, judge) a line is about; readers keep
 // the last line per key.
-func (j Judgment) Key() string { return j.System + "\x00" + j.QuestionID + "\x00" + j.Judge }
+// A repeat past the first is its own key.
+func (j Judgment) Key() string {
+	k := j.System + "\x00" + j.QuestionID + "\x00" + j.Judge
+	if j.Repeat != 0 {
+		k += "\x00" + strconv.Itoa(j.Repeat)
+	}
+	return k
+}
 
 // ReplayInfo records a run reproduced from a bundle.
 type ReplayInfo struct {

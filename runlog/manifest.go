@@ -29,6 +29,9 @@ type JudgeInfo struct {
 	// AnswerKey is the answer key a judge added under --answer-key judged
 	// against ("NAME sha256:HEX"); "" = the run's own.
 	AnswerKey string `json:"answer_key,omitempty"`
+	// Repeats is the judgments per answer of a judge asked for more than
+	// one (repeats=N); 0 means one.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // KeyedJudge is the name under which judge's verdicts against answer key

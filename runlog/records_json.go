@@ -1,6 +1,8 @@
 package runlog
 
 import (
+	"strconv"
+
 	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
@@ -175,6 +177,10 @@ func (j Judgment) AppendJSON(b []byte) ([]byte, bool) {
 	}
 	if j.Invalid {
 		b = append(b, `,"invalid":true`...)
+	}
+	if j.Repeat != 0 {
+		b = append(b, `,"repeat":`...)
+		b = strconv.AppendInt(b, int64(j.Repeat), 10)
 	}
 	return append(b, '}'), true
 }

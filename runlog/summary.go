@@ -69,6 +69,9 @@ type Group struct {
 	N        int                `json:"n"`
 	Scores   map[string]float64 `json:"scores"`           // judge -> mean score × 100
 	Judged   map[string]int     `json:"judged,omitempty"` // judge -> questions it judged, when fewer than N
+	// Repeats: judge -> its repeated judging's spread and majority vote,
+	// for judges that judged each question several times.
+	Repeats map[string]RepeatStats `json:"repeats,omitempty"`
 }
 
 // Cost sums model usage.
@@ -254,6 +257,7 @@ func summarize(dir string, m Manifest, recs records) (*Summary, error) {
 		verdict[j.QuestionID][j.Judge] = j.Score
 	}
 	s.Groups, s.Overall = groupScores(ans, verdict, m)
+	addRepeatStats(s, judgments, ans)
 	limit := m.MaxBuildFailures
 	if limit <= 0 {
 		limit = DefaultMaxBuildFailures

@@ -21,10 +21,12 @@ targets=(
   ./study/audit:FuzzParseWrong
   ./datasets/answerkey:FuzzParseKey
   ./datasets/imagemarks:FuzzMarks
+  ./study/audit:FuzzParseRates
   ./systems/structmem:FuzzParseEntries
   ./systems/structmem:FuzzParseNarrative
   ./systems/flat:FuzzFlatReplies
   ./study/peers:FuzzPeersParsers
+  ./study/peers:FuzzScoredMeta
   ./bundle:FuzzOpenBundle
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter

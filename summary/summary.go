@@ -104,6 +104,11 @@ func notes(s *runlog.Summary) []string {
 			notes = append(notes, fmt.Sprintf("INVALID: judge %s gave no verdict on %d of %d questions (e.g. %q); they are left out of its scores (see (n=...)); rerun the same command to re-ask only those", j, n, s.Questions, s.FirstInvalid[j]))
 		}
 	}
+	for _, j := range s.Judges {
+		if st, ok := s.Overall.Repeats[j]; ok {
+			notes = append(notes, RepeatNote(j, st))
+		}
+	}
 	metrics := "none"
 	if len(s.Metrics) > 0 {
 		metrics = strings.Join(s.Metrics, ", ")
@@ -156,4 +161,15 @@ func plus(a, b runlog.Cost) runlog.Cost {
 	a.OutputTokens += b.OutputTokens
 	a.Seconds += b.Seconds
 	return a
+}
+
+// RepeatNote says how a judge's repeated judging spread: its column is the
+// mean over repeats; the note gives each repeat's range and the vote.
+func RepeatNote(judge string, st runlog.RepeatStats) string {
+	n := fmt.Sprintf("repeats: judge %s judged each answer %d times; its overall score is the mean over repeats, %s (sd %s, min–max %s–%s); majority vote %s",
+		judge, st.Repeats, report.F(st.Mean, 2), report.F(st.SD, 2), report.F(st.Min, 2), report.F(st.Max, 2), report.F(st.Majority, 2))
+	if st.Invalid > 0 {
+		n += fmt.Sprintf("; %d repeat verdicts held no verdict and are left out", st.Invalid)
+	}
+	return n
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench/internal/cli/judgecmd"
 	"github.com/membench/membench/internal/cli/kstar"
 	climerge "github.com/membench/membench/internal/cli/merge"
+	clipeers "github.com/membench/membench/internal/cli/peers"
 	cliplot "github.com/membench/membench/internal/cli/plot"
 	cliprereg "github.com/membench/membench/internal/cli/prereg"
 	clireport "github.com/membench/membench/internal/cli/report"
@@ -44,6 +45,7 @@ func commands() []*cobra.Command {
 		compare.NewCmd(),
 		agreement.NewCmd(),
 		cliaudit.NewCmd(),
+		clipeers.NewCmd(),
 		clisweep.NewCmd(),
 		cliplot.NewCmd(),
 		judgecmd.NewCmd(),

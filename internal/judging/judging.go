@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -151,25 +152,55 @@ func Sample(ctx context.Context, judges []judge.Judge, s judge.Sample, system st
 
 // Each is Sample handing write the full verdict (with a model judge's
 // request) and the judge's wall time too, for the run's transcripts.
+// A judge with repeats=N judges the sample N times, one record per repeat
+// (Judgment.Repeat); have holds RepeatName keys of the ones already done.
 func Each(ctx context.Context, judges []judge.Judge, s judge.Sample, system string, have map[string]bool, write func(j runlog.Judgment, v judge.Verdict, seconds float64) error) error {
 	for _, j := range judges {
-		if have[j.Name()] {
-			continue
-		}
-		start := time.Now()
-		v, err := j.Judge(ctx, s)
-		if err != nil {
-			if strings.HasPrefix(err.Error(), "judge "+j.Name()+",") {
-				return err // a model judge's error names the judge and question already
+		for r := range judge.Repeats(j) {
+			if have[RepeatName(j.Name(), r)] {
+				continue
 			}
-			return fmt.Errorf("judge %s: %w", j.Name(), err)
-		}
-		rec := runlog.Judgment{QuestionID: s.Question.ID, System: system, Judge: j.Name(), Correct: v.Correct, Score: v.Score, Reason: v.Reason, Raw: v.Raw, Invalid: v.Invalid}
-		if err := write(rec, v, time.Since(start).Seconds()); err != nil {
-			return err
+			if err := Once(ctx, j, r, s, system, write); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// Once is Each for one repeat r of one judge.
+func Once(ctx context.Context, j judge.Judge, r int, s judge.Sample, system string, write func(j runlog.Judgment, v judge.Verdict, seconds float64) error) error {
+	start := time.Now()
+	s.Repeat = r
+	v, err := j.Judge(ctx, s)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "judge "+j.Name()+",") {
+			return err // a model judge's error names the judge and question already
+		}
+		return fmt.Errorf("judge %s: %w", j.Name(), err)
+	}
+	rec := runlog.Judgment{QuestionID: s.Question.ID, System: system, Judge: j.Name(), Correct: v.Correct, Score: v.Score, Reason: v.Reason, Raw: v.Raw, Invalid: v.Invalid, Repeat: r}
+	return write(rec, v, time.Since(start).Seconds())
+}
+
+// RepeatName keys a judge's repeat r in a set of verdicts done: the judge's
+// name for the first (so sets built before repeats existed still read),
+// NAME#r for the others.
+func RepeatName(name string, r int) string {
+	if r == 0 {
+		return name
+	}
+	return name + "#" + strconv.Itoa(r)
+}
+
+// Done reports whether have holds every repeat of j.
+func Done(have map[string]bool, j judge.Judge) bool {
+	for r := range judge.Repeats(j) {
+		if !have[RepeatName(j.Name(), r)] {
+			return false
+		}
+	}
+	return true
 }
 
 // Names lists the judges' names in order.
@@ -195,7 +226,7 @@ func Describe(js []judge.Judge) []runlog.JudgeInfo {
 // to ask a registry that may not know the judge.
 func Info(in judge.Info) runlog.JudgeInfo {
 	return runlog.JudgeInfo{Name: in.Name, Kind: in.Kind, Class: string(in.Class), Description: in.Description,
-		Model: in.Model, Threshold: in.Threshold, Prompts: in.Prompts, AddedBy: in.AddedBy}
+		Model: in.Model, Threshold: in.Threshold, Prompts: in.Prompts, AddedBy: in.AddedBy, Repeats: in.Repeats}
 }
 
 // TranscriptCall is a judge's work on a question as a transcript holds

@@ -99,39 +99,61 @@ func Recorded(w *WrongFile) (JudgeRates, error) {
 }
 
 // Judged runs j over every answer (at most concurrency at a time) and
-// reads its false-accept rates. The answers need their questions (Resolve
-// when NeedsData).
+// reads its false-accept rates; a judge with repeats=N judges each answer
+// N times, each repeat one judgment run. The answers need their questions
+// (Resolve when NeedsData).
 func Judged(ctx context.Context, w *WrongFile, j judge.Judge, concurrency int) (JudgeRates, error) {
 	if w.NeedsData() {
 		return JudgeRates{}, badinput.Errorf("%s: some answers lack question, gold or category; give the LoCoMo file they come from with --data", w.Path)
 	}
+	reps := judge.Repeats(j)
 	grid := make([][]state, len(w.Answers))
+	for i := range grid {
+		grid[i] = make([]state, reps)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, concurrency))
 	for i := range w.Answers {
-		g.Go(func() error {
-			a := w.Answers[i]
-			v, err := j.Judge(gctx, judge.Sample{Question: a.Question, Prediction: a.Answer})
-			if err != nil {
-				if strings.HasPrefix(err.Error(), "judge "+j.Name()+",") {
-					return err // a model judge's error names the judge and question already
-				}
-				return fmt.Errorf("judge %s, question %s: %w", j.Name(), a.ID, err)
-			}
-			s := rejected
-			switch {
-			case v.Invalid:
-				s = invalid
-			case v.Correct:
-				s = accepted
-			}
-			grid[i] = []state{s}
-			return nil
-		})
+		for r := range reps {
+			g.Go(func() error {
+				return judgeOne(gctx, j, w.Answers[i], r, &grid[i][r])
+			})
+		}
 	}
 	if err := g.Wait(); err != nil {
 		return JudgeRates{}, err
 	}
+	runs := []string{j.Name()}
+	if reps > 1 {
+		runs = runs[:0]
+		for r := range reps {
+			runs = append(runs, fmt.Sprintf("%s#%d", j.Name(), r+1))
+		}
+	}
+	return judgedRates(w, j, runs, grid), nil
+}
+
+// judgeOne judges answer a's repeat r into *s.
+func judgeOne(ctx context.Context, j judge.Judge, a WrongAnswer, r int, s *state) error {
+	v, err := j.Judge(ctx, judge.Sample{Question: a.Question, Prediction: a.Answer, Repeat: r})
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "judge "+j.Name()+",") {
+			return err // a model judge's error names the judge and question already
+		}
+		return fmt.Errorf("judge %s, question %s: %w", j.Name(), a.ID, err)
+	}
+	*s = rejected
+	switch {
+	case v.Invalid:
+		*s = invalid
+	case v.Correct:
+		*s = accepted
+	}
+	return nil
+}
+
+// judgedRates tallies a judge's grid of verdicts, one column per run.
+func judgedRates(w *WrongFile, j judge.Judge, runs []string, grid [][]state) JudgeRates {
 	info := judge.Describe(j)
 	jr := JudgeRates{Judge: j.Name(), Kind: info.Kind, Offline: info.Model == nil || info.Model.Backend == "offline"}
 	if info.Model != nil {
@@ -140,8 +162,8 @@ func Judged(ctx context.Context, w *WrongFile, j judge.Judge, concurrency int) (
 	if info.Threshold > 0 {
 		jr.Kind += fmt.Sprintf(" (threshold %s)", report.F(info.Threshold, 2))
 	}
-	jr.Rows = tallyFalseAccept(w, []string{j.Name()}, grid)
-	return jr, nil
+	jr.Rows = tallyFalseAccept(w, runs, grid)
+	return jr
 }
 
 // tallyFalseAccept counts grid[answer][run] per category and overall.

@@ -113,3 +113,25 @@ func FuzzParseWrong(f *testing.F) {
 		}
 	})
 }
+
+// ParseRates never panics, names the file in every error, and every rate
+// it returns is a fraction.
+func FuzzParseRates(f *testing.F) {
+	f.Add([]byte(`{"file": "w.json", "answers": 2, "judges": [{"judge": "llm", "kind": "llm", "rows": [{"category": "overall", "answers": 2, "rate": 0.5, "lo": 0.1, "hi": 0.9}]}]}`))
+	f.Add([]byte(`{"detailed_results": {"c": [{"question_id": "q", "question": "Q?", "golden_answer": "g", "generated_answer": "w", "category": 4, "llm_judgments": {"judgment_1": true}}]}}`))
+	f.Add([]byte(`{"judges": [{"judge": "x", "rows": [{"rate": 7}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := ParseRates(data, "fuzz.json")
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.json") {
+				t.Fatalf("error %v does not name the file", err)
+			}
+			return
+		}
+		for _, j := range a.Judges {
+			if o := j.Overall(); !(o.Rate >= 0 && o.Rate <= 1) {
+				t.Fatalf("judge %s: rate %v", j.Judge, o.Rate)
+			}
+		}
+	})
+}

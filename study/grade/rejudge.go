@@ -161,7 +161,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 				continue // left out by the answer key
 			}
 			for i, j := range mjudges {
-				if r.judged[a.QuestionID][j.Name()] {
+				if judging.Done(r.judged[a.QuestionID], j) {
 					counts[i].Skipped++
 					continue
 				}
@@ -170,23 +170,34 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 				g.Go(func() error {
 					// The judgment's calls are written just before it, as a
 					// run writes them: a kill -9 loses none a verdict rests on.
-					pm := llm.NewMeter()
-					err := judging.Each(llm.WithCallMeter(gctx, pm), []judge.Judge{j}, judge.Sample{Question: q, Prediction: a.Prediction}, a.System, nil, func(jm runlog.Judgment, v judge.Verdict, secs float64) error {
-						if t := pm.Snapshot(); len(t) > 0 {
-							c := runlog.CostRecord{ConversationID: a.ConversationID, System: r.manifest.Config.System, QuestionID: a.QuestionID,
-								Part: "judge:" + jm.Judge, At: time.Now().UTC(), Tallies: t}
-							if err := costs.Write(c); err != nil {
+					// Each repeat (repeats=N) meters and writes its own.
+					var err error
+					for rep := range judge.Repeats(j) {
+						name := judging.RepeatName(j.Name(), rep)
+						if r.judged[a.QuestionID][name] {
+							continue
+						}
+						pm := llm.NewMeter()
+						err = judging.Once(llm.WithCallMeter(gctx, pm), j, rep, judge.Sample{Question: q, Prediction: a.Prediction}, a.System, func(jm runlog.Judgment, v judge.Verdict, secs float64) error {
+							if t := pm.Snapshot(); len(t) > 0 {
+								c := runlog.CostRecord{ConversationID: a.ConversationID, System: r.manifest.Config.System, QuestionID: a.QuestionID,
+									Part: "judge:" + name, At: time.Now().UTC(), Tallies: t}
+								if err := costs.Write(c); err != nil {
+									return err
+								}
+							}
+							if err := out.Write(jm); err != nil {
 								return err
 							}
+							if tx == nil {
+								return nil
+							}
+							return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, judging.TranscriptCall(jm, v, secs)))
+						})
+						if err != nil {
+							break
 						}
-						if err := out.Write(jm); err != nil {
-							return err
-						}
-						if tx == nil {
-							return nil
-						}
-						return tx.Write(runlog.JudgePart(a.QuestionID, a.ConversationID, a.System, judging.TranscriptCall(jm, v, secs)))
-					})
+					}
 					if err != nil && gctx.Err() == nil && errors.Is(err, llm.ErrBadReply) {
 						// The retry layer already retried this reply: the
 						// pass goes on without the pair, and a rerun asks

@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/summary"
 )
 
@@ -59,7 +60,7 @@ func openRun(dir string) (*runDir, error) {
 		if r.judged[j.QuestionID] == nil {
 			r.judged[j.QuestionID] = map[string]bool{}
 		}
-		r.judged[j.QuestionID][j.Judge] = !j.Invalid
+		r.judged[j.QuestionID][judging.RepeatName(j.Judge, j.Repeat)] = !j.Invalid
 	}
 	return r, nil
 }

@@ -59,3 +59,40 @@ func FuzzPeersParsers(f *testing.F) {
 		_ = items
 	})
 }
+
+// ParseScoredMeta never panics, names the file in every error, and the
+// figures it accepts are fractions in [0, 1].
+func FuzzScoredMeta(f *testing.F) {
+	f.Add([]byte(`{"accuracy": 0.8, "metadata": {"answer_model": "m", "mean_accuracy": 0.79, "std_accuracy": 0.001, "run_scores": [0.78, 0.8],
+	  "category_accuracies": {"1": {"mean": 0.8, "std": 0, "individual_runs": [0.8], "total": 3}}, "majority_vote_accuracy": 0.8,
+	  "total_prompt_tokens": 10, "total_completion_tokens": 2, "base_url": "https://openrouter.ai/api/v1"}}`))
+	f.Add([]byte(`{"total_questions": 1, "accuracy": 0.1, "detailed_results": {}}`))
+	f.Add([]byte(`{"metadata": {"category_accuracies": {"9": {"mean": 2}}}}`))
+	if p, ok := testutil.SharedPath("datasets", "locomo-audit", "fc-baseline", "gpt-4o-mini-memos.json"); ok {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, acc, err := ParseScoredMeta(data, "fuzz.json")
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.json") {
+				t.Fatalf("error %v does not name the file", err)
+			}
+			return
+		}
+		if m == nil {
+			_ = acc
+			return
+		}
+		in := func(v float64) bool { return v >= 0 && v <= 1 }
+		if m.MeanAccuracy != nil && !in(*m.MeanAccuracy) || m.MajorityVote != nil && !in(*m.MajorityVote) {
+			t.Fatalf("accepted accuracies outside [0, 1]: %+v", m)
+		}
+		for _, r := range m.RunScores {
+			if !in(r) {
+				t.Fatalf("accepted run score %v", r)
+			}
+		}
+	})
+}

@@ -40,9 +40,14 @@ func Parse(f Format, data []byte, source string) ([]Item, error) {
 // ByCategory is keyed by LoCoMo category number (1 multi-hop, 2 temporal,
 // 3 open-domain, 4 single-hop).
 type Published struct {
-	Overall    float64
-	ByCategory map[int]float64
-	Where      string
+	Overall    float64         `json:"overall"`
+	ByCategory map[int]float64 `json:"by_category,omitempty"`
+	Where      string          `json:"where"`
+	// Peers that judged several times also give the majority vote, each
+	// run's score and their sd.
+	Majority  *float64  `json:"majority_vote,omitempty"`
+	RunScores []float64 `json:"run_scores,omitempty"`
+	SD        *float64  `json:"sd,omitempty"`
 }
 
 // Source is one peer result set in the /work/shared/peers layout.

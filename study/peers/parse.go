@@ -29,7 +29,11 @@ type Item struct {
 	Correct    bool
 	Reason     string
 	Raw        string // verdict exactly as the file gives it
-	Source     string // file (and position) the item came from, for reports
+	// Repeats are the verdicts of several judgment runs (RunInfo.Runs),
+	// when the peer judged each answer more than once; Correct is then
+	// their majority.
+	Repeats []bool
+	Source  string // file (and position) the item came from, for reports
 }
 
 // text turns a JSON value that is sometimes a number (LoCoMo gold answers

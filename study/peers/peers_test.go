@@ -130,7 +130,7 @@ func TestWriteRun(t *testing.T) {
 	items, _ := ParseZep([]byte(zepFixture), "zep.json")
 	ms, rep := Match(items, tiny())
 	dir := t.TempDir()
-	if err := WriteRun(dir, "zep", "locomo", "tiny", ms, rep); err != nil {
+	if err := WriteRun(dir, RunInfo{System: "zep", Dataset: "locomo", DatasetSource: "tiny"}, ms, rep); err != nil {
 		t.Fatal(err)
 	}
 	js, err := runlog.LoadJudgments(dir)
@@ -243,7 +243,7 @@ func TestWriteRunCarriesAbstention(t *testing.T) {
 	}
 	ms, rep := Match(items, ds)
 	dir := t.TempDir()
-	if err := WriteRun(dir, "peer", "longmemeval", ds.Source, ms, rep); err != nil {
+	if err := WriteRun(dir, RunInfo{System: "peer", Dataset: "longmemeval", DatasetSource: ds.Source}, ms, rep); err != nil {
 		t.Fatal(err)
 	}
 	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))

@@ -1,9 +1,12 @@
 package peers
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/membench/membench/runlog"
 
@@ -18,7 +21,44 @@ const JudgeName = "peer-llm"
 const (
 	PredictionsFile = "predictions.jsonl"
 	MatchFile       = "match.json"
+	// PeerFile records where the run came from and what the peer
+	// published (PeerRecord).
+	PeerFile = "peer.json"
 )
+
+// RunInfo is what WriteRun records of a peer's run besides its answers.
+type RunInfo struct {
+	System        string // system name, with version
+	Dataset       string // locomo | longmemeval
+	DatasetSource string
+	Format        Format
+	Source        string // the file (or glob) imported
+	// Runs names the peer's judgment runs when it judged each answer
+	// several times (Item.Repeats): run r is repeat r of JudgeName.
+	Runs []string
+	// JudgeModel, AnswerModel and BaseURL are the models as the peer names
+	// them ("" when it does not).
+	JudgeModel, AnswerModel, BaseURL, AnswerPrompt string
+	Tokens                                         *Tokens
+	Published                                      *Published
+}
+
+// Tokens are the peer's answer-model token totals.
+type Tokens struct {
+	Calls, Input, Output int
+}
+
+// PeerRecord is peer.json.
+type PeerRecord struct {
+	System       string     `json:"system"`
+	Format       Format     `json:"format"`
+	Source       string     `json:"source"`
+	Runs         []string   `json:"judgment_runs,omitempty"`
+	JudgeModel   string     `json:"judge_model,omitempty"`
+	AnswerModel  string     `json:"answer_model,omitempty"`
+	AnswerPrompt string     `json:"answer_prompt,omitempty"`
+	Published    *Published `json:"published,omitempty"`
+}
 
 // PredictionLine is one line of predictions.jsonl: what `membench score
 // --predictions` reads, plus the categories (ignored by score).
@@ -72,10 +112,13 @@ func Accuracy(ms []Matched, scored []int) (overall Tally, byCat map[int]Tally) {
 }
 
 // WriteRun writes a run-shaped directory for one peer: judgments.jsonl (one
-// line per graded question, judge JudgeName, score 1/0), answers.jsonl
-// (with the dataset's category), predictions.jsonl (for `membench score`),
-// manifest.json and match.json (the match report).
-func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep MatchReport) error {
+// line per graded question, judge JudgeName, score 1/0; one per judgment
+// run as repeats when the peer judged several times), answers.jsonl (with
+// the dataset's category), predictions.jsonl (for `membench score`),
+// costs.jsonl (the peer's answer tokens, when it gives them),
+// manifest.json, match.json (the match report) and peer.json.
+func WriteRun(dir string, info RunInfo, ms []Matched, rep MatchReport) error {
+	system, dataset, datasetSource := info.System, info.Dataset, info.DatasetSource
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -89,13 +132,28 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 		if !m.Graded {
 			continue
 		}
-		score := 0.0
-		if m.Correct {
-			score = 1
+		if len(m.Repeats) > 0 {
+			for r, ok := range m.Repeats {
+				raw := strconv.FormatBool(ok)
+				if r < len(info.Runs) {
+					raw = info.Runs[r] + ": " + raw
+				}
+				judg = append(judg, runlog.Judgment{QuestionID: m.ID, System: system, Judge: JudgeName, Correct: ok, Score: score01(ok), Raw: raw, Repeat: r})
+			}
+			continue
 		}
-		judg = append(judg, runlog.Judgment{QuestionID: m.ID, System: system, Judge: JudgeName, Correct: m.Correct, Score: score, Reason: m.Reason, Raw: m.Raw})
+		judg = append(judg, runlog.Judgment{QuestionID: m.ID, System: system, Judge: JudgeName, Correct: m.Correct, Score: score01(m.Correct), Reason: m.Reason, Raw: m.Raw})
 	}
-	for name, recs := range map[string][]any{runlog.JudgmentsFile: judg, runlog.AnswersFile: ans, PredictionsFile: preds} {
+	files := map[string][]any{runlog.JudgmentsFile: judg, runlog.AnswersFile: ans, PredictionsFile: preds}
+	if t := info.Tokens; t != nil {
+		model := info.AnswerModel
+		if model != "" {
+			model = backendOf(info.BaseURL) + ":" + model
+		}
+		files[runlog.CostsFile] = []any{runlog.CostRecord{System: system, Tallies: []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Label: "imported", Model: model,
+			Calls: t.Calls, InputTokens: t.Input, OutputTokens: t.Output}}}}
+	}
+	for name, recs := range files {
 		if err := runlog.WriteJSONLines(filepath.Join(dir, name), recs); err != nil {
 			return err
 		}
@@ -104,6 +162,18 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 		Judges: []string{JudgeName}, Embedder: "none (imported peer results)", Config: runlog.Config{System: system, Dataset: dataset, Data: datasetSource}}
 	if len(judg) == 0 {
 		man.Judges = nil
+	} else {
+		in := runlog.JudgeInfo{Name: JudgeName, Kind: JudgeName, Class: runlog.JudgeVerdict, AddedBy: "membench peers import"}
+		if info.JudgeModel != "" {
+			in.Model = &llm.ModelID{Backend: backendOf(info.BaseURL), Model: info.JudgeModel}
+		}
+		if len(info.Runs) > 1 {
+			in.Repeats = len(info.Runs)
+		}
+		man.JudgeSpecs = []runlog.JudgeInfo{in}
+	}
+	if info.AnswerModel != "" {
+		man.Models = map[string]llm.ModelID{"answer": {Backend: backendOf(info.BaseURL), Model: info.AnswerModel}}
 	}
 	if s, ok := datasets.Registered(dataset); ok {
 		for _, g := range s.Groups {
@@ -113,7 +183,32 @@ func WriteRun(dir, system, dataset, datasetSource string, ms []Matched, rep Matc
 	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), man); err != nil {
 		return err
 	}
-	return runlog.WriteJSON(filepath.Join(dir, MatchFile), rep)
+	if err := runlog.WriteJSON(filepath.Join(dir, MatchFile), rep); err != nil {
+		return err
+	}
+	return runlog.WriteJSON(filepath.Join(dir, PeerFile), PeerRecord{System: system, Format: info.Format, Source: info.Source, Runs: info.Runs,
+		JudgeModel: info.JudgeModel, AnswerModel: info.AnswerModel, AnswerPrompt: info.AnswerPrompt, Published: info.Published})
+}
+
+func score01(ok bool) float64 {
+	if ok {
+		return 1
+	}
+	return 0
+}
+
+// backendOf names the service a peer called by its base URL's host
+// ("openrouter" for https://openrouter.ai/api/v1); "peer" when unknown.
+func backendOf(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Hostname() == "" {
+		return "peer"
+	}
+	h := strings.TrimPrefix(u.Hostname(), "api.")
+	if i := strings.IndexByte(h, '.'); i > 0 {
+		h = h[:i]
+	}
+	return h
 }
 
 // lessID orders "conv-26:9" before "conv-26:10".

@@ -43,6 +43,10 @@ Table 5.
   --raters run              raters are (run, system, judge); items are
                             question ids, e.g. one peer judge on two
                             versions of a system
+  --raters repeat           raters are the repeats of a judge that judged
+                            each answer several times (repeats=N, or an
+                            imported peer's judgment runs): Fleiss κ of a
+                            judge with itself
 
 Only items judged by every rater count; the others are dropped and
 counted (stderr and "dropped" in the JSON). Invalid verdicts (the judge
@@ -64,7 +68,7 @@ excluded by default (--exclude-group none keeps all), matching compare.`,
 	}
 	f := c.Flags()
 	cliflag.Runs(c, &o.Runs, "run directory, judgments.jsonl file, glob, or directory of runs (repeatable)", "judgments")
-	f.StringVar(&o.Raters, "raters", analysis.RatersJudge, "judge: raters are judges, items (system, question) pairs; run: raters are run/system/judge, items questions")
+	f.StringVar(&o.Raters, "raters", analysis.RatersJudge, "judge: raters are judges, items (system, question) pairs; run: raters are run/system/judge, items questions; repeat: raters are a judge's repeats")
 	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges, by name (repeatable; default all)")
 	_ = c.RegisterFlagCompletionFunc("judge", cliflag.CompleteJudgeNames)
 	cliflag.ExcludeGroups(c, &o.Exclude, []string{analysis.Abstaining}, "drop questions of these groups, as the summaries name them (abstention = every question whose right answer is to decline; none = keep all)")
@@ -134,7 +138,11 @@ func Print(w io.Writer, r analysis.AgreementResult) {
 	}
 	tw.Flush()
 	if len(r.Pairs) > 0 {
-		fmt.Fprintf(w, "Fleiss κ over %d judges: %s\n", len(r.Judges), num(r.FleissKappa))
+		what := "judges"
+		if r.Raters == analysis.RatersRepeat {
+			what = "repeats"
+		}
+		fmt.Fprintf(w, "Fleiss κ over %d %s: %s\n", len(r.Judges), what, num(r.FleissKappa))
 	}
 	if r.Offline != "" {
 		fmt.Fprintln(w, r.Offline)

@@ -47,7 +47,8 @@ the file lacks come from the LoCoMo file --data (ids
 locomo_<conversation index>_qa<question index>, both from 0 in file order, or
 membench's own conv-26:0); with --data every answer is checked against it.
 --recorded reads the verdicts the file carries instead of (or besides)
-judging now. Offline judges (lexical, f1) measure membench's heuristics, not
+judging now; a judge spec with repeats=N judges each answer N times, each
+repeat one judgment run (the rate is the runs' mean). Offline judges (lexical, f1) measure membench's heuristics, not
 a model; the llm judge needs a real model (--judge-model).`,
 		Example: `  membench audit judge --wrong ../shared/datasets/locomo-audit/ap-baseline/v1_specific_wrong.scored.json --recorded
   membench audit judge --wrong ../shared/datasets/locomo-audit/ap-baseline/v1_specific_wrong.scored.json --judge-spec lexical --judge-spec f1

@@ -226,4 +226,4 @@ func RunDirs(args []string, marker string) ([]string, error) {
 }
 
 // JudgeSpecSyntax is the one syntax of --judge-spec in run, score and judge.
-const JudgeSpecSyntax = "a judge (lexical, f1, bleu1, em, llm), NAME=BACKEND:MODEL, or name=N,backend=B,model=M,base-url=U,prompt=FILE"
+const JudgeSpecSyntax = "a judge (lexical, f1, bleu1, em, llm), NAME=BACKEND:MODEL, or name=N,backend=B,model=M,base-url=U,prompt=FILE; a model judge takes repeats=N (each answer judged N times)"

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/membench/membench/runlog"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/membench/membench/internal/cli/cliflag"
 	tables "github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/study/audit"
 )
 
 // Options are the report command's inputs.
@@ -31,7 +34,11 @@ type Options struct {
 	// Wide prints every column in the terminal too (markdown and CSV
 	// always have them).
 	Wide bool
-	Out  io.Writer
+	// FalseAccept are [JUDGE=]FILE: judges' measured false-accept rates
+	// (membench audit judge --json, or a wrong-answer file's recorded
+	// verdicts), shown beside the accuracies those judges give.
+	FalseAccept []string
+	Out         io.Writer
 	// AnswerKeys (--answer-key published,audited), ByImage and
 	// ExcludeImages print the answer-key table instead of the paper's.
 	AnswerKeys    string
@@ -100,6 +107,7 @@ leaves them out (docs/answer-keys.md).`,
 	f.BoolVar(&o.Wide, "wide", false, "terminal: every column (run ids, input/output tokens, dataset, questions, embedder, backend, status) instead of fitting 120 columns")
 	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
 	cliflag.JudgeName(c, &o.Judge, "judge for tables 2 and 4 and the interval (default: the runs' primary judge)")
+	f.StringArrayVar(&o.FalseAccept, "false-accept", nil, "[JUDGE=]FILE: a judge's measured false-accept rate (membench audit judge --json, or a wrong-answer file's recorded verdicts), shown beside the accuracies it gives; JUDGE names the runs' judge the file's one judge stands for (repeatable)")
 	cliflag.JSON(c, &o.JSON)
 	f.StringVar(&o.AnswerKeys, "answer-key", "", "show each run under these LoCoMo answer keys side by side (comma-separated: published, audited or a key FILE), with the published key's ceiling; a key other than a run's own needs `membench judge --answer-key`")
 	f.BoolVar(&o.ByImage, "by-image", false, "LoCoMo: overall with and without the image-dependent questions, and on them alone")
@@ -141,10 +149,25 @@ func Run(ctx context.Context, o *Options) error {
 		builders = append(builders, analysis.Table4)
 	case "dollars":
 		builders = append(builders, dollars)
+	case "repeats":
+		builders = append(builders, analysis.RepeatsTable)
+	case "false-accept":
+		if len(o.FalseAccept) == 0 {
+			return clierr.Bad("--table false-accept needs --false-accept [JUDGE=]FILE (membench audit judge --json writes one)")
+		}
 	case "all", "":
 		builders = append(builders, analysis.Table2, analysis.Table3, analysis.Table4, dollars)
 	default:
-		return clierr.Bad("--table %q: want 2, 3, 4, dollars or all", o.Table)
+		return clierr.Bad("--table %q: want 2, 3, 4, dollars, repeats, false-accept or all", o.Table)
+	}
+	if len(o.FalseAccept) > 0 && (o.Table == "all" || o.Table == "" || o.Table == "false-accept") {
+		rates, err := falseAccepts(o.FalseAccept)
+		if err != nil {
+			return err
+		}
+		builders = append(builders, func(runs []*runlog.Run, _ string, v analysis.View) (*tables.Table, error) {
+			return analysis.FalseAcceptTable(runs, rates, v)
+		})
 	}
 	switch o.Format {
 	case "terminal", "text", "markdown", "md", "csv":
@@ -164,6 +187,9 @@ func Run(ctx context.Context, o *Options) error {
 		loaded = append(loaded, r)
 	}
 	analysis.SortRuns(loaded)
+	if (o.Table == "all" || o.Table == "") && analysis.HasRepeats(loaded) {
+		builders = append(builders, analysis.RepeatsTable)
+	}
 	j := analysis.ChooseJudge(loaded, o.Judge)
 	if o.Judge != "" {
 		found := false
@@ -229,4 +255,37 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	return nil
+}
+
+// falseAccepts reads --false-accept [JUDGE=]FILE values. Without JUDGE,
+// each judge of the file stands for the runs' judge of its name; with it,
+// the file must hold one judge, which stands for JUDGE.
+func falseAccepts(vals []string) ([]analysis.FalseAccept, error) {
+	var out []analysis.FalseAccept
+	for _, v := range vals {
+		judgeName, path := "", v
+		if k, p, ok := strings.Cut(v, "="); ok && !strings.ContainsAny(k, `/\`) {
+			judgeName, path = k, p
+		}
+		a, err := audit.ReadRates(path)
+		if err != nil {
+			return nil, clierr.AsBad(err)
+		}
+		if judgeName != "" && len(a.Judges) != 1 {
+			names := make([]string, len(a.Judges))
+			for i, j := range a.Judges {
+				names[i] = j.Judge
+			}
+			return nil, clierr.Bad("--false-accept %s: %s holds judges %s; JUDGE= needs a file of one judge (membench audit judge with one --judge-spec)", v, path, strings.Join(names, ", "))
+		}
+		for _, j := range a.Judges {
+			o := j.Overall()
+			name := j.Judge
+			if judgeName != "" {
+				name = judgeName
+			}
+			out = append(out, analysis.FalseAccept{Judge: name, Audited: j.Judge, Source: filepath.Base(a.File), Answers: o.Answers, Rate: o.Rate, Lo: o.Lo, Hi: o.Hi, Offline: j.Offline})
+		}
+	}
+	return out, nil
 }

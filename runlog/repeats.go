@@ -1,0 +1,207 @@
+package runlog
+
+import (
+	"math"
+	"sort"
+)
+
+// RepeatStats is one judge's repeated judging over a set of questions
+// (judge spec repeats=N, or an imported peer's several judgment runs).
+// Accuracies are × 100 like Group.Scores.
+type RepeatStats struct {
+	Repeats int `json:"repeats"` // judgment runs seen (highest repeat index + 1)
+	// Scores is each repeat's accuracy over the questions it judged.
+	Scores []float64 `json:"scores"`
+	Mean   float64   `json:"mean"` // mean of Scores
+	// SD is the standard deviation of Scores over the N repeats (divided
+	// by N, as numpy's default and the published LoCoMo audit files have
+	// it).
+	SD       float64 `json:"sd"`
+	Min      float64 `json:"min"`
+	Max      float64 `json:"max"`
+	Majority float64 `json:"majority"` // accuracy of the per-question majority vote (a tie is not correct)
+	// Invalid counts repeat verdicts with no verdict in the reply: left
+	// out of their repeat's accuracy and of the vote.
+	Invalid int `json:"invalid,omitempty"`
+}
+
+func repeatKey(j Judgment) string { return j.System + "\x00" + j.QuestionID + "\x00" + j.Judge }
+
+// CollapseRepeats turns a judge's repeated verdicts on one question (lines
+// already one per Key) into one verdict: its score the mean of the valid
+// repeats' scores, correct when more than half of them are (a tie is not),
+// so a reader's accuracy is the mean over repeats and its paired
+// outcome the majority vote. A question whose repeats are all invalid
+// keeps one invalid line. Judges without repeats pass unchanged, in order.
+func CollapseRepeats(js []Judgment) []Judgment {
+	multi := map[string]bool{}
+	for _, j := range js {
+		if j.Repeat != 0 {
+			multi[repeatKey(j)] = true
+		}
+	}
+	if len(multi) == 0 {
+		return js
+	}
+	type agg struct {
+		at             int // index in out
+		n, correct     int
+		sum            float64
+		invalid        Judgment
+		anyValid, seen bool
+	}
+	aggs := map[string]*agg{}
+	out := make([]Judgment, 0, len(js))
+	for _, j := range js {
+		k := repeatKey(j)
+		if !multi[k] {
+			out = append(out, j)
+			continue
+		}
+		a := aggs[k]
+		if a == nil {
+			a = &agg{at: len(out)}
+			aggs[k] = a
+			out = append(out, Judgment{QuestionID: j.QuestionID, System: j.System, Judge: j.Judge})
+		}
+		if j.Invalid {
+			a.invalid = j
+			continue
+		}
+		a.anyValid = true
+		a.n++
+		a.sum += j.Score
+		if j.Correct {
+			a.correct++
+		}
+		if j.Repeat == 0 || !a.seen { // the first repeat's words, else the first valid one's
+			out[a.at].Reason, out[a.at].Raw = j.Reason, j.Raw
+			a.seen = true
+		}
+	}
+	for _, a := range aggs {
+		if !a.anyValid {
+			inv := a.invalid
+			inv.Repeat = 0
+			out[a.at] = inv
+			continue
+		}
+		out[a.at].Score = a.sum / float64(a.n)
+		out[a.at].Correct = 2*a.correct > a.n
+	}
+	return out
+}
+
+// RepeatVerdicts keeps the last line per Key of the judges that judged
+// some question more than once, every repeat apart; invalid ones are kept
+// (marked) so their count shows. Other judges' lines are left out.
+func RepeatVerdicts(js []Judgment) []Judgment {
+	last := LastBy(js, Judgment.Key)
+	judges := map[string]bool{}
+	for _, j := range last {
+		if j.Repeat != 0 {
+			judges[j.Judge] = true
+		}
+	}
+	var out []Judgment
+	for _, j := range last {
+		if judges[j.Judge] {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// RepeatStatsOf computes one judge's repeat statistics over the questions
+// in (nil: all) from its repeated verdicts (RepeatVerdicts' lines).
+func RepeatStatsOf(rep []Judgment, judge string, in func(qid string) bool) (RepeatStats, bool) {
+	type tally struct{ sum, n float64 }
+	var st RepeatStats
+	byRepeat := map[int]*tally{}
+	type vote struct{ correct, n int }
+	votes := map[string]*vote{}
+	for _, j := range rep {
+		if j.Judge != judge || (in != nil && !in(j.QuestionID)) {
+			continue
+		}
+		st.Repeats = max(st.Repeats, j.Repeat+1)
+		if j.Invalid {
+			st.Invalid++
+			continue
+		}
+		t := byRepeat[j.Repeat]
+		if t == nil {
+			t = &tally{}
+			byRepeat[j.Repeat] = t
+		}
+		t.sum += j.Score
+		t.n++
+		k := repeatKey(j)
+		v := votes[k]
+		if v == nil {
+			v = &vote{}
+			votes[k] = v
+		}
+		v.n++
+		if j.Correct {
+			v.correct++
+		}
+	}
+	if len(byRepeat) == 0 {
+		return RepeatStats{}, false
+	}
+	rs := make([]int, 0, len(byRepeat))
+	for r := range byRepeat {
+		rs = append(rs, r)
+	}
+	sort.Ints(rs)
+	st.Min, st.Max = math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		t := byRepeat[r]
+		a := 100 * t.sum / t.n
+		st.Scores = append(st.Scores, a)
+		st.Mean += a
+		st.Min, st.Max = math.Min(st.Min, a), math.Max(st.Max, a)
+	}
+	st.Mean /= float64(len(st.Scores))
+	for _, a := range st.Scores {
+		st.SD += (a - st.Mean) * (a - st.Mean)
+	}
+	st.SD = math.Sqrt(st.SD / float64(len(st.Scores)))
+	maj := 0
+	for _, v := range votes {
+		if 2*v.correct > v.n {
+			maj++
+		}
+	}
+	st.Majority = 100 * float64(maj) / float64(len(votes))
+	return st, true
+}
+
+// addRepeatStats fills each group's and the overall row's Repeats from
+// the judges' repeated verdicts.
+func addRepeatStats(s *Summary, judgments []Judgment, ans map[string]AnswerRecord) {
+	rep := RepeatVerdicts(judgments)
+	if len(rep) == 0 {
+		return
+	}
+	judges := map[string]bool{}
+	for _, j := range rep {
+		judges[j.Judge] = true
+	}
+	fill := func(g *Group, in func(qid string) bool) {
+		for j := range judges {
+			if st, ok := RepeatStatsOf(rep, j, in); ok {
+				if g.Repeats == nil {
+					g.Repeats = map[string]RepeatStats{}
+				}
+				g.Repeats[j] = st
+			}
+		}
+	}
+	for i := range s.Groups {
+		name := s.Groups[i].Name
+		fill(&s.Groups[i], func(q string) bool { a, ok := ans[q]; return ok && a.Group == name })
+	}
+	fill(&s.Overall, func(q string) bool { a, ok := ans[q]; return ok && !a.Abstains() })
+}
