@@ -39,7 +39,7 @@ func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary
 	if err := cfg.Validate(); err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	cfg = cfg.WithDefaults()
+	cfg = WithDefaults(cfg)
 	p, err := Prepare(cfg, log)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,10 @@ type Prepared struct {
 
 // Prepare validates the config, opens models, embedder and caches, and
 // writes (or checks) the manifest.
-func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
+func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) { return prepare(cfg, nil, log) }
+
+// prepare is Prepare playing the paid replies of play (nil: none).
+func prepare(cfg runlog.Config, play *playback, log io.Writer) (*Prepared, error) {
 	// An unstamped build asks git for its version (the manifest records
 	// it); that runs while the dataset loads.
 	go BuildOf()
@@ -100,10 +103,10 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 			return nil, badinput.Wrap(err)
 		}
 		nq := len(ds.Questions())
-		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: runlog.QuestionSetHash(runlog.Questions(ds))}
+		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: QuestionSetHash(ds.Questions())}
 		ds = ds.Shard(i, n)
 	}
-	res, err := OpenResources(cfg)
+	res, err := openResources(cfg, play)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +212,7 @@ func (p *Prepared) writeManifest() error {
 		// --conversations/--limit.
 		SystemOptions:     p.systemOptions(),
 		EmbedderSHA256:    p.Res.EmbedderSHA256,
-		QuestionSetSHA256: runlog.QuestionSetHash(runlog.Questions(p.Data)),
+		QuestionSetSHA256: QuestionSetHash(p.Data.Questions()),
 		TurnStep:          p.Cfg.TurnStep.String(),
 		Status:            &runlog.Status{State: runlog.StateIncomplete, Questions: nq},
 		Shard:             p.shard,

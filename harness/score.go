@@ -142,10 +142,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		system = trimExt(filepath.Base(sc.Predictions))
 	}
 	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out)}
-	if len(cfg.Judges) == 0 {
-		cfg.Judges = runlog.DefaultJudges(cfg.JudgeModelSpec()) // as run: one set of defaults
-	}
-	cfg = cfg.WithDefaults()
+	cfg = WithDefaults(cfg) // as run: one set of defaults
 	lock, err := runlog.LockDir(sc.Out)
 	if err != nil {
 		return nil, nil, err
@@ -174,12 +171,12 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		scored[p.QuestionID] = true
 	}
 	var qs []*datasets.Question
-	for _, q := range runlog.Questions(ds) {
+	for _, q := range ds.Questions() {
 		if scored[q.ID] {
 			qs = append(qs, q)
 		}
 	}
-	m.QuestionSetSHA256 = runlog.QuestionSetHash(qs)
+	m.QuestionSetSHA256 = QuestionSetHash(qs)
 	m.OfflineParts = m.OfflineList()
 	// Offline stays false: the answers come from outside, and the default
 	// judges are lexical metrics, not the offline model heuristics.

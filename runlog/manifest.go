@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/membench/membench/llm"
 )
 
 // JudgeInfo is one judge as the manifest describes it (judge_specs): a
@@ -19,7 +17,7 @@ type JudgeInfo struct {
 	Kind        string            `json:"kind"`  // the judge registry's name when the run was made: f1 | bleu1 | em | lexical | llm | ...
 	Class       string            `json:"class"` // JudgeMetric or JudgeVerdict; empty in manifests written before it was recorded
 	Description string            `json:"description,omitempty"`
-	Model       *llm.ModelID      `json:"model,omitempty"` // backend, model and base URL (never credentials)
+	Model       *ModelID          `json:"model,omitempty"` // backend, model and base URL (never credentials)
 	Threshold   float64           `json:"threshold,omitempty"`
 	Prompts     map[string]string `json:"prompts,omitempty"` // template -> sha256 [(file)]
 	// AddedBy names the command that logs this judge's verdicts after a
