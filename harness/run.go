@@ -239,6 +239,7 @@ func (p *Prepared) writeManifest() error {
 			}
 		}
 	}
+	m.Primary = m.PrimaryByRule()
 	p.manifest = m
 	return runlog.WriteJSON(path, m)
 }

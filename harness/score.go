@@ -178,6 +178,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	m.QuestionSetSHA256 = QuestionSetHash(qs)
 	m.OfflineParts = m.OfflineList()
+	m.Primary = m.PrimaryByRule()
 	// Offline stays false: the answers come from outside, and the default
 	// judges are lexical metrics, not the offline model heuristics.
 	// Scoring rewrites the directory's files: they derive from the

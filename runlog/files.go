@@ -64,6 +64,10 @@ type Manifest struct {
 	// prompt hashes, threshold), including judges added later by
 	// `membench judge` and `membench grade`.
 	JudgeSpecs []JudgeInfo `json:"judge_specs,omitempty"`
+	// Primary is the judge a reader uses when none is named, as the
+	// writer chose it (PrimaryJudge); empty in manifests written before
+	// it was recorded, which PrimaryJudge reads by its rule.
+	Primary string `json:"primary_judge,omitempty"`
 	// DatasetGroups are the dataset's question groups in the order its
 	// spec gives them, with which abstain, so a reader orders and scores
 	// the groups without knowing the dataset. Manifests written before
