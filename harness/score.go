@@ -178,7 +178,6 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	m.QuestionSetSHA256 = QuestionSetHash(qs)
 	m.OfflineParts = m.OfflineList()
-	m.Primary = m.PrimaryByRule()
 	// Offline stays false: the answers come from outside, and the default
 	// judges are lexical metrics, not the offline model heuristics.
 	// Scoring rewrites the directory's files: they derive from the
@@ -192,6 +191,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		m.Judges = append(m.Judges, in.Name)
 		m.JudgeSpecs = append(m.JudgeSpecs, in)
 	}
+	m.Primary = m.PrimaryByRule() // over every judge listed, as readers chose it before it was recorded
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]
