@@ -115,7 +115,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
 	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, Dataset: r.Manifest.Dataset}
-	d.K, d.KSource, _ = ResolveK(r.Manifest.Config)
+	d.K, d.KSource, _ = ResolveK(r.Manifest)
 	ans := map[string]runlog.AnswerRecord{}
 	for _, a := range r.Answers {
 		ans[a.QuestionID] = a
@@ -221,7 +221,7 @@ func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 	if judgeName == "" {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
-	k, _, _ := ResolveK(r.Manifest.Config)
+	k, _, _ := ResolveK(r.Manifest)
 	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName}
 	abst := map[string]bool{}
 	for _, a := range r.Answers {

@@ -52,7 +52,7 @@ func ScanTokenDirs(dirs []string) ([]RunTokens, error) {
 			return nil, err
 		}
 		rt := RunTokens{Dir: d, RunID: m.RunID, System: m.Config.System, Finished: m.Finished, Config: m.Config, Manifest: m}
-		rt.K, rt.KSource, rt.KOK = ResolveK(m.Config)
+		rt.K, rt.KSource, rt.KOK = ResolveK(m)
 		if m.RenderedTokens != nil && m.RenderedTokens.N > 0 {
 			rt.Tokens, rt.HasTokens, rt.TokensFrom = *m.RenderedTokens, true, "manifest"
 		} else {

@@ -101,7 +101,7 @@ func baseLabel(r *runlog.Run) string {
 	if s == "" {
 		s = filepath.Base(r.Dir)
 	}
-	if k, _, ok := ResolveK(r.Manifest.Config); ok {
+	if k, _, ok := ResolveK(r.Manifest); ok {
 		s += fmt.Sprintf(" k=%d", k)
 	}
 	return s
@@ -181,8 +181,8 @@ func SortRuns(runs []*runlog.Run) {
 		if a != b {
 			return a < b
 		}
-		ka, _, _ := ResolveK(runs[i].Manifest.Config)
-		kb, _, _ := ResolveK(runs[j].Manifest.Config)
+		ka, _, _ := ResolveK(runs[i].Manifest)
+		kb, _, _ := ResolveK(runs[j].Manifest)
 		if ka != kb {
 			return ka < kb
 		}

@@ -53,7 +53,7 @@ func Report(runs []*runlog.Run, judgeName string, mixed []string) (ReportJSON, e
 		if o.Binary && o.N > 0 {
 			row.Overall.Lo, row.Overall.Hi = finite(o.Lo), finite(o.Hi)
 		}
-		if k, _, ok := ResolveK(r.Manifest.Config); ok {
+		if k, _, ok := ResolveK(r.Manifest); ok {
 			row.K = &k
 		}
 		out.Runs = append(out.Runs, row)

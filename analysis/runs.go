@@ -14,9 +14,12 @@ import (
 )
 
 // ResolveK is the retrieval budget a run used: --k when set, else the run's
-// --opt k=, else the system's registered default k. ok is false when none
-// applies (e.g. fullcontext, or a system not registered in this binary).
-func ResolveK(cfg runlog.Config) (k int, source string, ok bool) {
+// --opt k=, else the system's default k as the manifest records it (its
+// options after the system's defaults, system_options). ok is false when
+// none applies (e.g. fullcontext). Only manifests written before
+// system_options was recorded ask this binary's registry for the default.
+func ResolveK(m runlog.Manifest) (k int, source string, ok bool) {
+	cfg := m.Config
 	if cfg.K > 0 {
 		return cfg.K, "--k", true
 	}
@@ -25,11 +28,15 @@ func ResolveK(cfg runlog.Config) (k int, source string, ok bool) {
 			return n, "--opt k", true
 		}
 	}
-	spec, err := systems.Lookup(cfg.System)
-	if err != nil {
-		return 0, "system " + cfg.System + " is not registered in this binary, so its default k is unknown", false
+	defaults := m.SystemOptions
+	if defaults == nil {
+		spec, err := systems.Lookup(cfg.System)
+		if err != nil {
+			return 0, "system " + cfg.System + " is not registered in this binary and the manifest records no system options, so its default k is unknown", false
+		}
+		defaults = spec.Defaults
 	}
-	if v, has := spec.Defaults["k"]; has {
+	if v, has := defaults["k"]; has {
 		if n, err := strconv.Atoi(v); err == nil && n > 0 {
 			return n, "default of " + cfg.System, true
 		}

@@ -33,7 +33,7 @@ type partialCosts struct {
 }
 
 // startPartialCosts writes meter's new usage in batches until Stop.
-func startPartialCosts(meter *llm.Meter, out *runlog.Appender, conv, system string) *partialCosts {
+func startPartialCosts(meter *llm.Meter, rec *runlog.Recorder, conv string) *partialCosts {
 	id := make([]byte, 8)
 	rand.Read(id)
 	p := &partialCosts{attempt: hex.EncodeToString(id), stop: make(chan struct{}), done: make(chan struct{})}
@@ -62,7 +62,7 @@ func startPartialCosts(meter *llm.Meter, out *runlog.Appender, conv, system stri
 			}
 			// A failed write loses this line only; the closing line still
 			// counts every call of a build that ends.
-			if out.Write(runlog.CostRecord{ConversationID: conv, System: system, At: time.Now().UTC(), Tallies: d, Attempt: p.attempt, Partial: true}) == nil {
+			if rec.Cost(runlog.CostRecord{ConversationID: conv, Tallies: d, Attempt: p.attempt, Partial: true}) == nil {
 				last, lastAt = now, time.Now()
 			}
 		}

@@ -33,7 +33,7 @@ func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
 	if first.CacheDamaged != nil {
 		t.Fatalf("a clean run reports damaged cache entries: %+v", first.CacheDamaged)
 	}
-	md, _ := os.ReadFile(filepath.Join(cfg.WithDefaults().Dir(), runlog.SummaryMD))
+	md, _ := os.ReadFile(filepath.Join(harness.WithDefaults(cfg).Dir(), runlog.SummaryMD))
 	if strings.Contains(string(md), "CACHE:") {
 		t.Fatalf("a clean run's summary has a cache note:\n%s", md)
 	}
@@ -79,7 +79,7 @@ func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
 	if sum.CacheDamaged == nil || sum.CacheDamaged.Embeddings != 3 || sum.CacheDamaged.LLM != 0 {
 		t.Fatalf("summary counts %+v damaged entries; want 3 embeddings", sum.CacheDamaged)
 	}
-	dir := cfg.WithDefaults().Dir()
+	dir := harness.WithDefaults(cfg).Dir()
 	md, _ = os.ReadFile(filepath.Join(dir, runlog.SummaryMD))
 	if !strings.Contains(string(md), "CACHE: 3 damaged entries (LLM cache 0, embedding cache 3, token counts 0)") {
 		t.Fatalf("summary lacks the damaged-entries note:\n%s", md)

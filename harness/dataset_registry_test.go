@@ -56,6 +56,16 @@ func TestRegisteredDatasetRunsEndToEnd(t *testing.T) {
 	if len(m.DatasetGroups) != len(datasettest.Groups) {
 		t.Fatalf("manifest groups %+v", m.DatasetGroups)
 	}
+	// The manifest describes its judges itself: each one's class and the
+	// primary judge, so no reader asks this binary's judge registry.
+	if m.Primary != "lexical" || len(m.JudgeSpecs) != len(m.Judges) {
+		t.Errorf("manifest primary_judge %q, judge_specs %+v; want lexical and one spec per judge", m.Primary, m.JudgeSpecs)
+	}
+	for _, in := range m.JudgeSpecs {
+		if want := map[bool]string{true: runlog.JudgeMetric, false: runlog.JudgeVerdict}[in.Name != "lexical"]; in.Class != want {
+			t.Errorf("judge %s: class %q, want %q", in.Name, in.Class, want)
+		}
+	}
 	for i, g := range datasettest.Groups {
 		if m.DatasetGroups[i] != (runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains}) {
 			t.Errorf("manifest group %d: %+v, spec %+v", i, m.DatasetGroups[i], g)

@@ -36,7 +36,7 @@ type QuestionsFailedError = runlog.QuestionsFailedError
 // layer already retried, or an adapter's reply over its size limit): the
 // run goes on without the question. Any other error
 // (and any error after cancellation) is returned, and stops the run.
-func (p *Prepared) questionFailed(ctx context.Context, conv *datasets.Conversation, q *datasets.Question, err error, out *runlog.Appender) error {
+func (p *Prepared) questionFailed(ctx context.Context, conv *datasets.Conversation, q *datasets.Question, err error, rec *runlog.Recorder) error {
 	if ctx.Err() != nil || !errors.Is(err, llm.ErrBadReply) {
 		return err
 	}
@@ -46,7 +46,7 @@ func (p *Prepared) questionFailed(ctx context.Context, conv *datasets.Conversati
 		stage, err = se.stage, se.err
 	}
 	f := runlog.Failure{QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Stage: stage, Reason: err.Error(), At: time.Now().UTC()}
-	if werr := out.Write(f); werr != nil {
+	if werr := rec.Failure(f); werr != nil {
 		return errors.Join(err, werr)
 	}
 	p.failMu.Lock()

@@ -48,7 +48,7 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := len(answers) * len(runlog.DefaultJudges("offline")); len(js) != want {
+			if want := len(answers) * len(harness.DefaultJudges("offline")); len(js) != want {
 				t.Fatalf("judgments %d, want questions × judges = %d", len(js), want)
 			}
 			for _, j := range js {
@@ -116,8 +116,8 @@ func TestRerunResumesWithoutRedoingWork(t *testing.T) {
 	for _, j := range judged {
 		seen[j.QuestionID+"|"+j.Judge] = true
 	}
-	if len(seen) != len(ans)*len(runlog.DefaultJudges("offline")) {
-		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(runlog.DefaultJudges("offline")))
+	if len(seen) != len(ans)*len(harness.DefaultJudges("offline")) {
+		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(harness.DefaultJudges("offline")))
 	}
 }
 

@@ -42,7 +42,7 @@ func Resolve(cfg runlog.Config) (runlog.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, badinput.Wrap(err)
 	}
-	r, err := resolve(cfg.WithDefaults())
+	r, err := resolve(WithDefaults(cfg))
 	if err != nil {
 		return cfg, err
 	}

@@ -88,7 +88,7 @@ func TestLongMemEvalRunWithOneHaystackSlotEqualsUnbounded(t *testing.T) {
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		p, err := Prepare(cfg.WithDefaults(), io.Discard)
+		p, err := Prepare(WithDefaults(cfg), io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

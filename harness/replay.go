@@ -51,7 +51,7 @@ type ReplayOptions struct {
 // prompt files) are not read (prompts come from the bundle's own text,
 // checked by hash), and calls it lacks go only to o.BaseURL.
 func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Writer) (*runlog.Summary, error) {
-	cfg := b.Manifest.Config.WithoutEndpoints()
+	cfg := b.Manifest.Config.MapSpecs(llm.StripEndpoint)
 	cfg.RunID = b.Manifest.RunID
 	// Checked before anything is written under --results: the id is the
 	// bundle's, and the run folder is named after it.
@@ -66,8 +66,8 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	cfg.Data = o.Data // "" = the dataset's own copy; never a path the bundle names
 	cfg.MaxDataSize = o.MaxDataSize
 	cfg.ResultsDir, cfg.CacheDir, cfg.Concurrency, cfg.Quiet, cfg.Host = o.ResultsDir, o.CacheDir, o.Concurrency, o.Quiet, o.Host
-	cfg.Replay, cfg.ReplayFallback, cfg.ReplayBaseURL = llm.NewPlayer(b.Replies), o.Fallback, o.BaseURL
-	cfg = cfg.WithDefaults()
+	play := &playback{tape: llm.NewPlayer(b.Replies), fallback: o.Fallback, baseURL: o.BaseURL}
+	cfg = WithDefaults(cfg)
 	if runlog.IsRunDir(cfg.Dir()) {
 		return alreadyReplayed(b, cfg, log)
 	}
@@ -77,7 +77,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	if b.Partial {
 		fmt.Fprintf(log, "replay: %s is a partial bundle (its run had not finished); questions it did not reach fail unless --replay-fallback\n", filepath.Base(b.Path))
 	}
-	p, err := Prepare(cfg, log)
+	p, err := prepare(cfg, play, log)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 		return nil, err
 	}
 	sum, err := p.Execute(ctx)
-	if cfg.ReplayFallback && sum != nil {
+	if play.fallback && sum != nil {
 		fresh := p.Res.Fresh()
 		p.manifest.Replay.Fresh = fresh
 		if werr := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); werr != nil && err == nil {
@@ -162,7 +162,7 @@ func UnpackBundle(b *bundle.Bundle, dir string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := localPrompts(b, b.Manifest.Config.WithoutEndpoints(), abs)
+	cfg, err := localPrompts(b, b.Manifest.Config.MapSpecs(llm.StripEndpoint), abs)
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,7 @@ const (
 // models in its own meter so its costs can be reported alone.
 type Resources struct {
 	cfg          runlog.Config
+	play         *playback // a replay's bundle; nil records the run's own replies
 	base         map[string]llm.Model
 	specs        map[string]llm.Spec
 	cache        *llm.Cache
@@ -52,12 +53,26 @@ type Resources struct {
 	EmbedderSHA256 string
 }
 
+// playback serves every paid model's reply (and a paid embedder's
+// vectors) from a bundle (`membench run --replay`); with fallback a call
+// the bundle lacks goes to baseURL, the server configured now, never one
+// the bundle names ("" = $OPENAI_BASE_URL, else the default). It is the
+// engine's, not the run's: the run log records only that a run was
+// replayed (runlog.ReplayInfo).
+type playback struct {
+	tape     *llm.Tape
+	fallback bool
+	baseURL  string
+}
+
 // OpenResources builds the models and the embedder the config names.
-func OpenResources(cfg runlog.Config) (*Resources, error) {
+func OpenResources(cfg runlog.Config) (*Resources, error) { return openResources(cfg, nil) }
+
+func openResources(cfg runlog.Config, play *playback) (*Resources, error) {
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = cfg.Host.CacheDir()
 	}
-	r := &Resources{cfg: cfg, base: map[string]llm.Model{}, specs: map[string]llm.Spec{}}
+	r := &Resources{cfg: cfg, play: play, base: map[string]llm.Model{}, specs: map[string]llm.Spec{}}
 	if cfg.Concurrency > 0 {
 		r.limit = llm.NewLimiter(cfg.Concurrency)
 		r.http = llm.NewHTTPClient(cfg.Concurrency, 120*time.Second)
@@ -130,18 +145,18 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 func (r *Resources) openEmbedder() error {
 	var inner llm.Embedder
 	switch e := r.cfg.Embedder; {
-	case remoteEmbedder(e) && r.cfg.Replay != nil:
+	case remoteEmbedder(e) && r.play != nil:
 		spec, err := llm.ParseSpec(e)
 		if err != nil {
 			return badinput.Errorf("--embedder %s: %v", llm.RedactText(e), err)
 		}
 		// The bundle's spec was stripped of its server: the one configured now.
 		if spec.BaseURL == "" {
-			spec.BaseURL = r.cfg.ReplayBaseURL
+			spec.BaseURL = r.play.baseURL
 		}
 		name := llm.EmbedderName(spec)
 		var fb llm.Embedder
-		if r.cfg.ReplayFallback {
+		if r.play.fallback {
 			o, err := llm.BuildEmbedder(spec, r.http)
 			if err != nil {
 				return badinput.Wrap(fmt.Errorf("--embedder %s: %w", e, err))
@@ -187,7 +202,7 @@ func (r *Resources) openEmbedder() error {
 	}
 	r.embCache = c
 	r.Embedder = c
-	if strings.HasPrefix(r.cfg.Embedder, "openai:") && r.cfg.Replay == nil {
+	if strings.HasPrefix(r.cfg.Embedder, "openai:") && r.play == nil {
 		// A paid embedder's vectors go into the run's replies; local
 		// embedders are reproduced from their pinned model files.
 		r.Embedder = r.tape.RecordEmbedder(c)
@@ -316,8 +331,8 @@ func (r *Resources) Offline() bool {
 // recording, or playing a bundle.
 func (r *Resources) buildDeps(role string) llm.BuildDeps {
 	d := llm.BuildDeps{Cache: r.cache, Role: role, Limit: r.limit, HTTP: r.http}
-	if r.cfg.Replay != nil {
-		d.Replay, d.ReplayFallback, d.ReplayBaseURL = r.cfg.Replay, r.cfg.ReplayFallback, r.cfg.ReplayBaseURL
+	if r.play != nil {
+		d.Replay, d.ReplayFallback, d.ReplayBaseURL = r.play.tape, r.play.fallback, r.play.baseURL
 	} else {
 		d.Tape = r.tape
 	}
@@ -327,8 +342,8 @@ func (r *Resources) buildDeps(role string) llm.BuildDeps {
 // openTape plays the config's bundle, or records into the run's
 // replies.jsonl, keeping the replies an earlier attempt recorded.
 func (r *Resources) openTape() error {
-	if r.cfg.Replay != nil {
-		r.tape = r.cfg.Replay
+	if r.play != nil {
+		r.tape = r.play.tape
 		return nil
 	}
 	var err error
@@ -338,7 +353,7 @@ func (r *Resources) openTape() error {
 
 // Fresh counts calls a replayed run sent to the backend (--replay-fallback).
 func (r *Resources) Fresh() int64 {
-	if r.cfg.Replay == nil {
+	if r.play == nil {
 		return 0
 	}
 	return r.tape.Fresh()

@@ -39,7 +39,7 @@ func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary
 	if err := cfg.Validate(); err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	cfg = cfg.WithDefaults()
+	cfg = WithDefaults(cfg)
 	p, err := Prepare(cfg, log)
 	if err != nil {
 		return nil, err
@@ -61,8 +61,7 @@ type Prepared struct {
 	Dir      string
 	log      io.Writer
 	manifest runlog.Manifest
-	tx       *runlog.TranscriptWriter // nil with --no-transcripts
-	bar      *progress                // the run's progress; it reads the meters in use (Execute)
+	bar      *progress // the run's progress; it reads the meters in use (Execute)
 
 	work *pool    // the run's question workers (Execute)
 	mem  *memPlan // haystack slots and memory limit of a lazily loaded dataset (Execute)
@@ -80,7 +79,10 @@ type Prepared struct {
 
 // Prepare validates the config, opens models, embedder and caches, and
 // writes (or checks) the manifest.
-func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
+func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) { return prepare(cfg, nil, log) }
+
+// prepare is Prepare playing the paid replies of play (nil: none).
+func prepare(cfg runlog.Config, play *playback, log io.Writer) (*Prepared, error) {
 	// An unstamped build asks git for its version (the manifest records
 	// it); that runs while the dataset loads.
 	go BuildOf()
@@ -102,10 +104,10 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 			return nil, badinput.Wrap(err)
 		}
 		nq := len(ds.Questions())
-		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: runlog.QuestionSetHash(runlog.Questions(ds))}
+		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: QuestionSetHash(ds.Questions())}
 		ds = ds.Shard(i, n)
 	}
-	res, err := OpenResources(cfg)
+	res, err := openResources(cfg, play)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +221,7 @@ func (p *Prepared) writeManifest() error {
 		// --conversations/--limit.
 		SystemOptions:     p.systemOptions(),
 		EmbedderSHA256:    p.Res.EmbedderSHA256,
-		QuestionSetSHA256: runlog.QuestionSetHash(runlog.Questions(p.Data)),
+		QuestionSetSHA256: QuestionSetHash(p.Data.Questions()),
 		TurnStep:          p.Cfg.TurnStep.String(),
 		Status:            &runlog.Status{State: runlog.StateIncomplete, Questions: nq},
 		Shard:             p.shard,
@@ -249,6 +251,7 @@ func (p *Prepared) writeManifest() error {
 			}
 		}
 	}
+	m.Primary = m.PrimaryByRule()
 	p.manifest = m
 	return runlog.WriteJSON(path, m)
 }
@@ -299,18 +302,11 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := map[string]*runlog.Appender{}
-	for _, n := range []string{runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.MemoryFile, runlog.FailuresFile} {
-		a, err := runlog.OpenAppender(filepath.Join(p.Dir, n))
-		if err != nil {
-			return nil, err
-		}
-		defer a.Close()
-		if err := a.Keep(); err != nil {
-			return nil, err
-		}
-		files[n] = a
+	rec, err := runlog.OpenRecorder(p.Dir, p.Cfg.System)
+	if err != nil {
+		return nil, err
 	}
+	defer rec.Close()
 	total, toBuild := 0, 0
 	for _, c := range p.Data.Conversations {
 		unanswered := false
@@ -332,10 +328,9 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	// Opening the transcripts scans the file for a torn tail; a run with
 	// nothing left to answer writes none.
 	if !p.Cfg.NoTranscripts && total > 0 {
-		if p.tx, err = runlog.OpenTranscripts(filepath.Join(p.Dir, runlog.TranscriptsFile)); err != nil {
+		if err := rec.StartTranscripts(); err != nil {
 			return nil, err
 		}
-		defer p.tx.Close()
 	}
 	if total == 0 {
 		fmt.Fprintf(p.log, "run %s: every question is already answered and judged; summarising\n", p.Cfg.ID())
@@ -364,7 +359,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	for _, conv := range p.Data.Conversations {
 		conv := conv
 		g.Go(func() error {
-			err := p.runConversation(gctx, conv, done, files, bar)
+			err := p.runConversation(gctx, conv, done, rec, bar)
 			if err != nil {
 				return fmt.Errorf("conversation %s: %w", conv.ID, err)
 			}
@@ -380,10 +375,8 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		runErr = p.failures(total)
 	}
 	bar.Summarize()
-	known := done.known(files)
-	for _, a := range files {
-		a.Close()
-	}
+	known := done.known(rec)
+	rec.Close()
 	// One read of the records for the summary and the status, of the files
 	// whose lines the run does not hold already.
 	sum, st, err := runlog.SummarizeWithStatus(p.Dir, p.manifest, known)
@@ -421,26 +414,26 @@ type doneSet struct {
 // start (when their files had not changed since) followed by those this
 // attempt wrote, and the other files when this attempt started them empty.
 // What the appenders kept is checked against each file's size (Kept).
-func (d *doneSet) known(files map[string]*runlog.Appender) *runlog.Known {
+func (d *doneSet) known(rec *runlog.Recorder) *runlog.Known {
 	k := &runlog.Known{Has: map[string]bool{}}
 	// The lines read at the start are the file's lines at Keep when its
 	// size then (base) is the size it was read at (-1: no file, none read).
 	startedWith := func(readAt, base int64) bool { return max(readAt, 0) == base }
-	if recs, base, ok := runlog.KeptAs[runlog.AnswerRecord](files[runlog.AnswersFile]); ok && startedWith(d.ansSize, base) {
+	if recs, base, ok := runlog.KeptAs[runlog.AnswerRecord](rec.File(runlog.AnswersFile)); ok && startedWith(d.ansSize, base) {
 		k.Answers = append(slices.Clip(d.read.Answers), recs...)
 		k.Has[runlog.AnswersFile] = true
 	}
-	if recs, base, ok := runlog.KeptAs[runlog.Judgment](files[runlog.JudgmentsFile]); ok && startedWith(d.jSize, base) {
+	if recs, base, ok := runlog.KeptAs[runlog.Judgment](rec.File(runlog.JudgmentsFile)); ok && startedWith(d.jSize, base) {
 		k.Judgments = append(slices.Clip(d.read.Judgments), recs...)
 		k.Has[runlog.JudgmentsFile] = true
 	}
-	if recs, base, ok := runlog.KeptAs[runlog.RetrievalRecord](files[runlog.RetrievalsFile]); ok && base == 0 {
+	if recs, base, ok := runlog.KeptAs[runlog.RetrievalRecord](rec.File(runlog.RetrievalsFile)); ok && base == 0 {
 		k.Retrievals, k.Has[runlog.RetrievalsFile] = recs, true
 	}
-	if recs, base, ok := runlog.KeptAs[runlog.BuildRecord](files[runlog.BuildFile]); ok && base == 0 {
+	if recs, base, ok := runlog.KeptAs[runlog.BuildRecord](rec.File(runlog.BuildFile)); ok && base == 0 {
 		k.Builds, k.Has[runlog.BuildFile] = recs, true
 	}
-	if recs, base, ok := runlog.KeptAs[runlog.CostRecord](files[runlog.CostsFile]); ok && base == 0 {
+	if recs, base, ok := runlog.KeptAs[runlog.CostRecord](rec.File(runlog.CostsFile)); ok && base == 0 {
 		k.Costs, k.Has[runlog.CostsFile] = recs, true
 	}
 	return k
@@ -515,7 +508,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	return d, nil
 }
 
-func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversation, done *doneSet, files map[string]*runlog.Appender, bar *progress) error {
+func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversation, done *doneSet, rec *runlog.Recorder, bar *progress) error {
 	var needAnswer, needJudge []*datasets.Question
 	for _, q := range conv.Questions {
 		if _, ok := done.answered[q.ID]; !ok {
@@ -541,11 +534,11 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		// failed part way, usage an outside service reported). For a
 		// build not recorded, this line closes its attempt.
 		if t := llm.Minus(meter.Snapshot(), written); len(t) > 0 {
-			c := runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: t, Redone: redone}
+			c := runlog.CostRecord{ConversationID: conv.ID, Tallies: t, Redone: redone}
 			if redone && partial != nil {
 				c.Attempt = partial.attempt
 			}
-			files[runlog.CostsFile].Write(c)
+			rec.Cost(c)
 		}
 	}()
 	env := p.Res.Env(meter, p.Cfg)
@@ -555,8 +548,8 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	}
 	// Judging answers from an earlier attempt needs no memory.
 	err = p.work.each(ctx, needJudge, func(ctx context.Context, q *datasets.Question) error {
-		err := p.judgeOne(ctx, judges, conv, q, done.answered[q.ID].Prediction, done.judged[q.ID], files, nil)
-		if err := p.questionFailed(ctx, conv, q, atStage("judge", err), files[runlog.FailuresFile]); err != nil {
+		err := p.judgeOne(ctx, judges, conv, q, done.answered[q.ID].Prediction, done.judged[q.ID], rec, nil)
+		if err := p.questionFailed(ctx, conv, q, atStage("judge", err), rec); err != nil {
 			return err
 		}
 		bar.Add(1)
@@ -590,7 +583,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	redone = true // until the build is recorded
 	// The build's spend so far reaches costs.jsonl in batches of calls,
 	// so a kill -9 mid-build leaves it counted.
-	partial = startPartialCosts(meter, files[runlog.CostsFile], conv.ID, p.Cfg.System)
+	partial = startPartialCosts(meter, rec, conv.ID)
 	stats, err := sys.Ingest(ctx, conv)
 	partial.Stop()
 	if err != nil {
@@ -600,29 +593,23 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	bar.Built()
 	empty := p.Spec.Memory.Empty(stats)
 	if !done.built[conv.ID] {
-		// Memory dump, then the build's costs, then the build line: the
-		// build line says the conversation is built, so a kill before it
-		// rebuilds, and resume drops the dump of an unrecorded build
-		// (runlog.DropMemoryOf) and its cost line is replaced.
+		// The recorder commits the memory dump, the build's costs and the
+		// build line in the order that makes a kill before the end rebuild.
+		var memory []byte
 		if d, ok := sys.(interface{ WriteMemory(io.Writer) error }); ok {
 			var buf bytes.Buffer
 			if err := d.WriteMemory(&buf); err != nil {
 				return fmt.Errorf("dump memory: %w", err)
 			}
-			if err := files[runlog.MemoryFile].WriteRaw(buf.Bytes()); err != nil {
-				return err
-			}
+			memory = buf.Bytes()
 		}
 		written = meter.Snapshot()
-		if err := files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, At: time.Now().UTC(), Tallies: written, Part: "build", Attempt: partial.attempt}); err != nil {
+		br := buildRecord(conv, p.Cfg.System, meter, stats, start, secs)
+		br.EmptyMemory = empty
+		if err := rec.Build(memory, written, partial.attempt, br); err != nil {
 			return err
 		}
 		redone = false
-		rec := buildRecord(conv, p.Cfg.System, meter, stats, start, secs)
-		rec.EmptyMemory = empty
-		if err := files[runlog.BuildFile].Write(rec); err != nil {
-			return err
-		}
 	}
 	// No answers on a memory whose build mostly failed: the run stops here.
 	if err := p.checkBuild(conv.ID, stats); err != nil {
@@ -634,8 +621,8 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		return &EmptyMemoryError{System: p.Cfg.System, Conversation: conv.ID, Reason: empty}
 	}
 	return p.work.each(ctx, needAnswer, func(ctx context.Context, q *datasets.Question) error {
-		err := p.answerOne(ctx, sys, judges, conv, q, files)
-		if err := p.questionFailed(ctx, conv, q, err, files[runlog.FailuresFile]); err != nil {
+		err := p.answerOne(ctx, sys, judges, conv, q, rec)
+		if err := p.questionFailed(ctx, conv, q, err, rec); err != nil {
 			return fmt.Errorf("question %s: %w", q.ID, err)
 		}
 		bar.Add(1)
@@ -714,7 +701,7 @@ func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, s
 	}
 }
 
-func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, files map[string]*runlog.Appender) error {
+func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, rec *runlog.Recorder) error {
 	// The question's retrieval and answer calls, written with its answer.
 	qm := llm.NewMeter()
 	defer p.bar.track(qm)()
@@ -725,13 +712,13 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 		return atStage("retrieve", err)
 	}
 	ctxSHA := llm.HashText(c.Rendered)
-	rec := runlog.RetrievalRecord{
+	rr := runlog.RetrievalRecord{
 		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, K: p.Cfg.K,
 		Tokens: c.Tokens, Items: refs(c.Items), Candidates: refs(c.Candidates),
 		Evidence: q.Evidence, EvidenceHit: evidenceHit(q.Evidence, c.Items),
 		ContextSHA256: ctxSHA, Seconds: time.Since(start).Seconds(), Notes: c.Notes,
 	}
-	if err := files[runlog.RetrievalsFile].Write(rec); err != nil {
+	if err := rec.Retrieval(rr); err != nil {
 		return err
 	}
 	tmpl, err := p.Prompts.Template(answer.Prompt)
@@ -753,20 +740,14 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	// another has written leaves an answered question that resume judges
 	// only with the judges still missing, so no (question, judge) pair is
 	// written twice. (Such a question's transcript is then not written.)
-	if err := p.writeCosts(files, conv, q, "answer", qm); err != nil {
+	if err := rec.Answer(qm.Snapshot(), a); err != nil {
 		return err
 	}
-	if err := files[runlog.AnswersFile].Write(a); err != nil {
-		return err
-	}
-	tr := transcript(rec, c, res, time.Since(answerStart).Seconds())
-	if err := p.judgeOne(ctx, judges, conv, q, res.Prediction, nil, files, tr); err != nil {
+	tr := transcript(rr, c, res, time.Since(answerStart).Seconds())
+	if err := p.judgeOne(ctx, judges, conv, q, res.Prediction, nil, rec, tr); err != nil {
 		return atStage("judge", err)
 	}
-	if p.tx != nil {
-		return p.tx.Write(*tr)
-	}
-	return nil
+	return rec.Transcript(*tr)
 }
 
 // transcript is the question's transcript so far (retrieval and answer).
@@ -781,7 +762,7 @@ func transcript(rec runlog.RetrievalRecord, c *systems.Context, res answer.Resul
 
 // judgeOne judges and logs; with tr non-nil each judge's request, reply
 // and verdict go into the transcript too.
-func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, pred string, have map[string]bool, files map[string]*runlog.Appender, tr *runlog.Transcript) error {
+func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, pred string, have map[string]bool, rec *runlog.Recorder, tr *runlog.Transcript) error {
 	s := judge.NewSample(conv, q, pred)
 	s.Prompt = p.Data.JudgePrompt(q)
 	for _, jd := range judges {
@@ -797,10 +778,7 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 				if tr != nil {
 					tr.Judges = append(tr.Judges, judging.TranscriptCall(j, v, secs))
 				}
-				if err := p.writeCosts(files, conv, q, "judge:"+name, jm); err != nil {
-					return err
-				}
-				return files[runlog.JudgmentsFile].Write(j)
+				return rec.Judgment(conv.ID, jm.Snapshot(), j)
 			})
 			untrack()
 			if err != nil {
@@ -809,16 +787,6 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 		}
 	}
 	return nil
-}
-
-// writeCosts writes the calls metered by m as the cost line of one part of
-// a question (see runlog.CostRecord).
-func (p *Prepared) writeCosts(files map[string]*runlog.Appender, conv *datasets.Conversation, q *datasets.Question, part string, m *llm.Meter) error {
-	t := m.Snapshot()
-	if len(t) == 0 {
-		return nil // offline metrics make no calls
-	}
-	return files[runlog.CostsFile].Write(runlog.CostRecord{ConversationID: conv.ID, System: p.Cfg.System, QuestionID: q.ID, Part: part, At: time.Now().UTC(), Tallies: t})
 }
 
 func refs(items []systems.Item) []runlog.ItemRef {

@@ -169,10 +169,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out),
 		AnswerKey: sc.AnswerKey, AnswerKeySHA256: keySum, ExcludeImageQuestions: sc.ExcludeImageQuestions}
-	if len(cfg.Judges) == 0 {
-		cfg.Judges = runlog.DefaultJudges(cfg.JudgeModelSpec()) // as run: one set of defaults
-	}
-	cfg = cfg.WithDefaults()
+	cfg = WithDefaults(cfg) // as run: one set of defaults
 	lock, err := runlog.LockDir(sc.Out)
 	if err != nil {
 		return nil, nil, err
@@ -201,12 +198,12 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		scored[p.QuestionID] = true
 	}
 	var qs []*datasets.Question
-	for _, q := range runlog.Questions(ds) {
+	for _, q := range ds.Questions() {
 		if scored[q.ID] {
 			qs = append(qs, q)
 		}
 	}
-	m.QuestionSetSHA256 = runlog.QuestionSetHash(qs)
+	m.QuestionSetSHA256 = QuestionSetHash(qs)
 	m.AnswerKey, m.ImageQuestionsExcluded = scoring.Key, scoring.ImageExcluded
 	m.OfflineParts = m.OfflineList()
 	// Offline stays false: the answers come from outside, and the default
@@ -222,6 +219,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		m.Judges = append(m.Judges, in.Name)
 		m.JudgeSpecs = append(m.JudgeSpecs, in)
 	}
+	m.Primary = m.PrimaryByRule() // over every judge listed, as readers chose it before it was recorded
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]

@@ -61,7 +61,7 @@ func TestTranscriptsHoldWhatTheModelsRead(t *testing.T) {
 			}
 		}
 		cands += len(tr.Candidates)
-		if len(tr.Judges) != len(runlog.DefaultJudges("offline")) {
+		if len(tr.Judges) != len(harness.DefaultJudges("offline")) {
 			t.Fatalf("%s: %d judges in the transcript", a.QuestionID, len(tr.Judges))
 		}
 		for _, j := range tr.Judges {

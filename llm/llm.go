@@ -6,22 +6,28 @@ package llm
 import (
 	"context"
 	"errors"
+
+	"github.com/membench/membench/runlog"
 )
 
-// Message is one chat message in the OpenAI sense.
-type Message struct {
-	Role    string `json:"role"` // system | user | assistant
-	Content string `json:"content"`
-}
-
-// Stage tags a request for metering: where in the pipeline it was made.
-type Stage string
+// The types a run records of its model use are the run log's schema
+// (runlog); the model layer speaks them under its own names.
+type (
+	// Message is one chat message in the OpenAI sense.
+	Message = runlog.Message
+	// Stage tags a request for metering: where in the pipeline it was made.
+	Stage = runlog.Stage
+	// Usage is what one call cost.
+	Usage = runlog.Usage
+	// ModelID identifies a configured model (backend, model, base URL).
+	ModelID = runlog.ModelID
+)
 
 const (
-	StageBuild    Stage = "build"
-	StageRetrieve Stage = "retrieve"
-	StageAnswer   Stage = "answer"
-	StageJudge    Stage = "judge"
+	StageBuild    = runlog.StageBuild
+	StageRetrieve = runlog.StageRetrieve
+	StageAnswer   = runlog.StageAnswer
+	StageJudge    = runlog.StageJudge
 )
 
 // Request is one chat completion. Task names the job ("answer", "judge",
@@ -47,18 +53,6 @@ type Request struct {
 	// that carries a verdict). The cache neither stores nor serves a reply
 	// it rejects, so one bad reply is never replayed from the cache.
 	Accept func(text string) error `json:"-"`
-}
-
-// Usage is what one call cost.
-type Usage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
-	// CachedInputTokens is the part of InputTokens the provider served
-	// from its own prompt (prefix) cache and bills at its cached rate
-	// (OpenAI's and vLLM's usage.prompt_tokens_details.cached_tokens).
-	// It is not membench's reply cache: a reply from that is marked
-	// Cached on the response and counted in Tally.CachedCalls.
-	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
 }
 
 // Response is a chat completion's result.
@@ -93,13 +87,6 @@ type Model interface {
 	// ID names the model for manifests and cache keys: backend, model name
 	// and base URL, never a key.
 	ID() ModelID
-}
-
-// ModelID identifies a configured model.
-type ModelID struct {
-	Backend string `json:"backend"` // "offline" | "openai"
-	Model   string `json:"model"`
-	BaseURL string `json:"base_url,omitempty"`
 }
 
 // Embedder turns texts into unit vectors.

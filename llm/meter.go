@@ -9,27 +9,12 @@ import (
 	"time"
 
 	"github.com/membench/membench/internal/tokens"
+	"github.com/membench/membench/runlog"
 )
 
-// Tally is the usage of one (role, stage, label, model) bucket.
-type Tally struct {
-	Role  string `json:"role"`
-	Stage Stage  `json:"stage"`
-	Label string `json:"label,omitempty"`
-	// Model is "backend:model" of the model that made the calls (what a
-	// price table is looked up by); empty in tallies written before it
-	// was recorded and for work a service reports about itself.
-	Model string `json:"model,omitempty"`
-	Calls int    `json:"calls"`
-	// CachedCalls are replies served from membench's own reply cache.
-	CachedCalls  int `json:"cached_calls"`
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
-	// CachedInputTokens is the part of InputTokens the provider read from
-	// its prompt cache (Usage.CachedInputTokens), billed at a lower rate.
-	CachedInputTokens int     `json:"cached_input_tokens,omitempty"`
-	Seconds           float64 `json:"seconds"`
-}
+// Tally is the usage of one (role, stage, label, model) bucket, as
+// build and cost records hold it (runlog.Tally).
+type Tally = runlog.Tally
 
 // ModelName is how tallies name a model: "backend:model".
 func ModelName(id ModelID) string {

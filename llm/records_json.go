@@ -9,67 +9,10 @@ import (
 	"github.com/membench/membench/internal/jsonenc"
 )
 
-// Hand-written JSON for the llm types inside the records a run writes per
-// question (json.Marshal's bytes; see internal/jsonenc). The
-// EveryField tests in records_json_test.go fail when a field is added
-// without being taught here.
-
-// AppendJSON appends u as json.Marshal writes it.
-func (u Usage) AppendJSON(b []byte) ([]byte, bool) {
-	b = append(b, `{"input_tokens":`...)
-	b = jsonenc.Int(b, int64(u.InputTokens))
-	b = append(b, `,"output_tokens":`...)
-	b = jsonenc.Int(b, int64(u.OutputTokens))
-	if u.CachedInputTokens != 0 {
-		b = append(b, `,"cached_input_tokens":`...)
-		b = jsonenc.Int(b, int64(u.CachedInputTokens))
-	}
-	return append(b, '}'), true
-}
-
-// AppendJSON appends m as json.Marshal writes it.
-func (m Message) AppendJSON(b []byte) ([]byte, bool) {
-	b = append(b, `{"role":`...)
-	b = jsonenc.String(b, m.Role)
-	b = append(b, `,"content":`...)
-	b = jsonenc.String(b, m.Content)
-	return append(b, '}'), true
-}
-
-// AppendJSON appends t as json.Marshal writes it; ok is false for seconds
-// that are not finite.
-func (t Tally) AppendJSON(b []byte) ([]byte, bool) {
-	if !jsonenc.Finite(t.Seconds) {
-		return b, false
-	}
-	b = append(b, `{"role":`...)
-	b = jsonenc.String(b, t.Role)
-	b = append(b, `,"stage":`...)
-	b = jsonenc.String(b, string(t.Stage))
-	if t.Label != "" {
-		b = append(b, `,"label":`...)
-		b = jsonenc.String(b, t.Label)
-	}
-	if t.Model != "" {
-		b = append(b, `,"model":`...)
-		b = jsonenc.String(b, t.Model)
-	}
-	b = append(b, `,"calls":`...)
-	b = jsonenc.Int(b, int64(t.Calls))
-	b = append(b, `,"cached_calls":`...)
-	b = jsonenc.Int(b, int64(t.CachedCalls))
-	b = append(b, `,"input_tokens":`...)
-	b = jsonenc.Int(b, int64(t.InputTokens))
-	b = append(b, `,"output_tokens":`...)
-	b = jsonenc.Int(b, int64(t.OutputTokens))
-	if t.CachedInputTokens != 0 {
-		b = append(b, `,"cached_input_tokens":`...)
-		b = jsonenc.Int(b, int64(t.CachedInputTokens))
-	}
-	b = append(b, `,"seconds":`...)
-	b = jsonenc.Float(b, t.Seconds, 64)
-	return append(b, '}'), true
-}
+// Hand-written JSON for the replies tape (json.Marshal's bytes; see
+// internal/jsonenc); the types it shares with the run's records (Usage)
+// are written by runlog. The EveryField tests in records_json_test.go fail
+// when a field is added without being taught here.
 
 // AppendJSON appends e as json.Marshal writes it (a replies-tape line);
 // ok is false for a probability that is not finite.
@@ -129,3 +72,5 @@ func (v Vector) appendJSON(b []byte) []byte {
 	}
 	return append(b, '"')
 }
+
+var _ jsonenc.Marshaler = TapeEntry{}

@@ -11,21 +11,20 @@ import (
 	"time"
 
 	"github.com/membench/membench/internal/names"
-	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
+	"github.com/membench/membench/internal/redact"
 )
 
 // Config is everything a run needs. Fields tagged json:"-" cannot change
 // the outputs and are left out of the run id and the manifest's config hash.
 type Config struct {
-	System        string          `json:"system" yaml:"system"`
-	Options       systems.Options `json:"options,omitempty" yaml:"options"`
-	K             int             `json:"k,omitempty" yaml:"k"` // retrieval budget; 0 = the system's default
-	Dataset       string          `json:"dataset" yaml:"dataset"`
-	Data          string          `json:"data,omitempty" yaml:"data"` // file path; empty = embedded sample / default location
-	Conversations []string        `json:"conversations,omitempty" yaml:"conversations"`
-	Limit         int             `json:"limit,omitempty" yaml:"limit"` // questions in all, in dataset order; 0 = all
-	TurnStep      time.Duration   `json:"turn_step" yaml:"turn_step"`
+	System        string        `json:"system" yaml:"system"`
+	Options       Options       `json:"options,omitempty" yaml:"options"`
+	K             int           `json:"k,omitempty" yaml:"k"` // retrieval budget; 0 = the system's default
+	Dataset       string        `json:"dataset" yaml:"dataset"`
+	Data          string        `json:"data,omitempty" yaml:"data"` // file path; empty = embedded sample / default location
+	Conversations []string      `json:"conversations,omitempty" yaml:"conversations"`
+	Limit         int           `json:"limit,omitempty" yaml:"limit"` // questions in all, in dataset order; 0 = all
+	TurnStep      time.Duration `json:"turn_step" yaml:"turn_step"`
 	// Shard "I/N" runs the I-th of N deterministic parts of the
 	// conversations (after --conversations/--limit); "" = all. It is part
 	// of the config so each shard gets its own run directory; merge
@@ -81,15 +80,6 @@ type Config struct {
 	// 0 means datasets.DefaultMaxBytes.
 	MaxDataSize int64 `json:"-" yaml:"max_data_size"`
 
-	// Replay serves every paid model's reply (and a paid embedder's
-	// vectors) from a bundle (`membench run --replay`); with
-	// ReplayFallback a call the bundle lacks goes to the backend.
-	Replay         *llm.Tape `json:"-" yaml:"-"`
-	ReplayFallback bool      `json:"-" yaml:"-"`
-	// ReplayBaseURL is where a replay's fallback sends calls: the server
-	// configured now, never one the bundle names ("" = $OPENAI_BASE_URL,
-	// else the default).
-	ReplayBaseURL string `json:"-" yaml:"-"`
 	// Host is what the process environment says; the command line fills it.
 	Host Host `json:"-" yaml:"-"`
 }
@@ -125,17 +115,6 @@ func (h Host) CacheDir() string {
 	return filepath.Join(".membench", "cache")
 }
 
-// DefaultJudges are the judges a run gets when it names none: the model
-// judge `llm` when the judge model is a real model, else the offline
-// `lexical` heuristic (never a heuristic called llm), then LoCoMo's
-// lexical metrics f1 and bleu1.
-func DefaultJudges(judgeModel string) []string {
-	if s, err := llm.ParseSpec(judgeModel); err == nil && s.Backend != "offline" {
-		return []string{"llm", "f1", "bleu1"}
-	}
-	return []string{"lexical", "f1", "bleu1"}
-}
-
 // JudgeModelSpec is the judge model's spec: --judge-model, else --model.
 func (c Config) JudgeModelSpec() string {
 	if c.JudgeModel != "" {
@@ -144,7 +123,8 @@ func (c Config) JudgeModelSpec() string {
 	return c.Model
 }
 
-// WithDefaults fills unset fields.
+// WithDefaults fills unset fields but the judges, whose default depends
+// on what the judge model is (harness.WithDefaults fills them too).
 func (c Config) WithDefaults() Config {
 	if c.Dataset == "" {
 		c.Dataset = "sample"
@@ -154,9 +134,6 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.TurnStep == 0 {
 		c.TurnStep = 30 * time.Second
-	}
-	if len(c.Judges) == 0 {
-		c.Judges = DefaultJudges(c.JudgeModelSpec())
 	}
 	if c.ResultsDir == "" {
 		c.ResultsDir = "results"
@@ -214,18 +191,15 @@ func (c Config) ID() string {
 	return fmt.Sprintf("%s-%s-%s", c.Dataset, c.System, c.Hash()[:10])
 }
 
-// WithoutEndpoints is the config with every model, judge and embedder spec
-// stripped of its server and key variable (llm.StripEndpoint): the config
-// of a bundle, which must not choose where calls and keys go.
-func (c Config) WithoutEndpoints() Config { return c.mapSpecs(llm.StripEndpoint) }
-
 // Redacted is the config with credentials removed from every model spec,
 // judge spec and embedder (a base URL's user:password@), as the manifest
 // records it.
-func (c Config) Redacted() Config { return c.mapSpecs(llm.RedactText) }
+func (c Config) Redacted() Config { return c.MapSpecs(redact.Text) }
 
-// mapSpecs applies f to every model, judge and embedder spec.
-func (c Config) mapSpecs(f func(string) string) Config {
+// MapSpecs is the config with f applied to every model, judge and
+// embedder spec (a bundle's config has llm.StripEndpoint applied: it must
+// not choose where calls and keys go).
+func (c Config) MapSpecs(f func(string) string) Config {
 	c.Model, c.BuildModel, c.AnswerModel = f(c.Model), f(c.BuildModel), f(c.AnswerModel)
 	c.DecideModel, c.JudgeModel, c.Embedder = f(c.DecideModel), f(c.JudgeModel), f(c.Embedder)
 	if len(c.Judges) > 0 {

@@ -24,8 +24,6 @@ import (
 
 	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/jsonl"
-	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
 )
 
 // Artifact file names inside a run directory.
@@ -46,28 +44,32 @@ const (
 type Manifest struct {
 	// Schema is the manifest layout's major version (ManifestSchema when
 	// written); 0 in manifests written before it was recorded.
-	Schema        int                    `json:"schema,omitempty"`
-	Membench      string                 `json:"membench"`
-	GitCommit     string                 `json:"git_commit,omitempty"`
-	GitDirty      bool                   `json:"git_dirty,omitempty"`    // the tree had uncommitted changes
-	VersionFrom   string                 `json:"version_from,omitempty"` // "build" (VCS stamp) or "checkout" (git at run time; the build had no stamp)
-	RunID         string                 `json:"run_id"`
-	ConfigHash    string                 `json:"config_hash"`
-	Config        Config                 `json:"config"`
-	Dataset       string                 `json:"dataset"`
-	DatasetSource string                 `json:"dataset_source"`
-	DatasetSHA256 string                 `json:"dataset_sha256"`
-	Conversations int                    `json:"conversations"`
-	Questions     int                    `json:"questions"`
-	Prompts       map[string]string      `json:"prompts"`
-	Embedder      string                 `json:"embedder"`
-	EmbedderNote  string                 `json:"embedder_note,omitempty"`
-	Models        map[string]llm.ModelID `json:"models"`
-	Judges        []string               `json:"judges"`
+	Schema        int                `json:"schema,omitempty"`
+	Membench      string             `json:"membench"`
+	GitCommit     string             `json:"git_commit,omitempty"`
+	GitDirty      bool               `json:"git_dirty,omitempty"`    // the tree had uncommitted changes
+	VersionFrom   string             `json:"version_from,omitempty"` // "build" (VCS stamp) or "checkout" (git at run time; the build had no stamp)
+	RunID         string             `json:"run_id"`
+	ConfigHash    string             `json:"config_hash"`
+	Config        Config             `json:"config"`
+	Dataset       string             `json:"dataset"`
+	DatasetSource string             `json:"dataset_source"`
+	DatasetSHA256 string             `json:"dataset_sha256"`
+	Conversations int                `json:"conversations"`
+	Questions     int                `json:"questions"`
+	Prompts       map[string]string  `json:"prompts"`
+	Embedder      string             `json:"embedder"`
+	EmbedderNote  string             `json:"embedder_note,omitempty"`
+	Models        map[string]ModelID `json:"models"`
+	Judges        []string           `json:"judges"`
 	// JudgeSpecs describes every judge in Judges in full (kind, model,
 	// prompt hashes, threshold), including judges added later by
 	// `membench judge` and `membench grade`.
 	JudgeSpecs []JudgeInfo `json:"judge_specs,omitempty"`
+	// Primary is the judge a reader uses when none is named, as the
+	// writer chose it (PrimaryJudge); empty in manifests written before
+	// it was recorded, which PrimaryJudge reads by its rule.
+	Primary string `json:"primary_judge,omitempty"`
 	// DatasetGroups are the dataset's question groups in the order its
 	// spec gives them, with which abstain, so a reader orders and scores
 	// the groups without knowing the dataset. Manifests written before
@@ -80,7 +82,7 @@ type Manifest struct {
 	OfflineParts []string `json:"offline_parts,omitempty"`
 	// SystemOptions are the system's options after its defaults, with
 	// --k as "k" when given: what the system really ran with.
-	SystemOptions systems.Options `json:"system_options,omitempty"`
+	SystemOptions Options `json:"system_options,omitempty"`
 	// EmbedderSHA256 hashes the embedder's model files (USE-lite); empty
 	// for embedders defined by code and name alone (hashed, remote).
 	EmbedderSHA256 string `json:"embedder_sha256,omitempty"`
@@ -224,9 +226,9 @@ type BuildRecord struct {
 	Seconds        float64 `json:"seconds"` // wall time of Ingest
 	// Started is when Ingest began, so the build phase's wall time can be
 	// told from the per-conversation sum when conversations run in parallel.
-	Started time.Time          `json:"started,omitzero"`
-	Stages  []llm.Tally        `json:"stages"` // LLM build calls and the build's embedding work, by role, stage and label
-	Stats   systems.BuildStats `json:"stats"`
+	Started time.Time  `json:"started,omitzero"`
+	Stages  []Tally    `json:"stages"` // LLM build calls and the build's embedding work, by role, stage and label
+	Stats   BuildStats `json:"stats"`
 	// EmptyMemory says why the system's declared memory came out empty
 	// (systems.MemoryRule.Empty): the build is degraded and redone on resume.
 	EmptyMemory string `json:"empty_memory,omitempty"`
@@ -251,10 +253,10 @@ type RetrievalRecord struct {
 // CostRecord is one line of costs.jsonl: every model call one attempt made
 // for one conversation (build, retrieve, answer, judge), by role and label.
 type CostRecord struct {
-	ConversationID string      `json:"conversation_id"`
-	System         string      `json:"system"`
-	At             time.Time   `json:"at"`
-	Tallies        []llm.Tally `json:"tallies"`
+	ConversationID string    `json:"conversation_id"`
+	System         string    `json:"system"`
+	At             time.Time `json:"at"`
+	Tallies        []Tally   `json:"tallies"`
 	// QuestionID and Part name the work the tallies paid for: "build",
 	// "answer" (a question's retrieval and answer) or "judge:NAME". Such a
 	// record is written just before the record it pays for (build.jsonl,
@@ -328,19 +330,19 @@ type ItemRef struct {
 
 // AnswerRecord is one line of answers.jsonl.
 type AnswerRecord struct {
-	QuestionID     string    `json:"question_id"`
-	ConversationID string    `json:"conversation_id"`
-	System         string    `json:"system"`
-	Category       int       `json:"category"`
-	Type           string    `json:"type,omitempty"`
-	Abstention     bool      `json:"abstention,omitempty"` // the right answer is to decline (its group abstains: LoCoMo adversarial, LongMemEval _abs)
-	Group          string    `json:"group,omitempty"`      // the summary row: a group of the dataset (Manifest.DatasetGroups)
-	Question       string    `json:"question"`
-	Gold           string    `json:"gold"`
-	Prediction     string    `json:"prediction"`
-	ContextTokens  int       `json:"context_tokens"`
-	Usage          llm.Usage `json:"usage"`
-	Cached         bool      `json:"cached,omitempty"`
+	QuestionID     string `json:"question_id"`
+	ConversationID string `json:"conversation_id"`
+	System         string `json:"system"`
+	Category       int    `json:"category"`
+	Type           string `json:"type,omitempty"`
+	Abstention     bool   `json:"abstention,omitempty"` // the right answer is to decline (its group abstains: LoCoMo adversarial, LongMemEval _abs)
+	Group          string `json:"group,omitempty"`      // the summary row: a group of the dataset (Manifest.DatasetGroups)
+	Question       string `json:"question"`
+	Gold           string `json:"gold"`
+	Prediction     string `json:"prediction"`
+	ContextTokens  int    `json:"context_tokens"`
+	Usage          Usage  `json:"usage"`
+	Cached         bool   `json:"cached,omitempty"`
 	// Hashes of the document (context), prompt and target, as every logged
 	// sample carries, so two runs can be compared sample by sample.
 	ContextSHA256 string `json:"context_sha256"`

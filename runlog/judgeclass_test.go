@@ -138,3 +138,34 @@ func TestOldManifestsReadByTheShippedJudgeKinds(t *testing.T) {
 		t.Errorf("status %v: human grades may cover part of a run", st)
 	}
 }
+
+// The primary judge is what the manifest records; a judge added after
+// the run moves it only as the writer's rule says (a verdict judge added
+// to a run of metrics), and the new choice is recorded.
+func TestPrimaryJudgeIsRecorded(t *testing.T) {
+	m := runlog.Manifest{Dataset: "locomo", Config: runlog.Config{System: "turns-cosine"},
+		Judges:     []string{"lexical", "oracle"},
+		JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical", Class: "verdict"}, {Name: "oracle", Kind: "oracle", Class: "verdict"}},
+		Primary:    "oracle"}
+	if p := m.PrimaryJudge(); p != "oracle" {
+		t.Errorf("primary %q, want the recorded oracle (the rule would say lexical)", p)
+	}
+	m.Primary = "gone" // a name the run does not list is not a judge of it
+	if p := m.PrimaryJudge(); p != "lexical" {
+		t.Errorf("primary %q with a stale record, want the rule's lexical", p)
+	}
+
+	metrics := runlog.Manifest{Judges: []string{"f1", "bleu1"},
+		JudgeSpecs: []runlog.JudgeInfo{{Name: "f1", Kind: "f1", Class: "metric"}, {Name: "bleu1", Kind: "bleu1", Class: "metric"}}, Primary: "f1"}
+	dir := writeRun(t, metrics, []string{"q1"}, nil)
+	if err := runlog.AddJudges(dir, []runlog.JudgeInfo{{Name: "gpt", Kind: "llm", Class: "verdict"}}); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := runlog.LoadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.Primary != "gpt" || loaded.PrimaryJudge() != "gpt" {
+		t.Errorf("after adding verdict judge gpt: primary_judge %q, PrimaryJudge %q; want gpt recorded", loaded.Primary, loaded.PrimaryJudge())
+	}
+}

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/membench/membench/llm"
 )
 
 // JudgeInfo is one judge as the manifest describes it (judge_specs): a
@@ -19,7 +17,7 @@ type JudgeInfo struct {
 	Kind        string            `json:"kind"`  // the judge registry's name when the run was made: f1 | bleu1 | em | lexical | llm | ...
 	Class       string            `json:"class"` // JudgeMetric or JudgeVerdict; empty in manifests written before it was recorded
 	Description string            `json:"description,omitempty"`
-	Model       *llm.ModelID      `json:"model,omitempty"` // backend, model and base URL (never credentials)
+	Model       *ModelID          `json:"model,omitempty"` // backend, model and base URL (never credentials)
 	Threshold   float64           `json:"threshold,omitempty"`
 	Prompts     map[string]string `json:"prompts,omitempty"` // template -> sha256 [(file)]
 	// AddedBy names the command that logs this judge's verdicts after a
@@ -116,6 +114,15 @@ func AddJudges(dir string, judges []JudgeInfo) error {
 	}
 	raw["judges"], _ = json.Marshal(names)
 	raw["judge_specs"], _ = json.Marshal(specs)
+	// The primary judge by the rule over the judges now listed (a verdict
+	// judge added to a run of metrics becomes its primary), recorded so
+	// readers need no rule of their own.
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%s: %v", mp, err)
+	}
+	m.Judges, m.JudgeSpecs = names, specs
+	raw["primary_judge"], _ = json.Marshal(m.PrimaryByRule())
 	return WriteJSON(mp, raw)
 }
 
@@ -188,9 +195,20 @@ func (m Manifest) loggedLater(name string) bool {
 }
 
 // PrimaryJudge is the judge whose verdicts a reader uses when none is
-// named: the run's first verdict judge; with metric judges only, f1 if
-// present, else the first.
+// named: the one the manifest records (primary_judge), else by the rule
+// writers record it with (PrimaryByRule).
 func (m Manifest) PrimaryJudge() string {
+	if m.Primary != "" && contains(m.Judges, m.Primary) {
+		return m.Primary
+	}
+	return m.PrimaryByRule()
+}
+
+// PrimaryByRule is the primary judge as writers choose it: the run's
+// first verdict judge; with metric judges only, f1 if present, else the
+// first. Writers record it (Manifest.Primary) when they write or change
+// the judges, so a later binary with another rule reads the run alike.
+func (m Manifest) PrimaryByRule() string {
 	for _, j := range m.Judges {
 		if !m.IsMetric(j) {
 			return j

@@ -1,16 +1,11 @@
 package runlog
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/llm"
 )
 
 // Run states in Manifest.Status.
@@ -40,26 +35,6 @@ func (s Status) String() string {
 		}
 	}
 	return out + ")"
-}
-
-// QuestionSetHash is the sha256 of the questions a run covers, in run
-// order: id, text and gold of each. Two runs with the same hash asked the
-// same questions, whatever --conversations/--limit said.
-func QuestionSetHash(qs []*datasets.Question) string {
-	h := sha256.New()
-	for _, q := range qs {
-		fmt.Fprintf(h, "%s\x00%s\x00%s\n", q.ID, q.Text, q.Gold)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// Questions lists a dataset's questions in run order.
-func Questions(ds *datasets.Dataset) []*datasets.Question {
-	var out []*datasets.Question
-	for _, c := range ds.Conversations {
-		out = append(out, c.Questions...)
-	}
-	return out
 }
 
 // Status recomputes the run's status from its records (the manifest's
@@ -256,7 +231,7 @@ var facets = []struct {
 	}},
 }
 
-func modelString(id llm.ModelID) string {
+func modelString(id ModelID) string {
 	s := id.Backend + ":" + id.Model
 	if id.BaseURL != "" {
 		s += "@" + id.BaseURL

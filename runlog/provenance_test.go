@@ -5,14 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 )
 
 func offlineManifest() runlog.Manifest {
-	off := llm.ModelID{Backend: "offline", Model: "heuristic"}
+	off := runlog.ModelID{Backend: "offline", Model: "heuristic"}
 	return runlog.Manifest{Dataset: "locomo", DatasetSHA256: "aaaa", QuestionSetSHA256: "qqqq", Questions: 10, Embedder: "use-lite",
-		Models:     map[string]llm.ModelID{"build": off, "answer": off, "decide": off, "judge": off},
+		Models:     map[string]runlog.ModelID{"build": off, "answer": off, "decide": off, "judge": off},
 		Judges:     []string{"lexical", "f1"},
 		JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
 }
@@ -24,7 +23,7 @@ func TestBackendsNameTheOfflineParts(t *testing.T) {
 	if got := m.Backends(); got != "offline" {
 		t.Errorf("all offline: %q", got)
 	}
-	real := llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+	real := runlog.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
 	m.Judges = append(m.Judges, "gpt")
 	m.JudgeSpecs = append(m.JudgeSpecs, runlog.JudgeInfo{Name: "gpt", Kind: "llm", Model: &real})
 	got := m.Backends()

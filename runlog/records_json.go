@@ -4,8 +4,6 @@ import (
 	"strconv"
 
 	"github.com/membench/membench/internal/jsonenc"
-	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
 )
 
 // Hand-written JSON for the records written once or more per question
@@ -337,7 +335,94 @@ func (j JudgeTime) AppendJSON(b []byte) ([]byte, bool) {
 	return append(b, '}'), true
 }
 
-var (
-	_ jsonenc.Marshaler = systems.Item{}
-	_ jsonenc.Marshaler = llm.TapeEntry{}
-)
+// AppendJSON appends u as json.Marshal writes it.
+func (u Usage) AppendJSON(b []byte) ([]byte, bool) {
+	b = append(b, `{"input_tokens":`...)
+	b = jsonenc.Int(b, int64(u.InputTokens))
+	b = append(b, `,"output_tokens":`...)
+	b = jsonenc.Int(b, int64(u.OutputTokens))
+	if u.CachedInputTokens != 0 {
+		b = append(b, `,"cached_input_tokens":`...)
+		b = jsonenc.Int(b, int64(u.CachedInputTokens))
+	}
+	return append(b, '}'), true
+}
+
+// AppendJSON appends m as json.Marshal writes it.
+func (m Message) AppendJSON(b []byte) ([]byte, bool) {
+	b = append(b, `{"role":`...)
+	b = jsonenc.String(b, m.Role)
+	b = append(b, `,"content":`...)
+	b = jsonenc.String(b, m.Content)
+	return append(b, '}'), true
+}
+
+// AppendJSON appends t as json.Marshal writes it; ok is false for seconds
+// that are not finite.
+func (t Tally) AppendJSON(b []byte) ([]byte, bool) {
+	if !jsonenc.Finite(t.Seconds) {
+		return b, false
+	}
+	b = append(b, `{"role":`...)
+	b = jsonenc.String(b, t.Role)
+	b = append(b, `,"stage":`...)
+	b = jsonenc.String(b, string(t.Stage))
+	if t.Label != "" {
+		b = append(b, `,"label":`...)
+		b = jsonenc.String(b, t.Label)
+	}
+	if t.Model != "" {
+		b = append(b, `,"model":`...)
+		b = jsonenc.String(b, t.Model)
+	}
+	b = append(b, `,"calls":`...)
+	b = jsonenc.Int(b, int64(t.Calls))
+	b = append(b, `,"cached_calls":`...)
+	b = jsonenc.Int(b, int64(t.CachedCalls))
+	b = append(b, `,"input_tokens":`...)
+	b = jsonenc.Int(b, int64(t.InputTokens))
+	b = append(b, `,"output_tokens":`...)
+	b = jsonenc.Int(b, int64(t.OutputTokens))
+	if t.CachedInputTokens != 0 {
+		b = append(b, `,"cached_input_tokens":`...)
+		b = jsonenc.Int(b, int64(t.CachedInputTokens))
+	}
+	b = append(b, `,"seconds":`...)
+	b = jsonenc.Float(b, t.Seconds, 64)
+	return append(b, '}'), true
+}
+
+// AppendJSON appends it as json.Marshal writes it (transcripts hold every
+// retrieved item); ok is false for a score that is not finite or a time
+// outside RFC 3339. TestItemJSONCoversEveryField holds it to json.Marshal.
+func (it Item) AppendJSON(b []byte) ([]byte, bool) {
+	if !jsonenc.Finite(it.Score) {
+		return b, false
+	}
+	b = append(b, `{"id":`...)
+	b = jsonenc.String(b, it.ID)
+	if it.Kind != "" {
+		b = append(b, `,"kind":`...)
+		b = jsonenc.String(b, it.Kind)
+	}
+	b = append(b, `,"text":`...)
+	b = jsonenc.String(b, it.Text)
+	b = append(b, `,"time":`...) // omitempty never omits a struct
+	var ok bool
+	if b, ok = jsonenc.Time(b, it.Time); !ok {
+		return b, false
+	}
+	if it.Speaker != "" {
+		b = append(b, `,"speaker":`...)
+		b = jsonenc.String(b, it.Speaker)
+	}
+	if len(it.Sources) > 0 {
+		b = append(b, `,"sources":`...)
+		b = jsonenc.Strings(b, it.Sources)
+	}
+	b = append(b, `,"score":`...)
+	b = jsonenc.Float(b, it.Score, 64)
+	return append(b, '}'), true
+}
+
+var _ jsonenc.Marshaler = Item{}

@@ -10,8 +10,6 @@ import (
 
 	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/jsonenc/jsonenctest"
-	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
 )
 
 // Every hand-encoded record type writes json.Marshal's bytes with every
@@ -43,12 +41,11 @@ func TestAppenderRefusesWhatMarshalRefuses(t *testing.T) {
 	for _, r := range []any{
 		Judgment{QuestionID: "q", Score: nan},
 		CostRecord{At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
-		CostRecord{Tallies: []llm.Tally{{Seconds: math.Inf(1)}}},
+		CostRecord{Tallies: []Tally{{Seconds: math.Inf(1)}}},
 		RetrievalRecord{Items: []ItemRef{{Score: nan}}},
 		RetrievalRecord{Notes: map[string]any{"rho": nan}},
-		Transcript{Items: []systems.Item{{Time: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+		Transcript{Items: []Item{{Time: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)}}},
 		Transcript{Judges: []JudgeCall{{Call: Call{Seconds: nan}}}},
-		llm.TapeEntry{Probs: map[string]float64{"yes": nan}},
 	} {
 		_, want := json.Marshal(r)
 		got := a.Write(r)
@@ -76,14 +73,13 @@ func BenchmarkRecordJSON(b *testing.B) {
 		v    jsonenc.Marshaler
 	}{
 		{"retrieval", RetrievalRecord{QuestionID: tr.QuestionID, ConversationID: tr.ConversationID, System: tr.System, K: 10, Tokens: 400,
-			Items: refs, Evidence: []string{"D1:3"}, EvidenceHit: 1, ContextSHA256: llm.HashText(tr.Context), Seconds: 0.0012}},
+			Items: refs, Evidence: []string{"D1:3"}, EvidenceHit: 1, ContextSHA256: hashText(tr.Context), Seconds: 0.0012}},
 		{"answer", AnswerRecord{QuestionID: tr.QuestionID, ConversationID: tr.ConversationID, System: tr.System, Category: 2, Question: "When did Caroline go to the support group?",
-			Gold: "7 May 2023", Prediction: "7 May 2023", ContextTokens: 400, Usage: llm.Usage{InputTokens: 450, OutputTokens: 5},
-			ContextSHA256: llm.HashText("a"), PromptSHA256: llm.HashText("b"), TargetSHA256: llm.HashText("c")}},
+			Gold: "7 May 2023", Prediction: "7 May 2023", ContextTokens: 400, Usage: Usage{InputTokens: 450, OutputTokens: 5},
+			ContextSHA256: hashText("a"), PromptSHA256: hashText("b"), TargetSHA256: hashText("c")}},
 		{"judgment", Judgment{QuestionID: tr.QuestionID, System: tr.System, Judge: "llm", Correct: true, Score: 1, Raw: `{"correct": true}`}},
 		{"cost", CostRecord{ConversationID: tr.ConversationID, System: tr.System, At: at, QuestionID: tr.QuestionID, Part: "answer",
-			Tallies: []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Label: "answer", Calls: 1, InputTokens: 450, OutputTokens: 5, Seconds: 0.251}}}},
-		{"tape", llm.TapeEntry{Key: llm.HashText("k"), Kind: "chat", Model: "m", Text: "7 May 2023", Usage: llm.Usage{InputTokens: 450, OutputTokens: 5}}},
+			Tallies: []Tally{{Role: "answer", Stage: StageAnswer, Label: "answer", Calls: 1, InputTokens: 450, OutputTokens: 5, Seconds: 0.251}}}},
 		{"transcript", tr.compact()},
 	}
 	for _, r := range recs {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/membench/membench/llm"
 )
 
 // Summary is a run's headline numbers, recomputed from its artifacts (so a
@@ -82,11 +80,11 @@ type Cost struct {
 	OutputTokens int     `json:"output_tokens"`
 	Seconds      float64 `json:"seconds"`
 	// CachedInputTokens: of InputTokens, those the provider's prompt
-	// cache served (llm.Tally.CachedInputTokens).
+	// cache served (Tally.CachedInputTokens).
 	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
 }
 
-func (c *Cost) add(t llm.Tally) {
+func (c *Cost) add(t Tally) {
 	c.Calls += t.Calls
 	c.CachedCalls += t.CachedCalls
 	c.InputTokens += t.InputTokens

@@ -19,8 +19,6 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/membench/membench/internal/jsonenc"
-	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
 )
 
 // TranscriptsFile holds one Transcript per answered question: everything
@@ -37,8 +35,8 @@ type Transcript struct {
 	// Items are the retrieved items with their text, times and source
 	// turns; Candidates the candidate stage of two-stage selectors, with
 	// their scores (cosine, or ρ after the decision).
-	Items      []systems.Item `json:"items"`
-	Candidates []systems.Item `json:"candidates,omitempty"`
+	Items      []Item         `json:"items"`
+	Candidates []Item         `json:"candidates,omitempty"`
 	Notes      map[string]any `json:"notes,omitempty"`
 	// Context is the rendered context exactly as the answer prompt got it.
 	Context         string      `json:"context"`
@@ -68,8 +66,8 @@ const ContextMark = "\x00context\x00"
 
 // AnswerMessages is the answer request exactly as it was sent, with the
 // context put back where the stored messages hold ContextMark.
-func (t Transcript) AnswerMessages() []llm.Message {
-	out := make([]llm.Message, len(t.Answer.Messages))
+func (t Transcript) AnswerMessages() []Message {
+	out := make([]Message, len(t.Answer.Messages))
 	for i, m := range t.Answer.Messages {
 		m.Content = strings.ReplaceAll(m.Content, ContextMark, t.Context)
 		out[i] = m
@@ -82,7 +80,7 @@ func (t Transcript) compact() Transcript {
 	if t.Context == "" || len(t.Answer.Messages) == 0 {
 		return t
 	}
-	msgs := make([]llm.Message, len(t.Answer.Messages))
+	msgs := make([]Message, len(t.Answer.Messages))
 	for i, m := range t.Answer.Messages {
 		m.Content = strings.ReplaceAll(m.Content, t.Context, ContextMark)
 		msgs[i] = m
@@ -93,11 +91,11 @@ func (t Transcript) compact() Transcript {
 
 // Call is one model request and its raw reply.
 type Call struct {
-	Messages []llm.Message `json:"messages,omitempty"`
-	Raw      string        `json:"raw"`
-	Usage    llm.Usage     `json:"usage"`
-	Cached   bool          `json:"cached,omitempty"`
-	Seconds  float64       `json:"seconds"`
+	Messages []Message `json:"messages,omitempty"`
+	Raw      string    `json:"raw"`
+	Usage    Usage     `json:"usage"`
+	Cached   bool      `json:"cached,omitempty"`
+	Seconds  float64   `json:"seconds"`
 }
 
 // JudgeCall is one judge's work on the question: the request and raw reply

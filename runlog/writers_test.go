@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,11 +19,15 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"
-	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
 )
 
 // Tests and benchmarks of the run writers (transcripts, appenders).
+
+// hashText is a sha256 as the records carry them (llm.HashText).
+func hashText(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
 
 // benchTranscript is a transcript shaped like a turns-cosine one on LoCoMo:
 // ten real turns (or, without the file, ten made-up ones of that length),
@@ -42,23 +48,23 @@ func benchTranscript(b *testing.B) Transcript {
 		}
 	}
 	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
-	var items []systems.Item
+	var items []Item
 	var lines []string
 	for i, s := range texts {
 		id := fmt.Sprintf("D1:%d", i+1)
-		items = append(items, systems.Item{ID: id, Kind: "turn", Text: s, Time: at, Speaker: "Caroline", Sources: []string{id}, Score: 0.5})
+		items = append(items, Item{ID: id, Kind: "turn", Text: s, Time: at, Speaker: "Caroline", Sources: []string{id}, Score: 0.5})
 		lines = append(lines, "[2023-05-08 13:56] Caroline: "+s)
 	}
 	ctx := strings.Join(lines, "\n")
 	return Transcript{
 		QuestionID: "conv-26:q17", ConversationID: "conv-26", System: "turns-cosine",
 		Items: items, Context: ctx, ContextTokens: 400, RetrieveSeconds: 0.001,
-		Answer: Call{Messages: []llm.Message{{Role: "system", Content: "You answer questions about a conversation from memories."},
+		Answer: Call{Messages: []Message{{Role: "system", Content: "You answer questions about a conversation from memories."},
 			{Role: "user", Content: "Memories:\n" + ctx + "\n\nQuestion: When did Caroline go to the support group?\nAnswer:"}},
-			Raw: "7 May 2023", Usage: llm.Usage{InputTokens: 450, OutputTokens: 5}, Seconds: 0.25},
-		Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Call: Call{Messages: []llm.Message{{Role: "user",
+			Raw: "7 May 2023", Usage: Usage{InputTokens: 450, OutputTokens: 5}, Seconds: 0.25},
+		Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Call: Call{Messages: []Message{{Role: "user",
 			Content: "Question: When did Caroline go to the support group?\nGold: 7 May 2023\nPrediction: 7 May 2023\nReply in JSON."}},
-			Raw: `{"correct": true}`, Usage: llm.Usage{InputTokens: 80, OutputTokens: 5}, Seconds: 0.25}}},
+			Raw: `{"correct": true}`, Usage: Usage{InputTokens: 80, OutputTokens: 5}, Seconds: 0.25}}},
 	}
 }
 
@@ -104,7 +110,7 @@ func TestTranscriptMemberIsMarshalOutput(t *testing.T) {
 	trs := make([]Transcript, 40)
 	for i := range trs {
 		trs[i] = Transcript{QuestionID: fmt.Sprint("q", i), Context: strings.Repeat(fmt.Sprint("<ctx> & ", i), 10*i+1),
-			Answer: Call{Messages: []llm.Message{{Role: "user", Content: "Memories:\n" + strings.Repeat(fmt.Sprint("<ctx> & ", i), 10*i+1) + "\nQ?"}}, Raw: "é\u2028"}}
+			Answer: Call{Messages: []Message{{Role: "user", Content: "Memories:\n" + strings.Repeat(fmt.Sprint("<ctx> & ", i), 10*i+1) + "\nQ?"}}, Raw: "é\u2028"}}
 	}
 	var wg sync.WaitGroup
 	for i := range trs {
@@ -156,7 +162,7 @@ func TestAppenderLinesAreMarshalOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := []any{
-		AnswerRecord{QuestionID: "q1", Question: "<b>&é\u2028?", Prediction: "7 May 2023", Usage: llm.Usage{InputTokens: 3}},
+		AnswerRecord{QuestionID: "q1", Question: "<b>&é\u2028?", Prediction: "7 May 2023", Usage: Usage{InputTokens: 3}},
 		Judgment{QuestionID: "q1", Judge: "llm", Correct: true, Score: 1, Reason: "\"quoted\"\n"},
 		map[string]any{"x": []int{1, 2}, "y": nil},
 	}
@@ -185,7 +191,7 @@ func TestAppenderLinesAreMarshalOutput(t *testing.T) {
 // Every line the writers make is json.Marshal's bytes (and a newline) for
 // records shaped like a real run's, built from every LoCoMo question and
 // turn: real text (quotes, <>&, non-ASCII), times, floats of every
-// magnitude, notes maps and tape vectors. The writers encode the
+// magnitude and notes maps (the replies tape is llm's: TestTapeLinesEqualMarshal). The writers encode the
 // per-question records by hand (records_json.go, internal/jsonenc); this
 // is what holds them to encoding/json's bytes on real text.
 func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
@@ -204,11 +210,11 @@ func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
 		turns := c.AllTurns()
 		for qi, q := range c.Questions {
 			f := func(i int) float64 { return floats[(ci*31+qi*7+i)%len(floats)] }
-			var items []systems.Item
+			var items []Item
 			var refs []ItemRef
 			for i := range 10 {
 				tn := turns[(qi*13+i*7)%len(turns)]
-				it := systems.Item{ID: tn.ID, Kind: "turn", Text: tn.Text, Time: tn.Time, Speaker: tn.Speaker, Sources: []string{tn.ID}, Score: f(i)}
+				it := Item{ID: tn.ID, Kind: "turn", Text: tn.Text, Time: tn.Time, Speaker: tn.Speaker, Sources: []string{tn.ID}, Score: f(i)}
 				if i%4 == 3 {
 					it.Time = time.Time{}
 					it.Sources = nil
@@ -220,20 +226,17 @@ func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
 			if qi%3 == 0 {
 				notes = nil
 			}
-			tally := []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Calls: 1, InputTokens: qi, OutputTokens: 3, Seconds: f(3)},
-				{Role: "judge", Stage: llm.StageJudge, Label: "llm", Calls: 1, CachedCalls: qi % 2, Seconds: f(4)}}
+			tally := []Tally{{Role: "answer", Stage: StageAnswer, Calls: 1, InputTokens: qi, OutputTokens: 3, Seconds: f(3)},
+				{Role: "judge", Stage: StageJudge, Label: "llm", Calls: 1, CachedCalls: qi % 2, Seconds: f(4)}}
 			at := time.Date(2026, 11, 30, 18, qi%60, ci, qi*1000+7, time.UTC)
 			recs = append(recs,
 				RetrievalRecord{QuestionID: q.ID, ConversationID: c.ID, System: "turns-cosine", K: 10, Tokens: 400 + qi, Items: refs, Candidates: refs[:qi%3],
-					Evidence: q.Evidence, EvidenceHit: qi % 2, ContextSHA256: llm.HashText(q.Text), Seconds: f(5), Notes: notes},
+					Evidence: q.Evidence, EvidenceHit: qi % 2, ContextSHA256: hashText(q.Text), Seconds: f(5), Notes: notes},
 				AnswerRecord{QuestionID: q.ID, ConversationID: c.ID, System: "turns-cosine", Category: q.Category, Type: q.Type, Abstention: q.Abstains(),
-					Question: q.Text, Gold: q.Gold, Prediction: turns[qi%len(turns)].Text, ContextTokens: 400, Usage: llm.Usage{InputTokens: 450, OutputTokens: 5},
-					Cached: qi%5 == 0, ContextSHA256: llm.HashText(q.Gold), PromptSHA256: llm.HashText(q.ID)},
+					Question: q.Text, Gold: q.Gold, Prediction: turns[qi%len(turns)].Text, ContextTokens: 400, Usage: Usage{InputTokens: 450, OutputTokens: 5},
+					Cached: qi%5 == 0, ContextSHA256: hashText(q.Gold), PromptSHA256: hashText(q.ID)},
 				CostRecord{ConversationID: c.ID, System: "turns-cosine", QuestionID: q.ID, Part: "judge:llm", At: at, Tallies: tally},
 				Judgment{QuestionID: q.ID, System: "turns-cosine", Judge: "llm", Correct: qi%2 == 0, Score: f(6), Reason: q.Gold, Raw: `{"correct": true, "reason": "` + q.Text + `"}` + strings.Repeat("\xff\xc3", qi%2)},
-				llm.TapeEntry{Key: llm.HashText(q.ID), Kind: "chat", Model: "m", Text: q.Gold, Usage: llm.Usage{InputTokens: 3}},
-				llm.TapeEntry{Key: llm.HashText(q.Text), Kind: "decide", Model: "m", Probs: map[string]float64{"yes": f(7), "no": 1 - f(7), "Maybe": 0}},
-				llm.TapeEntry{Key: llm.HashText(q.Gold), Kind: "embed", Model: "e", Vector: llm.Vector{float32(f(8)), -0.5, 1e-30, 0}},
 				CostRecord{ConversationID: c.ID, System: "turns-cosine", At: at.In(time.FixedZone("", -5*3600)), Tallies: tally[:qi%3], Attempt: q.ID, Partial: qi%2 == 1, Redone: qi%3 == 1},
 				Judgment{QuestionID: q.ID, System: "turns-cosine", Judge: "llm", Raw: turns[(qi+1)%len(turns)].Text, Invalid: true},
 			)
@@ -243,17 +246,17 @@ func TestRecordLinesEqualMarshalOnLoCoMo(t *testing.T) {
 			}
 			trs = append(trs, Transcript{QuestionID: q.ID, ConversationID: c.ID, System: "turns-cosine", Items: items, Candidates: items[:qi%4], Notes: notes,
 				Context: ctx, ContextTokens: 400, RetrieveSeconds: f(9),
-				Answer: Call{Messages: []llm.Message{{Role: "system", Content: "Answer from memories."}, {Role: "user", Content: "Memories:\n" + ctx + "\nQuestion: " + q.Text}},
-					Raw: turns[qi%len(turns)].Text, Usage: llm.Usage{InputTokens: 450, OutputTokens: 5}, Seconds: f(10)},
-				Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Reason: q.Gold, Call: Call{Messages: []llm.Message{{Role: "user", Content: q.Text}}, Raw: "{}", Seconds: f(11)}},
+				Answer: Call{Messages: []Message{{Role: "system", Content: "Answer from memories."}, {Role: "user", Content: "Memories:\n" + ctx + "\nQuestion: " + q.Text}},
+					Raw: turns[qi%len(turns)].Text, Usage: Usage{InputTokens: 450, OutputTokens: 5}, Seconds: f(10)},
+				Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Reason: q.Gold, Call: Call{Messages: []Message{{Role: "user", Content: q.Text}}, Raw: "{}", Seconds: f(11)}},
 					{Judge: "f1", Score: f(12)}}})
 			if qi%4 == 0 {
 				trs = append(trs, JudgePart(q.ID, c.ID, "turns-cosine", JudgeCall{Judge: "lenient", Score: f(13), Reason: q.Text,
-					Call: Call{Messages: []llm.Message{{Role: "user", Content: q.Text + "\n" + q.Gold}}, Raw: turns[qi%len(turns)].Text, Cached: true, Seconds: f(14)}}))
+					Call: Call{Messages: []Message{{Role: "user", Content: q.Text + "\n" + q.Gold}}, Raw: turns[qi%len(turns)].Text, Cached: true, Seconds: f(14)}}))
 			}
 		}
 		recs = append(recs, BuildRecord{ConversationID: c.ID, System: "turns-cosine", Turns: len(turns), Seconds: floats[ci%len(floats)], Started: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
-			Stages: []llm.Tally{{Role: "embedding", Stage: llm.StageBuild, Label: "embedding", Calls: len(turns)}}})
+			Stages: []Tally{{Role: "embedding", Stage: StageBuild, Label: "embedding", Calls: len(turns)}}})
 	}
 	dir := t.TempDir()
 	a, err := OpenAppender(filepath.Join(dir, "records.jsonl"))
@@ -340,7 +343,7 @@ func BenchmarkAppenderWrite(b *testing.B) {
 		refs = append(refs, ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score})
 	}
 	rec := RetrievalRecord{QuestionID: tr.QuestionID, ConversationID: tr.ConversationID, System: tr.System, K: 10, Tokens: 400,
-		Items: refs, Evidence: []string{"D1:3"}, EvidenceHit: 1, ContextSHA256: llm.HashText(tr.Context), Seconds: 0.0012}
+		Items: refs, Evidence: []string{"D1:3"}, EvidenceHit: 1, ContextSHA256: hashText(tr.Context), Seconds: 0.0012}
 	a, err := OpenAppender(filepath.Join(b.TempDir(), RetrievalsFile))
 	if err != nil {
 		b.Fatal(err)

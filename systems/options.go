@@ -1,111 +1,16 @@
 package systems
 
 import (
-	"encoding/json"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 )
 
-// Options are a system's string-keyed settings, from YAML or --opt k=v.
-// Typed getters validate and name the option in their errors.
-type Options map[string]string
-
-// Merge returns defaults overlaid by o.
-func (o Options) Merge(defaults Options) Options {
-	out := Options{}
-	for k, v := range defaults {
-		out[k] = v
-	}
-	for k, v := range o {
-		out[k] = v
-	}
-	return out
-}
-
-// Check rejects keys that are not in defaults, naming all of them (sorted,
-// so the message is the same on every run) and the known ones.
-func (o Options) Check(system string, defaults Options) error {
-	var unknown []string
-	for k := range o {
-		if _, ok := defaults[k]; !ok {
-			unknown = append(unknown, strconv.Quote(k))
-		}
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	sort.Strings(unknown)
-	var known []string
-	for d := range defaults {
-		known = append(known, d)
-	}
-	sort.Strings(known)
-	what := "option"
-	if len(unknown) > 1 {
-		what = "options"
-	}
-	return badinput.Errorf("system %s has no %s %s (known: %s)", system, what, strings.Join(unknown, ", "), strings.Join(known, ", "))
-}
-
-// Int reads an integer option.
-func (o Options) Int(key string, def int) (int, error) {
-	v, ok := o[key]
-	if !ok || v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, badinput.Errorf("option %s=%q: want an integer", key, v)
-	}
-	return n, nil
-}
-
-// Float reads a float option.
-func (o Options) Float(key string, def float64) (float64, error) {
-	v, ok := o[key]
-	if !ok || v == "" {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, badinput.Errorf("option %s=%q: want a number", key, v)
-	}
-	return f, nil
-}
-
-// Bool reads a boolean option.
-func (o Options) Bool(key string, def bool) (bool, error) {
-	v, ok := o[key]
-	if !ok || v == "" {
-		return def, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, badinput.Errorf("option %s=%q: want true or false", key, v)
-	}
-	return b, nil
-}
-
-// String reads a string option, checking it against allowed values if given.
-func (o Options) String(key, def string, allowed ...string) (string, error) {
-	v, ok := o[key]
-	if !ok || v == "" {
-		v = def
-	}
-	if len(allowed) == 0 {
-		return v, nil
-	}
-	for _, a := range allowed {
-		if v == a {
-			return v, nil
-		}
-	}
-	return "", badinput.Errorf("option %s=%q: want one of %s", key, v, strings.Join(allowed, ", "))
-}
+// Options are a system's string-keyed settings, from YAML or --opt k=v,
+// with typed getters that validate and name the option in their errors.
+// The run log records them (runlog.Options), so they are defined there.
+type Options = runlog.Options
 
 // Parse reads "k=v" pairs (as given to --opt).
 func Parse(pairs []string) (Options, error) {
@@ -118,15 +23,4 @@ func Parse(pairs []string) (Options, error) {
 		o[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return o, nil
-}
-
-// MarshalJSON writes the options with URL credentials redacted: options are
-// written to manifests and hashed into run ids, and a memory service's
-// password must reach neither (it cannot change the outputs).
-func (o Options) MarshalJSON() ([]byte, error) {
-	m := make(map[string]string, len(o))
-	for k, v := range o {
-		m[k] = llm.RedactText(v)
-	}
-	return json.Marshal(m)
 }

@@ -8,12 +8,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/suggest"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 )
 
 // System is one memory system holding one conversation's memory. The
@@ -31,16 +31,8 @@ type Budget struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
-// Item is one retrieved memory unit.
-type Item struct {
-	ID      string    `json:"id"`
-	Kind    string    `json:"kind,omitempty"` // "turn", "fact", "relational", "synthesis", "triple", ...
-	Text    string    `json:"text"`
-	Time    time.Time `json:"time,omitempty"`
-	Speaker string    `json:"speaker,omitempty"`
-	Sources []string  `json:"sources,omitempty"` // source turn ids, for evidence recall
-	Score   float64   `json:"score"`
-}
+// Item is one retrieved memory unit; transcripts record it (runlog.Item).
+type Item = runlog.Item
 
 // Context is what the answer model reads for one question.
 type Context struct {
@@ -54,40 +46,9 @@ type Context struct {
 	Notes map[string]any `json:"notes,omitempty"`
 }
 
-// BuildStats is what a system reports about its build besides metered calls.
-type BuildStats struct {
-	Counts map[string]int `json:"counts,omitempty"` // entries, syntheses, dropped, ...
-	// TurnTokens, when set, is the cumulative build tokens after each turn
-	// (index = turn order in the conversation), for the cost-growth plot.
-	TurnTokens []int          `json:"turn_tokens,omitempty"`
-	Notes      map[string]any `json:"notes,omitempty"`
-	// Requests counts the build's logical model requests (a repair retry
-	// belongs to its request); Failed those whose reply stayed unusable, so
-	// nothing was kept from them; FirstFailure quotes the first such reply.
-	// The harness ends a run whose failed share is too high (a server
-	// ignoring JSON mode must not pass for a normal build).
-	Requests     int    `json:"requests,omitempty"`
-	Failed       int    `json:"failed,omitempty"`
-	FirstFailure string `json:"first_failure,omitempty"`
-	// Entries is the size of the built memory (entries, facts, nodes and
-	// edges), nil when the system does not report one. Extractions counts
-	// the extraction replies that parsed, EmptyReplies those holding no
-	// entry. Spec.Memory judges them (MemoryRule.Empty).
-	Entries      *int `json:"entries,omitempty"`
-	Extractions  int  `json:"extractions,omitempty"`
-	EmptyReplies int  `json:"empty_replies,omitempty"`
-}
-
-// SetEntries records the built memory's size.
-func (b *BuildStats) SetEntries(n int) { b.Entries = &n }
-
-// AddExtraction counts one parsed extraction reply, empty or not.
-func (b *BuildStats) AddExtraction(empty bool) {
-	b.Extractions++
-	if empty {
-		b.EmptyReplies++
-	}
-}
+// BuildStats is what a system reports about its build besides metered
+// calls; build records hold it (runlog.BuildStats).
+type BuildStats = runlog.BuildStats
 
 // MemoryRule is what a system declares about the memory its build makes.
 // A system that keeps the raw conversation (fullcontext, turns-*, abstain)
@@ -130,17 +91,6 @@ func (r MemoryRule) Empty(b BuildStats) string {
 	return ""
 }
 
-// AddRequest counts one logical build request; raw is the reply of a
-// failed one ("" for a success).
-func (b *BuildStats) AddRequest(failed bool, raw string) {
-	b.Requests++
-	if failed {
-		if b.Failed == 0 {
-			b.FirstFailure = raw
-		}
-		b.Failed++
-	}
-}
 
 // Env is what a system may use. Models are already wrapped in the run's
 // decorators (meter, cache, retry, rate limit).

@@ -31,12 +31,22 @@ func loadRun(dir string) (*runInfo, error) {
 }
 
 // option is a run's value for a system option: its own setting, else the
-// registered default.
-func option(cfg runlog.Config, keys ...string) (string, bool) {
+// system's default as the manifest records it (system_options); only
+// manifests written before those were recorded ask this binary's registry.
+func option(m runlog.Manifest, keys ...string) (string, bool) {
+	cfg := m.Config
 	for _, k := range keys {
 		if v, ok := cfg.Options[k]; ok && v != "" {
 			return v, true
 		}
+	}
+	if m.SystemOptions != nil {
+		for _, k := range keys {
+			if v, ok := m.SystemOptions[k]; ok && v != "" {
+				return v, true
+			}
+		}
+		return "", false
 	}
 	if spec, err := systems.Lookup(cfg.System); err == nil {
 		for _, k := range keys {
@@ -50,11 +60,11 @@ func option(cfg runlog.Config, keys ...string) (string, bool) {
 
 // BudgetK is the number of items a run retrieved per question: --k, else
 // the system's k (or StructMem's entries) option, else its default.
-func BudgetK(cfg runlog.Config) (int, bool) {
-	if cfg.K > 0 {
-		return cfg.K, true
+func BudgetK(m runlog.Manifest) (int, bool) {
+	if m.Config.K > 0 {
+		return m.Config.K, true
 	}
-	v, ok := option(cfg, "k", "entries")
+	v, ok := option(m, "k", "entries")
 	if !ok {
 		return 0, false
 	}
@@ -63,8 +73,8 @@ func BudgetK(cfg runlog.Config) (int, bool) {
 }
 
 // Seeds is a run's number of semantic seeds (StructMem's seeds option).
-func Seeds(cfg runlog.Config) (int, bool) {
-	v, ok := option(cfg, "seeds")
+func Seeds(m runlog.Manifest) (int, bool) {
+	v, ok := option(m, "seeds")
 	if !ok {
 		return 0, false
 	}
@@ -118,7 +128,7 @@ func PickJudge(runs []*runInfo, want string) (string, error) {
 
 // accuracyChart groups runs by system and plots overall accuracy against
 // x(run); runs x cannot place are an error naming the run.
-func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, bool), what string) (*Chart, error) {
+func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int, bool), what string) (*Chart, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("--runs: no run directories given")
 	}
@@ -140,7 +150,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 	minN, maxN := math.MaxInt, 0
 	for _, r := range runs {
 		cfg := r.manifest.Config
-		xv, ok := x(cfg)
+		xv, ok := x(r.manifest)
 		if !ok {
 			return nil, fmt.Errorf("run %s (system %s) has no %s setting to plot against; leave it out of --runs (e.g. point --runs at a sweep's runs directory, results/sweeps/NAME/runs)", r.dir, cfg.System, what)
 		}

@@ -151,3 +151,23 @@ func harnessDir(t testing.TB, cfg runlog.Config) string {
 	}
 	return r.Dir()
 }
+
+// A run's budget and seeds come from its manifest's resolved options, so
+// a system this binary does not register is still placed; only a manifest
+// without them asks the registry.
+func TestPlotOptionsFromTheManifest(t *testing.T) {
+	future := runlog.Manifest{Config: runlog.Config{System: "system-from-the-future"}, SystemOptions: runlog.Options{"entries": "12", "seeds": "4"}}
+	if k, ok := BudgetK(future); !ok || k != 12 {
+		t.Errorf("BudgetK = %d, %v; want 12 from system_options", k, ok)
+	}
+	if s, ok := Seeds(future); !ok || s != 4 {
+		t.Errorf("Seeds = %d, %v; want 4 from system_options", s, ok)
+	}
+	future.Config.Options = runlog.Options{"seeds": "2"}
+	if s, _ := Seeds(future); s != 2 {
+		t.Errorf("Seeds = %d; the run's own --opt wins", s)
+	}
+	if _, ok := BudgetK(runlog.Manifest{Config: runlog.Config{System: "system-from-the-future"}}); ok {
+		t.Error("an unregistered system without system_options was given a budget")
+	}
+}

@@ -85,7 +85,7 @@ type attr struct {
 func attrs(m runlog.Manifest) []attr {
 	var out []attr
 	add := func(k, v string) { out = append(out, attr{key: k, val: v}) }
-	if k, _, ok := analysis.ResolveK(m.Config); ok {
+	if k, _, ok := analysis.ResolveK(m); ok {
 		add("k", fmt.Sprint(k))
 	}
 	opts := map[string]string{}
