@@ -5,12 +5,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench/answer"
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/answer"
+	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/internal/embedder"
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/embedder"
+	"github.com/membench/membench/embedder/uselite"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/internal/embedder"
-	"github.com/membench/membench/internal/embedder/uselite"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )

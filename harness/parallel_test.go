@@ -14,9 +14,9 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )

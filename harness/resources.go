@@ -12,11 +12,11 @@ import (
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/runlog"
 
+	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/internal/embedder"
-	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/judge"
+	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )

@@ -20,14 +20,14 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench/answer"
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/internal/procs"
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/judge"
+	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )

@@ -19,7 +19,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/jsonl"
-	"github.com/membench/membench/internal/judging"
+	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/summary"
 )

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/membench/membench/internal/prompts"
+	"github.com/membench/membench/prompts"
 )
 
 // LabelPartial is the half-right verdict, worth 0.5. A reply may give it
@@ -32,7 +32,7 @@ func (l Labels) String() string {
 }
 
 // LabelsOf reads the verdicts a template declares on its first line
-// ("---labels: CORRECT PARTIAL WRONG---", see internal/prompts). No line
+// ("---labels: CORRECT PARTIAL WRONG---", see prompts). No line
 // means Binary. A declared set must hold CORRECT and WRONG, and may add
 // PARTIAL; anything else is refused, so a typo cannot silently turn a
 // prompt binary.

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
 )
 
 // Embedded judge templates. LongMemEval question types with their own

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/membench/membench/answer"
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/answer"
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/systems"
 )
 

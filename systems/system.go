@@ -91,7 +91,6 @@ func (r MemoryRule) Empty(b BuildStats) string {
 	return ""
 }
 
-
 // Env is what a system may use. Models are already wrapped in the run's
 // decorators (meter, cache, retry, rate limit).
 type Env struct {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/internal/cli/cliflag"
+	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 )

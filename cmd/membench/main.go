@@ -1,6 +1,6 @@
 // Command membench replays long-term memory benchmarks into memory systems,
 // answers and judges the questions, and compares systems with statistics.
-// Commands are thin: each lives in internal/cli/<name> over a package.
+// Commands are thin: each lives in cmd/membench/<name> over a package.
 package main
 
 import (
@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/internal/cli/cliflag"
-	"github.com/membench/membench/internal/cli/version"
+	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/cmd/membench/version"
 )
 
 func main() {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/membench/membench/internal/cli/clienv"
+	"github.com/membench/membench/cmd/membench/clienv"
 )
 
 // The CLI's contract with users: bad input exits 2 with one line naming the

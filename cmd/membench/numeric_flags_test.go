@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/membench/membench/internal/cli/clierr"
-	"github.com/membench/membench/internal/cli/cliflag"
+	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/cmd/membench/cliflag"
 )
 
 // numericTypes are pflag's type names of numeric values.
@@ -27,7 +27,7 @@ var numericTypes = map[string]bool{
 // notYetBounded lists numeric flags kept out of this test, with why; each
 // is a pflag builtin that accepts any value of its type.
 var notYetBounded = map[string]string{
-	"membench view --port": "internal/cli/view is changed on another branch; it switches to cliflag.Int(…, 0, 65535)",
+	"membench view --port": "cmd/membench/view is changed on another branch; it switches to cliflag.Int(…, 0, 65535)",
 }
 
 // Every numeric flag of every command is registered through cliflag with

@@ -1,6 +1,6 @@
 // Package badinput marks errors caused by the user's input (a flag, a file,
 // a field) as opposed to failures of the run itself. Library packages
-// return these; only the command line (internal/cli/clierr) turns them into
+// return these; only the command line (cmd/membench/clierr) turns them into
 // exit code 2, so the engine knows nothing about exit codes.
 package badinput
 

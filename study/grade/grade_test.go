@@ -11,8 +11,8 @@ import (
 
 	"github.com/membench/membench/runlog"
 
+	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
-	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/judge"
 	_ "github.com/membench/membench/systems/all"
 )

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/membench/membench/analysis"
-	"github.com/membench/membench/internal/judging"
 	"github.com/membench/membench/judge"
+	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/runlog"
 )
 

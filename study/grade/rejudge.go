@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/bundle"
-	"github.com/membench/membench/internal/judging"
+	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/runlog"
 
 	"golang.org/x/sync/errgroup"

@@ -14,7 +14,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/judging"
+	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/summary"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/membench/membench/runlog"
 
+	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
-	_ "github.com/membench/membench/internal/answer"
 	"github.com/membench/membench/systems"
 	_ "github.com/membench/membench/systems/all"
 )

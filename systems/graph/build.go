@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/flat"
 )

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/prompts"
+	"github.com/membench/membench/prompts"
 )
 
 // bindJob is one extraction request: one perspective over one session

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
 )
 
 // Task names of the offline heuristics and of every request this package

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/membench/membench/internal/prompts"
+	"github.com/membench/membench/prompts"
 )
 
 // planWindows walks a time pointer over entries sorted by time: each window

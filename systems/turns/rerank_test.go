@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/embedder"
+	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/selector"

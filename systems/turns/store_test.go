@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/embedder"
+	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"

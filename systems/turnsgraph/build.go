@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/turns"
 )

@@ -1,0 +1,229 @@
+// Package cliflag holds the flags every command spells the same way:
+// --run DIR (repeatable) wherever runs are read, --judge NAME wherever a
+// reader picks a judge, --json to print a result as JSON on stdout, the
+// deprecated spellings they replace, and the completion of their values.
+package cliflag
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/runlog"
+)
+
+// aliasOf marks a deprecated alias flag with the name it stands for.
+const aliasOf = "membench_alias_of"
+
+// runsValue appends every occurrence, whichever of its names was used,
+// so --run A --runs B keeps both.
+type runsValue struct{ dst *[]string }
+
+func (v runsValue) Set(s string) error { *v.dst = append(*v.dst, s); return nil }
+func (v runsValue) Type() string       { return "DIR" }
+func (v runsValue) String() string {
+	if v.dst == nil || len(*v.dst) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(*v.dst, ",") + "]"
+}
+
+// RunsUsage is the usage line of a --run that takes globs and
+// directories of runs.
+const RunsUsage = "run directory, glob, or directory holding run directories (repeatable)"
+
+// Runs registers --run DIR (repeatable) appending to dst, its value
+// completion, and the deprecated spellings old (e.g. "runs", "runs-dir"),
+// which append to the same list.
+func Runs(c *cobra.Command, dst *[]string, usage string, old ...string) {
+	c.Flags().Var(runsValue{dst}, "run", usage)
+	must(c.RegisterFlagCompletionFunc("run", CompleteRuns))
+	for _, name := range old {
+		Alias(c, name, "run")
+	}
+}
+
+// Alias registers name as a hidden, deprecated spelling of the flag
+// target: the same value, so either spelling sets it. Using it prints one
+// line on stderr (WarnDeprecated).
+func Alias(c *cobra.Command, name, target string) {
+	f := c.Flags()
+	t := f.Lookup(target)
+	if t == nil {
+		panic(fmt.Sprintf("cliflag.Alias: %s has no flag --%s", c.Name(), target))
+	}
+	f.AddFlag(&pflag.Flag{
+		Name: name, Value: t.Value, DefValue: t.DefValue, NoOptDefVal: t.NoOptDefVal,
+		Usage: "deprecated: use --" + target, Annotations: map[string][]string{aliasOf: {target}},
+	})
+	Deprecate(c, name, "use --"+target)
+	if fn, ok := c.GetFlagCompletionFunc(target); ok {
+		must(c.RegisterFlagCompletionFunc(name, fn))
+	}
+}
+
+// Deprecate hides the flag name from help; WarnDeprecated says what to use
+// instead when it is used. (pflag's own MarkDeprecated prints through
+// cobra's Print, which goes to stdout when a command's output is set, and
+// would mix into --json.)
+func Deprecate(c *cobra.Command, name, instead string) {
+	fl := c.Flags().Lookup(name)
+	if fl == nil {
+		panic(fmt.Sprintf("cliflag.Deprecate: %s has no flag --%s", c.Name(), name))
+	}
+	fl.Hidden = true
+	if fl.Annotations == nil {
+		fl.Annotations = map[string][]string{}
+	}
+	fl.Annotations[deprecated] = []string{instead}
+}
+
+const deprecated = "membench_deprecated"
+
+// WarnDeprecated prints one stderr line per deprecated flag the user set
+// on c (the root's PersistentPreRun calls it for every command).
+func WarnDeprecated(c *cobra.Command) {
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		if msg := fl.Annotations[deprecated]; len(msg) == 1 {
+			fmt.Fprintf(c.ErrOrStderr(), "membench: --%s is deprecated, %s\n", fl.Name, msg[0])
+		}
+	})
+}
+
+// Changed reports whether the user set the flag name under any of its
+// spellings (the flag itself or one of its deprecated aliases).
+func Changed(c *cobra.Command) func(name string) bool {
+	return func(name string) bool {
+		f := c.Flags()
+		if f.Changed(name) {
+			return true
+		}
+		set := false
+		f.VisitAll(func(fl *pflag.Flag) {
+			if fl.Changed && len(fl.Annotations[aliasOf]) == 1 && fl.Annotations[aliasOf][0] == name {
+				set = true
+			}
+		})
+		return set
+	}
+}
+
+// JSON registers --json.
+func JSON(c *cobra.Command, dst *bool) {
+	c.Flags().BoolVar(dst, "json", false, "print the result as JSON on stdout")
+}
+
+// PrintJSON writes v as indented JSON: the one shape every --json prints.
+func PrintJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// FailedJSON is what --json prints for a pass (run, judge) that ended with
+// questions failed: no results, only what failed and where it is recorded,
+// so a script reading stdout learns what to retry. The exit code stays 1.
+type FailedJSON struct {
+	Status       string           `json:"status"` // "failed"
+	Artifacts    string           `json:"artifacts"`
+	FailuresFile string           `json:"failures_file"`
+	Total        int              `json:"total"`            // questions the pass set out to finish
+	Questions    int              `json:"failed_questions"` // distinct questions among Failures
+	Failures     []runlog.Failure `json:"failures"`
+	Retry        string           `json:"retry"`
+}
+
+// PrintFailed prints e as FailedJSON.
+func PrintFailed(w io.Writer, e *runlog.QuestionsFailedError) error {
+	qs := map[string]bool{}
+	for _, f := range e.Failed {
+		qs[f.QuestionID] = true
+	}
+	return PrintJSON(w, FailedJSON{
+		Status: "failed", Artifacts: e.Dir, FailuresFile: filepath.Join(e.Dir, runlog.FailuresFile),
+		Total: e.Total, Questions: len(qs), Failures: e.Failed,
+		Retry: "rerun the same command: only these are retried",
+	})
+}
+
+// JudgeName registers --judge NAME: a judge already in the runs, picked by
+// name; "" means each run's primary judge.
+func JudgeName(c *cobra.Command, dst *string, usage string) {
+	if usage == "" {
+		usage = "judge name, as the run's manifest lists it (default: the run's primary judge, its first verdict judge)"
+	}
+	c.Flags().StringVar(dst, "judge", "", usage)
+	must(c.RegisterFlagCompletionFunc("judge", CompleteJudgeNames))
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// Sources expands --run values for readers that also take judgments
+// files (compare, agreement): an existing file (a judgments.jsonl) stays
+// as given, in place, as does a directory holding a judgments.jsonl; a run directory, a glob or a directory holding runs
+// becomes its run directories (runlog.FindRuns), in order.
+func Sources(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && !st.IsDir() && filepath.Base(a) != runlog.ManifestFile {
+			out = append(out, a)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(a, runlog.JudgmentsFile)); err == nil {
+			out = append(out, a) // a run, or a directory of judgments without a manifest
+			continue
+		}
+		if strings.ContainsAny(a, "*?[") {
+			m, _ := filepath.Glob(a)
+			var files []string
+			for _, p := range m {
+				if st, err := os.Stat(p); err == nil && !st.IsDir() && strings.HasSuffix(p, ".jsonl") {
+					files = append(files, p)
+				}
+			}
+			if len(files) > 0 && len(files) == len(m) {
+				out = append(out, files...) // a glob over judgments files
+				continue
+			}
+		}
+		dirs, err := runlog.FindRuns([]string{a})
+		if err != nil {
+			return nil, clierr.AsBad(err)
+		}
+		out = append(out, dirs...)
+	}
+	return out, nil
+}
+
+// RunDirs expands --run values for readers of one file of a run (audit
+// reads memory.jsonl): a directory holding marker stays as given, with or
+// without a manifest; anything else goes through runlog.FindRuns.
+func RunDirs(args []string, marker string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if _, err := os.Stat(filepath.Join(a, marker)); err == nil {
+			out = append(out, a)
+			continue
+		}
+		dirs, err := runlog.FindRuns([]string{a})
+		if err != nil {
+			return nil, clierr.AsBad(err)
+		}
+		out = append(out, dirs...)
+	}
+	return out, nil
+}
+
+// JudgeSpecSyntax is the one syntax of --judge-spec in run, score and judge.
+const JudgeSpecSyntax = "a judge (lexical, f1, bleu1, em, llm), NAME=BACKEND:MODEL, or name=N,backend=B,model=M,base-url=U,prompt=FILE; a model judge takes repeats=N (each answer judged N times)"

@@ -1,0 +1,488 @@
+// Package datasets is the `membench datasets` command: list, fetch and
+// verify the public benchmark files in the dataset registry.
+package datasets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/membench/membench/cmd/membench/clienv"
+	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/cmd/membench/cliflag"
+	core "github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/suggest"
+	"github.com/membench/membench/llm"
+)
+
+// NewCmd builds `membench datasets`.
+func NewCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "datasets",
+		Short: "List, fetch and verify benchmark dataset files",
+		Long: "Datasets are fetched (or added from a local copy) into $MEMBENCH_HOME/datasets\n" +
+			"(default ~/.cache/membench/datasets). locomo and longmemeval-s are checked against\n" +
+			"sha256 sums pinned in membench; the other files have no published sum, so the sha256\n" +
+			"of the copy you install is recorded beside it (FILE.sha256) and verify checks against\n" +
+			"that. The embedded sample needs no fetch.",
+		Example: `  membench datasets list
+  membench datasets list --json
+  membench datasets fetch locomo
+  membench datasets add locomo ../shared/datasets/locomo10.json
+  membench datasets verify locomo
+  membench datasets synth --shape locomo --questions 20 --seed 1 --out /tmp/synth-locomo.json`,
+	}
+	cmd.AddCommand(listCmd(), fetchCmd(), addCmd(), verifyCmd(), synthCmd())
+	return cmd
+}
+
+func unknown(name string) error {
+	return clierr.Bad("unknown dataset %q%s (known: %s)", name, suggest.Hint(name, core.RegistryNames()), strings.Join(core.RegistryNames(), ", "))
+}
+
+// lookup finds a registry entry and its directory (dir, else the default
+// under home) for verb (fetch, add, verify); the embedded sample has none.
+func lookup(name, verb, dir, home string) (core.Entry, string, error) {
+	e, ok := core.Lookup(name)
+	if !ok {
+		if s, ok := core.Registered(name); ok && s.Embedded {
+			return e, "", clierr.Bad("dataset %s is embedded in the binary; nothing to %s", name, verb)
+		} else if ok && len(s.Fetch) == 0 {
+			return e, "", clierr.Bad("dataset %s has no registered file to %s; give run its file with --data FILE", name, verb)
+		}
+		return e, "", unknown(name)
+	}
+	if dir == "" {
+		dir = core.DefaultDir(home)
+	}
+	return e, dir, nil
+}
+
+// ListOptions are `datasets list`'s inputs.
+type ListOptions struct {
+	JSON bool
+	Dir  string // "" = the default directory under Home
+	Home string // MEMBENCH_HOME, read at the edge
+	Out  io.Writer
+}
+
+func listCmd() *cobra.Command {
+	o := &ListOptions{}
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "Show the registry: name, installed?, checksum, url",
+		Example: `  membench datasets list
+  membench datasets list --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Home, o.Out = clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
+			return RunList(cmd.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	cliflag.JSON(c, &o.JSON)
+	return c
+}
+
+// ListEntry is one line of `datasets list --json`.
+type ListEntry struct {
+	Name      string `json:"name"`
+	File      string `json:"file,omitempty"`
+	Installed bool   `json:"installed"`
+	Path      string `json:"path,omitempty"`  // where it is (or would be) installed
+	Bytes     int64  `json:"bytes,omitempty"` // installed size
+	SHA256    string `json:"sha256,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Embedded  bool   `json:"embedded,omitempty"` // the sample, built in
+}
+
+// RunList prints the registry and which files are installed.
+func RunList(_ context.Context, o *ListOptions) error {
+	dir := o.Dir
+	if dir == "" {
+		dir = core.DefaultDir(o.Home)
+	}
+	var embedded []string
+	for _, n := range core.Names() {
+		if s, _ := core.Registered(n); s.Embedded {
+			embedded = append(embedded, n)
+		}
+	}
+	if o.JSON {
+		var out []ListEntry
+		for _, n := range embedded {
+			out = append(out, ListEntry{Name: n, Installed: true, Embedded: true})
+		}
+		for _, e := range core.Registry {
+			le := ListEntry{Name: e.Name, File: e.File, Path: filepath.Join(dir, e.File), SHA256: e.SHA256, URL: e.URL}
+			if st, err := os.Stat(le.Path); err == nil {
+				le.Installed, le.Bytes = true, st.Size()
+			}
+			out = append(out, le)
+		}
+		return cliflag.PrintJSON(o.Out, map[string]any{"directory": dir, "datasets": out})
+	}
+	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
+	for _, n := range embedded {
+		fmt.Fprintf(w, "%s\tembedded\t-\t(built in)\n", n)
+	}
+	for _, e := range core.Registry {
+		path := filepath.Join(dir, e.File)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, installed(path), checksum(e, path), e.URL)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "\ndirectory: %s\n", dir)
+	return nil
+}
+
+// checksum says what a copy is checked against: the sum pinned in the
+// registry, else the one recorded when the copy was installed.
+func checksum(e core.Entry, path string) string {
+	if e.SHA256 != "" {
+		return e.SHA256 + " (pinned)"
+	}
+	if rec := core.ReadRecord(path); rec != "" {
+		return rec + " (recorded at install; none published)"
+	}
+	return "(none published; recorded when fetched or added)"
+}
+
+// installed says whether the file is there; hashing is left to verify
+// because the LongMemEval files are hundreds of MB.
+func installed(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "no"
+	}
+	return fmt.Sprintf("yes (%s)", humanBytes(st.Size()))
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// FetchOptions are `datasets fetch`'s inputs.
+type FetchOptions struct {
+	Name  string // registry name
+	Dir   string // "" = the default directory under Home
+	URL   string // mirror URL, or a directory ending in /
+	Force bool   // download even if a verified copy is installed
+	Home  string
+	Out   io.Writer
+	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
+	MaxBytes int64
+}
+
+func fetchCmd() *cobra.Command {
+	o := &FetchOptions{}
+	c := &cobra.Command{
+		Use:   "fetch NAME",
+		Short: "Download a dataset file and check its sha256",
+		Example: `  membench datasets fetch locomo
+  membench datasets fetch longmemeval-s --out /data/membench`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: cliflag.CompleteRegistry,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name, o.Home, o.Out = args[0], clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return RunFetch(ctx, o)
+		},
+	}
+	c.Flags().StringVar(&o.Dir, "out", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	cliflag.Alias(c, "dir", "out")
+	c.Flags().StringVar(&o.URL, "url", "", "download from this URL instead (a URL ending in / is a mirror directory; the file name is appended)")
+	c.Flags().BoolVar(&o.Force, "force", false, "download even if a verified copy is installed")
+	maxDataSize(c, &o.MaxBytes)
+	return c
+}
+
+// RunFetch downloads the file unless a verified copy is there.
+func RunFetch(ctx context.Context, o *FetchOptions) error {
+	e, dir, err := lookup(o.Name, "fetch", o.Dir, o.Home)
+	if err != nil {
+		return err
+	}
+	out := o.Out
+	dest := filepath.Join(dir, e.File)
+	if !o.Force {
+		if r, err := core.Verify(dest, e, o.MaxBytes); err == nil {
+			fmt.Fprintf(out, "%s already installed at %s (sha256 %s, %s); use --force to download again\n", e.Name, dest, r.SHA256, r.Status)
+			return nil
+		}
+	}
+	fmt.Fprintf(out, "fetching %s into %s ...\n", e.Name, dir)
+	r, err := core.Fetch(ctx, e, dir, o.URL, o.MaxBytes)
+	if err != nil {
+		return llm.RedactErr(err) // --url may carry a mirror's credentials
+	}
+	report(out, e, r)
+	return nil
+}
+
+// AddOptions are `datasets add`'s inputs.
+type AddOptions struct {
+	Name string // registry name
+	File string // the local copy
+	Dir  string // "" = the default directory under Home
+	Home string
+	Out  io.Writer
+	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
+	MaxBytes int64
+}
+
+func addCmd() *cobra.Command {
+	o := &AddOptions{}
+	c := &cobra.Command{
+		Use:   "add NAME FILE",
+		Short: "Register a local copy of a dataset file (checked and copied like a download)",
+		Long: `Copies FILE into the dataset directory under the registry name's file name, so
+runs find it without --data. It is checked like a download: against the pinned
+sha256 and size where membench has them; its sha256 is recorded beside the copy
+(FILE.sha256) either way. Same as: datasets fetch NAME --url file:///abs/path/FILE.`,
+		Example: `  membench datasets add locomo ../shared/datasets/locomo10.json
+  membench datasets add longmemeval-oracle ~/Downloads/longmemeval_oracle.json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name, o.File, o.Home, o.Out = args[0], args[1], clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
+			return RunAdd(cmd.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Dir, "dir", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	maxDataSize(c, &o.MaxBytes)
+	return c
+}
+
+// maxDataSize registers --max-data-size, as run and score have it.
+func maxDataSize(c *cobra.Command, dst *int64) {
+	cliflag.Size(c, dst, "max-data-size", core.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the file (a larger one is refused), e.g. 8GiB")
+}
+
+// RunAdd installs a local copy.
+func RunAdd(_ context.Context, o *AddOptions) error {
+	e, dir, err := lookup(o.Name, "add", o.Dir, o.Home)
+	if err != nil {
+		return err
+	}
+	r, err := core.AddLocal(e, dir, o.File, o.MaxBytes)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	report(o.Out, e, r)
+	return nil
+}
+
+// VerifyOptions are `datasets verify`'s inputs.
+type VerifyOptions struct {
+	Name string // registry name; "" = identify File, or with no File every installed dataset
+	Dir  string // "" = the default directory under Home
+	File string // verify this file instead of the installed copy
+	Home string
+	Out  io.Writer
+	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
+	MaxBytes int64
+}
+
+func verifyCmd() *cobra.Command {
+	o := &VerifyOptions{}
+	c := &cobra.Command{
+		Use:   "verify [NAME | --file F]",
+		Short: "Check installed (or given) files against the registry's sha256",
+		Long: `With a NAME, checks that dataset's installed copy (or --file F) against its
+sha256. With --file F alone, says which dataset F is. With neither, checks
+every installed dataset and names the ones not installed; it fails (exit 1)
+when an installed copy does not match.`,
+		Example: `  membench datasets verify
+  membench datasets verify locomo
+  membench datasets verify --file ../shared/datasets/locomo10.json`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: cliflag.CompleteRegistry,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = ""
+			if len(args) == 1 {
+				o.Name = args[0]
+			}
+			o.Home, o.Out = clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
+			return RunVerify(cmd.Context(), o)
+		},
+	}
+	c.Flags().StringVar(&o.Dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
+	c.Flags().StringVar(&o.File, "file", "", "verify this file instead of the installed copy")
+	maxDataSize(c, &o.MaxBytes)
+	return c
+}
+
+// RunVerify checks a file against the registry's checksum.
+func RunVerify(_ context.Context, o *VerifyOptions) error {
+	out := o.Out
+	if o.Name == "" {
+		if o.File == "" {
+			return verifyAll(out, o.Dir, o.Home, o.MaxBytes)
+		}
+		return identify(out, o.File, o.MaxBytes)
+	}
+	e, dir, err := lookup(o.Name, "verify", o.Dir, o.Home)
+	if err != nil {
+		return err
+	}
+	path := o.File
+	if path == "" {
+		path = filepath.Join(dir, e.File)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return clierr.Bad("%s: no such file; run `membench datasets fetch %s` or pass --file F", path, e.Name)
+	}
+	r, err := core.Verify(path, e, o.MaxBytes)
+	if err != nil {
+		return err
+	}
+	report(out, e, r)
+	return nil
+}
+
+// verifyAll checks every registry entry installed in dir (else the
+// default under home) and names the ones that are not there. An absent
+// dataset is no failure (most users fetch one or two); a copy that does
+// not match is.
+func verifyAll(out io.Writer, dir, home string, maxBytes int64) error {
+	if dir == "" {
+		dir = core.DefaultDir(home)
+	}
+	var absent, failed []string
+	for _, e := range core.Registry {
+		path := filepath.Join(dir, e.File)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			absent = append(absent, e.Name)
+			continue
+		}
+		r, err := core.Verify(path, e, maxBytes)
+		if err != nil {
+			fmt.Fprintf(out, "%s: FAILED  %s  %v\n", e.Name, path, err)
+			failed = append(failed, e.Name)
+			continue
+		}
+		report(out, e, r)
+	}
+	switch {
+	case len(absent) == len(core.Registry):
+		fmt.Fprintf(out, "no dataset installed in %s; fetch one with `membench datasets fetch NAME` (%s); the embedded sample needs none\n", dir, strings.Join(absent, ", "))
+	case len(absent) > 0:
+		fmt.Fprintf(out, "not installed in %s: %s (`membench datasets fetch NAME` installs one)\n", dir, strings.Join(absent, ", "))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d installed dataset(s) do not match their checksum: %s; fetch them again with `membench datasets fetch NAME --force`", len(failed), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// identify hashes a file with no name given and says which entry it is.
+func identify(out io.Writer, file string, maxBytes int64) error {
+	if _, err := os.Stat(file); err != nil {
+		return clierr.Bad("--file %s: %v", file, err)
+	}
+	for _, e := range core.Registry {
+		if e.SHA256 == "" {
+			continue
+		}
+		if r, err := core.Verify(file, e, maxBytes); err == nil {
+			report(out, e, r)
+			return nil
+		}
+	}
+	r, err := core.Verify(file, core.Entry{Name: "file"}, maxBytes)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%s (sha256 %s, %d bytes) matches no registry checksum; pass a NAME to compare against one entry", file, r.SHA256, r.Size)
+}
+
+func report(out io.Writer, e core.Entry, r *core.Result) {
+	if r.Verified {
+		fmt.Fprintf(out, "%s: ok  %s  sha256 %s  %d bytes\n", e.Name, r.Path, r.SHA256, r.Size)
+		return
+	}
+	if r.Status == core.Recorded {
+		fmt.Fprintf(out, "%s: ok  %s  sha256 %s  %d bytes (%s; no published checksum)\n", e.Name, r.Path, r.SHA256, r.Size, core.Recorded)
+		return
+	}
+	note := "not verified"
+	if core.ReadRecord(r.Path) == r.SHA256 {
+		note += "; sha256 recorded in " + core.RecordPath(r.Path)
+	}
+	fmt.Fprintf(out, "%s: %s  %s  sha256 %s  %d bytes (%s)\n", e.Name, r.Status, r.Path, r.SHA256, r.Size, note)
+}
+
+func synthCmd() *cobra.Command {
+	var shape, out string
+	var n int
+	var seed uint64
+	c := &cobra.Command{
+		Use:   "synth --shape SHAPE --questions N --seed S --out FILE",
+		Short: "Write a SYNTHETIC file in a real dataset's schema, for scale tests",
+		Long: "Writes a generated file in the schema of LongMemEval S or M (50 or 500 sessions of 10 turns\n" +
+			"per question) or LoCoMo (20 sessions of 16 turns, 20 questions per conversation). The text\n" +
+			"comes from small word lists: the file measures memory, speed and plumbing, never model\n" +
+			"quality. Its results are not benchmark results; keep them apart from real runs.",
+		Example: "  membench datasets synth --shape locomo --questions 20 --seed 1 --out /tmp/synth-locomo.json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sh, ok := core.LookupSynthShape(shape)
+			if !ok {
+				return clierr.Bad("--shape %q: use one of %s", shape, strings.Join(core.SynthShapeNames(), ", "))
+			}
+			if n <= 0 {
+				return clierr.Bad("--questions %d: give a positive number of questions", n)
+			}
+			if out == "" {
+				return clierr.Bad("--out: name the file to write")
+			}
+			tmp := out + ".tmp"
+			f, err := os.Create(tmp)
+			if err != nil {
+				return clierr.Bad("--out %s: %v", out, err)
+			}
+			if err := core.Synth(f, sh, n, seed); err != nil {
+				f.Close()
+				os.Remove(tmp)
+				return err
+			}
+			if err := f.Close(); err != nil {
+				os.Remove(tmp)
+				return err
+			}
+			if err := os.Rename(tmp, out); err != nil {
+				return err
+			}
+			st, _ := os.Stat(out)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: SYNTHETIC %s-shaped file, %d questions, seed %d, %s; run it with --dataset %s --data %s\n",
+				out, sh.Name, n, seed, humanBytes(st.Size()), sh.Dataset, out)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&shape, "shape", "", "layout: "+strings.Join(core.SynthShapeNames(), ", "))
+	cliflag.Int(c, &n, "questions", 10, 1, core.MaxSynthQuestions, "number of questions")
+	cliflag.Uint64(c, &seed, "seed", 1, "random seed (same seed, same bytes)")
+	c.Flags().StringVar(&out, "out", "", "file to write")
+	return c
+}

@@ -1,0 +1,145 @@
+package diagnose
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/runlog"
+
+	"github.com/membench/membench/cmd/membench/clierr"
+)
+
+// writeRun: two temporal questions (one lost at selection, one fully hit)
+// and one adversarial question the llm judge accepts.
+func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Dataset: "locomo", Judges: []string{"f1", "llm"}}
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	it := func(s string) []runlog.ItemRef { return []runlog.ItemRef{{ID: s, Sources: []string{s}}} }
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.RetrievalsFile),
+		runlog.RetrievalRecord{QuestionID: "q1", Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:2")},
+		runlog.RetrievalRecord{QuestionID: "q2", Evidence: []string{"D1:3"}, Candidates: it("D1:3"), Items: it("D1:3")},
+		runlog.RetrievalRecord{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")})
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile),
+		runlog.AnswerRecord{QuestionID: "q1", Category: 2}, runlog.AnswerRecord{QuestionID: "q2", Category: 2}, runlog.AnswerRecord{QuestionID: "q3", Category: 5})
+	j := runlog.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK}
+	if abstainOK {
+		j.Score = 1 // readers refuse correct judgments scored 0
+	}
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), j)
+}
+
+func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
+
+func TestDiagnoseCommand(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	writeRun(t, a, "turns-rerank", 3, true)
+	writeRun(t, b, "turns-cosine", 3, false)
+	pq := filepath.Join(root, "pq.csv")
+	out, err := run("--run", a, "--runs", root, "--per-question", pq, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// temporal: 2 with candidates, both have evidence in them, q1 dropped -> 50% dropped.
+	for _, want := range []string{
+		"| temporal | 2 | 100.0 | 100.0 | 0.0 | 50.0 | 50.0 |",
+		"| temporal: in candidates but all dropped | 50.0 | 22.7 |",
+		"| a | turns-rerank | 3 | llm | 1 | 100.0 |",
+		"| b | turns-cosine | 3 | llm | 1 | 0.0 |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	f, err := os.Open(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) != 4 || recs[1][8] != "lost-selection" || recs[2][8] != "all-hit" || recs[3][8] != "no-evidence" {
+		t.Errorf("per-question csv %v %v", recs, err)
+	}
+
+	out, err = run("--run", a, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Rates []struct {
+			Group   string   `json:"group"`
+			Dropped *float64 `json:"dropped_by_selector_pct"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil || len(js.Rates) != 3 || js.Rates[2].Group != "overall" || *js.Rates[2].Dropped != 50 {
+		t.Errorf("json rates %+v %v\n%s", js.Rates, err, out)
+	}
+
+	for _, bad := range [][]string{{}, {"--run", filepath.Join(root, "none")}, {"--run", a, "--judge", "nope"}, {"--run", a, "--format", "html"}} {
+		if _, err := run(bad...); clierr.Code(err) != 2 {
+			t.Errorf("%v: err %v, want exit 2", bad, err)
+		}
+	}
+}
+
+func TestDiagnoseWithOptions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a")
+	writeRun(t, dir, "turns-rerank", 3, false)
+	var out strings.Builder
+	if err := Run(context.Background(), &Options{Runs: []string{dir}, Judge: "llm", Format: "markdown", Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| a | turns-rerank | 3 | llm | 1 | 0.0 |") {
+		t.Errorf("abstention row missing:\n%s", out.String())
+	}
+	if err := Run(context.Background(), &Options{Runs: []string{dir}, Judge: "nope", Out: &out}); clierr.Code(err) != 2 {
+		t.Errorf("unknown judge: err %v, want exit 2", err)
+	}
+}
+
+// The new spellings: --run repeatable with a directory of runs, --out for
+// the per-question CSV; a system the paper has no decomposition for gets no
+// paper table and no paper column.
+func TestDiagnoseRunOutAndNoPaperTable(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	writeRun(t, a, "structmem", 3, true)
+	writeRun(t, b, "flat", 5, false)
+	pq := filepath.Join(t.TempDir(), "pq.csv")
+	out, err := run("--run", a, "--run", root, "--out", pq, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| a | structmem | 3 | llm | 1 | 100.0 |", "| b | flat | 5 | llm | 1 | 0.0 |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "paper") || strings.Contains(out, "22.7") {
+		t.Errorf("structmem run printed a paper comparison the paper does not report:\n%s", out)
+	}
+	if _, err := os.Stat(pq); err != nil {
+		t.Errorf("--out did not write the per-question CSV: %v", err)
+	}
+	js, err := run("--run", a, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["paper"]; ok {
+		t.Errorf("JSON of a structmem run has paper figures: %s", js)
+	}
+}

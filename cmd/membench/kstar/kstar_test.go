@@ -1,0 +1,125 @@
+package kstar
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/runlog"
+
+	"github.com/membench/membench/cmd/membench/clierr"
+)
+
+func writeRun(t *testing.T, dir, system string, k int, mean float64) {
+	t.Helper()
+	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k, Dataset: "sample"},
+		RenderedTokens: &runlog.TokenStats{N: 3, Mean: mean}}
+	if err := mkdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
+
+func TestKStarCommand(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "ref"), "cos", 3, 200)
+	writeRun(t, filepath.Join(root, "c1"), "rr", 1, 90)
+	writeRun(t, filepath.Join(root, "c3"), "rr", 3, 210)
+	writeRun(t, filepath.Join(root, "c4"), "rr", 4, 260)
+
+	out, err := run("--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "1..5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"k* = 3", "<- k*", "missing k (2): 2,5", "membench run --system rr --k 2 --dataset sample --results " + root} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = run("--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "1,4", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		KStar int `json:"k_star"`
+		Rows  []struct{ K int }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if res.KStar != 4 || len(res.Rows) != 2 {
+		t.Errorf("json k*=%d rows=%d, want 4 (|260-200| < |90-200|) and 2 rows", res.KStar, len(res.Rows))
+	}
+	for _, bad := range [][]string{
+		{"--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "0..3"},
+		{"--runs-dir", root, "--candidate", "rr"},
+		{"--runs-dir", root, "--reference", "nope", "--candidate", "rr"},
+		{"--runs-dir", filepath.Join(root, "missing"), "--reference", "cos", "--candidate", "rr"},
+	} {
+		if _, err := run(bad...); clierr.Code(err) != 2 {
+			t.Errorf("%v: err %v, want a bad-input error (exit 2)", bad, err)
+		}
+	}
+}
+
+func mkdir(d string) error { return os.MkdirAll(d, 0o755) }
+
+func TestKStarWithOptions(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "ref"), "cos", 3, 200)
+	writeRun(t, filepath.Join(root, "c2"), "rr", 2, 180)
+	writeRun(t, filepath.Join(root, "c5"), "rr", 5, 230)
+	var out strings.Builder
+	o := &Options{Runs: []string{root}, Reference: "cos", ReferenceK: 3, Candidate: "rr", KRange: "2,5", JSON: true, Out: &out}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		KStar int `json:"k_star"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &res); err != nil || res.KStar != 2 {
+		t.Errorf("k* = %d (err %v), want 2 (|180-200| < |230-200|)\n%s", res.KStar, err, out.String())
+	}
+	o.ReferenceK = 0
+	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
+		t.Errorf("reference k 0: err %v, want exit 2", err)
+	}
+}
+
+// --run takes several runs and globs; the old --runs-dir still works.
+func TestKStarRunFlag(t *testing.T) {
+	root := t.TempDir()
+	ref, c2, c5 := filepath.Join(root, "ref"), filepath.Join(root, "c2"), filepath.Join(root, "c5")
+	writeRun(t, ref, "cos", 3, 200)
+	writeRun(t, c2, "rr", 2, 180)
+	writeRun(t, c5, "rr", 5, 230)
+	for _, args := range [][]string{
+		{"--run", ref, "--run", filepath.Join(root, "c*")},
+		{"--run", root},
+		{"--runs-dir", root},
+	} {
+		var out strings.Builder
+		c := NewCmd()
+		c.SetOut(&out)
+		c.SetErr(io.Discard)
+		c.SetArgs(append(args, "--reference", "cos", "--candidate", "rr", "--k", "2,5", "--json"))
+		if err := c.Execute(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		var res struct {
+			KStar int `json:"k_star"`
+		}
+		if err := json.Unmarshal([]byte(out.String()), &res); err != nil || res.KStar != 2 {
+			t.Errorf("%v: k* = %d (err %v), want 2", args, res.KStar, err)
+		}
+	}
+}

@@ -1,0 +1,291 @@
+// Package report is `membench report`: the paper-shaped tables over runs.
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/membench/membench/runlog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/cmd/membench/clienv"
+	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/cmd/membench/cliflag"
+	tables "github.com/membench/membench/internal/report"
+	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/study/audit"
+)
+
+// Options are the report command's inputs.
+type Options struct {
+	Runs   []string // run directories, globs or directories of runs
+	Format string   // terminal, markdown or csv
+	Table  string   // 2, 3, 4, dollars or all
+	Prices string   // a prices file laid over the default table ("": the default)
+	Judge  string   // "" = the runs' primary judge
+	JSON   bool     // print ReportJSON instead of tables
+	// AllowMixed shows runs whose manifests differ side by side, with a warning.
+	AllowMixed bool
+	// Wide prints every column in the terminal too (markdown and CSV
+	// always have them).
+	Wide bool
+	// FalseAccept are [JUDGE=]FILE: judges' measured false-accept rates
+	// (membench audit judge --json, or a wrong-answer file's recorded
+	// verdicts), shown beside the accuracies those judges give.
+	FalseAccept []string
+	Out         io.Writer
+	// AnswerKeys (--answer-key published,audited), ByImage and
+	// ExcludeImages print the answer-key table instead of the paper's.
+	AnswerKeys    string
+	ByImage       bool
+	ExcludeImages bool
+	Home          string // MEMBENCH_HOME: where the audited key is installed
+}
+
+// NewCmd returns the report command.
+func NewCmd() *cobra.Command {
+	o := &Options{}
+	c := &cobra.Command{
+		Use:   "report",
+		Short: "Print the paper-shaped tables (2: accuracy and build cost, 3: per judge, 4: ablation)",
+		Long: `Print the table shapes of the StructMem paper ("StructMem: Structured Memory
+for Long-Horizon Behavior in LLMs", arXiv 2604.21748) over finished runs
+(from membench run or membench score; scored predictions have no build
+cost, printed "-").
+
+  Table 2: per run Overall, Multi, Open, Single, Temp under one judge, then
+           build In/Out/Sum M tokens, calls and seconds
+  Table 3: overall under every judge (one column per judge)
+  Table 4: per run Multi, Open, Single, Temp (ablation variants are runs)
+
+Every row gives n (questions with a verdict) and a Wilson 95% interval on
+overall for 0/1 judges; build seconds are the wall time of memory
+construction (conversations built in parallel count once). The terminal
+table fits 120 columns: rows are labelled by system and k, incomplete runs
+are marked "(incomplete)". --wide (and every markdown or CSV table) adds the
+run ids, input and output tokens apart, and each run's dataset, question
+count, embedder, backend and status. Runs that differ
+in dataset or question set, embedder, answer model, the judge's spec or
+offline vs real backends are refused (exit 2) unless --allow-mixed, which
+prints a warning line. --judge NAME defaults to the runs' primary judge
+(each run's first verdict judge; f1 when runs have only metrics; the one
+most runs share when they differ). Rows of offline runs are marked
+"(offline)" (the title says so when all are). --run takes run directories, globs, or a directory holding run
+directories (default: results); rows are ordered by system, then k. With --format
+csv and --table all, the tables are separated by a blank line.
+
+--answer-key KEYS (LoCoMo: published, audited or a key file, comma-separated)
+prints instead one row per run and key with the declining groups (LoCoMo
+adversarial, LongMemEval abstention) in columns of their own, and the
+published key's ceiling under each other key; --by-image adds overall with
+and without LoCoMo's image-dependent questions, --exclude-image-questions
+leaves them out (docs/answer-keys.md).`,
+		Example: `  membench report
+  membench report --run results --table 2 --wide
+  membench report --run 'results/sample-*' --table 2 --format markdown
+  membench report --run results/A --run results/B --table 3 --format csv
+  membench report --run results --json
+  membench report --run results --answer-key published`,
+		// Extra arguments are more runs, so a shell-expanded --run results/* works.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Runs = append(o.Runs, args...)
+			o.Out, o.Home = cmd.OutOrStdout(), clienv.Host(cmd.Context()).Home
+			return Run(cmd.Context(), o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Format, "format", "terminal", "terminal, markdown or csv")
+	f.StringVar(&o.Table, "table", "all", "which table: 2, 3, 4, dollars or all")
+	f.StringVar(&o.Prices, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table")
+	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "show runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends) side by side, with a warning")
+	f.BoolVar(&o.Wide, "wide", false, "terminal: every column (run ids, input/output tokens, dataset, questions, embedder, backend, status) instead of fitting 120 columns")
+	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
+	cliflag.JudgeName(c, &o.Judge, "judge for tables 2 and 4 and the interval (default: the runs' primary judge)")
+	f.StringArrayVar(&o.FalseAccept, "false-accept", nil, "[JUDGE=]FILE: a judge's measured false-accept rate (membench audit judge --json, or a wrong-answer file's recorded verdicts), shown beside the accuracies it gives; JUDGE names the runs' judge the file's one judge stands for (repeatable)")
+	cliflag.JSON(c, &o.JSON)
+	f.StringVar(&o.AnswerKeys, "answer-key", "", "show each run under these LoCoMo answer keys side by side (comma-separated: published, audited or a key FILE), with the published key's ceiling; a key other than a run's own needs `membench judge --answer-key`")
+	f.BoolVar(&o.ByImage, "by-image", false, "LoCoMo: overall with and without the image-dependent questions, and on them alone")
+	cliflag.ExcludeImageQuestions(c, &o.ExcludeImages)
+	return c
+}
+
+// Run loads the runs and prints the chosen tables.
+func Run(ctx context.Context, o *Options) error {
+	if len(o.Runs) == 0 {
+		o.Runs = []string{cliflag.DefaultResults}
+	}
+	var builders []func([]*runlog.Run, string, analysis.View) (*tables.Table, error)
+	priceTable := prices.Default()
+	if o.Prices != "" {
+		t, err := prices.Load(o.Prices)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		priceTable = t
+	}
+	dollars := func(runs []*runlog.Run, _ string, v analysis.View) (*tables.Table, error) {
+		bills := make([]*prices.Bill, len(runs))
+		for i, r := range runs {
+			b, err := prices.ForRun(r.Dir, priceTable)
+			if err != nil {
+				return nil, err
+			}
+			bills[i] = b
+		}
+		return analysis.Dollars(runs, bills, v), nil
+	}
+	switch o.Table {
+	case "2":
+		builders = append(builders, analysis.Table2)
+	case "3":
+		builders = append(builders, analysis.Table3)
+	case "4":
+		builders = append(builders, analysis.Table4)
+	case "dollars":
+		builders = append(builders, dollars)
+	case "repeats":
+		builders = append(builders, analysis.RepeatsTable)
+	case "false-accept":
+		if len(o.FalseAccept) == 0 {
+			return clierr.Bad("--table false-accept needs --false-accept [JUDGE=]FILE (membench audit judge --json writes one)")
+		}
+	case "all", "":
+		builders = append(builders, analysis.Table2, analysis.Table3, analysis.Table4, dollars)
+	default:
+		return clierr.Bad("--table %q: want 2, 3, 4, dollars, repeats, false-accept or all", o.Table)
+	}
+	if len(o.FalseAccept) > 0 && (o.Table == "all" || o.Table == "" || o.Table == "false-accept") {
+		rates, err := falseAccepts(o.FalseAccept)
+		if err != nil {
+			return err
+		}
+		builders = append(builders, func(runs []*runlog.Run, _ string, v analysis.View) (*tables.Table, error) {
+			return analysis.FalseAcceptTable(runs, rates, v)
+		})
+	}
+	switch o.Format {
+	case "terminal", "text", "markdown", "md", "csv":
+	default:
+		return clierr.Bad("--format %q: want terminal, markdown or csv", o.Format)
+	}
+	dirs, err := runlog.FindRuns(o.Runs)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	var loaded []*runlog.Run
+	for _, d := range dirs {
+		r, err := runlog.Load(d)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		loaded = append(loaded, r)
+	}
+	analysis.SortRuns(loaded)
+	if (o.Table == "all" || o.Table == "") && analysis.HasRepeats(loaded) {
+		builders = append(builders, analysis.RepeatsTable)
+	}
+	j := analysis.ChooseJudge(loaded, o.Judge)
+	if o.Judge != "" {
+		found := false
+		for _, r := range loaded {
+			found = found || analysis.HasJudge(r.Manifest, o.Judge)
+		}
+		if !found {
+			return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", o.Judge, len(loaded), loaded[0].Manifest.Judges)
+		}
+	}
+	mixed, err := runlog.CheckComparable(runlog.SidesOf(loaded), o.AllowMixed, j)
+	if err != nil {
+		return err
+	}
+	out := o.Out
+	if o.keysWanted() {
+		if o.JSON {
+			return clierr.Bad("--answer-key, --by-image and --exclude-image-questions print tables; drop --json")
+		}
+		kv, err := openKeys(o, loaded)
+		if err != nil {
+			return err
+		}
+		view := analysis.Brief
+		if o.Wide || (o.Format != "terminal" && o.Format != "text") {
+			view = analysis.Wide
+		}
+		if w := runlog.MixedWarning(mixed); w != "" {
+			fmt.Fprintln(out, w)
+		}
+		return writeKeys(out, o, kv, loaded, j, view)
+	}
+	if o.JSON {
+		rep, err := analysis.Report(loaded, j, mixed)
+		if err != nil {
+			return err
+		}
+		return cliflag.PrintJSON(out, rep)
+	}
+	view := analysis.Brief
+	if o.Wide || (o.Format != "terminal" && o.Format != "text") {
+		view = analysis.Wide
+	}
+	if w := runlog.MixedWarning(mixed); w != "" {
+		lines := []string{w}
+		if view == analysis.Brief {
+			lines = tables.Wrap(w, tables.TerminalWidth)
+		}
+		for _, l := range lines {
+			fmt.Fprintln(out, l)
+		}
+	}
+	for i, b := range builders {
+		t, err := b(loaded, j, view)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		if err := t.Write(out, o.Format); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// falseAccepts reads --false-accept [JUDGE=]FILE values. Without JUDGE,
+// each judge of the file stands for the runs' judge of its name; with it,
+// the file must hold one judge, which stands for JUDGE.
+func falseAccepts(vals []string) ([]analysis.FalseAccept, error) {
+	var out []analysis.FalseAccept
+	for _, v := range vals {
+		judgeName, path := "", v
+		if k, p, ok := strings.Cut(v, "="); ok && !strings.ContainsAny(k, `/\`) {
+			judgeName, path = k, p
+		}
+		a, err := audit.ReadRates(path)
+		if err != nil {
+			return nil, clierr.AsBad(err)
+		}
+		if judgeName != "" && len(a.Judges) != 1 {
+			names := make([]string, len(a.Judges))
+			for i, j := range a.Judges {
+				names[i] = j.Judge
+			}
+			return nil, clierr.Bad("--false-accept %s: %s holds judges %s; JUDGE= needs a file of one judge (membench audit judge with one --judge-spec)", v, path, strings.Join(names, ", "))
+		}
+		for _, j := range a.Judges {
+			o := j.Overall()
+			name := j.Judge
+			if judgeName != "" {
+				name = judgeName
+			}
+			out = append(out, analysis.FalseAccept{Judge: name, Audited: j.Judge, Source: filepath.Base(a.File), Answers: o.Answers, Rate: o.Rate, Lo: o.Lo, Hi: o.Hi, Offline: j.Offline})
+		}
+	}
+	return out, nil
+}

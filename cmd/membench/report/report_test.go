@@ -1,0 +1,218 @@
+package report
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/membench/membench/llm"
+
+	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/runlog"
+
+	"github.com/membench/membench/cmd/membench/clierr"
+)
+
+// writeRun writes n single-hop questions of which right are correct.
+func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build bool) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Judges: []string{"bleu1", "llm"}, Offline: offline}
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	var ans, js []any
+	for i := 0; i < n; i++ {
+		id := system + string(rune('a'+i))
+		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Category: 4})
+		ok := i < right
+		s := 0.0
+		if ok {
+			s = 1
+		}
+		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s},
+			runlog.Judgment{QuestionID: id, Judge: "bleu1", Score: 0.5})
+	}
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile), ans...)
+	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js...)
+	if build {
+		testutil.WriteJSONL(t, filepath.Join(dir, runlog.BuildFile), runlog.BuildRecord{Calls: 7, InputTokens: 2_000_000, OutputTokens: 500_000, Seconds: 3.5})
+	}
+}
+
+func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
+
+func TestReportCommand(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "z-struct"), "structmem", 0, 10, 7, false, true)
+	writeRun(t, filepath.Join(root, "a-preds"), "preds", 0, 4, 1, false, false)
+	writeRun(t, filepath.Join(root, "sub", "m-cos"), "turns-cosine", 3, 5, 5, true, false)
+
+	out, err := run("--runs", root, "--table", "2", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v\n%s", err, out)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d csv rows, want header + 3:\n%s", len(rows), out)
+	}
+	// Sorted by system: preds, structmem, turns-cosine.
+	want := [][]string{
+		{"a-preds", "preds", "4", "25.00", "[4.6, 69.9]", "-", "-", "25.00", "-", "-", "-", "-", "-", "-", "-", "4", "-", "-", "complete"},
+		{"z-struct", "structmem", "10", "70.00", "[39.7, 89.2]", "-", "-", "70.00", "-", "2.000", "0.500", "2.500", "7", "3.5", "-", "10", "-", "-", "complete"},
+		{"m-cos", "turns-cosine k=3 (offline)", "5", "100.00", "[56.6, 100.0]", "-", "-", "100.00", "-", "-", "-", "-", "-", "-", "-", "5", "-", "offline", "complete"},
+	}
+	for i, w := range want {
+		if strings.Join(rows[i+1], "|") != strings.Join(w, "|") {
+			t.Errorf("row %d:\n got %q\nwant %q", i+1, rows[i+1], w)
+		}
+	}
+
+	out, err = run("--runs", filepath.Join(root, "z-*"), "--table", "4", "--format", "markdown")
+	if err != nil || !strings.Contains(out, "| z-struct | structmem | 10 | 70.00 | [39.7, 89.2] | - | - | 70.00 | - | - | 10 | - | - | complete |") {
+		t.Errorf("markdown table 4 (%v):\n%s", err, out)
+	}
+	out, err = run("--runs", root)
+	if err != nil || strings.Count(out, "shape") != 3 {
+		t.Errorf("--table all should print 3 tables (%v):\n%s", err, out)
+	}
+	for _, bad := range [][]string{{}, {"--runs", root, "--table", "5"}, {"--runs", root, "--format", "html"},
+		{"--runs", root, "--judge", "gpt"}, {"--runs", filepath.Join(root, "nothing-*")}} {
+		if _, err := run(bad...); clierr.Code(err) != 2 {
+			t.Errorf("%v: err %v, want exit 2", bad, err)
+		}
+	}
+}
+
+func TestReportWithOptions(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "a"), "structmem", 0, 4, 3, false, false)
+	var out strings.Builder
+	o := &Options{Runs: []string{root}, Table: "3", Format: "markdown", Out: &out}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| a | structmem | 4 |") || !strings.Contains(out.String(), "75.00") {
+		t.Errorf("table 3:\n%s", out.String())
+	}
+	o.Table = "9"
+	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
+		t.Errorf("table 9: err %v, want exit 2", err)
+	}
+}
+
+// provRun writes a run with full provenance: its dataset, embedder and
+// models, n answered questions out of asked, right of them correct, and
+// builds conversations built side by side, each secs long.
+type provRun struct {
+	dir, system        string
+	k, asked, n, right int
+	offline            bool
+	builds             int
+	secs               float64
+}
+
+func (p provRun) write(t *testing.T) {
+	t.Helper()
+	os.MkdirAll(p.dir, 0o755)
+	backend := "openai"
+	if p.offline {
+		backend = "offline"
+	}
+	m := runlog.Manifest{RunID: filepath.Base(p.dir), Config: runlog.Config{System: p.system, K: p.k},
+		Dataset: "locomo", DatasetSHA256: "0123456789abcdef", Questions: p.asked, Embedder: "tfidf-hash-512",
+		Models: map[string]llm.ModelID{"answer": {Backend: backend, Model: "m"}}, Judges: []string{"llm"}, Offline: p.offline}
+	if err := runlog.WriteJSON(filepath.Join(p.dir, runlog.ManifestFile), m); err != nil {
+		t.Fatal(err)
+	}
+	var ans, js, bs []any
+	for i := 0; i < p.n; i++ {
+		id := p.system + string(rune('a'+i))
+		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Category: 1})
+		s := 0.0
+		if i < p.right {
+			s = 1
+		}
+		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: s == 1, Score: s})
+	}
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for c := 0; c < p.builds; c++ {
+		bs = append(bs, runlog.BuildRecord{ConversationID: string(rune('A' + c)), Calls: 100, InputTokens: 1_500_000, OutputTokens: 400_000,
+			Started: t0, Seconds: p.secs})
+	}
+	testutil.WriteJSONL(t, filepath.Join(p.dir, runlog.AnswersFile), ans...)
+	testutil.WriteJSONL(t, filepath.Join(p.dir, runlog.JudgmentsFile), js...)
+	if len(bs) > 0 {
+		testutil.WriteJSONL(t, filepath.Join(p.dir, runlog.BuildFile), bs...)
+	}
+}
+
+// A report over runs of several systems with long names, offline and
+// real, one incomplete, fits 120 columns on every line; --wide keeps the
+// run ids and the provenance columns.
+func TestReportFitsTerminal(t *testing.T) {
+	root := t.TempDir()
+	runs := []provRun{
+		{dir: filepath.Join(root, "locomo-structmem-no-cross-event-0a1b2c3d4e"), system: "structmem-no-cross-event", k: 10, asked: 40, n: 40, right: 31, offline: true, builds: 4, secs: 12.5},
+		{dir: filepath.Join(root, "locomo-structmem-no-cross-event-9f8e7d6c5b"), system: "structmem-no-cross-event", k: 10, asked: 40, n: 40, right: 29, offline: true, builds: 4, secs: 12.5},
+		{dir: filepath.Join(root, "locomo-an-external-adapter-with-a-long-registered-name-1234567890"), system: "an-external-adapter-with-a-long-registered-name", k: 60, asked: 40, n: 40, right: 35, builds: 2, secs: 300},
+		{dir: filepath.Join(root, "locomo-turns-cosine-5555555555"), system: "turns-cosine", k: 3, asked: 40, n: 12, right: 5, offline: true},
+	}
+	for _, r := range runs {
+		r.write(t)
+	}
+	out, err := run("--runs", root, "--allow-mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 120 {
+			t.Errorf("line %d has %d runes:\n%s", i+1, n, l)
+		}
+	}
+	for _, want := range []string{
+		"(incomplete)",               // the interrupted turns-cosine run is marked in its row
+		"#0a1b2c3d4e", "#9f8e7d6c5b", // two rows of one system and k told apart
+		"(offline)",               // rows differ in backend, so each offline row says so
+		"│ 12.5   │",              // four conversations of 12.5 s built side by side: wall 12.5 s, not 50
+		"77.50", "87.50", "72.50", // 31/40, 35/40, 29/40
+		"INCOMPLETE runs",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "50.0 ") || strings.Contains(out, "locomo 01234567") {
+		t.Errorf("brief table shows summed time or provenance columns:\n%s", out)
+	}
+
+	wide, err := run("--runs", root, "--allow-mixed", "--wide", "--table", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"locomo-turns-cosine-5555555555", "locomo 01234567", "tfidf-hash-512", "incomplete (12/40 answered)",
+		"dataset", "questions", "embedder", "backend", "status", "In M", "Out M", "Sum M", "6.000", "1.600", "7.600"} {
+		if !strings.Contains(wide, want) {
+			t.Errorf("--wide lacks %q:\n%s", want, wide)
+		}
+	}
+	if maxRunes(wide) <= 120 {
+		t.Errorf("--wide should not be fitted to 120 columns:\n%s", wide)
+	}
+}
+
+func maxRunes(s string) int {
+	m := 0
+	for _, l := range strings.Split(s, "\n") {
+		m = max(m, utf8.RuneCountInString(l))
+	}
+	return m
+}

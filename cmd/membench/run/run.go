@@ -1,0 +1,417 @@
+// Package run is the `membench run` command: flags → runlog.Config → harness.Run.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/membench/membench/bundle"
+	"github.com/membench/membench/runlog"
+
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+
+	"github.com/membench/membench/cmd/membench/clienv"
+	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/summary"
+	"github.com/membench/membench/systems"
+)
+
+// Options are the run command's inputs: a config file, the flag values
+// and which flags the user set (flags override the file only where set).
+type Options struct {
+	ConfigFile          string
+	Config              runlog.Config // flag values
+	Opts                []string      // --opt key=value
+	LLM, Model, BaseURL string
+	TurnStep            time.Duration // applied only when Changed("turn-step")
+	Quiet               bool
+	JSON                bool   // print the summary as JSON on stdout
+	Replay              string // a bundle to reproduce (membench bundle)
+	ReplayFallback      bool   // with Replay: calls the bundle lacks go to the backend
+	ReplayLimits        bundle.Limits
+	EnvBaseURL          string // OPENAI_BASE_URL, read at the edge (clienv)
+	Shard               string // I/N or auto/N (applied when set or in the file)
+	JobIndex            string // JOB_COMPLETION_INDEX, for --shard auto/N
+	CPUProfile          string // file for a CPU profile of the run
+	MemProfile          string // file for a heap profile at the end
+	Prices              string // a prices file laid over the default table
+	// Changed reports whether the user set a flag; nil means none was set,
+	// so with no ConfigFile every Config field applies.
+	Changed  func(flag string) bool
+	Host     runlog.Host // environment, read at the edge (clienv)
+	Out, Err io.Writer   // summary; progress and log lines
+}
+
+// NewCmd returns the run command.
+func NewCmd() *cobra.Command {
+	o := &Options{}
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Replay a benchmark into a memory system, answer and judge every question",
+		Long: `Replay a benchmark into a memory system, answer and judge every question,
+and write results/<run-id>/ (manifest, build, retrievals, answers, judgments,
+costs, summary). With no flags it runs turns-cosine on the embedded sample
+conversation with the offline backend: no key, no network.
+
+Re-running the same command resumes: finished questions are skipped.
+
+Judges are given with --judge-spec SPEC (repeatable; the same syntax in run,
+score and judge); readers (report, compare, diagnose, plot, ...) then pick
+a judge by its name with --judge NAME, by default the run's primary judge
+(its first verdict judge). With no --judge-spec a run gets lexical, f1,
+bleu1 offline and llm, f1, bleu1 with a real judge model.`,
+		Example: `  membench run
+  membench run --system fullcontext
+  membench run --system turns-cosine --dataset locomo --data ../shared/datasets/locomo10.json
+  membench run --system structmem --llm openai --model gpt-4o-mini
+  membench run --system turns-rerank --opt n=30 --opt floor=10 --k 3 --judge-spec lexical --judge-spec em
+  membench run --config configs/sample_k_sweep.yaml --system flat --k 5 --results /tmp/flat --json
+  membench run --replay testdata/bundles/sample-turns-rerank.tar.gz --results /tmp/replayed
+  membench run --shard 0/2 --results /tmp/shards   # then --shard 1/2, and: membench merge --run '/tmp/shards/*' --out DIR`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Changed = cliflag.Changed(cmd)
+			o.Host = clienv.Host(cmd.Context())
+			o.JobIndex = clienv.JobIndex(cmd.Context())
+			o.EnvBaseURL = clienv.OpenAIBaseURL(cmd.Context())
+			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return Run(cmd.Context(), o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.ConfigFile, "config", "", "YAML run config (flags override it)")
+	f.StringVar(&o.Config.System, "system", "turns-cosine", "memory system (list them with: membench systems)")
+	_ = c.RegisterFlagCompletionFunc("config", cliflag.CompleteConfigs)
+	_ = c.RegisterFlagCompletionFunc("system", cliflag.CompleteSystems)
+	f.StringArrayVar(&o.Opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
+	cliflag.Int(c, &o.Config.K, "k", 0, 0, cliflag.MaxK, "retrieval budget (items), the same setting as --opt k; 0 = the system's default")
+	f.StringVar(&o.Config.Dataset, "dataset", "sample", "dataset: "+strings.Join(datasets.Names(), ", "))
+	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
+	f.StringVar(&o.Config.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
+	f.StringVar(&o.Config.BaseData, "base-data", "", "base conversations of a stitched dataset (locomo-plus: a LoCoMo file; default: the installed locomo copy)")
+	cliflag.Int(c, &o.Config.Seed, "seed", 0, 0, math.MaxInt32, "seed of a stitched dataset's choices (locomo-plus: each item's base conversation); 0 = the dataset's default, 1")
+	f.StringSliceVar(&o.Config.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
+	cliflag.Int(c, &o.Config.Limit, "limit", 0, 0, math.MaxInt, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
+	cliflag.Duration(c, &o.TurnStep, "turn-step", 30*time.Second, 0, runlog.MaxTurnStep, "time between consecutive turns within a session")
+	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline (default) or openai")
+	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini (implies --llm openai)")
+	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
+	f.StringVar(&o.Config.BuildModel, "build-model", "", "model spec for memory building, e.g. openai:gpt-4o-mini")
+	f.StringVar(&o.Config.AnswerModel, "answer-model", "", "model spec for answering")
+	f.StringVar(&o.Config.DecideModel, "decide-model", "", "model spec for relevance decisions (needs logprobs)")
+	f.StringVar(&o.Config.JudgeModel, "judge-model", "", "model spec for the llm judge")
+	f.StringArrayVar(&o.Config.Judges, "judge-spec", nil, "judge to run (repeatable): "+cliflag.JudgeSpecSyntax+" (default: lexical, f1, bleu1; llm, f1, bleu1 with a real judge model)")
+	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
+	cliflag.Alias(c, "judge", "judge-spec")
+	cliflag.AnswerKey(c, &o.Config.AnswerKey, "published")
+	cliflag.ExcludeImageQuestions(c, &o.Config.ExcludeImageQuestions)
+	f.StringVar(&o.Config.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")
+	f.StringVar(&o.Config.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge)")
+	f.StringVar(&o.Config.Embedder, "embedder", "", "embedder: use-lite, tfidf-hash-512 (also: hashed), or openai:MODEL (default: use-lite when installed, else tfidf-hash-512; the run id records which)")
+	f.StringVar(&o.Config.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
+	f.StringVar(&o.Config.ResultsDir, "results", "results", "where run directories go")
+	f.StringVar(&o.Config.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
+	cliflag.Int(c, &o.Config.Concurrency, "concurrency", 4, 0, cliflag.MaxConcurrency, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
+	f.BoolVar(&o.Config.NoCache, "no-cache", false, "do not read or write the LLM cache")
+	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
+	cliflag.Size(c, &o.Config.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
+	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
+	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
+	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
+	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply (and --opt for an outside system's cmd or url)")
+	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the backend configured here (--base-url, else $OPENAI_BASE_URL, else OpenAI; key from $OPENAI_API_KEY), never one the bundle names; the summary counts them")
+	def := bundle.DefaultLimits
+	cliflag.Size(c, &o.ReplayLimits.Entry, "replay-max-entry", def.Entry, 1<<10, 1<<50, "with --replay: the most one bundle entry may unpack to, e.g. 2GiB")
+	cliflag.Size(c, &o.ReplayLimits.Total, "replay-max-total", def.Total, 1<<10, 1<<50, "with --replay: the most a whole bundle may unpack to, e.g. 8GiB")
+	cliflag.Float64(c, &o.ReplayLimits.Ratio, "replay-max-ratio", def.Ratio, 1, 1e6, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
+	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	f.StringVar(&o.Prices, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table, for the summary's dollars line")
+	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof; -sample_index=alloc_space for allocations)")
+	f.StringVar(&o.Shard, "shard", "", "run only part I of N (I/N, I from 0; auto/N reads JOB_COMPLETION_INDEX): conversation j goes to part j mod N (LongMemEval: question j); join the parts with 'membench merge'")
+	return c
+}
+
+// Run merges the config file and the flags into one runlog.Config, runs it
+// and prints the summary (also of a run that stopped part way).
+func Run(ctx context.Context, o *Options) error {
+	changed := o.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	stdout, stderr := orDiscard(o.Out), orDiscard(o.Err)
+	cfgFile, cfg := o.ConfigFile, o.Config
+	if o.Replay != "" {
+		return runReplay(ctx, o, changed, stdout, stderr)
+	}
+	if o.ReplayFallback {
+		return clierr.Bad("--replay-fallback goes with --replay FILE")
+	}
+	base := runlog.Config{}
+	if cfgFile != "" {
+		b, err := os.ReadFile(cfgFile)
+		if err != nil {
+			return clierr.Bad("--config: %v", err)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(b)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&base); errors.Is(err, io.EOF) {
+			return clierr.Bad("--config %s is empty; write at least one setting, e.g. system: turns-cosine (see configs/ for examples)", cfgFile)
+		} else if err != nil {
+			return clierr.Bad("--config %s: %v (see configs/ for examples)", cfgFile, err)
+		}
+	}
+	// Flags override the file only where the user set them.
+	set := func(name string, apply func()) {
+		if changed(name) || cfgFile == "" {
+			apply()
+		}
+	}
+	set("system", func() { base.System = cfg.System })
+	set("dataset", func() { base.Dataset = cfg.Dataset })
+	set("data", func() { base.Data = cfg.Data })
+	set("base-data", func() { base.BaseData = cfg.BaseData })
+	set("seed", func() { base.Seed = cfg.Seed })
+	set("conversations", func() { base.Conversations = cfg.Conversations })
+	set("limit", func() { base.Limit = cfg.Limit })
+	set("k", func() { base.K = cfg.K })
+	set("judge-spec", func() { base.Judges = cfg.Judges })
+	set("build-model", func() { base.BuildModel = cfg.BuildModel })
+	set("answer-model", func() { base.AnswerModel = cfg.AnswerModel })
+	set("decide-model", func() { base.DecideModel = cfg.DecideModel })
+	set("judge-model", func() { base.JudgeModel = cfg.JudgeModel })
+	set("answer-prompt", func() { base.AnswerPrompt = cfg.AnswerPrompt })
+	set("answer-key", func() { base.AnswerKey = cfg.AnswerKey })
+	set("exclude-image-questions", func() { base.ExcludeImageQuestions = cfg.ExcludeImageQuestions })
+	set("judge-prompt", func() { base.JudgePrompt = cfg.JudgePrompt })
+	set("embedder", func() { base.Embedder = cfg.Embedder })
+	set("run-id", func() { base.RunID = cfg.RunID })
+	set("results", func() { base.ResultsDir = cfg.ResultsDir })
+	set("cache-dir", func() { base.CacheDir = cfg.CacheDir })
+	set("concurrency", func() { base.Concurrency = cfg.Concurrency })
+	set("no-cache", func() { base.NoCache = cfg.NoCache })
+	set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
+	set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
+	set("max-data-size", func() { base.MaxDataSize = cfg.MaxDataSize })
+	if changed("shard") || base.Shard != "" {
+		if changed("shard") {
+			base.Shard = o.Shard
+		}
+		// auto/N is resolved here, so the manifest names the part.
+		i, n, err := harness.ParseShard(base.Shard, o.JobIndex)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		base.Shard = fmt.Sprintf("%d/%d", i, n)
+	}
+	if changed("turn-step") {
+		base.TurnStep = o.TurnStep
+	}
+	if base.System == "" {
+		base.System = "turns-cosine"
+	}
+	if len(o.Opts) > 0 {
+		parsed, err := systems.Parse(o.Opts)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		if base.Options == nil {
+			base.Options = systems.Options{}
+		}
+		for k, v := range parsed {
+			base.Options[k] = v
+		}
+	}
+	m, err := llm.FlagSpec(o.LLM, o.Model, o.BaseURL)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if m != "" {
+		base.Model = m
+	}
+	base.Quiet = o.Quiet
+	base.Host = o.Host
+	priceTable, err := loadPrices(o.Prices)
+	if err != nil {
+		return err
+	}
+	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
+	if err != nil {
+		return err
+	}
+	sum, err := harness.Run(ctx, base, stderr)
+	if perr := stop(); perr != nil {
+		fmt.Fprintf(stderr, "profile: %v\n", perr)
+	}
+	// A run that failed prints no results table, only where its
+	// artifacts (and summary.md, marked as such) are.
+	if sum == nil {
+		return err // stopped before the run folder was written
+	}
+	// The run id is the harness's: it resolves the embedder, k and the
+	// data file's hash before deriving it.
+	dir := filepath.Join(base.WithDefaults().ResultsDir, sum.RunID)
+	if err != nil {
+		fmt.Fprintf(stderr, "partial artifacts: %s (no results table: the run did not finish)\n", dir)
+		if failed := (*runlog.QuestionsFailedError)(nil); o.JSON && errors.As(err, &failed) {
+			if perr := cliflag.PrintFailed(stdout, failed); perr != nil {
+				return perr
+			}
+		}
+		return err
+	}
+	if o.JSON {
+		return cliflag.PrintJSON(stdout, struct {
+			*runlog.Summary
+			Artifacts string `json:"artifacts"`
+		}{sum, dir})
+	}
+	summary.Print(stdout, sum)
+	if m, err := runlog.LoadManifest(dir); err == nil && m.ScoringNote() != "" {
+		fmt.Fprintln(stdout, m.ScoringNote())
+	}
+	printBill(stdout, stderr, dir, priceTable)
+	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
+	return nil
+}
+
+// loadPrices is the default price table, with the --prices file over it.
+func loadPrices(path string) (*prices.Table, error) {
+	if path == "" {
+		return prices.Default(), nil
+	}
+	t, err := prices.Load(path)
+	if err != nil {
+		return nil, clierr.AsBad(err)
+	}
+	return t, nil
+}
+
+// printBill prints the run's dollars line under its summary; a run whose
+// costs cannot be read still printed its scores, so that is only said.
+func printBill(stdout, stderr io.Writer, dir string, t *prices.Table) {
+	b, err := prices.ForRun(dir, t)
+	if err != nil {
+		fmt.Fprintf(stderr, "dollars: %v\n", err)
+		return
+	}
+	fmt.Fprintln(stdout, b.Line())
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// runReplay reproduces a bundle. Flags that would change the outputs are
+// refused: the bundle's manifest is the run's config.
+func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdout, stderr io.Writer) error {
+	for _, name := range []string{"config", "system", "k", "dataset", "conversations", "limit", "turn-step", "llm", "model", "build-model", "answer-model", "decide-model", "judge-model", "judge-spec", "answer-prompt", "judge-prompt", "embedder", "run-id", "no-cache"} {
+		if changed(name) {
+			return clierr.Bad("--%s cannot go with --replay: the bundle's manifest is the run's config (only --data, --max-data-size, --results, --cache-dir, --concurrency and --quiet apply; --opt for an outside system's cmd or url; --base-url with --replay-fallback)", name)
+		}
+	}
+	if changed("base-url") && !o.ReplayFallback {
+		return clierr.Bad("--base-url goes with --replay only with --replay-fallback: a replay sends no call unless told to")
+	}
+	lim := o.ReplayLimits
+	if lim == (bundle.Limits{}) {
+		lim = bundle.DefaultLimits
+	}
+	b, err := bundle.OpenLimited(o.Replay, lim)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	opts, err := systems.Parse(o.Opts)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	base := o.BaseURL
+	if base == "" {
+		base = o.EnvBaseURL
+	}
+	if o.ReplayFallback {
+		shown := base
+		if shown == "" {
+			shown = llm.DefaultBaseURL
+		}
+		fmt.Fprintf(stderr, "replay: calls the bundle lacks go to %s (key from $OPENAI_API_KEY), the backend configured here; never to a server the bundle names\n", llm.RedactText(shown))
+	}
+	priceTable, err := loadPrices(o.Prices)
+	if err != nil {
+		return err
+	}
+	cfg := o.Config
+	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
+		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
+		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts, MaxDataSize: cfg.MaxDataSize,
+	}, stderr)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return cliflag.PrintJSON(stdout, sum)
+	}
+	summary.Print(stdout, sum)
+	printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+	return nil
+}
+
+// startProfiles starts the CPU profile and returns a function that stops it
+// and writes the heap profile; files are created first, so a bad path is
+// bad input before any work.
+func startProfiles(cpu, mem string) (func() error, error) {
+	var cf, mf *os.File
+	var err error
+	if cpu != "" {
+		if cf, err = os.Create(cpu); err != nil {
+			return nil, clierr.Bad("--cpuprofile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(cf); err != nil {
+			cf.Close()
+			return nil, clierr.Bad("--cpuprofile: %v", err)
+		}
+	}
+	if mem != "" {
+		if mf, err = os.Create(mem); err != nil {
+			if cf != nil {
+				pprof.StopCPUProfile()
+				cf.Close()
+			}
+			return nil, clierr.Bad("--memprofile: %v", err)
+		}
+	}
+	return func() error {
+		var errs []error
+		if cf != nil {
+			pprof.StopCPUProfile()
+			errs = append(errs, cf.Close())
+		}
+		if mf != nil {
+			runtime.GC() // the heap profile shows live data as of the last GC
+			errs = append(errs, pprof.WriteHeapProfile(mf), mf.Close())
+		}
+		for _, e := range errs {
+			if e != nil {
+				return e
+			}
+		}
+		return nil
+	}, nil
+}

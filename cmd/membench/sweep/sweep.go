@@ -1,0 +1,194 @@
+// Package sweep is `membench sweep`: run a grid of configurations from one
+// YAML file and tabulate (and plot) the results.
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/membench/membench/cmd/membench/clienv"
+	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/study/sweep"
+)
+
+// Options are the sweep command's inputs. Embedder, Data, CacheDir and
+// Concurrency override the file only where Changed says the user set them.
+type Options struct {
+	ConfigFile               string
+	OutDir                   string // default results/sweeps/NAME
+	Results                  string // where the run directories go
+	LLM, Model, BaseURL      string
+	DecideModel              string // overrides the file's decide_model (applied after --llm/--model)
+	Embedder, Data, CacheDir string
+	Format                   string
+	Concurrency              int
+	Quiet, DryRun, JSON      bool
+	AllowMixed               bool                   // tabulate points whose manifests differ
+	YFull                    bool                   // accuracy plot on 0-100, not fitted
+	Changed                  func(flag string) bool // nil: no flag set
+	Host                     runlog.Host
+	Out, Err                 io.Writer // table; progress
+}
+
+// NewCmd returns the sweep command.
+func NewCmd() *cobra.Command {
+	o := &Options{}
+	c := &cobra.Command{
+		Use:   "sweep",
+		Short: "Run a grid of systems and settings from a YAML file; table, CSV, JSON and plot",
+		Long: `Run every point of a sweep file, one resumable run directory per point,
+sequentially (points share the LLM and embedding caches), then print one
+table (point → n, overall accuracy per judge, mean context tokens, build
+tokens) and write sweep.json, sweep.md, sweep.csv and the matching plot
+(sweep.png at 300 dpi, sweep.svg, sweep.pdf) to --out.
+
+A sweep file is a run config (the same YAML as membench run --config),
+optionally followed by a second YAML document:
+
+  ---
+  name: k-sweep
+  systems: [flat, structmem]     # default: the run config's system
+  grid:                          # cartesian product, in this order
+    k: [1, 3, 5, 10]             # retrieval budget
+    opt.seeds: [0, 5, 15]        # any system option
+  plot: k                        # k | seeds | build-tokens | none (default: guessed)
+
+Re-running the same command resumes every unfinished point. See docs/sweeps.md.`,
+		Example: `  membench sweep --config configs/sample_k_sweep.yaml --out /tmp/ksweep
+  membench sweep --config configs/fig3c_k_sweep.yaml --llm openai --model gpt-4o-mini
+  membench sweep --config configs/sample_seeds_sweep.yaml --dry-run --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Changed = cliflag.Changed(cmd)
+			o.Host = clienv.Host(cmd.Context())
+			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return Run(cmd.Context(), o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.ConfigFile, "config", "", "sweep file (run config, then optionally --- and the sweep spec)")
+	_ = c.RegisterFlagCompletionFunc("config", cliflag.CompleteConfigs)
+	cliflag.JSON(c, &o.JSON)
+	f.StringVar(&o.OutDir, "out", "", "output directory (default results/sweeps/NAME)")
+	f.StringVar(&o.Results, "results", "", "where the run directories go (default: the file's results_dir, else OUT/runs)")
+	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline or openai (overrides the file)")
+	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini")
+	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
+	f.StringVar(&o.DecideModel, "decide-model", "", "model spec for the decision role (overrides the file's decide_model), e.g. backend=openai,model=M,base-url=U")
+	f.StringVar(&o.Embedder, "embedder", "", "embedder: use-lite, hashed or openai:MODEL (overrides the file)")
+	f.StringVar(&o.Data, "data", "", "dataset file (overrides the file's data:)")
+	f.StringVar(&o.CacheDir, "cache-dir", "", "LLM and embedding caches")
+	cliflag.Int(c, &o.Concurrency, "concurrency", 4, 0, cliflag.MaxConcurrency, "model requests in flight within a point (one budget over its conversations, builds and judges)")
+	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
+	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
+	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
+	f.BoolVar(&o.YFull, "y-full", false, "accuracy plot: y axis 0-100 instead of fitted to the points and their intervals")
+	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "tabulate and plot points whose manifests differ (embedder, dataset, backends), with a warning")
+	return c
+}
+
+// Run expands the sweep file into points and runs them (or, with DryRun,
+// lists them), then prints the table.
+func Run(ctx context.Context, o *Options) error {
+	changed := o.Changed
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	out := o.OutDir
+	if o.ConfigFile == "" {
+		return clierr.Bad("sweep needs --config FILE (see configs/*.yaml)")
+	}
+	f, err := sweep.Load(o.ConfigFile)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	m, err := llm.FlagSpec(o.LLM, o.Model, o.BaseURL)
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if m != "" {
+		f.Base.Model = m
+		// A role model pinned in the file would silently stay offline.
+		f.Base.BuildModel, f.Base.AnswerModel, f.Base.DecideModel, f.Base.JudgeModel = "", "", "", ""
+	}
+	if o.DecideModel != "" {
+		if _, err := llm.ParseSpec(o.DecideModel); err != nil {
+			return clierr.Bad("--decide-model: %v", err)
+		}
+		f.Base.DecideModel = o.DecideModel
+	}
+	if changed("embedder") {
+		f.Base.Embedder = o.Embedder
+	}
+	if changed("data") {
+		f.Base.Data = o.Data
+	}
+	if changed("cache-dir") {
+		f.Base.CacheDir = o.CacheDir
+	}
+	if changed("concurrency") {
+		f.Base.Concurrency = o.Concurrency
+	}
+	f.Base.Quiet = f.Base.Quiet || o.Quiet
+	f.Base.Host = o.Host
+	points, err := f.Expand()
+	if err != nil {
+		return clierr.AsBad(err)
+	}
+	if out == "" {
+		name := f.Spec.Name
+		if name == "" {
+			name = strings.TrimSuffix(filepath.Base(o.ConfigFile), filepath.Ext(o.ConfigFile))
+		}
+		out = filepath.Join("results", "sweeps", name)
+	}
+	if o.DryRun {
+		t := &report.Table{Title: fmt.Sprintf("sweep %s: %d points (dry run)", f.Spec.Name, len(points)), Header: []string{"#", "point", "run id"}}
+		type point struct {
+			Label string `json:"label"`
+			RunID string `json:"run_id"`
+		}
+		ps := []point{}
+		for i, p := range points {
+			id, err := sweep.RunID(p)
+			if err != nil {
+				return clierr.AsBad(err)
+			}
+			t.Add(i+1, p.Label, id)
+			ps = append(ps, point{p.Label, id})
+		}
+		t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
+		if o.JSON {
+			return cliflag.PrintJSON(o.Out, map[string]any{"name": f.Spec.Name, "plot": f.PlotKind(), "out": out, "points": ps})
+		}
+		return t.Terminal(o.Out)
+	}
+	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err, AllowMixed: o.AllowMixed, YFull: o.YFull})
+	if res != nil && o.JSON {
+		if err := cliflag.PrintJSON(o.Out, res); err != nil { // what sweep.json holds
+			return err
+		}
+		return runErr
+	}
+	if res != nil {
+		t := res.Table()
+		if o.Format == "csv" {
+			t = res.CSVTable() // the same columns as sweep.csv
+		}
+		if err := t.Write(o.Out, o.Format); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Out, "outputs: %s\n", strings.Join([]string{
+			filepath.Join(out, sweep.JSONFile), filepath.Join(out, sweep.MDFile), filepath.Join(out, sweep.CSVFile)}, ", "))
+	}
+	return runErr
+}

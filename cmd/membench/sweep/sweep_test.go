@@ -1,0 +1,97 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/membench/membench/answer"
+	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/study/sweep"
+	_ "github.com/membench/membench/systems/all"
+)
+
+func TestSweepWithOptions(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	spec := "dataset: sample\nlimit: 2\nembedder: hashed\njudges: [f1]\nquiet: true\nconcurrency: 1\n---\nname: tiny\nsystems: [turns-cosine]\ngrid:\n  k: [1, 2]\nplot: none\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"),
+		Changed: func(flag string) bool { return flag == "cache-dir" },
+		DryRun:  true, Host: runlog.Host{Home: dir}, Out: &out}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "sweep tiny: 2 points (dry run)") || !strings.Contains(s, "output: "+o.OutDir) {
+		t.Errorf("dry run output:\n%s", s)
+	}
+	out.Reset()
+	o.DryRun = false
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "outputs: "+filepath.Join(o.OutDir, sweep.JSONFile)) {
+		t.Errorf("output:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(o.OutDir, sweep.CSVFile)); err != nil {
+		t.Error(err)
+	}
+	if err := Run(context.Background(), &Options{Out: &out}); clierr.Code(err) != 2 {
+		t.Errorf("no --config: err %v, want exit 2", err)
+	}
+}
+
+// A point the run would refuse (here: a data file that does not exist) is
+// bad input already in the dry run, which resolves each point's run id.
+func TestDryRunResolvesRunIDs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bad.yaml")
+	spec := "dataset: locomo\ndata: " + filepath.Join(dir, "missing.json") + "\n---\nsystems: [turns-cosine]\ngrid:\n  k: [1]\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := Run(context.Background(), &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), DryRun: true, Host: runlog.Host{Home: dir}, Out: &out})
+	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("dry run with a missing data file: %v (exit %d), want exit 2 naming the file", err, clierr.Code(err))
+	}
+}
+
+// --decide-model reaches every point's run (S4 of the seed study needs a
+// decision model other than the listwise reranker's): the manifest
+// records it; a bad spec is bad input.
+func TestSweepDecideModel(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	spec := "dataset: sample\nlimit: 2\nembedder: hashed\njudges: [f1]\nquiet: true\nconcurrency: 1\n---\nname: tiny\nsystems: [turns-rerank]\ngrid:\n  k: [1]\nplot: none\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), DecideModel: "name=mydecider,backend=offline", Host: runlog.Host{Home: dir}, Out: &out, Err: &out}
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	dirs, err := runlog.DirsUnder(filepath.Join(o.OutDir, "runs"))
+	if err != nil || len(dirs) != 1 {
+		t.Fatalf("runs %v %v", dirs, err)
+	}
+	m, err := runlog.LoadManifest(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config.DecideModel != o.DecideModel {
+		t.Errorf("decide model %q, want %q", m.Config.DecideModel, o.DecideModel)
+	}
+	o.DecideModel = "backend=nope"
+	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
+		t.Errorf("bad --decide-model: %v, want exit 2", err)
+	}
+}
