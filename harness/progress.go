@@ -69,9 +69,9 @@ type progress struct {
 	// and the sums of those already let go, by role, stage and label.
 	live    map[*llm.Meter]struct{}
 	settled map[tallyKey]llm.Tally
-	// dollars prices the usage so far; nil (no price table yet) leaves
-	// dollars out of the line. The price table's piece sets it.
-	dollars func([]llm.Tally) (usd float64, ok bool)
+	// dollars prices the usage so far ("$0.0123", "unknown (no price
+	// for X)"); nil leaves dollars out of the line.
+	dollars func([]llm.Tally) string
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -334,7 +334,7 @@ func (p *progress) body(now time.Time) string {
 
 // spent is " · N calls · tokens X in, Y out" for LLM calls (embeddings
 // are not calls; llm.Meter.Total leaves them out the same way).
-func spent(ts []llm.Tally, dollars func([]llm.Tally) (float64, bool)) string {
+func spent(ts []llm.Tally, dollars func([]llm.Tally) string) string {
 	var sum llm.Tally
 	for _, t := range ts {
 		if t.Label == "embedding" {
@@ -348,11 +348,7 @@ func spent(ts []llm.Tally, dollars func([]llm.Tally) (float64, bool)) string {
 	}
 	s += fmt.Sprintf(" · tokens %s in, %s out", fmtCount(sum.InputTokens), fmtCount(sum.OutputTokens))
 	if dollars != nil {
-		if usd, ok := dollars(ts); ok {
-			s += fmt.Sprintf(" · $%.2f", usd)
-		} else {
-			s += " · $ unknown"
-		}
+		s += " · " + dollars(ts)
 	}
 	return s
 }

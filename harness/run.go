@@ -28,6 +28,7 @@ import (
 	"github.com/membench/membench/internal/prompts"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
@@ -74,6 +75,8 @@ type Prepared struct {
 
 	failMu sync.Mutex
 	failed []runlog.Failure // questions given up on in this attempt
+
+	prices *prices.Table // for the summary's and the progress line's dollars
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
@@ -102,6 +105,10 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 		nq := len(ds.Questions())
 		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: runlog.QuestionSetHash(runlog.Questions(ds))}
 		ds = ds.Shard(i, n)
+	}
+	priceTable, err := PriceTable(cfg.PricesFile)
+	if err != nil {
+		return nil, err
 	}
 	res, err := OpenResources(cfg)
 	if err != nil {
@@ -133,7 +140,7 @@ func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) {
 		res.Close()
 		return nil, err
 	}
-	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock}
+	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock, prices: priceTable}
 	if err := p.writeManifest(); err != nil {
 		p.Close()
 		return nil, err
@@ -331,6 +338,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	}
 	bar := newProgress(p.log, progressPlan{Conversations: toBuild, Questions: total}, p.Cfg.Quiet, p.Cfg.Host.CI)
 	defer bar.Finish()
+	bar.dollars = p.dollarsSoFar
 	p.bar = bar
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
@@ -383,6 +391,11 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	p.manifest.Status = &st
 	ts := sum.ContextTokens
 	p.manifest.RenderedTokens = &ts
+	if b, err := prices.ForRun(p.Dir, p.prices); err == nil {
+		sum.Dollars = b.Record()
+	} else {
+		fmt.Fprintf(p.log, "dollars: %v\n", err)
+	}
 	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
 		return nil, err
 	}
@@ -390,6 +403,28 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		return nil, err
 	}
 	return sum, runErr
+}
+
+// PriceTable is the default price table with the --prices file (if
+// any) laid over it.
+func PriceTable(file string) (*prices.Table, error) {
+	if file == "" {
+		return prices.Default(), nil
+	}
+	return prices.Load(file)
+}
+
+// dollarsSoFar prices the progress line's usage: "$0.0123", "$0
+// (offline)", or unknown naming the models with no price.
+func (p *Prepared) dollarsSoFar(ts []llm.Tally) string {
+	var a prices.Amount
+	for _, st := range p.prices.Stages(ts, prices.Roles(p.manifest)) {
+		a = a.Add(st)
+	}
+	if !a.Known() {
+		return "$ " + a.String()
+	}
+	return a.String()
 }
 
 // doneSet is what earlier attempts of this run finished.

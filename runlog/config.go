@@ -84,6 +84,9 @@ type Config struct {
 	ReplayBaseURL string `json:"-" yaml:"-"`
 	// Host is what the process environment says; the command line fills it.
 	Host Host `json:"-" yaml:"-"`
+	// PricesFile is a --prices file laid over the default price table
+	// for the summary's and the progress line's dollars.
+	PricesFile string `json:"-" yaml:"-"`
 }
 
 // Host is what membench's environment variables say, read once by the

@@ -54,6 +54,8 @@ type Summary struct {
 	FirstInvalid map[string]string `json:"first_invalid,omitempty"`
 	// CacheDamaged is the manifest's count of damaged cache entries.
 	CacheDamaged *CacheDamage `json:"cache_damaged,omitempty"`
+	// Dollars prices Stages and Redone (set by the run; nil when unpriced).
+	Dollars *Dollars `json:"dollars,omitempty"`
 }
 
 // Group is one row of the score table.

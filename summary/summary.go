@@ -87,6 +87,9 @@ func notes(s *runlog.Summary) []string {
 	if c := s.RedoneCalls(); c.Calls > 0 {
 		notes = append(notes, fmt.Sprintf("cut off or redone after an interruption: %d calls (%d cached), %d input + %d output tokens; the retrieve, answer and judge lines count each question once", c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens))
 	}
+	if s.Dollars != nil {
+		notes = append(notes, s.Dollars.Line)
+	}
 	if c, ok := s.Stages["embed:embedding"]; ok {
 		notes = append(notes, fmt.Sprintf("embeddings: %d texts, %d tokens, %.1f s", c.Calls, c.InputTokens, c.Seconds))
 	}

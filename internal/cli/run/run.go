@@ -241,10 +241,11 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	base.Quiet = o.Quiet
 	base.Host = o.Host
-	priceTable, err := loadPrices(o.Prices)
-	if err != nil {
+	// A bad prices file is bad input before any work.
+	if _, err := loadPrices(o.Prices); err != nil {
 		return err
 	}
+	base.PricesFile = o.Prices
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
 	if err != nil {
 		return err
@@ -276,8 +277,7 @@ func Run(ctx context.Context, o *Options) error {
 			Artifacts string `json:"artifacts"`
 		}{sum, dir})
 	}
-	summary.Print(stdout, sum)
-	printBill(stdout, stderr, dir, priceTable)
+	summary.Print(stdout, sum) // its notes hold the dollars line
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil
 }
@@ -353,7 +353,7 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	cfg := o.Config
 	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
 		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
-		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts, MaxDataSize: cfg.MaxDataSize,
+		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts, MaxDataSize: cfg.MaxDataSize, PricesFile: o.Prices,
 	}, stderr)
 	if err != nil {
 		return err
@@ -362,7 +362,10 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 		return cliflag.PrintJSON(stdout, sum)
 	}
 	summary.Print(stdout, sum)
-	printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+	if sum.Dollars == nil {
+		// A folder replayed before summaries held dollars.
+		printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+	}
 	return nil
 }
 
