@@ -189,7 +189,7 @@ type Server struct {
 	dim      int
 	latency  time.Duration
 	noBodies bool
-	prefix   *prefixCache // nil: no prompt cache
+	prefix   *prefixCache     // nil: no prompt cache
 	count    func(string) int // nil: a token per word
 
 	inFlight, peak int
