@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
@@ -43,7 +44,7 @@ type StageEstimate struct {
 type Pilot struct {
 	Conversations []string
 	Spent         prices.Amount
-	Dir           string // the pilot's run folder
+	Dir           string // the pilot's run folder, "" when it was a temp one
 	Scale         map[string]Scale
 }
 
@@ -68,7 +69,7 @@ type EstimateOptions struct {
 // folder; the dry runs go to temp folders.
 func EstimateRun(ctx context.Context, cfg runlog.Config, o EstimateOptions, log io.Writer) (*Estimate, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, badinput.Wrap(err)
 	}
 	cfg = cfg.WithDefaults()
 	table, err := PriceTable(cfg.PricesFile)
@@ -179,7 +180,8 @@ type pilotResult struct {
 // runPilot runs cfg (the pilot's conversations) for real into dir, or a
 // temp folder removed afterwards.
 func runPilot(ctx context.Context, cfg runlog.Config, dir string, table *prices.Table, log io.Writer) (*pilotResult, error) {
-	if dir == "" {
+	keep := dir != ""
+	if !keep {
 		tmp, err := os.MkdirTemp("", "membench-pilot-")
 		if err != nil {
 			return nil, err
@@ -201,6 +203,9 @@ func runPilot(ctx context.Context, cfg runlog.Config, dir string, table *prices.
 	costs, err := keptCosts(runDir)
 	if err != nil {
 		return nil, err
+	}
+	if !keep {
+		runDir = ""
 	}
 	return &pilotResult{Pilot: Pilot{Conversations: cfg.Conversations, Spent: b.Total.Add(b.Redone), Dir: runDir}, costs: costs}, nil
 }
