@@ -11,14 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/cli/clienv"
 	"github.com/membench/membench/internal/cli/clierr"
 	"github.com/membench/membench/internal/cli/cliflag"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/sweep"
 )
 
@@ -34,7 +34,7 @@ type Options struct {
 	Format                   string
 	Concurrency              int
 	Quiet, DryRun, JSON      bool
-	Estimate                 bool // print each point's estimated spend, run nothing
+	Estimate                 bool                   // print each point's estimated spend, run nothing
 	AllowMixed               bool                   // tabulate points whose manifests differ
 	YFull                    bool                   // accuracy plot on 0-100, not fitted
 	Changed                  func(flag string) bool // nil: no flag set
