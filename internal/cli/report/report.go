@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/membench/membench/runlog"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/membench/membench/internal/cli/cliflag"
 	tables "github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/summary"
 )
 
 // Options are the report command's inputs.
@@ -181,11 +183,24 @@ func Run(ctx context.Context, o *Options) error {
 			fmt.Fprintln(out, l)
 		}
 	}
+	// A caveat shared by several tables is printed under the first only.
+	seen := map[string]bool{}
 	for i, b := range builders {
 		t, err := b(loaded, j, view)
 		if err != nil {
 			return err
 		}
+		if i == 0 {
+			t.Notes = append(t.Notes, judgeModels(loaded)...)
+		}
+		kept := t.Notes[:0]
+		for _, n := range t.Notes {
+			if !seen[n] {
+				seen[n] = true
+				kept = append(kept, n)
+			}
+		}
+		t.Notes = kept
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
@@ -194,4 +209,29 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	return nil
+}
+
+// judgeModels names the runs' model judges' models (summary.JudgeModelNote),
+// once for all runs when they agree, else per run.
+func judgeModels(runs []*runlog.Run) []string {
+	var order []string
+	by := map[string][]string{}
+	for _, r := range runs {
+		n := summary.JudgeModelNote(r.Manifest.JudgeModels())
+		if n == "" {
+			continue
+		}
+		if by[n] == nil {
+			order = append(order, n)
+		}
+		by[n] = append(by[n], r.ID())
+	}
+	if len(order) == 1 && len(by[order[0]]) == len(runs) {
+		return order
+	}
+	var out []string
+	for _, n := range order {
+		out = append(out, "runs "+strings.Join(by[n], ", ")+": "+n)
+	}
+	return out
 }
