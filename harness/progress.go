@@ -81,6 +81,7 @@ type tallyKey struct {
 	role  string
 	stage llm.Stage
 	label string
+	model string // priced by it
 }
 
 // newProgress is the run's progress on w: a live line when w is a
@@ -259,14 +260,14 @@ func (p *progress) track(m *llm.Meter) (untrack func()) {
 		defer p.mu.Unlock()
 		delete(p.live, m)
 		for _, t := range m.Snapshot() {
-			k := tallyKey{t.Role, t.Stage, t.Label}
+			k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
 			p.settled[k] = addTally(p.settled[k], t)
 		}
 	}
 }
 
 func addTally(a, b llm.Tally) llm.Tally {
-	a.Role, a.Stage, a.Label = b.Role, b.Stage, b.Label
+	a.Role, a.Stage, a.Label, a.Model = b.Role, b.Stage, b.Label, b.Model
 	a.Calls += b.Calls
 	a.CachedCalls += b.CachedCalls
 	a.InputTokens += b.InputTokens
@@ -284,7 +285,7 @@ func (p *progress) usage() []llm.Tally {
 	}
 	for m := range p.live {
 		for _, t := range m.Snapshot() {
-			k := tallyKey{t.Role, t.Stage, t.Label}
+			k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
 			sum[k] = addTally(sum[k], t)
 		}
 	}

@@ -421,10 +421,22 @@ func (p *Prepared) dollarsSoFar(ts []llm.Tally) string {
 	for _, st := range p.prices.Stages(ts, prices.Roles(p.manifest)) {
 		a = a.Add(st)
 	}
-	if !a.Known() {
+	switch {
+	case !a.Known():
 		return "$ " + a.String()
+	case !a.Paid && !worked(ts):
+		return "$0" // nothing done yet: not "offline"
 	}
 	return a.String()
+}
+
+func worked(ts []llm.Tally) bool {
+	for _, t := range ts {
+		if t.Calls > 0 || t.InputTokens > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // doneSet is what earlier attempts of this run finished.
