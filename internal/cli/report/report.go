@@ -76,7 +76,15 @@ csv and --table all, the tables are separated by a blank line.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Runs = append(o.Runs, args...)
 			o.Out = cmd.OutOrStdout()
-			return Run(cmd.Context(), o)
+			err := Run(cmd.Context(), o)
+			if len(args) > 0 && clierr.Code(err) == 2 && strings.Contains(err.Error(), "--run ") {
+				// The paths were a shell's expansion: membench's own skips
+				// what is not a run.
+				pattern := cliflag.Pattern(o.Runs)
+				pattern = pattern[:strings.LastIndex(pattern, "*")+1]
+				return clierr.Bad("%v; if the shell expanded an unquoted glob into %s, quote it so membench expands it over runs only, e.g. --run '%s'", err, strings.Join(o.Runs, " "), pattern)
+			}
+			return err
 		},
 	}
 	f := c.Flags()

@@ -255,3 +255,24 @@ func TestReportCaveatsOnceAndJudgeModel(t *testing.T) {
 		t.Errorf("gpt-4o called the answer model:\n%s", out)
 	}
 }
+
+// Paths after --run that a shell expanded from an unquoted glob are runs
+// to report; when one is not a run (a sweep's folder), the refusal says
+// the shell expanded a glob and shows it quoted, which then reports.
+func TestReportUnquotedGlobHint(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "a-run"), "turns-cosine", 3, 4, 2, false, false)
+	writeRun(t, filepath.Join(root, "b-run"), "turns-cosine", 5, 4, 3, false, false)
+	if out, err := run("--table", "3", "--run", filepath.Join(root, "a-run"), filepath.Join(root, "b-run")); err != nil || strings.Count(out, "turns-cosine k=") != 2 {
+		t.Errorf("two expanded runs (%v):\n%s", err, out)
+	}
+	os.MkdirAll(filepath.Join(root, "sweeps"), 0o755)
+	_, err := run("--table", "3", "--run", filepath.Join(root, "a-run"), filepath.Join(root, "b-run"), filepath.Join(root, "sweeps"))
+	want := "quote it so membench expands it over runs only, e.g. --run '" + root + "/*'"
+	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "the shell expanded an unquoted glob") || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v (exit %d), want exit 2 with %q", err, clierr.Code(err), want)
+	}
+	if out, err := run("--table", "3", "--run", root+"/*"); err != nil || strings.Count(out, "turns-cosine k=") != 2 {
+		t.Errorf("the quoted pattern (%v):\n%s", err, out)
+	}
+}
