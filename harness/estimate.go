@@ -12,6 +12,7 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/systems"
 )
 
 // An Estimate is what a run would spend, found before any paid call: a
@@ -72,6 +73,11 @@ func EstimateRun(ctx context.Context, cfg runlog.Config, o EstimateOptions, log 
 		return nil, badinput.Wrap(err)
 	}
 	cfg = cfg.WithDefaults()
+	// A dry run would start an outside system for real, with whatever
+	// models it calls itself.
+	if spec, err := systems.Lookup(cfg.System); err == nil && len(spec.Outside) > 0 {
+		return nil, badinput.Errorf("--estimate: system %s runs outside membench, and a dry run would run it for real; estimate a membench system, or run a few questions with --limit to measure it", cfg.System)
+	}
 	table, err := PriceTable(cfg.PricesFile)
 	if err != nil {
 		return nil, err

@@ -62,4 +62,9 @@ func TestRunEstimate(t *testing.T) {
 	if err := Run(context.Background(), o); clierr.Code(err) != 2 || !strings.Contains(err.Error(), "--estimate-pilot goes with --estimate") {
 		t.Errorf("--estimate-pilot alone: %v", err)
 	}
+	// An outside system would be run for real by a dry run.
+	o.Estimate, o.EstimatePilot, o.Config.System, o.Opts = true, 0, "exec", []string{"cmd=true"}
+	if err := Run(context.Background(), o); clierr.Code(err) != 2 || !strings.Contains(err.Error(), "runs outside membench") {
+		t.Errorf("--estimate of an exec system: %v", err)
+	}
 }
