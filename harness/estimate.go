@@ -28,7 +28,8 @@ type Estimate struct {
 	Conversations, Questions int
 	Stages                   []StageEstimate // in prices.StageOrder, stages with work only
 	Total                    prices.Amount
-	Table                    *prices.Table
+	Table                    *prices.Table `json:"-"`
+	PricesAsOf               string        `json:"prices_as_of"`
 	// Pilot is set when the figures were scaled by a pilot run.
 	Pilot *Pilot
 }
@@ -86,7 +87,7 @@ func EstimateRun(ctx context.Context, cfg runlog.Config, o EstimateOptions, log 
 	if err != nil {
 		return nil, err
 	}
-	e := &Estimate{System: cfg.System, Dataset: full.dataset, Conversations: len(full.convs), Questions: full.questions, Table: table}
+	e := &Estimate{System: cfg.System, Dataset: full.dataset, Conversations: len(full.convs), Questions: full.questions, Table: table, PricesAsOf: table.AsOf}
 	kept := merged(full.costs)
 	if o.Pilot > 0 || len(o.PilotConversations) > 0 {
 		pc := cfg
