@@ -69,9 +69,9 @@ type progress struct {
 	// and the sums of those already let go, by role, stage and label.
 	live    map[*llm.Meter]struct{}
 	settled map[tallyKey]llm.Tally
-	// dollars prices the usage so far; nil (no price table yet) leaves
-	// dollars out of the line. The price table's piece sets it.
-	dollars func([]llm.Tally) (usd float64, ok bool)
+	// dollars prices the usage so far ("$0.0123", "unknown (no price
+	// for X)"); nil leaves dollars out of the line.
+	dollars func([]llm.Tally) string
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -81,6 +81,7 @@ type tallyKey struct {
 	role  string
 	stage llm.Stage
 	label string
+	model string // priced by it
 }
 
 // newProgress is the run's progress on w: a live line when w is a
@@ -259,14 +260,14 @@ func (p *progress) track(m *llm.Meter) (untrack func()) {
 		defer p.mu.Unlock()
 		delete(p.live, m)
 		for _, t := range m.Snapshot() {
-			k := tallyKey{t.Role, t.Stage, t.Label}
+			k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
 			p.settled[k] = addTally(p.settled[k], t)
 		}
 	}
 }
 
 func addTally(a, b llm.Tally) llm.Tally {
-	a.Role, a.Stage, a.Label = b.Role, b.Stage, b.Label
+	a.Role, a.Stage, a.Label, a.Model = b.Role, b.Stage, b.Label, b.Model
 	a.Calls += b.Calls
 	a.CachedCalls += b.CachedCalls
 	a.InputTokens += b.InputTokens
@@ -284,7 +285,7 @@ func (p *progress) usage() []llm.Tally {
 	}
 	for m := range p.live {
 		for _, t := range m.Snapshot() {
-			k := tallyKey{t.Role, t.Stage, t.Label}
+			k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
 			sum[k] = addTally(sum[k], t)
 		}
 	}
@@ -334,7 +335,7 @@ func (p *progress) body(now time.Time) string {
 
 // spent is " · N calls · tokens X in, Y out" for LLM calls (embeddings
 // are not calls; llm.Meter.Total leaves them out the same way).
-func spent(ts []llm.Tally, dollars func([]llm.Tally) (float64, bool)) string {
+func spent(ts []llm.Tally, dollars func([]llm.Tally) string) string {
 	var sum llm.Tally
 	for _, t := range ts {
 		if t.Label == "embedding" {
@@ -348,11 +349,7 @@ func spent(ts []llm.Tally, dollars func([]llm.Tally) (float64, bool)) string {
 	}
 	s += fmt.Sprintf(" · tokens %s in, %s out", fmtCount(sum.InputTokens), fmtCount(sum.OutputTokens))
 	if dollars != nil {
-		if usd, ok := dollars(ts); ok {
-			s += fmt.Sprintf(" · $%.2f", usd)
-		} else {
-			s += " · $ unknown"
-		}
+		s += " · " + dollars(ts)
 	}
 	return s
 }

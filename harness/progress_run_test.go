@@ -16,7 +16,8 @@ import (
 
 // A real run with its log going to a file (not a terminal) writes a start
 // line, a line when answering starts, one for the summary and an end line
-// whose call count is the server's.
+// whose call count is the server's and whose dollars are unknown (model
+// m has no price).
 func TestRunLogsProgressToAFile(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
 	t.Setenv("OPENAI_API_KEY", "sk-test-progress")
@@ -59,7 +60,7 @@ func TestRunLogsProgressToAFile(t *testing.T) {
 	if want := fmt.Sprintf("progress: summary · %d/%d questions · elapsed ", n, n); !strings.HasPrefix(lines[len(lines)-2], want) {
 		t.Errorf("next to last line = %q, want it to start %q", lines[len(lines)-2], want)
 	}
-	end := regexp.MustCompile(fmt.Sprintf(`^progress: done · %d/%d questions, 1/1 conversations built · elapsed \d+s · %d calls · tokens \S+ in, \S+ out$`, n, n, calls))
+	end := regexp.MustCompile(fmt.Sprintf(`^progress: done · %d/%d questions, 1/1 conversations built · elapsed \d+s · %d calls · tokens \S+ in, \S+ out · \$ unknown \(no price for openai:m\)$`, n, n, calls))
 	if !end.MatchString(lines[len(lines)-1]) {
 		t.Errorf("last line = %q, want %v", lines[len(lines)-1], end)
 	}

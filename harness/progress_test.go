@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 )
 
 // fakeClock is the time a test says it is: seconds after a fixed start.
@@ -269,5 +270,36 @@ func TestFmtDurReadsBack(t *testing.T) {
 		if _, err := time.ParseDuration(got); err != nil {
 			t.Errorf("%q does not parse: %v", got, err)
 		}
+	}
+}
+
+// pricedModel is fixedModel under a priced model's name.
+type pricedModel struct{ fixedModel }
+
+func (pricedModel) ID() llm.ModelID { return llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"} }
+
+// On a terminal the live line and the end line carry the dollars so far,
+// priced by the run's table: $0 before any call, then the spend.
+func TestProgressLineShowsDollarsOnTerminal(t *testing.T) {
+	clk := newFakeClock()
+	var out bytes.Buffer
+	p := startProgress(&out, progressPlan{Questions: 2}, progressOptions{Terminal: true, Manual: true, Now: clk.now})
+	pr := &Prepared{prices: prices.Default()}
+	p.dollars = pr.dollarsSoFar
+	meter := llm.NewMeter()
+	untrack := p.track(meter)
+	p.tick(clk.now())
+	if !strings.HasSuffix(out.String(), "· 0 calls · tokens 0 in, 0 out · $0\x1b[K") {
+		t.Errorf("before any call: %q", out.String())
+	}
+	// 1M input and 100k output tokens of gpt-4o-mini: $0.15 + $0.06.
+	call(t, llm.WithMeter(pricedModel{fixedModel{in: 500_000, out: 50_000}}, meter, "answer"), 2)
+	clk.set(2 * time.Second)
+	p.Add(2)
+	untrack()
+	p.Summarize()
+	p.Finish()
+	if !strings.HasSuffix(out.String(), "· 2 calls · tokens 1.00M in, 100.0k out · $0.2100\x1b[K\n") {
+		t.Errorf("end line: %q", out.String()[strings.LastIndex(out.String(), "\r"):])
 	}
 }

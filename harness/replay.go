@@ -35,6 +35,8 @@ type ReplayOptions struct {
 	BaseURL string
 	// MaxDataSize caps the dataset file read (0 = the default cap).
 	MaxDataSize int64
+	// PricesFile is laid over the default price table (--prices).
+	PricesFile string
 	// Opts are the user's own values for the options of an outside
 	// system (exec's cmd, http's url): a bundle's values are never used.
 	Opts systems.Options
@@ -65,6 +67,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	cfg.Options = opts
 	cfg.Data = o.Data // "" = the dataset's own copy; never a path the bundle names
 	cfg.MaxDataSize = o.MaxDataSize
+	cfg.PricesFile = o.PricesFile
 	cfg.ResultsDir, cfg.CacheDir, cfg.Concurrency, cfg.Quiet, cfg.Host = o.ResultsDir, o.CacheDir, o.Concurrency, o.Quiet, o.Host
 	play := &playback{tape: llm.NewPlayer(b.Replies), fallback: o.Fallback, baseURL: o.BaseURL}
 	cfg = WithDefaults(cfg)
@@ -102,6 +105,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 			err = werr
 		}
 		if s2, serr := runlog.Summarize(p.Dir); serr == nil {
+			s2.Dollars = sum.Dollars
 			sum = s2
 			if werr := summary.Write(p.Dir, s2); werr != nil && err == nil {
 				err = werr

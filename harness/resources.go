@@ -175,6 +175,13 @@ func (r *Resources) openEmbedder() error {
 		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
 			spec.BaseURL = b.BaseURL
 		}
+		if r.cfg.Dry {
+			// Hashed vectors under the paid embedder's name: its tokens
+			// are counted and priced, no server is asked.
+			r.EmbedderName = llm.EmbedderName(spec)
+			r.Embedder = llm.DryEmbedder(r.EmbedderName, embedder.NewHashed(512))
+			return nil
+		}
 		o, err := llm.BuildEmbedder(spec, r.http)
 		if err != nil {
 			return badinput.Wrap(fmt.Errorf("--embedder %s: %w", llm.RedactText(e), err))
@@ -330,7 +337,7 @@ func (r *Resources) Offline() bool {
 // buildDeps wires a role's model to the cache and to the run's tape:
 // recording, or playing a bundle.
 func (r *Resources) buildDeps(role string) llm.BuildDeps {
-	d := llm.BuildDeps{Cache: r.cache, Role: role, Limit: r.limit, HTTP: r.http}
+	d := llm.BuildDeps{Cache: r.cache, Role: role, Limit: r.limit, HTTP: r.http, Dry: r.cfg.Dry}
 	if r.play != nil {
 		d.Replay, d.ReplayFallback, d.ReplayBaseURL = r.play.tape, r.play.fallback, r.play.baseURL
 	} else {

@@ -27,6 +27,7 @@ import (
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
@@ -74,7 +75,8 @@ type Prepared struct {
 	failMu sync.Mutex
 	failed []runlog.Failure // questions given up on in this attempt
 
-	scoring Scoring // the answer key and image exclusion applied to Data
+	scoring Scoring       // the answer key and image exclusion applied to Data
+	prices  *prices.Table // for the summary's and the progress line's dollars
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
@@ -107,6 +109,10 @@ func prepare(cfg runlog.Config, play *playback, log io.Writer) (*Prepared, error
 		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: QuestionSetHash(ds.Questions())}
 		ds = ds.Shard(i, n)
 	}
+	priceTable, err := PriceTable(cfg.PricesFile)
+	if err != nil {
+		return nil, err
+	}
 	res, err := openResources(cfg, play)
 	if err != nil {
 		return nil, err
@@ -137,7 +143,7 @@ func prepare(cfg runlog.Config, play *playback, log io.Writer) (*Prepared, error
 		res.Close()
 		return nil, err
 	}
-	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock, scoring: r.scoring}
+	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock, scoring: r.scoring, prices: priceTable}
 	if err := p.writeManifest(); err != nil {
 		p.Close()
 		return nil, err
@@ -339,6 +345,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	}
 	bar := newProgress(p.log, progressPlan{Conversations: toBuild, Questions: total}, p.Cfg.Quiet, p.Cfg.Host.CI)
 	defer bar.Finish()
+	bar.dollars = p.dollarsSoFar
 	p.bar = bar
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
@@ -389,6 +396,11 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	p.manifest.Status = &st
 	ts := sum.ContextTokens
 	p.manifest.RenderedTokens = &ts
+	if b, err := prices.ForRun(p.Dir, p.prices); err == nil {
+		sum.Dollars = b.Record()
+	} else {
+		fmt.Fprintf(p.log, "dollars: %v\n", err)
+	}
 	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
 		return nil, err
 	}
@@ -396,6 +408,40 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		return nil, err
 	}
 	return sum, runErr
+}
+
+// PriceTable is the default price table with the --prices file (if
+// any) laid over it.
+func PriceTable(file string) (*prices.Table, error) {
+	if file == "" {
+		return prices.Default(), nil
+	}
+	return prices.Load(file)
+}
+
+// dollarsSoFar prices the progress line's usage: "$0.0123", "$0
+// (offline)", or unknown naming the models with no price.
+func (p *Prepared) dollarsSoFar(ts []llm.Tally) string {
+	var a prices.Amount
+	for _, st := range p.prices.Stages(ts, prices.Roles(p.manifest)) {
+		a = a.Add(st)
+	}
+	switch {
+	case !a.Known():
+		return "$ " + a.String()
+	case !a.Paid && !worked(ts):
+		return "$0" // nothing done yet: not "offline"
+	}
+	return a.String()
+}
+
+func worked(ts []llm.Tally) bool {
+	for _, t := range ts {
+		if t.Calls > 0 || t.InputTokens > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // doneSet is what earlier attempts of this run finished.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
@@ -228,6 +229,9 @@ func Merge(dirs []string, out string) (*runlog.Summary, error) {
 	m.Status = &st
 	if err := runlog.WriteJSON(filepath.Join(out, runlog.ManifestFile), m); err != nil {
 		return nil, err
+	}
+	if b, err := prices.ForRun(out, prices.Default()); err == nil {
+		sum.Dollars = b.Record()
 	}
 	return sum, summary.Write(out, sum)
 }

@@ -116,6 +116,10 @@ func TestMergeSumsDamagedCacheEntries(t *testing.T) {
 	if onDisk.CacheDamaged == nil || *onDisk.CacheDamaged != want {
 		t.Errorf("summary.json cache_damaged = %+v, want %+v", onDisk.CacheDamaged, want)
 	}
+	// The merged run is priced like a run (offline here: $0, not unknown).
+	if d := onDisk.Dollars; d == nil || d.Total.USD == nil || *d.Total.USD != 0 || !d.Total.Offline {
+		t.Errorf("summary.json dollars = %+v, want $0 offline", d)
+	}
 }
 
 func TestParseShard(t *testing.T) {

@@ -54,6 +54,10 @@ type BuildDeps struct {
 	// standard transport); share one sized for the run's concurrency so
 	// connections are kept and reused.
 	HTTP *http.Client
+	// Dry builds a paid model as a stand-in answered by the offline
+	// heuristics under the paid model's ID (an estimate's dry run): no
+	// key, no server, no cache.
+	Dry bool
 }
 
 // Build makes the model a spec describes, wrapped as
@@ -71,6 +75,10 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 		}
 		m = o
 	case "openai":
+		if deps.Dry {
+			m = newDry(spec)
+			break
+		}
 		if deps.Replay != nil {
 			if spec.BaseURL == "" {
 				spec.BaseURL = deps.ReplayBaseURL

@@ -17,12 +17,7 @@ import (
 type Tally = runlog.Tally
 
 // ModelName is how tallies name a model: "backend:model".
-func ModelName(id ModelID) string {
-	if id.Backend == "" && id.Model == "" {
-		return ""
-	}
-	return id.Backend + ":" + id.Model
-}
+func ModelName(id ModelID) string { return runlog.ModelName(id) }
 
 // Meter counts calls, tokens and seconds by role, stage and label. One meter
 // may be shared by many metered models; it is safe for concurrent use.

@@ -82,6 +82,13 @@ type Config struct {
 
 	// Host is what the process environment says; the command line fills it.
 	Host Host `json:"-" yaml:"-"`
+	// PricesFile is a --prices file laid over the default price table
+	// for the summary's and the progress line's dollars.
+	PricesFile string `json:"-" yaml:"-"`
+	// Dry runs the pipeline with every paid model and embedder stood in
+	// for by the offline heuristics under its own name (an estimate of
+	// the run's spend; llm.BuildDeps.Dry).
+	Dry bool `json:"-" yaml:"-"`
 }
 
 // Host is what membench's environment variables say, read once by the

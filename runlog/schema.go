@@ -120,3 +120,11 @@ func (b *BuildStats) AddRequest(failed bool, raw string) {
 		b.Failed++
 	}
 }
+
+// ModelName is "backend:model", or "" for no model.
+func ModelName(id ModelID) string {
+	if id.Backend == "" && id.Model == "" {
+		return ""
+	}
+	return id.Backend + ":" + id.Model
+}

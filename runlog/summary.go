@@ -14,22 +14,23 @@ import (
 // Summary is a run's headline numbers, recomputed from its artifacts (so a
 // resumed run summarises every attempt).
 type Summary struct {
-	RunID          string      `json:"run_id"`
-	System         string      `json:"system"`
-	Dataset        string      `json:"dataset"`
-	Offline        bool        `json:"offline"`
-	Replay         *ReplayInfo `json:"replay,omitempty"`
-	OfflineParts   []string    `json:"offline_parts,omitempty"` // roles and judges on the offline backend
-	Embedder       string      `json:"embedder"`
-	EmbedderNote   string      `json:"embedder_note,omitempty"`
-	Judges         []string    `json:"judges"`
-	Metrics        []string    `json:"metric_judges,omitempty"` // judges whose column is a mean score, not an accuracy
-	Questions      int         `json:"questions"`
-	Groups         []Group     `json:"groups"`  // per group of the dataset, in its order
-	Overall        Group       `json:"overall"` // without the abstaining groups (LoCoMo adversarial, LongMemEval _abs), as the papers score it
-	ContextTokens  TokenStats  `json:"context_tokens"`
-	EvidenceRecall float64     `json:"evidence_recall"` // mean share of evidence turns in the context, over questions with evidence, abstention questions excluded (runlog.CountsForRecall)
-	Build          Cost        `json:"build"`
+	RunID          string       `json:"run_id"`
+	System         string       `json:"system"`
+	Dataset        string       `json:"dataset"`
+	Offline        bool         `json:"offline"`
+	Replay         *ReplayInfo  `json:"replay,omitempty"`
+	OfflineParts   []string     `json:"offline_parts,omitempty"` // roles and judges on the offline backend
+	Embedder       string       `json:"embedder"`
+	EmbedderNote   string       `json:"embedder_note,omitempty"`
+	Judges         []string     `json:"judges"`
+	JudgeModels    []JudgeModel `json:"judge_models,omitempty"`  // model judges' models
+	Metrics        []string     `json:"metric_judges,omitempty"` // judges whose column is a mean score, not an accuracy
+	Questions      int          `json:"questions"`
+	Groups         []Group      `json:"groups"`  // per group of the dataset, in its order
+	Overall        Group        `json:"overall"` // without the abstaining groups (LoCoMo adversarial, LongMemEval _abs), as the papers score it
+	ContextTokens  TokenStats   `json:"context_tokens"`
+	EvidenceRecall float64      `json:"evidence_recall"` // mean share of evidence turns in the context, over questions with evidence, abstention questions excluded (runlog.CountsForRecall)
+	Build          Cost         `json:"build"`
 	// BuildRequests and BuildFailed count the memory build's logical
 	// requests and those whose reply stayed unusable (nothing was kept);
 	// Degraded is set when the failed share is above the run's limit:
@@ -51,6 +52,9 @@ type Summary struct {
 	// memory rebuilt). Stages leaves it out, so a resumed run reports the
 	// costs of one clean pass; Stages + Redone is every call made.
 	Redone map[string]Cost `json:"redone,omitempty"`
+	// Reasked is the part of Redone that judged again a verdict a judge
+	// had given none on (rerun re-asks them), by stage like Redone.
+	Reasked map[string]Cost `json:"reasked,omitempty"`
 	// Invalid counts, per judge, verdicts whose model reply held no verdict
 	// even after re-asking; they are left out of that judge's scores.
 	Invalid map[string]int `json:"invalid,omitempty"`
@@ -58,6 +62,8 @@ type Summary struct {
 	FirstInvalid map[string]string `json:"first_invalid,omitempty"`
 	// CacheDamaged is the manifest's count of damaged cache entries.
 	CacheDamaged *CacheDamage `json:"cache_damaged,omitempty"`
+	// Dollars prices Stages and Redone (set by the run; nil when unpriced).
+	Dollars *Dollars `json:"dollars,omitempty"`
 }
 
 // Group is one row of the score table.
@@ -216,6 +222,7 @@ func summarize(dir string, m Manifest, recs records) (*Summary, error) {
 		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]Cost{}}
 	s.Replay = m.Replay
 	s.CacheDamaged = m.CacheDamaged
+	s.JudgeModels = m.JudgeModels()
 	for _, j := range m.Judges {
 		if m.IsMetric(j) {
 			s.Metrics = append(s.Metrics, j)
@@ -279,7 +286,17 @@ func summarize(dir string, m Manifest, recs records) (*Summary, error) {
 	s.FailedOverLimit = BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
 	s.Degraded = s.FailedOverLimit || len(s.EmptyMemory) > 0
 	kept, redone := EffectiveCosts(costs)
+	// A judge's cost record replaced after an invalid verdict paid for
+	// that verdict, not for work an interruption cut off.
+	invalidOn := map[string]bool{}
+	for _, j := range judgments {
+		if j.Invalid {
+			invalidOn[j.QuestionID+"\x00"+j.Judge] = true
+		}
+	}
 	for _, c := range redone {
+		name, isJudge := strings.CutPrefix(c.Part, "judge:")
+		reasked := isJudge && invalidOn[c.QuestionID+"\x00"+name]
 		for _, t := range c.Tallies {
 			key := string(t.Stage)
 			if t.Label == "embedding" {
@@ -291,6 +308,14 @@ func summarize(dir string, m Manifest, recs records) (*Summary, error) {
 			v := s.Redone[key]
 			v.add(t)
 			s.Redone[key] = v
+			if reasked {
+				if s.Reasked == nil {
+					s.Reasked = map[string]Cost{}
+				}
+				r := s.Reasked[key]
+				r.add(t)
+				s.Reasked[key] = r
+			}
 		}
 	}
 	for _, c := range kept {
@@ -431,9 +456,14 @@ func (c *Cost) merge(o Cost) {
 }
 
 // RedoneCalls sums the LLM calls of Redone (embeddings left out).
-func (s *Summary) RedoneCalls() Cost {
+func (s *Summary) RedoneCalls() Cost { return llmCalls(s.Redone) }
+
+// ReaskedCalls sums the LLM calls of Reasked.
+func (s *Summary) ReaskedCalls() Cost { return llmCalls(s.Reasked) }
+
+func llmCalls(by map[string]Cost) Cost {
 	var c Cost
-	for k, v := range s.Redone {
+	for k, v := range by {
 		if !strings.HasSuffix(k, ":embedding") {
 			c.merge(v)
 		}

@@ -87,8 +87,15 @@ func notes(s *runlog.Summary) []string {
 			notes = append(notes, fmt.Sprintf("%s: %d calls (%d cached), %d input + %d output tokens, %.1f s in calls", st, c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens, c.Seconds))
 		}
 	}
-	if c := s.RedoneCalls(); c.Calls > 0 {
+	re := s.ReaskedCalls()
+	if c := minus(s.RedoneCalls(), re); c.Calls > 0 {
 		notes = append(notes, fmt.Sprintf("cut off or redone after an interruption: %d calls (%d cached), %d input + %d output tokens; the retrieve, answer and judge lines count each question once", c.Calls, c.CachedCalls, c.InputTokens, c.OutputTokens))
+	}
+	if re.Calls > 0 {
+		notes = append(notes, fmt.Sprintf("re-asked invalid verdicts (a judge's reply held no verdict; a rerun asks again): the replaced verdicts took %d calls (%d cached), %d input + %d output tokens; the judge line counts each question once", re.Calls, re.CachedCalls, re.InputTokens, re.OutputTokens))
+	}
+	if s.Dollars != nil {
+		notes = append(notes, s.Dollars.Line)
 	}
 	if c, ok := s.Stages["embed:embedding"]; ok {
 		notes = append(notes, fmt.Sprintf("embeddings: %d texts, %d tokens, %.1f s", c.Calls, c.InputTokens, c.Seconds))
@@ -116,6 +123,9 @@ func notes(s *runlog.Summary) []string {
 	overallNote := "overall scores every question"
 	if left := abstainingGroups(s); len(left) > 0 {
 		overallNote = "overall leaves out the questions whose right answer is to decline (" + strings.Join(left, ", ") + "), as the papers do"
+	}
+	if n := JudgeModelNote(s.JudgeModels); n != "" {
+		notes = append(notes, n)
 	}
 	notes = append(notes, "scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges ("+metrics+"): mean score × 100; "+overallNote)
 	if d := s.CacheDamaged; d.Total() > 0 {
@@ -151,6 +161,40 @@ func Write(dir string, s *runlog.Summary) error {
 
 // Print writes the summary's table for the terminal.
 func Print(w io.Writer, s *runlog.Summary) error { return Table(s).Terminal(w) }
+
+// JudgeModelNote names each model judge's model, saying when it is the
+// answer model grading its own answers; "" when no judge asks a model.
+func JudgeModelNote(jm []runlog.JudgeModel) string {
+	if len(jm) == 0 {
+		return ""
+	}
+	var parts []string
+	self := false
+	for _, j := range jm {
+		p := j.Judge + " asks " + j.Model
+		if j.IsAnswerModel {
+			p += ", the answer model itself"
+			self = true
+		}
+		parts = append(parts, p)
+	}
+	s := "judge models: " + strings.Join(parts, "; ")
+	if self {
+		s += " (a model grading its own answers may favour them; --judge-model picks another)"
+	}
+	return s
+}
+
+// minus is a less b (b a part of a).
+func minus(a, b runlog.Cost) runlog.Cost {
+	a.Calls -= b.Calls
+	a.CachedCalls -= b.CachedCalls
+	a.InputTokens -= b.InputTokens
+	a.CachedInputTokens -= b.CachedInputTokens
+	a.OutputTokens -= b.OutputTokens
+	a.Seconds -= b.Seconds
+	return a
+}
 
 // plus adds up two costs.
 func plus(a, b runlog.Cost) runlog.Cost {

@@ -119,6 +119,12 @@ func WithLatency(d time.Duration) Option { return func(s *Server) { s.latency = 
 // none), so long benchmarks do not grow the process.
 func WithoutBodies() Option { return func(s *Server) { s.noBodies = true } }
 
+// WithTokenizer makes the server count usage with count (tokens of one
+// text) the way OpenAI counts a chat prompt (3 per message and 3 to
+// prime the reply) instead of by whitespace-separated words, for tests
+// that compare usage with what membench counted itself.
+func WithTokenizer(count func(string) int) Option { return func(s *Server) { s.count = count } }
+
 // WithPrefixCache makes the server act as a provider's prompt cache: it
 // remembers the prompts it has answered and reports, in
 // usage.prompt_tokens_details.cached_tokens, the longest prefix of a new
@@ -183,7 +189,8 @@ type Server struct {
 	dim      int
 	latency  time.Duration
 	noBodies bool
-	prefix   *prefixCache // nil: no prompt cache
+	prefix   *prefixCache     // nil: no prompt cache
+	count    func(string) int // nil: a token per word
 
 	inFlight, peak int
 	conns          int // TCP connections accepted
@@ -376,13 +383,20 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	if !rep.OmitUsage {
 		pt, ct := rep.PromptTokens, rep.CompletionTokens
+		count := s.count
+		if count == nil {
+			count = func(t string) int { return len(strings.Fields(t)) }
+		}
 		if pt == 0 {
+			if s.count != nil {
+				pt = 3 // the reply's priming
+			}
 			for _, m := range req.Messages {
-				pt += len(strings.Fields(m.Content)) + 3
+				pt += count(m.Content) + 3
 			}
 		}
 		if ct == 0 {
-			ct = len(strings.Fields(rep.Text))
+			ct = count(rep.Text)
 		}
 		usage := map[string]any{"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
 		cached := rep.CachedTokens

@@ -110,3 +110,29 @@ func (b *Bill) Line() string {
 	}
 	return s + " (" + strings.Join(notes, "; ") + ")"
 }
+
+// Record is the bill as a run summary holds it (runlog.Dollars).
+func (b *Bill) Record() *runlog.Dollars {
+	d := &runlog.Dollars{Stages: map[string]runlog.Amount{}, Total: b.Total.Record(), Line: b.Line()}
+	if b.Table != nil {
+		d.PricesAsOf, d.PricesFrom = b.Table.AsOf, b.Table.Source
+	}
+	for k, a := range b.Stages {
+		d.Stages[k] = a.Record()
+	}
+	if b.Redone.Dollars > 0 || !b.Redone.Known() {
+		r := b.Redone.Record()
+		d.Redone = &r
+	}
+	return d
+}
+
+// Record is the amount as a run summary holds it: no dollars when unknown.
+func (a Amount) Record() runlog.Amount {
+	r := runlog.Amount{Unpriced: a.Unpriced, Offline: !a.Paid}
+	if a.Known() {
+		usd := a.Dollars
+		r.USD = &usd
+	}
+	return r
+}

@@ -81,10 +81,16 @@ func finish(dir string, judges []runlog.JudgeInfo) (*runlog.Summary, error) {
 	if err := runlog.AddJudges(dir, judges); err != nil {
 		return nil, err
 	}
+	var old runlog.Summary
+	if b, err := os.ReadFile(filepath.Join(dir, runlog.SummaryJSON)); err == nil {
+		_ = json.Unmarshal(b, &old) // an unreadable summary is rewritten whole
+	}
 	sum, err := runlog.Summarize(dir)
 	if err != nil {
 		return nil, err
 	}
+	// Grading makes no model call: the run's dollars stand.
+	sum.Dollars = old.Dollars
 	return sum, summary.Write(dir, sum)
 }
 

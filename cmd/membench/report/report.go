@@ -19,6 +19,7 @@ import (
 	tables "github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/study/audit"
+	"github.com/membench/membench/summary"
 )
 
 // Options are the report command's inputs.
@@ -96,7 +97,15 @@ leaves them out (docs/answer-keys.md).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Runs = append(o.Runs, args...)
 			o.Out, o.Home = cmd.OutOrStdout(), clienv.Host(cmd.Context()).Home
-			return Run(cmd.Context(), o)
+			err := Run(cmd.Context(), o)
+			if len(args) > 0 && clierr.Code(err) == 2 && strings.Contains(err.Error(), "--run ") {
+				// The paths were a shell's expansion: membench's own skips
+				// what is not a run.
+				pattern := cliflag.Pattern(o.Runs)
+				pattern = pattern[:strings.LastIndex(pattern, "*")+1]
+				return clierr.Bad("%v; if the shell expanded an unquoted glob into %s, quote it so membench expands it over runs only, e.g. --run '%s'", err, strings.Join(o.Runs, " "), pattern)
+			}
+			return err
 		},
 	}
 	f := c.Flags()
@@ -242,11 +251,24 @@ func Run(ctx context.Context, o *Options) error {
 			fmt.Fprintln(out, l)
 		}
 	}
+	// A caveat shared by several tables is printed under the first only.
+	seen := map[string]bool{}
 	for i, b := range builders {
 		t, err := b(loaded, j, view)
 		if err != nil {
 			return err
 		}
+		if i == 0 {
+			t.Notes = append(t.Notes, judgeModels(loaded)...)
+		}
+		kept := t.Notes[:0]
+		for _, n := range t.Notes {
+			if !seen[n] {
+				seen[n] = true
+				kept = append(kept, n)
+			}
+		}
+		t.Notes = kept
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
@@ -288,4 +310,29 @@ func falseAccepts(vals []string) ([]analysis.FalseAccept, error) {
 		}
 	}
 	return out, nil
+}
+
+// judgeModels names the runs' model judges' models (summary.JudgeModelNote),
+// once for all runs when they agree, else per run.
+func judgeModels(runs []*runlog.Run) []string {
+	var order []string
+	by := map[string][]string{}
+	for _, r := range runs {
+		n := summary.JudgeModelNote(r.Manifest.JudgeModels())
+		if n == "" {
+			continue
+		}
+		if by[n] == nil {
+			order = append(order, n)
+		}
+		by[n] = append(by[n], r.ID())
+	}
+	if len(order) == 1 && len(by[order[0]]) == len(runs) {
+		return order
+	}
+	var out []string
+	for _, n := range order {
+		out = append(out, "runs "+strings.Join(by[n], ", ")+": "+n)
+	}
+	return out
 }

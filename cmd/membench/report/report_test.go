@@ -216,3 +216,63 @@ func maxRunes(s string) int {
 	}
 	return m
 }
+
+// report --table all prints each caveat once (under the first table that
+// has it), and names the model judge's model, saying when it is the
+// answer model; runs whose judges differ are named run by run.
+func TestReportCaveatsOnceAndJudgeModel(t *testing.T) {
+	root := t.TempDir()
+	mini := llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+	big := llm.ModelID{Backend: "openai", Model: "gpt-4o"}
+	for _, r := range []struct {
+		name  string
+		judge llm.ModelID
+	}{{"a-self", mini}, {"b-other", big}} {
+		dir := filepath.Join(root, r.name)
+		writeRun(t, dir, "turns-cosine", 3, 6, 4, false, false)
+		m, err := runlog.LoadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		judge := r.judge
+		m.Models = map[string]llm.ModelID{"answer": mini, "judge": judge}
+		m.JudgeSpecs = []runlog.JudgeInfo{{Name: "llm", Kind: "llm", Class: runlog.JudgeVerdict, Model: &judge}, {Name: "bleu1", Kind: "bleu1", Class: runlog.JudgeMetric}}
+		if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := run("--runs", root, "--allow-mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, once := range []string{"--wide, --format markdown or csv:", "scores: verdict judges", "runs a-self: judge models: llm asks openai:gpt-4o-mini, the answer model itself", "runs b-other: judge models: llm asks openai:gpt-4o"} {
+		if n := strings.Count(flat, once); n != 1 {
+			t.Errorf("%q printed %d times, want once:\n%s", once, n, out)
+		}
+	}
+	if strings.Contains(flat, "openai:gpt-4o, the answer model") {
+		t.Errorf("gpt-4o called the answer model:\n%s", out)
+	}
+}
+
+// Paths after --run that a shell expanded from an unquoted glob are runs
+// to report; when one is not a run (a sweep's folder), the refusal says
+// the shell expanded a glob and shows it quoted, which then reports.
+func TestReportUnquotedGlobHint(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "a-run"), "turns-cosine", 3, 4, 2, false, false)
+	writeRun(t, filepath.Join(root, "b-run"), "turns-cosine", 5, 4, 3, false, false)
+	if out, err := run("--table", "3", "--run", filepath.Join(root, "a-run"), filepath.Join(root, "b-run")); err != nil || strings.Count(out, "turns-cosine k=") != 2 {
+		t.Errorf("two expanded runs (%v):\n%s", err, out)
+	}
+	os.MkdirAll(filepath.Join(root, "sweeps"), 0o755)
+	_, err := run("--table", "3", "--run", filepath.Join(root, "a-run"), filepath.Join(root, "b-run"), filepath.Join(root, "sweeps"))
+	want := "quote it so membench expands it over runs only, e.g. --run '" + root + "/*'"
+	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "the shell expanded an unquoted glob") || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v (exit %d), want exit 2 with %q", err, clierr.Code(err), want)
+	}
+	if out, err := run("--table", "3", "--run", root+"/*"); err != nil || strings.Count(out, "turns-cosine k=") != 2 {
+		t.Errorf("the quoted pattern (%v):\n%s", err, out)
+	}
+}

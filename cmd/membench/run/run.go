@@ -50,6 +50,8 @@ type Options struct {
 	CPUProfile          string // file for a CPU profile of the run
 	MemProfile          string // file for a heap profile at the end
 	Prices              string // a prices file laid over the default table
+	Estimate            bool   // print what the run would spend and run nothing
+	EstimatePilot       int    // with Estimate: run this many conversations for real first
 	// Changed reports whether the user set a flag; nil means none was set,
 	// so with no ConfigFile every Config field applies.
 	Changed  func(flag string) bool
@@ -141,6 +143,8 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	cliflag.Float64(c, &o.ReplayLimits.Ratio, "replay-max-ratio", def.Ratio, 1, 1e6, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.StringVar(&o.Prices, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table, for the summary's dollars line")
+	f.BoolVar(&o.Estimate, "estimate", false, "print the calls, tokens and dollars by stage the run would spend, from a dry run with the offline heuristics standing in for paid models (no paid call), and run nothing")
+	cliflag.Int(c, &o.EstimatePilot, "estimate-pilot", 0, 0, math.MaxInt32, "with --estimate: first run N conversations against the real backend (paid; replies cached for the run) and scale the estimate by what they spent")
 	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof; -sample_index=alloc_space for allocations)")
 	f.StringVar(&o.Shard, "shard", "", "run only part I of N (I/N, I from 0; auto/N reads JOB_COMPLETION_INDEX): conversation j goes to part j mod N (LongMemEval: question j); join the parts with 'membench merge'")
 	return c
@@ -155,6 +159,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	stdout, stderr := orDiscard(o.Out), orDiscard(o.Err)
 	cfgFile, cfg := o.ConfigFile, o.Config
+	if o.Replay != "" && o.Estimate {
+		return clierr.Bad("--estimate cannot go with --replay: a replay's paid replies come from its bundle and cost nothing")
+	}
 	if o.Replay != "" {
 		return runReplay(ctx, o, changed, stdout, stderr)
 	}
@@ -245,9 +252,16 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	base.Quiet = o.Quiet
 	base.Host = o.Host
-	priceTable, err := loadPrices(o.Prices)
-	if err != nil {
+	// A bad prices file is bad input before any work.
+	if _, err := loadPrices(o.Prices); err != nil {
 		return err
+	}
+	base.PricesFile = o.Prices
+	if o.EstimatePilot > 0 && !o.Estimate {
+		return clierr.Bad("--estimate-pilot goes with --estimate")
+	}
+	if o.Estimate {
+		return PrintEstimate(ctx, stdout, stderr, base, harness.EstimateOptions{Pilot: o.EstimatePilot}, o.JSON)
 	}
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
 	if err != nil {
@@ -280,11 +294,10 @@ func Run(ctx context.Context, o *Options) error {
 			Artifacts string `json:"artifacts"`
 		}{sum, dir})
 	}
-	summary.Print(stdout, sum)
+	summary.Print(stdout, sum) // its notes hold the dollars line
 	if m, err := runlog.LoadManifest(dir); err == nil && m.ScoringNote() != "" {
 		fmt.Fprintln(stdout, m.ScoringNote())
 	}
-	printBill(stdout, stderr, dir, priceTable)
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil
 }
@@ -360,7 +373,7 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	cfg := o.Config
 	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
 		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
-		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts, MaxDataSize: cfg.MaxDataSize,
+		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts, MaxDataSize: cfg.MaxDataSize, PricesFile: o.Prices,
 	}, stderr)
 	if err != nil {
 		return err
@@ -369,7 +382,10 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 		return cliflag.PrintJSON(stdout, sum)
 	}
 	summary.Print(stdout, sum)
-	printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+	if sum.Dollars == nil {
+		// A folder replayed before summaries held dollars.
+		printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+	}
 	return nil
 }
 

@@ -14,8 +14,10 @@ import (
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/sweep"
 )
@@ -32,6 +34,7 @@ type Options struct {
 	Format                   string
 	Concurrency              int
 	Quiet, DryRun, JSON      bool
+	Estimate                 bool                   // print each point's estimated spend, run nothing
 	AllowMixed               bool                   // tabulate points whose manifests differ
 	YFull                    bool                   // accuracy plot on 0-100, not fitted
 	Changed                  func(flag string) bool // nil: no flag set
@@ -91,6 +94,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
+	f.BoolVar(&o.Estimate, "estimate", false, "print each point's calls, tokens and dollars by stage and the sweep's total, from dry runs with the offline heuristics standing in for paid models (no paid call), and run nothing")
 	f.BoolVar(&o.YFull, "y-full", false, "accuracy plot: y axis 0-100 instead of fitted to the points and their intervals")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "tabulate and plot points whose manifests differ (embedder, dataset, backends), with a warning")
 	return c
@@ -172,6 +176,9 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return t.Terminal(o.Out)
 	}
+	if o.Estimate {
+		return estimate(ctx, o, points)
+	}
 	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err, AllowMixed: o.AllowMixed, YFull: o.YFull})
 	if res != nil && o.JSON {
 		if err := cliflag.PrintJSON(o.Out, res); err != nil { // what sweep.json holds
@@ -191,4 +198,37 @@ func Run(ctx context.Context, o *Options) error {
 			filepath.Join(out, sweep.JSONFile), filepath.Join(out, sweep.MDFile), filepath.Join(out, sweep.CSVFile)}, ", "))
 	}
 	return runErr
+}
+
+// estimate prints each point's estimated spend (membench run --estimate)
+// as a row, and the sweep's total.
+func estimate(ctx context.Context, o *Options, points []sweep.Point) error {
+	t := &report.Table{Title: fmt.Sprintf("sweep estimate: %d points (nothing run, no paid call)", len(points)), Header: []string{"#", "point", "calls", "input tokens", "output tokens", "dollars by stage", "dollars"}}
+	var total prices.Amount
+	var all []*harness.Estimate
+	for i, p := range points {
+		e, err := harness.EstimateRun(ctx, p.Config, harness.EstimateOptions{}, o.Err)
+		if err != nil {
+			return fmt.Errorf("point %s: %w", p.Label, err)
+		}
+		all = append(all, e)
+		var calls, in, out int
+		var by []string
+		for _, s := range e.Stages {
+			if s.Stage != "embed" {
+				calls += s.Calls
+			}
+			in += s.InputTokens
+			out += s.OutputTokens
+			by = append(by, s.Stage+" "+s.Dollars.String())
+		}
+		t.Add(i+1, p.Label, calls, in, out, strings.Join(by, ", "), e.Total.String())
+		total = total.Add(e.Total)
+	}
+	if o.JSON {
+		return cliflag.PrintJSON(o.Out, map[string]any{"points": all, "total": total})
+	}
+	t.Notes = []string{"total: " + total.String() + " (points share the LLM cache, so a point that repeats another's calls costs less than shown)",
+		"how: as membench run --estimate: a dry run of each point's system with the offline heuristics standing in for each paid model; call counts and prompts are real, reply lengths rough"}
+	return t.Terminal(o.Out)
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,5 +95,34 @@ func TestSweepDecideModel(t *testing.T) {
 	o.DecideModel = "backend=nope"
 	if err := Run(context.Background(), o); clierr.Code(err) != 2 {
 		t.Errorf("bad --decide-model: %v, want exit 2", err)
+	}
+}
+
+// --estimate prints a row per point with its dollars, and the sweep's
+// total; the points' figures differ as their k does, and nothing is run.
+func TestSweepEstimate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "k.yaml")
+	spec := "dataset: sample\nlimit: 4\nembedder: hashed\n---\nsystems: [turns-cosine]\ngrid:\n  k: [1, 20]\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), Model: "gpt-4o-mini", Estimate: true, Host: runlog.Host{Home: dir}, Out: &out, Err: &out}
+	t.Setenv("OPENAI_API_KEY", "")
+	if err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile(`│ \d+ +│ turns-cosine k=(\d+) +│ \d+ +│ (\d+) +│ \d+ +│ answer \$[0-9.]+, judge \$[0-9.]+.*│ \$([0-9.]+) +│`).FindAllStringSubmatch(out.String(), -1)
+	if len(rows) != 2 || !strings.Contains(out.String(), "total: $") {
+		t.Fatalf("want two point rows and a total:\n%s", out.String())
+	}
+	in1, _ := strconv.Atoi(rows[0][2])
+	in20, _ := strconv.Atoi(rows[1][2])
+	if in20 <= in1 {
+		t.Errorf("k=20 estimated %d input tokens, k=1 %d: the context size is not rendered", in20, in1)
+	}
+	if _, err := os.Stat(o.OutDir); !os.IsNotExist(err) {
+		t.Errorf("--estimate wrote %s", o.OutDir)
 	}
 }

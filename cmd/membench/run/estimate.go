@@ -1,0 +1,68 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/runlog"
+)
+
+// PrintEstimate prints what cfg's run would spend (harness.EstimateRun),
+// as a table or, with asJSON, as JSON; sweep calls it once per point.
+func PrintEstimate(ctx context.Context, stdout, stderr io.Writer, cfg runlog.Config, o harness.EstimateOptions, asJSON bool) error {
+	e, err := harness.EstimateRun(ctx, cfg, o, stderr)
+	if err != nil {
+		return err // bad input is marked so by the harness
+	}
+	if asJSON {
+		return cliflag.PrintJSON(stdout, e)
+	}
+	return EstimateTable(e).Terminal(stdout)
+}
+
+// EstimateTable is the estimate as a table: a row per stage and the total,
+// with notes saying how it was made.
+func EstimateTable(e *harness.Estimate) *report.Table {
+	what := fmt.Sprintf("estimate: %s on %s, %s, %s", e.System, e.Dataset, count(e.Conversations, "conversation"), count(e.Questions, "question"))
+	t := &report.Table{Title: what + " (nothing run, no paid call)"}
+	if e.Pilot != nil {
+		t.Title = what + " (scaled by a pilot of " + strings.Join(e.Pilot.Conversations, ", ") + ")"
+	}
+	t.Header = []string{"stage", "calls", "input tokens", "output tokens", "dollars"}
+	var calls, in, out int
+	for _, s := range e.Stages {
+		t.Add(s.Stage, s.Calls, s.InputTokens, s.OutputTokens, s.Dollars.String())
+		if s.Stage != "embed" {
+			calls += s.Calls
+		}
+		in += s.InputTokens
+		out += s.OutputTokens
+	}
+	t.Add("total", calls, in, out, e.Total.String())
+	how := "how: a dry run of the system's own build, retrieval, answer and judge code with the offline heuristics standing in for each paid model: call counts and prompts are the system's, rendered and counted for real; reply lengths (output tokens, and prompts built from earlier replies) are the heuristics', so treat them as rough"
+	if p := e.Pilot; p != nil {
+		how = fmt.Sprintf("how: a dry run with the offline heuristics standing in for each paid model, scaled stage by stage to a pilot run of %s against the real backend, which spent %s (its replies are in the LLM cache, so the run gets them free)", strings.Join(p.Conversations, ", "), p.Spent)
+		if p.Dir != "" {
+			how += "; pilot run folder " + p.Dir
+		}
+	} else {
+		how += "; --estimate-pilot N runs N conversations for real first and scales to them"
+	}
+	t.Notes = []string{
+		how,
+		"dollars: prices as of " + e.Table.AsOf + " (--prices FILE to change or add); no provider prompt caching assumed, so input is priced in full; replies already in membench's cache are counted as paid; embed counts embedded texts and their tokens",
+	}
+	return t
+}
+
+func count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
