@@ -73,7 +73,7 @@ func EstimateRun(ctx context.Context, cfg runlog.Config, o EstimateOptions, log 
 	if err := cfg.Validate(); err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	cfg = cfg.WithDefaults()
+	cfg = WithDefaults(cfg)
 	// A dry run would start an outside system for real, with whatever
 	// models it calls itself.
 	if spec, err := systems.Lookup(cfg.System); err == nil && len(spec.Outside) > 0 {

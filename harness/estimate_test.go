@@ -22,6 +22,9 @@ import (
 const locomoFile = "/work/shared/datasets/locomo10.json"
 
 // extractLine is one utterance as structmem's extraction prompt lists it.
+// windowTime is the first event time of a StructMem window prompt.
+var windowTime = regexp.MustCompile(`(?m)^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]`)
+
 var extractLine = regexp.MustCompile(`(?m)^\[([A-Z0-9]+:[0-9]+) \| [^\]]*\] ?(.*)$`)
 
 // modelLike replies the way a chat model asked by membench does, in
@@ -48,6 +51,16 @@ func modelLike(_ int, r llmtest.ChatRequest) llmtest.Reply {
 	case r.Logprobs:
 		p := -0.1 - float64(x%30)/10
 		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: p}, {Token: "no", Logprob: -1.2}}}
+	case strings.Contains(u, "Write the window's narrative."):
+		// StructMem's window synthesis: a narrative citing the window's
+		// first event, in the JSON shape the prompt asks for.
+		ts := windowTime.FindStringSubmatch(u)
+		cite := ""
+		if ts != nil {
+			cite = ts[1]
+		}
+		b, _ := json.Marshal(map[string]any{"narrative": "[" + cite + "] " + pick(200+int(x%150)), "times": []string{cite}})
+		return llmtest.Reply{Text: string(b)}
 	case strings.Contains(strings.ToLower(r.Messages[0].Content+u), "judge") || strings.Contains(strings.ToLower(u), "gold"):
 		label := "CORRECT"
 		if x%3 == 0 {

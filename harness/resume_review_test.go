@@ -121,7 +121,7 @@ func TestResumeRefusesChangedDataOrPromptFile(t *testing.T) {
 }
 
 func TestResumeRefusesChangedJudgePromptFile(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "internal", "prompts", "templates", "judge.tmpl"))
+	src, err := os.ReadFile(filepath.Join("..", "prompts", "templates", "judge.tmpl"))
 	if err != nil {
 		t.Fatal(err)
 	}
