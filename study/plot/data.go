@@ -277,6 +277,13 @@ func noteFor(m runlog.Manifest, prev string) string {
 // caller varies on purpose (a sweep over limit varies the question set).
 // It returns the differences accepted with allowMixed.
 func Comparable(dirs []string, judgeName string, allowMixed bool, ignore ...string) ([]string, error) {
+	return ComparableVarying(dirs, judgeName, allowMixed, nil, ignore...)
+}
+
+// ComparableVarying is Comparable for runs that vary the system options in
+// vary on purpose (a sweep's grid): runs of one system may differ in
+// those and in nothing else (runlog.DifferencesVarying).
+func ComparableVarying(dirs []string, judgeName string, allowMixed bool, vary []string, ignore ...string) ([]string, error) {
 	var sides []runlog.Side
 	for _, d := range dirs {
 		m, err := runlog.LoadManifest(d)
@@ -290,7 +297,7 @@ func Comparable(dirs []string, judgeName string, allowMixed bool, ignore ...stri
 		judges = []string{judgeName}
 	}
 	var diffs []runlog.Difference
-	for _, d := range runlog.Differences(sides, judges...) {
+	for _, d := range runlog.DifferencesVarying(sides, vary, judges...) {
 		skip := false
 		for _, f := range ignore {
 			skip = skip || d.Field == f

@@ -173,12 +173,18 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 		}
 	}
 	var ignore []string
+	vary := []string{}
 	for _, k := range res.Keys {
-		if k == "limit" {
+		switch {
+		case k == "limit":
 			ignore = append(ignore, "question set")
+		case k == "k":
+			vary = append(vary, "k")
+		default:
+			vary = append(vary, strings.TrimPrefix(k, "opt."))
 		}
 	}
-	mixed, err := plot.Comparable(dirs, f.Spec.Judge, o.AllowMixed, ignore...)
+	mixed, err := plot.ComparableVarying(dirs, f.Spec.Judge, o.AllowMixed, vary, ignore...)
 	if err != nil {
 		return nil, err
 	}
