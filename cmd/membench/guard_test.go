@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,5 +46,114 @@ func TestCompareRefusesAnotherAnswerPrompt(t *testing.T) {
 	out, code = membench(t, nil, "compare", "--run", k, "--run", run("k5-n", "--k", "5", "--turn-step", "1m"), "--judge", "lexical")
 	if code != 2 || !strings.Contains(out, "turn step differs") {
 		t.Fatalf("compare across turn steps: exit %d, want 2 naming the turn step\n%s", code, out)
+	}
+}
+
+// kstar's suggested commands make runs the guard accepts beside the
+// reference (every setting repeated: answer prompt, judges, turn step,
+// question set); a run with other options never replaces the default one;
+// an incomplete run is refused (exit 2) when it is the only run at its k.
+func TestKStarCommandsReproduceTheReference(t *testing.T) {
+	res := t.TempDir()
+	b, err := os.ReadFile("../../internal/prompts/templates/answer.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := filepath.Join(t.TempDir(), "answer.tmpl")
+	if err := os.WriteFile(prompt, append([]byte("Answer in one word.\n"), b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := membench(t, nil, "run", "--quiet", "--system", "turns-rerank", "--k", "3", "--limit", "20", "--turn-step", "1m",
+		"--answer-prompt", prompt, "--judge-spec", "lexical", "--results", res, "--run-id", "ref")
+	if code != 0 {
+		t.Fatalf("reference run: exit %d\n%s", code, out)
+	}
+	out, code = membench(t, nil, "kstar", "--run", res, "--reference", "turns-rerank", "--candidate", "turns-cosine", "--k", "2,4")
+	if code != 0 {
+		t.Fatalf("kstar: exit %d\n%s", code, out)
+	}
+	var cmds []string
+	for _, line := range strings.Split(out, "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "membench run ") {
+			cmds = append(cmds, l)
+		}
+	}
+	if len(cmds) != 2 {
+		t.Fatalf("want 2 suggested commands:\n%s", out)
+	}
+	for _, want := range []string{"--answer-prompt " + prompt, "--judge-spec lexical", "--turn-step 1m0s", "--limit 20"} {
+		if !strings.Contains(cmds[0], want) {
+			t.Errorf("suggested command lacks %q: %s", want, cmds[0])
+		}
+	}
+	for _, c := range cmds {
+		sh := exec.Command("sh", "-c", strings.Replace(c, "membench", bin, 1)+" --quiet")
+		sh.Env = append(os.Environ(), "MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME="+t.TempDir())
+		if o, err := sh.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", c, err, o)
+		}
+	}
+	// A later run at k=2 with another option must not replace the default.
+	out, code = membench(t, nil, "run", "--quiet", "--system", "turns-cosine", "--k", "2", "--opt", "order=score", "--limit", "20", "--turn-step", "1m",
+		"--answer-prompt", prompt, "--judge-spec", "lexical", "--results", res, "--run-id", "cos-k2-score")
+	if code != 0 {
+		t.Fatalf("option run: exit %d\n%s", code, out)
+	}
+	out, code = membench(t, nil, "kstar", "--run", res, "--reference", "turns-rerank", "--candidate", "turns-cosine", "--k", "2,4", "--json")
+	if code != 0 {
+		t.Fatalf("kstar over the made runs: exit %d (the suggested runs must be comparable)\n%s", code, out)
+	}
+	var r struct {
+		KStar int `json:"k_star"`
+		Rows  []struct {
+			K      int
+			RunDir string `json:"run_dir"`
+		}
+		Notes []string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(r.Rows) != 2 || r.KStar == 0 {
+		t.Fatalf("rows %+v k* %d", r.Rows, r.KStar)
+	}
+	for _, row := range r.Rows {
+		if strings.Contains(row.RunDir, "cos-k2-score") {
+			t.Errorf("the order=score run replaced the default run at k=%d", row.K)
+		}
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "cos-k2-score") {
+		t.Errorf("notes should name the skipped run: %v", r.Notes)
+	}
+	// An interrupted run: no rendered tokens yet, 12 retrievals.
+	var k4 string
+	for _, row := range r.Rows {
+		if row.K == 4 {
+			k4 = row.RunDir
+		}
+	}
+	mp := filepath.Join(k4, "manifest.json")
+	var m map[string]any
+	mb, _ := os.ReadFile(mp)
+	if err := json.Unmarshal(mb, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "rendered_tokens")
+	mb, _ = json.Marshal(m)
+	rp := filepath.Join(k4, "retrievals.jsonl")
+	rb, err := os.ReadFile(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(rb), "\n")
+	if err := os.WriteFile(rp, []byte(strings.Join(lines[:12], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mp, mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = membench(t, nil, "kstar", "--run", res, "--reference", "turns-rerank", "--candidate", "turns-cosine", "--k", "2,4")
+	if code != 2 || !strings.Contains(out, "incomplete (12 of ") || !strings.Contains(out, filepath.Base(k4)) {
+		t.Errorf("incomplete candidate: exit %d, want 2 naming the run and 12 of its questions\n%s", code, out)
 	}
 }
