@@ -312,7 +312,7 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 	byK := map[int][]RunTokens{}
 	incompleteAt := map[int]RunTokens{}
 	for _, r := range runs {
-		if r.System != q.Candidate || filepath.Clean(r.Dir) == filepath.Clean(ref.Dir) {
+		if r.System != q.Candidate {
 			continue
 		}
 		same, qr, qref := sameQuestions(r, ref)
