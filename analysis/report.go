@@ -420,7 +420,7 @@ func Measure(runs []*runlog.Run, judgeName string) string {
 }
 
 func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
-	notes := []string{"scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo adversarial, LongMemEval _abs); n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
+	notes := []string{"scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo adversarial, LongMemEval _abs); n = questions with a verdict of the judge; 95% CI = Wilson interval over questions, given only for 0/1 judges"}
 	if missing > 0 {
 		var ids []string
 		for _, r := range runs {

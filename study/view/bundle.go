@@ -75,13 +75,15 @@ type Row struct {
 }
 
 // Cell is a judge's score on a row with its 95% interval, ×100: Wilson
-// for verdict judges' accuracy, a conversation-cluster bootstrap for
-// metric judges' mean.
+// for verdict judges' accuracy; for metric judges' mean a
+// conversation-cluster bootstrap with 5 or more conversations, else
+// Wilson over questions (stats.MeanCI). CI names the method.
 type Cell struct {
 	V  float64 `json:"v"`
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
 	N  int     `json:"n"`
+	CI string  `json:"ci,omitempty"`
 }
 
 // CostRow is one stage's model use (from the run's summary).
@@ -574,15 +576,15 @@ func row(name string, qs []*Q, judges []JudgeCol) Row {
 				sum += v
 			}
 			c.V = 100 * sum / float64(len(vals))
-			if lo, hi, err := stats.ClusterBootstrapCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
-				c.Lo, c.Hi = 100*lo, 100*hi
+			if lo, hi, method, err := stats.MeanCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
+				c.Lo, c.Hi, c.CI = 100*lo, 100*hi, method
 			} else {
 				c.Lo, c.Hi = c.V, c.V
 			}
 		} else {
 			c.V = 100 * float64(correct) / float64(len(vals))
 			if lo, hi, err := stats.Wilson(correct, len(vals), 0.95); err == nil {
-				c.Lo, c.Hi = 100*lo, 100*hi
+				c.Lo, c.Hi, c.CI = 100*lo, 100*hi, "Wilson over questions"
 			}
 		}
 		r.Cells[j.Name] = c

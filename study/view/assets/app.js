@@ -170,7 +170,7 @@
         h("td", { class: "num" }, row.n));
       r.judges.forEach(function (j) {
         var c = row.cells[j.name];
-        tr.appendChild(h("td", { class: "num" }, c ? [fmt(c.v), " ", h("span", { class: "ci" }, "[" + fmt(c.lo) + "–" + fmt(c.hi) + "]" + (c.n < row.n ? " n=" + c.n : ""))] : "—"));
+        tr.appendChild(h("td", { class: "num" }, c ? [fmt(c.v), " ", h("span", { class: "ci", title: c.ci || "" }, "[" + fmt(c.lo) + "–" + fmt(c.hi) + "]" + (c.n < row.n ? " n=" + c.n : ""))] : "—"));
       });
       return tr;
     });
@@ -212,7 +212,7 @@
   }
   function runs() {
     app.textContent = "";
-    add(app, h("p", { class: "muted" }, B.runs.length + " run(s), bundle made " + B.generated + ". Scores ×100 with 95% intervals: Wilson for verdict judges' accuracy, a bootstrap over conversations for metric judges' means. Click a group to browse its questions."));
+    add(app, h("p", { class: "muted" }, B.runs.length + " run(s), bundle made " + B.generated + ". Scores ×100 with 95% intervals: Wilson for verdict judges' accuracy; for metric judges' means a bootstrap over conversations with 5 or more conversations, else Wilson over questions (hover an interval for its method). Click a group to browse its questions."));
     B.runs.forEach(function (r, i) {
       var card = h("div", { class: "card run", id: "run-" + i },
         h("h2", null, label(i), " ", h("span", { class: "muted" }, r.id)),
