@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
 
@@ -48,7 +49,7 @@ type HumanAgreement struct {
 
 // AgreementOptions select raters and items.
 type AgreementOptions struct {
-	Judges     []string // only these judges (empty: all)
+	Judges     []string // only these judges (empty: every verdict judge; metric judges only when named)
 	Exclude    []string // groups left out (CompareOptions.Exclude)
 	AllowMixed bool
 	Raters     string // RatersJudge (default) or RatersRun
@@ -74,6 +75,19 @@ type AgreementResult struct {
 	// from the offline backend's heuristics.
 	Offline string   `json:"offline,omitempty"`
 	Mixed   []string `json:"mixed,omitempty"` // differences accepted with --allow-mixed
+	// MetricsLeftOut are the metric judges (F1, BLEU-1, ...) present but not
+	// rated: they are not raters unless named with --judge.
+	MetricsLeftOut []string `json:"metrics_left_out,omitempty"`
+}
+
+// isMetric says whether the judge of a source is a metric (a graded
+// score, no verdict), by the source's manifest, else by the kinds
+// membench ships.
+func (s *Source) isMetric(judge string) bool {
+	if s.Manifest != nil {
+		return s.Manifest.IsMetric(judge)
+	}
+	return runlog.Manifest{}.IsMetric(judge)
 }
 
 // rater is one judge (RatersJudge) or one judge on one system of one file
@@ -118,8 +132,15 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	if o.Raters == RatersRun {
 		res.Items = "questions"
 	}
+	leftOut := map[string]bool{}
 	keep := func(s *Source, j runlog.Judgment) bool {
 		if len(want) > 0 && !want[j.Judge] {
+			return false
+		}
+		if len(want) == 0 && s.isMetric(j.Judge) {
+			// Lexical metrics agree with each other by construction; a
+			// rater is a judge that gives verdicts unless named.
+			leftOut[j.Judge] = true
 			return false
 		}
 		g, ok := s.Groups[j.QuestionID]
@@ -176,6 +197,10 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	for sys := range systems {
 		res.Systems = append(res.Systems, sys)
 	}
+	for j := range leftOut {
+		res.MetricsLeftOut = append(res.MetricsLeftOut, j)
+	}
+	sort.Strings(res.MetricsLeftOut)
 	sort.Strings(res.Systems)
 	if o.Raters == RatersRun {
 		nameRaters(rs)
@@ -200,6 +225,9 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 			return res, nil // one judge against human labels: the human table alone
 		}
 		hint := "add --run/--judgments or drop --judge filters"
+		if len(res.MetricsLeftOut) > 0 {
+			hint = fmt.Sprintf("metric judges %v are raters only when named (--judge NAME for each rater), or add verdict judges with `membench judge`", res.MetricsLeftOut)
+		}
 		if o.Raters == RatersJudge && len(srcs) > 1 {
 			hint += "; to compare one judge across runs use --raters run"
 		}

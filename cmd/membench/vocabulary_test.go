@@ -149,7 +149,7 @@ func TestJSONOnStdout(t *testing.T) {
 		{"systems", "--json"},
 		{"datasets", "list", "--json"},
 		{"compare", "--run", "results/A", "--run", "results/B", "--json"},
-		{"agreement", "--run", "results/A", "--json"},
+		{"agreement", "--run", "results/A", "--judge", "lexical", "--judge", "f1", "--json"},
 		{"kstar", "--reference", "turns-cosine", "--reference-k", "10", "--candidate", "fullcontext", "--k", "1..3", "--json"},
 		{"diagnose", "--run", "results/A", "--json"},
 		{"audit", "extraction", "--run", "results/S", "--json"},
