@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 )
 
@@ -300,14 +301,38 @@ func modelString(id llm.ModelID) string {
 // prompt hashes) as one comparable string; "" when the manifest has none.
 func (m Manifest) JudgeSpec(name string) string {
 	for _, in := range m.JudgeSpecs {
-		if in.Name != name {
-			continue
+		if in.Name == name {
+			return SpecString(in)
 		}
-		in.Description, in.AddedBy = "", "" // wording, not behaviour
-		b, _ := json.Marshal(in)
-		return string(b)
 	}
 	return ""
+}
+
+// SpecString is a judge's description as one comparable string: what
+// decides its verdicts, not its wording or who added it.
+func SpecString(in JudgeInfo) string {
+	in.Description, in.AddedBy = "", ""
+	if len(in.Prompts) > 0 {
+		// A prompt's content, not the path it was read from.
+		p := map[string]string{}
+		for k, v := range in.Prompts {
+			p[k], _, _ = strings.Cut(v, " ")
+		}
+		in.Prompts = p
+	}
+	b, _ := json.Marshal(in)
+	return string(b)
+}
+
+// JudgeNameReuse refuses to log verdicts under a judge name the run
+// already holds with another spec: the two kinds of verdicts would mix
+// under one name. It names both specs.
+func (m Manifest) JudgeNameReuse(in JudgeInfo) error {
+	old := m.JudgeSpec(in.Name)
+	if old == "" || old == SpecString(in) {
+		return nil
+	}
+	return badinput.Errorf("judge name %q is already in this run with another spec (run: %s; now: %s); give the new judge another name (name=%s-2 in its spec) or judge a copy of the run", in.Name, old, SpecString(in), in.Name)
 }
 
 // Threshold is the metric judge's threshold for its correct/wrong

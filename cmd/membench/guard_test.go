@@ -157,3 +157,28 @@ func TestKStarCommandsReproduceTheReference(t *testing.T) {
 		t.Errorf("incomplete candidate: exit %d, want 2 naming the run and 12 of its questions\n%s", code, out)
 	}
 }
+
+// `membench judge` refuses a judge name the run holds with another spec
+// (exit 2, naming both specs); the same spec again, or a new name, is fine.
+func TestJudgeRefusesANameWithAnotherSpec(t *testing.T) {
+	res := t.TempDir()
+	out, code := membench(t, nil, "run", "--quiet", "--results", res, "--run-id", "r", "--limit", "10")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	dir := filepath.Join(res, "r")
+	if out, code := membench(t, nil, "judge", "--run", dir, "--judge-spec", "f1"); code != 0 {
+		t.Fatalf("same spec again: exit %d\n%s", code, out)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "judgments.jsonl"))
+	out, code = membench(t, nil, "judge", "--run", dir, "--judge-spec", "f1,threshold=0.3")
+	if code != 2 || !strings.Contains(out, `"threshold":0.5`) || !strings.Contains(out, `"threshold":0.3`) || !strings.Contains(out, `judge name "f1"`) {
+		t.Fatalf("another spec under f1: exit %d, want 2 naming both specs\n%s", code, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "judgments.jsonl")); string(after) != string(before) {
+		t.Error("the refused judge wrote verdicts")
+	}
+	if out, code := membench(t, nil, "judge", "--run", dir, "--judge-spec", "f1,threshold=0.3,name=f1-strict"); code != 0 {
+		t.Fatalf("a new name: exit %d\n%s", code, out)
+	}
+}

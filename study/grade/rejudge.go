@@ -101,6 +101,11 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, in := range judging.Describe(judges) {
+		if err := r.manifest.JudgeNameReuse(in); err != nil {
+			return nil, nil, err
+		}
+	}
 	counts := make([]JudgeCount, len(judges))
 	for i, j := range judges {
 		counts[i].Judge = j.Name()
