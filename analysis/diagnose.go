@@ -79,22 +79,22 @@ type QuestionDiag struct {
 
 // Diagnosis is the retrieval-loss decomposition of one run.
 type Diagnosis struct {
-	RunID      string         `json:"run_id"`
-	Dir        string         `json:"dir"`
-	System     string         `json:"system"`
-	K          int            `json:"k"`
-	KSource    string         `json:"k_source"`
-	Offline    bool           `json:"offline"`
+	RunID   string `json:"run_id"`
+	Dir     string `json:"dir"`
+	System  string `json:"system"`
+	K       int    `json:"k"`
+	KSource string `json:"k_source"`
+	Offline bool   `json:"offline"`
 	// OfflineNote is "offline heuristics (...)" when any part of the run
 	// (answers, decisions, judges) came from the offline backend; every
 	// table of the diagnosis carries it.
-	OfflineNote string `json:"offline_note,omitempty"`
-	Dataset     string `json:"dataset"`
-	Groups     []Counts       `json:"groups"`  // per group, in the dataset's order
-	Overall    Counts         `json:"overall"` // every question but the abstaining ones (LoCoMo adversarial, LongMemEval _abs)
-	Abstention AbstentionRate `json:"abstention"`
-	Questions  []QuestionDiag `json:"-"`       // see WritePerQuestion
-	Skipped    int            `json:"skipped"` // retrievals without an answer (interrupted run)
+	OfflineNote string         `json:"offline_note,omitempty"`
+	Dataset     string         `json:"dataset"`
+	Groups      []Counts       `json:"groups"`  // per group, in the dataset's order
+	Overall     Counts         `json:"overall"` // every question but the abstaining ones (LoCoMo adversarial, LongMemEval _abs)
+	Abstention  AbstentionRate `json:"abstention"`
+	Questions   []QuestionDiag `json:"-"`       // see WritePerQuestion
+	Skipped     int            `json:"skipped"` // retrievals without an answer (interrupted run)
 }
 
 // AbstentionRate is the share of abstaining questions (LoCoMo

@@ -172,9 +172,9 @@ type KStarResult struct {
 // IncompleteError refuses a run that retrieved for fewer questions than
 // its question set holds: its mean tokens are over other questions.
 type IncompleteError struct {
-	Dir       string
-	N, Of     int
-	Role      string // "reference" or "candidate at k=5"
+	Dir   string
+	N, Of int
+	Role  string // "reference" or "candidate at k=5"
 }
 
 func (e *IncompleteError) Error() string {
