@@ -78,6 +78,7 @@ type AgreementResult struct {
 	// MetricsLeftOut are the metric judges (F1, BLEU-1, ...) present but not
 	// rated: they are not raters unless named with --judge.
 	MetricsLeftOut []string `json:"metrics_left_out,omitempty"`
+	Synthetic      string   `json:"synthetic,omitempty"` // runs on a `datasets synth` file, named
 }
 
 // isMetric says whether the judge of a source is a metric (a graded
@@ -128,6 +129,11 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		return AgreementResult{}, err
 	}
 	res := AgreementResult{Raters: o.Raters, Mixed: mixed, Offline: offlineNote(srcs...)}
+	var ms []*runlog.Manifest
+	for _, s := range srcs {
+		ms = append(ms, s.Manifest)
+	}
+	res.Synthetic = runlog.SyntheticNotes(ms...)
 	res.Items = "system-question pairs"
 	if o.Raters == RatersRun {
 		res.Items = "questions"

@@ -88,13 +88,16 @@ type Diagnosis struct {
 	// OfflineNote is "offline heuristics (...)" when any part of the run
 	// (answers, decisions, judges) came from the offline backend; every
 	// table of the diagnosis carries it.
-	OfflineNote string         `json:"offline_note,omitempty"`
-	Dataset     string         `json:"dataset"`
-	Groups      []Counts       `json:"groups"`  // per group, in the dataset's order
-	Overall     Counts         `json:"overall"` // every question but the abstaining ones (LoCoMo adversarial, LongMemEval _abs)
-	Abstention  AbstentionRate `json:"abstention"`
-	Questions   []QuestionDiag `json:"-"`       // see WritePerQuestion
-	Skipped     int            `json:"skipped"` // retrievals without an answer (interrupted run)
+	OfflineNote string `json:"offline_note,omitempty"`
+	// SyntheticNote is set when the run's dataset came from `datasets
+	// synth`; every table carries it too.
+	SyntheticNote string         `json:"synthetic_note,omitempty"`
+	Dataset       string         `json:"dataset"`
+	Groups        []Counts       `json:"groups"`  // per group, in the dataset's order
+	Overall       Counts         `json:"overall"` // every question but the abstaining ones (LoCoMo adversarial, LongMemEval _abs)
+	Abstention    AbstentionRate `json:"abstention"`
+	Questions     []QuestionDiag `json:"-"`       // see WritePerQuestion
+	Skipped       int            `json:"skipped"` // retrievals without an answer (interrupted run)
 }
 
 // AbstentionRate is the share of abstaining questions (LoCoMo
@@ -111,7 +114,8 @@ type AbstentionRate struct {
 	Lo      float64 `json:"ci_lo"` // Wilson 95%, percent
 	Hi      float64 `json:"ci_hi"`
 	// Offline is the run's offline-heuristics note ("" when none).
-	Offline string `json:"offline,omitempty"`
+	Offline   string `json:"offline,omitempty"`
+	Synthetic bool   `json:"synthetic,omitempty"`
 }
 
 // Diagnose decomposes where each question's evidence was lost. judgeName
@@ -120,7 +124,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 	if judgeName == "" {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
-	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, OfflineNote: r.Manifest.OfflineNote(), Dataset: r.Manifest.Dataset}
+	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, OfflineNote: r.Manifest.OfflineNote(), SyntheticNote: r.Manifest.SyntheticNote(), Dataset: r.Manifest.Dataset}
 	d.K, d.KSource, _ = ResolveK(r.Manifest.Config)
 	ans := map[string]runlog.AnswerRecord{}
 	for _, a := range r.Answers {
@@ -228,7 +232,7 @@ func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
 	k, _, _ := ResolveK(r.Manifest.Config)
-	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName, Offline: r.Manifest.OfflineNote()}
+	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName, Offline: r.Manifest.OfflineNote(), Synthetic: r.Manifest.Synthetic}
 	abst := map[string]bool{}
 	for _, a := range r.Answers {
 		if a.Abstains() {

@@ -67,10 +67,14 @@ func (d *Diagnosis) CandidateTable() *report.Table {
 
 // offlineNotes is the run's offline-heuristics line, for every table.
 func (d *Diagnosis) offlineNotes() []string {
-	if d.OfflineNote == "" {
-		return nil
+	var out []string
+	if d.SyntheticNote != "" {
+		out = append(out, d.SyntheticNote)
 	}
-	return []string{d.OfflineNote}
+	if d.OfflineNote != "" {
+		out = append(out, d.OfflineNote)
+	}
+	return out
 }
 
 func anyCandidates(gs []Counts) bool {
@@ -113,7 +117,7 @@ func kLabel(k int) string {
 // this run's setting: turns-rerank (a candidate stage) on LoCoMo. Other
 // systems and datasets get no paper column rather than a column of dashes.
 func (d *Diagnosis) HasPaperFigures() bool {
-	return d.System == "turns-rerank" && d.Dataset == "locomo" && d.Overall.WithCandidates > 0
+	return d.System == "turns-rerank" && d.Dataset == "locomo" && d.SyntheticNote == "" && d.Overall.WithCandidates > 0
 }
 
 // PaperTable puts our decomposition next to the raw-turn selection
@@ -140,6 +144,9 @@ func (d *Diagnosis) PaperTable() *report.Table {
 	t.Notes = []string{fmt.Sprintf("ours: %d questions with evidence and a candidate stage (%s, %s); paper: %s", o.WithCandidates, d.System, d.RunID, PaperStudy)}
 	if d.OfflineNote != "" {
 		t.Notes = append(t.Notes, "OFFLINE run, "+d.OfflineNote+": not comparable with the paper's figures")
+	}
+	if d.SyntheticNote != "" {
+		t.Notes = append(t.Notes, d.SyntheticNote)
 	}
 	return t
 }
@@ -189,6 +196,9 @@ func AbstentionTable(rows []AbstentionRate) *report.Table {
 	for _, r := range rows {
 		if r.Offline != "" {
 			t.Notes = append(t.Notes, r.Run+": "+r.Offline)
+		}
+		if r.Synthetic {
+			t.Notes = append(t.Notes, r.Run+": SYNTHETIC dataset (written by `membench datasets synth`): measures scale and plumbing, not a benchmark")
 		}
 	}
 	if withPaper {

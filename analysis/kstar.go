@@ -368,6 +368,13 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 			offline = append(offline, sd.Label+": "+strings.Join(off, ", "))
 		}
 	}
+	var ms []*runlog.Manifest
+	for _, sd := range used {
+		ms = append(ms, sd.Manifest)
+	}
+	if n := runlog.SyntheticNotes(ms...); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
 	mixed, err := runlog.CheckComparableVarying(used, q.AllowMixed, []string{"k"})
 	if err != nil {
 		return nil, err

@@ -451,6 +451,13 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 			notes = append(notes, fmt.Sprintf("judge %s is missing from %s ('-'); choose another with --judge", judgeName, strings.Join(ids, ", ")))
 		}
 	}
+	var ms []*runlog.Manifest
+	for _, r := range runs {
+		ms = append(ms, &r.Manifest)
+	}
+	if n := runlog.SyntheticNotes(ms...); n != "" {
+		notes = append([]string{n}, notes...)
+	}
 	for _, r := range runs {
 		if len(r.Manifest.OfflineList()) > 0 {
 			notes = append(notes, "offline heuristics: rows of offline or partly offline runs have answers or judgments from deterministic offline heuristics (the backend column of the wide table names which parts); they measure the pipeline, not LLM quality")

@@ -195,6 +195,30 @@ func (m Manifest) OfflineNote() string {
 	return "offline heuristics (" + strings.Join(off, ", ") + "): measures the pipeline, not model quality"
 }
 
+// SyntheticNote is the line every figure computed from this run carries
+// when its dataset is synthetic; "" otherwise.
+func (m Manifest) SyntheticNote() string {
+	if !m.Synthetic {
+		return ""
+	}
+	return "SYNTHETIC dataset (" + m.Dataset + ", written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
+}
+
+// SyntheticNotes is the SYNTHETIC line for runs of which any is on a
+// synthetic dataset, naming them; "" when none is.
+func SyntheticNotes(ms ...*Manifest) string {
+	var names []string
+	for _, m := range ms {
+		if m != nil && m.Synthetic {
+			names = append(names, m.RunID)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "SYNTHETIC dataset (" + strings.Join(names, ", ") + ": written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
+}
+
 // Side is one run as a comparison names it.
 type Side struct {
 	Label    string    // how messages name the run (its path or id)
@@ -217,6 +241,9 @@ var facets = []struct {
 	of   func(m *Manifest, judges []string) string
 }{
 	{"dataset", func(m *Manifest, _ []string) string {
+		if m.Synthetic {
+			return m.Dataset + " SYNTHETIC sha256:" + short(m.DatasetSHA256)
+		}
 		if m.DatasetSHA256 != "" {
 			return m.Dataset + " sha256:" + short(m.DatasetSHA256)
 		}

@@ -182,3 +182,38 @@ func TestJudgeRefusesANameWithAnotherSpec(t *testing.T) {
 		t.Fatalf("a new name: exit %d\n%s", code, out)
 	}
 }
+
+// A `datasets synth` file marks its runs' manifests synthetic, and every
+// output computed from them says SYNTHETIC.
+func TestSyntheticRunsSaySo(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "synth.json")
+	if out, code := membench(t, nil, "datasets", "synth", "--shape", "locomo", "--questions", "10", "--seed", "1", "--out", file); code != 0 {
+		t.Fatalf("synth: exit %d\n%s", code, out)
+	}
+	res := filepath.Join(dir, "res")
+	var runs []string
+	for _, sys := range []string{"turns-cosine", "fullcontext"} {
+		out, code := membench(t, nil, "run", "--system", sys, "--dataset", "locomo", "--data", file, "--results", res, "--run-id", sys)
+		if code != 0 || !strings.Contains(out, "SYNTHETIC") {
+			t.Fatalf("run %s: exit %d, want the summary to say SYNTHETIC\n%s", sys, code, out)
+		}
+		runs = append(runs, filepath.Join(res, sys))
+	}
+	mb, _ := os.ReadFile(filepath.Join(runs[0], "manifest.json"))
+	if !strings.Contains(string(mb), `"synthetic": true`) {
+		t.Errorf("manifest not marked synthetic:\n%s", mb)
+	}
+	for _, args := range [][]string{
+		{"report", "--run", res},
+		{"report", "--run", res, "--json"},
+		{"compare", "--run", runs[0], "--run", runs[1], "--judge", "lexical"},
+		{"diagnose", "--run", runs[0]},
+		{"agreement", "--run", runs[0], "--judge", "lexical", "--judge", "f1"},
+	} {
+		out, code := membench(t, nil, args...)
+		if code != 0 || !strings.Contains(out, "SYNTHETIC") {
+			t.Errorf("%v: exit %d, want SYNTHETIC in the output\n%s", args, code, out)
+		}
+	}
+}

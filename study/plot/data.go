@@ -136,7 +136,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 	}
 	by := map[string]*Series{}
 	var order []string
-	offline, bars := false, false
+	offline, bars, synthetic := false, false, false
 	minN, maxN := math.MaxInt, 0
 	for _, r := range runs {
 		cfg := r.manifest.Config
@@ -166,6 +166,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 		s.Y = append(s.Y, o.Score)
 		s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 		offline = offline || len(r.manifest.OfflineList()) > 0
+		synthetic = synthetic || r.manifest.Synthetic
 	}
 	c := &Chart{YLabel: fmt.Sprintf("overall accuracy, %% (judge %s)", j), Points: true, Percent: true}
 	for _, name := range order {
@@ -173,6 +174,9 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Config) (int, 
 	}
 	sortSeries(c.Series)
 	var notes []string
+	if synthetic {
+		notes = append(notes, "SYNTHETIC dataset: scale and plumbing, not a benchmark")
+	}
 	if offline {
 		notes = append(notes, offlineNote)
 	}
@@ -266,6 +270,9 @@ func BuildTokensChart(dirs []string) (*Chart, error) {
 const offlineNote = "offline heuristics: pipeline check, not LLM quality"
 
 func noteFor(m runlog.Manifest, prev string) string {
+	if m.Synthetic {
+		return "SYNTHETIC dataset: scale and plumbing, not a benchmark"
+	}
 	if len(m.OfflineList()) > 0 {
 		return offlineNote
 	}

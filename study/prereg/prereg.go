@@ -374,6 +374,8 @@ type Outcome struct {
 	// Offline is "offline heuristics (...)" when either run's answers or
 	// judgments come from the offline backend; the decision says so too.
 	Offline string `json:"offline,omitempty"`
+	// Synthetic names the runs on a `datasets synth` file ("" when none).
+	Synthetic string `json:"synthetic,omitempty"`
 	// KStar is this test's token matching: the candidate's k* against
 	// this test's comparator (nil when neither side is "{kstar}").
 	KStar *KStarOutcome `json:"kstar,omitempty"`
@@ -562,7 +564,7 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		}
 		out := Outcome{ID: h.ID, Kind: h.Kind, Family: h.Family, A: h.A, B: h.B, RunA: pa, RunB: pb, N: r.N, AccuracyA: r.AccuracyA, AccuracyB: r.AccuracyB,
 			OnlyA: r.OnlyA, OnlyB: r.OnlyB, Statistic: r.Statistic, P: r.PValue, MeanDiff: r.MeanDiff, LowerBound: r.LowerBound, Margin: r.Margin,
-			Degenerate: r.Degenerate, Note: h.Note, MissingA: sorted(j.OnlyInB), MissingB: sorted(j.OnlyInA), InvalidA: r.InvalidA, InvalidB: r.InvalidB, Offline: r.Offline,
+			Degenerate: r.Degenerate, Note: h.Note, MissingA: sorted(j.OnlyInB), MissingB: sorted(j.OnlyInA), InvalidA: r.InvalidA, InvalidB: r.InvalidB, Offline: r.Offline, Synthetic: r.Synthetic,
 			KStar: ks, Exploratory: before}
 		if ks != nil {
 			for _, m := range ks.Notes {
@@ -601,6 +603,9 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		o := &rep.Outcomes[i]
 		if o.Offline != "" {
 			o.Decision += " (offline heuristics)"
+		}
+		if o.Synthetic != "" {
+			o.Decision += " (SYNTHETIC dataset)"
 		}
 		if rep.Exploratory {
 			o.Exploratory = true
@@ -861,6 +866,9 @@ func (r *Report) Table() *report.Table {
 	for _, o := range r.Outcomes {
 		if o.Offline != "" {
 			t.Notes = append(t.Notes, o.ID+": "+o.Offline)
+		}
+		if o.Synthetic != "" {
+			t.Notes = append(t.Notes, o.ID+": "+o.Synthetic)
 		}
 	}
 	if w := runlog.MixedWarning(r.Mixed); w != "" {

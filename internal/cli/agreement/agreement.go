@@ -141,6 +141,9 @@ func Print(w io.Writer, r analysis.AgreementResult) {
 	if len(r.Pairs) > 0 {
 		fmt.Fprintf(w, "Fleiss κ over %d judges: %s\n", len(r.Judges), num(r.FleissKappa))
 	}
+	if r.Synthetic != "" {
+		fmt.Fprintln(w, r.Synthetic)
+	}
 	if r.Offline != "" {
 		fmt.Fprintln(w, r.Offline)
 	}
