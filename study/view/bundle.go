@@ -280,8 +280,13 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, error) {
 		}
 	}
 	rv.Facts = facts(r, full)
+	if n := m.SyntheticNote(); n != "" {
+		rv.Notes = append(rv.Notes, n)
+	}
 	if m.Offline {
-		rv.Notes = append(rv.Notes, "OFFLINE backend: answers and judgments come from deterministic heuristics; these numbers measure retrieval and the pipeline, not LLM quality")
+		rv.Notes = append(rv.Notes, "OFFLINE backend: answers and judgments come from deterministic heuristics (offline heuristics); these numbers measure retrieval and the pipeline, not LLM quality")
+	} else if n := m.OfflineNote(); n != "" {
+		rv.Notes = append(rv.Notes, "PARTLY OFFLINE: "+n)
 	}
 	if len(heads) == 0 {
 		rv.Notes = append(rv.Notes, "no transcripts.jsonl.gz (a run made before transcripts, or with --no-transcripts): contexts, requests and replies are not shown")
