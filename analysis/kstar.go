@@ -309,6 +309,8 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		inRange[k] = true
 	}
 	wantCand := optionKey(q.CandidateOptions)
+	var otherQS []string // candidate runs over other questions: one note
+	refQS := ""
 	byK := map[int][]RunTokens{}
 	incompleteAt := map[int]RunTokens{}
 	for _, r := range runs {
@@ -322,7 +324,8 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		case !r.HasTokens:
 			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: no rendered tokens (no retrievals yet)", r.Dir))
 		case !same:
-			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: question set %s differs from the reference's %s", r.Dir, qr, qref))
+			otherQS = append(otherQS, fmt.Sprintf("%s (%s)", r.Dir, qr))
+			refQS = qref
 		case !inRange[r.K]:
 		case optionKey(r.Config.Options) != wantCand:
 			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: options %q are not the requested %q (a run of another configuration never stands in for it)", r.Dir, optionKey(r.Config.Options), wantCand))
@@ -331,6 +334,12 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		default:
 			byK[r.K] = append(byK[r.K], r)
 		}
+	}
+	switch {
+	case len(otherQS) == 1:
+		res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: its question set differs from the reference's %s", otherQS[0], refQS))
+	case len(otherQS) > 1:
+		res.Notes = append(res.Notes, fmt.Sprintf("skipped %d runs of %s on other question sets than the reference's %s (e.g. %s)", len(otherQS), q.Candidate, refQS, otherQS[0]))
 	}
 	means := map[int]float64{}
 	for _, k := range q.Ks {

@@ -216,7 +216,11 @@ func SyntheticNotes(ms ...*Manifest) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return "SYNTHETIC dataset (" + strings.Join(names, ", ") + ": written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
+	list := strings.Join(names, ", ")
+	if len(names) > 3 {
+		list = fmt.Sprintf("%d runs, e.g. %s", len(names), strings.Join(names[:3], ", "))
+	}
+	return "SYNTHETIC dataset (" + list + ": written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
 }
 
 // Side is one run as a comparison names it.
