@@ -201,7 +201,7 @@ func TestDeprecatedSpellingsStillWork(t *testing.T) {
 		{[]string{"report", "--runs", "results/A"}, "--runs"},
 		{[]string{"kstar", "--runs-dir", "results", "--reference", "turns-cosine", "--reference-k", "10", "--candidate", "fullcontext", "--k", "1"}, "--runs-dir"},
 		{[]string{"diagnose", "--run", "results/A", "--runs", "results/B", "--per-question", filepath.Join(dir, "pq.csv")}, "--per-question"},
-		{[]string{"agreement", "--judgments", "results/A/judgments.jsonl"}, "--judgments"},
+		{[]string{"agreement", "--judgments", "results/A/judgments.jsonl", "--judge", "lexical", "--judge", "f1"}, "--judgments"},
 		{[]string{"plot", "k", "--runs", "results/A", "--out", filepath.Join(dir, "k")}, "--runs"},
 		{[]string{"run", "--quiet", "--run-id", "C", "--judge", "lexical", "--judge", "em"}, "--judge"},
 		{[]string{"audit", "extraction", "--run", "results/S", "--judge", "offline"}, "--judge"},

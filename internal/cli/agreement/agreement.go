@@ -55,7 +55,7 @@ the pairwise table. Raters are the verdict judges; metric judges (f1,
 bleu1, em) rate only when named with --judge, since lexical metrics agree
 with each other by construction. Questions whose right answer is to decline are
 excluded by default (--exclude-group none keeps all), matching compare.`,
-		Example: `  membench agreement --run results/A
+		Example: `  membench agreement --run results/A --judge lexical --judge f1
   membench agreement --run results/A --run results/B/judgments.jsonl --judge lexical --judge f1 --json
   membench agreement --raters run --run results/A --run results/B --json`,
 		Args: cobra.NoArgs,
