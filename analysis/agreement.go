@@ -55,7 +55,7 @@ type HumanAgreement struct {
 
 // AgreementOptions select raters and items.
 type AgreementOptions struct {
-	Judges     []string // only these judges (empty: all)
+	Judges     []string // only these judges (empty: every verdict judge; metric judges only when named)
 	Exclude    []string // groups left out (CompareOptions.Exclude)
 	AllowMixed bool
 	Raters     string // RatersJudge (default) or RatersRun
@@ -81,6 +81,20 @@ type AgreementResult struct {
 	// from the offline backend's heuristics.
 	Offline string   `json:"offline,omitempty"`
 	Mixed   []string `json:"mixed,omitempty"` // differences accepted with --allow-mixed
+	// MetricsLeftOut are the metric judges (F1, BLEU-1, ...) present but not
+	// rated: they are not raters unless named with --judge.
+	MetricsLeftOut []string `json:"metrics_left_out,omitempty"`
+	Synthetic      string   `json:"synthetic,omitempty"` // runs on a `datasets synth` file, named
+}
+
+// isMetric says whether the judge of a source is a metric (a graded
+// score, no verdict), by the source's manifest, else by the kinds
+// membench ships.
+func (s *Source) isMetric(judge string) bool {
+	if s.Manifest != nil {
+		return s.Manifest.IsMetric(judge)
+	}
+	return runlog.Manifest{}.IsMetric(judge)
 }
 
 // rater is one judge (RatersJudge) or one judge on one system of one file
@@ -122,12 +136,24 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		return AgreementResult{}, err
 	}
 	res := AgreementResult{Raters: o.Raters, Mixed: mixed, Offline: offlineNote(srcs...)}
+	var ms []*runlog.Manifest
+	for _, s := range srcs {
+		ms = append(ms, s.Manifest)
+	}
+	res.Synthetic = runlog.SyntheticNotes(ms...)
 	res.Items = "system-question pairs"
 	if o.Raters == RatersRun {
 		res.Items = "questions"
 	}
+	leftOut := map[string]bool{}
 	keep := func(s *Source, j runlog.Judgment) bool {
 		if len(want) > 0 && !want[j.Judge] {
+			return false
+		}
+		if len(want) == 0 && s.isMetric(j.Judge) {
+			// Lexical metrics agree with each other by construction; a
+			// rater is a judge that gives verdicts unless named.
+			leftOut[j.Judge] = true
 			return false
 		}
 		g, ok := s.Groups[j.QuestionID]
@@ -196,6 +222,10 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	for sys := range systems {
 		res.Systems = append(res.Systems, sys)
 	}
+	for j := range leftOut {
+		res.MetricsLeftOut = append(res.MetricsLeftOut, j)
+	}
+	sort.Strings(res.MetricsLeftOut)
 	sort.Strings(res.Systems)
 	switch o.Raters {
 	case RatersRun:
@@ -229,6 +259,8 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		hint := "add --run/--judgments or drop --judge filters"
 		if o.Raters == RatersRepeat {
 			hint = "--raters repeat needs a judge that judged each answer more than once (judge spec repeats=N, or an imported peer's judgment runs)"
+		} else if len(res.MetricsLeftOut) > 0 {
+			hint = fmt.Sprintf("metric judges %v are raters only when named (--judge NAME for each rater), or add verdict judges with `membench judge`", res.MetricsLeftOut)
 		}
 		if o.Raters == RatersJudge && len(srcs) > 1 {
 			hint += "; to compare one judge across runs use --raters run"

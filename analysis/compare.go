@@ -374,8 +374,10 @@ type CompareResult struct {
 	Excluded int `json:"excluded"`
 	// Offline is "offline heuristics (...)" when either run's answers or
 	// judgments come from the offline backend.
-	Offline string   `json:"offline,omitempty"`
-	Mixed   []string `json:"mixed,omitempty"`
+	Offline string `json:"offline,omitempty"`
+	// Synthetic names the runs on a `datasets synth` file ("" when none).
+	Synthetic string   `json:"synthetic,omitempty"`
+	Mixed     []string `json:"mixed,omitempty"`
 }
 
 // Compare computes the test on a join.
@@ -470,6 +472,10 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 		}
 	default:
 		return r, inputErr("--test %q: use mcnemar or noninferiority", o.Test)
+	}
+	r.Synthetic = runlog.SyntheticNotes(j.SourceA.Manifest, j.SourceB.Manifest)
+	if r.Synthetic != "" {
+		r.Verdict += "; " + r.Synthetic
 	}
 	r.Offline = offlineNote(j.SourceA, j.SourceB)
 	if r.Offline != "" {

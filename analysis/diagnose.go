@@ -79,18 +79,25 @@ type QuestionDiag struct {
 
 // Diagnosis is the retrieval-loss decomposition of one run.
 type Diagnosis struct {
-	RunID      string         `json:"run_id"`
-	Dir        string         `json:"dir"`
-	System     string         `json:"system"`
-	K          int            `json:"k"`
-	KSource    string         `json:"k_source"`
-	Offline    bool           `json:"offline"`
-	Dataset    string         `json:"dataset"`
-	Groups     []Counts       `json:"groups"`  // per group, in the dataset's order
-	Overall    Counts         `json:"overall"` // every question but the abstaining ones (LoCoMo adversarial, LongMemEval _abs)
-	Abstention AbstentionRate `json:"abstention"`
-	Questions  []QuestionDiag `json:"-"`       // see WritePerQuestion
-	Skipped    int            `json:"skipped"` // retrievals without an answer (interrupted run)
+	RunID   string `json:"run_id"`
+	Dir     string `json:"dir"`
+	System  string `json:"system"`
+	K       int    `json:"k"`
+	KSource string `json:"k_source"`
+	Offline bool   `json:"offline"`
+	// OfflineNote is "offline heuristics (...)" when any part of the run
+	// (answers, decisions, judges) came from the offline backend; every
+	// table of the diagnosis carries it.
+	OfflineNote string `json:"offline_note,omitempty"`
+	// SyntheticNote is set when the run's dataset came from `datasets
+	// synth`; every table carries it too.
+	SyntheticNote string         `json:"synthetic_note,omitempty"`
+	Dataset       string         `json:"dataset"`
+	Groups        []Counts       `json:"groups"`  // per group, in the dataset's order
+	Overall       Counts         `json:"overall"` // every question but the abstaining ones (LoCoMo adversarial, LongMemEval _abs)
+	Abstention    AbstentionRate `json:"abstention"`
+	Questions     []QuestionDiag `json:"-"`       // see WritePerQuestion
+	Skipped       int            `json:"skipped"` // retrievals without an answer (interrupted run)
 }
 
 // AbstentionRate is the share of abstaining questions (LoCoMo
@@ -106,6 +113,9 @@ type AbstentionRate struct {
 	Rate    float64 `json:"rate"`  // percent; 0 when N = 0
 	Lo      float64 `json:"ci_lo"` // Wilson 95%, percent
 	Hi      float64 `json:"ci_hi"`
+	// Offline is the run's offline-heuristics note ("" when none).
+	Offline   string `json:"offline,omitempty"`
+	Synthetic bool   `json:"synthetic,omitempty"`
 }
 
 // Diagnose decomposes where each question's evidence was lost. judgeName
@@ -114,7 +124,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 	if judgeName == "" {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
-	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, Dataset: r.Manifest.Dataset}
+	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, OfflineNote: r.Manifest.OfflineNote(), SyntheticNote: r.Manifest.SyntheticNote(), Dataset: r.Manifest.Dataset}
 	d.K, d.KSource, _ = ResolveK(r.Manifest)
 	ans := map[string]runlog.AnswerRecord{}
 	for _, a := range r.Answers {
@@ -222,7 +232,7 @@ func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
 	k, _, _ := ResolveK(r.Manifest)
-	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName}
+	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName, Offline: r.Manifest.OfflineNote(), Synthetic: r.Manifest.Synthetic}
 	abst := map[string]bool{}
 	for _, a := range r.Answers {
 		if a.Abstains() {

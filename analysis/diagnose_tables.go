@@ -61,8 +61,20 @@ func (d *Diagnosis) CandidateTable() *report.Table {
 		row(g)
 	}
 	row(d.Overall)
-	t.Notes = diagnoseDefinitions
+	t.Notes = append(d.offlineNotes(), diagnoseDefinitions...)
 	return t
+}
+
+// offlineNotes is the run's offline-heuristics line, for every table.
+func (d *Diagnosis) offlineNotes() []string {
+	var out []string
+	if d.SyntheticNote != "" {
+		out = append(out, d.SyntheticNote)
+	}
+	if d.OfflineNote != "" {
+		out = append(out, d.OfflineNote)
+	}
+	return out
 }
 
 func anyCandidates(gs []Counts) bool {
@@ -87,6 +99,7 @@ func (d *Diagnosis) RecallTable() *report.Table {
 		row(g)
 	}
 	row(d.Overall)
+	t.Notes = append(t.Notes, d.offlineNotes()...)
 	if d.Skipped > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d retrievals have no answer yet (interrupted run) and are left out", d.Skipped))
 	}
@@ -104,7 +117,7 @@ func kLabel(k int) string {
 // this run's setting: turns-rerank (a candidate stage) on LoCoMo. Other
 // systems and datasets get no paper column rather than a column of dashes.
 func (d *Diagnosis) HasPaperFigures() bool {
-	return d.System == "turns-rerank" && d.Dataset == "locomo" && d.Overall.WithCandidates > 0
+	return d.System == "turns-rerank" && d.Dataset == "locomo" && d.SyntheticNote == "" && d.Overall.WithCandidates > 0
 }
 
 // PaperTable puts our decomposition next to the raw-turn selection
@@ -129,8 +142,11 @@ func (d *Diagnosis) PaperTable() *report.Table {
 	t.Add("lost at selection (of all)", pct(Pct(o.DroppedBySelector, o.WithCandidates)), pct(PaperLostAtSelection))
 	t.Add("temporal: in candidates but all dropped", pct(Pct(temporal.DroppedBySelector, temporal.AnyInCandidates)), pct(PaperTemporalDropped))
 	t.Notes = []string{fmt.Sprintf("ours: %d questions with evidence and a candidate stage (%s, %s); paper: %s", o.WithCandidates, d.System, d.RunID, PaperStudy)}
-	if d.Offline {
-		t.Notes = append(t.Notes, "OFFLINE run: the selector's decisions come from offline heuristics, not the paper's decision model")
+	if d.OfflineNote != "" {
+		t.Notes = append(t.Notes, "OFFLINE run, "+d.OfflineNote+": not comparable with the paper's figures")
+	}
+	if d.SyntheticNote != "" {
+		t.Notes = append(t.Notes, d.SyntheticNote)
 	}
 	return t
 }
@@ -161,6 +177,9 @@ func AbstentionTable(rows []AbstentionRate) *report.Table {
 		if r.N > 0 {
 			rate, ci = pct(r.Rate), fmt.Sprintf("[%s, %s]", pct(r.Lo), pct(r.Hi))
 		}
+		if r.N > 0 && r.Offline != "" {
+			rate += " (offline heuristics)"
+		}
 		cells := []any{r.Run, r.System, kLabel(r.K), r.Judge, r.N, rate, ci}
 		if withPaper {
 			paper := "-"
@@ -173,6 +192,14 @@ func AbstentionTable(rows []AbstentionRate) *report.Table {
 	}
 	t.Notes = []string{
 		"a verdict is correct when the judge accepts the answer; for abstention questions that means the answer declined (f1/bleu1/em score 1 exactly for a declining answer)",
+	}
+	for _, r := range rows {
+		if r.Offline != "" {
+			t.Notes = append(t.Notes, r.Run+": "+r.Offline)
+		}
+		if r.Synthetic {
+			t.Notes = append(t.Notes, r.Run+": SYNTHETIC dataset (written by `membench datasets synth`): measures scale and plumbing, not a benchmark")
+		}
 	}
 	if withPaper {
 		t.Notes = append(t.Notes, "paper at k=3: "+PaperStudy+" on LoCoMo: cosine 63.6, decision-model rerank 54.1, LLM reranker 48.8")

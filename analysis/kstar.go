@@ -127,9 +127,17 @@ func ParseKRange(s string) ([]int, error) {
 type KStarQuery struct {
 	Reference  string
 	ReferenceK int
-	Candidate  string
-	Ks         []int
-	ResultsDir string // goes into the suggested run commands
+	// ReferenceDir, when set, is the reference run itself (prereg names
+	// each test's comparator run); Reference and ReferenceK are then read
+	// from it.
+	ReferenceDir string
+	Candidate    string
+	Ks           []int
+	ResultsDir   string // goes into the suggested run commands
+	// ReferenceOptions and CandidateOptions are the --opt settings (apart
+	// from k) of the runs to match; nil or empty means the system's
+	// defaults. A run given other options is never used in their place.
+	ReferenceOptions, CandidateOptions map[string]string
 	// AllowMixed matches runs whose manifests differ (embedder, dataset,
 	// backends, ...) instead of refusing, listing the differences.
 	AllowMixed bool
@@ -161,24 +169,109 @@ type KStarResult struct {
 	Mixed   []string `json:"mixed,omitempty"` // differences accepted with AllowMixed
 }
 
+// IncompleteError refuses a run that retrieved for fewer questions than
+// its question set holds: its mean tokens are over other questions.
+type IncompleteError struct {
+	Dir   string
+	N, Of int
+	Role  string // "reference" or "candidate at k=5"
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("%s run %s is incomplete (%d of %d questions retrieved): its mean tokens are not over the question set; finish it by running its command again (a run resumes), or delete it", e.Role, e.Dir, e.N, e.Of)
+}
+
+// BadInput marks the refusal as the user's input (exit code 2).
+func (e *IncompleteError) BadInput() bool { return true }
+
+// incomplete: fewer retrievals than the question set holds.
+func (r RunTokens) incomplete() bool {
+	return r.Manifest.Questions > 0 && r.Tokens.N < r.Manifest.Questions
+}
+
+// optionKey is the run's --opt settings apart from k, as one comparable
+// string ("" for a run at the system's defaults).
+func optionKey(opts map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(opts) {
+		if k != "k" {
+			parts = append(parts, k+"="+opts[k])
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sameQuestions: the two runs asked the same questions. The manifests'
+// question-set hashes decide when both have one (a file named two ways
+// is one question set); older manifests fall back on the config.
+func sameQuestions(a, b RunTokens) (bool, string, string) {
+	if qa, qb := a.Manifest.QuestionSetSHA256, b.Manifest.QuestionSetSHA256; qa != "" && qb != "" {
+		return qa == qb, "sha256:" + short(qa), "sha256:" + short(qb)
+	}
+	qa, qb := questionSet(a.Config), questionSet(b.Config)
+	return qa == qb, qa, qb
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
 // KStar matches the candidate's budget to the reference's mean rendered
 // tokens (papers.md B: comparator at k=3, candidate k* closest in mean
-// tokens, ties to the smaller k via stats.MatchK). Only candidate runs on
-// the reference's question set (dataset, file, conversations, limit)
-// count, since mean tokens over other questions are not comparable.
+// tokens, ties to the smaller k via stats.MatchK). Only complete candidate
+// runs on the reference's question set with the requested options (apart
+// from k) count: mean tokens over other questions, or of another
+// configuration, are not comparable.
 func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 	res := &KStarResult{Candidate: q.Candidate}
+	dir := q.ResultsDir
+	if dir == "" {
+		dir = "DIR"
+	}
 	var refs []RunTokens
-	for _, r := range runs {
-		if r.System == q.Reference && r.KOK && r.K == q.ReferenceK && r.HasTokens {
-			refs = append(refs, r)
+	if q.ReferenceDir != "" {
+		for _, r := range runs {
+			if filepath.Clean(r.Dir) == filepath.Clean(q.ReferenceDir) {
+				refs = append(refs, r)
+			}
+		}
+		if len(refs) == 0 {
+			sc, err := ScanTokenDirs([]string{q.ReferenceDir})
+			if err != nil {
+				return nil, err
+			}
+			refs = sc
+		}
+		if !refs[0].KOK || !refs[0].HasTokens {
+			return nil, fmt.Errorf("reference run %s has no usable budget or rendered tokens (k: %s); finish the run first", q.ReferenceDir, refs[0].KSource)
+		}
+		q.Reference, q.ReferenceK = refs[0].System, refs[0].K
+		refs = refs[:1]
+	} else {
+		wantRef := optionKey(q.ReferenceOptions)
+		for _, r := range runs {
+			if r.System == q.Reference && r.KOK && r.K == q.ReferenceK && r.HasTokens {
+				if optionKey(r.Config.Options) != wantRef {
+					res.Notes = append(res.Notes, fmt.Sprintf("skipped reference %s: options %q are not the requested %q", r.Dir, optionKey(r.Config.Options), wantRef))
+					continue
+				}
+				refs = append(refs, r)
+			}
 		}
 	}
 	if len(refs) == 0 {
-		dir := q.ResultsDir
-		if dir == "" {
-			dir = "DIR"
-		}
 		var seen []string
 		for _, r := range runs {
 			if r.System == q.Reference {
@@ -196,41 +289,70 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		return nil, fmt.Errorf("no finished run of --reference %s at k=%d among %d runs; produce it with: membench run --system %s --k %d --results %s",
 			q.Reference, q.ReferenceK, len(runs), q.Reference, q.ReferenceK, dir)
 	}
-	ref := latest(refs)
-	if len(refs) > 1 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d runs of %s at k=%d; using the most recently finished, %s", len(refs), q.Reference, q.ReferenceK, ref.Dir))
+	var complete []RunTokens
+	for _, r := range refs {
+		if !r.incomplete() {
+			complete = append(complete, r)
+		}
+	}
+	if len(complete) == 0 {
+		r := latest(refs)
+		return nil, &IncompleteError{Dir: r.Dir, N: r.Tokens.N, Of: r.Manifest.Questions, Role: "reference"}
+	}
+	ref := latest(complete)
+	if len(complete) > 1 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d runs of %s at k=%d; using the most recently finished, %s", len(complete), q.Reference, q.ReferenceK, ref.Dir))
 	}
 	res.Reference = ref
 	inRange := map[int]bool{}
 	for _, k := range q.Ks {
 		inRange[k] = true
 	}
+	wantCand := optionKey(q.CandidateOptions)
+	var otherQS []string // candidate runs over other questions: one note
+	refQS := ""
 	byK := map[int][]RunTokens{}
-	var template *RunTokens
-	for i, r := range runs {
+	incompleteAt := map[int]RunTokens{}
+	for _, r := range runs {
 		if r.System != q.Candidate {
 			continue
 		}
-		if template == nil || r.Finished.After(template.Finished) {
-			template = &runs[i]
-		}
+		same, qr, qref := sameQuestions(r, ref)
 		switch {
 		case !r.KOK:
 			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: k=0 and %s", r.Dir, r.KSource))
 		case !r.HasTokens:
 			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: no rendered tokens (no retrievals yet)", r.Dir))
-		case questionSet(r.Config) != questionSet(ref.Config):
-			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: question set %s differs from the reference's %s", r.Dir, questionSet(r.Config), questionSet(ref.Config)))
-		case inRange[r.K]:
+		case !same:
+			otherQS = append(otherQS, fmt.Sprintf("%s (%s)", r.Dir, qr))
+			refQS = qref
+		case !inRange[r.K]:
+		case optionKey(r.Config.Options) != wantCand:
+			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: options %q are not the requested %q (a run of another configuration never stands in for it)", r.Dir, optionKey(r.Config.Options), wantCand))
+		case r.incomplete():
+			incompleteAt[r.K] = r
+		default:
 			byK[r.K] = append(byK[r.K], r)
 		}
+	}
+	switch {
+	case len(otherQS) == 1:
+		res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: its question set differs from the reference's %s", otherQS[0], refQS))
+	case len(otherQS) > 1:
+		res.Notes = append(res.Notes, fmt.Sprintf("skipped %d runs of %s on other question sets than the reference's %s (e.g. %s)", len(otherQS), q.Candidate, refQS, otherQS[0]))
 	}
 	means := map[int]float64{}
 	for _, k := range q.Ks {
 		rs, ok := byK[k]
 		if !ok {
+			if r, inc := incompleteAt[k]; inc {
+				return nil, &IncompleteError{Dir: r.Dir, N: r.Tokens.N, Of: r.Manifest.Questions, Role: fmt.Sprintf("candidate at k=%d", k)}
+			}
 			res.Missing = append(res.Missing, k)
 			continue
+		}
+		if r, inc := incompleteAt[k]; inc {
+			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: incomplete (%d of %d questions)", r.Dir, r.Tokens.N, r.Manifest.Questions))
 		}
 		r := latest(rs)
 		if len(rs) > 1 {
@@ -239,14 +361,9 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		means[k] = r.Tokens.Mean
 		res.Rows = append(res.Rows, KStarRow{K: k, Mean: r.Tokens.Mean, N: r.Tokens.N, Diff: math.Abs(r.Tokens.Mean - ref.Tokens.Mean), RunDir: r.Dir})
 	}
-	// The reference and the matched runs must be made the same way: the
-	// embedder and the backends decide what is retrieved and its tokens.
+	// The reference and the matched runs must be made the same way: only
+	// k may differ between runs of one system (runlog.DifferencesVarying).
 	used := []runlog.Side{{Label: ref.Dir, Manifest: &ref.Manifest}}
-	for i := range refs {
-		if refs[i].Dir != ref.Dir {
-			used = append(used, runlog.Side{Label: refs[i].Dir, Manifest: &refs[i].Manifest})
-		}
-	}
 	var offline []string
 	for _, row := range res.Rows {
 		for i := range runs {
@@ -260,7 +377,14 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 			offline = append(offline, sd.Label+": "+strings.Join(off, ", "))
 		}
 	}
-	mixed, err := runlog.CheckComparable(used, q.AllowMixed)
+	var ms []*runlog.Manifest
+	for _, sd := range used {
+		ms = append(ms, sd.Manifest)
+	}
+	if n := runlog.SyntheticNotes(ms...); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
+	mixed, err := runlog.CheckComparableVarying(used, q.AllowMixed, []string{"k"})
 	if err != nil {
 		return nil, err
 	}
@@ -283,12 +407,8 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 	} else {
 		res.Notes = append(res.Notes, fmt.Sprintf("no run of %s in the k range; run the commands below", q.Candidate))
 	}
-	base := ref.Config
-	if template != nil {
-		base = template.Config
-	}
 	for _, k := range res.Missing {
-		res.Commands = append(res.Commands, RunCommand(base, q.Candidate, k, q.ResultsDir))
+		res.Commands = append(res.Commands, RunCommand(ref.Config, q.Candidate, q.CandidateOptions, k, q.ResultsDir))
 	}
 	return res, nil
 }
@@ -307,9 +427,11 @@ func questionSet(c runlog.Config) string {
 	return fmt.Sprintf("dataset=%s data=%s conversations=%s limit=%d", c.Dataset, c.Data, strings.Join(c.Conversations, ","), c.Limit)
 }
 
-// RunCommand is the `membench run` command line reproducing base's
-// output-relevant settings for system at budget k.
-func RunCommand(base runlog.Config, system string, k int, resultsDir string) string {
+// RunCommand is the `membench run` command line that makes system at
+// budget k with opts exactly as the reference run base was made: every
+// setting of base that changes an output (dataset and questions, turn
+// step, every model role, judges, answer and judge prompts, embedder).
+func RunCommand(base runlog.Config, system string, opts map[string]string, k int, resultsDir string) string {
 	args := []string{"membench", "run", "--system", system, "--k", strconv.Itoa(k)}
 	add := func(flag, v string) {
 		if v != "" {
@@ -318,6 +440,10 @@ func RunCommand(base runlog.Config, system string, k int, resultsDir string) str
 	}
 	add("--dataset", base.Dataset)
 	add("--data", base.Data)
+	add("--base-data", base.BaseData)
+	if base.Seed != 0 {
+		add("--seed", strconv.Itoa(base.Seed))
+	}
 	add("--conversations", strings.Join(base.Conversations, ","))
 	if base.Limit > 0 {
 		add("--limit", strconv.Itoa(base.Limit))
@@ -325,16 +451,9 @@ func RunCommand(base runlog.Config, system string, k int, resultsDir string) str
 	if base.TurnStep != 0 && base.TurnStep != 30*time.Second {
 		add("--turn-step", base.TurnStep.String())
 	}
-	if base.System == system {
-		var keys []string
-		for key := range base.Options {
-			if key != "k" {
-				keys = append(keys, key)
-			}
-		}
-		sort.Strings(keys)
-		for _, key := range keys {
-			add("--opt", key+"="+base.Options[key])
+	for _, key := range sortedKeys(opts) {
+		if key != "k" {
+			add("--opt", key+"="+opts[key])
 		}
 	}
 	// The per-role flags take full model specs, which --llm/--model cannot
@@ -348,6 +467,12 @@ func RunCommand(base runlog.Config, system string, k int, resultsDir string) str
 	role("--build-model", base.BuildModel)
 	role("--answer-model", base.AnswerModel)
 	role("--decide-model", base.DecideModel)
+	role("--judge-model", base.JudgeModel)
+	for _, j := range base.Judges {
+		add("--judge-spec", j)
+	}
+	add("--answer-prompt", base.AnswerPrompt)
+	add("--judge-prompt", base.JudgePrompt)
 	add("--embedder", base.Embedder)
 	add("--results", resultsDir)
 	return strings.Join(args, " ")

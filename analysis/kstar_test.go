@@ -153,3 +153,31 @@ func TestKStarMissingReferenceNamesResultsDir(t *testing.T) {
 		t.Fatalf("want the suggested command to write into --results myruns, got %v", err)
 	}
 }
+
+// One question set spelled two ways (--data relative and absolute) is one
+// question set: the manifests' question-set hashes decide.
+func TestKStarMatchesOnQuestionSetHash(t *testing.T) {
+	root := t.TempDir()
+	ref := tokRun("ref", 3, 300)
+	ref.Manifest.Config.Data = "data/locomo10.json"
+	ref.Manifest.QuestionSetSHA256 = "abc"
+	ref.write(t, filepath.Join(root, "ref"))
+	c := tokRun("cand", 2, 290)
+	c.Manifest.Config.Data = "/home/u/data/locomo10.json"
+	c.Manifest.QuestionSetSHA256 = "abc"
+	c.write(t, filepath.Join(root, "c2"))
+	other := tokRun("cand", 4, 300)
+	other.Manifest.QuestionSetSHA256 = "def"
+	other.write(t, filepath.Join(root, "c4"))
+	runs, err := ScanTokens(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := KStar(runs, KStarQuery{Reference: "ref", ReferenceK: 3, Candidate: "cand", Ks: []int{2, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.KStar != 2 || !reflect.DeepEqual(res.Missing, []int{4}) {
+		t.Errorf("k* %d missing %v; want 2 (same hash, other spelling) and 4 missing (other question set)", res.KStar, res.Missing)
+	}
+}

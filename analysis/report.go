@@ -9,6 +9,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/llm"
 )
 
 // paperCats are Table 2/4's columns, LoCoMo's groups in the paper's order.
@@ -262,6 +263,22 @@ func buildCells(r *runlog.Run, v View) (cells []any, summed bool) {
 	return []any{m(b.InputTokens + b.OutputTokens), b.Calls, secs}, summed
 }
 
+// readCells are a run's retrieval-time model cost: the decision, rerank
+// and listwise requests made while reading memory for questions (the
+// summary's retrieve stage, embeddings apart), calls and token millions.
+// A system that spends its model calls at read time (turns-rerank) is not
+// free because its build is.
+func readCells(r *runlog.Run) []any {
+	if r.Summary == nil || len(r.Retrievals) == 0 {
+		return []any{"-", "-"} // no retrieval (scored predictions)
+	}
+	c, ok := r.Summary.Stages[string(llm.StageRetrieve)]
+	if !ok || c.Calls == 0 {
+		return []any{0, report.F(0, 3)}
+	}
+	return []any{c.Calls, report.F(float64(c.InputTokens+c.OutputTokens)/1e6, 3)}
+}
+
 // buildSeconds is the wall time of the run's memory construction
 // (runlog.BuildWallSeconds). Runs recorded before builds kept their start
 // time have only the sum over conversations, which overstates the wall
@@ -283,9 +300,9 @@ const summedNote = "* Time s summed over conversations (the run predates recorde
 func Table2(runs []*runlog.Run, judgeName string, v View) (*report.Table, error) {
 	t := &report.Table{Title: "Table 2 shape: " + Measure(runs, judgeName) + " and build cost"}
 	if v == Wide {
-		t.Header = append([]string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s"}, provenanceHeader...)
+		t.Header = append([]string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s", "Read calls", "Read tok M"}, provenanceHeader...)
 	} else {
-		t.Header = []string{"run", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "Tok M", "Calls", "Time s"}
+		t.Header = []string{"run", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "Tok M", "Calls", "Time s", "Rd calls", "Rd M"}
 	}
 	missing, summed := 0, false
 	names, allOffline := labels(runs)
@@ -297,10 +314,12 @@ func Table2(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 		b, s := buildCells(r, v)
 		summed = summed || s
 		cells = append(cells, b...)
+		cells = append(cells, readCells(r)...)
 		t.Add(viewCells(r, names[i], cells, v)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, missing)
-	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and Time s, the wall seconds of memory construction (parallel conversations counted once); '-' = no build (full context, or scored predictions)")
+	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and Time s, the wall seconds of memory construction (parallel conversations counted once); '-' = no build (full context, or scored predictions)",
+		"Read calls, Read tok M (brief: Rd calls, Rd M): retrieval-time model cost apart from the build (decision, rerank and listwise requests while reading memory for the questions), calls and tokens in millions; answering and judging are in neither")
 	if summed {
 		t.Notes = append(t.Notes, summedNote)
 	}
@@ -420,7 +439,7 @@ func Measure(runs []*runlog.Run, judgeName string) string {
 }
 
 func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
-	notes := []string{"scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo adversarial, LongMemEval _abs); n = questions with a verdict of the judge; 95% CI = Wilson interval, given only for 0/1 judges"}
+	notes := []string{"scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo adversarial, LongMemEval _abs); n = questions with a verdict of the judge; 95% CI = Wilson interval over questions, given only for 0/1 judges"}
 	if missing > 0 {
 		var ids []string
 		for _, r := range runs {
@@ -431,6 +450,13 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 		if len(ids) > 0 {
 			notes = append(notes, fmt.Sprintf("judge %s is missing from %s ('-'); choose another with --judge", judgeName, strings.Join(ids, ", ")))
 		}
+	}
+	var ms []*runlog.Manifest
+	for _, r := range runs {
+		ms = append(ms, &r.Manifest)
+	}
+	if n := runlog.SyntheticNotes(ms...); n != "" {
+		notes = append([]string{n}, notes...)
 	}
 	for _, r := range runs {
 		if len(r.Manifest.OfflineList()) > 0 {

@@ -90,11 +90,11 @@ func TestReportTables(t *testing.T) {
 		}
 	}
 	// Overall over categories 1-4: q1,q3,q5,q6 right of 6 -> 66.67; Wilson 4/6 = [30.0, 90.3].
-	want := []string{"a-run", "turns-cosine k=3 (offline)", "6", "66.67", "[30.0, 90.3]", "50.00", "0.00", "100.00", "100.00", "1.500", "0.250", "1.750", "15", "20.0*", "-", "7", "-", "offline", "complete"}
+	want := []string{"a-run", "turns-cosine k=3 (offline)", "6", "66.67", "[30.0, 90.3]", "50.00", "0.00", "100.00", "100.00", "1.500", "0.250", "1.750", "15", "20.0*", "-", "-", "-", "7", "-", "offline", "complete"}
 	if got := csvRows[1]; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("table 2 run row:\n got %q\nwant %q", got, want)
 	}
-	wantB := []string{"b-score", "preds", "0", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "complete"}
+	wantB := []string{"b-score", "preds", "0", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "complete"}
 	if got := csvRows[2]; strings.Join(got, "|") != strings.Join(wantB, "|") {
 		t.Errorf("table 2 score row (no llm judge, no build):\n got %q\nwant %q", got, wantB)
 	}

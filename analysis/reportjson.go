@@ -14,17 +14,19 @@ type ReportJSON struct {
 
 // ReportRun is one run's row.
 type ReportRun struct {
-	Dir     string          `json:"dir"`
-	RunID   string          `json:"run_id"`
-	Label   string          `json:"label"` // the table's "method" cell
-	System  string          `json:"system"`
-	K       *int            `json:"k"` // null when the system has no k
-	Dataset string          `json:"dataset"`
-	Status  runlog.Status   `json:"status"`
-	Offline bool            `json:"offline"`
-	Overall ReportOverall   `json:"overall"` // under Judge
-	Judges  []string        `json:"judges"`  // the run's judges, primary first as the manifest lists them
-	Summary *runlog.Summary `json:"summary"` // per-category scores of every judge, build cost, context tokens
+	Dir     string        `json:"dir"`
+	RunID   string        `json:"run_id"`
+	Label   string        `json:"label"` // the table's "method" cell
+	System  string        `json:"system"`
+	K       *int          `json:"k"` // null when the system has no k
+	Dataset string        `json:"dataset"`
+	Status  runlog.Status `json:"status"`
+	Offline bool          `json:"offline"`
+	// Synthetic is the SYNTHETIC line of a run on a `datasets synth` file.
+	Synthetic string          `json:"synthetic,omitempty"`
+	Overall   ReportOverall   `json:"overall"` // under Judge
+	Judges    []string        `json:"judges"`  // the run's judges, primary first as the manifest lists them
+	Summary   *runlog.Summary `json:"summary"` // per-category scores of every judge, build cost, context tokens
 }
 
 // ReportOverall is the overall score under one judge with its count and,
@@ -46,7 +48,7 @@ func Report(runs []*runlog.Run, judgeName string, mixed []string) (ReportJSON, e
 		}
 		row := ReportRun{
 			Dir: r.Dir, RunID: r.ID(), Label: RunLabel(r), System: r.Manifest.Config.System,
-			Dataset: r.Manifest.Dataset, Status: r.Status(), Offline: r.Manifest.Offline,
+			Dataset: r.Manifest.Dataset, Status: r.Status(), Offline: r.Manifest.Offline, Synthetic: r.Manifest.SyntheticNote(),
 			Overall: ReportOverall{Score: finite(o.Score), N: o.N},
 			Judges:  r.Manifest.Judges, Summary: r.Summary,
 		}

@@ -15,6 +15,9 @@ type Dataset struct {
 	// Groups are the spec's question groups in order (set by Load), which
 	// a run's manifest records so that readers need no registry.
 	Groups []GroupSpec `json:"groups,omitempty"`
+	// Synthetic: the file was written by `membench datasets synth`
+	// (IsSynthetic); its results measure scale and plumbing only.
+	Synthetic bool `json:"synthetic,omitempty"`
 }
 
 // Conversation is one replayable history; questions are asked after it.

@@ -136,6 +136,7 @@ func (s Spec) Group(name string) (GroupSpec, bool) {
 // loader's flag. A question without a group is the loader's mistake.
 func (s Spec) mark(ds *Dataset) error {
 	ds.Groups = s.Groups
+	ds.Synthetic = IsSynthetic(ds)
 	for _, c := range ds.Conversations {
 		for _, q := range c.Questions {
 			if q.Group == "" {

@@ -17,6 +17,26 @@ import (
 // lists: they measure memory, speed and plumbing, never model quality, and
 // their results must not be mixed with results on the real benchmarks.
 
+// SynthIDPrefix begins every conversation id a synthetic file holds
+// (LoCoMo sample_id "synth-1", LongMemEval question_id "synth1a2b3c"): the
+// mark by which a loaded dataset is known to be synthetic, in files made
+// before and after it was read.
+const SynthIDPrefix = "synth"
+
+// IsSynthetic reports whether every conversation of ds carries the
+// synthetic id prefix.
+func IsSynthetic(ds *Dataset) bool {
+	if len(ds.Conversations) == 0 {
+		return false
+	}
+	for _, c := range ds.Conversations {
+		if !strings.HasPrefix(c.ID, SynthIDPrefix) {
+			return false
+		}
+	}
+	return true
+}
+
 // SynthShape is the layout of one synthetic file.
 type SynthShape struct {
 	Name             string

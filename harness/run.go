@@ -210,6 +210,7 @@ func (p *Prepared) writeManifest() error {
 		Dataset:          p.Data.Name,
 		DatasetSource:    p.Data.Source,
 		DatasetSHA256:    p.Data.SHA256,
+		Synthetic:        p.Data.Synthetic,
 		DatasetGroups:    datasetGroups(p.Data),
 		Conversations:    len(p.Data.Conversations),
 		Questions:        nq,

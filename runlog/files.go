@@ -44,17 +44,20 @@ const (
 type Manifest struct {
 	// Schema is the manifest layout's major version (ManifestSchema when
 	// written); 0 in manifests written before it was recorded.
-	Schema        int                `json:"schema,omitempty"`
-	Membench      string             `json:"membench"`
-	GitCommit     string             `json:"git_commit,omitempty"`
-	GitDirty      bool               `json:"git_dirty,omitempty"`    // the tree had uncommitted changes
-	VersionFrom   string             `json:"version_from,omitempty"` // "build" (VCS stamp) or "checkout" (git at run time; the build had no stamp)
-	RunID         string             `json:"run_id"`
-	ConfigHash    string             `json:"config_hash"`
-	Config        Config             `json:"config"`
-	Dataset       string             `json:"dataset"`
-	DatasetSource string             `json:"dataset_source"`
-	DatasetSHA256 string             `json:"dataset_sha256"`
+	Schema        int    `json:"schema,omitempty"`
+	Membench      string `json:"membench"`
+	GitCommit     string `json:"git_commit,omitempty"`
+	GitDirty      bool   `json:"git_dirty,omitempty"`    // the tree had uncommitted changes
+	VersionFrom   string `json:"version_from,omitempty"` // "build" (VCS stamp) or "checkout" (git at run time; the build had no stamp)
+	RunID         string `json:"run_id"`
+	ConfigHash    string `json:"config_hash"`
+	Config        Config `json:"config"`
+	Dataset       string `json:"dataset"`
+	DatasetSource string `json:"dataset_source"`
+	DatasetSHA256 string `json:"dataset_sha256"`
+	// Synthetic: the dataset file came from `membench datasets synth`;
+	// every figure computed from the run says SYNTHETIC (SyntheticNote).
+	Synthetic     bool               `json:"synthetic,omitempty"`
 	Conversations int                `json:"conversations"`
 	Questions     int                `json:"questions"`
 	Prompts       map[string]string  `json:"prompts"`

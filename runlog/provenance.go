@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 // Run states in Manifest.Status.
@@ -169,6 +171,34 @@ func (m Manifest) OfflineNote() string {
 	return "offline heuristics (" + strings.Join(off, ", ") + "): measures the pipeline, not model quality"
 }
 
+// SyntheticNote is the line every figure computed from this run carries
+// when its dataset is synthetic; "" otherwise.
+func (m Manifest) SyntheticNote() string {
+	if !m.Synthetic {
+		return ""
+	}
+	return "SYNTHETIC dataset (" + m.Dataset + ", written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
+}
+
+// SyntheticNotes is the SYNTHETIC line for runs of which any is on a
+// synthetic dataset, naming them; "" when none is.
+func SyntheticNotes(ms ...*Manifest) string {
+	var names []string
+	for _, m := range ms {
+		if m != nil && m.Synthetic {
+			names = append(names, m.RunID)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	list := strings.Join(names, ", ")
+	if len(names) > 3 {
+		list = fmt.Sprintf("%d runs, e.g. %s", len(names), strings.Join(names[:3], ", "))
+	}
+	return "SYNTHETIC dataset (" + list + ": written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
+}
+
 // Side is one run as a comparison names it.
 type Side struct {
 	Label    string    // how messages name the run (its path or id)
@@ -191,6 +221,9 @@ var facets = []struct {
 	of   func(m *Manifest, judges []string) string
 }{
 	{"dataset", func(m *Manifest, _ []string) string {
+		if m.Synthetic {
+			return m.Dataset + " SYNTHETIC sha256:" + short(m.DatasetSHA256)
+		}
 		if m.DatasetSHA256 != "" {
 			return m.Dataset + " sha256:" + short(m.DatasetSHA256)
 		}
@@ -219,6 +252,26 @@ var facets = []struct {
 		}
 		return modelString(id)
 	}},
+	{"build model", roleModel("build")},
+	{"decide model", roleModel("decide")},
+	{"answer prompt", func(m *Manifest, _ []string) string {
+		if h, _, _ := strings.Cut(m.Prompts["answer"], " "); h != "" {
+			return "sha256:" + short(h) // the content, not the file's path
+		}
+		if m.Config.AnswerPrompt != "" {
+			return m.Config.AnswerPrompt // older manifests: the file's name
+		}
+		return ""
+	}},
+	{"turn step", func(m *Manifest, _ []string) string {
+		if m.TurnStep != "" {
+			return m.TurnStep
+		}
+		if m.Config.TurnStep != 0 {
+			return m.Config.TurnStep.String()
+		}
+		return ""
+	}},
 	{"backends", func(m *Manifest, _ []string) string { return m.Backends() }},
 	{"judge", func(m *Manifest, judges []string) string {
 		var parts []string
@@ -229,6 +282,19 @@ var facets = []struct {
 		}
 		return strings.Join(parts, "; ")
 	}},
+}
+
+// roleModel is the facet of one model role (build, decide): a role a
+// system never calls still records the run's model, so runs made with the
+// same flags match.
+func roleModel(role string) func(m *Manifest, _ []string) string {
+	return func(m *Manifest, _ []string) string {
+		id, ok := m.Models[role]
+		if !ok {
+			return ""
+		}
+		return modelString(id)
+	}
 }
 
 func modelString(id ModelID) string {
@@ -243,14 +309,38 @@ func modelString(id ModelID) string {
 // prompt hashes) as one comparable string; "" when the manifest has none.
 func (m Manifest) JudgeSpec(name string) string {
 	for _, in := range m.JudgeSpecs {
-		if in.Name != name {
-			continue
+		if in.Name == name {
+			return SpecString(in)
 		}
-		in.Description, in.AddedBy = "", "" // wording, not behaviour
-		b, _ := json.Marshal(in)
-		return string(b)
 	}
 	return ""
+}
+
+// SpecString is a judge's description as one comparable string: what
+// decides its verdicts, not its wording or who added it.
+func SpecString(in JudgeInfo) string {
+	in.Description, in.AddedBy = "", ""
+	if len(in.Prompts) > 0 {
+		// A prompt's content, not the path it was read from.
+		p := map[string]string{}
+		for k, v := range in.Prompts {
+			p[k], _, _ = strings.Cut(v, " ")
+		}
+		in.Prompts = p
+	}
+	b, _ := json.Marshal(in)
+	return string(b)
+}
+
+// JudgeNameReuse refuses to log verdicts under a judge name the run
+// already holds with another spec: the two kinds of verdicts would mix
+// under one name. It names both specs.
+func (m Manifest) JudgeNameReuse(in JudgeInfo) error {
+	old := m.JudgeSpec(in.Name)
+	if old == "" || old == SpecString(in) {
+		return nil
+	}
+	return badinput.Errorf("judge name %q is already in this run with another spec (run: %s; now: %s); give the new judge another name (name=%s-2 in its spec) or judge a copy of the run", in.Name, old, SpecString(in), in.Name)
 }
 
 // Threshold is the metric judge's threshold for its correct/wrong
@@ -272,11 +362,98 @@ func short(h string) string {
 }
 
 // Differences lists what keeps runs from being put side by side: the
-// dataset or question set, the embedder, the answer model, offline vs
-// real backends, and the spec of each judge named (pass none when the
-// runs are compared under different judges on purpose). A property one
-// run does not record is not held against it.
+// dataset or question set, the embedder, the build, decide and answer
+// models, the answer prompt, the turn step, offline vs real backends, the
+// spec of each judge named (pass none when the runs are compared under
+// different judges on purpose), and the options of runs of one system
+// beyond the one compared (DifferencesVarying). A property one run does
+// not record is not held against it.
 func Differences(sides []Side, judges ...string) []Difference {
+	return DifferencesVarying(sides, nil, judges...)
+}
+
+// DifferencesVarying is Differences where vary names the system options
+// the caller compares on purpose (k for kstar, a sweep's grid keys): runs
+// of one system may differ in those and in nothing else. With vary nil,
+// runs of one system may differ in one option, the one compared (compare
+// A vs B, a report with a system at two budgets). Runs of different
+// systems are not compared on options: the system is what differs.
+func DifferencesVarying(sides []Side, vary []string, judges ...string) []Difference {
+	out := facetDifferences(sides, judges)
+	return append(out, optionDifferences(sides, vary)...)
+}
+
+// optionDifferences compares the system options (after the system's
+// defaults, as the manifest records them) of runs of one system.
+func optionDifferences(sides []Side, vary []string) []Difference {
+	bySystem := map[string][]Side{}
+	var systemsSeen []string
+	for _, s := range sides {
+		if s.Manifest == nil || s.Manifest.Config.System == "" {
+			continue
+		}
+		sys := s.Manifest.Config.System
+		if _, ok := bySystem[sys]; !ok {
+			systemsSeen = append(systemsSeen, sys)
+		}
+		bySystem[sys] = append(bySystem[sys], s)
+	}
+	var out []Difference
+	for _, sys := range systemsSeen {
+		group := bySystem[sys]
+		if len(group) < 2 {
+			continue
+		}
+		opts := func(m *Manifest) map[string]string { return m.SystemOptions }
+		for _, s := range group {
+			if len(s.Manifest.SystemOptions) == 0 {
+				// An older manifest without the resolved options: compare
+				// what every run was given.
+				opts = func(m *Manifest) map[string]string { return m.Config.Options }
+			}
+		}
+		keys := map[string]bool{}
+		for _, s := range group {
+			for k := range opts(s.Manifest) {
+				keys[k] = true
+			}
+		}
+		var differ []string
+		for _, k := range sortedKeys(keys) {
+			if contains(vary, k) {
+				continue
+			}
+			vals := map[string]bool{}
+			for _, s := range group {
+				vals[opts(s.Manifest)[k]] = true
+			}
+			if len(vals) > 1 {
+				differ = append(differ, k)
+			}
+		}
+		if len(differ) == 0 || (vary == nil && len(differ) == 1) {
+			continue
+		}
+		var list []string
+		for _, s := range group {
+			var kv []string
+			for _, k := range differ {
+				kv = append(kv, k+"="+opts(s.Manifest)[k])
+			}
+			list = append(list, s.Label+": "+strings.Join(kv, ","))
+		}
+		field := sys + " options"
+		if vary != nil {
+			field += " other than " + strings.Join(vary, ", ")
+		} else {
+			field += " (runs of one system may differ in one option, the one compared)"
+		}
+		out = append(out, Difference{Field: field, Values: list})
+	}
+	return out
+}
+
+func facetDifferences(sides []Side, judges []string) []Difference {
 	var out []Difference
 	for _, f := range facets {
 		vals := map[string]bool{}
@@ -318,7 +495,13 @@ func (e *MixedError) BadInput() bool { return true }
 // with allowMixed, the differences as lines for the output's "mixed"
 // list and warning.
 func CheckComparable(sides []Side, allowMixed bool, judges ...string) ([]string, error) {
-	diffs := Differences(sides, judges...)
+	return CheckComparableVarying(sides, allowMixed, nil, judges...)
+}
+
+// CheckComparableVarying is CheckComparable where the runs vary the
+// system options in vary on purpose (DifferencesVarying).
+func CheckComparableVarying(sides []Side, allowMixed bool, vary []string, judges ...string) ([]string, error) {
+	diffs := DifferencesVarying(sides, vary, judges...)
 	if len(diffs) == 0 {
 		return nil, nil
 	}

@@ -75,3 +75,35 @@ func TestStatusCountsWhatFinished(t *testing.T) {
 		t.Errorf("finished run: %q", st.String())
 	}
 }
+
+// Runs of one system may differ in the one option compared; a second
+// differing option, or one outside the caller's vary list, is named.
+func TestOptionDifferencesWithinOneSystem(t *testing.T) {
+	mk := func(sys string, opts map[string]string) runlog.Manifest {
+		m := offlineManifest()
+		m.Config.System = sys
+		m.SystemOptions = opts
+		return m
+	}
+	a := mk("turns-rerank", map[string]string{"k": "3", "n": "30"})
+	b := mk("turns-rerank", map[string]string{"k": "20", "n": "30"})
+	c := mk("turns-rerank", map[string]string{"k": "20", "n": "50"})
+	d := mk("turns-cosine", map[string]string{"k": "7"})
+	side := func(l string, m *runlog.Manifest) runlog.Side { return runlog.Side{Label: l, Manifest: m} }
+	if diffs := runlog.Differences([]runlog.Side{side("a", &a), side("b", &b), side("d", &d)}); len(diffs) != 0 {
+		t.Errorf("one option differs (k): %v", diffs)
+	}
+	diffs := runlog.Differences([]runlog.Side{side("a", &a), side("c", &c)})
+	if len(diffs) != 1 || !strings.Contains(diffs[0].String(), "a: k=3,n=30") || !strings.Contains(diffs[0].String(), "c: k=20,n=50") {
+		t.Errorf("two options differ: %v", diffs)
+	}
+	diffs = runlog.DifferencesVarying([]runlog.Side{side("b", &b), side("c", &c)}, []string{"k"})
+	if len(diffs) != 1 || !strings.Contains(diffs[0].Field, "other than k") || !strings.Contains(diffs[0].String(), "n=50") {
+		t.Errorf("n differs where only k may: %v", diffs)
+	}
+	e := a
+	e.Models = map[string]runlog.ModelID{"build": {Backend: "offline"}, "answer": {Backend: "offline", Model: "heuristic"}, "decide": {Backend: "openai", Model: "x"}, "judge": {Backend: "offline", Model: "heuristic"}}
+	if diffs := runlog.Differences([]runlog.Side{side("a", &a), side("e", &e)}); len(diffs) < 2 || diffs[0].Field != "build model" || diffs[1].Field != "decide model" {
+		t.Errorf("build and decide models: %v", diffs)
+	}
+}

@@ -18,6 +18,7 @@ type Summary struct {
 	System         string       `json:"system"`
 	Dataset        string       `json:"dataset"`
 	Offline        bool         `json:"offline"`
+	Synthetic      bool         `json:"synthetic,omitempty"` // the dataset came from `membench datasets synth`
 	Replay         *ReplayInfo  `json:"replay,omitempty"`
 	OfflineParts   []string     `json:"offline_parts,omitempty"` // roles and judges on the offline backend
 	Embedder       string       `json:"embedder"`
@@ -218,7 +219,7 @@ func (r records) status(m Manifest) Status {
 // each file once for both the run and its summary).
 func summarize(dir string, m Manifest, recs records) (*Summary, error) {
 	answers, judgments, retr, builds, costs := recs.answers, recs.judgments, recs.retr, recs.builds, recs.costs
-	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, OfflineParts: m.OfflineList(),
+	s := &Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, Synthetic: m.Synthetic, OfflineParts: m.OfflineList(),
 		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]Cost{}}
 	s.Replay = m.Replay
 	s.CacheDamaged = m.CacheDamaged

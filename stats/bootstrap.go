@@ -95,3 +95,38 @@ func ClusterBootstrapCI(values []float64, clusters []string, b int, level float6
 	a := (1 - level) / 2
 	return quantileSorted(means, a), quantileSorted(means, 1-a), nil
 }
+
+// MinBootstrapClusters is the fewest clusters a cluster bootstrap
+// resamples: with fewer (one conversation gives a zero-width interval),
+// MeanCI falls back on Wilson over the observations.
+const MinBootstrapClusters = 5
+
+// Interval methods MeanCI reports.
+const (
+	CIClusterBootstrap = "cluster bootstrap over conversations"
+	CIWilsonQuestions  = "Wilson over questions (fewer than 5 conversations)"
+)
+
+// MeanCI is the 95%-style interval (level) of the mean of values in
+// [0,1] clustered by clusters: the cluster bootstrap (B replicates) with at
+// least MinBootstrapClusters distinct clusters, else the Wilson interval
+// of the mean as a rate over len(values) observations. method says which.
+func MeanCI(values []float64, clusters []string, b int, level float64, rng *rand.Rand) (lo, hi float64, method string, err error) {
+	if len(values) == 0 {
+		return 0, 0, "", fmt.Errorf("stats.MeanCI: no values")
+	}
+	distinct := map[string]bool{}
+	for _, c := range clusters {
+		distinct[c] = true
+	}
+	if len(distinct) >= MinBootstrapClusters {
+		lo, hi, err = ClusterBootstrapCI(values, clusters, b, level, rng)
+		return lo, hi, CIClusterBootstrap, err
+	}
+	sum := 0.0
+	for _, v := range values {
+		sum += v
+	}
+	lo, hi = WilsonRate(sum/float64(len(values)), float64(len(values)), level)
+	return lo, hi, CIWilsonQuestions, nil
+}

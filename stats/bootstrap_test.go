@@ -114,3 +114,22 @@ func TestClusterBootstrapSeedsAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// One conversation cannot be resampled: the interval falls back on Wilson
+// over its questions and has width; five conversations get the bootstrap.
+func TestMeanCIFallsBackOnWilsonUnderFiveClusters(t *testing.T) {
+	vals := []float64{1, 0, 1, 1, 0, 1, 0.5, 1, 0, 1}
+	one := make([]string, len(vals))
+	for i := range one {
+		one[i] = "conv-26"
+	}
+	lo, hi, method, err := MeanCI(vals, one, 1000, 0.95, NewRand(1))
+	if err != nil || method != CIWilsonQuestions || !(hi-lo > 0.1) || lo > 0.65 || hi < 0.65 {
+		t.Fatalf("one conversation: [%v, %v] %q %v; want a Wilson interval of width around the mean 0.65", lo, hi, method, err)
+	}
+	five := []string{"a", "a", "b", "b", "c", "c", "d", "d", "e", "e"}
+	_, _, method, err = MeanCI(vals, five, 1000, 0.95, NewRand(1))
+	if err != nil || method != CIClusterBootstrap {
+		t.Fatalf("five conversations: %q %v", method, err)
+	}
+}

@@ -134,6 +134,9 @@ func notes(s *runlog.Summary) []string {
 	if r := s.Replay; r != nil {
 		notes = append(notes, fmt.Sprintf("replayed from bundle %s (membench %s, %d recorded replies); %d calls were not in the bundle and went to the backend", r.Bundle, r.Membench, r.Replies, r.Fresh))
 	}
+	if s.Synthetic {
+		notes = append(notes, "SYNTHETIC dataset ("+s.Dataset+", written by `membench datasets synth`): these numbers measure scale and plumbing, not a benchmark")
+	}
 	if s.Offline {
 		notes = append(notes, "OFFLINE backend: answers and judgments come from deterministic heuristics (offline heuristics); these numbers measure retrieval and the pipeline, not LLM quality")
 	} else if len(s.OfflineParts) > 0 {

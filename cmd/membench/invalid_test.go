@@ -106,7 +106,7 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 		t.Errorf("compare text: exit %d, want a note line\n%s", code, out)
 	}
 
-	out, code = membench(t, env, "agreement", "--run", a, "--run", b, "--exclude-category", "0", "--json")
+	out, code = membench(t, env, "agreement", "--run", a, "--run", b, "--judge", "llm", "--judge", "f1", "--exclude-category", "0", "--json")
 	if code != 0 {
 		t.Fatalf("agreement: exit %d\n%s", code, out)
 	}

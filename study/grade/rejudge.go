@@ -111,6 +111,11 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, in := range judging.Describe(judges) {
+		if err := r.manifest.JudgeNameReuse(in); err != nil {
+			return nil, nil, err
+		}
+	}
 	judges = uk.wrap(judges)
 	counts := make([]JudgeCount, len(judges))
 	for i, j := range judges {

@@ -146,7 +146,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int
 	}
 	by := map[string]*Series{}
 	var order []string
-	offline, bars := false, false
+	offline, bars, synthetic := false, false, false
 	minN, maxN := math.MaxInt, 0
 	for _, r := range runs {
 		cfg := r.manifest.Config
@@ -176,6 +176,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int
 		s.Y = append(s.Y, o.Score)
 		s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 		offline = offline || len(r.manifest.OfflineList()) > 0
+		synthetic = synthetic || r.manifest.Synthetic
 	}
 	c := &Chart{YLabel: fmt.Sprintf("overall accuracy, %% (judge %s)", j), Points: true, Percent: true}
 	for _, name := range order {
@@ -183,6 +184,9 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int
 	}
 	sortSeries(c.Series)
 	var notes []string
+	if synthetic {
+		notes = append(notes, "SYNTHETIC dataset: scale and plumbing, not a benchmark")
+	}
 	if offline {
 		notes = append(notes, offlineNote)
 	}
@@ -276,6 +280,9 @@ func BuildTokensChart(dirs []string) (*Chart, error) {
 const offlineNote = "offline heuristics: pipeline check, not LLM quality"
 
 func noteFor(m runlog.Manifest, prev string) string {
+	if m.Synthetic {
+		return "SYNTHETIC dataset: scale and plumbing, not a benchmark"
+	}
 	if len(m.OfflineList()) > 0 {
 		return offlineNote
 	}
@@ -287,6 +294,13 @@ func noteFor(m runlog.Manifest, prev string) string {
 // caller varies on purpose (a sweep over limit varies the question set).
 // It returns the differences accepted with allowMixed.
 func Comparable(dirs []string, judgeName string, allowMixed bool, ignore ...string) ([]string, error) {
+	return ComparableVarying(dirs, judgeName, allowMixed, nil, ignore...)
+}
+
+// ComparableVarying is Comparable for runs that vary the system options in
+// vary on purpose (a sweep's grid): runs of one system may differ in
+// those and in nothing else (runlog.DifferencesVarying).
+func ComparableVarying(dirs []string, judgeName string, allowMixed bool, vary []string, ignore ...string) ([]string, error) {
 	var sides []runlog.Side
 	for _, d := range dirs {
 		m, err := runlog.LoadManifest(d)
@@ -300,7 +314,7 @@ func Comparable(dirs []string, judgeName string, allowMixed bool, ignore ...stri
 		judges = []string{judgeName}
 	}
 	var diffs []runlog.Difference
-	for _, d := range runlog.Differences(sides, judges...) {
+	for _, d := range runlog.DifferencesVarying(sides, vary, judges...) {
 		skip := false
 		for _, f := range ignore {
 			skip = skip || d.Field == f

@@ -1,9 +1,10 @@
 // Package prereg holds pre-registered analyses: a YAML file declares the
 // hypotheses, systems, judge, split, planned n and the k* procedure; Lock
-// records its sha256; Test refuses a file changed since the lock, computes
-// k* from the runs as registered, and runs the declared tests with the same
-// pairing and statistics as `membench compare`, Holm within each family
-// over the tests the plan holds (unfilled slots are not tests).
+// records its sha256 and time; Test refuses a file changed since the lock
+// and runs made before it (unless exploratory), computes each test's k*
+// against that test's own comparator, and runs the declared tests with the
+// same pairing and statistics as `membench compare`, Holm within each
+// registered family (an unfilled slot enters as not run, p = 1).
 package prereg
 
 import (
@@ -56,24 +57,29 @@ const KStarRun = "{kstar}"
 
 // KStarProcedure is the procedure a plan's kstar block registers (papers.md
 // B, token matching), recorded in the report.
-const KStarProcedure = "k* is the k in ks whose run of the candidate has the mean rendered context tokens closest to the reference run's (ties to the smaller k), over the reference's question set; every k in ks must be measured"
+const KStarProcedure = "for each test of the candidate, k* is the k in ks whose complete run of the candidate (same options apart from k, same question set) has the mean rendered context tokens closest to that test's comparator run at its registered k (ties to the smaller k); every k in ks must be measured"
 
-// KStarPlan registers how the candidate's budget is matched to the
-// reference's.
+// KStarPlan registers how the candidate's budget is matched to each
+// test's comparator: the other system of every test that names
+// "{kstar}", at the budget of its registered run.
 type KStarPlan struct {
-	// Reference is a plan system: the comparator's run at its registered
-	// budget (e.g. extraction at k=3).
+	// Reference was one comparator for every test; plans name none now
+	// (Load refuses it): each test is matched to its own comparator.
 	Reference string `yaml:"reference"`
 	// Candidate is the membench system whose budget is matched (the runs
 	// of it under --runs-dir are searched).
 	Candidate string `yaml:"candidate"`
 	Ks        string `yaml:"ks"` // the searched budgets, e.g. 1..20
+	// Options are the candidate runs' --opt settings apart from k (none:
+	// the system's defaults); runs with other options are not used.
+	Options map[string]string `yaml:"options"`
 }
 
 // Hypothesis is one registered test of system A against system B. A
 // hypothesis with only id, family and note is a slot: named (the paper
-// names it) but not defined, so it is not tested and Holm does not count
-// it; fill kind, a and b before locking to make it a test.
+// names it) but not defined, so it is not tested; Holm counts it as a
+// test not run (p = 1), since it belongs to the registered family. Fill
+// kind, a and b before locking to make it a test.
 type Hypothesis struct {
 	ID     string   `yaml:"id"`
 	Kind   string   `yaml:"kind"`   // noninferiority | mcnemar
@@ -154,8 +160,8 @@ func (p *Plan) check(path string) error {
 	}
 	if k := p.KStar; k != nil {
 		switch {
-		case p.Systems[k.Reference] == "" || p.Systems[k.Reference] == KStarRun:
-			return fmt.Errorf("%s: kstar.reference %q: name a system of the plan whose run is the comparator (%s)", path, k.Reference, strings.Join(p.systemNames(), ", "))
+		case k.Reference != "":
+			return fmt.Errorf("%s: kstar.reference %q: k* is matched per test, to the other system of each test that names %s (its comparator, at the budget of its registered run); remove reference and lock the plan as a new file (a plan locked with one reference registered one k* for every test)", path, k.Reference, KStarRun)
 		case k.Candidate == "":
 			return fmt.Errorf("%s: kstar.candidate: name the membench system whose k is matched (e.g. turns-rerank)", path)
 		}
@@ -193,6 +199,8 @@ func (p *Plan) check(path string) error {
 			return fmt.Errorf("%s: b: %q is not in systems (%s)", where, h.B, strings.Join(p.systemNames(), ", "))
 		case h.Margin != nil && h.Kind != NonInferiority:
 			return fmt.Errorf("%s: margin applies to noninferiority only", where)
+		case p.Systems[h.A] == KStarRun && p.Systems[h.B] == KStarRun:
+			return fmt.Errorf("%s: a and b are both %s: k* is matched to the test's comparator, so one side must be a registered run", where, KStarRun)
 		case h.DistinctModels != nil && (!validRole(h.DistinctModels.A) || !validRole(h.DistinctModels.B)):
 			return fmt.Errorf("%s: distinct_models: a and b must be roles (build, answer, decide, judge), got %q and %q", where, h.DistinctModels.A, h.DistinctModels.B)
 		}
@@ -348,7 +356,7 @@ type Outcome struct {
 	Statistic  *float64 `json:"statistic"` // McNemar: min(only_a, only_b); NI: t
 	P          *float64 `json:"p"`
 	HolmP      *float64 `json:"holm_p"` // within the family
-	HolmM      int      `json:"holm_m"` // tests in the family Holm adjusts over (slots not counted)
+	HolmM      int      `json:"holm_m"` // hypotheses of the registered family Holm adjusts over (slots count, as p = 1)
 	MeanDiff   *float64 `json:"mean_diff,omitempty"`
 	LowerBound *float64 `json:"lower_bound,omitempty"`
 	Margin     *float64 `json:"margin,omitempty"`
@@ -357,7 +365,7 @@ type Outcome struct {
 	Degenerate bool     `json:"degenerate,omitempty"`
 	Reject     bool     `json:"reject"` // H0 rejected at alpha after Holm
 	Decision   string   `json:"decision"`
-	Slot       bool     `json:"slot,omitempty"` // named but not defined: not tested, not counted by Holm
+	Slot       bool     `json:"slot,omitempty"` // named but not defined: not run; Holm counts it as p = 1
 	Note       string   `json:"note,omitempty"`
 	MissingA   []string `json:"missing_in_a,omitempty"` // ids judged for B only
 	MissingB   []string `json:"missing_in_b,omitempty"`
@@ -366,12 +374,20 @@ type Outcome struct {
 	// Offline is "offline heuristics (...)" when either run's answers or
 	// judgments come from the offline backend; the decision says so too.
 	Offline string `json:"offline,omitempty"`
+	// Synthetic names the runs on a `datasets synth` file ("" when none).
+	Synthetic string `json:"synthetic,omitempty"`
+	// KStar is this test's token matching: the candidate's k* against
+	// this test's comparator (nil when neither side is "{kstar}").
+	KStar *KStarOutcome `json:"kstar,omitempty"`
+	// Exploratory: a run of this test started before the plan was locked
+	// (tested only with --exploratory).
+	Exploratory bool `json:"exploratory,omitempty"`
 }
 
-// KStarOutcome is k* as the registered procedure computed it.
+// KStarOutcome is one test's k* as the registered procedure computed it.
 type KStarOutcome struct {
 	Procedure     string              `json:"procedure"`
-	Reference     string              `json:"reference"` // plan system
+	Reference     string              `json:"reference"` // the test's comparator (plan system)
 	ReferenceRun  string              `json:"reference_run"`
 	ReferenceK    int                 `json:"reference_k"`
 	ReferenceMean float64             `json:"reference_mean_tokens"`
@@ -387,28 +403,83 @@ type KStarOutcome struct {
 
 // Report is the whole test.
 type Report struct {
-	Title    string        `json:"title"`
-	File     string        `json:"file"`
-	SHA256   string        `json:"sha256"`
-	LockedAt time.Time     `json:"locked_at"`
-	Judge    string        `json:"judge"`
-	Split    string        `json:"split"`
-	PlannedN int           `json:"planned_n"`
-	Alpha    float64       `json:"alpha"`
-	KStar    *KStarOutcome `json:"kstar,omitempty"`
-	Outcomes []Outcome     `json:"hypotheses"`
-	Warnings []string      `json:"warnings,omitempty"`
-	Mixed    []string      `json:"mixed,omitempty"` // differences accepted with --allow-mixed
+	Title    string    `json:"title"`
+	File     string    `json:"file"`
+	SHA256   string    `json:"sha256"`
+	LockedAt time.Time `json:"locked_at"`
+	Judge    string    `json:"judge"`
+	Split    string    `json:"split"`
+	PlannedN int       `json:"planned_n"`
+	Alpha    float64   `json:"alpha"`
+	Outcomes []Outcome `json:"hypotheses"`
+	Warnings []string  `json:"warnings,omitempty"`
+	Mixed    []string  `json:"mixed,omitempty"` // differences accepted with --allow-mixed
+	// Exploratory: tested with --exploratory; BeforeLock names the runs
+	// that started before the lock, which make it so.
+	Exploratory bool     `json:"exploratory,omitempty"`
+	BeforeLock  []string `json:"runs_before_lock,omitempty"`
+}
+
+// TestOptions are Test's switches.
+type TestOptions struct {
+	// AllowMixed tests hypotheses on runs whose manifests differ
+	// (dataset, embedder, models, prompts, judge, backends), listing the
+	// differences in the report instead of refusing.
+	AllowMixed bool
+	// Exploratory tests runs that started before the plan was locked,
+	// labelling every line of the report exploratory; without it such
+	// runs are refused (*BeforeLockError).
+	Exploratory bool
 }
 
 // Test runs a locked plan on finished runs. System paths are resolved
 // under runsDir unless absolute.
-func Test(path, runsDir string) (*Report, error) { return TestRuns(path, runsDir, false) }
+func Test(path, runsDir string) (*Report, error) { return TestWith(path, runsDir, TestOptions{}) }
 
-// TestRuns is Test; with allowMixed, hypotheses on runs whose manifests
-// differ (dataset, embedder, answer model, judge, backends) are tested
-// and the differences listed in the report instead of refused.
+// TestRuns is Test with allowMixed (TestOptions.AllowMixed).
 func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
+	return TestWith(path, runsDir, TestOptions{AllowMixed: allowMixed})
+}
+
+// BeforeLockError refuses runs that started before the plan was locked:
+// the plan could have been written after seeing them.
+type BeforeLockError struct {
+	LockedAt time.Time
+	Runs     []string // "H1: DIR started T"
+}
+
+func (e *BeforeLockError) Error() string {
+	return fmt.Sprintf("%d runs started before the plan was locked at %s (%s): a pre-registered test reads only data made after the lock; rerun them into a new directory, or pass --exploratory to test them with every result labelled exploratory",
+		len(e.Runs), e.LockedAt.Format(time.RFC3339), strings.Join(e.Runs, "; "))
+}
+
+// BadInput marks the refusal as the user's input (exit code 2).
+func (e *BeforeLockError) BadInput() bool { return true }
+
+// startedAt is when the data of the run or judgments file at path began:
+// the manifest's start; a bare judgments file's modification time.
+func startedAt(path string) (time.Time, string) {
+	dir := path
+	if !runlog.IsRunDir(dir) {
+		if runlog.IsRunDir(filepath.Dir(path)) {
+			dir = filepath.Dir(path)
+		} else {
+			st, err := os.Stat(path)
+			if err != nil {
+				return time.Time{}, ""
+			}
+			return st.ModTime().UTC(), "file time"
+		}
+	}
+	m, err := runlog.LoadManifest(dir)
+	if err != nil {
+		return time.Time{}, ""
+	}
+	return m.Started, "started"
+}
+
+// TestWith runs a locked plan on finished runs with the switches in o.
+func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 	p, b, err := Load(path)
 	if err != nil {
 		return nil, err
@@ -417,12 +488,10 @@ func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	allowMixed := opt.AllowMixed
 	rep := &Report{Title: p.Title, File: path, SHA256: l.SHA256, LockedAt: l.LockedAt, Judge: p.Judge, Split: p.Split, PlannedN: p.PlannedN, Alpha: p.Alpha}
-	resolve := func(name string) (string, error) {
+	resolveFixed := func(name string) (string, error) {
 		s := p.Systems[name]
-		if s == KStarRun {
-			return rep.KStar.Run, nil
-		}
 		if !filepath.IsAbs(s) && runsDir != "" {
 			s = filepath.Join(runsDir, s)
 		}
@@ -436,23 +505,25 @@ func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
 		}
 		return m[0], nil
 	}
+	// Each test naming {kstar} is matched to its own comparator.
+	kstars := map[string]*KStarOutcome{}
 	if p.KStar != nil {
-		ref, err := resolve(p.KStar.Reference)
-		if err != nil {
+		if kstars, err = computeKStars(p, runsDir, resolveFixed, allowMixed); err != nil {
 			return nil, err
-		}
-		if rep.KStar, err = computeKStar(p.KStar, ref, runsDir, allowMixed); err != nil {
-			return nil, err
-		}
-		for _, m := range rep.KStar.Notes {
-			rep.Warnings = append(rep.Warnings, "k*: "+m)
 		}
 	}
+	var beforeLock []string
 	for _, h := range p.Hypotheses {
 		if h.Slot() {
-			rep.Outcomes = append(rep.Outcomes, Outcome{ID: h.ID, Family: h.Family, Slot: true, Note: h.Note,
-				Decision: "slot: not defined in the plan, not tested, not counted by Holm"})
+			rep.Outcomes = append(rep.Outcomes, Outcome{ID: h.ID, Family: h.Family, Slot: true, Note: h.Note})
 			continue
+		}
+		ks := kstars[h.ID]
+		resolve := func(name string) (string, error) {
+			if p.Systems[name] == KStarRun {
+				return ks.Run, nil
+			}
+			return resolveFixed(name)
 		}
 		pa, err := resolve(h.A)
 		if err != nil {
@@ -461,6 +532,13 @@ func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
 		pb, err := resolve(h.B)
 		if err != nil {
 			return nil, err
+		}
+		before := false
+		for _, run := range []string{pa, pb} {
+			if t, how := startedAt(run); !t.IsZero() && t.Before(l.LockedAt) {
+				beforeLock = append(beforeLock, fmt.Sprintf("%s: %s %s %s", h.ID, run, how, t.Format(time.RFC3339)))
+				before = true
+			}
 		}
 		o := analysis.CompareOptions{A: pa, B: pb, JudgeA: p.Judge, JudgeB: p.Judge, Test: h.Kind,
 			Margin: stats.DefaultMargin, Alpha: p.Alpha, Exclude: p.Exclude, AllowMixed: allowMixed}
@@ -486,7 +564,13 @@ func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
 		}
 		out := Outcome{ID: h.ID, Kind: h.Kind, Family: h.Family, A: h.A, B: h.B, RunA: pa, RunB: pb, N: r.N, AccuracyA: r.AccuracyA, AccuracyB: r.AccuracyB,
 			OnlyA: r.OnlyA, OnlyB: r.OnlyB, Statistic: r.Statistic, P: r.PValue, MeanDiff: r.MeanDiff, LowerBound: r.LowerBound, Margin: r.Margin,
-			Degenerate: r.Degenerate, Note: h.Note, MissingA: sorted(j.OnlyInB), MissingB: sorted(j.OnlyInA), InvalidA: r.InvalidA, InvalidB: r.InvalidB, Offline: r.Offline}
+			Degenerate: r.Degenerate, Note: h.Note, MissingA: sorted(j.OnlyInB), MissingB: sorted(j.OnlyInA), InvalidA: r.InvalidA, InvalidB: r.InvalidB, Offline: r.Offline, Synthetic: r.Synthetic,
+			KStar: ks, Exploratory: before}
+		if ks != nil {
+			for _, m := range ks.Notes {
+				rep.Warnings = append(rep.Warnings, h.ID+" k*: "+m)
+			}
+		}
 		for _, m := range r.Mixed {
 			rep.Mixed = append(rep.Mixed, h.ID+": "+m)
 		}
@@ -505,12 +589,27 @@ func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
 		}
 		rep.Outcomes = append(rep.Outcomes, out)
 	}
+	if len(beforeLock) > 0 {
+		if !opt.Exploratory {
+			return nil, &BeforeLockError{LockedAt: l.LockedAt, Runs: beforeLock}
+		}
+		rep.BeforeLock = beforeLock
+	}
+	rep.Exploratory = opt.Exploratory
 	if err := holmByFamily(rep.Outcomes, p.Alpha); err != nil {
 		return nil, err
 	}
 	for i := range rep.Outcomes {
-		if o := &rep.Outcomes[i]; o.Offline != "" {
+		o := &rep.Outcomes[i]
+		if o.Offline != "" {
 			o.Decision += " (offline heuristics)"
+		}
+		if o.Synthetic != "" {
+			o.Decision += " (SYNTHETIC dataset)"
+		}
+		if rep.Exploratory {
+			o.Exploratory = true
+			o.Decision = "EXPLORATORY: " + o.Decision
 		}
 	}
 	return rep, nil
@@ -527,20 +626,14 @@ func inputErr(format string, a ...any) error {
 	return &InputError{Err: fmt.Errorf(format, a...)}
 }
 
-// computeKStar runs the registered procedure: the reference's run (a plan
-// system) against every run of the candidate under runsDir.
-func computeKStar(kp *KStarPlan, refDir, runsDir string, allowMixed bool) (*KStarOutcome, error) {
+// computeKStars runs the registered procedure once per test that names
+// {kstar}: that test's comparator run against every run of the candidate
+// under runsDir. Missing ks of every test are reported together.
+func computeKStars(p *Plan, runsDir string, resolve func(string) (string, error), allowMixed bool) (map[string]*KStarOutcome, error) {
+	kp := p.KStar
 	ks, err := analysis.ParseKRange(kp.Ks)
 	if err != nil {
 		return nil, inputErr("kstar.ks: %v", err)
-	}
-	refRuns, err := analysis.ScanTokens(refDir)
-	if err != nil || len(refRuns) != 1 {
-		return nil, inputErr("kstar.reference %s: %s is not one run directory (%v)", kp.Reference, refDir, err)
-	}
-	ref := refRuns[0]
-	if !ref.KOK || !ref.HasTokens {
-		return nil, inputErr("kstar.reference %s: run %s has no usable budget or rendered tokens (k: %s); finish the run first", kp.Reference, refDir, ref.KSource)
 	}
 	root := runsDir
 	if root == "" {
@@ -550,26 +643,67 @@ func computeKStar(kp *KStarPlan, refDir, runsDir string, allowMixed bool) (*KSta
 	if err != nil {
 		return nil, inputErr("%v", err)
 	}
-	runs := []analysis.RunTokens{ref}
-	for _, r := range all {
-		if r.System == kp.Candidate {
-			runs = append(runs, r)
+	out := map[string]*KStarOutcome{}
+	var missing, commands []string
+	seenCmd := map[string]bool{}
+	for _, h := range p.Hypotheses {
+		if h.Slot() {
+			continue
 		}
-	}
-	res, err := analysis.KStar(runs, analysis.KStarQuery{Reference: ref.System, ReferenceK: ref.K, Candidate: kp.Candidate, Ks: ks, ResultsDir: root, AllowMixed: allowMixed})
-	if err != nil {
-		return nil, inputErr("k*: %v", err)
-	}
-	if len(res.Missing) > 0 {
-		return nil, inputErr("k*: the registered procedure needs a run of %s at every k in %s; missing k = %v (under --runs-dir %s); run:\n  %s",
-			kp.Candidate, kp.Ks, res.Missing, root, strings.Join(res.Commands, "\n  "))
-	}
-	out := &KStarOutcome{Procedure: KStarProcedure, Reference: kp.Reference, ReferenceRun: ref.Dir, ReferenceK: ref.K, ReferenceMean: ref.Tokens.Mean,
-		Candidate: kp.Candidate, Ks: kp.Ks, K: res.KStar, Mean: res.KStarMean, Rows: res.Rows, Notes: res.Notes, Offline: res.Offline}
-	for _, row := range res.Rows {
-		if row.KStar {
-			out.Run = row.RunDir
+		comparator := ""
+		switch KStarRun {
+		case p.Systems[h.A]:
+			comparator = h.B
+		case p.Systems[h.B]:
+			comparator = h.A
+		default:
+			continue
 		}
+		refDir, err := resolve(comparator)
+		if err != nil {
+			return nil, err
+		}
+		refRuns, err := analysis.ScanTokenDirs([]string{refDir})
+		if err != nil || len(refRuns) != 1 {
+			return nil, inputErr("%s: comparator %s: %s is not one run directory (%v); k* needs its rendered tokens", h.ID, comparator, refDir, err)
+		}
+		ref := refRuns[0]
+		if !ref.KOK || !ref.HasTokens {
+			return nil, inputErr("%s: comparator %s: run %s has no usable budget or rendered tokens (k: %s); finish the run first", h.ID, comparator, refDir, ref.KSource)
+		}
+		runs := []analysis.RunTokens{ref}
+		for _, r := range all {
+			if r.System == kp.Candidate && filepath.Clean(r.Dir) != filepath.Clean(ref.Dir) {
+				runs = append(runs, r)
+			}
+		}
+		res, err := analysis.KStar(runs, analysis.KStarQuery{ReferenceDir: ref.Dir, Candidate: kp.Candidate, Ks: ks, ResultsDir: root,
+			CandidateOptions: kp.Options, AllowMixed: allowMixed})
+		if err != nil {
+			return nil, fmt.Errorf("%s k* (vs %s): %w", h.ID, comparator, err)
+		}
+		if len(res.Missing) > 0 {
+			missing = append(missing, fmt.Sprintf("%s (vs %s, %s): k = %v", h.ID, comparator, filepath.Base(ref.Dir), res.Missing))
+			for _, c := range res.Commands {
+				if !seenCmd[c] {
+					seenCmd[c] = true
+					commands = append(commands, c)
+				}
+			}
+			continue
+		}
+		o := &KStarOutcome{Procedure: KStarProcedure, Reference: comparator, ReferenceRun: ref.Dir, ReferenceK: ref.K, ReferenceMean: ref.Tokens.Mean,
+			Candidate: kp.Candidate, Ks: kp.Ks, K: res.KStar, Mean: res.KStarMean, Rows: res.Rows, Notes: res.Notes, Offline: res.Offline}
+		for _, row := range res.Rows {
+			if row.KStar {
+				o.Run = row.RunDir
+			}
+		}
+		out[h.ID] = o
+	}
+	if len(missing) > 0 {
+		return nil, inputErr("k*: the registered procedure needs a complete run of %s at every k in %s on each comparator's question set (under --run %s); missing: %s; run:\n  %s",
+			kp.Candidate, kp.Ks, root, strings.Join(missing, "; "), strings.Join(commands, "\n  "))
 	}
 	return out, nil
 }
@@ -598,16 +732,15 @@ func checkDistinct(h Hypothesis, j *analysis.Join) (string, error) {
 		h.ID, h.A, d.A, h.B, d.B, a.Backend, a.Model, h.A, d.A)
 }
 
-// holmByFamily adjusts p within each family and decides. Holm counts every
-// test of the family in the plan (slots are not tests); a test whose p is
-// undefined enters as p = 1, so it can never make another test easier to
-// reject. A family of one (the usual primary) is its own adjustment.
+// holmByFamily adjusts p within each family and decides. Holm counts
+// every hypothesis the plan registers in the family: a slot (named, not
+// defined) and a test whose p is undefined enter as p = 1, so the family
+// is never smaller than registered. A family of one (the usual primary)
+// is its own adjustment.
 func holmByFamily(outs []Outcome, alpha float64) error {
 	fams := map[string][]int{}
 	for i, o := range outs {
-		if !o.Slot {
-			fams[o.Family] = append(fams[o.Family], i)
-		}
+		fams[o.Family] = append(fams[o.Family], i)
 	}
 	for _, idx := range fams {
 		ps := make([]float64, len(idx))
@@ -635,8 +768,9 @@ func holmByFamily(outs []Outcome, alpha float64) error {
 		o := &outs[i]
 		switch {
 		case o.Slot:
+			o.Decision = fmt.Sprintf("not run, p = 1 in Holm (slot of the registered %s family: not defined in the plan)", o.Family)
 		case o.P == nil:
-			o.Decision = "no test (undefined statistic)"
+			o.Decision = "no test (undefined statistic; p = 1 in Holm)"
 		case o.Kind == NonInferiority && o.Reject:
 			o.Decision = fmt.Sprintf("non-inferior (lower bound %+.2f > margin %+.2f)", deref(o.LowerBound), deref(o.Margin))
 		case o.Kind == NonInferiority:
@@ -668,8 +802,12 @@ func sorted(ids []string) []string {
 
 // Table is the hypotheses table.
 func (r *Report) Table() *report.Table {
-	t := &report.Table{Title: fmt.Sprintf("pre-registered tests: %s (judge %s, locked %s)", r.Title, r.Judge, r.LockedAt.Format(time.RFC3339))}
-	t.Header = []string{"id", "family", "test", "A vs B", "n", "acc A", "acc B", "statistic", "p", "Holm p", "decision"}
+	title := fmt.Sprintf("pre-registered tests: %s (judge %s, locked %s)", r.Title, r.Judge, r.LockedAt.Format(time.RFC3339))
+	if r.Exploratory {
+		title = "EXPLORATORY (--exploratory: not a pre-registered result) " + title
+	}
+	t := &report.Table{Title: title}
+	t.Header = []string{"id", "family", "test", "A vs B", "k* (tokens A / B)", "n", "acc A", "acc B", "statistic", "p", "Holm p", "decision"}
 	num := func(p *float64, d int) string {
 		if p == nil {
 			return "-"
@@ -678,36 +816,50 @@ func (r *Report) Table() *report.Table {
 	}
 	for _, o := range r.Outcomes {
 		if o.Slot {
-			t.Add(o.ID, o.Family, "-", "-", "-", "-", "-", "-", "-", "-", o.Decision)
+			t.Add(o.ID, o.Family, "-", "-", "-", "-", "-", "-", "-", "1", "1", o.Decision)
 			continue
 		}
 		test := "McNemar exact (min discordant)"
 		if o.Kind == NonInferiority {
 			test = fmt.Sprintf("NI t, diff %s, LB %s", num(o.MeanDiff, 2), num(o.LowerBound, 2))
 		}
-		t.Add(o.ID, o.Family, test, o.A+" vs "+o.B, o.N, report.F(o.AccuracyA, 2), report.F(o.AccuracyB, 2), num(o.Statistic, 3), pFmt(o.P), pFmt(o.HolmP), o.Decision)
+		t.Add(o.ID, o.Family, test, o.A+" vs "+o.B, o.kstarCell(), o.N, report.F(o.AccuracyA, 2), report.F(o.AccuracyB, 2), num(o.Statistic, 3), pFmt(o.P), pFmt(o.HolmP), o.Decision)
 	}
-	if k := r.KStar; k != nil {
-		t.Notes = append(t.Notes, fmt.Sprintf("k* = %d for %s (mean %.1f rendered tokens vs %.1f of %s at k=%d, %s); procedure: %s",
-			k.K, k.Candidate, k.Mean, k.ReferenceMean, k.Reference, k.ReferenceK, k.Run, k.Procedure))
+	for _, o := range r.Outcomes {
+		if k := o.KStar; k != nil {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: k* = %d for %s (mean %.1f rendered tokens, %s) vs %s at k=%d (mean %.1f, %s)",
+				o.ID, k.K, k.Candidate, k.Mean, filepath.Base(k.Run), k.Reference, k.ReferenceK, k.ReferenceMean, filepath.Base(k.ReferenceRun)))
+		}
+	}
+	for _, o := range r.Outcomes {
+		if o.KStar != nil {
+			t.Notes = append(t.Notes, "k* procedure: "+o.KStar.Procedure)
+			break
+		}
 	}
 	fams := map[string]int{}
+	slots := map[string]int{}
 	for _, o := range r.Outcomes {
-		if !o.Slot {
-			fams[o.Family] = o.HolmM
+		fams[o.Family] = o.HolmM
+		if o.Slot {
+			slots[o.Family]++
 		}
 	}
 	var famNotes []string
 	for _, f := range []string{"primary", "secondary"} {
 		if m, ok := fams[f]; ok {
-			famNotes = append(famNotes, fmt.Sprintf("%s %d", f, m))
+			n := fmt.Sprintf("%s m = %d", f, m)
+			if slots[f] > 0 {
+				n += fmt.Sprintf(", of which %d not run (p = 1)", slots[f])
+			}
+			famNotes = append(famNotes, n)
 		}
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("alpha %.3g one-sided for non-inferiority; Holm within each family over the tests in the plan (%s; slots not counted); split: %s; planned n %d; file sha256 %s",
-		r.Alpha, strings.Join(famNotes, ", "), r.Split, r.PlannedN, r.SHA256))
+	t.Notes = append(t.Notes, fmt.Sprintf("alpha %.3g one-sided for non-inferiority; Holm within each registered family (%s); split: %s; planned n %d; file sha256 %s",
+		r.Alpha, strings.Join(famNotes, "; "), r.Split, r.PlannedN, r.SHA256))
 	for _, o := range r.Outcomes {
 		if o.Slot {
-			t.Notes = append(t.Notes, o.ID+" (slot): "+o.Note)
+			t.Notes = append(t.Notes, o.ID+" (slot, not run): "+o.Note)
 		}
 	}
 	t.Notes = append(t.Notes, r.Warnings...)
@@ -715,11 +867,39 @@ func (r *Report) Table() *report.Table {
 		if o.Offline != "" {
 			t.Notes = append(t.Notes, o.ID+": "+o.Offline)
 		}
+		if o.Synthetic != "" {
+			t.Notes = append(t.Notes, o.ID+": "+o.Synthetic)
+		}
 	}
 	if w := runlog.MixedWarning(r.Mixed); w != "" {
 		t.Notes = append([]string{w}, t.Notes...)
 	}
+	if r.Exploratory {
+		for i, n := range t.Notes {
+			t.Notes[i] = "EXPLORATORY: " + n
+		}
+		runs := "none"
+		if len(r.BeforeLock) > 0 {
+			runs = strings.Join(r.BeforeLock, "; ")
+		}
+		t.Notes = append([]string{"EXPLORATORY: runs made before the lock: " + runs}, t.Notes...)
+	}
 	return t
+}
+
+// kstarCell is "k*=5 (265 / 251)": the candidate's k* and both sides'
+// mean rendered tokens, A's first.
+func (o Outcome) kstarCell() string {
+	k := o.KStar
+	if k == nil {
+		return "-"
+	}
+	a, b := k.Mean, k.ReferenceMean
+	if o.B != k.Reference {
+		// The comparator is A.
+		a, b = k.ReferenceMean, k.Mean
+	}
+	return fmt.Sprintf("k*=%d (%.0f / %.0f)", k.K, a, b)
 }
 
 func pFmt(p *float64) string {

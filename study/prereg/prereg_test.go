@@ -214,7 +214,7 @@ func TestSeedStudyPlanParses(t *testing.T) {
 		t.Errorf("slots %v, secondary tests %d; want S5,S6 and 5", slots, tests)
 	}
 	want := map[string][2]string{"S1": {"turns-rerank", "turns-cosine"}, "S2": {"turns-rerank", "jev-mem"}, "S3": {"turns-rerank", "mem0"},
-		"S4": {"turns-rerank", "turns-llm"}, "S7": {"turns-rerank-lme", "turns-cosine-lme"}}
+		"S4": {"turns-rerank", "turns-llm"}, "S7": {"turns-rerank", "turns-cosine-lme"}}
 	for _, h := range p.Hypotheses {
 		if w, ok := want[h.ID]; ok && (h.A != w[0] || h.B != w[1]) {
 			t.Errorf("%s: %s vs %s, want %s vs %s", h.ID, h.A, h.B, w[0], w[1])
@@ -223,7 +223,7 @@ func TestSeedStudyPlanParses(t *testing.T) {
 			t.Errorf("S4: %+v", h)
 		}
 	}
-	if p.KStar == nil || p.KStar.Reference != "engram" || p.KStar.Candidate != "turns-rerank" || p.Systems["turns-rerank"] != KStarRun {
+	if p.KStar == nil || p.KStar.Reference != "" || p.KStar.Candidate != "turns-rerank" || p.Systems["turns-rerank"] != KStarRun {
 		t.Errorf("kstar %+v, turns-rerank %q", p.KStar, p.Systems["turns-rerank"])
 	}
 	// The sweeps' run ids (as `sweep` names them) under the plan's

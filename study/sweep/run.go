@@ -57,15 +57,17 @@ type Row struct {
 
 // Result is sweep.json.
 type Result struct {
-	Name    string    `json:"name"`
-	Config  string    `json:"config"`
-	Keys    []string  `json:"keys"`
-	Judges  []string  `json:"judges"`
-	Offline bool      `json:"offline"` // some point has offline parts ("offline heuristics")
-	Mixed   []string  `json:"mixed,omitempty"`
-	Rows    []Row     `json:"points"`
-	Plots   []string  `json:"plots,omitempty"`
-	Started time.Time `json:"started"`
+	Name    string   `json:"name"`
+	Config  string   `json:"config"`
+	Keys    []string `json:"keys"`
+	Judges  []string `json:"judges"`
+	Offline bool     `json:"offline"` // some point has offline parts ("offline heuristics")
+	// Synthetic: some point ran on a `datasets synth` file.
+	Synthetic bool      `json:"synthetic,omitempty"`
+	Mixed     []string  `json:"mixed,omitempty"`
+	Rows      []Row     `json:"points"`
+	Plots     []string  `json:"plots,omitempty"`
+	Started   time.Time `json:"started"`
 }
 
 var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -144,6 +146,7 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 			row.ContextTokens = sum.ContextTokens.Mean
 			row.BuildInput, row.BuildOutput, row.BuildCalls = sum.Build.InputTokens, sum.Build.OutputTokens, sum.Build.Calls
 			res.Offline = res.Offline || sum.Offline || len(sum.OfflineParts) > 0
+			res.Synthetic = res.Synthetic || sum.Synthetic
 			for _, j := range sum.Judges {
 				if !judgeSeen[j] {
 					judgeSeen[j] = true
@@ -173,12 +176,18 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 		}
 	}
 	var ignore []string
+	vary := []string{}
 	for _, k := range res.Keys {
-		if k == "limit" {
+		switch {
+		case k == "limit":
 			ignore = append(ignore, "question set")
+		case k == "k":
+			vary = append(vary, "k")
+		default:
+			vary = append(vary, strings.TrimPrefix(k, "opt."))
 		}
 	}
-	mixed, err := plot.Comparable(dirs, f.Spec.Judge, o.AllowMixed, ignore...)
+	mixed, err := plot.ComparableVarying(dirs, f.Spec.Judge, o.AllowMixed, vary, ignore...)
 	if err != nil {
 		return nil, err
 	}
@@ -253,6 +262,9 @@ func (r *Result) Table() *report.Table {
 		t.Add(cells...)
 	}
 	t.Notes = append(t.Notes, "accuracy: overall score × 100 per judge (abstaining questions left out, as in the summary); ctx tokens: mean rendered context per question; build: memory-construction tokens")
+	if r.Synthetic {
+		t.Notes = append(t.Notes, "SYNTHETIC dataset (written by `membench datasets synth`): these points measure scale and plumbing, not a benchmark")
+	}
 	if r.Offline {
 		t.Notes = append(t.Notes, "offline heuristics: points with offline parts (runlog manifest offline_parts) come from deterministic heuristics; these numbers check the pipeline, not LLM quality")
 	}

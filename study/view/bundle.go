@@ -82,16 +82,15 @@ type Row struct {
 }
 
 // Cell is a judge's score on a row with its 95% interval, ×100: Wilson
-// for verdict judges' accuracy, a conversation-cluster bootstrap for
-// metric judges' mean (Wilson's over questions with few conversations).
+// for verdict judges' accuracy; for metric judges' mean a
+// conversation-cluster bootstrap with 5 or more conversations, else
+// Wilson over questions (stats.MeanCI). CI names the method.
 type Cell struct {
 	V  float64 `json:"v"`
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
 	N  int     `json:"n"`
-	// Wilson marks a metric judge's interval taken over questions because
-	// the questions come from fewer than MinClusters conversations.
-	Wilson bool `json:"wilson,omitempty"`
+	CI string  `json:"ci,omitempty"`
 }
 
 // MinClusters is the fewest conversations a bootstrap over conversations
@@ -329,6 +328,9 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, runlog.Manifest, err
 		}
 	}
 	rv.Facts = facts(r, full)
+	if n := m.SyntheticNote(); n != "" {
+		rv.Notes = append(rv.Notes, n)
+	}
 	if off := m.OfflineList(); m.Offline || len(off) > 0 {
 		what := "answers and judgments"
 		if len(off) > 0 {
@@ -636,25 +638,15 @@ func row(name string, qs []*Q, judges []JudgeCol) Row {
 				sum += v
 			}
 			c.V = 100 * sum / float64(len(vals))
-			convs := map[string]bool{}
-			for _, k := range clusters {
-				convs[k] = true
-			}
-			// Resampling fewer than MinClusters conversations gives an
-			// interval too narrow (zero-wide with one): Wilson's over the
-			// questions instead (scores lie in [0, 1]), and the page says so.
-			if len(convs) < MinClusters {
-				lo, hi := stats.WilsonRate(sum/float64(len(vals)), float64(len(vals)), 0.95)
-				c.Lo, c.Hi, c.Wilson = 100*lo, 100*hi, true
-			} else if lo, hi, err := stats.ClusterBootstrapCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
-				c.Lo, c.Hi = 100*lo, 100*hi
+			if lo, hi, method, err := stats.MeanCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
+				c.Lo, c.Hi, c.CI = 100*lo, 100*hi, method
 			} else {
 				c.Lo, c.Hi = c.V, c.V
 			}
 		} else {
 			c.V = 100 * float64(correct) / float64(len(vals))
 			if lo, hi, err := stats.Wilson(correct, len(vals), 0.95); err == nil {
-				c.Lo, c.Hi = 100*lo, 100*hi
+				c.Lo, c.Hi, c.CI = 100*lo, 100*hi, "Wilson over questions"
 			}
 		}
 		r.Cells[j.Name] = c

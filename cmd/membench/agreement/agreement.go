@@ -55,9 +55,11 @@ and Fleiss' kappa use the correct/incorrect verdicts; Pearson r uses the
 scores (identical to the verdicts for binary judges). When a judge named
 "human" exists (membench grade writes it), each judge's agreement with it
 is reported per system and over all systems, and "human" is left out of
-the pairwise table. Questions whose right answer is to decline are
+the pairwise table. Raters are the verdict judges; metric judges (f1,
+bleu1, em) rate only when named with --judge, since lexical metrics agree
+with each other by construction. Questions whose right answer is to decline are
 excluded by default (--exclude-group none keeps all), matching compare.`,
-		Example: `  membench agreement --run results/A
+		Example: `  membench agreement --run results/A --judge lexical --judge f1
   membench agreement --run results/A --run results/B/judgments.jsonl --judge lexical --judge f1 --json
   membench agreement --raters run --run results/A --run results/B --json`,
 		Args: cobra.NoArgs,
@@ -69,7 +71,7 @@ excluded by default (--exclude-group none keeps all), matching compare.`,
 	f := c.Flags()
 	cliflag.Runs(c, &o.Runs, "run directory, judgments.jsonl file, glob, or directory of runs (repeatable)", "judgments")
 	f.StringVar(&o.Raters, "raters", analysis.RatersJudge, "judge: raters are judges, items (system, question) pairs; run: raters are run/system/judge, items questions; repeat: raters are a judge's repeats")
-	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges, by name (repeatable; default all)")
+	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges, by name (repeatable; default every verdict judge: metric judges such as f1 and bleu1 are raters only when named)")
 	_ = c.RegisterFlagCompletionFunc("judge", cliflag.CompleteJudgeNames)
 	cliflag.ExcludeGroups(c, &o.Exclude, []string{analysis.Abstaining}, "drop questions of these groups, as the summaries name them (abstention = every question whose right answer is to decline; none = keep all)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "measure agreement across runs whose manifests differ (dataset, embedder, answer model, backends), with a warning")
@@ -121,6 +123,9 @@ func Print(w io.Writer, r analysis.AgreementResult) {
 		return fmt.Sprintf("%.4f", *p)
 	}
 	fmt.Fprintf(w, "raters: %v (%s); systems: %v; %s judged by all: %d (dropped %d)\n", r.Judges, r.Raters, r.Systems, r.Items, r.N, r.Dropped)
+	if len(r.MetricsLeftOut) > 0 {
+		fmt.Fprintf(w, "note: metric judges %v are not raters by default (they give scores, not verdicts); name them with --judge to add them\n", r.MetricsLeftOut)
+	}
 	for _, j := range sortedKeys(r.Invalid) {
 		fmt.Fprintf(w, "note: judge %s gave no verdict on %d items (invalid replies); they are left out\n", j, r.Invalid[j])
 	}
@@ -143,6 +148,9 @@ func Print(w io.Writer, r analysis.AgreementResult) {
 			what = "repeats"
 		}
 		fmt.Fprintf(w, "Fleiss κ over %d %s: %s\n", len(r.Judges), what, num(r.FleissKappa))
+	}
+	if r.Synthetic != "" {
+		fmt.Fprintln(w, r.Synthetic)
 	}
 	if r.Offline != "" {
 		fmt.Fprintln(w, r.Offline)

@@ -197,3 +197,35 @@ func TestTable5ItemsAreSystemQuestionPairs(t *testing.T) {
 		}
 	}
 }
+
+// Lexical metrics agree with each other by construction: by default the
+// raters are the verdict judges only (f1 and bleu1 are named as left out);
+// --judge adds a metric.
+func TestDefaultRatersAreVerdictJudges(t *testing.T) {
+	root := t.TempDir()
+	js := append(judgments("sys", "gpt", x), judgments("sys", "qwen", y)...)
+	js = append(js, judgments("sys", "f1", x)...)
+	js = append(js, judgments("sys", "bleu1", x)...)
+	p := write(t, filepath.Join(root, "r"), js)
+	out, _ := run(t, "--judgments", p, "--json")
+	var res struct {
+		Judges  []string `json:"judges"`
+		LeftOut []string `json:"metrics_left_out"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Judges, ",") != "gpt,qwen" || strings.Join(res.LeftOut, ",") != "bleu1,f1" {
+		t.Errorf("default raters %v, left out %v; want gpt,qwen and bleu1,f1", res.Judges, res.LeftOut)
+	}
+	out, _ = run(t, "--judgments", p)
+	if !strings.Contains(out, "--judge") || !strings.Contains(out, "not raters by default") {
+		t.Errorf("text output should say the metrics were left out:\n%s", out)
+	}
+	out, _ = run(t, "--judgments", p, "--judge", "gpt", "--judge", "f1", "--json")
+	res.Judges = nil
+	json.Unmarshal([]byte(out), &res)
+	if strings.Join(res.Judges, ",") != "f1,gpt" {
+		t.Errorf("--judge gpt --judge f1: raters %v", res.Judges)
+	}
+}

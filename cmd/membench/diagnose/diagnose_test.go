@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/cmd/membench/clierr"
@@ -141,5 +142,35 @@ func TestDiagnoseRunOutAndNoPaperTable(t *testing.T) {
 	}
 	if _, ok := m["paper"]; ok {
 		t.Errorf("JSON of a structmem run has paper figures: %s", js)
+	}
+}
+
+// An offline run's figures say so in every table, beside the paper's.
+func TestDiagnoseMarksOfflineFigures(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	writeRun(t, a, "turns-rerank", 3, true)
+	mp := filepath.Join(a, runlog.ManifestFile)
+	m, err := runlog.LoadManifest(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Models = map[string]llm.ModelID{"answer": {Backend: "offline", Model: "heuristic"}, "decide": {Backend: "offline", Model: "heuristic"}}
+	if err := runlog.WriteJSON(mp, m); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run("--run", a, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, tb := range strings.Split(out, "### ")[1:] {
+		n++
+		if !strings.Contains(tb, "offline heuristics") {
+			t.Errorf("table without the offline note:\n%s", tb)
+		}
+	}
+	if n < 4 || !strings.Contains(out, "100.0 (offline heuristics)") {
+		t.Errorf("want the candidate, recall, paper and abstention tables marked (%d tables):\n%s", n, out)
 	}
 }

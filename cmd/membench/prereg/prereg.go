@@ -29,7 +29,15 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
   prereg test FILE --run D      run the declared tests on the runs under D (the
                                 plan's system paths are relative to D);
                                 refuses (exit 2) when FILE is not locked or
-                                changed since locking`,
+                                changed since locking, or a run it reads
+                                started before the lock (--exploratory tests
+                                them, every line labelled EXPLORATORY)
+
+Lock the plan before any run of it exists: lock, then run, then test.
+Every test naming "{kstar}" gets its own k*: the candidate's k whose mean
+rendered tokens are closest to that test's comparator run. Holm counts
+every hypothesis of a family the plan registers; a slot (named, not
+defined) enters as "not run, p = 1".`,
 		Args: cobra.NoArgs,
 	}
 	var lockDirs []string
@@ -54,19 +62,20 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
 	}
 	cliflag.Runs(lock, &lockDirs, "the runs directory 'prereg test --run' will read; the lock goes there (default: "+prereg.DefaultLockDir+")", "runs-dir")
 	var runs []string
-	var asJSON, allowMixed bool
+	var asJSON, allowMixed, exploratory bool
 	test := &cobra.Command{
 		Use:   "test FILE",
 		Short: "Run the locked plan's tests on finished runs",
 		Example: `  membench prereg lock configs/prereg_seed_study.yaml --run results/sweeps/seed-study/runs
-  membench prereg test configs/prereg_seed_study.yaml --run results/sweeps/seed-study/runs --json`,
+  membench prereg test configs/prereg_seed_study.yaml --run results/sweeps/seed-study/runs --json
+  membench prereg test configs/prereg_seed_study.yaml --run results/sweeps/seed-study/runs --exploratory`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			runsDir, err := oneDir(runs)
 			if err != nil {
 				return err
 			}
-			rep, err := prereg.TestRuns(args[0], runsDir, allowMixed)
+			rep, err := prereg.TestWith(args[0], runsDir, prereg.TestOptions{AllowMixed: allowMixed, Exploratory: exploratory})
 			if err != nil {
 				var ch *prereg.ChangedError
 				if errors.As(err, &ch) {
@@ -83,6 +92,7 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
 	cliflag.Runs(test, &runs, "directory the plan's system paths are relative to, and where its lock is (default lock directory: "+prereg.DefaultLockDir+")", "runs-dir")
 	cliflag.JSON(test, &asJSON)
 	test.Flags().BoolVar(&allowMixed, "allow-mixed", false, "test hypotheses on runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")
+	test.Flags().BoolVar(&exploratory, "exploratory", false, "test runs that started before the plan was locked; every line and the JSON say EXPLORATORY (not a pre-registered result)")
 	c.AddCommand(lock, test)
 	return c
 }

@@ -52,6 +52,14 @@ func TestReportCommand(t *testing.T) {
 	writeRun(t, filepath.Join(root, "z-struct"), "structmem", 0, 10, 7, false, true)
 	writeRun(t, filepath.Join(root, "a-preds"), "preds", 0, 4, 1, false, false)
 	writeRun(t, filepath.Join(root, "sub", "m-cos"), "turns-cosine", 3, 5, 5, true, false)
+	// A system whose model calls are made at read time (decisions per
+	// candidate) and none at build: its read cost has its own columns.
+	rr := filepath.Join(root, "r-rerank")
+	writeRun(t, rr, "turns-rerank", 3, 5, 4, false, false)
+	testutil.WriteJSONL(t, filepath.Join(rr, runlog.RetrievalsFile), runlog.RetrievalRecord{QuestionID: "turns-reranka"})
+	testutil.WriteJSONL(t, filepath.Join(rr, runlog.CostsFile), runlog.CostRecord{ConversationID: "c1", Tallies: []llm.Tally{
+		{Role: "decide", Stage: llm.StageRetrieve, Calls: 150, InputTokens: 20_000, OutputTokens: 150},
+		{Role: "answer", Stage: llm.StageAnswer, Calls: 5, InputTokens: 2_000, OutputTokens: 50}}})
 
 	out, err := run("--runs", root, "--table", "2", "--format", "csv")
 	if err != nil {
@@ -61,14 +69,15 @@ func TestReportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("csv: %v\n%s", err, out)
 	}
-	if len(rows) != 4 {
-		t.Fatalf("%d csv rows, want header + 3:\n%s", len(rows), out)
+	if len(rows) != 5 {
+		t.Fatalf("%d csv rows, want header + 4:\n%s", len(rows), out)
 	}
-	// Sorted by system: preds, structmem, turns-cosine.
+	// Sorted by system: preds, structmem, turns-cosine, turns-rerank.
 	want := [][]string{
-		{"a-preds", "preds", "4", "25.00", "[4.6, 69.9]", "-", "-", "25.00", "-", "-", "-", "-", "-", "-", "-", "4", "-", "-", "complete"},
-		{"z-struct", "structmem", "10", "70.00", "[39.7, 89.2]", "-", "-", "70.00", "-", "2.000", "0.500", "2.500", "7", "3.5", "-", "10", "-", "-", "complete"},
-		{"m-cos", "turns-cosine k=3 (offline)", "5", "100.00", "[56.6, 100.0]", "-", "-", "100.00", "-", "-", "-", "-", "-", "-", "-", "5", "-", "offline", "complete"},
+		{"a-preds", "preds", "4", "25.00", "[4.6, 69.9]", "-", "-", "25.00", "-", "-", "-", "-", "-", "-", "-", "-", "-", "4", "-", "-", "complete"},
+		{"z-struct", "structmem", "10", "70.00", "[39.7, 89.2]", "-", "-", "70.00", "-", "2.000", "0.500", "2.500", "7", "3.5", "-", "-", "-", "10", "-", "-", "complete"},
+		{"m-cos", "turns-cosine k=3 (offline)", "5", "100.00", "[56.6, 100.0]", "-", "-", "100.00", "-", "-", "-", "-", "-", "-", "-", "-", "-", "5", "-", "offline", "complete"},
+		{"r-rerank", "turns-rerank k=3", "5", "80.00", "[37.6, 96.4]", "-", "-", "80.00", "-", "-", "-", "-", "-", "-", "150", "0.020", "-", "5", "-", "-", "complete"},
 	}
 	for i, w := range want {
 		if strings.Join(rows[i+1], "|") != strings.Join(w, "|") {

@@ -186,7 +186,7 @@
         h("td", { class: "num" }, row.n));
       r.judges.forEach(function (j) {
         var c = row.cells[j.name];
-        tr.appendChild(h("td", { class: "num" }, c ? [fmt(c.v), " ", h("span", { class: "ci" }, "[" + fmt(c.lo) + "–" + fmt(c.hi) + "]" + (c.n < row.n ? " n=" + c.n : ""))] : "—"));
+        tr.appendChild(h("td", { class: "num" }, c ? [fmt(c.v), " ", h("span", { class: "ci", title: c.ci || "" }, "[" + fmt(c.lo) + "–" + fmt(c.hi) + "]" + (c.n < row.n ? " n=" + c.n : ""))] : "—"));
       });
       return tr;
     });
@@ -266,7 +266,7 @@
   function tableNote(r) {
     var parts = [];
     if (r.head.left) parts.push("overall leaves out the " + r.head.left + " questions whose right answer is to decline (abstention), as the summary and compare do");
-    var wilson = r.table.some(function (row) { return Object.keys(row.cells).some(function (k) { return row.cells[k].wilson; }); });
+    var wilson = r.table.some(function (row) { return Object.keys(row.cells).some(function (k) { var ci = row.cells[k].ci || ""; return ci.indexOf("fewer than 5 conversations") >= 0; }); });
     if (wilson) parts.push("fewer than 5 conversations: metric judges' intervals are Wilson's over questions, not a bootstrap over conversations");
     return parts.length ? h("p", { class: "muted table-note" }, parts.join("; ") + ".") : null;
   }
