@@ -155,7 +155,7 @@ func (d *Dataset) Filter(convIDs []string, limitQuestions int) (*Dataset, error)
 		sort.Strings(unknown)
 		return nil, bad("dataset %s has no conversation %s (it has: %s)", d.Name, strings.Join(unknown, ", "), convList(d))
 	}
-	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256, Groups: d.Groups}
+	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256, Groups: d.Groups, Synthetic: d.Synthetic}
 	left := limitQuestions
 	for _, c := range d.Conversations {
 		if len(want) > 0 && !want[c.ID] {

@@ -121,7 +121,7 @@ func (d *Dataset) Questions() []*Question {
 // the split depends only on the dataset order. For LongMemEval, where each
 // conversation holds one question, this splits the questions.
 func (d *Dataset) Shard(index, count int) *Dataset {
-	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256, Groups: d.Groups}
+	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256, Groups: d.Groups, Synthetic: d.Synthetic}
 	for j, c := range d.Conversations {
 		if j%count == index {
 			out.Conversations = append(out.Conversations, c)

@@ -130,7 +130,7 @@ func TestFrictionsDatasetsVerifyAll(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"MEMBENCH_HOME=" + home}
 	out, code := membench(t, env, "datasets", "verify")
-	if code != 0 || !strings.Contains(out, "no dataset installed") || !strings.Contains(out, "locomo, longmemeval-s, longmemeval-oracle, longmemeval-m") {
+	if code != 0 || !strings.Contains(out, "no dataset installed") || !strings.Contains(out, "locomo, locomo-audit, longmemeval-s, longmemeval-oracle, longmemeval-m") {
 		t.Fatalf("empty home: exit %d\n%s", code, out)
 	}
 	copyOf := filepath.Join(t.TempDir(), "oracle.json")
@@ -140,7 +140,7 @@ func TestFrictionsDatasetsVerifyAll(t *testing.T) {
 	}
 	out, code = membench(t, env, "datasets", "verify")
 	if code != 0 || !regexp.MustCompile(`(?m)^longmemeval-oracle: ok `).MatchString(out) ||
-		!strings.Contains(out, "not installed in "+filepath.Join(home, "datasets")+": locomo, longmemeval-s, longmemeval-m") {
+		!strings.Contains(out, "not installed in "+filepath.Join(home, "datasets")+": locomo, locomo-audit, longmemeval-s, longmemeval-m") {
 		t.Fatalf("one installed: exit %d\n%s", code, out)
 	}
 	// A LoCoMo file that is not the published one fails, and the oracle

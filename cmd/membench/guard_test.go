@@ -15,7 +15,7 @@ import (
 // still comparable (one option differs, the one compared).
 func TestCompareRefusesAnotherAnswerPrompt(t *testing.T) {
 	res := t.TempDir()
-	b, err := os.ReadFile("../../internal/prompts/templates/answer.tmpl")
+	b, err := os.ReadFile("../../prompts/templates/answer.tmpl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestCompareRefusesAnotherAnswerPrompt(t *testing.T) {
 // an incomplete run is refused (exit 2) when it is the only run at its k.
 func TestKStarCommandsReproduceTheReference(t *testing.T) {
 	res := t.TempDir()
-	b, err := os.ReadFile("../../internal/prompts/templates/answer.tmpl")
+	b, err := os.ReadFile("../../prompts/templates/answer.tmpl")
 	if err != nil {
 		t.Fatal(err)
 	}

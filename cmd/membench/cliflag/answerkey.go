@@ -3,7 +3,7 @@ package cliflag
 import "github.com/spf13/cobra"
 
 // AnswerKeyUsage is the help of --answer-key on every command that takes it.
-const AnswerKeyUsage = "LoCoMo answer key: published (LoCoMo's own gold), audited (the audit's corrected key, registered with `membench datasets add locomo-audit FILE`) or a key FILE of that shape"
+const AnswerKeyUsage = "LoCoMo answer key: published (LoCoMo's own gold), audited (the audit's corrected key, registered with 'membench datasets add locomo-audit FILE') or a key FILE of that shape"
 
 // AnswerKey registers --answer-key.
 func AnswerKey(c *cobra.Command, dst *string, def string) {

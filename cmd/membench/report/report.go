@@ -118,7 +118,7 @@ leaves them out (docs/answer-keys.md).`,
 	cliflag.JudgeName(c, &o.Judge, "judge for tables 2 and 4 and the interval (default: the runs' primary judge)")
 	f.StringArrayVar(&o.FalseAccept, "false-accept", nil, "[JUDGE=]FILE: a judge's measured false-accept rate (membench audit judge --json, or a wrong-answer file's recorded verdicts), shown beside the accuracies it gives; JUDGE names the runs' judge the file's one judge stands for (repeatable)")
 	cliflag.JSON(c, &o.JSON)
-	f.StringVar(&o.AnswerKeys, "answer-key", "", "show each run under these LoCoMo answer keys side by side (comma-separated: published, audited or a key FILE), with the published key's ceiling; a key other than a run's own needs `membench judge --answer-key`")
+	f.StringVar(&o.AnswerKeys, "answer-key", "", "show each run under these LoCoMo answer keys side by side (comma-separated: published, audited or a key FILE), with the published key's ceiling; a key other than a run's own needs 'membench judge --answer-key'")
 	f.BoolVar(&o.ByImage, "by-image", false, "LoCoMo: overall with and without the image-dependent questions, and on them alone")
 	cliflag.ExcludeImageQuestions(c, &o.ExcludeImages)
 	return c
