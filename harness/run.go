@@ -335,7 +335,6 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
 	p.work = newPool(p.Cfg.Concurrency)
-	defer p.work.close()
 	p.mem = planMemory(p.Data.Conversations, p.Cfg.Concurrency, p.log)
 	defer p.mem.stop()
 	// One P while the run waits on remote models, every core while it
