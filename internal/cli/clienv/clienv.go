@@ -6,7 +6,6 @@ package clienv
 
 import (
 	"os"
-	"strconv"
 
 	"github.com/membench/membench/internal/embedder"
 	"github.com/membench/membench/runlog"
@@ -16,24 +15,16 @@ import (
 // (datasets, models, caches).
 const Home = "MEMBENCH_HOME"
 
-// Host returns what MEMBENCH_HOME, MEMBENCH_EMBEDDER, CI and GOMAXPROCS say.
+// Host returns what MEMBENCH_HOME, MEMBENCH_EMBEDDER and CI say.
 func Host() runlog.Host {
 	return runlog.Host{
 		Home: os.Getenv(Home), Embedder: os.Getenv(embedder.EnvEmbedder), CI: os.Getenv("CI") != "",
-		FixedProcs: fixedProcs(os.Getenv("GOMAXPROCS")),
 	}
 }
 
 // JobIndex is JOB_COMPLETION_INDEX, which Kubernetes Indexed Jobs set on
 // each pod; `run --shard auto/N` takes the shard index from it.
 func JobIndex() string { return os.Getenv("JOB_COMPLETION_INDEX") }
-
-// fixedProcs says whether a GOMAXPROCS value is one the Go runtime takes
-// (a positive integer): it ignores any other, and so does membench.
-func fixedProcs(v string) bool {
-	n, err := strconv.Atoi(v)
-	return err == nil && n > 0
-}
 
 // OpenAIBaseURL is OPENAI_BASE_URL: the server of openai backends whose
 // spec names none.
