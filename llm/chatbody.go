@@ -4,74 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"math"
 	"net/http/httptrace"
 	"sync/atomic"
-
-	"github.com/membench/membench/internal/jsonenc"
 )
-
-// AppendJSON appends the request body as json.Marshal writes a chatBody
-// (go-openai's names and omitempty rules); ok is false for a temperature
-// json.Marshal refuses. TestChatBodyIsMarshal and FuzzChatBody hold it to
-// json.Marshal, TestChatBodyCoversEveryField to every field.
-func (c chatBody) AppendJSON(b []byte) ([]byte, bool) {
-	if t := float64(c.Temperature); math.IsNaN(t) || math.IsInf(t, 0) {
-		return b, false
-	}
-	b = append(b, `{"model":`...)
-	b = jsonenc.String(b, c.Model)
-	b = append(b, `,"messages":`...)
-	if c.Messages == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, m := range c.Messages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"role":`...)
-			b = jsonenc.String(b, m.Role)
-			if m.Content != "" {
-				b = append(b, `,"content":`...)
-				b = jsonenc.String(b, m.Content)
-			}
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	if c.MaxTokens != 0 {
-		b = append(b, `,"max_tokens":`...)
-		b = jsonenc.Int(b, int64(c.MaxTokens))
-	}
-	if c.MaxCompletionTokens != 0 {
-		b = append(b, `,"max_completion_tokens":`...)
-		b = jsonenc.Int(b, int64(c.MaxCompletionTokens))
-	}
-	if c.Temperature != 0 {
-		b = append(b, `,"temperature":`...)
-		b = jsonenc.Float(b, float64(c.Temperature), 32)
-	}
-	b = append(b, `,"stream":`...)
-	b = jsonenc.Bool(b, c.Stream)
-	if c.ResponseFormat != nil {
-		b = append(b, `,"response_format":{"type":`...)
-		b = jsonenc.String(b, c.ResponseFormat.Type)
-		b = append(b, '}')
-	}
-	if c.Seed != nil {
-		b = append(b, `,"seed":`...)
-		b = jsonenc.Int(b, int64(*c.Seed))
-	}
-	if c.LogProbs {
-		b = append(b, `,"logprobs":true`...)
-	}
-	if c.TopLogProbs != 0 {
-		b = append(b, `,"top_logprobs":`...)
-		b = jsonenc.Int(b, int64(c.TopLogProbs))
-	}
-	return append(b, '}'), true
-}
 
 // bodyBuf is a request body's bytes, reused for a later request once
 // this one is done and every copy of the body the transport was given has

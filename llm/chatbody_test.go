@@ -1,12 +1,10 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,66 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/membench/membench/internal/jsonenc/jsonenctest"
 )
-
-// A field added to chatBody (or its messages and format) without teaching
-// AppendJSON fails here.
-func TestChatBodyCoversEveryField(t *testing.T) {
-	jsonenctest.EveryField[chatBody](t)
-}
-
-// The hand-written body is json.Marshal's on the shapes Chat and Decide
-// send and on the edges of omitempty and float32 formatting.
-func TestChatBodyIsMarshal(t *testing.T) {
-	seed, neg := 3, -1
-	bodies := []chatBody{
-		{Model: "gpt-4o-mini", Messages: []chatMessage{{Role: "system", Content: "be <brief> & \"exact\""}, {Role: "user", Content: "é\u2028\xff\n"}}, MaxTokens: 200, Temperature: math.SmallestNonzeroFloat32},
-		{Model: "o3-mini", Messages: []chatMessage{{Role: "user", Content: "json"}}, MaxCompletionTokens: 64, Temperature: 0.7, ResponseFormat: &chatFormat{Type: "json_object"}, Seed: &seed},
-		{Model: "m", Messages: []chatMessage{{Role: "user", Content: "yes?"}, {Role: "assistant"}}, MaxTokens: 1, LogProbs: true, TopLogProbs: 20},
-		{Messages: []chatMessage{}, Temperature: 1e21, Seed: &neg},
-		{Temperature: float32(math.Copysign(0, -1))},
-		{Temperature: 1e-7, Stream: true},
-		{},
-	}
-	for i, c := range bodies {
-		want, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, ok := c.AppendJSON(nil)
-		if !ok || !bytes.Equal(got, want) {
-			t.Errorf("body %d: AppendJSON %s (ok %v), json.Marshal %s", i, got, ok, want)
-		}
-	}
-	if _, ok := (chatBody{Temperature: float32(math.NaN())}).AppendJSON(nil); ok {
-		t.Error("AppendJSON accepted a NaN temperature json.Marshal refuses")
-	}
-}
-
-func FuzzChatBody(f *testing.F) {
-	f.Add("gpt-4o-mini", "system <b>", "user \u2028 \xff\n", "", float32(0.7), 200, 3, true)
-	f.Add("", "", "", "json_object", float32(1e-45), 0, 0, false)
-	f.Fuzz(func(t *testing.T, model, sys, user, format string, temp float32, maxTok, top int, lp bool) {
-		c := chatBody{Model: model, Messages: []chatMessage{{Role: "system", Content: sys}, {Role: "user", Content: user}},
-			MaxTokens: maxTok, MaxCompletionTokens: top, Temperature: temp, LogProbs: lp, TopLogProbs: top, Seed: &maxTok}
-		if format != "" {
-			c.ResponseFormat = &chatFormat{Type: format}
-		}
-		want, err := json.Marshal(c)
-		got, ok := c.AppendJSON(nil)
-		if err != nil {
-			if ok {
-				t.Fatalf("json.Marshal refuses %+v (%v), AppendJSON accepted it", c, err)
-			}
-			return
-		}
-		if !ok || !bytes.Equal(got, want) {
-			t.Fatalf("AppendJSON %s (ok %v), json.Marshal %s", got, ok, want)
-		}
-	})
-}
 
 // Reused body buffers never leak into another request: many requests at
 // once, against a server that reads some bodies whole and answers others

@@ -20,7 +20,6 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/tokens"
 )
 
@@ -316,10 +315,11 @@ func (o *OpenAI) post(ctx context.Context, body chatBody, hold *captured) (chatR
 	// with it (see bodyBuf).
 	bb := getBodyBuf()
 	defer bb.release()
-	var err error
-	if bb.b, err = jsonenc.Append(bb.b, body); err != nil {
+	js, err := json.Marshal(body)
+	if err != nil {
 		return chatReply{}, err
 	}
+	bb.b = append(bb.b, js...)
 	req, err := http.NewRequestWithContext(bb.trace(ctx), http.MethodPost, o.cfg.BaseURL+"/chat/completions", http.NoBody)
 	if err != nil {
 		return chatReply{}, err
@@ -353,7 +353,7 @@ func (o *OpenAI) post(ctx context.Context, body chatBody, hold *captured) (chatR
 // encoding/json's CPU (BenchmarkDecodeReply).
 // (Its encoder in that mode is not faster than encoding/json for request
 // bodies, and writes U+FFFD raw where encoding/json escapes it; requests
-// are written by chatBody.AppendJSON.)
+// are written by encoding/json.)
 var wireJSON = jsonv1.DefaultOptionsV1()
 
 // decodeReply decodes a chat completion read as body (rerr: the error that

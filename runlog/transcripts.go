@@ -18,7 +18,6 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 
-	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -145,7 +144,8 @@ func (t Transcript) Head() TranscriptHead {
 const extraSI1, extraSI2 = 'M', 'b'
 
 func headExtra(h TranscriptHead) []byte {
-	ex, err := jsonenc.Append(make([]byte, 8, 64), h)
+	js, err := json.Marshal(h)
+	ex := append(make([]byte, 8, 8+len(js)), js...)
 	if err != nil || len(ex)-8 > 60000 {
 		return nil // readers index such a file by inflating it
 	}
@@ -377,17 +377,13 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 // questions queued on the file lock, writers held through the wait were
 // allocated afresh by the hundred.
 func gzipMember(buf *bytes.Buffer, t Transcript) error {
-	// json.Marshal's bytes and a newline (Transcript.AppendJSON, or
-	// encoding/json for a record it declines), then stored or deflated
-	// (see storedMax).
-	bp := getRecordBuf()
-	defer putRecordBuf(bp)
-	js, err := jsonenc.Append((*bp)[:0], t.compact())
+	// json.Marshal's bytes and a newline, then stored or deflated (see
+	// storedMax).
+	js, err := json.Marshal(t.compact())
 	if err != nil {
 		return err
 	}
 	js = append(js, '\n')
-	*bp = js
 	zw, free := getGzip(len(js))
 	defer putGzip(zw, free)
 	zw.Reset(buf)

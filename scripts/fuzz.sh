@@ -26,15 +26,11 @@ targets=(
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter
   ./llm:FuzzRedactURL
-  ./llm:FuzzCacheKeyHash
   ./llm:FuzzChatBody
-  ./llm:FuzzHashMessages
   ./llm/prices:FuzzPricesFile
   ./internal/tokens:FuzzCutsAreExact
   ./internal/names:FuzzCheck
   ./internal/cli/cliflag:FuzzBoundedFlags
-  ./internal/jsonenc:FuzzString
-  ./internal/jsonenc:FuzzFloat
   ./internal/prompts:FuzzPromptFile
   ./systems/adapter:FuzzLineReader
   ./systems/adapter:FuzzReadAtMost

@@ -118,7 +118,7 @@ func TestReadersDoNotDependOnTheEngine(t *testing.T) {
 // runlogMayImport are the membench packages the run log may import: the
 // types of the records it stores (datasets, llm, systems) and leaf
 // utilities. The run log is the bottom layer; this list only shrinks.
-var runlogMayImport = []string{"datasets", "llm", "systems", "internal/badinput", "internal/jsonenc", "internal/jsonl", "internal/names"}
+var runlogMayImport = []string{"datasets", "llm", "systems", "internal/badinput", "internal/jsonl", "internal/names"}
 
 // aboveRunlog are packages the run log must not depend on even through
 // another: judges (a run's manifest says how to read each), tables, and
