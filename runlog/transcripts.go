@@ -402,14 +402,12 @@ func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	return nil
 }
 
-// A transcript of up to storedMax bytes (nearly all: a LoCoMo one is a
-// few KB) is stored, not deflated: deflating every small transcript was
-// the largest piece of per-question harness CPU that could go, and
-// storing costs next to nothing. The price is disk, roughly three times
-// as much for small transcripts; bundles are a gzip'd tar, so what is
-// shared stays compressed. Longer transcripts (full-context and
-// LongMemEval ones, hundreds of KB) are deflated, where the disk saved is
-// worth the CPU.
+// A transcript of up to storedMax bytes (nearly all LoCoMo ones) is
+// stored, not deflated: deflating costs CPU on every question, storing
+// next to nothing. The price is disk for small transcripts; bundles are a
+// gzip'd tar, so what is shared stays compressed. Longer transcripts
+// (full-context and LongMemEval ones) are deflated, where the disk saved
+// is worth the CPU.
 const storedMax = 32 << 10
 
 // gzipFree and storedFree keep idle gzip writers. Not a sync.Pool: a
