@@ -26,7 +26,6 @@ targets=(
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter
   ./llm:FuzzRedactURL
-  ./llm:FuzzChatBody
   ./llm/prices:FuzzPricesFile
   ./internal/tokens:FuzzCutsAreExact
   ./internal/names:FuzzCheck
