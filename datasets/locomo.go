@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func init() {
@@ -120,8 +122,10 @@ func parseLoCoMo(data []byte, source, name string, opt LoadOptions) (*Dataset, e
 const locomoShape = "a LoCoMo file is a JSON list of samples {sample_id, conversation, qa}"
 
 // readLoCoMo reads a LoCoMo file from r (size bytes when known, else 0),
-// never more than opt's cap, checking its syntax as it streams in (so a
-// broken file fails at its first bad byte), then decodes it.
+// never more than opt's cap. The fast decoder reads it as it streams in,
+// which checks its syntax on the way; when it gives up, the rest of the
+// file is read with a syntax check (so a broken file fails at its first
+// bad byte) and the careful decoder decides.
 func readLoCoMo(r io.Reader, size int64, source, name string, opt LoadOptions) (*Dataset, error) {
 	max := opt.maxBytes()
 	var buf bytes.Buffer
@@ -129,23 +133,32 @@ func readLoCoMo(r io.Reader, size int64, source, name string, opt LoadOptions) (
 		buf.Grow(int(min(size, max)) + bytes.MinRead)
 	}
 	src := io.TeeReader(newCapReader(r, source, max), &buf)
+	convs, err := fastLoCoMoFrom(jsontext.NewDecoder(src), opt)
+	if err == nil {
+		data := buf.Bytes()
+		sum := sha256.Sum256(data)
+		return &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Conversations: convs, Groups: locomoGroups}, nil
+	}
+	// The bytes read so far, then the rest as it comes (the tee keeps
+	// appending to buf; the slice taken here is not changed by that).
+	seen := buf.Bytes()
 	check := listChecker{source: source, what: locomoShape, list: "sample list", line: func(off int64) (int, bool) {
 		if off > int64(buf.Len()) {
 			return 0, false
 		}
 		return lineAt(buf.Bytes(), off), true
 	}}
-	if err := check.check(src); err != nil {
+	if err := check.check(io.MultiReader(bytes.NewReader(seen), src)); err != nil {
 		return nil, err
 	}
 	data := buf.Bytes()
 	sum := sha256.Sum256(data)
-	return decodeLoCoMo(data, source, &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Groups: locomoGroups}, opt)
+	return slowLoCoMo(data, source, &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Groups: locomoGroups}, opt)
 }
 
-// decodeLoCoMo decodes a LoCoMo file field by field, so that a file is
-// either loaded or refused naming the problem.
-func decodeLoCoMo(data []byte, source string, ds *Dataset, opt LoadOptions) (*Dataset, error) {
+// slowLoCoMo is the careful decoder: field by field, so that a file the
+// fast decoder gave up on is either loaded or refused naming the problem.
+func slowLoCoMo(data []byte, source string, ds *Dataset, opt LoadOptions) (*Dataset, error) {
 	var samples []json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&samples); err != nil {

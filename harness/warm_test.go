@@ -17,9 +17,9 @@ import (
 	"github.com/membench/membench/runlog"
 )
 
-// TestWarmRerunEqualsCold: the faster paths of a cached rerun (records
-// read once and with the newer JSON decoder, a lazy replies file) change
-// no output. A run against an OpenAI-compatible server
+// TestWarmRerunEqualsCold: the faster paths of a cached rerun (the LoCoMo
+// fast decoder, records read once and with the newer JSON decoder, a lazy
+// replies file) change no output. A run against an OpenAI-compatible server
 // is made cold, again under a new run id (every reply from the LLM cache:
 // no request reaches the server), and again in its own folder (nothing left
 // to do). Answers, judgments and the summary agree; the rerun of the

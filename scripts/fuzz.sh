@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 t="${FUZZTIME:-3s}"
 targets=(
   ./datasets:FuzzLoCoMo
+  ./datasets:FuzzLoCoMoFast
   ./datasets:FuzzLongMemEval
   ./datasets:FuzzParseByteSize
   ./datasets/datasettest:FuzzTinyQA
