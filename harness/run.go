@@ -23,7 +23,6 @@ import (
 	"github.com/membench/membench/answer"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/internal/procs"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
@@ -351,17 +350,8 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
 	p.work = newPool(p.Cfg.Concurrency)
-	defer p.work.close()
 	p.mem = planMemory(p.Data.Conversations, p.Cfg.Concurrency, p.log)
 	defer p.mem.stop()
-	// One P while the run waits on remote models, every core while it
-	// computes (internal/procs); a GOMAXPROCS the user set stands. Let go
-	// as soon as the questions are done: the summary computes.
-	release := func() {}
-	if !p.Cfg.Host.FixedProcs {
-		release = procs.Hold()
-	}
-	defer release()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Cfg.Concurrency)
 	for _, conv := range p.Data.Conversations {
@@ -375,7 +365,6 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		})
 	}
 	runErr := g.Wait()
-	release()
 	if runErr != nil && ctx.Err() != nil {
 		runErr = fmt.Errorf("interrupted (%w); finished questions are saved, rerun the same command to resume", ctx.Err())
 	}

@@ -239,14 +239,10 @@ type cacheKey struct {
 	Choices     []string  `json:"choices"`
 }
 
-// hash is the sha256 of the key's JSON (json.Marshal's bytes, written by
-// hashOf); struct fields marshal in a fixed order, so the encoding is
+// hash is the sha256 of the key's JSON (json.Marshal's bytes); struct fields marshal in a fixed order, so the encoding is
 // canonical.
 func (k cacheKey) hash() string {
 	k.Version = cacheVersion
-	if s, ok := hashOf(k); ok {
-		return s
-	}
 	b, err := json.Marshal(k)
 	if err != nil {
 		panic("llm cache: key not marshalable: " + err.Error())

@@ -2,9 +2,6 @@ package llm
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -94,26 +91,4 @@ func BenchmarkCachePreload(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N)/n, "cpu-µs/entry")
 	b.ReportMetric(float64(size)/n, "bytes/entry")
-}
-
-// BenchmarkCacheKey is the key of an answer-sized request (about 2 KB of
-// messages): hashOf against the sha256 of json.Marshal's bytes.
-func BenchmarkCacheKey(b *testing.B) {
-	ctxText := strings.Repeat("[1:56 pm on 8 May, 2023] Caroline: I went to the LGBTQ support group yesterday.\n", 25)
-	k := cacheKey{Version: cacheVersion, Backend: "openai", Model: "m", BaseURL: "http://127.0.0.1:1/v1", Kind: "chat",
-		Messages: []Message{{Role: "system", Content: "Answer from the context."}, {Role: "user", Content: ctxText + "\nQuestion: when?"}}, MaxTokens: 64}
-	b.Run("hashOf", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			hashOf(k)
-		}
-	})
-	b.Run("marshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			j, _ := json.Marshal(k)
-			s := sha256.Sum256(j)
-			_ = hex.EncodeToString(s[:])
-		}
-	})
 }

@@ -1,26 +1,25 @@
 package llm
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
+
 // HashMessages is the sha256 of a rendered prompt, logged with every sample
 // so a reader can tell which exact prompt produced it: the sha256 of
-// json.Marshal(msgs), written by hand into the hash (json.Marshal's
-// reflection and output buffer cost more than the hashing).
-// TestHashMessagesIsMarshalHash and FuzzHashMessages hold it to
-// json.Marshal.
+// json.Marshal(msgs).
 func HashMessages(msgs []Message) string {
-	w, b := getHasher()
-	return w.sum(w.messages(b, msgs))
+	b, err := json.Marshal(msgs)
+	if err != nil {
+		panic("llm: messages not marshalable: " + err.Error()) // two strings always are
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
 
-// HashText is the sha256 of a string. The string goes through a pooled
-// hasher's buffer a few KB at a time, because sha256.Sum256([]byte(s))
-// would copy every context to the heap first.
+// HashText is the sha256 of a string.
 func HashText(s string) string {
-	w, b := getHasher()
-	const chunk = 4 << 10
-	for len(s) > chunk {
-		b = append(b[:0], s[:chunk]...)
-		w.h.Write(b)
-		s = s[chunk:]
-	}
-	return w.sum(append(b[:0], s...))
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -1,12 +1,10 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -15,12 +13,8 @@ import (
 	"sync"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/tokens"
 )
 
@@ -45,7 +39,6 @@ type OpenAI struct {
 	cfg    OpenAIConfig
 	shown  string // the base URL without credentials: what ids, logs and errors show
 	client *openai.Client
-	http   headerDoer // chat requests go out through it directly (see call)
 }
 
 // embedBatch is the most texts sent in one embeddings request.
@@ -90,7 +83,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
 	oc.HTTPClient = headerDoer{hc}
-	return &OpenAI{cfg: cfg, shown: RedactText(cfg.BaseURL), client: openai.NewClientWithConfig(oc), http: headerDoer{hc}}, nil
+	return &OpenAI{cfg: cfg, shown: RedactText(cfg.BaseURL), client: openai.NewClientWithConfig(oc)}, nil
 }
 
 func isOpenAIHost(host string) bool {
@@ -117,7 +110,7 @@ func toWire(msgs []Message) []openai.ChatCompletionMessage {
 
 // reasoningModel reports models that go-openai refuses max_tokens for.
 func reasoningModel(m string) bool {
-	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
 		if strings.HasPrefix(m, p) {
 			return true
 		}
@@ -257,29 +250,10 @@ func choiceProbs(top []openai.TopLogProbs, choices []string) (map[string]float64
 	return probs, nil
 }
 
-// call runs one chat completion. It speaks the wire format itself rather
-// than through go-openai's client, whose request and reply types encode and
-// decode every message twice (custom MarshalJSON/UnmarshalJSON), which made
-// the client the largest part of the harness's CPU per model request. Only
-// the fields this backend sets are sent, under go-openai's names and
-// omitempty rules, and failures become go-openai's error values as its
-// client makes them, so wrapErr, retries and messages are unchanged.
+// call runs one chat completion through go-openai's client.
 func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-	body := chatBody{
-		Model: cr.Model, Messages: make([]chatMessage, len(cr.Messages)),
-		MaxCompletionTokens: cr.MaxCompletionTokens,
-		Temperature:         cr.Temperature, Seed: cr.Seed, LogProbs: cr.LogProbs, TopLogProbs: cr.TopLogProbs,
-	}
-	//lint:ignore SA1019 vLLM, llama.cpp and Ollama read max_tokens (see Chat)
-	body.MaxTokens = cr.MaxTokens
-	for i, m := range cr.Messages {
-		body.Messages[i] = chatMessage{Role: m.Role, Content: m.Content}
-	}
-	if cr.ResponseFormat != nil {
-		body.ResponseFormat = &chatFormat{Type: string(cr.ResponseFormat.Type)}
-	}
 	hold := &captured{}
-	reply, err := o.post(ctx, body, hold)
+	resp, err := o.client.CreateChatCompletion(context.WithValue(ctx, captureKey{}, hold), cr)
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	if err != nil && (errors.As(err, &se) || errors.As(err, &te)) {
@@ -290,219 +264,7 @@ func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (ope
 	if err != nil {
 		return openai.ChatCompletionResponse{}, o.wrapErr("chat "+o.cfg.Model, err, hold)
 	}
-	resp := openai.ChatCompletionResponse{Usage: openai.Usage{PromptTokens: reply.Usage.PromptTokens, CompletionTokens: reply.Usage.CompletionTokens}}
-	if d := reply.Usage.PromptTokensDetails; d != nil {
-		resp.Usage.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: d.CachedTokens}
-	}
-	for _, c := range reply.Choices {
-		ch := openai.ChatCompletionChoice{Message: openai.ChatCompletionMessage{Role: "assistant", Content: string(c.Message.Content)}}
-		if c.LogProbs != nil {
-			lp := &openai.LogProbs{}
-			for _, t := range c.LogProbs.Content {
-				lp.Content = append(lp.Content, openai.LogProb{Token: t.Token, LogProb: t.LogProb, TopLogProbs: t.TopLogProbs})
-			}
-			ch.LogProbs = lp
-		}
-		resp.Choices = append(resp.Choices, ch)
-	}
 	return resp, nil
-}
-
-// post sends one chat completion request and decodes the reply; a failure
-// status is go-openai's *APIError (a JSON error body) or *RequestError.
-func (o *OpenAI) post(ctx context.Context, body chatBody, hold *captured) (chatReply, error) {
-	// The body is appended into a reused buffer (json.Marshal's bytes);
-	// the buffer goes back once this call and the transport are done
-	// with it (see bodyBuf).
-	bb := getBodyBuf()
-	defer bb.release()
-	var err error
-	if bb.b, err = jsonenc.Append(bb.b, body); err != nil {
-		return chatReply{}, err
-	}
-	req, err := http.NewRequestWithContext(bb.trace(ctx), http.MethodPost, o.cfg.BaseURL+"/chat/completions", http.NoBody)
-	if err != nil {
-		return chatReply{}, err
-	}
-	req.Body, req.ContentLength = bb.body(), int64(len(bb.b))
-	req.GetBody = func() (io.ReadCloser, error) { return bb.body(), nil }
-	req.Header.Set("Authorization", "Bearer "+o.cfg.APIKey)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	res, err := o.http.Do(req)
-	if err != nil {
-		return chatReply{}, err
-	}
-	defer res.Body.Close()
-	if res.StatusCode < http.StatusOK || res.StatusCode >= http.StatusBadRequest {
-		hold.mu.Lock()
-		hold.header = res.Header.Get("Retry-After")
-		hold.mu.Unlock()
-		return chatReply{}, errorReply(res)
-	}
-	// The reply is read whole into a reused buffer, then decoded (the
-	// decoded strings are copies).
-	buf := getWireBuf()
-	defer putWireBuf(buf)
-	_, rerr := buf.ReadFrom(res.Body)
-	return decodeReply(buf.Bytes(), rerr)
-}
-
-// wireJSON is encoding/json's behaviour on go-json-experiment's decoder
-// (its v1 package's options), which decodes a reply in well under
-// encoding/json's CPU (BenchmarkDecodeReply).
-// (Its encoder in that mode is not faster than encoding/json for request
-// bodies, and writes U+FFFD raw where encoding/json escapes it; requests
-// are written by chatBody.AppendJSON.)
-var wireJSON = jsonv1.DefaultOptionsV1()
-
-// decodeReply decodes a chat completion read as body (rerr: the error that
-// ended the read, if any). Replies that decode cleanly take the fast path;
-// anything else (a read error, trailing bytes, a syntax error) is decoded
-// again as json.Decoder did on the stream, so what is accepted and every
-// error message are encoding/json's, as before.
-func decodeReply(body []byte, rerr error) (chatReply, error) {
-	var reply chatReply
-	if rerr == nil && jsonv2.Unmarshal(body, &reply, wireJSON) == nil {
-		return reply, nil
-	}
-	reply = chatReply{}
-	var src io.Reader = bytes.NewReader(body)
-	if rerr != nil {
-		src = io.MultiReader(src, errReader{rerr})
-	}
-	if err := json.NewDecoder(src).Decode(&reply); err != nil {
-		return chatReply{}, err
-	}
-	return reply, nil
-}
-
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
-
-// wireBufs holds reply buffers (not a sync.Pool: a pool is emptied at
-// every GC).
-var wireBufs = make(chan *bytes.Buffer, 64)
-
-func getWireBuf() *bytes.Buffer {
-	select {
-	case b := <-wireBufs:
-		b.Reset()
-		return b
-	default:
-		return new(bytes.Buffer)
-	}
-}
-
-func putWireBuf(b *bytes.Buffer) {
-	if b.Cap() > 1<<20 {
-		return // an unusually large reply's buffer is not kept
-	}
-	select {
-	case wireBufs <- b:
-	default:
-	}
-}
-
-// errorReply is go-openai's reading of a failed response.
-func errorReply(res *http.Response) error {
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		return fmt.Errorf("error, reading response body: %w", err)
-	}
-	var er openai.ErrorResponse
-	err = json.Unmarshal(body, &er)
-	if err != nil || er.Error == nil {
-		re := &openai.RequestError{HTTPStatus: res.Status, HTTPStatusCode: res.StatusCode, Err: err, Body: body}
-		if er.Error != nil {
-			re.Err = er.Error
-		}
-		return re
-	}
-	er.Error.HTTPStatus = res.Status
-	er.Error.HTTPStatusCode = res.StatusCode
-	return er.Error
-}
-
-// chatBody is a chat completion request with the fields this backend sets.
-type chatBody struct {
-	Model               string        `json:"model"`
-	Messages            []chatMessage `json:"messages"`
-	MaxTokens           int           `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
-	Temperature         float32       `json:"temperature,omitempty"`
-	Stream              bool          `json:"stream"` // always false, as go-openai sent it
-	ResponseFormat      *chatFormat   `json:"response_format,omitempty"`
-	Seed                *int          `json:"seed,omitempty"`
-	LogProbs            bool          `json:"logprobs,omitempty"`
-	TopLogProbs         int           `json:"top_logprobs,omitempty"`
-}
-
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content,omitempty"`
-}
-
-type chatFormat struct {
-	Type string `json:"type"`
-}
-
-// chatReply is the part of a chat completion this backend reads.
-type chatReply struct {
-	Choices []struct {
-		Message struct {
-			Content replyText `json:"content"`
-		} `json:"message"`
-		LogProbs *struct {
-			Content []struct {
-				Token       string               `json:"token"`
-				LogProb     float64              `json:"logprob"`
-				TopLogProbs []openai.TopLogProbs `json:"top_logprobs"`
-			} `json:"content"`
-		} `json:"logprobs"`
-	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		// PromptTokensDetails is nil when the server leaves it out (or
-		// sends null), as most local servers do.
-		PromptTokensDetails *struct {
-			CachedTokens int `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
-}
-
-// replyText is a message's content: a string, or empty for null or the
-// array form (as go-openai reads them).
-type replyText string
-
-func (t *replyText) UnmarshalJSON(b []byte) error {
-	var s string
-	if len(b) > 0 && b[0] == '"' {
-		if err := jsonv2.Unmarshal(b, &s, wireJSON); err != nil {
-			return err
-		}
-	}
-	*t = replyText(s)
-	return nil
-}
-
-// UnmarshalJSONFrom is UnmarshalJSON for the fast reply decoder: the
-// string is read from the decoder in place instead of as a raw value
-// decoded again (BenchmarkDecodeReply; TestDecodeReplyEqualsEncodingJSON
-// holds both to encoding/json).
-func (t *replyText) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	if dec.PeekKind() != '"' {
-		*t = ""
-		return dec.SkipValue()
-	}
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return err
-	}
-	*t = replyText(tok.String())
-	return nil
 }
 
 // Embed returns one vector per text, in order, in batches of ≤ 256.

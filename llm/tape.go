@@ -298,7 +298,13 @@ func (p *playedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 // and a third the size of decimal JSON.
 type Vector []float32
 
-func (v Vector) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v Vector) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return json.Marshal(b)
+}
 
 func (v *Vector) UnmarshalJSON(data []byte) error {
 	var b []byte

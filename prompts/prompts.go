@@ -44,11 +44,9 @@ const labelsPrefix = "---labels:"
 type Template struct {
 	name         string
 	system, user *template.Template
-	// Direct plans of system and user (nil: text/template renders it).
-	sysPlan, userPlan direct
-	hash              string
-	source            string   // "embedded:NAME" or the file's path
-	labels            []string // from a "---labels: ...---" first line; nil without one
+	hash         string
+	source       string   // "embedded:NAME" or the file's path
+	labels       []string // from a "---labels: ...---" first line; nil without one
 }
 
 // parsedEmbedded holds every embedded template, parsed on first use and
@@ -184,7 +182,7 @@ func compile(name string, raw []byte, source string) (*Template, error) {
 		return nil, fmt.Errorf("prompt %s (%s): user part: %w", name, source, err)
 	}
 	sum := sha256.Sum256(raw)
-	return &Template{name: name, system: st, user: ut, sysPlan: planOf(st), userPlan: planOf(ut), hash: hex.EncodeToString(sum[:]), source: source, labels: labels}, nil
+	return &Template{name: name, system: st, user: ut, hash: hex.EncodeToString(sum[:]), source: source, labels: labels}, nil
 }
 
 // splitLabels takes the optional labels line off the top of a template
@@ -232,11 +230,11 @@ func clip(s string) string {
 
 // Render fills the template with data and returns chat messages.
 func (t *Template) Render(data any) ([]llm.Message, error) {
-	sys, err := t.execute(t.system, t.sysPlan, data)
+	sys, err := t.execute(t.system, data)
 	if err != nil {
 		return nil, err
 	}
-	user, err := t.execute(t.user, t.userPlan, data)
+	user, err := t.execute(t.user, data)
 	if err != nil {
 		return nil, err
 	}
@@ -248,14 +246,8 @@ func (t *Template) Render(data any) ([]llm.Message, error) {
 	return msgs, nil
 }
 
-// execute renders one part, directly when its plan reads data, else with
-// text/template.
-func (t *Template) execute(tt *template.Template, plan direct, data any) (string, error) {
-	if plan != nil {
-		if s, ok := plan.render(data); ok {
-			return s, nil
-		}
-	}
+// execute renders one part.
+func (t *Template) execute(tt *template.Template, data any) (string, error) {
 	var b bytes.Buffer
 	if err := tt.Execute(&b, data); err != nil {
 		return "", fmt.Errorf("prompt %s (%s): %w", t.name, t.source, err)

@@ -104,10 +104,6 @@ type Host struct {
 	Embedder string
 	// CI is true when the CI variable is set: progress is logged as lines, never redrawn.
 	CI bool
-	// FixedProcs is true when GOMAXPROCS is set to a positive integer (the
-	// values the Go runtime takes): the run keeps that many Ps instead of
-	// going down to one while it waits (internal/procs).
-	FixedProcs bool
 }
 
 // CacheDir is where the LLM and embedding caches live: HOME/cache, or

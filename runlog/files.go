@@ -22,7 +22,6 @@ import (
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
-	"github.com/membench/membench/internal/jsonenc"
 	"github.com/membench/membench/internal/jsonl"
 )
 
@@ -462,19 +461,13 @@ func dropTornTail(path string) error {
 }
 
 // Write appends one record in one write, so a crash loses at most that
-// line. The line is json.Marshal's bytes and a newline, appended into a
-// reused buffer (the run writes several lines per question): by the
-// record's own AppendJSON for the per-question records (records_json.go),
-// by encoding/json for the rest.
+// line: json.Marshal's bytes and a newline.
 func (a *Appender) Write(v any) error {
-	bp := getRecordBuf()
-	defer putRecordBuf(bp)
-	b, err := jsonenc.Append((*bp)[:0], v)
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
-	*bp = b
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// a.w is empty here: every write through it is flushed.
@@ -552,18 +545,6 @@ func KeptAs[T any](a *Appender) (recs []T, base int64, ok bool) {
 		}
 	}
 	return recs, base, true
-}
-
-// recordBufs holds the buffers records are encoded into (Appender lines,
-// transcripts before compression).
-var recordBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1<<10); return &b }}
-
-func getRecordBuf() *[]byte { return recordBufs.Get().(*[]byte) }
-
-func putRecordBuf(b *[]byte) {
-	if cap(*b) <= 1<<20 { // an unusually long record's buffer is not kept
-		recordBufs.Put(b)
-	}
 }
 
 // WriteRaw appends pre-encoded JSON lines in one piece, so concurrent

@@ -17,8 +17,6 @@ import (
 	"sync"
 
 	kgzip "github.com/klauspost/compress/gzip"
-
-	"github.com/membench/membench/internal/jsonenc"
 )
 
 // TranscriptsFile holds one Transcript per answered question: everything
@@ -143,7 +141,8 @@ func (t Transcript) Head() TranscriptHead {
 const extraSI1, extraSI2 = 'M', 'b'
 
 func headExtra(h TranscriptHead) []byte {
-	ex, err := jsonenc.Append(make([]byte, 8, 64), h)
+	js, err := json.Marshal(h)
+	ex := append(make([]byte, 8, 8+len(js)), js...)
 	if err != nil || len(ex)-8 > 60000 {
 		return nil // readers index such a file by inflating it
 	}
@@ -375,17 +374,13 @@ func (w *TranscriptWriter) Write(t Transcript) error {
 // questions queued on the file lock, writers held through the wait were
 // allocated afresh by the hundred.
 func gzipMember(buf *bytes.Buffer, t Transcript) error {
-	// json.Marshal's bytes and a newline (Transcript.AppendJSON, or
-	// encoding/json for a record it declines), then stored or deflated
-	// (see storedMax).
-	bp := getRecordBuf()
-	defer putRecordBuf(bp)
-	js, err := jsonenc.Append((*bp)[:0], t.compact())
+	// json.Marshal's bytes and a newline, then stored or deflated (see
+	// storedMax).
+	js, err := json.Marshal(t.compact())
 	if err != nil {
 		return err
 	}
 	js = append(js, '\n')
-	*bp = js
 	zw, free := getGzip(len(js))
 	defer putGzip(zw, free)
 	zw.Reset(buf)
@@ -404,14 +399,12 @@ func gzipMember(buf *bytes.Buffer, t Transcript) error {
 	return nil
 }
 
-// A transcript of up to storedMax bytes (nearly all: a LoCoMo one is a
-// few KB) is stored, not deflated: deflating every small transcript was
-// the largest piece of per-question harness CPU that could go, and
-// storing costs next to nothing. The price is disk, roughly three times
-// as much for small transcripts; bundles are a gzip'd tar, so what is
-// shared stays compressed. Longer transcripts (full-context and
-// LongMemEval ones, hundreds of KB) are deflated, where the disk saved is
-// worth the CPU.
+// A transcript of up to storedMax bytes (nearly all LoCoMo ones) is
+// stored, not deflated: deflating costs CPU on every question, storing
+// next to nothing. The price is disk for small transcripts; bundles are a
+// gzip'd tar, so what is shared stays compressed. Longer transcripts
+// (full-context and LongMemEval ones) are deflated, where the disk saved
+// is worth the CPU.
 const storedMax = 32 << 10
 
 // gzipFree and storedFree keep idle gzip writers. Not a sync.Pool: a

@@ -11,8 +11,8 @@
 #   in flight   mean requests in flight (ratio x N)
 #   gcs         garbage collections per measured run, and KB heap
 #   alloc KB    allocated per request (neither moves with the load)
-#   faults      minor page faults per measured run (each costs this VM
-#               10-60 us of system time, inside cpu ms/req)
+#   faults      minor page faults per measured run (each costs system
+#               time, inside cpu ms/req)
 # then the cold/warm ratio at N=64 with the LLM cache on (all requests sent,
 # then the same run served from the cache).
 # These are measurements, not assertions: on a shared machine they move with
@@ -25,8 +25,8 @@
 #   --floor   also measure the floor under cpu ms/req (BenchmarkHTTPFloor):
 #             as many requests, N at a time, to the same server from a bare
 #             HTTP client that does nothing else, and print harness/floor.
-#             The floor itself moves a lot between runs at N=16 on this VM
-#             (the runtime's and the kernel's idle path), which is why it is
+#             The floor itself moves a lot between runs at low N (the
+#             runtime's and the kernel's idle path), which is why it is
 #             measured beside the harness rather than quoted once. Not
 #             with --vs.
 #   --runs R  runs per N (default 1; the benchmark reports their mean)
@@ -43,10 +43,9 @@
 #             server in a child (one warm-up and one measured run, as
 #             --vs does), and print every run, then per N the median, least
 #             and most of ratio and cpu ms/req and how many runs were over
-#             the CPU target. The figures are medians of runs; on
-#             this VM single runs of one build ranged from 0.22 to 0.36 ms
-#             per request at N=64 (the host's noise), so a target is judged
-#             on a series, not on one run. Not with --vs, --pairs, --floor
+#             the CPU target. Single runs of one build move with the
+#             host's noise, so a target is judged on a series, not on one
+#             run. Not with --vs, --pairs, --floor
 #             or --runs; no cold/warm figure.
 #   N,...     concurrencies (default 16,64,256)
 set -euo pipefail

@@ -10,8 +10,8 @@
 #            the summary recomputed
 # It prints the median (and min-max) wall and CPU seconds of each, the
 # median wall over the 0.5 s bound, the median peak RSS and minor page
-# faults (on this VM a page touched for the first time costs 10-60 us, so
-# memory touched is time: docs/scale.md), and the load average before and
+# faults (a page touched for the first time costs system time, so memory
+# touched is time), and the load average before and
 # after: on a shared machine these move with the neighbours, so quote them
 # with it.
 # Measurements, not assertions.

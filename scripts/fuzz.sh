@@ -31,15 +31,10 @@ targets=(
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter
   ./llm:FuzzRedactURL
-  ./llm:FuzzCacheKeyHash
-  ./llm:FuzzChatBody
-  ./llm:FuzzHashMessages
   ./llm/prices:FuzzPricesFile
   ./internal/tokens:FuzzCutsAreExact
   ./internal/names:FuzzCheck
   ./cmd/membench/cliflag:FuzzBoundedFlags
-  ./internal/jsonenc:FuzzString
-  ./internal/jsonenc:FuzzFloat
   ./prompts:FuzzPromptFile
   ./systems/adapter:FuzzLineReader
   ./systems/adapter:FuzzParseMemories

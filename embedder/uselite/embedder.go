@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
-
-	"github.com/membench/membench/internal/procs"
 )
 
 // Name is the embedder's name in manifests and caches.
@@ -106,7 +105,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	}
 	// Tokenizing is a small part of the work, but serial it would leave a
 	// core idle for that long in every call.
-	if n := procs.Max(); n > 1 && len(texts) >= 64 {
+	if n := runtime.GOMAXPROCS(0); n > 1 && len(texts) >= 64 {
 		var tw sync.WaitGroup
 		per := (len(texts) + n - 1) / n
 		for lo := 0; lo < len(texts); lo += per {
@@ -133,7 +132,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		lo = hi
 	}
 	out := make([][]float32, len(texts))
-	workers := min(procs.Max(), len(jobs))
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	for range workers {

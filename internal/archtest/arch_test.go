@@ -121,7 +121,7 @@ func TestReadersDoNotDependOnTheEngine(t *testing.T) {
 // engine) sits above the run log and reads or writes runs through it; the
 // record types they share with it are defined in runlog. This list only
 // shrinks.
-var runlogMayImport = []string{"internal/badinput", "internal/jsonenc", "internal/jsonl", "internal/names", "internal/redact"}
+var runlogMayImport = []string{"internal/badinput", "internal/jsonl", "internal/names", "internal/redact"}
 
 // runlogViolations lists the membench packages p depends on (as go list
 // -deps shows them) beyond runlogMayImport, saying whether p imports each

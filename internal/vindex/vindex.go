@@ -5,11 +5,10 @@ package vindex
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
-
-	"github.com/membench/membench/internal/procs"
 )
 
 // Hit is one search result.
@@ -186,7 +185,7 @@ func workers(n, dim int) int {
 	if n*dim < parallelMin {
 		return 1
 	}
-	return max(1, min(procs.Max(), shares(n)))
+	return max(1, min(runtime.GOMAXPROCS(0), shares(n)))
 }
 
 func shares(n int) int { return (n + shareBlocks*lanes - 1) / (shareBlocks * lanes) }

@@ -7,7 +7,6 @@ package clienv
 import (
 	"context"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/membench/membench/embedder"
@@ -45,24 +44,16 @@ func Getenv(ctx context.Context, key string) string {
 	return os.Getenv(key)
 }
 
-// Host returns what MEMBENCH_HOME, MEMBENCH_EMBEDDER, CI and GOMAXPROCS say.
+// Host returns what MEMBENCH_HOME, MEMBENCH_EMBEDDER and CI say.
 func Host(ctx context.Context) runlog.Host {
 	return runlog.Host{
 		Home: Getenv(ctx, Home), Embedder: Getenv(ctx, embedder.EnvEmbedder), CI: Getenv(ctx, "CI") != "",
-		FixedProcs: fixedProcs(Getenv(ctx, "GOMAXPROCS")),
 	}
 }
 
 // JobIndex is JOB_COMPLETION_INDEX, which Kubernetes Indexed Jobs set on
 // each pod; `run --shard auto/N` takes the shard index from it.
 func JobIndex(ctx context.Context) string { return Getenv(ctx, "JOB_COMPLETION_INDEX") }
-
-// fixedProcs says whether a GOMAXPROCS value is one the Go runtime takes
-// (a positive integer): it ignores any other, and so does membench.
-func fixedProcs(v string) bool {
-	n, err := strconv.Atoi(v)
-	return err == nil && n > 0
-}
 
 // OpenAIBaseURL is OPENAI_BASE_URL: the server of openai backends whose
 // spec names none.
