@@ -14,11 +14,15 @@ import (
 	"github.com/membench/membench/runlog"
 )
 
-// Run is a run folder's content: its manifest and its records.
+// Run is a run folder's content: its manifest and its records. Empty
+// record lists write no file, as a run that has not reached them.
 type Run struct {
-	Manifest  runlog.Manifest
-	Answers   []runlog.AnswerRecord
-	Judgments []runlog.Judgment
+	Manifest   runlog.Manifest
+	Answers    []runlog.AnswerRecord
+	Judgments  []runlog.Judgment
+	Retrievals []runlog.RetrievalRecord
+	Builds     []runlog.BuildRecord
+	Costs      []runlog.CostRecord
 }
 
 // New is a run of system at retrieval budget k with judge as its one judge.
@@ -69,11 +73,17 @@ func (r *Run) Write(tb testing.TB, dir string) string {
 	}
 	writeLines(tb, filepath.Join(dir, runlog.AnswersFile), r.Answers)
 	writeLines(tb, filepath.Join(dir, runlog.JudgmentsFile), r.Judgments)
+	writeLines(tb, filepath.Join(dir, runlog.RetrievalsFile), r.Retrievals)
+	writeLines(tb, filepath.Join(dir, runlog.BuildFile), r.Builds)
+	writeLines(tb, filepath.Join(dir, runlog.CostsFile), r.Costs)
 	return dir
 }
 
 func writeLines[T any](tb testing.TB, path string, recs []T) {
 	tb.Helper()
+	if len(recs) == 0 {
+		return
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	for _, rec := range recs {

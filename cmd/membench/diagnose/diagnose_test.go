@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/membench/membench/runlog/runlogtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,23 +21,21 @@ import (
 // and one adversarial question the llm judge accepts.
 func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
 	t.Helper()
-	os.MkdirAll(dir, 0o755)
-	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Dataset: "locomo", Judges: []string{"f1", "llm"}}
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
 	it := func(s string) []runlog.ItemRef { return []runlog.ItemRef{{ID: s, Sources: []string{s}}} }
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.RetrievalsFile),
-		runlog.RetrievalRecord{QuestionID: "q1", Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:2")},
-		runlog.RetrievalRecord{QuestionID: "q2", Evidence: []string{"D1:3"}, Candidates: it("D1:3"), Items: it("D1:3")},
-		runlog.RetrievalRecord{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")})
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile),
-		runlog.AnswerRecord{QuestionID: "q1", Category: 2}, runlog.AnswerRecord{QuestionID: "q2", Category: 2}, runlog.AnswerRecord{QuestionID: "q3", Category: 5})
 	j := runlog.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK}
 	if abstainOK {
 		j.Score = 1 // readers refuse correct judgments scored 0
 	}
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), j)
+	r := runlogtest.Run{
+		Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: k}, Dataset: "locomo", Judges: []string{"f1", "llm"}},
+		Retrievals: []runlog.RetrievalRecord{
+			{QuestionID: "q1", Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:2")},
+			{QuestionID: "q2", Evidence: []string{"D1:3"}, Candidates: it("D1:3"), Items: it("D1:3")},
+			{QuestionID: "q3", Candidates: it("D1:4"), Items: it("D1:4")}},
+		Answers:   []runlog.AnswerRecord{{QuestionID: "q1", Category: 2}, {QuestionID: "q2", Category: 2}, {QuestionID: "q3", Category: 5}},
+		Judgments: []runlog.Judgment{j},
+	}
+	r.Write(t, dir)
 }
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }

@@ -3,8 +3,8 @@ package kstar
 import (
 	"context"
 	"encoding/json"
+	"github.com/membench/membench/runlog/runlogtest"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,14 +17,9 @@ import (
 
 func writeRun(t *testing.T, dir, system string, k int, mean float64) {
 	t.Helper()
-	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k, Dataset: "sample"},
-		RenderedTokens: &runlog.TokenStats{N: 3, Mean: mean}}
-	if err := mkdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
+	r := runlogtest.Run{Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: k, Dataset: "sample"},
+		RenderedTokens: &runlog.TokenStats{N: 3, Mean: mean}}}
+	r.Write(t, dir)
 }
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
@@ -70,8 +65,6 @@ func TestKStarCommand(t *testing.T) {
 		}
 	}
 }
-
-func mkdir(d string) error { return os.MkdirAll(d, 0o755) }
 
 func TestKStarWithOptions(t *testing.T) {
 	root := t.TempDir()

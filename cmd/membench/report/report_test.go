@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"encoding/csv"
+	"github.com/membench/membench/runlog/runlogtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,28 +22,22 @@ import (
 // writeRun writes n single-hop questions of which right are correct.
 func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build bool) {
 	t.Helper()
-	os.MkdirAll(dir, 0o755)
-	m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: system, K: k}, Judges: []string{"bleu1", "llm"}, Offline: offline}
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
-	var ans, js []any
+	r := runlogtest.Run{Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: k}, Judges: []string{"bleu1", "llm"}, Offline: offline}}
 	for i := 0; i < n; i++ {
 		id := system + string(rune('a'+i))
-		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Category: 4})
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, Category: 4})
 		ok := i < right
 		s := 0.0
 		if ok {
 			s = 1
 		}
-		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s},
+		r.Judgments = append(r.Judgments, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: ok, Score: s},
 			runlog.Judgment{QuestionID: id, Judge: "bleu1", Score: 0.5})
 	}
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile), ans...)
-	testutil.WriteJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js...)
 	if build {
-		testutil.WriteJSONL(t, filepath.Join(dir, runlog.BuildFile), runlog.BuildRecord{Calls: 7, InputTokens: 2_000_000, OutputTokens: 500_000, Seconds: 3.5})
+		r.Builds = []runlog.BuildRecord{{Calls: 7, InputTokens: 2_000_000, OutputTokens: 500_000, Seconds: 3.5}}
 	}
+	r.Write(t, dir)
 }
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
