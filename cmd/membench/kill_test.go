@@ -118,6 +118,21 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 		questionsOf[a.ConversationID]++
 	}
 
+	// Trials share the reference run's cache, so their builds take what a
+	// cached build takes: a warm run measures it, and build kills are
+	// drawn within it (a draw over the whole run would miss the builds).
+	warm := filepath.Join(work, "warm")
+	if out, code := membench(t, env, args(warm)...); code != 0 {
+		t.Fatalf("warm run: exit %d\n%s", code, out)
+	}
+	build := time.Duration(0)
+	for _, b := range jsonLines[runlog.BuildRecord](t, filepath.Join(onlyDir(warm), runlog.BuildFile)) {
+		if d := time.Duration(b.Seconds * float64(time.Second)); build == 0 || d < build {
+			build = d
+		}
+	}
+	build = max(build, time.Millisecond)
+
 	rng := rand.New(rand.NewPCG(10, 0))
 	lines := func(results, name string) int {
 		m, _ := filepath.Glob(filepath.Join(results, "*", name))
@@ -137,15 +152,15 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 		cmd.Env = append(os.Environ(), "MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME="+home)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
-		// Even trials aim at a build (after conversation j's build line,
-		// a random part of the next build), odd ones at answering (just
+		// Even trials aim at a build (after conversation j's answers, a
+		// random part of the next build's cached duration), odd ones at answering (just
 		// after the n-th answer line); what was hit is read from disk.
 		var when string
 		var ready func() bool
 		var jitter time.Duration
 		if i%2 == 0 {
-			j := rng.IntN(3)
-			jitter = time.Duration(rng.Float64() * float64(wall) / 4)
+			j := 1 + rng.IntN(2) // after a conversation's answers the next build starts at once
+			jitter = time.Duration(rng.Float64() * float64(build))
 			when = fmt.Sprintf("%d builds done + %v", j, jitter.Round(time.Millisecond))
 			ready = func() bool {
 				return lines(results, runlog.BuildFile) >= j && lines(results, runlog.AnswersFile) >= 20*j
