@@ -119,7 +119,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		want[j] = true
 	}
 	seenPath := map[string]bool{}
-	var sides []runlog.Side
+	var sides []Side
 	for _, s := range srcs {
 		// One run given twice would rate every item twice.
 		p := filepath.Clean(s.Path)
@@ -131,7 +131,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	}
 	// Raters are judges; the runs they judged must have been made the same
 	// way (their specs differ by design, so they are not compared).
-	mixed, err := runlog.CheckComparable(sides, o.AllowMixed)
+	mixed, err := CheckComparable(sides, o.AllowMixed)
 	if err != nil {
 		return AgreementResult{}, err
 	}

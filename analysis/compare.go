@@ -87,8 +87,8 @@ func LoadSource(path string) (*Source, error) {
 	return s, nil
 }
 
-// Side names the source for runlog.CheckComparable.
-func (s *Source) Side() runlog.Side { return runlog.Side{Label: s.Path, Manifest: s.Manifest} }
+// Side names the source for CheckComparable.
+func (s *Source) Side() Side { return Side{Label: s.Path, Manifest: s.Manifest} }
 
 // Judges lists the judge names present, sorted.
 func (s *Source) Judges() []string {
@@ -251,7 +251,7 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 	if na == nb {
 		judges = []string{na} // one judge on both sides: its spec must match
 	}
-	mixed, err := runlog.CheckComparable([]runlog.Side{sa.Side(), sb.Side()}, o.AllowMixed, judges...)
+	mixed, err := CheckComparable([]Side{sa.Side(), sb.Side()}, o.AllowMixed, judges...)
 	if err != nil {
 		return nil, err
 	}

@@ -362,13 +362,13 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		res.Rows = append(res.Rows, KStarRow{K: k, Mean: r.Tokens.Mean, N: r.Tokens.N, Diff: math.Abs(r.Tokens.Mean - ref.Tokens.Mean), RunDir: r.Dir})
 	}
 	// The reference and the matched runs must be made the same way: only
-	// k may differ between runs of one system (runlog.DifferencesVarying).
-	used := []runlog.Side{{Label: ref.Dir, Manifest: &ref.Manifest}}
+	// k may differ between runs of one system (DifferencesVarying).
+	used := []Side{{Label: ref.Dir, Manifest: &ref.Manifest}}
 	var offline []string
 	for _, row := range res.Rows {
 		for i := range runs {
 			if runs[i].Dir == row.RunDir {
-				used = append(used, runlog.Side{Label: runs[i].Dir, Manifest: &runs[i].Manifest})
+				used = append(used, Side{Label: runs[i].Dir, Manifest: &runs[i].Manifest})
 			}
 		}
 	}
@@ -384,7 +384,7 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 	if n := runlog.SyntheticNotes(ms...); n != "" {
 		res.Notes = append(res.Notes, n)
 	}
-	mixed, err := runlog.CheckComparableVarying(used, q.AllowMixed, []string{"k"})
+	mixed, err := CheckComparableVarying(used, q.AllowMixed, []string{"k"})
 	if err != nil {
 		return nil, err
 	}
@@ -506,7 +506,7 @@ func (r *KStarResult) Table() *report.Table {
 	if r.Offline != "" {
 		t.Notes = append(t.Notes, r.Offline)
 	}
-	if w := runlog.MixedWarning(r.Mixed); w != "" {
+	if w := MixedWarning(r.Mixed); w != "" {
 		t.Notes = append([]string{w}, t.Notes...)
 	}
 	if len(r.Missing) > 0 {

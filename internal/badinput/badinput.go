@@ -30,7 +30,7 @@ func Wrap(err error) error {
 
 // Is reports whether err, or any error it wraps, is an input error: an
 // *Error, or a library's own error type that says so with BadInput() (e.g.
-// runlog.MixedError, which carries data the caller reads).
+// analysis.MixedError, which carries data the caller reads).
 func Is(err error) bool {
 	var e *Error
 	if errors.As(err, &e) {

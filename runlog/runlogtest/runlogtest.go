@@ -95,3 +95,13 @@ func writeLines[T any](tb testing.TB, path string, recs []T) {
 		tb.Fatal(err)
 	}
 }
+
+// OfflineManifest is the manifest of an offline LoCoMo run judged by
+// lexical and f1 (threshold 0.5), with dataset and question-set hashes.
+func OfflineManifest() runlog.Manifest {
+	off := runlog.ModelID{Backend: "offline", Model: "heuristic"}
+	return runlog.Manifest{Dataset: "locomo", DatasetSHA256: "aaaa", QuestionSetSHA256: "qqqq", Questions: 10, Embedder: "use-lite",
+		Models:     map[string]runlog.ModelID{"build": off, "answer": off, "decide": off, "judge": off},
+		Judges:     []string{"lexical", "f1"},
+		JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
+}

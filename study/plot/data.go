@@ -289,7 +289,7 @@ func noteFor(m runlog.Manifest, prev string) string {
 	return prev
 }
 
-// Comparable checks that runs may share a figure (runlog.CheckComparable;
+// Comparable checks that runs may share a figure (analysis.CheckComparable;
 // the judge's spec too when one is named). ignore lists differences a
 // caller varies on purpose (a sweep over limit varies the question set).
 // It returns the differences accepted with allowMixed.
@@ -299,22 +299,22 @@ func Comparable(dirs []string, judgeName string, allowMixed bool, ignore ...stri
 
 // ComparableVarying is Comparable for runs that vary the system options in
 // vary on purpose (a sweep's grid): runs of one system may differ in
-// those and in nothing else (runlog.DifferencesVarying).
+// those and in nothing else (analysis.DifferencesVarying).
 func ComparableVarying(dirs []string, judgeName string, allowMixed bool, vary []string, ignore ...string) ([]string, error) {
-	var sides []runlog.Side
+	var sides []analysis.Side
 	for _, d := range dirs {
 		m, err := runlog.LoadManifest(d)
 		if err != nil {
 			return nil, err
 		}
-		sides = append(sides, runlog.Side{Label: d, Manifest: &m})
+		sides = append(sides, analysis.Side{Label: d, Manifest: &m})
 	}
 	var judges []string
 	if judgeName != "" {
 		judges = []string{judgeName}
 	}
-	var diffs []runlog.Difference
-	for _, d := range runlog.DifferencesVarying(sides, vary, judges...) {
+	var diffs []analysis.Difference
+	for _, d := range analysis.DifferencesVarying(sides, vary, judges...) {
 		skip := false
 		for _, f := range ignore {
 			skip = skip || d.Field == f
@@ -327,7 +327,7 @@ func ComparableVarying(dirs []string, judgeName string, allowMixed bool, vary []
 		return nil, nil
 	}
 	if !allowMixed {
-		return nil, &runlog.MixedError{Diffs: diffs}
+		return nil, &analysis.MixedError{Diffs: diffs}
 	}
 	var out []string
 	for _, d := range diffs {

@@ -871,7 +871,7 @@ func (r *Report) Table() *report.Table {
 			t.Notes = append(t.Notes, o.ID+": "+o.Synthetic)
 		}
 	}
-	if w := runlog.MixedWarning(r.Mixed); w != "" {
+	if w := analysis.MixedWarning(r.Mixed); w != "" {
 		t.Notes = append([]string{w}, t.Notes...)
 	}
 	if r.Exploratory {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/membench/membench/analysis"
 	"io"
 	"os"
 	"path/filepath"
@@ -268,7 +269,7 @@ func (r *Result) Table() *report.Table {
 	if r.Offline {
 		t.Notes = append(t.Notes, "offline heuristics: points with offline parts (runlog manifest offline_parts) come from deterministic heuristics; these numbers check the pipeline, not LLM quality")
 	}
-	if w := runlog.MixedWarning(r.Mixed); w != "" {
+	if w := analysis.MixedWarning(r.Mixed); w != "" {
 		t.Notes = append([]string{w}, t.Notes...)
 	}
 	for _, p := range r.Plots {

@@ -15,7 +15,6 @@ import (
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/runlog"
 )
 
 // Options are the command's inputs.
@@ -114,7 +113,7 @@ func Run(o *Options) error {
 // Pearson r, then Fleiss' κ.
 func Print(w io.Writer, r analysis.AgreementResult) {
 	if len(r.Mixed) > 0 {
-		fmt.Fprintln(w, runlog.MixedWarning(r.Mixed))
+		fmt.Fprintln(w, analysis.MixedWarning(r.Mixed))
 	}
 	num := func(p *float64) string {
 		if p == nil {

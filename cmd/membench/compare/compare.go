@@ -190,7 +190,7 @@ func InvalidNote(side, run, judge string, ids []string) string {
 // Print writes the human-readable table.
 func Print(w io.Writer, o analysis.CompareOptions, j *analysis.Join, r analysis.CompareResult) {
 	if len(r.Mixed) > 0 {
-		fmt.Fprintln(w, runlog.MixedWarning(r.Mixed))
+		fmt.Fprintln(w, analysis.MixedWarning(r.Mixed))
 	}
 	num := func(p *float64, f string) string {
 		if p == nil {

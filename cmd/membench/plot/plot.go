@@ -4,6 +4,7 @@ package plot
 import (
 	"context"
 	"fmt"
+	"github.com/membench/membench/analysis"
 	"io"
 	"strings"
 
@@ -127,7 +128,7 @@ func Run(ctx context.Context, o *Options) error {
 		ch.Title = o.Title
 	}
 	ch.FullRange = o.YFull
-	if w := runlog.MixedWarning(mixed); w != "" {
+	if w := analysis.MixedWarning(mixed); w != "" {
 		fmt.Fprintln(o.Out, w)
 		ch.Title += " (MIXED runs, see warning)"
 	}

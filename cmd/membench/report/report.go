@@ -209,7 +209,7 @@ func Run(ctx context.Context, o *Options) error {
 			return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", o.Judge, len(loaded), loaded[0].Manifest.Judges)
 		}
 	}
-	mixed, err := runlog.CheckComparable(runlog.SidesOf(loaded), o.AllowMixed, j)
+	mixed, err := analysis.CheckComparable(analysis.SidesOf(loaded), o.AllowMixed, j)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func Run(ctx context.Context, o *Options) error {
 		if o.Wide || (o.Format != "terminal" && o.Format != "text") {
 			view = analysis.Wide
 		}
-		if w := runlog.MixedWarning(mixed); w != "" {
+		if w := analysis.MixedWarning(mixed); w != "" {
 			fmt.Fprintln(out, w)
 		}
 		return writeKeys(out, o, kv, loaded, j, view)
@@ -242,7 +242,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Wide || (o.Format != "terminal" && o.Format != "text") {
 		view = analysis.Wide
 	}
-	if w := runlog.MixedWarning(mixed); w != "" {
+	if w := analysis.MixedWarning(mixed); w != "" {
 		lines := []string{w}
 		if view == analysis.Brief {
 			lines = tables.Wrap(w, tables.TerminalWidth)

@@ -1,0 +1,291 @@
+package analysis
+
+// Comparability: what keeps runs from being put side by side. It reads
+// only what each run's manifest records, so an old run is judged the same
+// by any later binary.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/membench/membench/runlog"
+)
+
+// Side is one run as a comparison names it.
+type Side struct {
+	Label    string           // how messages name the run (its path or id)
+	Manifest *runlog.Manifest // nil for a bare judgments file with no manifest
+}
+
+// Difference is one property on which runs put side by side differ.
+type Difference struct {
+	Field  string   `json:"field"`
+	Values []string `json:"values"` // "run: value", one per run
+}
+
+func (d Difference) String() string {
+	return d.Field + " differs (" + strings.Join(d.Values, "; ") + ")"
+}
+
+// facets are the properties that must match, in message order.
+var facets = []struct {
+	name string
+	of   func(m *runlog.Manifest, judges []string) string
+}{
+	{"dataset", func(m *runlog.Manifest, _ []string) string {
+		if m.Synthetic {
+			return m.Dataset + " SYNTHETIC sha256:" + short(m.DatasetSHA256)
+		}
+		if m.DatasetSHA256 != "" {
+			return m.Dataset + " sha256:" + short(m.DatasetSHA256)
+		}
+		if m.Dataset == "" {
+			return ""
+		}
+		return m.Dataset + " " + m.DatasetSource
+	}},
+	{"question set", func(m *runlog.Manifest, _ []string) string {
+		if m.QuestionSetSHA256 == "" {
+			return "" // older manifests: not recorded
+		}
+		return fmt.Sprintf("%d questions sha256:%s", m.Questions, short(m.QuestionSetSHA256))
+	}},
+	{"answer key", func(m *runlog.Manifest, _ []string) string { return m.KeyID() }},
+	{"embedder", func(m *runlog.Manifest, _ []string) string {
+		if m.EmbedderSHA256 != "" {
+			return m.Embedder + " sha256:" + short(m.EmbedderSHA256)
+		}
+		return m.Embedder
+	}},
+	{"answer model", func(m *runlog.Manifest, _ []string) string {
+		id, ok := m.Models["answer"]
+		if !ok {
+			return ""
+		}
+		return modelString(id)
+	}},
+	{"build model", roleModel("build")},
+	{"decide model", roleModel("decide")},
+	{"answer prompt", func(m *runlog.Manifest, _ []string) string {
+		if h, _, _ := strings.Cut(m.Prompts["answer"], " "); h != "" {
+			return "sha256:" + short(h) // the content, not the file's path
+		}
+		if m.Config.AnswerPrompt != "" {
+			return m.Config.AnswerPrompt // older manifests: the file's name
+		}
+		return ""
+	}},
+	{"turn step", func(m *runlog.Manifest, _ []string) string {
+		if m.TurnStep != "" {
+			return m.TurnStep
+		}
+		if m.Config.TurnStep != 0 {
+			return m.Config.TurnStep.String()
+		}
+		return ""
+	}},
+	{"backends", func(m *runlog.Manifest, _ []string) string { return m.Backends() }},
+	{"judge", func(m *runlog.Manifest, judges []string) string {
+		var parts []string
+		for _, name := range judges {
+			if s := m.JudgeSpec(name); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "; ")
+	}},
+}
+
+// roleModel is the facet of one model role (build, decide): a role a
+// system never calls still records the run's model, so runs made with the
+// same flags match.
+func roleModel(role string) func(m *runlog.Manifest, _ []string) string {
+	return func(m *runlog.Manifest, _ []string) string {
+		id, ok := m.Models[role]
+		if !ok {
+			return ""
+		}
+		return modelString(id)
+	}
+}
+
+func modelString(id runlog.ModelID) string {
+	s := id.Backend + ":" + id.Model
+	if id.BaseURL != "" {
+		s += "@" + id.BaseURL
+	}
+	return s
+}
+
+// Differences lists what keeps runs from being put side by side: the
+// dataset or question set, the embedder, the build, decide and answer
+// models, the answer prompt, the turn step, offline vs real backends, the
+// spec of each judge named (pass none when the runs are compared under
+// different judges on purpose), and the options of runs of one system
+// beyond the one compared (DifferencesVarying). A property one run does
+// not record is not held against it.
+func Differences(sides []Side, judges ...string) []Difference {
+	return DifferencesVarying(sides, nil, judges...)
+}
+
+// DifferencesVarying is Differences where vary names the system options
+// the caller compares on purpose (k for kstar, a sweep's grid keys): runs
+// of one system may differ in those and in nothing else. With vary nil,
+// runs of one system may differ in one option, the one compared (compare
+// A vs B, a report with a system at two budgets). Runs of different
+// systems are not compared on options: the system is what differs.
+func DifferencesVarying(sides []Side, vary []string, judges ...string) []Difference {
+	out := facetDifferences(sides, judges)
+	return append(out, optionDifferences(sides, vary)...)
+}
+
+// optionDifferences compares the system options (after the system's
+// defaults, as the manifest records them) of runs of one system.
+func optionDifferences(sides []Side, vary []string) []Difference {
+	bySystem := map[string][]Side{}
+	var systemsSeen []string
+	for _, s := range sides {
+		if s.Manifest == nil || s.Manifest.Config.System == "" {
+			continue
+		}
+		sys := s.Manifest.Config.System
+		if _, ok := bySystem[sys]; !ok {
+			systemsSeen = append(systemsSeen, sys)
+		}
+		bySystem[sys] = append(bySystem[sys], s)
+	}
+	var out []Difference
+	for _, sys := range systemsSeen {
+		group := bySystem[sys]
+		if len(group) < 2 {
+			continue
+		}
+		opts := func(m *runlog.Manifest) map[string]string { return m.SystemOptions }
+		for _, s := range group {
+			if len(s.Manifest.SystemOptions) == 0 {
+				// An older manifest without the resolved options: compare
+				// what every run was given.
+				opts = func(m *runlog.Manifest) map[string]string { return m.Config.Options }
+			}
+		}
+		keys := map[string]bool{}
+		for _, s := range group {
+			for k := range opts(s.Manifest) {
+				keys[k] = true
+			}
+		}
+		var differ []string
+		for _, k := range sortedKeys(keys) {
+			if contains(vary, k) {
+				continue
+			}
+			vals := map[string]bool{}
+			for _, s := range group {
+				vals[opts(s.Manifest)[k]] = true
+			}
+			if len(vals) > 1 {
+				differ = append(differ, k)
+			}
+		}
+		if len(differ) == 0 || (vary == nil && len(differ) == 1) {
+			continue
+		}
+		var list []string
+		for _, s := range group {
+			var kv []string
+			for _, k := range differ {
+				kv = append(kv, k+"="+opts(s.Manifest)[k])
+			}
+			list = append(list, s.Label+": "+strings.Join(kv, ","))
+		}
+		field := sys + " options"
+		if vary != nil {
+			field += " other than " + strings.Join(vary, ", ")
+		} else {
+			field += " (runs of one system may differ in one option, the one compared)"
+		}
+		out = append(out, Difference{Field: field, Values: list})
+	}
+	return out
+}
+
+func facetDifferences(sides []Side, judges []string) []Difference {
+	var out []Difference
+	for _, f := range facets {
+		vals := map[string]bool{}
+		var list []string
+		for _, s := range sides {
+			if s.Manifest == nil {
+				continue
+			}
+			v := f.of(s.Manifest, judges)
+			if v == "" {
+				continue
+			}
+			vals[v] = true
+			list = append(list, s.Label+": "+v)
+		}
+		if len(vals) > 1 {
+			out = append(out, Difference{Field: f.name, Values: list})
+		}
+	}
+	return out
+}
+
+// MixedError refuses to put incomparable runs side by side.
+type MixedError struct{ Diffs []Difference }
+
+func (e *MixedError) Error() string {
+	var parts []string
+	for _, d := range e.Diffs {
+		parts = append(parts, d.String())
+	}
+	return "runs are not comparable: " + strings.Join(parts, "; ") + "; compare runs made the same way, or pass --allow-mixed to show them side by side with a warning"
+}
+
+// BadInput marks the refusal as the user's input (exit code 2).
+func (e *MixedError) BadInput() bool { return true }
+
+// CheckComparable is the one decision every command that puts runs side
+// by side takes: it returns a *MixedError naming the differences, or,
+// with allowMixed, the differences as lines for the output's "mixed"
+// list and warning.
+func CheckComparable(sides []Side, allowMixed bool, judges ...string) ([]string, error) {
+	return CheckComparableVarying(sides, allowMixed, nil, judges...)
+}
+
+// CheckComparableVarying is CheckComparable where the runs vary the
+// system options in vary on purpose (DifferencesVarying).
+func CheckComparableVarying(sides []Side, allowMixed bool, vary []string, judges ...string) ([]string, error) {
+	diffs := DifferencesVarying(sides, vary, judges...)
+	if len(diffs) == 0 {
+		return nil, nil
+	}
+	if !allowMixed {
+		return nil, &MixedError{Diffs: diffs}
+	}
+	var out []string
+	for _, d := range diffs {
+		out = append(out, d.String())
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// MixedWarning is the text outputs' warning line for an --allow-mixed view.
+func MixedWarning(mixed []string) string {
+	if len(mixed) == 0 {
+		return ""
+	}
+	return "WARNING (--allow-mixed): these runs are not comparable: " + strings.Join(mixed, "; ")
+}
+
+// SidesOf names loaded runs for CheckComparable.
+func SidesOf(runs []*runlog.Run) []Side {
+	out := make([]Side, len(runs))
+	for i, r := range runs {
+		out[i] = Side{Label: r.ID(), Manifest: &r.Manifest}
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package analysis_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
+)
+
+func TestDifferencesNameFieldAndRuns(t *testing.T) {
+	a, b := runlogtest.OfflineManifest(), runlogtest.OfflineManifest()
+	if d := analysis.Differences([]analysis.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}, "f1"); len(d) != 0 {
+		t.Fatalf("identical manifests differ: %v", d)
+	}
+	b.Embedder = "tfidf-hash-512"
+	b.JudgeSpecs[1].Threshold = 0.3
+	_, err := analysis.CheckComparable([]analysis.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}, false, "f1")
+	var me *analysis.MixedError
+	if !errors.As(err, &me) || len(me.Diffs) != 2 || me.Diffs[0].Field != "embedder" || me.Diffs[1].Field != "judge" {
+		t.Fatalf("want embedder and judge differences, got %v", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "A: use-lite") || !strings.Contains(msg, "B: tfidf-hash-512") || !strings.Contains(msg, "--allow-mixed") {
+		t.Errorf("message %q", msg)
+	}
+	mixed, err := analysis.CheckComparable([]analysis.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}, true, "f1")
+	if err != nil || len(mixed) != 2 || !strings.HasPrefix(analysis.MixedWarning(mixed), "WARNING (--allow-mixed)") {
+		t.Errorf("allow mixed: %v %v", mixed, err)
+	}
+	// Runs compared under different judges on purpose: no judge facet.
+	if d := analysis.Differences([]analysis.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}); len(d) != 1 {
+		t.Errorf("without a judge: %v", d)
+	}
+}
+
+// Runs of one system may differ in the one option compared; a second
+// differing option, or one outside the caller's vary list, is named.
+func TestOptionDifferencesWithinOneSystem(t *testing.T) {
+	mk := func(sys string, opts map[string]string) runlog.Manifest {
+		m := runlogtest.OfflineManifest()
+		m.Config.System = sys
+		m.SystemOptions = opts
+		return m
+	}
+	a := mk("turns-rerank", map[string]string{"k": "3", "n": "30"})
+	b := mk("turns-rerank", map[string]string{"k": "20", "n": "30"})
+	c := mk("turns-rerank", map[string]string{"k": "20", "n": "50"})
+	d := mk("turns-cosine", map[string]string{"k": "7"})
+	side := func(l string, m *runlog.Manifest) analysis.Side { return analysis.Side{Label: l, Manifest: m} }
+	if diffs := analysis.Differences([]analysis.Side{side("a", &a), side("b", &b), side("d", &d)}); len(diffs) != 0 {
+		t.Errorf("one option differs (k): %v", diffs)
+	}
+	diffs := analysis.Differences([]analysis.Side{side("a", &a), side("c", &c)})
+	if len(diffs) != 1 || !strings.Contains(diffs[0].String(), "a: k=3,n=30") || !strings.Contains(diffs[0].String(), "c: k=20,n=50") {
+		t.Errorf("two options differ: %v", diffs)
+	}
+	diffs = analysis.DifferencesVarying([]analysis.Side{side("b", &b), side("c", &c)}, []string{"k"})
+	if len(diffs) != 1 || !strings.Contains(diffs[0].Field, "other than k") || !strings.Contains(diffs[0].String(), "n=50") {
+		t.Errorf("n differs where only k may: %v", diffs)
+	}
+	e := a
+	e.Models = map[string]runlog.ModelID{"build": {Backend: "offline"}, "answer": {Backend: "offline", Model: "heuristic"}, "decide": {Backend: "openai", Model: "x"}, "judge": {Backend: "offline", Model: "heuristic"}}
+	if diffs := analysis.Differences([]analysis.Side{side("a", &a), side("e", &e)}); len(diffs) < 2 || diffs[0].Field != "build model" || diffs[1].Field != "decide model" {
+		t.Errorf("build and decide models: %v", diffs)
+	}
+}
