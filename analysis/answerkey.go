@@ -66,8 +66,7 @@ func ScoresOf(r *runlog.Run, judgeName string, skip map[string]bool) (GroupScore
 	}
 	orderGroups(r.Manifest, gs.Groups)
 	sum := map[string]float64{}
-	o := Overall{Score: nanValue(), Lo: nanValue(), Hi: nanValue(), Binary: true}
-	succ, total := 0, 0.0
+	var overall []float64
 	for _, j := range r.Judgments {
 		g, ok := group[j.QuestionID]
 		if j.Judge != judgeName || !ok {
@@ -75,17 +74,8 @@ func ScoresOf(r *runlog.Run, judgeName string, skip map[string]bool) (GroupScore
 		}
 		sum[g] += j.Score
 		gs.N[g]++
-		if gs.Abstain[g] {
-			continue
-		}
-		o.N++
-		total += j.Score
-		switch j.Score {
-		case 1:
-			succ++
-		case 0:
-		default:
-			o.Binary = false
+		if !gs.Abstain[g] {
+			overall = append(overall, j.Score)
 		}
 	}
 	for _, g := range gs.Groups {
@@ -94,14 +84,9 @@ func ScoresOf(r *runlog.Run, judgeName string, skip map[string]bool) (GroupScore
 			gs.Score[g] = 100 * sum[g] / float64(gs.N[g])
 		}
 	}
-	if o.N > 0 {
-		o.Score = 100 * total / float64(o.N)
-		if o.Binary {
-			var err error
-			if o.Lo, o.Hi, err = wilson(succ, o.N); err != nil {
-				return gs, err
-			}
-		}
+	o, err := overallFrom(overall)
+	if err != nil {
+		return gs, err
 	}
 	gs.Overall = o
 	return gs, nil

@@ -32,30 +32,38 @@ type Overall struct {
 // OverallOf recomputes the overall score from the judgments so that its
 // count and interval come with it; Score equals Summary.Overall's.
 func OverallOf(r *runlog.Run, judgeName string) (Overall, error) {
-	o := Overall{Score: nanValue(), Lo: nanValue(), Hi: nanValue(), Binary: true}
 	in := map[string]bool{}
 	for _, a := range r.Answers {
 		if !a.Abstains() { // as Summary.Overall: LongMemEval's _abs are scored apart too
 			in[a.QuestionID] = true
 		}
 	}
-	sum, succ := 0.0, 0
+	var scores []float64
 	for _, j := range r.Judgments {
-		if j.Judge != judgeName || !in[j.QuestionID] {
-			continue
+		if j.Judge == judgeName && in[j.QuestionID] {
+			scores = append(scores, j.Score)
 		}
-		o.N++
-		sum += j.Score
-		switch j.Score {
+	}
+	return overallFrom(scores)
+}
+
+// overallFrom is the mean of scores × 100, with a Wilson interval when
+// every score is 0 or 1.
+func overallFrom(scores []float64) (Overall, error) {
+	o := Overall{Score: nanValue(), Lo: nanValue(), Hi: nanValue(), Binary: true, N: len(scores)}
+	if o.N == 0 {
+		return o, nil
+	}
+	sum, succ := 0.0, 0
+	for _, s := range scores {
+		sum += s
+		switch s {
 		case 1:
 			succ++
 		case 0:
 		default:
 			o.Binary = false
 		}
-	}
-	if o.N == 0 {
-		return o, nil
 	}
 	o.Score = 100 * sum / float64(o.N)
 	if o.Binary {

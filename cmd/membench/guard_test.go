@@ -15,14 +15,7 @@ import (
 // still comparable (one option differs, the one compared).
 func TestCompareRefusesAnotherAnswerPrompt(t *testing.T) {
 	res := t.TempDir()
-	b, err := os.ReadFile("../../prompts/templates/answer.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt := filepath.Join(t.TempDir(), "answer.tmpl")
-	if err := os.WriteFile(prompt, append([]byte("Answer in one word.\n"), b...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	prompt := oneWordAnswerPrompt(t)
 	run := func(id string, extra ...string) string {
 		args := append([]string{"run", "--quiet", "--system", "turns-cosine", "--results", res, "--run-id", id, "--limit", "20"}, extra...)
 		out, code := membench(t, nil, args...)
@@ -55,14 +48,7 @@ func TestCompareRefusesAnotherAnswerPrompt(t *testing.T) {
 // an incomplete run is refused (exit 2) when it is the only run at its k.
 func TestKStarCommandsReproduceTheReference(t *testing.T) {
 	res := t.TempDir()
-	b, err := os.ReadFile("../../prompts/templates/answer.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt := filepath.Join(t.TempDir(), "answer.tmpl")
-	if err := os.WriteFile(prompt, append([]byte("Answer in one word.\n"), b...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	prompt := oneWordAnswerPrompt(t)
 	out, code := membench(t, nil, "run", "--quiet", "--system", "turns-rerank", "--k", "3", "--limit", "20", "--turn-step", "1m",
 		"--answer-prompt", prompt, "--judge-spec", "lexical", "--results", res, "--run-id", "ref")
 	if code != 0 {
@@ -216,4 +202,19 @@ func TestSyntheticRunsSaySo(t *testing.T) {
 			t.Errorf("%v: exit %d, want SYNTHETIC in the output\n%s", args, code, out)
 		}
 	}
+}
+
+// oneWordAnswerPrompt is a copy of the default answer prompt with one more
+// instruction: a prompt file whose content differs from the default's.
+func oneWordAnswerPrompt(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../prompts/templates/answer.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := filepath.Join(t.TempDir(), "answer.tmpl")
+	if err := os.WriteFile(prompt, append([]byte("Answer in one word.\n"), b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return prompt
 }
