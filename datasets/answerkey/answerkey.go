@@ -167,9 +167,9 @@ func scalar(v json.RawMessage) (string, error) {
 
 // Read reads a key file.
 func Read(path string) (*Key, error) {
-	b, err := os.ReadFile(path)
+	b, err := datasets.ReadFile(path, 0, fmt.Sprintf("--answer-key: give %s, %s or a key file (%s)", Published, Audited, shape))
 	if err != nil {
-		return nil, badinput.Errorf("--answer-key %s: %v; give %s, %s or a key file (%s)", path, err, Published, Audited, shape)
+		return nil, err
 	}
 	return Parse(b, path)
 }

@@ -3,7 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
-	"os"
+	"github.com/membench/membench/datasets"
 
 	"github.com/membench/membench/internal/badinput"
 )
@@ -13,9 +13,9 @@ import (
 // recorded verdicts (llm_judgments) are then tallied as the judge
 // RecordedJudge. No judge is run.
 func ReadRates(path string) (*JudgeAudit, error) {
-	data, err := os.ReadFile(path)
+	data, err := datasets.ReadFile(path, 0, "--false-accept: give the JSON of membench audit judge --json, or a wrong-answer file with recorded verdicts")
 	if err != nil {
-		return nil, badinput.Errorf("--false-accept %s: %v; give the JSON of membench audit judge --json, or a wrong-answer file with recorded verdicts", path, err)
+		return nil, err
 	}
 	return ParseRates(data, path)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -68,9 +67,9 @@ const wrongShapes = `a scored file {"detailed_results": {CONV: [{question_id, qu
 
 // ReadWrong reads a file of known-wrong answers (see ParseWrong).
 func ReadWrong(path string) (*WrongFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := datasets.ReadFile(path, 0, "--wrong: give a file of known-wrong answers ("+wrongShapes+")")
 	if err != nil {
-		return nil, badinput.Errorf("--wrong %s: %v; give a file of known-wrong answers (%s)", path, err, wrongShapes)
+		return nil, err
 	}
 	return ParseWrong(data, path)
 }

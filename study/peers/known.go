@@ -2,7 +2,7 @@ package peers
 
 import (
 	"fmt"
-	"os"
+	"github.com/membench/membench/datasets"
 	"path/filepath"
 	"sort"
 )
@@ -107,7 +107,7 @@ func LoadFiles(f Format, dir, glob string) ([]Item, []string, error) {
 	})
 	var all []Item
 	for _, p := range files {
-		data, err := os.ReadFile(p)
+		data, err := datasets.ReadFile(p, 0, "give a directory of published per-question results (../shared/peers)")
 		if err != nil {
 			return nil, nil, err
 		}

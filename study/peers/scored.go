@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,9 +115,9 @@ type Scored struct {
 // a question text or category that differs from ds's is refused, since
 // the ids would then point into another dataset.
 func ReadScored(path string, ds *datasets.Dataset) (*Scored, error) {
-	data, err := os.ReadFile(path)
+	data, err := datasets.ReadFile(path, 0, "give a scored results file (the locomo-audit fc-baseline shape)")
 	if err != nil {
-		return nil, badinput.Errorf("%s: %v; give a scored results file (the locomo-audit fc-baseline shape)", path, err)
+		return nil, err
 	}
 	meta, acc, err := ParseScoredMeta(data, path)
 	if err != nil {
