@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // futureManifest is a manifest a later membench might write: a system,
@@ -82,8 +83,8 @@ func TestRunFromTheFutureIsReadFromItsManifest(t *testing.T) {
 			js = append(js, runlog.Judgment{QuestionID: q.id, System: "system-from-the-future", Judge: j.name, Score: j.score, Correct: j.score >= 0.5})
 		}
 	}
-	writeJSONL(t, filepath.Join(dir, runlog.AnswersFile), answers)
-	writeJSONL(t, filepath.Join(dir, runlog.JudgmentsFile), js)
+	// The manifest is the later binary's text, unknown field and all.
+	(&runlogtest.Run{NoManifest: true, Answers: answers, Judgments: js}).Write(t, dir)
 	r := mustLoad(t, dir)
 	runs := []*runlog.Run{r}
 

@@ -11,7 +11,7 @@ import (
 // more than once.
 func HasRepeats(runs []*runlog.Run) bool {
 	for _, r := range runs {
-		if r.Summary != nil && len(r.Summary.Overall.Repeats) > 0 {
+		if len(summaryOf(r).Overall.Repeats) > 0 {
 			return true
 		}
 	}
@@ -24,10 +24,7 @@ func RepeatsTable(runs []*runlog.Run, _ string, v View) (*report.Table, error) {
 	t := &report.Table{Title: "Repeated judging: overall accuracy over repeats",
 		Header: []string{"run", "judge", "repeats", "mean", "sd", "min–max", "majority vote"}}
 	for _, r := range runs {
-		if r.Summary == nil {
-			continue
-		}
-		rep := r.Summary.Overall.Repeats
+		rep := summaryOf(r).Overall.Repeats
 		judges := make([]string, 0, len(rep))
 		for j := range rep {
 			judges = append(judges, j)

@@ -21,7 +21,7 @@ var paperCats = []struct{ Head, Group string }{
 }
 
 // Overall is a run's overall score under one judge (abstaining questions
-// left out, as runlog.Summarize scores it).
+// left out, as summary.FromLines scores it).
 type Overall struct {
 	Score  float64 // mean score × 100 (NaN when the judge gave no verdict)
 	N      int     // questions with a verdict of the judge
@@ -162,7 +162,7 @@ func nCell(r *runlog.Run, n int) any {
 }
 
 func score(r *runlog.Run, group, judgeName string) string {
-	for _, g := range r.Summary.Groups {
+	for _, g := range summaryOf(r).Groups {
 		if g.Name == group {
 			if v, ok := g.Scores[judgeName]; ok {
 				return report.F(v, 2)
@@ -262,7 +262,7 @@ func buildCells(r *runlog.Run, v View) (cells []any, summed bool) {
 		}
 		return []any{"-", "-", "-"}, false
 	}
-	b := r.Summary.Build
+	b := summaryOf(r).Build
 	m := func(n int) string { return report.F(float64(n)/1e6, 3) }
 	secs, summed := buildSeconds(r)
 	if v == Wide {
@@ -277,10 +277,10 @@ func buildCells(r *runlog.Run, v View) (cells []any, summed bool) {
 // A system that spends its model calls at read time (turns-rerank) is not
 // free because its build is.
 func readCells(r *runlog.Run) []any {
-	if r.Summary == nil || len(r.Retrievals) == 0 {
+	if len(r.Retrievals) == 0 {
 		return []any{"-", "-"} // no retrieval (scored predictions)
 	}
-	c, ok := r.Summary.Stages[string(llm.StageRetrieve)]
+	c, ok := summaryOf(r).Stages[string(llm.StageRetrieve)]
 	if !ok || c.Calls == 0 {
 		return []any{0, report.F(0, 3)}
 	}
@@ -298,7 +298,7 @@ func buildSeconds(r *runlog.Run) (string, bool) {
 	if len(r.Builds) == 1 {
 		return report.F(r.Builds[0].Seconds, 1), false
 	}
-	return report.F(r.Summary.Build.Seconds, 1) + "*", true
+	return report.F(summaryOf(r).Build.Seconds, 1) + "*", true
 }
 
 const summedNote = "* Time s summed over conversations (the run predates recorded build start times): above the wall time when conversations were built in parallel"
@@ -400,7 +400,7 @@ func Table3(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 		}
 		cells := []any{nCell(r, o.N), ciCell(o, v)}
 		for _, j := range judges {
-			if sc, ok := r.Summary.Overall.Scores[j]; ok {
+			if sc, ok := summaryOf(r).Overall.Scores[j]; ok {
 				cells = append(cells, report.F(sc, 2))
 			} else {
 				cells = append(cells, "-")

@@ -50,7 +50,7 @@ func Report(runs []*runlog.Run, judgeName string, mixed []string) (ReportJSON, e
 			Dir: r.Dir, RunID: r.ID(), Label: RunLabel(r), System: r.Manifest.Config.System,
 			Dataset: r.Manifest.Dataset, Status: r.Status(), Offline: r.Manifest.Offline, Synthetic: r.Manifest.SyntheticNote(),
 			Overall: ReportOverall{Score: finite(o.Score), N: o.N},
-			Judges:  r.Manifest.Judges, Summary: r.Summary,
+			Judges:  r.Manifest.Judges, Summary: summaryOf(r),
 		}
 		if o.Binary && o.N > 0 {
 			row.Overall.Lo, row.Overall.Hi = finite(o.Lo), finite(o.Hi)

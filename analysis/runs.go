@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 
 	"github.com/membench/membench/systems"
 )
@@ -42,4 +43,13 @@ func ResolveK(m runlog.Manifest) (k int, source string, ok bool) {
 		}
 	}
 	return 0, "system " + cfg.System + " has no k option (no retrieval budget)", false
+}
+
+// summaryOf is the run's summary, computed from its lines when the run
+// was loaded without one (runlog.Load rather than summary.Load).
+func summaryOf(r *runlog.Run) *runlog.Summary {
+	if r.Summary == nil {
+		r.Summary = summary.FromLines(r.Manifest, r.Lines)
+	}
+	return r.Summary
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // Damaged embedding-cache entries found by a run are counted in its
@@ -85,12 +86,12 @@ func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
 		t.Fatalf("summary lacks the damaged-entries note:\n%s", md)
 	}
 	// Readers recompute the summary from the manifest.
-	again, err := runlog.Summarize(dir)
+	again, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again.CacheDamaged.Total() != 3 {
-		t.Fatalf("Summarize reads %+v from the manifest, want 3", again.CacheDamaged)
+		t.Fatalf("summary.Compute reads %+v from the manifest, want 3", again.CacheDamaged)
 	}
 	// The entries were rewritten: a third run finds none.
 	cfg.RunID = "third"

@@ -81,7 +81,7 @@ func TestRegisteredDatasetRunsEndToEnd(t *testing.T) {
 		}
 	}
 	// Read back from the folder alone, the run summarises the same.
-	again, err := runlog.Summarize(dir)
+	again, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

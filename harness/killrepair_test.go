@@ -13,6 +13,7 @@ import (
 
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // A kill after the memory dump and before the build line (the file state
@@ -67,7 +68,7 @@ func TestKillBetweenMemoryAndBuildLineIsRepaired(t *testing.T) {
 // (seconds differ between any two runs).
 func mustSummary(t *testing.T, dir string) string {
 	t.Helper()
-	s, err := runlog.Summarize(dir)
+	s, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

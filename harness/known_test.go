@@ -12,6 +12,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // The summary a run writes comes from the records it holds (read at the
@@ -28,7 +29,7 @@ func TestSummaryFromHeldRecordsEqualsTheFiles(t *testing.T) {
 			t.Fatalf("%s: %v", stage, err)
 		}
 		dir := runDir(t, cfg)
-		fromFiles, err := runlog.Summarize(dir)
+		fromFiles, err := summary.Compute(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,7 +47,7 @@ func TestPartialJudgeShowsItsN(t *testing.T) {
 	m.Judges = append(m.Judges, "human")
 	runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m)
 
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 		if werr := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); werr != nil && err == nil {
 			err = werr
 		}
-		if s2, serr := runlog.Summarize(p.Dir); serr == nil {
+		if s2, serr := summary.Compute(p.Dir); serr == nil {
 			s2.Dollars = sum.Dollars
 			sum = s2
 			if werr := summary.Write(p.Dir, s2); werr != nil && err == nil {
@@ -235,7 +235,7 @@ func alreadyReplayed(b *bundle.Bundle, cfg runlog.Config, log io.Writer) (*runlo
 	if err == nil && m.Replay != nil && m.Replay.Bundle == filepath.Base(b.Path) && m.RunID == b.Manifest.RunID {
 		if st, err := runlog.StatusOf(dir, m); err == nil && st.State == runlog.StateComplete {
 			fmt.Fprintf(log, "replay: %s already holds a finished replay of %s; showing its summary\n", dir, filepath.Base(b.Path))
-			return runlog.Summarize(dir)
+			return summary.Compute(dir)
 		}
 	}
 	return nil, badinput.Errorf("--results %s: run %s is already there and is not a finished replay of this bundle; replay into another --results directory", cfg.ResultsDir, cfg.RunID)

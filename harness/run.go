@@ -376,10 +376,15 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	rec.Close()
 	// One read of the records for the summary and the status, of the files
 	// whose lines the run does not hold already.
-	sum, st, err := runlog.SummarizeWithStatus(p.Dir, p.manifest, known)
+	written, err := runlog.LoadManifest(p.Dir)
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
+	lines, err := runlog.ReadLines(p.Dir, known)
+	if err != nil {
+		return nil, errors.Join(runErr, err)
+	}
+	sum, st := summary.FromLines(written, lines), lines.Status(p.manifest)
 	p.manifest.CacheDamaged = p.manifest.CacheDamaged.Add(p.Res.Damaged())
 	sum.CacheDamaged = p.manifest.CacheDamaged
 	p.manifest.Finished = time.Now().UTC()

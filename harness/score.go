@@ -257,7 +257,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err := runlog.WriteJSON(filepath.Join(sc.Out, runlog.ManifestFile), m); err != nil {
 		return nil, nil, err
 	}
-	sum, err := runlog.Summarize(sc.Out)
+	sum, err := summary.Compute(sc.Out)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -216,7 +216,7 @@ func Merge(dirs []string, out string) (*runlog.Summary, error) {
 	if err := runlog.WriteJSON(filepath.Join(out, runlog.ManifestFile), m); err != nil {
 		return nil, err
 	}
-	sum, err := runlog.Summarize(out)
+	sum, err := summary.Compute(out)
 	if err != nil {
 		return nil, err
 	}

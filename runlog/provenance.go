@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/membench/membench/internal/badinput"
@@ -60,7 +61,7 @@ func StatusOf(dir string, m Manifest) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	return records{answers: ans, judgments: js}.status(m), nil
+	return Lines{Answers: ans, Judgments: js}.Status(m), nil
 }
 
 func computeStatus(m Manifest, answers []AnswerRecord, judgments []Judgment) Status {
@@ -299,4 +300,14 @@ func sources(items []ItemRef) map[string]bool {
 		}
 	}
 	return s
+}
+
+// sortedKeys orders map keys so the same artifacts give the same output.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

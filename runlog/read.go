@@ -14,7 +14,7 @@ import (
 
 // Run is one loaded run directory (from `membench run` or `membench score`).
 // Records are de-duplicated: the last line per question (and per judge)
-// wins, as Summarize does for resumed runs.
+// wins, as a resumed run is scored.
 type Run struct {
 	Dir        string
 	Manifest   Manifest
@@ -25,6 +25,10 @@ type Run struct {
 	// are left out of Judgments and of every accuracy.
 	Invalid []Judgment
 	Builds  []BuildRecord
+	// Lines are the files' lines as read, every attempt's.
+	Lines Lines
+	// Summary is nil from Load: package summary computes it (summary.Load
+	// reads a run with it).
 	Summary *Summary
 }
 
@@ -62,21 +66,23 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, Manifest: m}
 	// Each file is read once, for the run's records and its summary.
-	recs, err := readRecords(dir)
+	lines, err := ReadLines(dir, nil)
 	if err != nil {
 		return nil, err
 	}
-	r.Retrievals = LastBy(recs.retr, func(x RetrievalRecord) string { return x.QuestionID })
-	r.Answers = LastBy(recs.answers, func(x AnswerRecord) string { return x.QuestionID })
-	r.Judgments, r.Invalid = Verdicts(recs.judgments)
+	return FromLines(dir, m, lines), nil
+}
+
+// FromLines is Load on lines already read.
+func FromLines(dir string, m Manifest, l Lines) *Run {
+	r := &Run{Dir: dir, Manifest: m, Lines: l}
+	r.Retrievals = LastBy(l.Retrievals, func(x RetrievalRecord) string { return x.QuestionID })
+	r.Answers = LastBy(l.Answers, func(x AnswerRecord) string { return x.QuestionID })
+	r.Judgments, r.Invalid = Verdicts(l.Judgments)
 	// A conversation rebuilt after a failed build has a newer line.
-	r.Builds = LastBy(recs.builds, func(b BuildRecord) string { return b.ConversationID })
-	if r.Summary, err = summarize(dir, m, recs); err != nil {
-		return nil, err
-	}
-	return r, nil
+	r.Builds = LastBy(l.Builds, func(b BuildRecord) string { return b.ConversationID })
+	return r
 }
 
 // LastBy keeps the last record per key, in order of the key's first line.

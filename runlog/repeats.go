@@ -177,31 +177,3 @@ func RepeatStatsOf(rep []Judgment, judge string, in func(qid string) bool) (Repe
 	st.Majority = 100 * float64(maj) / float64(len(votes))
 	return st, true
 }
-
-// addRepeatStats fills each group's and the overall row's Repeats from
-// the judges' repeated verdicts.
-func addRepeatStats(s *Summary, judgments []Judgment, ans map[string]AnswerRecord) {
-	rep := RepeatVerdicts(judgments)
-	if len(rep) == 0 {
-		return
-	}
-	judges := map[string]bool{}
-	for _, j := range rep {
-		judges[j.Judge] = true
-	}
-	fill := func(g *Group, in func(qid string) bool) {
-		for j := range judges {
-			if st, ok := RepeatStatsOf(rep, j, in); ok {
-				if g.Repeats == nil {
-					g.Repeats = map[string]RepeatStats{}
-				}
-				g.Repeats[j] = st
-			}
-		}
-	}
-	for i := range s.Groups {
-		name := s.Groups[i].Name
-		fill(&s.Groups[i], func(q string) bool { a, ok := ans[q]; return ok && a.Group == name })
-	}
-	fill(&s.Overall, func(q string) bool { a, ok := ans[q]; return ok && !a.Abstains() })
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // membench judge on a finished run, with the judge model's replies to two
@@ -132,11 +133,11 @@ func TestJudgeRecordsFailedQuestionsAndRerunFillsThem(t *testing.T) {
 			t.Errorf("%s: verdict %+v after failure and rerun, %+v in a clean pass", q, g, w)
 		}
 	}
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cleanSum, err := runlog.Summarize(cleanDir)
+	cleanSum, err := summary.Compute(cleanDir)
 	if err != nil {
 		t.Fatal(err)
 	}

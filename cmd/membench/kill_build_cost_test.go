@@ -48,7 +48,7 @@ func TestKill9MidBuildRecordsItsSpend(t *testing.T) {
 		t.Fatalf("uninterrupted run: exit %d\n%s", code, out)
 	}
 	want := loadState(t, only(ref))
-	refSum, err := runlog.Summarize(only(ref))
+	refSum, err := summary.Compute(only(ref))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestKill9MidBuildRecordsItsSpend(t *testing.T) {
 	if cut == 0 {
 		t.Fatal("three kills found no build cut off with partial lines on disk")
 	}
-	killed, err := runlog.Summarize(dir)
+	killed, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestKill9MidBuildRecordsItsSpend(t *testing.T) {
 	if d := loadState(t, dir).diff(want); len(d) != 0 {
 		t.Errorf("resumed run differs from the uninterrupted one in %v", d)
 	}
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // kill -9 in the middle of a membench judge pass loses no spend a verdict
@@ -81,7 +82,7 @@ func TestKill9DuringJudgeKeepsEachVerdictsCost(t *testing.T) {
 			t.Errorf("killed pass: verdict on %s has %d calls in costs.jsonl, want 1", j.QuestionID, keyed[j.QuestionID])
 		}
 	}
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestKill9DuringJudgeKeepsEachVerdictsCost(t *testing.T) {
 	if got := len(llmLines()); got != 19 {
 		t.Fatalf("%d llm verdicts after the rerun, want 19", got)
 	}
-	sum, err = runlog.Summarize(dir)
+	sum, err = summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // runState is what a finished run must agree on with an uninterrupted
@@ -31,7 +32,7 @@ type runState struct {
 
 func loadState(t *testing.T, dir string) runState {
 	t.Helper()
-	r, err := runlog.Load(dir)
+	r, err := summary.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func loadState(t *testing.T, dir string) runState {
 	mem, _ := os.ReadFile(filepath.Join(dir, runlog.MemoryFile))
 	st.Memory = strings.Split(strings.TrimSpace(string(mem)), "\n")
 	sort.Strings(st.Memory)
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 			} else {
 				t.Errorf("trial %d (killed in %s): resumed run differs from the uninterrupted one in %v", i, stage, d)
 			}
-			if sum, err := runlog.Summarize(dir); err == nil {
+			if sum, err := summary.Compute(dir); err == nil {
 				redone = fmt.Sprint(sum.RedoneCalls().Calls)
 			}
 		} else {

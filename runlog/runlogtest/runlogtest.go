@@ -23,6 +23,10 @@ type Run struct {
 	Retrievals []runlog.RetrievalRecord
 	Builds     []runlog.BuildRecord
 	Costs      []runlog.CostRecord
+	// NoManifest leaves manifest.json out: a folder of record files only,
+	// which compare still reads (it pairs verdicts by question), or one
+	// whose manifest the test writes itself.
+	NoManifest bool
 }
 
 // New is a run of system at retrieval budget k with judge as its one judge.
@@ -68,8 +72,10 @@ func (r *Run) Write(tb testing.TB, dir string) string {
 	if m.RunID == "" {
 		m.RunID = filepath.Base(dir)
 	}
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
-		tb.Fatal(err)
+	if !r.NoManifest {
+		if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	writeLines(tb, filepath.Join(dir, runlog.AnswersFile), r.Answers)
 	writeLines(tb, filepath.Join(dir, runlog.JudgmentsFile), r.Judgments)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
@@ -150,7 +151,7 @@ func TestHumanFromPipeResumes(t *testing.T) {
 		}
 		seen[k] = true
 	}
-	sum, err := runlog.Summarize(a)
+	sum, err := summary.Compute(a)
 	if err != nil {
 		t.Fatal(err)
 	}

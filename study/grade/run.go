@@ -85,7 +85,7 @@ func finish(dir string, judges []runlog.JudgeInfo) (*runlog.Summary, error) {
 	if b, err := os.ReadFile(filepath.Join(dir, runlog.SummaryJSON)); err == nil {
 		_ = json.Unmarshal(b, &old) // an unreadable summary is rewritten whole
 	}
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
+	"github.com/membench/membench/summary"
 )
 
 func loadLoCoMo(t *testing.T) *datasets.Dataset {
@@ -37,7 +38,7 @@ func importScored(t *testing.T, ds *datasets.Dataset, path string) (*Scored, str
 	if err := WriteRun(dir, sc.Info("peer", ds), sc.Items, sc.Report); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 
 	"github.com/membench/membench/systems"
 )
@@ -23,7 +24,7 @@ type runInfo struct {
 }
 
 func loadRun(dir string) (*runInfo, error) {
-	r, err := runlog.Load(dir)
+	r, err := summary.Load(dir)
 	if err != nil {
 		return nil, fmt.Errorf("--runs %s: %w", dir, err)
 	}

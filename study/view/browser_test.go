@@ -19,6 +19,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/view"
+	"github.com/membench/membench/summary"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -112,7 +113,7 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 	b := sampleRun(t, results, "fullcontext")
 	url := serve(t, a, b)
 
-	ra, err := runlog.Load(a)
+	ra, err := summary.Load(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
+	"github.com/membench/membench/summary"
 )
 
 // Bundle is everything the pages show.
@@ -282,7 +283,7 @@ func Build(dirs []string, opt Options) (*Bundle, error) {
 }
 
 func loadRun(dir string, b *Bundle, opt Options) (*RunView, runlog.Manifest, error) {
-	r, err := runlog.Load(dir)
+	r, err := summary.Load(dir)
 	if err != nil {
 		return nil, runlog.Manifest{}, err
 	}

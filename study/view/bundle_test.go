@@ -19,6 +19,7 @@ import (
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 	"github.com/membench/membench/study/view"
+	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
 
@@ -54,7 +55,7 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, dir := range []string{a, b} {
-		r, err := runlog.Load(dir)
+		r, err := summary.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,29 +13,25 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
-// writeRun writes a run dir with judgments for ids q0..q(n-1) of judge j,
-// correct where ok(i), and answers.jsonl with category cat(i).
+// writeRun writes a run dir without a manifest: judgments for ids
+// conv-1:0..conv-1:(n-1) of judge j, correct where ok(i), and answers of
+// category cat(i).
 func writeRun(t *testing.T, system, j string, n int, ok func(int) bool, cat func(int) int) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), system)
-	os.MkdirAll(dir, 0o755)
-	var jl, al []byte
+	r := &runlogtest.Run{NoManifest: true}
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("conv-1:%d", i)
 		s := 0.0
 		if ok(i) {
 			s = 1
 		}
-		b, _ := json.Marshal(runlog.Judgment{QuestionID: id, System: system, Judge: j, Correct: ok(i), Score: s})
-		jl = append(append(jl, b...), '\n')
-		b, _ = json.Marshal(runlog.AnswerRecord{QuestionID: id, System: system, Category: cat(i)})
-		al = append(append(al, b...), '\n')
+		r.Judgments = append(r.Judgments, runlog.Judgment{QuestionID: id, System: system, Judge: j, Correct: ok(i), Score: s})
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, System: system, Category: cat(i)})
 	}
-	os.WriteFile(filepath.Join(dir, runlog.JudgmentsFile), jl, 0o644)
-	os.WriteFile(filepath.Join(dir, runlog.AnswersFile), al, 0o644)
-	return dir
+	return r.Write(t, filepath.Join(t.TempDir(), system))
 }
 
 func run(t *testing.T, args ...string) (string, string, error) {

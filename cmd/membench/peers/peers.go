@@ -246,7 +246,7 @@ func importSource(s peers.Source, dir, out string, loco, lme *datasets.Dataset) 
 // finish summarises the written run and sets the published figures beside
 // its own.
 func finish(system, dir string, rep peers.MatchReport, pub *peers.Published) (Imported, error) {
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		return Imported{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
@@ -41,7 +42,7 @@ func TestImportFCBaseline(t *testing.T) {
 			t.Errorf("%s: published %v, records give %v", f.Name, f.Published, f.Ours)
 		}
 	}
-	loaded, err := runlog.Load(out)
+	loaded, err := summary.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,7 +189,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	var loaded []*runlog.Run
 	for _, d := range dirs {
-		r, err := runlog.Load(d)
+		r, err := summary.Load(d)
 		if err != nil {
 			return clierr.AsBad(err)
 		}

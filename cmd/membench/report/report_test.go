@@ -126,37 +126,28 @@ type provRun struct {
 
 func (p provRun) write(t *testing.T) {
 	t.Helper()
-	os.MkdirAll(p.dir, 0o755)
 	backend := "openai"
 	if p.offline {
 		backend = "offline"
 	}
-	m := runlog.Manifest{RunID: filepath.Base(p.dir), Config: runlog.Config{System: p.system, K: p.k},
+	r := runlogtest.Run{Manifest: runlog.Manifest{Config: runlog.Config{System: p.system, K: p.k},
 		Dataset: "locomo", DatasetSHA256: "0123456789abcdef", Questions: p.asked, Embedder: "tfidf-hash-512",
-		Models: map[string]llm.ModelID{"answer": {Backend: backend, Model: "m"}}, Judges: []string{"llm"}, Offline: p.offline}
-	if err := runlog.WriteJSON(filepath.Join(p.dir, runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
-	var ans, js, bs []any
+		Models: map[string]llm.ModelID{"answer": {Backend: backend, Model: "m"}}, Judges: []string{"llm"}, Offline: p.offline}}
 	for i := 0; i < p.n; i++ {
 		id := p.system + string(rune('a'+i))
-		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Category: 1})
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, Category: 1})
 		s := 0.0
 		if i < p.right {
 			s = 1
 		}
-		js = append(js, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: s == 1, Score: s})
+		r.Judgments = append(r.Judgments, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: s == 1, Score: s})
 	}
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for c := 0; c < p.builds; c++ {
-		bs = append(bs, runlog.BuildRecord{ConversationID: string(rune('A' + c)), Calls: 100, InputTokens: 1_500_000, OutputTokens: 400_000,
+		r.Builds = append(r.Builds, runlog.BuildRecord{ConversationID: string(rune('A' + c)), Calls: 100, InputTokens: 1_500_000, OutputTokens: 400_000,
 			Started: t0, Seconds: p.secs})
 	}
-	testutil.WriteJSONL(t, filepath.Join(p.dir, runlog.AnswersFile), ans...)
-	testutil.WriteJSONL(t, filepath.Join(p.dir, runlog.JudgmentsFile), js...)
-	if len(bs) > 0 {
-		testutil.WriteJSONL(t, filepath.Join(p.dir, runlog.BuildFile), bs...)
-	}
+	r.Write(t, p.dir)
 }
 
 // A report over runs of several systems with long names, offline and

@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 )
 
 // A judge spec with repeats=3, against a real HTTP server whose verdict
@@ -111,7 +112,7 @@ func TestScoreRepeatsJudgesEachAnswerThreeTimes(t *testing.T) {
 		sd += (p - mean) * (p - mean)
 	}
 	sd = math.Sqrt(sd / 3)
-	sum, err := runlog.Summarize(out)
+	sum, err := summary.Compute(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runlog_test
+package summary_test
 
 import (
 	"archive/tar"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 	"github.com/membench/membench/summary"
 )
 
@@ -41,7 +42,7 @@ func TestOldRunReadsTheSame(t *testing.T) {
 	if err := json.Unmarshal(b, &old); err != nil {
 		t.Fatal(err)
 	}
-	s, err := runlog.Summarize(dir)
+	s, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,25 +129,15 @@ func TestSummaryOfUnknownDataset(t *testing.T) {
 	if _, ok := datasets.Registered("mystery"); ok {
 		t.Fatal("the test needs a dataset name nobody registers")
 	}
-	dir := t.TempDir()
-	m := runlog.Manifest{Schema: runlog.ManifestSchema, RunID: "mystery-run", Dataset: "mystery", Judges: []string{"j"},
-		DatasetGroups: []runlog.DatasetGroup{{Name: "zeta"}, {Name: "alpha"}, {Name: "refuse", Abstains: true}}}
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
-	var ans, js []any
+	r := runlogtest.Run{Manifest: runlog.Manifest{Schema: runlog.ManifestSchema, RunID: "mystery-run", Dataset: "mystery", Judges: []string{"j"},
+		DatasetGroups: []runlog.DatasetGroup{{Name: "zeta"}, {Name: "alpha"}, {Name: "refuse", Abstains: true}}}}
 	for i, g := range []string{"alpha", "zeta", "refuse", "alpha", "extra"} {
 		id := string(rune('a' + i))
-		ans = append(ans, runlog.AnswerRecord{QuestionID: id, Group: g, Abstention: g == "refuse"})
-		js = append(js, runlog.Judgment{QuestionID: id, Judge: "j", Correct: i%2 == 0, Score: float64((i + 1) % 2)})
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, Group: g, Abstention: g == "refuse"})
+		r.Judgments = append(r.Judgments, runlog.Judgment{QuestionID: id, Judge: "j", Correct: i%2 == 0, Score: float64((i + 1) % 2)})
 	}
-	if err := runlog.WriteJSONLines(filepath.Join(dir, runlog.AnswersFile), ans); err != nil {
-		t.Fatal(err)
-	}
-	if err := runlog.WriteJSONLines(filepath.Join(dir, runlog.JudgmentsFile), js); err != nil {
-		t.Fatal(err)
-	}
-	s, err := runlog.Summarize(dir)
+	dir := r.Write(t, t.TempDir())
+	s, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,41 +1,24 @@
-package runlog_test
+package summary_test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
+	"github.com/membench/membench/summary"
 )
 
 // writeRun writes a run folder: its manifest, one answer per question
 // and the judgments given, as a run would leave them on disk.
 func writeRun(t *testing.T, m runlog.Manifest, questions []string, js []runlog.Judgment) string {
 	t.Helper()
-	dir := t.TempDir()
-	m.RunID = filepath.Base(dir)
-	m.Questions = len(questions)
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
-	var ans, jl []byte
+	r := &runlogtest.Run{Manifest: m, Judgments: js}
 	for _, q := range questions {
-		b, _ := json.Marshal(runlog.AnswerRecord{QuestionID: q, ConversationID: "c1", System: "turns-cosine", Type: "single-session-user", Question: "?", Gold: "blue", Prediction: "blue"})
-		ans = append(append(ans, b...), '\n')
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: q, ConversationID: "c1", System: "turns-cosine", Type: "single-session-user", Question: "?", Gold: "blue", Prediction: "blue"})
 	}
-	for _, j := range js {
-		b, _ := json.Marshal(j)
-		jl = append(append(jl, b...), '\n')
-	}
-	if err := os.WriteFile(filepath.Join(dir, runlog.AnswersFile), ans, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, runlog.JudgmentsFile), jl, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	r.Manifest.Questions = len(questions)
+	return r.Write(t, t.TempDir())
 }
 
 func verdicts(judge string, scores map[string]float64) []runlog.Judgment {
@@ -63,7 +46,7 @@ func TestJudgesThisBinaryDoesNotKnowAreReadFromTheManifest(t *testing.T) {
 	js = append(js, verdicts("panel-z", map[string]float64{"q1": 1})...)
 	dir := writeRun(t, m, []string{"q1", "q2"}, js)
 
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +106,7 @@ func TestOldManifestsReadByTheShippedJudgeKinds(t *testing.T) {
 	js = append(js, verdicts("lexical", map[string]float64{"q1": 1, "q2": 1})...)
 	js = append(js, verdicts("human", map[string]float64{"q2": 1})...)
 	dir := writeRun(t, old, []string{"q1", "q2"}, js)
-	sum, err := runlog.Summarize(dir)
+	sum, err := summary.Compute(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

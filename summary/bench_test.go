@@ -1,21 +1,21 @@
-package runlog
+package summary
 
 import (
 	"os"
 	"testing"
 )
 
-// BenchmarkSummarize reads and summarises the run in MEMBENCH_BENCH_RUN
+// BenchmarkCompute reads and summarises the run in MEMBENCH_BENCH_RUN
 // (a finished run directory, e.g. full LoCoMo): what a rerun with nothing
 // left to do spends at its end.
-func BenchmarkSummarize(b *testing.B) {
+func BenchmarkCompute(b *testing.B) {
 	dir := os.Getenv("MEMBENCH_BENCH_RUN")
 	if dir == "" {
 		b.Skip("set MEMBENCH_BENCH_RUN to a run directory")
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Summarize(dir); err != nil {
+		if _, err := Compute(dir); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,294 @@
+package summary
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/membench/membench/runlog"
+)
+
+// Compute reads a run directory's manifest and lines and computes its
+// summary.
+func Compute(dir string) (*runlog.Summary, error) {
+	m, err := runlog.LoadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := runlog.ReadLines(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return FromLines(m, lines), nil
+}
+
+// Load is runlog.Load with the run's summary computed from the same read.
+func Load(dir string) (*runlog.Run, error) {
+	r, err := runlog.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.Summary = FromLines(r.Manifest, r.Lines)
+	return r, nil
+}
+
+// FromLines computes a run's summary from its manifest and every line of
+// its files (runlog.ReadLines): the last line per key is scored, and work
+// an earlier attempt did counts as redone.
+func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
+	answers, judgments, retr, builds, costs := l.Answers, l.Judgments, l.Retrievals, l.Builds, l.Costs
+	s := &runlog.Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, Synthetic: m.Synthetic, OfflineParts: m.OfflineList(),
+		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]runlog.Cost{}}
+	s.Replay = m.Replay
+	s.CacheDamaged = m.CacheDamaged
+	s.JudgeModels = m.JudgeModels()
+	for _, j := range m.Judges {
+		if m.IsMetric(j) {
+			s.Metrics = append(s.Metrics, j)
+		}
+	}
+	ans := map[string]runlog.AnswerRecord{}
+	for _, a := range answers {
+		ans[a.QuestionID] = a
+	}
+	s.Questions = len(ans)
+	// Last verdict per (question, judge) wins; invalid ones (no verdict in
+	// the model's reply) are counted, not scored.
+	valid, invalid := runlog.Verdicts(judgments)
+	for _, j := range invalid {
+		if _, ok := ans[j.QuestionID]; !ok {
+			continue
+		}
+		if s.Invalid == nil {
+			s.Invalid = map[string]int{}
+		}
+		s.Invalid[j.Judge]++
+		if s.FirstInvalid == nil {
+			s.FirstInvalid = map[string]string{}
+		}
+		if _, ok := s.FirstInvalid[j.Judge]; !ok {
+			s.FirstInvalid[j.Judge] = clip(j.Raw, 200)
+		}
+	}
+	verdict := map[string]map[string]float64{}
+	for _, j := range valid {
+		if _, ok := ans[j.QuestionID]; !ok {
+			continue
+		}
+		if verdict[j.QuestionID] == nil {
+			verdict[j.QuestionID] = map[string]float64{}
+		}
+		verdict[j.QuestionID][j.Judge] = j.Score
+	}
+	s.Groups, s.Overall = groupScores(ans, verdict, m)
+	addRepeatStats(s, judgments, ans)
+	limit := m.MaxBuildFailures
+	if limit <= 0 {
+		limit = runlog.DefaultMaxBuildFailures
+	}
+	s.ContextTokens, s.EvidenceRecall = retrievalStats(retr, ans)
+	// A conversation rebuilt after a failed build has a newer line.
+	for _, b := range runlog.LastBy(builds, func(b runlog.BuildRecord) string { return b.ConversationID }) {
+		s.BuildRequests += b.Stats.Requests
+		s.BuildFailed += b.Stats.Failed
+		if s.FirstFailure == "" && b.Stats.FirstFailure != "" {
+			s.FirstFailure = clip(b.Stats.FirstFailure, 200)
+		}
+		s.Build.Calls += b.Calls
+		s.Build.InputTokens += b.InputTokens
+		s.Build.OutputTokens += b.OutputTokens
+		s.Build.Seconds += b.Seconds
+		if b.EmptyMemory != "" {
+			s.EmptyMemory = append(s.EmptyMemory, b.ConversationID+": "+b.EmptyMemory)
+		}
+	}
+	s.FailedOverLimit = runlog.BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
+	s.Degraded = s.FailedOverLimit || len(s.EmptyMemory) > 0
+	kept, redone := runlog.EffectiveCosts(costs)
+	// A judge's cost record replaced after an invalid verdict paid for
+	// that verdict, not for work an interruption cut off.
+	invalidOn := map[string]bool{}
+	for _, j := range judgments {
+		if j.Invalid {
+			invalidOn[j.QuestionID+"\x00"+j.Judge] = true
+		}
+	}
+	for _, c := range redone {
+		name, isJudge := strings.CutPrefix(c.Part, "judge:")
+		reasked := isJudge && invalidOn[c.QuestionID+"\x00"+name]
+		for _, t := range c.Tallies {
+			key := string(t.Stage)
+			if t.Label == "embedding" {
+				key += ":embedding"
+			}
+			if s.Redone == nil {
+				s.Redone = map[string]runlog.Cost{}
+			}
+			v := s.Redone[key]
+			v.AddTally(t)
+			s.Redone[key] = v
+			if reasked {
+				if s.Reasked == nil {
+					s.Reasked = map[string]runlog.Cost{}
+				}
+				r := s.Reasked[key]
+				r.AddTally(t)
+				s.Reasked[key] = r
+			}
+		}
+	}
+	for _, c := range kept {
+		for _, t := range c.Tallies {
+			key := string(t.Stage)
+			if t.Label == "embedding" {
+				key += ":embedding"
+			}
+			v := s.Stages[key]
+			v.AddTally(t)
+			s.Stages[key] = v
+		}
+	}
+	return s
+}
+
+// groupScores scores each group and the overall row (abstaining
+// questions left out), the groups in the order of the run's dataset.
+func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[string]float64, m runlog.Manifest) ([]runlog.Group, runlog.Group) {
+	judges := m.Judges
+	type acc struct {
+		g   runlog.Group
+		sum map[string]float64
+		n   map[string]int
+	}
+	groups := map[string]*acc{}
+	overall := &acc{g: runlog.Group{Name: "overall"}, sum: map[string]float64{}, n: map[string]int{}}
+	add := func(a *acc, v map[string]float64) {
+		a.g.N++
+		for j, x := range v {
+			a.sum[j] += x
+			a.n[j]++
+		}
+	}
+	// Sum in question-id order so the same artifacts give the same bits.
+	for _, qid := range sortedKeys(ans) {
+		a := ans[qid]
+		g := groups[a.Group]
+		if g == nil {
+			g = &acc{g: runlog.Group{Name: a.Group}, sum: map[string]float64{}, n: map[string]int{}}
+			groups[a.Group] = g
+		}
+		g.g.Abstains = g.g.Abstains || a.Abstains()
+		add(g, verdict[a.QuestionID])
+		if !a.Abstains() {
+			add(overall, verdict[a.QuestionID])
+		}
+	}
+	finish := func(a *acc) runlog.Group {
+		a.g.Scores = map[string]float64{}
+		for _, j := range judges {
+			if a.n[j] > 0 {
+				a.g.Scores[j] = 100 * a.sum[j] / float64(a.n[j])
+				if a.n[j] < a.g.N {
+					// A partial judge (e.g. human grading in progress)
+					// must not read as if it covered every question.
+					if a.g.Judged == nil {
+						a.g.Judged = map[string]int{}
+					}
+					a.g.Judged[j] = a.n[j]
+				}
+			}
+		}
+		return a.g
+	}
+	var out []runlog.Group
+	for _, g := range groups {
+		out = append(out, finish(g))
+	}
+	sort.Slice(out, func(i, j int) bool { return m.GroupLess(out[i].Name, out[j].Name) })
+	return out, finish(overall)
+}
+
+func retrievalStats(retr []runlog.RetrievalRecord, ans map[string]runlog.AnswerRecord) (runlog.TokenStats, float64) {
+	last := map[string]runlog.RetrievalRecord{}
+	for _, r := range retr {
+		last[r.QuestionID] = r
+	}
+	var ts runlog.TokenStats
+	var recallSum float64
+	recallN := 0
+	for _, qid := range sortedKeys(last) {
+		r := last[qid]
+		if _, ok := ans[qid]; !ok {
+			continue
+		}
+		if ts.N == 0 || r.Tokens < ts.Min {
+			ts.Min = r.Tokens
+		}
+		if r.Tokens > ts.Max {
+			ts.Max = r.Tokens
+		}
+		ts.Mean += float64(r.Tokens)
+		ts.N++
+		if c := runlog.CountEvidence(r); runlog.CountsForRecall(ans[qid], c) {
+			recallSum += float64(c.InContext) / float64(c.Evidence)
+			recallN++
+		}
+	}
+	if ts.N > 0 {
+		ts.Mean /= float64(ts.N)
+	}
+	rec := 0.0
+	if recallN > 0 {
+		rec = recallSum / float64(recallN)
+	}
+	return ts, rec
+}
+
+// sortedKeys orders map keys so the same artifacts give the same output.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// clip shortens s to n bytes (on a rune boundary) with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// addRepeatStats fills each group's and the overall row's Repeats from
+// the judges' repeated verdicts.
+func addRepeatStats(s *runlog.Summary, judgments []runlog.Judgment, ans map[string]runlog.AnswerRecord) {
+	rep := runlog.RepeatVerdicts(judgments)
+	if len(rep) == 0 {
+		return
+	}
+	judges := map[string]bool{}
+	for _, j := range rep {
+		judges[j.Judge] = true
+	}
+	fill := func(g *runlog.Group, in func(qid string) bool) {
+		for j := range judges {
+			if st, ok := runlog.RepeatStatsOf(rep, j, in); ok {
+				if g.Repeats == nil {
+					g.Repeats = map[string]runlog.RepeatStats{}
+				}
+				g.Repeats[j] = st
+			}
+		}
+	}
+	for i := range s.Groups {
+		name := s.Groups[i].Name
+		fill(&s.Groups[i], func(q string) bool { a, ok := ans[q]; return ok && a.Group == name })
+	}
+	fill(&s.Overall, func(q string) bool { a, ok := ans[q]; return ok && !a.Abstains() })
+}
