@@ -119,21 +119,6 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 		questionsOf[a.ConversationID]++
 	}
 
-	// Trials share the reference run's cache, so their builds take what a
-	// cached build takes: a warm run measures it, and build kills are
-	// drawn within it (a draw over the whole run would miss the builds).
-	warm := filepath.Join(work, "warm")
-	if out, code := membench(t, env, args(warm)...); code != 0 {
-		t.Fatalf("warm run: exit %d\n%s", code, out)
-	}
-	build := time.Duration(0)
-	for _, b := range jsonLines[runlog.BuildRecord](t, filepath.Join(onlyDir(warm), runlog.BuildFile)) {
-		if d := time.Duration(b.Seconds * float64(time.Second)); build == 0 || d < build {
-			build = d
-		}
-	}
-	build = max(build, time.Millisecond)
-
 	rng := rand.New(rand.NewPCG(10, 0))
 	lines := func(results, name string) int {
 		m, _ := filepath.Glob(filepath.Join(results, "*", name))
@@ -142,6 +127,15 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 		}
 		b, _ := os.ReadFile(m[0])
 		return bytes.Count(b, []byte("\n"))
+	}
+	// partialLines counts the cost lines builds write while they run.
+	partialLines := func(results string) int {
+		m, _ := filepath.Glob(filepath.Join(results, "*", runlog.CostsFile))
+		if len(m) != 1 {
+			return 0
+		}
+		b, _ := os.ReadFile(m[0])
+		return bytes.Count(b, []byte(`"partial":true`))
 	}
 	const trials = 6
 	stages := map[string]int{}
@@ -153,18 +147,28 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 		cmd.Env = append(os.Environ(), "MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME="+home)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
-		// Even trials aim at a build (after conversation j's answers, a
-		// random part of the next build's cached duration), odd ones at answering (just
-		// after the n-th answer line); what was hit is read from disk.
+		// Even trials aim at a build: after conversation j's answers, the
+		// next build is under way once it writes a partial cost line
+		// (about every 50 ms); the kill waits for a random 1 to 3 of them,
+		// so it lands inside the build however fast the machine is. Odd
+		// trials aim at answering (just after the n-th answer line). What
+		// was hit is read from disk.
 		var when string
 		var ready func() bool
 		var jitter time.Duration
 		if i%2 == 0 {
 			j := 1 + rng.IntN(2) // after a conversation's answers the next build starts at once
-			jitter = time.Duration(rng.Float64() * float64(build))
-			when = fmt.Sprintf("%d builds done + %v", j, jitter.Round(time.Millisecond))
+			k := 1 + rng.IntN(3)
+			when = fmt.Sprintf("%d builds done + %d partial lines", j, k)
+			base := -1
 			ready = func() bool {
-				return lines(results, runlog.BuildFile) >= j && lines(results, runlog.AnswersFile) >= 20*j
+				if base < 0 {
+					if lines(results, runlog.BuildFile) < j || lines(results, runlog.AnswersFile) < 20*j {
+						return false
+					}
+					base = partialLines(results)
+				}
+				return partialLines(results) >= base+k
 			}
 		} else {
 			n := 1 + rng.IntN(59)
@@ -175,12 +179,24 @@ func TestKill9AtRandomMomentsThenResumeEqualsUninterrupted(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var werr error
+		wait := true
+	poll:
 		for deadline := time.Now().Add(2 * time.Minute); !ready() && time.Now().Before(deadline); {
-			time.Sleep(2 * time.Millisecond)
+			select {
+			case werr = <-exited: // finished before the moment came
+				wait = false
+				break poll
+			case <-time.After(2 * time.Millisecond):
+			}
 		}
-		time.Sleep(jitter)
-		cmd.Process.Kill() // SIGKILL: no deferred write runs
-		werr := cmd.Wait()
+		if wait {
+			time.Sleep(jitter)
+			cmd.Process.Kill() // SIGKILL: no deferred write runs
+			werr = <-exited
+		}
 		stage := "finished"
 		if werr != nil {
 			stage = "start"
