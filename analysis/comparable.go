@@ -6,6 +6,8 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -176,7 +178,7 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 			}
 		}
 		var differ []string
-		for _, k := range sortedKeys(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			if contains(vary, k) {
 				continue
 			}

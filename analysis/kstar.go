@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,21 +195,12 @@ func (r RunTokens) incomplete() bool {
 // string ("" for a run at the system's defaults).
 func optionKey(opts map[string]string) string {
 	var parts []string
-	for _, k := range sortedKeys(opts) {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		if k != "k" {
 			parts = append(parts, k+"="+opts[k])
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // sameQuestions: the two runs asked the same questions. The manifests'
@@ -451,7 +444,7 @@ func RunCommand(base runlog.Config, system string, opts map[string]string, k int
 	if base.TurnStep != 0 && base.TurnStep != 30*time.Second {
 		add("--turn-step", base.TurnStep.String())
 	}
-	for _, key := range sortedKeys(opts) {
+	for _, key := range slices.Sorted(maps.Keys(opts)) {
 		if key != "k" {
 			add("--opt", key+"="+opts[key])
 		}

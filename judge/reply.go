@@ -3,6 +3,7 @@ package judge
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -176,7 +177,7 @@ func jsonVerdict(text string, set Labels) (v Reply, found bool, err error) {
 	case !found:
 		return Reply{}, false, nil
 	case len(labels) != 1:
-		return Reply{}, true, fmt.Errorf("JSON labels disagree (%s) in %s", strings.Join(sortedKeys(labels), " and "), clipReply(text))
+		return Reply{}, true, fmt.Errorf("JSON labels disagree (%s) in %s", strings.Join(slices.Sorted(maps.Keys(labels)), " and "), clipReply(text))
 	}
 	for l := range labels {
 		v.Label = l
@@ -522,15 +523,6 @@ func distinct(ls []string) []string {
 			out = append(out, l)
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -3,8 +3,9 @@ package runlog
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/internal/badinput"
@@ -31,7 +32,7 @@ func (s Status) String() string {
 		return StateComplete
 	}
 	out := fmt.Sprintf("%s (%d/%d answered", StateIncomplete, s.Answered, s.Questions)
-	for _, j := range sortedKeys(s.Judged) {
+	for _, j := range slices.Sorted(maps.Keys(s.Judged)) {
 		if s.Judged[j] < s.Answered {
 			out += fmt.Sprintf("; %s judged %d", j, s.Judged[j])
 		}
@@ -99,7 +100,7 @@ func computeStatus(m Manifest, answers []AnswerRecord, judgments []Judgment) Sta
 // Empty when nothing is offline.
 func (m Manifest) OfflineList() []string {
 	var out []string
-	for _, role := range sortedKeys(m.Models) {
+	for _, role := range slices.Sorted(maps.Keys(m.Models)) {
 		if m.Models[role].Backend != "offline" {
 			continue
 		}
@@ -300,14 +301,4 @@ func sources(items []ItemRef) map[string]bool {
 		}
 	}
 	return s
-}
-
-// sortedKeys orders map keys so the same artifacts give the same output.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,6 +1,8 @@
 package summary
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -170,7 +172,7 @@ func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[stri
 		}
 	}
 	// Sum in question-id order so the same artifacts give the same bits.
-	for _, qid := range sortedKeys(ans) {
+	for _, qid := range slices.Sorted(maps.Keys(ans)) {
 		a := ans[qid]
 		g := groups[a.Group]
 		if g == nil {
@@ -216,7 +218,7 @@ func retrievalStats(retr []runlog.RetrievalRecord, ans map[string]runlog.AnswerR
 	var ts runlog.TokenStats
 	var recallSum float64
 	recallN := 0
-	for _, qid := range sortedKeys(last) {
+	for _, qid := range slices.Sorted(maps.Keys(last)) {
 		r := last[qid]
 		if _, ok := ans[qid]; !ok {
 			continue
@@ -242,16 +244,6 @@ func retrievalStats(retr []runlog.RetrievalRecord, ans map[string]runlog.AnswerR
 		rec = recallSum / float64(recallN)
 	}
 	return ts, rec
-}
-
-// sortedKeys orders map keys so the same artifacts give the same output.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // clip shortens s to n bytes (on a rune boundary) with an ellipsis.

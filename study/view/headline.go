@@ -3,7 +3,8 @@ package view
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/analysis"
@@ -95,7 +96,7 @@ func attrs(m runlog.Manifest) []attr {
 	for k, v := range m.SystemOptions {
 		opts[k] = fmt.Sprint(v)
 	}
-	for _, k := range sortedKeys(opts) {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		if k != "k" {
 			add(k, opts[k])
 		}
@@ -104,7 +105,7 @@ func attrs(m runlog.Manifest) []attr {
 	for role, id := range m.Models {
 		roles[role] = id.Backend + ":" + id.Model
 	}
-	for _, role := range sortedKeys(roles) {
+	for _, role := range slices.Sorted(maps.Keys(roles)) {
 		add(role, roles[role])
 	}
 	add("embedder", m.Embedder)
@@ -115,7 +116,7 @@ func attrs(m runlog.Manifest) []attr {
 	// The answer and judge prompts change every system's numbers; the
 	// manifest hashes every prompt the binary holds, most of them unused
 	// by a given system, so the others would only add noise.
-	for _, p := range sortedKeys(m.Prompts) {
+	for _, p := range slices.Sorted(maps.Keys(m.Prompts)) {
 		if p == "answer" || strings.HasPrefix(p, "judge") {
 			add(p+" prompt", short(m.Prompts[p], 8))
 		}
@@ -129,21 +130,12 @@ func attrs(m runlog.Manifest) []attr {
 		"judges": true, "embedder": true, "turn_step": true}
 	var cfg map[string]json.RawMessage
 	if b, err := json.Marshal(m.Config); err == nil && json.Unmarshal(b, &cfg) == nil {
-		for _, k := range sortedKeys(cfg) {
+		for _, k := range slices.Sorted(maps.Keys(cfg)) {
 			if !covered[k] {
 				out = append(out, attr{k, llm.RedactText(strings.Trim(string(cfg[k]), `"`)), true})
 			}
 		}
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

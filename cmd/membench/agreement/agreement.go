@@ -7,7 +7,8 @@ package agreement
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -125,7 +126,7 @@ func Print(w io.Writer, r analysis.AgreementResult) {
 	if len(r.MetricsLeftOut) > 0 {
 		fmt.Fprintf(w, "note: metric judges %v are not raters by default (they give scores, not verdicts); name them with --judge to add them\n", r.MetricsLeftOut)
 	}
-	for _, j := range sortedKeys(r.Invalid) {
+	for _, j := range slices.Sorted(maps.Keys(r.Invalid)) {
 		fmt.Fprintf(w, "note: judge %s gave no verdict on %d items (invalid replies); they are left out\n", j, r.Invalid[j])
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -163,13 +164,4 @@ func Print(w io.Writer, r analysis.AgreementResult) {
 		}
 		tw.Flush()
 	}
-}
-
-func sortedKeys(m map[string]int) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
