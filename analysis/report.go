@@ -9,7 +9,6 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/internal/report"
-	"github.com/membench/membench/llm"
 )
 
 // paperCats are Table 2/4's columns, LoCoMo's groups in the paper's order.
@@ -280,7 +279,7 @@ func readCells(r *runlog.Run) []any {
 	if len(r.Retrievals) == 0 {
 		return []any{"-", "-"} // no retrieval (scored predictions)
 	}
-	c, ok := summaryOf(r).Stages[string(llm.StageRetrieve)]
+	c, ok := summaryOf(r).Stages[string(runlog.StageRetrieve)]
 	if !ok || c.Calls == 0 {
 		return []any{0, report.F(0, 3)}
 	}

@@ -27,7 +27,7 @@ import (
 	"sync"
 	"text/template"
 
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 )
 
 //go:embed templates/*.tmpl
@@ -141,7 +141,7 @@ func (s Set) Template(name string) (*Template, error) {
 }
 
 // Render fills the set's template called name with data.
-func (s Set) Render(name string, data any) ([]llm.Message, error) {
+func (s Set) Render(name string, data any) ([]runlog.Message, error) {
 	t, err := s.Template(name)
 	if err != nil {
 		return nil, err
@@ -229,7 +229,7 @@ func clip(s string) string {
 }
 
 // Render fills the template with data and returns chat messages.
-func (t *Template) Render(data any) ([]llm.Message, error) {
+func (t *Template) Render(data any) ([]runlog.Message, error) {
 	sys, err := t.execute(t.system, data)
 	if err != nil {
 		return nil, err
@@ -238,11 +238,11 @@ func (t *Template) Render(data any) ([]llm.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	var msgs []llm.Message
+	var msgs []runlog.Message
 	if s := strings.TrimSpace(sys); s != "" {
-		msgs = append(msgs, llm.Message{Role: "system", Content: s})
+		msgs = append(msgs, runlog.Message{Role: "system", Content: s})
 	}
-	msgs = append(msgs, llm.Message{Role: "user", Content: strings.TrimSpace(user)})
+	msgs = append(msgs, runlog.Message{Role: "user", Content: strings.TrimSpace(user)})
 	return msgs, nil
 }
 
@@ -258,7 +258,7 @@ func (t *Template) execute(tt *template.Template, data any) (string, error) {
 // Render fills the embedded template called name with data and returns
 // chat messages. Systems use it for their own prompts, which no flag
 // replaces.
-func Render(name string, data any) ([]llm.Message, error) {
+func Render(name string, data any) ([]runlog.Message, error) {
 	t, err := Embedded(name)
 	if err != nil {
 		return nil, err
@@ -268,7 +268,7 @@ func Render(name string, data any) ([]llm.Message, error) {
 
 // MustRender is Render for templates known to be valid (embedded ones with
 // fixed data shapes); it panics on error.
-func MustRender(name string, data any) []llm.Message {
+func MustRender(name string, data any) []runlog.Message {
 	m, err := Render(name, data)
 	if err != nil {
 		panic(err)

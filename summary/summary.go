@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/membench/membench/internal/report"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 )
 
@@ -72,7 +71,7 @@ func notes(s *runlog.Summary) []string {
 	} else if s.BuildFailed > 0 {
 		notes = append(notes, fmt.Sprintf("build: %d of %d memory-build requests failed (within the limit)", s.BuildFailed, s.BuildRequests))
 	}
-	made := plus(s.Stages[string(llm.StageBuild)], s.Redone[string(llm.StageBuild)])
+	made := plus(s.Stages[string(runlog.StageBuild)], s.Redone[string(runlog.StageBuild)])
 	if made.Calls != b.Calls || made.InputTokens != b.InputTokens || made.OutputTokens != b.OutputTokens {
 		// An interrupted build, or a conversation built again on resume:
 		// the calls made (costs.jsonl) are not those of the finished
