@@ -66,7 +66,8 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each file is read once, for the run's records and its summary.
+	// Each file is read once: Lines keep every line, so a summary of the
+	// run (summary.FromLines) needs no second read.
 	lines, err := ReadLines(dir, nil)
 	if err != nil {
 		return nil, err
