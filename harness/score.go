@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/judge"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
@@ -51,6 +52,9 @@ type ScoreConfig struct {
 	// are counted and not scored.
 	AnswerKey             string
 	ExcludeImageQuestions bool
+	// Prices is a prices file laid over the default table ("": the
+	// default), for the summary's dollars as run prices them.
+	Prices string
 }
 
 // ReadPredictions reads a predictions JSONL file; every bad line is an error
@@ -111,6 +115,10 @@ func ReadPredictions(path string) ([]Prediction, error) {
 // Score judges external predictions and writes a run-shaped directory
 // (manifest, answers, judgments, summary) so every other command reads it.
 func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, error) {
+	table, err := PriceTable(sc.Prices) // a bad prices file is bad input before any work
+	if err != nil {
+		return nil, nil, err
+	}
 	preds, err := ReadPredictions(sc.Predictions)
 	if err != nil {
 		return nil, nil, err
@@ -260,6 +268,10 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	sum, err := summary.Compute(sc.Out)
 	if err != nil {
 		return nil, nil, err
+	}
+	// The judges' spend, priced as a run's is (offline judges: $0).
+	if b, err := prices.ForRun(sc.Out, table); err == nil {
+		sum.Dollars = b.Record()
 	}
 	given = map[string]bool{}
 	for _, p := range preds {
