@@ -30,15 +30,27 @@ const MaxBytesFlag = "--max-data-size"
 // DefaultMaxBytes), for loaders of small files that parse bytes; a file
 // that cannot be opened is an input error ending with hint.
 func ReadFile(path string, max int64, hint string) ([]byte, error) {
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	return readCapped(path, hint, &capReader{source: path, max: max, flag: MaxBytesFlag})
+}
+
+// ReadInputFile reads a whole input file that is not a dataset (an answer
+// key, a wrong-answer file, published results) under DefaultMaxBytes. No
+// flag raises that cap: a file that large is the wrong file.
+func ReadInputFile(path, hint string) ([]byte, error) {
+	return readCapped(path, hint, &capReader{source: path, max: DefaultMaxBytes})
+}
+
+func readCapped(path, hint string, c *capReader) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, badinput.Errorf("%s: %v; %s", path, err, hint)
 	}
 	defer f.Close()
-	if max <= 0 {
-		max = DefaultMaxBytes
-	}
-	b, err := io.ReadAll(newCapReader(f, path, max))
+	c.r = f
+	b, err := io.ReadAll(c)
 	if err != nil && !IsInputError(err) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -53,15 +65,17 @@ func (o LoadOptions) maxBytes() int64 {
 }
 
 // capReader passes at most max bytes of r through, then fails with an
-// input error naming the file, the cap and the flag that raises it.
+// input error naming the file, the cap and the flag that raises it (flag:
+// none for files no flag governs).
 type capReader struct {
 	r      io.Reader
 	source string
 	max, n int64
+	flag   string
 }
 
 func newCapReader(r io.Reader, source string, max int64) *capReader {
-	return &capReader{r: r, source: source, max: max}
+	return &capReader{r: r, source: source, max: max, flag: MaxBytesFlag}
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
@@ -81,8 +95,11 @@ func (c *capReader) Read(p []byte) (int, error) {
 }
 
 func (c *capReader) tooBig() error {
+	if c.flag == "" {
+		return bad("%s is larger than %s, the most membench reads of an input file of this kind; check that it is the right file", c.source, ByteSize(c.max))
+	}
 	return bad("%s is larger than %s, the most membench reads of a dataset file; if it is the right file, raise the cap with %s (e.g. %s %s)",
-		c.source, ByteSize(c.max), MaxBytesFlag, MaxBytesFlag, ByteSize(2*c.max))
+		c.source, ByteSize(c.max), c.flag, c.flag, ByteSize(2*c.max))
 }
 
 // ByteSize writes n in the largest binary unit that keeps it whole enough

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 // loaders are both file loaders, for tests that hold for either.
@@ -139,6 +141,25 @@ func TestCapReader(t *testing.T) {
 	got, err = io.ReadAll(newCapReader(strings.NewReader("0123"), "f", 4))
 	if string(got) != "0123" || err != nil {
 		t.Fatalf("exactly the cap: %q, %v", got, err)
+	}
+}
+
+// An input file no flag governs (an answer key, a wrong-answer file) is
+// capped without pointing at --max-data-size, which its command lacks.
+func TestInputFileCapNamesNoFlag(t *testing.T) {
+	_, err := io.ReadAll(&capReader{r: strings.NewReader("0123456789"), source: "key.json", max: 4})
+	if !IsInputError(err) || strings.Contains(err.Error(), "--max") || !strings.Contains(err.Error(), "key.json is larger than 4B, the most membench reads of an input file of this kind") {
+		t.Fatalf("over the cap: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "key.json")
+	if err := os.WriteFile(p, []byte(`{"a":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadInputFile(p, "give a key file"); err != nil || string(b) != `{"a":1}` {
+		t.Fatalf("a small input file: %q, %v", b, err)
+	}
+	if _, err := ReadInputFile(p+".missing", "give a key file"); !badinput.Is(err) || !strings.HasSuffix(err.Error(), "; give a key file") {
+		t.Fatalf("a missing input file: %v", err)
 	}
 }
 

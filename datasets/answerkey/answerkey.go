@@ -167,7 +167,7 @@ func scalar(v json.RawMessage) (string, error) {
 
 // Read reads a key file.
 func Read(path string) (*Key, error) {
-	b, err := datasets.ReadFile(path, 0, fmt.Sprintf("--answer-key: give %s, %s or a key file (%s)", Published, Audited, shape))
+	b, err := datasets.ReadInputFile(path, fmt.Sprintf("--answer-key: give %s, %s or a key file (%s)", Published, Audited, shape))
 	if err != nil {
 		return nil, err
 	}

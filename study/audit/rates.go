@@ -13,7 +13,7 @@ import (
 // recorded verdicts (llm_judgments) are then tallied as the judge
 // RecordedJudge. No judge is run.
 func ReadRates(path string) (*JudgeAudit, error) {
-	data, err := datasets.ReadFile(path, 0, "--false-accept: give the JSON of membench audit judge --json, or a wrong-answer file with recorded verdicts")
+	data, err := datasets.ReadInputFile(path, "--false-accept: give the JSON of membench audit judge --json, or a wrong-answer file with recorded verdicts")
 	if err != nil {
 		return nil, err
 	}

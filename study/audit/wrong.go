@@ -67,7 +67,7 @@ const wrongShapes = `a scored file {"detailed_results": {CONV: [{question_id, qu
 
 // ReadWrong reads a file of known-wrong answers (see ParseWrong).
 func ReadWrong(path string) (*WrongFile, error) {
-	data, err := datasets.ReadFile(path, 0, "--wrong: give a file of known-wrong answers ("+wrongShapes+")")
+	data, err := datasets.ReadInputFile(path, "--wrong: give a file of known-wrong answers ("+wrongShapes+")")
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func LoadFiles(f Format, dir, glob string) ([]Item, []string, error) {
 	})
 	var all []Item
 	for _, p := range files {
-		data, err := datasets.ReadFile(p, 0, "give a directory of published per-question results (../shared/peers)")
+		data, err := datasets.ReadInputFile(p, "give a directory of published per-question results (../shared/peers)")
 		if err != nil {
 			return nil, nil, err
 		}

@@ -115,7 +115,7 @@ type Scored struct {
 // a question text or category that differs from ds's is refused, since
 // the ids would then point into another dataset.
 func ReadScored(path string, ds *datasets.Dataset) (*Scored, error) {
-	data, err := datasets.ReadFile(path, 0, "give a scored results file (the locomo-audit fc-baseline shape)")
+	data, err := datasets.ReadInputFile(path, "give a scored results file (the locomo-audit fc-baseline shape)")
 	if err != nil {
 		return nil, err
 	}
