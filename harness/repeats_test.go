@@ -52,6 +52,23 @@ func TestRunJudgeRepeats(t *testing.T) {
 	if c := sum.Stages["judge"]; c.Calls != 2*n {
 		t.Errorf("judge stage %d calls, want %d (one cost line per repeat)", c.Calls, 2*n)
 	}
+	// Each repeat's call is in the transcript under its index: repeat 1
+	// (seed 1) is the WRONG one.
+	ts, err := runlog.ReadTranscripts(dir)
+	if err != nil || len(ts) != n {
+		t.Fatalf("%d transcripts (%v), want %d", len(ts), err, n)
+	}
+	for _, tr := range ts {
+		got := map[int]bool{}
+		for _, c := range tr.Judges {
+			if c.Judge == "rep" {
+				got[c.Repeat] = c.Correct
+			}
+		}
+		if len(got) != 2 || !got[0] || got[1] {
+			t.Fatalf("question %s: rep's transcript calls by repeat %v, want repeat 0 correct and repeat 1 wrong", tr.QuestionID, got)
+		}
+	}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}

@@ -103,6 +103,9 @@ type JudgeCall struct {
 	Correct bool    `json:"correct"`
 	Score   float64 `json:"score"`
 	Reason  string  `json:"reason,omitempty"`
+	// Repeat is which of the judge's repeated verdicts the call gave
+	// (Judgment.Repeat: 0..N-1 under repeats=N; absent means 0).
+	Repeat int `json:"repeat,omitempty"`
 	Call
 }
 
@@ -483,7 +486,8 @@ func ReadTranscripts(dir string) ([]Transcript, error) {
 
 // MergeTranscripts folds records in file order into one transcript per
 // question, in the order questions first appear: a full record replaces
-// what came before it, a PartJudges record adds or replaces judge calls.
+// what came before it, a PartJudges record adds or replaces judge calls
+// (one per judge and repeat).
 // A question with judge parts only keeps them (its full record was never
 // written), marked by Part.
 func MergeTranscripts(recs []Transcript) []Transcript {
@@ -505,7 +509,7 @@ func MergeTranscripts(recs []Transcript) []Transcript {
 		for _, j := range t.Judges {
 			replaced := false
 			for k := range cur.Judges {
-				if cur.Judges[k].Judge == j.Judge {
+				if cur.Judges[k].Judge == j.Judge && cur.Judges[k].Repeat == j.Repeat {
 					cur.Judges[k], replaced = j, true
 				}
 			}

@@ -232,6 +232,6 @@ func Info(in judge.Info) runlog.JudgeInfo {
 // TranscriptCall is a judge's work on a question as a transcript holds
 // it: the logged judgment j with the model's request and reply from v.
 func TranscriptCall(j runlog.Judgment, v judge.Verdict, seconds float64) runlog.JudgeCall {
-	return runlog.JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason,
+	return runlog.JudgeCall{Judge: j.Judge, Correct: j.Correct, Score: j.Score, Reason: j.Reason, Repeat: j.Repeat,
 		Call: runlog.Call{Messages: v.Request, Raw: v.Raw, Usage: v.Usage, Cached: v.Cached, Seconds: seconds}}
 }

@@ -443,7 +443,8 @@
   function verdictTable(r, q) {
     var tx = q.tx || {};
     var calls = {};
-    (tx.judges || []).forEach(function (j) { calls[j.judge] = j; });
+    // A repeated judge's verdict shown is its first repeat's, so is its call.
+    (tx.judges || []).forEach(function (j) { if (!calls[j.judge] || !j.repeat) calls[j.judge] = j; });
     return h("table", { id: "verdicts" },
       h("tr", null, ["judge", "verdict", "score", "reason", "request and raw reply"].map(function (t) { return h("th", null, t); })),
       r.judges.map(function (j) {
