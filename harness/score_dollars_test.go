@@ -61,8 +61,8 @@ func TestScorePricesItsJudges(t *testing.T) {
 	if s.Dollars == nil || s.Dollars.Total.USD == nil || *s.Dollars.Total.USD <= 0 || s.Dollars.PricesFrom != "default" {
 		t.Fatalf("an openai judge's spend: dollars %+v, want a known amount above $0 at the default table", s.Dollars)
 	}
-	if _, ok := s.Dollars.Stages["judge"]; !ok {
-		t.Errorf("dollars by stage %v lack judge", s.Dollars.Stages)
+	if _, ok := s.Dollars.Stages["judge"]; !ok || !strings.Contains(md, s.Dollars.Line) {
+		t.Errorf("dollars by stage %v lack judge, or summary.md lacks %q:\n%s", s.Dollars.Stages, s.Dollars.Line, md)
 	}
 	t.Logf("scored with gpt-4o-mini as judge: %s", s.Dollars.Line)
 
