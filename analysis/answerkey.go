@@ -225,3 +225,73 @@ func ImageTable(runs []*runlog.Run, judgeName string, dep map[string]bool, v Vie
 	t.Notes = append(t.Notes, "image-dependent: the gold answer's words are in an evidence turn's image caption or search query and in no evidence turn's text (docs/answer-keys.md)")
 	return finish(t, v, allOffline), nil
 }
+
+// UnderKey keeps of s the verdicts given under the answer key labelled
+// key, each under its judge's own name: a judge that judged against the
+// run's own key keeps its verdicts when key is that key; a judge added
+// with `membench judge --answer-key` (NAME+key) gives its verdicts to
+// NAME; verdicts under any other key are left out. So raters across runs
+// are the same judges under one key. The manifest says which key each
+// judge judged against, so s must be a run directory.
+func (s *Source) UnderKey(key string) error {
+	if s.Manifest == nil {
+		return badinput.Errorf("--answer-key needs run directories (their manifests name each judge's key); %s is not one", s.Path)
+	}
+	m := *s.Manifest
+	own := OwnKey(m)
+	rename := map[string]string{} // judge name -> name under key ("" = left out)
+	for _, j := range m.JudgeSpecs {
+		switch {
+		case j.AnswerKey == "" && key == own:
+			rename[j.Name] = j.Name
+		case j.AnswerKey != "" && strings.HasSuffix(j.Name, "+"+key):
+			rename[j.Name] = strings.TrimSuffix(j.Name, "+"+key)
+		default:
+			rename[j.Name] = ""
+		}
+	}
+	to := func(name string) string {
+		if n, ok := rename[name]; ok {
+			return n
+		}
+		if key == own { // a judge the manifest does not describe judged against the run's key
+			return name
+		}
+		return ""
+	}
+	keep := func(js []runlog.Judgment) []runlog.Judgment {
+		var out []runlog.Judgment
+		for _, j := range js {
+			if n := to(j.Judge); n != "" {
+				j.Judge = n
+				out = append(out, j)
+			}
+		}
+		return out
+	}
+	s.Judgments, s.Invalid, s.Repeats = keep(s.Judgments), keep(s.Invalid), keep(s.Repeats)
+	if len(s.Judgments)+len(s.Invalid) == 0 {
+		return badinput.Errorf("run %s has no verdicts under the %s answer key; add them (the answers are reused): membench judge --run %s --answer-key %s --judge-spec SPEC", s.Name, key, s.Path, key)
+	}
+	// The manifest describes the judges by the names they now have, and
+	// the key they judged against by its label, so that the runs compare
+	// as judged under one key.
+	if len(m.JudgeSpecs) > 0 {
+		var specs []runlog.JudgeInfo
+		var names []string
+		for _, j := range m.JudgeSpecs {
+			if n := to(j.Name); n != "" {
+				j.Name, j.AnswerKey = n, ""
+				specs = append(specs, j)
+				names = append(names, n)
+			}
+		}
+		m.JudgeSpecs, m.Judges = specs, names
+	}
+	m.AnswerKey = nil
+	if key != "published" {
+		m.AnswerKey = &runlog.AnswerKeyInfo{Key: key}
+	}
+	s.Manifest = &m
+	return nil
+}

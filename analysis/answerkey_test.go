@@ -50,3 +50,36 @@ func TestKeyTableDecliningColumn(t *testing.T) {
 		t.Errorf("a key without verdicts: %v", err)
 	}
 }
+
+// UnderKey gives a judge the verdicts it gave under one key, by its own
+// name, and describes them in the manifest as judged under that key.
+func TestSourceUnderKey(t *testing.T) {
+	src := func() *Source {
+		m := runlog.Manifest{Dataset: "locomo", Judges: []string{"lexical", "lexical+audited"},
+			JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "lexical+audited", Kind: "lexical", AnswerKey: "audited sha256:cccc"}}}
+		return &Source{Path: "run", Name: "run", Manifest: &m, Judgments: []runlog.Judgment{
+			{QuestionID: "a", Judge: "lexical", Score: 1, Correct: true},
+			{QuestionID: "a", Judge: "lexical+audited", Score: 0},
+		}}
+	}
+	s := src()
+	if err := s.UnderKey("audited"); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Judgments) != 1 || s.Judgments[0].Judge != "lexical" || s.Judgments[0].Correct {
+		t.Errorf("under audited: %+v, want the keyed verdict (wrong) as lexical", s.Judgments)
+	}
+	if s.Manifest.KeyID() != "audited" || len(s.Manifest.JudgeSpecs) != 1 || s.Manifest.JudgeSpecs[0].Name != "lexical" || s.Manifest.JudgeSpecs[0].AnswerKey != "" {
+		t.Errorf("manifest under audited: key %q, judges %+v", s.Manifest.KeyID(), s.Manifest.JudgeSpecs)
+	}
+	s = src()
+	if err := s.UnderKey("published"); err != nil || len(s.Judgments) != 1 || !s.Judgments[0].Correct || s.Manifest.KeyID() != "published" {
+		t.Errorf("under the run's own key: %v, %+v, key %q", err, s.Judgments, s.Manifest.KeyID())
+	}
+	if err := src().UnderKey("other"); err == nil || !strings.Contains(err.Error(), "membench judge --run run --answer-key other") {
+		t.Errorf("a key with no verdicts: %v, want the membench judge command that adds them", err)
+	}
+	if err := (&Source{Path: "loose.jsonl"}).UnderKey("audited"); err == nil || !strings.Contains(err.Error(), "needs run directories") {
+		t.Errorf("a judgments file without a run: %v", err)
+	}
+}

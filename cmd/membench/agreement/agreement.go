@@ -14,8 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/datasets/answerkey"
 )
 
 // Options are the command's inputs.
@@ -24,7 +26,10 @@ type Options struct {
 	Exclude          []string
 	Raters           string
 	AllowMixed, JSON bool
-	Out, Err         io.Writer
+	// AnswerKey measures agreement on the verdicts given under this LoCoMo
+	// answer key ("": each run's own), Home finding the audited key.
+	AnswerKey, Home string
+	Out, Err        io.Writer
 }
 
 // NewCmd returns the agreement command.
@@ -58,13 +63,17 @@ is reported per system and over all systems, and "human" is left out of
 the pairwise table. Raters are the verdict judges; metric judges (f1,
 bleu1, em) rate only when named with --judge, since lexical metrics agree
 with each other by construction. Questions whose right answer is to decline are
-excluded by default (--exclude-group none keeps all), matching compare.`,
+excluded by default (--exclude-group none keeps all), matching compare.
+With --answer-key KEY, each run's judges rate with their verdicts under
+that key: a run's own verdicts when KEY is its key, else those 'membench
+judge --answer-key KEY' added (NAME+KEY, rated as NAME).`,
 		Example: `  membench agreement --run results/A --judge lexical --judge f1
   membench agreement --run results/A --run results/B/judgments.jsonl --judge lexical --judge f1 --json
-  membench agreement --raters run --run results/A --run results/B --json`,
+  membench agreement --raters run --run results/A --run results/B --json
+  membench agreement --run results/A --answer-key published --judge lexical --judge f1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.Out, o.Err, o.Home = cmd.OutOrStdout(), cmd.ErrOrStderr(), clienv.Host(cmd.Context()).Home
 			return Run(o)
 		},
 	}
@@ -74,6 +83,7 @@ excluded by default (--exclude-group none keeps all), matching compare.`,
 	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges, by name (repeatable; default every verdict judge: metric judges such as f1 and bleu1 are raters only when named)")
 	_ = c.RegisterFlagCompletionFunc("judge", cliflag.CompleteJudgeNames)
 	cliflag.ExcludeGroups(c, &o.Exclude, []string{analysis.Abstaining}, "drop questions of these groups, as the summaries name them (abstention = every question whose right answer is to decline; none = keep all)")
+	f.StringVar(&o.AnswerKey, "answer-key", "", cliflag.AnswerKeyUsage+"; every run's judges rate with their verdicts under it (default: each run's own)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "measure agreement across runs whose manifests differ (dataset, embedder, answer model, backends), with a warning")
 	cliflag.JSON(c, &o.JSON)
 	return c
@@ -88,11 +98,24 @@ func Run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	label := ""
+	if o.AnswerKey != "" {
+		k, err := answerkey.Open(o.AnswerKey, o.Home)
+		if err != nil {
+			return clierr.AsBad(err)
+		}
+		label = k.Label()
+	}
 	var srcs []*analysis.Source
 	for _, p := range paths {
 		s, err := analysis.LoadSource(p)
 		if err != nil {
 			return clierr.AsBad(err)
+		}
+		if label != "" {
+			if err := s.UnderKey(label); err != nil {
+				return clierr.AsBad(err)
+			}
 		}
 		srcs = append(srcs, s)
 	}

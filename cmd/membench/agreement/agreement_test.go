@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 func write(t *testing.T, dir string, js []runlog.Judgment) string {
@@ -227,5 +229,56 @@ func TestDefaultRatersAreVerdictJudges(t *testing.T) {
 	json.Unmarshal([]byte(out), &res)
 	if strings.Join(res.Judges, ",") != "f1,gpt" {
 		t.Errorf("--judge gpt --judge f1: raters %v", res.Judges)
+	}
+}
+
+// With --answer-key, judges rate with their verdicts under that key: a
+// run made under the audited key whose judges were added under the
+// published one (NAME+published) is rated by those under --answer-key
+// published, and by its own otherwise.
+func TestAgreementUnderAnAnswerKey(t *testing.T) {
+	m := runlog.Manifest{Dataset: "locomo", Config: runlog.Config{System: "s"}, Judges: []string{"p", "q", "p+published", "q+published"},
+		AnswerKey: &runlog.AnswerKeyInfo{Key: "audited sha256:aaaa"},
+		JudgeSpecs: []runlog.JudgeInfo{{Name: "p", Kind: "llm", Class: runlog.JudgeVerdict}, {Name: "q", Kind: "llm", Class: runlog.JudgeVerdict},
+			{Name: "p+published", Kind: "llm", Class: runlog.JudgeVerdict, AnswerKey: "published sha256:bbbb"},
+			{Name: "q+published", Kind: "llm", Class: runlog.JudgeVerdict, AnswerKey: "published sha256:bbbb"}}}
+	r := &runlogtest.Run{Manifest: m}
+	for i := range x {
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: fmt.Sprintf("q%d", i), System: "s", Group: "single-hop"})
+	}
+	r.Judgments = append(r.Judgments, judgments("s", "p", x)...)
+	r.Judgments = append(r.Judgments, judgments("s", "q", x)...) // own key: full agreement
+	r.Judgments = append(r.Judgments, judgments("s", "p+published", x)...)
+	r.Judgments = append(r.Judgments, judgments("s", "q+published", y)...) // published key: kappa 0.6
+	dir := r.Write(t, filepath.Join(t.TempDir(), "run"))
+
+	kappa := func(args ...string) (float64, []string) {
+		out, _ := run(t, append([]string{"--run", dir, "--json", "--judge", "p", "--judge", "q"}, args...)...)
+		var res analysis.AgreementResult
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Pairs) != 1 || res.Pairs[0].CohenKappa == nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		return *res.Pairs[0].CohenKappa, res.Judges
+	}
+	if k, judges := kappa(); k != 1 || strings.Join(judges, ",") != "p,q" {
+		t.Errorf("the run's own key: kappa %v between %v, want 1 between p and q", k, judges)
+	}
+	if k, judges := kappa("--answer-key", "published"); math.Abs(k-0.6) > 1e-9 || strings.Join(judges, ",") != "p,q" {
+		t.Errorf("under the published key: kappa %v between %v, want 0.6 between p and q", k, judges)
+	}
+
+	for _, tc := range []struct {
+		src, key, want string
+	}{
+		{dir, filepath.Join(t.TempDir(), "missing.json"), "missing.json"},
+		{write(t, filepath.Join(t.TempDir(), "loose"), r.Judgments), "published", "needs run directories"},
+	} {
+		c := NewCmd()
+		c.SetOut(io.Discard)
+		c.SetErr(io.Discard)
+		c.SetArgs([]string{"--run", tc.src, "--answer-key", tc.key})
+		if err := c.Execute(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--run %s --answer-key %s: %v, want an error naming %q", tc.src, tc.key, err, tc.want)
+		}
 	}
 }
