@@ -2,13 +2,13 @@ package harness_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 )
@@ -23,13 +23,7 @@ func TestScorePricesItsJudges(t *testing.T) {
 	}
 	read := func(out string) (runlog.Summary, string) {
 		var s runlog.Summary
-		b, err := os.ReadFile(filepath.Join(out, runlog.SummaryJSON))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatal(err)
-		}
+		testutil.ReadJSON(t, filepath.Join(out, runlog.SummaryJSON), &s)
 		md, err := os.ReadFile(filepath.Join(out, runlog.SummaryMD))
 		if err != nil {
 			t.Fatal(err)
