@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
 // fileDamageCase fills a real cache, damages its file, and checks that a
@@ -112,19 +114,7 @@ func TestCacheTruncatedFileIsSetAside(t *testing.T) {
 // reads it: the cache is replaced then, in the middle of the run.
 func TestCacheCorruptedPageIsSetAside(t *testing.T) {
 	again := fileDamageCase(t, func(t *testing.T, b []byte, want [][]float32) []byte {
-		i := bytes.Index(b, encodeVec(want[500]))
-		if i < 0 {
-			t.Fatal("stored vector not found in the file")
-		}
-		start := i / pageSize * pageSize
-		if start == 0 {
-			t.Fatal("the vector is on the first page")
-		}
-		out := append([]byte(nil), b...)
-		for j := start; j < start+pageSize && j < len(out); j++ {
-			out[j] = 0xA5
-		}
-		return out
+		return testutil.ClobberPageHolding(t, b, encodeVec(want[500]), pageSize)
 	})
 	if again == 1000 {
 		t.Error("the damage was found at open; this case is for a page met by a lookup")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -123,19 +124,7 @@ func TestCacheCorruptedPageIsSetAside(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := bytes.Index(b, []byte("reply to question 150"))
-		if i < 0 {
-			t.Fatal("stored reply not found in the file")
-		}
-		start := i / pageSize * pageSize
-		if start == 0 {
-			t.Fatal("the reply is on the first page")
-		}
-		out := append([]byte(nil), b...)
-		for j := start; j < start+pageSize && j < len(out); j++ {
-			out[j] = 0xA5
-		}
-		return out
+		return testutil.ClobberPageHolding(t, b, []byte("reply to question 150"), pageSize)
 	})
 	if asked == 200 {
 		t.Error("the damage was found at open; this case is for a page met by a lookup")
