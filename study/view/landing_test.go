@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -149,6 +150,14 @@ func TestBrowserLandingPage(t *testing.T) {
 		if bad := get(t, ctx, chromedp.Evaluate[[]string](clipped)); len(bad) > 0 {
 			t.Fatalf("%s with a long label at 900 px: cut off:\n%s", route, strings.Join(bad, "\n"))
 		}
+	}
+	// The pair picker shortens the long label and keeps it whole for hover.
+	picker := get(t, ctx, chromedp.Evaluate[[]string](`(() => { const s = document.querySelector("#ab-pair"); const o = s.options[s.selectedIndex]; return [s.title, o.textContent, String(s.getBoundingClientRect().right)]; })()`))
+	if !strings.Contains(picker[0], b.Runs[0].Label) || len(picker[1]) >= len(picker[0]) || !strings.HasSuffix(picker[1], "…") {
+		t.Fatalf("the A/B pair picker: title %q, text %q; want the whole label as title and a shortened text", picker[0], picker[1])
+	}
+	if right, _ := strconv.ParseFloat(picker[2], 64); right > 900 {
+		t.Fatalf("the A/B pair picker ends at %.0f px, past a 900 px viewport", right)
 	}
 }
 

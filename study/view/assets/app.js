@@ -365,10 +365,19 @@
     history.replaceState(null, "", hashOf(["q", i], f));
     results(run(i), i, f);
   }
+  // A picker never grows past its line whatever a run's label is: an
+  // option's text is cut at SELCUT characters and keeps its whole text as its
+  // title, and the picker's title is the chosen option's whole text (hover).
+  var SELCUT = 64;
   function sel(id, opts, value, onchange) {
-    var s = h("select", { id: id, onchange: function () { onchange(s.value); } },
-      opts.map(function (o) { return h("option", { value: o[0] }, o[1]); }));
+    var s = h("select", { id: id, onchange: function () { s.title = full(); onchange(s.value); } },
+      opts.map(function (o) {
+        var t = String(o[1]);
+        return h("option", { value: o[0], title: t }, t.length > SELCUT ? t.slice(0, SELCUT - 1) + "…" : t);
+      }));
+    function full() { var o = s.options[s.selectedIndex]; return o ? o.title : ""; }
     s.value = value || "";
+    s.title = full();
     return s;
   }
   function controls(r, i, f) {
