@@ -56,7 +56,12 @@ type Manifest struct {
 	DatasetSHA256 string `json:"dataset_sha256"`
 	// Synthetic: the dataset file came from `membench datasets synth`;
 	// every figure computed from the run says SYNTHETIC (SyntheticNote).
-	Synthetic     bool               `json:"synthetic,omitempty"`
+	Synthetic bool `json:"synthetic,omitempty"`
+	// Peer: the run is another system's published results (`membench
+	// peers import`), so its models, embedder and prompts are part of
+	// the system under test rather than settings a comparison holds
+	// equal (ImportedPeer).
+	Peer          bool               `json:"peer,omitempty"`
 	Conversations int                `json:"conversations"`
 	Questions     int                `json:"questions"`
 	Prompts       map[string]string  `json:"prompts"`

@@ -302,3 +302,13 @@ func sources(items []ItemRef) map[string]bool {
 	}
 	return s
 }
+
+// PeerEmbedder is the embedder an imported peer's manifest names: the
+// peer's retrieval is its own and unknown.
+const PeerEmbedder = "none (imported peer results)"
+
+// ImportedPeer reports whether the run is imported peer results; imports
+// written before Peer was recorded are known by their embedder.
+func (m Manifest) ImportedPeer() bool {
+	return m.Peer || m.Embedder == PeerEmbedder
+}

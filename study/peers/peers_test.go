@@ -130,8 +130,17 @@ func TestWriteRun(t *testing.T) {
 	items, _ := ParseZep([]byte(zepFixture), "zep.json")
 	ms, rep := Match(items, tiny())
 	dir := t.TempDir()
-	if err := WriteRun(dir, RunInfo{System: "zep", Dataset: "locomo", DatasetSource: "tiny"}, ms, rep); err != nil {
+	// Without the file's sha256 a LoCoMo import is refused: compare joins
+	// runs on it.
+	if err := WriteRun(dir, RunInfo{System: "zep", Dataset: "locomo", DatasetSource: "tiny"}, ms, rep); err == nil || !strings.Contains(err.Error(), "no sha256 of the LoCoMo file") {
+		t.Fatalf("import without the dataset's sha256: %v, want it refused", err)
+	}
+	if err := WriteRun(dir, RunInfo{System: "zep", Dataset: "locomo", DatasetSource: "tiny", DatasetSHA256: "5ha"}, ms, rep); err != nil {
 		t.Fatal(err)
+	}
+	m, err := runlog.LoadManifest(dir)
+	if err != nil || m.DatasetSHA256 != "5ha" || m.Config.DataSHA256 != "5ha" || !m.Peer || !m.ImportedPeer() {
+		t.Fatalf("manifest %+v %v: want the dataset's sha256 and marked a peer", m, err)
 	}
 	js, err := runlog.LoadJudgments(dir)
 	if err != nil || len(js) != 4 {

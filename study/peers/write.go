@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -31,6 +32,10 @@ type RunInfo struct {
 	System        string // system name, with version
 	Dataset       string // locomo | longmemeval
 	DatasetSource string
+	// DatasetSHA256 is the content hash of the file the questions were
+	// matched against; compare joins runs on it, so a LoCoMo import
+	// without it is refused (only unchecked LongMemEval ids lack one).
+	DatasetSHA256 string
 	Format        Format
 	Source        string // the file (or glob) imported
 	// Runs names the peer's judgment runs when it judged each answer
@@ -119,6 +124,9 @@ func Accuracy(ms []Matched, scored []int) (overall Tally, byCat map[int]Tally) {
 // manifest.json, match.json (the match report) and peer.json.
 func WriteRun(dir string, info RunInfo, ms []Matched, rep MatchReport) error {
 	system, dataset, datasetSource := info.System, info.Dataset, info.DatasetSource
+	if dataset == "locomo" && info.DatasetSHA256 == "" {
+		return fmt.Errorf("%s: no sha256 of the LoCoMo file its questions were matched against (%q); match them against a loaded LoCoMo file", system, datasetSource)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -158,8 +166,9 @@ func WriteRun(dir string, info RunInfo, ms []Matched, rep MatchReport) error {
 			return err
 		}
 	}
-	man := runlog.Manifest{RunID: filepath.Base(dir), Dataset: dataset, DatasetSource: datasetSource, Questions: len(sorted),
-		Judges: []string{JudgeName}, Embedder: "none (imported peer results)", Config: runlog.Config{System: system, Dataset: dataset, Data: datasetSource}}
+	man := runlog.Manifest{RunID: filepath.Base(dir), Dataset: dataset, DatasetSource: datasetSource, DatasetSHA256: info.DatasetSHA256, Questions: len(sorted),
+		Judges: []string{JudgeName}, Embedder: runlog.PeerEmbedder, Peer: true,
+		Config: runlog.Config{System: system, Dataset: dataset, Data: datasetSource, DataSHA256: info.DatasetSHA256}}
 	if len(judg) == 0 {
 		man.Judges = nil
 	} else {

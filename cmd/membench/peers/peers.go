@@ -111,9 +111,9 @@ func Run(o *Options) error {
 	if err != nil {
 		return clierr.Bad("peers import %s: %v; give a results file or the shared peers directory", o.In, err)
 	}
-	loco, err := datasets.Load("locomo", o.Data, datasets.LoadOptions{Home: o.Host.Home})
+	loco, err := loadLoCoMo(o)
 	if err != nil {
-		return clierr.AsBad(err)
+		return err
 	}
 	var lme *datasets.Dataset
 	if o.LMEData != "" {
@@ -159,6 +159,28 @@ func Run(o *Options) error {
 		}
 	}
 	return nil
+}
+
+// loadLoCoMo reads the LoCoMo file the questions are matched against:
+// --data, else the installed copy. Without either nothing can be matched
+// (nor its sha256 recorded for compare), so the import stops and says how
+// to get one.
+func loadLoCoMo(o *Options) (*datasets.Dataset, error) {
+	if o.Data == "" {
+		if p := datasets.DefaultPath(o.Host.Home, "locomo"); !exists(p) {
+			return nil, clierr.Bad("peers import: no LoCoMo file to match the questions against: no --data, and none installed at %s; pass --data FILE, or install one with `membench datasets fetch locomo` or `membench datasets add locomo FILE`", p)
+		}
+	}
+	ds, err := datasets.Load("locomo", o.Data, datasets.LoadOptions{Home: o.Host.Home})
+	if err != nil {
+		return nil, clierr.AsBad(err)
+	}
+	return ds, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // importFile imports one file: scored, a known peer's, or --format.
@@ -215,21 +237,24 @@ func importSource(s peers.Source, dir, out string, loco, lme *datasets.Dataset) 
 	}
 	var ms []peers.Matched
 	var rep peers.MatchReport
-	src := loco.Source
+	against := loco // the file the questions are matched against
 	note := ""
 	switch {
 	case s.Dataset == "locomo":
 		ms, rep = peers.Match(items, loco)
 	case lme != nil:
 		ms, rep = peers.Match(items, lme)
-		src = lme.Source
+		against = lme
 	default:
 		ms = peers.Unchecked(items)
 		rep = peers.MatchReport{Items: len(items)}
-		src = "unchecked (no --lme-data)"
+		against = nil
 		note = "LongMemEval ids not checked: give --lme-data FILE"
 	}
-	info := peers.RunInfo{System: s.System, Dataset: s.Dataset, DatasetSource: src, Format: s.Format, Source: filepath.Join(dir, s.Glob), Published: s.Published}
+	info := peers.RunInfo{System: s.System, Dataset: s.Dataset, DatasetSource: "unchecked (no --lme-data)", Format: s.Format, Source: filepath.Join(dir, s.Glob), Published: s.Published}
+	if against != nil {
+		info.DatasetSource, info.DatasetSHA256 = against.Source, against.SHA256
+	}
 	if err := peers.WriteRun(out, info, ms, rep); err != nil {
 		return Imported{}, fmt.Errorf("%s: write %s: %w", s.System, out, err)
 	}
