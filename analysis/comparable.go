@@ -30,10 +30,15 @@ func (d Difference) String() string {
 	return d.Field + " differs (" + strings.Join(d.Values, "; ") + ")"
 }
 
-// facets are the properties that must match, in message order.
+// facets are the properties that must match, in message order. A system
+// facet belongs to the system under test when the run is an imported
+// peer (its own answer model, retrieval, prompts): only membench's own
+// runs must agree on it, and a difference a peer brings is reported by
+// PeerSettings instead of refused.
 var facets = []struct {
-	name string
-	of   func(m *runlog.Manifest, judges []string) string
+	name   string
+	of     func(m *runlog.Manifest, judges []string) string
+	system bool
 }{
 	{"dataset", func(m *runlog.Manifest, _ []string) string {
 		if m.Synthetic {
@@ -46,29 +51,29 @@ var facets = []struct {
 			return ""
 		}
 		return m.Dataset + " " + m.DatasetSource
-	}},
+	}, false},
 	{"question set", func(m *runlog.Manifest, _ []string) string {
 		if m.QuestionSetSHA256 == "" {
 			return "" // older manifests: not recorded
 		}
 		return fmt.Sprintf("%d questions sha256:%s", m.Questions, short(m.QuestionSetSHA256))
-	}},
-	{"answer key", func(m *runlog.Manifest, _ []string) string { return m.KeyID() }},
+	}, false},
+	{"answer key", func(m *runlog.Manifest, _ []string) string { return m.KeyID() }, false},
 	{"embedder", func(m *runlog.Manifest, _ []string) string {
 		if m.EmbedderSHA256 != "" {
 			return m.Embedder + " sha256:" + short(m.EmbedderSHA256)
 		}
 		return m.Embedder
-	}},
+	}, true},
 	{"answer model", func(m *runlog.Manifest, _ []string) string {
 		id, ok := m.Models["answer"]
 		if !ok {
 			return ""
 		}
 		return modelString(id)
-	}},
-	{"build model", roleModel("build")},
-	{"decide model", roleModel("decide")},
+	}, true},
+	{"build model", roleModel("build"), true},
+	{"decide model", roleModel("decide"), true},
 	{"answer prompt", func(m *runlog.Manifest, _ []string) string {
 		if h, _, _ := strings.Cut(m.Prompts["answer"], " "); h != "" {
 			return "sha256:" + short(h) // the content, not the file's path
@@ -77,7 +82,7 @@ var facets = []struct {
 			return m.Config.AnswerPrompt // older manifests: the file's name
 		}
 		return ""
-	}},
+	}, true},
 	{"turn step", func(m *runlog.Manifest, _ []string) string {
 		if m.TurnStep != "" {
 			return m.TurnStep
@@ -86,8 +91,8 @@ var facets = []struct {
 			return m.Config.TurnStep.String()
 		}
 		return ""
-	}},
-	{"backends", func(m *runlog.Manifest, _ []string) string { return m.Backends() }},
+	}, true},
+	{"backends", func(m *runlog.Manifest, _ []string) string { return m.Backends() }, false},
 	{"judge", func(m *runlog.Manifest, judges []string) string {
 		var parts []string
 		for _, name := range judges {
@@ -96,7 +101,7 @@ var facets = []struct {
 			}
 		}
 		return strings.Join(parts, "; ")
-	}},
+	}, false},
 }
 
 // roleModel is the facet of one model role (build, decide): a role a
@@ -213,9 +218,29 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 }
 
 func facetDifferences(sides []Side, judges []string) []Difference {
-	var out []Difference
+	mixed, _ := splitFacets(sides, judges)
+	return mixed
+}
+
+// PeerSettings lists the system facets (answer model, embedder, ...) on
+// which runs differ only because an imported peer brings its own: they
+// are part of that peer's system, so Differences holds none of them
+// against the runs, and a comparison says so (PeerNote).
+func PeerSettings(sides []Side, judges ...string) []Difference {
+	_, peer := splitFacets(sides, judges)
+	return peer
+}
+
+// PeerNote is the line a comparison prints for one of PeerSettings.
+func PeerNote(d Difference) string {
+	return fmt.Sprintf("%s; the %s is part of an imported peer's system under test, so it was not treated as a mixed setting", d, d.Field)
+}
+
+// splitFacets returns the facets on which the runs differ (mixed), and
+// the system facets on which only imported peers make them differ.
+func splitFacets(sides []Side, judges []string) (mixed, peer []Difference) {
 	for _, f := range facets {
-		vals := map[string]bool{}
+		all, own := map[string]bool{}, map[string]bool{}
 		var list []string
 		for _, s := range sides {
 			if s.Manifest == nil {
@@ -225,14 +250,20 @@ func facetDifferences(sides []Side, judges []string) []Difference {
 			if v == "" {
 				continue
 			}
-			vals[v] = true
+			all[v] = true
+			if !f.system || !s.Manifest.ImportedPeer() {
+				own[v] = true
+			}
 			list = append(list, s.Label+": "+v)
 		}
-		if len(vals) > 1 {
-			out = append(out, Difference{Field: f.name, Values: list})
+		switch {
+		case len(own) > 1:
+			mixed = append(mixed, Difference{Field: f.name, Values: list})
+		case len(all) > 1:
+			peer = append(peer, Difference{Field: f.name, Values: list})
 		}
 	}
-	return out
+	return mixed, peer
 }
 
 // MixedError refuses to put incomparable runs side by side.

@@ -66,3 +66,61 @@ func TestOptionDifferencesWithinOneSystem(t *testing.T) {
 		t.Errorf("build and decide models: %v", diffs)
 	}
 }
+
+// An imported peer's answer model and embedder are part of the system
+// under test: peers (and a peer beside an own run) that differ only there
+// are comparable, with a note; own runs must still agree on them.
+func TestPeerSystemSettings(t *testing.T) {
+	peer := func(model string) runlog.Manifest {
+		return runlog.Manifest{Dataset: "locomo", DatasetSHA256: "aaaa", Embedder: runlog.PeerEmbedder, Peer: true,
+			Models: map[string]runlog.ModelID{"answer": {Backend: "openrouter", Model: model}}, Judges: []string{"peer-llm"}}
+	}
+	side := func(l string, m runlog.Manifest) analysis.Side { return analysis.Side{Label: l, Manifest: &m} }
+	p4o, p41 := peer("gpt-4o-mini"), peer("gpt-4.1-mini")
+	sides := []analysis.Side{side("p4o", p4o), side("p41", p41)}
+	if d := analysis.Differences(sides, "peer-llm"); len(d) != 0 {
+		t.Fatalf("peers differing in answer model only: %v", d)
+	}
+	ps := analysis.PeerSettings(sides, "peer-llm")
+	if len(ps) != 1 || ps[0].Field != "answer model" {
+		t.Fatalf("peer settings %v, want the answer model", ps)
+	}
+	note := analysis.PeerNote(ps[0])
+	for _, want := range []string{"p4o: openrouter:gpt-4o-mini", "p41: openrouter:gpt-4.1-mini", "answer model is part of an imported peer's system", "not treated as a mixed setting"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q lacks %q", note, want)
+		}
+	}
+	// An import written before the peer flag is known by its embedder.
+	old := peer("gpt-4.1-mini")
+	old.Peer = false
+	if d := analysis.Differences([]analysis.Side{side("p4o", p4o), side("old", old)}, "peer-llm"); len(d) != 0 {
+		t.Errorf("older import: %v", d)
+	}
+	// Own runs differing in answer model are still mixed, beside a peer
+	// too (one that names no model, as Zep's file, so nothing else differs).
+	a, b := runlogtest.OfflineManifest(), runlogtest.OfflineManifest()
+	b.Models = map[string]runlog.ModelID{"build": a.Models["build"], "answer": {Backend: "offline", Model: "other"}, "decide": a.Models["decide"], "judge": a.Models["judge"]}
+	zep := peer("")
+	zep.Models = nil
+	for _, s := range [][]analysis.Side{{side("a", a), side("b", b)}, {side("a", a), side("b", b), side("zep", zep)}} {
+		d := analysis.Differences(s)
+		if len(d) != 1 || d[0].Field != "answer model" {
+			t.Errorf("own runs differing in answer model: %v", d)
+		}
+	}
+	// An own run beside a peer: the embedder is the peer's own, but the
+	// dataset file and offline vs real backends still count.
+	d := analysis.Differences([]analysis.Side{side("a", a), side("p4o", p4o)})
+	if len(d) != 1 || d[0].Field != "backends" {
+		t.Errorf("offline own run beside a real peer: %v, want only backends", d)
+	}
+	if ps := analysis.PeerSettings([]analysis.Side{side("a", a), side("p4o", p4o)}); len(ps) != 2 || ps[0].Field != "embedder" || ps[1].Field != "answer model" {
+		t.Errorf("peer settings beside an own run: %v", ps)
+	}
+	other := peer("gpt-4.1-mini")
+	other.DatasetSHA256 = "bbbb"
+	if d := analysis.Differences([]analysis.Side{side("p4o", p4o), side("other", other)}); len(d) != 1 || d[0].Field != "dataset" {
+		t.Errorf("peers on different files: %v", d)
+	}
+}

@@ -215,6 +215,9 @@ type Join struct {
 	JudgeA, JudgeB     string
 	SourceA, SourceB   *Source
 	Mixed              []string // differences accepted with --allow-mixed
+	// PeerSettings are notes (PeerNote) on settings an imported peer
+	// differs in as part of its system, accepted without --allow-mixed.
+	PeerSettings []string
 }
 
 // Pair loads both sides, checks that they may be compared, and joins them
@@ -251,9 +254,14 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 	if na == nb {
 		judges = []string{na} // one judge on both sides: its spec must match
 	}
-	mixed, err := CheckComparable([]Side{sa.Side(), sb.Side()}, o.AllowMixed, judges...)
+	sides := []Side{sa.Side(), sb.Side()}
+	mixed, err := CheckComparable(sides, o.AllowMixed, judges...)
 	if err != nil {
 		return nil, err
+	}
+	var peer []string
+	for _, d := range PeerSettings(sides, judges...) {
+		peer = append(peer, PeerNote(d))
 	}
 	known := func(id string) (group string, abstains, ok bool) {
 		for _, s := range []*Source{sa, sb} {
@@ -267,7 +275,7 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 		g, ab, ok := known(id)
 		return ok && Excluded(o.Exclude, g, ab)
 	}
-	j := &Join{JudgeA: na, JudgeB: nb, SourceA: sa, SourceB: sb, Mixed: mixed}
+	j := &Join{JudgeA: na, JudgeB: nb, SourceA: sa, SourceB: sb, Mixed: mixed, PeerSettings: peer}
 	invA, invB := sa.InvalidBy(na), sb.InvalidBy(nb)
 	for id := range invA {
 		if _, valid := ja[id]; !valid && !skip(id) {
@@ -378,12 +386,15 @@ type CompareResult struct {
 	// Synthetic names the runs on a `datasets synth` file ("" when none).
 	Synthetic string   `json:"synthetic,omitempty"`
 	Mixed     []string `json:"mixed,omitempty"`
+	// PeerSettings note the settings (answer model, embedder, ...) an
+	// imported peer differs in as part of its own system: not mixed.
+	PeerSettings []string `json:"peer_settings,omitempty"`
 }
 
 // Compare computes the test on a join.
 func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 	n := len(j.IDs)
-	r := CompareResult{RunA: o.A, RunB: o.B, JudgeA: j.JudgeA, JudgeB: j.JudgeB, Mixed: j.Mixed,
+	r := CompareResult{RunA: o.A, RunB: o.B, JudgeA: j.JudgeA, JudgeB: j.JudgeB, Mixed: j.Mixed, PeerSettings: j.PeerSettings,
 		OnlyInA: len(j.OnlyInA), OnlyInB: len(j.OnlyInB), JudgedOneSide: len(j.OnlyInA) + len(j.OnlyInB), Excluded: j.Excluded,
 		InvalidA: len(j.InvalidA), InvalidB: len(j.InvalidB)}
 	if n == 0 {

@@ -72,7 +72,10 @@ A's primary judge on both sides when B has it too).
 
 The runs' manifests must agree on dataset and question set, embedder,
 answer model, the judge's spec and offline vs real backends; otherwise
-compare refuses (exit 2) unless --allow-mixed, which prints a warning.`,
+compare refuses (exit 2) unless --allow-mixed, which prints a warning.
+An imported peer's answer model, embedder and prompts are part of the
+system under test: a difference only a peer brings is accepted, and a
+note says so.`,
 		Example: `  membench compare --run results/A --run results/B
   membench compare --run results/A --run results/B --judge f1 --test noninferiority --margin -5 --json
   membench compare --run results/A/judgments.jsonl --run results/B/judgments.jsonl --judge lexical --chi2`,
@@ -238,6 +241,9 @@ func Print(w io.Writer, o analysis.CompareOptions, j *analysis.Join, r analysis.
 	}
 	if r.InvalidA+r.InvalidB > 0 {
 		fmt.Fprintf(w, "note: invalid verdicts left out: %d in A, %d in B (the judge's reply held no verdict)\n", r.InvalidA, r.InvalidB)
+	}
+	for _, n := range r.PeerSettings {
+		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }
 

@@ -2,8 +2,10 @@ package peers
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +14,12 @@ import (
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/compare"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
+
+	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/systems/all"
 )
 
 // tinyLoCoMo is a two-conversation LoCoMo file the fixtures below match.
@@ -185,5 +191,105 @@ func TestRealImportWithoutDataCompares(t *testing.T) {
 	}
 	if !strings.Contains(out, "n          1540") {
 		t.Errorf("compare output lacks n 1540:\n%s", out)
+	}
+}
+
+// ownRun is an offline membench run on the LoCoMo file data, judged by
+// lexical, with answer model answer ("" for the offline default), on the
+// conversations convs (all when none).
+func ownRun(t *testing.T, data, answer string, convs ...string) string {
+	t.Helper()
+	results := t.TempDir()
+	cfg := runlog.Config{System: "turns-cosine", Dataset: "locomo", Data: data, Conversations: convs, AnswerModel: answer,
+		Judges: []string{"lexical"}, ResultsDir: results, RunID: "own", CacheDir: t.TempDir(), Quiet: true,
+		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(results, "own")
+}
+
+// Two peers that differ only in answer model compare without
+// --allow-mixed, and the output says the answer model was taken as part
+// of each peer's system.
+func TestPeersDifferingInAnswerModelCompare(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, filepath.Join(dir, "copy", "locomo10.json"), tinyLoCoMo)
+	home := install(t, data)
+	a, b := filepath.Join(dir, "runs", "4o"), filepath.Join(dir, "runs", "41")
+	importRun(t, home, write(t, filepath.Join(dir, "gpt-4o-mini-cot.json"), tinyScored("gpt-4o-mini")), a)
+	importRun(t, home, write(t, filepath.Join(dir, "gpt-4.1-mini-cot.json"), tinyScored("gpt-4.1-mini")), b, "--data", data)
+	out, err := compareRuns("--run", a, "--run", b)
+	if err != nil {
+		t.Fatalf("peers differing in answer model refused: %v\n%s", err, out)
+	}
+	for _, want := range []string{"note: answer model differs", "openrouter:gpt-4o-mini", "openrouter:gpt-4.1-mini", "part of an imported peer's system under test, so it was not treated as a mixed setting"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "WARNING") {
+		t.Errorf("no --allow-mixed warning expected:\n%s", out)
+	}
+	js, err := compareRuns("--run", a, "--run", b, "--json")
+	if err != nil || !strings.Contains(js, `"peer_settings": [`) {
+		t.Errorf("JSON lacks peer_settings (%v):\n%s", err, js)
+	}
+}
+
+// An own run compares with a peer imported without --data on the same
+// LoCoMo file; own runs that differ in answer model still need
+// --allow-mixed.
+func TestOwnRunBesidePeer(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, filepath.Join(dir, "copy", "locomo10.json"), tinyLoCoMo)
+	home := install(t, data)
+	peer := filepath.Join(dir, "runs", "zep")
+	importRun(t, home, write(t, filepath.Join(dir, "zep.json"), tinyZep), peer, "--format", "zep")
+	own := ownRun(t, data, "")
+	out, err := compareRuns("--run", own, "--run", peer, "--judge-a", "lexical", "--judge-b", "peer-llm")
+	if err != nil {
+		t.Fatalf("own run beside a peer on one file refused: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "note: embedder differs") || !strings.Contains(out, "n          3") {
+		t.Errorf("compare output:\n%s", out)
+	}
+	other := ownRun(t, data, "offline:other")
+	out, err = compareRuns("--run", own, "--run", other)
+	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "answer model differs") {
+		t.Fatalf("own runs differing in answer model: %v, want refused\n%s", err, out)
+	}
+	if out, err = compareRuns("--run", own, "--run", other, "--allow-mixed"); err != nil || !strings.Contains(out, "WARNING (--allow-mixed)") {
+		t.Errorf("with --allow-mixed: %v\n%s", err, out)
+	}
+}
+
+// The real files: the fc-baseline full-context runs by gpt-4o-mini (no
+// --data) and gpt-4.1-mini (--data) compare with the note, and an offline
+// run on the shared LoCoMo compares with Zep imported without --data.
+func TestRealPeersAnswerModelAndOwnRun(t *testing.T) {
+	loco := testutil.Shared(t, "datasets", "locomo10.json")
+	fc := testutil.Shared(t, "datasets", "locomo-audit", "fc-baseline")
+	zep := testutil.Shared(t, "peers", "zep", "zep_locomo_grades.json")
+	home := install(t, loco)
+	dir := t.TempDir()
+	a, b, z := filepath.Join(dir, "4o"), filepath.Join(dir, "41"), filepath.Join(dir, "zep")
+	importRun(t, home, filepath.Join(fc, "gpt-4o-mini-cot.json"), a)
+	importRun(t, home, filepath.Join(fc, "gpt-4.1-mini-cot.json"), b, "--data", loco)
+	importRun(t, home, zep, z)
+	out, err := compareRuns("--run", a, "--run", b)
+	if err != nil {
+		t.Fatalf("fc-baseline runs refused: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "note: answer model differs ("+a+": openrouter:gpt-4o-mini; "+b+": openrouter:gpt-4.1-mini); the answer model is part of an imported peer's system") {
+		t.Errorf("compare output lacks the answer model note:\n%s", out)
+	}
+	own := ownRun(t, loco, "", "conv-26")
+	out, err = compareRuns("--run", own, "--run", z, "--judge-a", "lexical", "--judge-b", "peer-llm")
+	if err != nil {
+		t.Fatalf("own run beside Zep refused: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "n          152") || !strings.Contains(out, "note: embedder differs") {
+		t.Errorf("own run on conv-26 vs Zep: want the 152 questions of conv-26 Zep graded paired, and the embedder note:\n%s", out)
 	}
 }
