@@ -16,9 +16,15 @@ import (
 	"github.com/membench/membench/internal/testutil"
 )
 
-// readmeCommand is one command of a ```sh block of README.md.
+// walkedDocs are the files whose ```sh blocks TestReadmeExamplesRun runs,
+// in this order, in one copy of the repository: the README, then the docs
+// that took commands over from it (docs/testing.md lists them for readers).
+var walkedDocs = []string{"README.md", "docs/datasets.md", "docs/models.md", "docs/bundles.md", "docs/testing.md"}
+
+// readmeCommand is one command of a ```sh block of a walked file.
 type readmeCommand struct {
-	line    int    // README line it starts on
+	file    string // the file, relative to the repository
+	line    int    // line it starts on
 	cmd     string // continuation lines joined
 	comment string // its trailing comment, or the comment heading its block
 }
@@ -116,20 +122,27 @@ func copyTree(t *testing.T, root, dst string) {
 	}
 }
 
-// Every command of the README's sh blocks runs as written, in order, in a
-// fresh copy of the repository: the rule the README's quick start states.
-// The whole list runs twice in a row (a user following it again), and
-// then the copy is as git had it: every file the commands wrote is under
-// an ignored folder, so a later `go test` there (this test's own copy of
-// the tree included) sees the checkout as it was.
+// Every command of the walked files' sh blocks runs as written, in order,
+// in a fresh copy of the repository: the rule the README states and
+// docs/testing.md spells out. The whole list runs twice in a row (a user
+// following it again), and then the copy is as git had it: every file the
+// commands wrote is under an ignored folder, so a later `go test` there
+// (this test's own copy of the tree included) sees the checkout as it was.
 func TestReadmeExamplesRun(t *testing.T) {
 	t.Parallel()
 	root := testutil.RepoRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var cmds []readmeCommand
+	for _, f := range walkedDocs {
+		doc, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc := readmeCommands(t, doc)
+		for i := range fc {
+			fc[i].file = f
+		}
+		cmds = append(cmds, fc...)
 	}
-	cmds := readmeCommands(t, readme)
 	base := t.TempDir()
 	repo, home, path := filepath.Join(base, "membench"), filepath.Join(base, "home"), filepath.Join(base, "bin")
 	copyTree(t, root, repo)
@@ -183,13 +196,18 @@ func TestReadmeExamplesRun(t *testing.T) {
 				if pass == 2 {
 					continue
 				}
-				t.Logf("README:%d skipped (%s): %s", c.line, c.comment, c.cmd)
+				t.Logf("%s:%d skipped (%s): %s", c.file, c.line, c.comment, c.cmd)
 				continue
 			case strings.Contains(c.cmd, "../shared/") && shared == "":
 				if pass == 2 {
 					continue
 				}
-				t.Logf("README:%d skipped (no shared data beside the clone): %s", c.line, c.cmd)
+				t.Logf("%s:%d skipped (no shared data beside the clone): %s", c.file, c.line, c.cmd)
+				continue
+			case c.cmd == "go install ./cmd/membench":
+				if pass == 1 {
+					t.Logf("%s:%d done already: the binary this test built is on PATH as membench", c.file, c.line)
+				}
 				continue
 			}
 			// `go run ./cmd/membench` is the binary this test built.
@@ -200,20 +218,20 @@ func TestReadmeExamplesRun(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			cancel()
 			if err != nil {
-				t.Fatalf("README:%d %s (pass %d)\nexit: %v\n%s", c.line, c.cmd, pass, err, out)
+				t.Fatalf("%s:%d %s (pass %d)\nexit: %v\n%s", c.file, c.line, c.cmd, pass, err, out)
 			}
 			ran++
 		}
 	}
 	ran /= 2
 	if st := gitIn("status", "--porcelain", "--untracked-files=all"); st != "" {
-		t.Errorf("the README's commands left files git sees (write them under results/ or a temp dir):\n%s", st)
+		t.Errorf("the walked docs' commands left files git sees (write them under results/ or a temp dir):\n%s", st)
 	}
 	// The rule must leave real work to check.
 	if ran < 10 {
-		t.Fatalf("only %d README commands ran; the skip rule is too wide", ran)
+		t.Fatalf("only %d commands ran; the skip rule is too wide", ran)
 	}
-	t.Logf("%d README commands ran, %d skipped", ran, len(cmds)-ran)
+	t.Logf("%d commands of %s ran, %d skipped", ran, strings.Join(walkedDocs, ", "), len(cmds)-ran)
 }
 
 func dirExists(p string) bool {
