@@ -23,7 +23,7 @@ import (
 // three judges (llm, f1, bleu1) against the fake OpenAI-compatible server,
 // with a 1536-dimension paid embedder as text-embedding-3-small has (dense
 // vectors: the fake's default bag-of-words vectors are mostly zeros and
-// would compress far better than real embeddings do), and bundles it: the bundle's size is the figure the README quotes. It is a
+// would compress far better than real embeddings do), and bundles it: the size scripts/bundle-figure.sh reports (docs/bundles.md). It is a
 // measurement, not a gate: MEMBENCH_BUNDLE_FIGURE=DIR runs it and leaves
 // the bundle in DIR, for timing `membench run --replay` on it
 // (scripts/bundle-figure.sh does both).

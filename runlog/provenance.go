@@ -259,8 +259,8 @@ type EvidenceCount struct {
 // CountEvidence is the one definition of a retrieval's evidence hits,
 // used by the summary's evidence recall and by diagnose: an evidence turn
 // is hit when it is among the sources of an item read (or a candidate).
-// Systems list as an item's sources only the turns it cites (README,
-// "Evidence recall"), so a synthesis that cites whole sessions adds none.
+// Systems list as an item's sources only the turns it cites
+// (docs/runs.md, "Evidence recall"), so a synthesis that cites whole sessions adds none.
 func CountEvidence(rec RetrievalRecord) EvidenceCount {
 	ev := map[string]bool{}
 	for _, e := range rec.Evidence {

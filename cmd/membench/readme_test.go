@@ -258,3 +258,22 @@ func TestReadmeCommandsParse(t *testing.T) {
 		t.Errorf("trailing needs: %+v", got[2])
 	}
 }
+
+// A reader meets `go install` before the first bare `membench` command
+// (issue 37: the quick start once ran `membench version` first).
+func TestReadmeInstallsFirst(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range readmeCommands(t, readme) {
+		if c.cmd == "go install ./cmd/membench" {
+			return
+		}
+		if regexp.MustCompile(`(^|[;&|(]\s*)membench\b`).MatchString(c.cmd) {
+			t.Fatalf("README:%d runs membench before `go install ./cmd/membench`: %s", c.line, c.cmd)
+		}
+	}
+	t.Fatal("README never says `go install ./cmd/membench`")
+}
