@@ -391,8 +391,8 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	p.manifest.Status = &st
 	ts := sum.ContextTokens
 	p.manifest.RenderedTokens = &ts
-	if b, err := prices.ForRun(p.Dir, p.prices); err == nil {
-		sum.Dollars = b.Record()
+	if d, err := prices.Dollars(p.Dir, p.prices); err == nil {
+		sum.Dollars = d
 	} else {
 		fmt.Fprintf(p.log, "dollars: %v\n", err)
 	}

@@ -270,8 +270,8 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		return nil, nil, err
 	}
 	// The judges' spend, priced as a run's is (offline judges: $0).
-	if b, err := prices.ForRun(sc.Out, table); err == nil {
-		sum.Dollars = b.Record()
+	if d, err := prices.Dollars(sc.Out, table); err == nil {
+		sum.Dollars = d
 	}
 	given = map[string]bool{}
 	for _, p := range preds {

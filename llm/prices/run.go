@@ -1,7 +1,9 @@
 package prices
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -135,4 +137,60 @@ func (a Amount) Record() runlog.Amount {
 		r.USD = &usd
 	}
 	return r
+}
+
+// Dollars prices the run in dir from its records (ForRun) as its summary
+// holds them. Every command that writes a summary prices it here, and
+// reports and the view bill the run with ForRun, so the figures agree.
+func Dollars(dir string, t *Table) (*runlog.Dollars, error) {
+	b, err := ForRun(dir, t)
+	if err != nil {
+		return nil, err
+	}
+	return b.Record(), nil
+}
+
+// Again is the table that prices a run once more after its records grew
+// (judges added, shards merged): the prices file given (file, as --prices),
+// else the one its earlier summaries were priced with when they all name
+// the same file and it still reads, else the default table. The summary's
+// line says which table it used.
+func Again(file string, earlier ...*runlog.Dollars) (*Table, error) {
+	if file != "" {
+		return Load(file)
+	}
+	from := ""
+	for i, d := range earlier {
+		src := "default"
+		if d != nil && d.PricesFrom != "" {
+			src = d.PricesFrom
+		}
+		if i > 0 && src != from {
+			return Default(), nil
+		}
+		from = src
+	}
+	if from == "" || from == "default" {
+		return Default(), nil
+	}
+	if t, err := Load(from); err == nil {
+		return t, nil
+	}
+	return Default(), nil
+}
+
+// Earlier is the dollars the run's summary.json in dir holds now; nil when
+// it has none or does not read (the summary is then written anew).
+func Earlier(dir string) *runlog.Dollars {
+	b, err := os.ReadFile(filepath.Join(dir, runlog.SummaryJSON))
+	if err != nil {
+		return nil
+	}
+	var s struct {
+		Dollars *runlog.Dollars `json:"dollars"`
+	}
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	return s.Dollars
 }

@@ -179,7 +179,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 	}
 	for _, r := range runs {
 		if res.PerRun[r.dir] > 0 || hasHuman(r) {
-			if _, err := finish(r.dir, judging.Describe([]judge.Judge{humanJudge{}})); err != nil {
+			if _, err := finish(r.dir, judging.Describe([]judge.Judge{humanJudge{}}), nil); err != nil {
 				return res, err
 			}
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 )
 
 // RejudgeOptions override the run's own settings for the new judges.
@@ -35,6 +36,10 @@ type RejudgeOptions struct {
 	// judge's backend (Replay.Fresh counts those).
 	Replay         *llm.Tape
 	ReplayFallback bool
+	// Prices is a prices file laid over the default table for the
+	// summary's dollars ("": the one the run's summary was priced with, as
+	// prices.Again picks it).
+	Prices string
 	// AnswerKey judges the answers against another answer key (published,
 	// audited or a file; "" = the run's own): the judges' verdicts are
 	// logged as NAME+KEY (runlog.KeyedJudge), the answers reused.
@@ -66,6 +71,12 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	}
 	defer lock.Unlock()
 	r, err := openRun(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The new calls are priced with the run's earlier ones; a bad prices
+	// file is refused before any call.
+	table, err := prices.Again(o.Prices, prices.Earlier(dir))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,7 +254,7 @@ func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) 
 	}
 	// The verdicts obtained are kept and summarised, as a run with failed
 	// questions does; the error lists the rest (exit 1, no table).
-	sum, err := finish(dir, uk.describe(judging.Describe(judges)))
+	sum, err := finish(dir, uk.describe(judging.Describe(judges)), table)
 	if err == nil {
 		err = fails.err(len(todo))
 	}

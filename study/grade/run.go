@@ -15,6 +15,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/judge/judging"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/summary"
 )
 
@@ -76,21 +77,27 @@ func Question(a runlog.AnswerRecord) *datasets.Question {
 }
 
 // finish lists the judges in the run's manifest (so the summary shows
-// them) and rewrites summary.json/summary.md.
-func finish(dir string, judges []runlog.JudgeInfo) (*runlog.Summary, error) {
+// them) and rewrites summary.json/summary.md, its dollars priced from the
+// run's cost records with table (nil: the table its summary was priced
+// with, as prices.Again picks it), as every writer of a summary prices.
+func finish(dir string, judges []runlog.JudgeInfo, table *prices.Table) (*runlog.Summary, error) {
 	if err := runlog.AddJudges(dir, judges); err != nil {
 		return nil, err
 	}
-	var old runlog.Summary
-	if b, err := os.ReadFile(filepath.Join(dir, runlog.SummaryJSON)); err == nil {
-		_ = json.Unmarshal(b, &old) // an unreadable summary is rewritten whole
+	if table == nil {
+		t, err := prices.Again("", prices.Earlier(dir))
+		if err != nil {
+			return nil, err
+		}
+		table = t
 	}
 	sum, err := summary.Compute(dir)
 	if err != nil {
 		return nil, err
 	}
-	// Grading makes no model call: the run's dollars stand.
-	sum.Dollars = old.Dollars
+	if sum.Dollars, err = prices.Dollars(dir, table); err != nil {
+		return nil, err
+	}
 	return sum, summary.Write(dir, sum)
 }
 

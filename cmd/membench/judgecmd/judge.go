@@ -49,7 +49,9 @@ verdicts to RUN/judgments.jsonl. Questions come from answers.jsonl itself
 (question, gold, category, type), so the dataset is not reloaded. Pairs
 (question, judge) already judged are skipped, so rerunning is free and an
 interrupted command resumes; model judges also go through the LLM cache.
-Judge calls are metered into costs.jsonl; the summary is recomputed.
+Judge calls are metered into costs.jsonl; the summary is recomputed, its
+dollars priced from every cost record of the run, as report --table dollars
+and the view price them.
 
 The "llm" judge uses the run's judge model unless --judge-model or --llm
 says otherwise; a judge whose name is already in the run is skipped pair by
@@ -82,6 +84,7 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
 	f.StringVar(&o.Rejudge.AnswerKey, "answer-key", "", cliflag.AnswerKeyUsage+"; judges the run's answers again against it (no answer calls), logged as JUDGE+KEY (e.g. lexical+audited) beside the run's own verdicts (default: the run's key)")
 	f.StringVar(&o.Rejudge.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt (default: the run's)")
+	f.StringVar(&o.Rejudge.Prices, "prices", "", "YAML or JSON file of model prices per million tokens changing or adding to the default table, for the summary's dollars line (default: the prices file the run's summary was priced with, if any)")
 	f.StringVar(&o.Rejudge.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
 	f.BoolVar(&o.Rejudge.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	cliflag.Int(c, &o.Rejudge.Concurrency, "concurrency", 4, 1, cliflag.MaxConcurrency, "parallel judge calls")
