@@ -13,6 +13,7 @@ import (
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
@@ -105,7 +106,9 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 			err = werr
 		}
 		if s2, serr := summary.Compute(p.Dir); serr == nil {
-			s2.Dollars = sum.Dollars
+			if d, derr := prices.Dollars(p.Dir, p.prices); derr == nil {
+				s2.Dollars = d
+			}
 			sum = s2
 			if werr := summary.Write(p.Dir, s2); werr != nil && err == nil {
 				err = werr

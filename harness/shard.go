@@ -54,8 +54,10 @@ func mergeBad(format string, a ...any) error {
 // one question set each exactly once, and that each shard finished (every
 // question answered and judged by every judge). The merged run's records
 // are the shards' records, so its answers, judgments and summary equal a
-// single-machine run's; costs add up across shards.
-func Merge(dirs []string, out string) (*runlog.Summary, error) {
+// single-machine run's; costs add up across shards. The merged summary's
+// dollars price the joined costs with pricesFile over the default table
+// ("": the prices file the shards' summaries name, as prices.Again says).
+func Merge(dirs []string, out, pricesFile string) (*runlog.Summary, error) {
 	if len(dirs) == 0 {
 		return nil, mergeBad("give the shard runs with --run DIR (one per shard)")
 	}
@@ -153,6 +155,15 @@ func Merge(dirs []string, out string) (*runlog.Summary, error) {
 		return nil, mergeBad("the shards answer %d questions but the set has %d", total, first.Shard.SetQuestions)
 	}
 
+	earlier := make([]*runlog.Dollars, len(dirs))
+	for i, d := range dirs {
+		earlier[i] = prices.Earlier(d)
+	}
+	table, err := prices.Again(pricesFile, earlier...) // a bad --prices file: refused before any work
+	if err != nil {
+		return nil, err
+	}
+
 	lock, err := runlog.LockDir(out)
 	if err != nil {
 		return nil, err
@@ -230,8 +241,8 @@ func Merge(dirs []string, out string) (*runlog.Summary, error) {
 	if err := runlog.WriteJSON(filepath.Join(out, runlog.ManifestFile), m); err != nil {
 		return nil, err
 	}
-	if b, err := prices.ForRun(out, prices.Default()); err == nil {
-		sum.Dollars = b.Record()
+	if d, err := prices.Dollars(out, table); err == nil {
+		sum.Dollars = d
 	}
 	return sum, summary.Write(out, sum)
 }

@@ -50,7 +50,7 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "merged")
-		_, err := harness.Merge(c.dirs(t), out)
+		_, err := harness.Merge(c.dirs(t), out, "")
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want a bad-shards error mentioning %q", c.name, err, c.want)
 		}
@@ -90,7 +90,7 @@ func TestMergeSumsDamagedCacheEntries(t *testing.T) {
 		dirs = append(dirs, dir)
 	}
 	out := filepath.Join(t.TempDir(), "merged")
-	sum, err := harness.Merge(dirs, out)
+	sum, err := harness.Merge(dirs, out, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,10 @@ package prices
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/llm"
@@ -61,9 +63,12 @@ func Roles(m runlog.Manifest) map[string]string {
 func Of(kept, redone []runlog.CostRecord, roles map[string]string, t *Table) *Bill {
 	b := &Bill{Stages: map[string]Amount{}, Table: t}
 	for _, c := range kept {
-		for k, a := range t.Stages(c.Tallies, roles) {
-			b.Stages[k] = b.Stages[k].Add(a)
-			b.Total = b.Total.Add(a)
+		// In one order of stages, so that pricing the same records twice
+		// gives the same total to the last bit.
+		st := t.Stages(c.Tallies, roles)
+		for _, k := range slices.Sorted(maps.Keys(st)) {
+			b.Stages[k] = b.Stages[k].Add(st[k])
+			b.Total = b.Total.Add(st[k])
 		}
 		for _, tl := range c.Tallies {
 			if tl.Label == "embedding" {
@@ -75,8 +80,9 @@ func Of(kept, redone []runlog.CostRecord, roles map[string]string, t *Table) *Bi
 		}
 	}
 	for _, c := range redone {
-		for _, a := range t.Stages(c.Tallies, roles) {
-			b.Redone = b.Redone.Add(a)
+		st := t.Stages(c.Tallies, roles)
+		for _, k := range slices.Sorted(maps.Keys(st)) {
+			b.Redone = b.Redone.Add(st[k])
 		}
 	}
 	return b

@@ -16,7 +16,7 @@ import (
 // NewCmd builds `membench merge`.
 func NewCmd() *cobra.Command {
 	var runs []string
-	var out string
+	var out, pricesFile string
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "merge --run A --run B ... --out DIR",
@@ -25,7 +25,9 @@ func NewCmd() *cobra.Command {
 apart from --shard, same dataset file, embedder, prompts and judges), that
 together they answer the whole question set exactly once and that each
 finished, then writes one run directory whose answers, judgments and
-summary equal a single-machine run's (costs are summed over the shards).`,
+summary equal a single-machine run's (costs are summed over the shards).
+The summary's dollars price the summed costs at the table the shards were
+priced with (their --prices file when they share one), or --prices FILE.`,
 		Example: `  membench run --shard 0/2 --results /tmp/shards && membench run --shard 1/2 --results /tmp/shards
   membench merge --run '/tmp/shards/*' --out /tmp/merged
   membench merge --run '/tmp/shards/*' --out /tmp/merged-json --json`,
@@ -38,7 +40,7 @@ summary equal a single-machine run's (costs are summed over the shards).`,
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			sum, err := harness.Merge(dirs, out)
+			sum, err := harness.Merge(dirs, out, pricesFile)
 			if err != nil {
 				return err
 			}
@@ -57,5 +59,6 @@ summary equal a single-machine run's (costs are summed over the shards).`,
 	cliflag.Runs(c, &runs, "a shard's run directory (repeat once per shard), a glob, or a directory holding the shards")
 	cliflag.JSON(c, &asJSON)
 	c.Flags().StringVar(&out, "out", "", "directory for the merged run (must not hold a run yet)")
+	c.Flags().StringVar(&pricesFile, "prices", "", "YAML or JSON file of model prices per million tokens changing or adding to the default table, for the summary's dollars line (default: the shards' own prices file, if they share one)")
 	return c
 }
