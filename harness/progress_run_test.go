@@ -81,3 +81,52 @@ func TestRunLogsProgressToAFile(t *testing.T) {
 		t.Errorf("costs.jsonl records %d calls, the server had %d", recorded, calls)
 	}
 }
+
+// A paid run's progress line says $0, not "$0 (offline)", until its first
+// priced call, though its offline embedder has worked already; an offline
+// run's says "$0 (offline)" once it has worked.
+func TestPaidRunProgressIsNotCalledOffline(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
+	t.Setenv("OPENAI_API_KEY", "sk-test-progress-paid")
+	for _, tc := range []struct {
+		name, model string
+		judges      []string
+		first, last *regexp.Regexp
+	}{
+		{"paid", "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL, []string{"llm", "f1"}, regexp.MustCompile(` · 0 calls · tokens 0 in, 0 out · \$0$`), regexp.MustCompile(` · \$0\.\d{4}$`)},
+		{"offline", "", []string{"lexical", "f1"}, regexp.MustCompile(` · 0 calls · tokens 0 in, 0 out · \$0 \(offline\)$`), regexp.MustCompile(` · \$0 \(offline\)$`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, "turns-cosine") // builds with the offline embedder before any answer
+			cfg.Quiet = false
+			cfg.Model, cfg.Judges = tc.model, tc.judges
+			logPath := filepath.Join(t.TempDir(), "run.log")
+			f, err := os.Create(logPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = harness.Run(context.Background(), cfg, f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(logPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				if strings.HasPrefix(l, "progress: ") && strings.Contains(l, "$") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) < 2 || !strings.HasPrefix(lines[0], "progress: answer+judge 0/") {
+				t.Fatalf("progress lines with dollars:\n%s", b)
+			}
+			if !tc.first.MatchString(lines[0]) || !tc.last.MatchString(lines[len(lines)-1]) {
+				t.Errorf("first line %q, want it to match %v; last %q, want %v", lines[0], tc.first, lines[len(lines)-1], tc.last)
+			}
+			t.Logf("%s: %s", tc.name, lines[0])
+		})
+	}
+}

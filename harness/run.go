@@ -415,7 +415,9 @@ func PriceTable(file string) (*prices.Table, error) {
 }
 
 // dollarsSoFar prices the progress line's usage: "$0.0123", "$0
-// (offline)", or unknown naming the models with no price.
+// (offline)", or unknown naming the models with no price. A run that calls
+// a priced model shows "$0" until its first priced call: its free work so
+// far (local embeddings, offline roles) does not make it offline.
 func (p *Prepared) dollarsSoFar(ts []llm.Tally) string {
 	var a prices.Amount
 	for _, st := range p.prices.Stages(ts, prices.Roles(p.manifest)) {
@@ -424,8 +426,8 @@ func (p *Prepared) dollarsSoFar(ts []llm.Tally) string {
 	switch {
 	case !a.Known():
 		return "$ " + a.String()
-	case !a.Paid && !worked(ts):
-		return "$0" // nothing done yet: not "offline"
+	case !a.Paid && (!worked(ts) || prices.Paid(p.manifest)):
+		return "$0" // nothing spent yet: not "offline"
 	}
 	return a.String()
 }

@@ -196,3 +196,30 @@ func FuzzPricesFile(f *testing.F) {
 		}
 	})
 }
+
+// Paid: a run calls a priced backend through a role's model that some
+// judge or role asks, a judge's own model, or its embedder.
+func TestPaid(t *testing.T) {
+	off := runlog.ModelID{Backend: "offline", Model: "offline-heuristic"}
+	paid := runlog.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+	lexical := runlog.JudgeInfo{Name: "lexical", Kind: "lexical"}
+	roles := func(judge runlog.ModelID) map[string]llm.ModelID {
+		return map[string]llm.ModelID{"answer": off, "build": off, "judge": judge}
+	}
+	for _, c := range []struct {
+		name string
+		m    runlog.Manifest
+		want bool
+	}{
+		{"all offline", runlog.Manifest{Models: roles(off), Embedder: "tfidf-hash-512", JudgeSpecs: []runlog.JudgeInfo{lexical}}, false},
+		{"judge model no judge asks", runlog.Manifest{Models: roles(paid), JudgeSpecs: []runlog.JudgeInfo{lexical}}, false},
+		{"judge model asked", runlog.Manifest{Models: roles(paid), JudgeSpecs: []runlog.JudgeInfo{{Name: "llm", Model: &paid}}}, true},
+		{"a judge's own model", runlog.Manifest{Models: roles(off), JudgeSpecs: []runlog.JudgeInfo{{Name: "big", Model: &paid}}}, true},
+		{"answer model", runlog.Manifest{Models: map[string]llm.ModelID{"answer": paid, "judge": off}, JudgeSpecs: []runlog.JudgeInfo{lexical}}, true},
+		{"embedder", runlog.Manifest{Models: roles(off), Embedder: "openai:text-embedding-3-small", JudgeSpecs: []runlog.JudgeInfo{lexical}}, true},
+	} {
+		if got := Paid(c.m); got != c.want {
+			t.Errorf("%s: Paid = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -185,6 +185,33 @@ func Again(file string, earlier ...*runlog.Dollars) (*Table, error) {
 	return Default(), nil
 }
 
+// Paid reports whether some model the run calls (a role's, a judge's own,
+// or the embedder) is on a backend that bills by the token: a run with
+// none spends $0 offline, one with some has spent $0 so far, not offline.
+func Paid(m runlog.Manifest) bool {
+	judgeModel := len(m.JudgeSpecs) == 0 // old manifests: assume a judge asks it
+	for _, in := range m.JudgeSpecs {
+		if in.Model == nil {
+			continue
+		}
+		if *in.Model == m.Models["judge"] {
+			judgeModel = true
+		}
+		if !free(runlog.ModelName(*in.Model)) {
+			return true
+		}
+	}
+	for role, model := range Roles(m) {
+		if role == "judge" && !judgeModel {
+			continue // no judge of the run asks the run's judge model
+		}
+		if !free(model) {
+			return true
+		}
+	}
+	return false
+}
+
 // Earlier is the dollars the run's summary.json in dir holds now; nil when
 // it has none or does not read (the summary is then written anew).
 func Earlier(dir string) *runlog.Dollars {
