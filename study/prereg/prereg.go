@@ -8,7 +8,6 @@
 package prereg
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,10 +22,10 @@ import (
 
 	"github.com/membench/membench/runlog"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/internal/yamlfile"
 	"github.com/membench/membench/stats"
 )
 
@@ -114,10 +113,17 @@ func Load(path string) (*Plan, []byte, error) {
 		return nil, nil, err
 	}
 	var p Plan
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v (see configs/prereg_seed_study.yaml)", path, err)
+	docs, err := yamlfile.Documents(path, b)
+	switch {
+	case err == nil && len(docs) == 0:
+		err = badinput.Errorf("%s is empty", path)
+	case err == nil && len(docs) > 1:
+		err = badinput.Errorf("%s:%d: a second YAML document; a plan is one", path, docs[1].Line)
+	case err == nil:
+		err = yamlfile.Decode(path, docs[0], &p)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w; see configs/prereg_seed_study.yaml", err)
 	}
 	if p.Alpha == 0 {
 		p.Alpha = 0.05

@@ -10,9 +10,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"slices"
@@ -23,6 +21,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/yamlfile"
 	"github.com/membench/membench/systems"
 )
 
@@ -98,20 +98,22 @@ func Load(path string) (*File, error) {
 // Parse is Load on bytes; path is only used in messages.
 func Parse(path string, b []byte) (*File, error) {
 	f := &File{Path: path}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f.Base); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s is empty; see configs/ for examples", path)
+	docs, err := yamlfile.Documents(path, b)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(docs) == 0:
+		return nil, badinput.Errorf("%s is empty; see configs/ for examples", path)
+	case len(docs) > 2:
+		return nil, badinput.Errorf("%s:%d: a third YAML document; a sweep file is the run config, then optionally the sweep spec", path, docs[2].Line)
+	}
+	if err := yamlfile.Decode(path, docs[0], &f.Base); err != nil {
+		return nil, fmt.Errorf("%w, in the first document (the run config); see configs/ and docs/sweeps.md", err)
+	}
+	if len(docs) == 2 {
+		if err := yamlfile.Decode(path, docs[1], &f.Spec); err != nil {
+			return nil, fmt.Errorf("%w, in the second document (the sweep spec); see docs/sweeps.md", err)
 		}
-		return nil, fmt.Errorf("%s (first document, the run config): %v; see configs/ and docs/sweeps.md", path, err)
-	}
-	if err := dec.Decode(&f.Spec); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s (second document, the sweep spec: name, systems, grid, plot, judge): %v", path, err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, fmt.Errorf("%s has more than two YAML documents; a sweep file is the run config, then optionally the sweep spec", path)
 	}
 	switch f.Spec.Plot {
 	case "", "k", "seeds", "build-tokens", "none":

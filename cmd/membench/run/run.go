@@ -18,13 +18,13 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/yamlfile"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/summary"
@@ -174,12 +174,17 @@ func Run(ctx context.Context, o *Options) error {
 		if err != nil {
 			return clierr.Bad("--config: %v", err)
 		}
-		dec := yaml.NewDecoder(strings.NewReader(string(b)))
-		dec.KnownFields(true)
-		if err := dec.Decode(&base); errors.Is(err, io.EOF) {
+		// A sweep file's second document (the grid) is the sweep's; run
+		// reads the run config in front of it.
+		docs, err := yamlfile.Documents(cfgFile, b)
+		if err == nil && len(docs) == 0 {
 			return clierr.Bad("--config %s is empty; write at least one setting, e.g. system: turns-cosine (see configs/ for examples)", cfgFile)
-		} else if err != nil {
-			return clierr.Bad("--config %s: %v (see configs/ for examples)", cfgFile, err)
+		}
+		if err == nil {
+			err = yamlfile.Decode(cfgFile, docs[0], &base)
+		}
+		if err != nil {
+			return clierr.Bad("--config %v; see configs/ for examples", err)
 		}
 	}
 	// Flags override the file only where the user set them.
