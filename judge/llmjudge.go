@@ -76,7 +76,7 @@ var llmSpec = Spec{Name: "llm", Kind: KindVerdict, TakesModel: true,
 		// (A model judge the user names, e.g. cheap=offline, says in the
 		// manifest that its model is offline.)
 		if c.Name == "llm" && c.Model.ID().Backend == "offline" {
-			return nil, fmt.Errorf("judge llm: the judge model is the offline backend, whose verdicts are the lexical heuristic, not a model's; use --judge lexical for that heuristic, or give a real model with --judge-model (or NAME=BACKEND:MODEL)")
+			return nil, fmt.Errorf("judge llm: the judge model is the offline backend, whose verdicts are the lexical heuristic, not a model's; use --judge-spec lexical for that heuristic, or give a real model with --judge-model (or NAME=BACKEND:MODEL)")
 		}
 		return j, nil
 	}}

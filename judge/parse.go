@@ -35,7 +35,7 @@ type Deps struct {
 // judge-level keys; every other key goes to the model spec.
 var judgeKeys = map[string]bool{"name": true, "prompt": true, "threshold": true, "decline": true, "repeats": true}
 
-// Parse builds a judge from a --judge value:
+// Parse builds a judge from a --judge-spec value:
 //
 //	f1 | bleu1 | em          LoCoMo lexical metrics (Correct when score >= 0.5; em exact)
 //	lexical                  the offline lexical judge, no model
@@ -55,7 +55,7 @@ func Parse(spec string, deps Deps) (Judge, error) {
 func parse(spec string, deps Deps) (Judge, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
-		return nil, fmt.Errorf("--judge: empty value; use one of %s, NAME=BACKEND:MODEL or name=N,backend=B,model=M", strings.Join(Known(), ", "))
+		return nil, fmt.Errorf("--judge-spec: empty value; use one of %s, NAME=BACKEND:MODEL or name=N,backend=B,model=M", strings.Join(Known(), ", "))
 	}
 	parts := strings.Split(spec, ",")
 	kind := ""
@@ -71,9 +71,9 @@ func parse(spec string, deps Deps) (Judge, error) {
 			kind = strings.ToLower(k)
 			continue
 		case !hasEq:
-			return nil, fmt.Errorf("--judge %q: %q is not key=value; write options as key=value after the judge kind", spec, p)
+			return nil, fmt.Errorf("--judge-spec %q: %q is not key=value; write options as key=value after the judge kind", spec, p)
 		case k == "" || v == "":
-			return nil, fmt.Errorf("--judge %q: %q needs both a key and a value", spec, p)
+			return nil, fmt.Errorf("--judge-spec %q: %q needs both a key and a value", spec, p)
 		}
 		k = strings.ToLower(k)
 		// NAME=BACKEND:MODEL shorthand, only as the first item.
@@ -83,7 +83,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 			continue
 		}
 		if _, dup := opts[k]; dup {
-			return nil, fmt.Errorf("--judge %q: key %q given twice", spec, k)
+			return nil, fmt.Errorf("--judge-spec %q: key %q given twice", spec, k)
 		}
 		opts[k] = v
 		if !judgeKeys[k] {
@@ -103,10 +103,10 @@ func parse(spec string, deps Deps) (Judge, error) {
 	}
 	sp, ok := Lookup(kind)
 	if !ok {
-		return nil, fmt.Errorf("--judge %q: unknown judge %q%s; known: %s, or NAME=BACKEND:MODEL, or name=N,backend=B,model=M[,base-url=U][,prompt=FILE]", spec, kind, suggest.Hint(kind, Known()), strings.Join(Known(), ", "))
+		return nil, fmt.Errorf("--judge-spec %q: unknown judge %q%s; known: %s, or NAME=BACKEND:MODEL, or name=N,backend=B,model=M[,base-url=U][,prompt=FILE]", spec, kind, suggest.Hint(kind, Known()), strings.Join(Known(), ", "))
 	}
 	if sp.New == nil {
-		return nil, fmt.Errorf("--judge %q: judge %s cannot be configured with --judge; %s adds it", spec, kind, sp.AddedBy)
+		return nil, fmt.Errorf("--judge-spec %q: judge %s cannot be configured with --judge-spec; %s adds it", spec, kind, sp.AddedBy)
 	}
 	allowed := map[string]bool{"name": true}
 	for _, o := range sp.Options {
@@ -122,17 +122,17 @@ func parse(spec string, deps Deps) (Judge, error) {
 			continue
 		}
 		if !allowed[k] {
-			return nil, fmt.Errorf("--judge %q: %s= does not apply to the %s judge (it takes %s)", spec, k, kind, strings.Join(keysOf(allowed), ", "))
+			return nil, fmt.Errorf("--judge-spec %q: %s= does not apply to the %s judge (it takes %s)", spec, k, kind, strings.Join(keysOf(allowed), ", "))
 		}
 		c.Options[k] = v
 	}
 	if !sp.TakesModel {
 		if len(order) > 0 || shortModel != "" {
-			return nil, fmt.Errorf("--judge %q: the %s judge takes no model (only %s)", spec, kind, strings.Join(keysOf(allowed), ", "))
+			return nil, fmt.Errorf("--judge-spec %q: the %s judge takes no model (only %s)", spec, kind, strings.Join(keysOf(allowed), ", "))
 		}
 		j, err := sp.New(c)
 		if err != nil {
-			return nil, fmt.Errorf("--judge %q: %v", spec, err)
+			return nil, fmt.Errorf("--judge-spec %q: %v", spec, err)
 		}
 		return j, nil
 	}
@@ -166,11 +166,11 @@ func parse(spec string, deps Deps) (Judge, error) {
 		}
 		var err error
 		if m, err = newModel(ms); err != nil {
-			return nil, fmt.Errorf("--judge %q: model: %w", spec, err)
+			return nil, fmt.Errorf("--judge-spec %q: model: %w", spec, err)
 		}
 	default:
 		if deps.DefaultModel == nil {
-			return nil, fmt.Errorf("--judge %q: no judge model configured; set the run's judge model, name one (NAME=openai:MODEL), or use --judge lexical", spec)
+			return nil, fmt.Errorf("--judge-spec %q: no judge model configured; set the run's judge model, name one (NAME=openai:MODEL), or use --judge-spec lexical", spec)
 		}
 		m = deps.DefaultModel
 	}
@@ -182,7 +182,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 	if v, ok := opts["repeats"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxRepeats {
-			return nil, fmt.Errorf("--judge %q: repeats=%s: give a whole number of judgments per answer from 1 to %d", spec, v, MaxRepeats)
+			return nil, fmt.Errorf("--judge-spec %q: repeats=%s: give a whole number of judgments per answer from 1 to %d", spec, v, MaxRepeats)
 		}
 		reps = n
 	}
@@ -210,7 +210,7 @@ func isModelKey(k string) bool {
 	return false
 }
 
-// ParseAll parses several --judge values and rejects duplicate names.
+// ParseAll parses several --judge-spec values and rejects duplicate names.
 func ParseAll(specs []string, deps Deps) ([]Judge, error) {
 	var out []Judge
 	seen := map[string]string{}
@@ -220,7 +220,7 @@ func ParseAll(specs []string, deps Deps) ([]Judge, error) {
 			return nil, err
 		}
 		if prev, dup := seen[j.Name()]; dup {
-			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them its own name=N", llm.RedactText(prev), llm.RedactText(s), j.Name())
+			return nil, fmt.Errorf("--judge-spec %q and --judge-spec %q both make a judge named %q; give one of them its own name=N", llm.RedactText(prev), llm.RedactText(s), j.Name())
 		}
 		seen[j.Name()] = s
 		out = append(out, j)

@@ -92,7 +92,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"", Deps{}, "empty"},
 		{"gpt5", Deps{}, "known: bleu1, em, f1, lexical, llm"},
-		{"llm", Deps{}, "--judge lexical"},
+		{"llm", Deps{}, "--judge-spec lexical"},
 		{"f1,prompt=x.tmpl", Deps{}, "prompt= does not apply to the f1 judge"},
 		{"f1,threshold=2", Deps{}, "threshold=2"},
 		{"llm,threshold=0.5", Deps{DefaultModel: llm.NewOffline()}, "threshold= does not apply to the llm judge"},
@@ -123,7 +123,7 @@ func TestParseErrors(t *testing.T) {
 // pointing at lexical, the same heuristic under its own name.
 func TestLLMJudgeRefusesOfflineModel(t *testing.T) {
 	_, err := Parse("llm", Deps{DefaultModel: llm.NewOffline()})
-	if err == nil || !strings.Contains(err.Error(), "--judge lexical") {
+	if err == nil || !strings.Contains(err.Error(), "--judge-spec lexical") {
 		t.Fatalf("llm on the offline backend: %v", err)
 	}
 }

@@ -20,9 +20,9 @@ const (
 	KindVerdict Kind = "verdict"
 )
 
-// Spec describes one kind of judge, as --judge names it.
+// Spec describes one kind of judge, as --judge-spec names it.
 type Spec struct {
-	Name        string // what --judge takes: f1, llm, ...
+	Name        string // what --judge-spec takes: f1, llm, ...
 	Kind        Kind
 	Description string // one line, for `membench judges` and help text
 	// TakesModel: the judge calls a model (the run's judge model unless
@@ -106,7 +106,7 @@ func Specs() []Spec {
 	return out
 }
 
-// Known lists the judge kinds --judge can build.
+// Known lists the judge kinds --judge-spec can build.
 func Known() []string {
 	var out []string
 	for _, s := range Specs() {

@@ -19,7 +19,7 @@ import (
 	"github.com/membench/membench/runlog"
 )
 
-// Builder makes judges from --judge specs. Model judges use the default
+// Builder makes judges from --judge-spec values. Model judges use the default
 // judge model unless their spec names another; a paid judge model gets the
 // LLM cache even when every other role is offline.
 type Builder struct {
@@ -82,7 +82,7 @@ func (b *Builder) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, error
 			return nil, err
 		}
 		if seen[j.Name()] {
-			return nil, fmt.Errorf("--judge %q: a judge named %s is already configured; give it another name (name=...)", s, j.Name())
+			return nil, fmt.Errorf("--judge-spec %q: a judge named %s is already configured; give it another name (name=...)", s, j.Name())
 		}
 		seen[j.Name()] = true
 		out = append(out, j)

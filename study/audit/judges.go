@@ -13,7 +13,7 @@ type Judge struct {
 	Model llm.Model
 }
 
-// ParseJudgeSpec reads a --judge value of an audit. It accepts the model
+// ParseJudgeSpec reads an --audit-model value of an audit. It accepts the model
 // specs `membench run` accepts (offline, BACKEND:MODEL, key=value with
 // name=) and the run's NAME=BACKEND:MODEL shorthand; it returns the judge
 // name and the model spec.
@@ -26,14 +26,14 @@ func ParseJudgeSpec(s string) (string, llm.Spec, error) {
 	if k, v, ok := strings.Cut(s, "="); ok && !strings.Contains(s, ",") && !isSpecKey(k) && (strings.Contains(v, ":") || v == "offline") {
 		sp, err := llm.ParseSpec(v)
 		if err != nil {
-			return "", llm.Spec{}, fmt.Errorf("--judge %q: %v", s, err)
+			return "", llm.Spec{}, fmt.Errorf("--audit-model %q: %v", s, err)
 		}
 		sp.Name = strings.TrimSpace(k)
 		return sp.Name, sp, nil
 	}
 	sp, err := llm.ParseSpec(s)
 	if err != nil {
-		return "", llm.Spec{}, fmt.Errorf("--judge %q: %v", s, err)
+		return "", llm.Spec{}, fmt.Errorf("--audit-model %q: %v", s, err)
 	}
 	name := sp.Name
 	switch {
@@ -71,7 +71,7 @@ func BuildJudges(specs []string, deps llm.BuildDeps) ([]Judge, error) {
 			return nil, err
 		}
 		if prev, dup := seen[name]; dup {
-			return nil, fmt.Errorf("--judge %q and --judge %q both make a judge named %q; give one of them its own name=N", prev, s, name)
+			return nil, fmt.Errorf("--audit-model %q and --audit-model %q both make a judge named %q; give one of them its own name=N", prev, s, name)
 		}
 		seen[name] = s
 		d := deps
@@ -80,7 +80,7 @@ func BuildJudges(specs []string, deps llm.BuildDeps) ([]Judge, error) {
 		}
 		m, err := llm.Build(sp, d)
 		if err != nil {
-			return nil, fmt.Errorf("--judge %q: %w", s, err)
+			return nil, fmt.Errorf("--audit-model %q: %w", s, err)
 		}
 		out = append(out, Judge{Name: name, Model: m})
 	}
