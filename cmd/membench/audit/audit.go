@@ -42,7 +42,7 @@ func (o *Options) register(c *cobra.Command) {
 	cliflag.JSON(c, &o.JSON)
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	cliflag.Int(c, &o.Concurrency, "concurrency", 4, 1, cliflag.MaxConcurrency, "parallel judge calls")
+	cliflag.Concurrency(c, &o.Concurrency, "parallel judge calls")
 }
 
 // audit builds the judges; close releases the cache.

@@ -69,7 +69,7 @@ a model; the llm judge needs a real model (--judge-model).`,
 	f.StringVar(&o.JudgeModel, "judge-model", "", "model spec of the llm judge, e.g. openai:gpt-4o-mini")
 	f.StringVar(&o.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
 	f.BoolVar(&o.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	cliflag.Int(c, &o.Concurrency, "concurrency", 4, 1, 10000, "parallel judge calls")
+	cliflag.Concurrency(c, &o.Concurrency, "parallel judge calls")
 	cliflag.JSON(c, &o.JSON)
 	return c
 }

@@ -247,6 +247,13 @@ func (v *intsValue) Outside() []string {
 	return []string{"NaN", "Inf", "1.5", strconv.Itoa(v.lo - 1), strconv.Itoa(v.hi + 1), "1," + strconv.Itoa(v.hi+1)}
 }
 
+// Concurrency registers --concurrency N, from 1 to MaxConcurrency
+// (default 4), the same on every command: 0 would start no worker, so it
+// is refused rather than read as the default.
+func Concurrency(c *cobra.Command, dst *int, usage string) {
+	Int(c, dst, "concurrency", 4, 1, MaxConcurrency, usage)
+}
+
 // MaxConcurrency bounds every --concurrency, MaxK every retrieval budget
 // (--k, --reference-k): the run config's own bounds.
 const (

@@ -87,7 +87,7 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 	f.StringVar(&o.Rejudge.Prices, "prices", "", "YAML or JSON file of model prices per million tokens changing or adding to the default table, for the summary's dollars line (default: the prices file the run's summary was priced with, if any)")
 	f.StringVar(&o.Rejudge.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache)")
 	f.BoolVar(&o.Rejudge.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	cliflag.Int(c, &o.Rejudge.Concurrency, "concurrency", 4, 1, cliflag.MaxConcurrency, "parallel judge calls")
+	cliflag.Concurrency(c, &o.Rejudge.Concurrency, "parallel judge calls")
 	f.StringVar(&o.Replay, "replay", "", "serve model judge calls from this bundle (membench bundle); a --run directory with no run gets the bundle's run unpacked")
 	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the judge's backend (needs its key) instead of failing; the output counts them")
 	f.BoolVar(&o.JSON, "json", false, "print JSON on stdout (counts and the new summary)")

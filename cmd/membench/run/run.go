@@ -128,7 +128,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.StringVar(&o.Config.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
 	f.StringVar(&o.Config.ResultsDir, "results", "results", "where run directories go")
 	f.StringVar(&o.Config.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
-	cliflag.Int(c, &o.Config.Concurrency, "concurrency", 4, 0, cliflag.MaxConcurrency, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
+	cliflag.Concurrency(c, &o.Config.Concurrency, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
 	f.BoolVar(&o.Config.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
 	cliflag.Size(c, &o.Config.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")

@@ -90,7 +90,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	f.StringVar(&o.Embedder, "embedder", "", "embedder: use-lite, hashed or openai:MODEL (overrides the file)")
 	f.StringVar(&o.Data, "data", "", "dataset file (overrides the file's data:)")
 	f.StringVar(&o.CacheDir, "cache-dir", "", "LLM and embedding caches")
-	cliflag.Int(c, &o.Concurrency, "concurrency", 4, 0, cliflag.MaxConcurrency, "model requests in flight within a point (one budget over its conversations, builds and judges)")
+	cliflag.Concurrency(c, &o.Concurrency, "model requests in flight within a point (one budget over its conversations, builds and judges)")
 	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
