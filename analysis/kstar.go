@@ -169,6 +169,9 @@ type KStarResult struct {
 	// answered by the offline backend.
 	Offline string   `json:"offline,omitempty"`
 	Mixed   []string `json:"mixed,omitempty"` // differences accepted with AllowMixed
+	// commandK is Commands' command with the shell variable $k as its k,
+	// for the table's one loop over a range of missing ks.
+	commandK string
 }
 
 // IncompleteError refuses a run that retrieved for fewer questions than
@@ -403,6 +406,7 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 	for _, k := range res.Missing {
 		res.Commands = append(res.Commands, RunCommand(ref.Config, q.Candidate, q.CandidateOptions, k, q.ResultsDir))
 	}
+	res.commandK = runCommand(ref.Config, q.Candidate, q.CandidateOptions, "$k", q.ResultsDir)
 	return res, nil
 }
 
@@ -425,7 +429,13 @@ func questionSet(c runlog.Config) string {
 // setting of base that changes an output (dataset and questions, turn
 // step, every model role, judges, answer and judge prompts, embedder).
 func RunCommand(base runlog.Config, system string, opts map[string]string, k int, resultsDir string) string {
-	args := []string{"membench", "run", "--system", system, "--k", strconv.Itoa(k)}
+	return runCommand(base, system, opts, strconv.Itoa(k), resultsDir)
+}
+
+// runCommand is RunCommand with k as written on the command line (a
+// number, or a shell variable in a loop).
+func runCommand(base runlog.Config, system string, opts map[string]string, k string, resultsDir string) string {
+	args := []string{"membench", "run", "--system", system, "--k", k}
 	add := func(flag, v string) {
 		if v != "" {
 			args = append(args, flag, shellQuote(v))
@@ -504,11 +514,33 @@ func (r *KStarResult) Table() *report.Table {
 	}
 	if len(r.Missing) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("missing k (%d): %s; to measure them:", len(r.Missing), intList(r.Missing)))
-		for _, c := range r.Commands {
-			t.Notes = append(t.Notes, "  "+c)
-		}
+		t.Notes = append(t.Notes, r.commandLines()...)
 	}
 	return t
+}
+
+// commandLines are the table's lines for the missing ks: the commands
+// differ only in k, so a run of consecutive ks is one line, a shell loop
+// ("k 6–40: for k in $(seq 6 40); do membench run ... --k $k ...; done"),
+// and a lone k its own command ("k 3: membench run ... --k 3 ...").
+func (r *KStarResult) commandLines() []string {
+	var out []string
+	for i := 0; i < len(r.Missing); {
+		j := i
+		for j+1 < len(r.Missing) && r.Missing[j+1] == r.Missing[j]+1 {
+			j++
+		}
+		lo, hi := r.Missing[i], r.Missing[j]
+		if j == i || r.commandK == "" {
+			for ; i <= j; i++ {
+				out = append(out, fmt.Sprintf("  k %d: %s", r.Missing[i], r.Commands[i]))
+			}
+			continue
+		}
+		out = append(out, fmt.Sprintf("  k %d–%d: for k in $(seq %d %d); do %s; done", lo, hi, lo, hi, r.commandK))
+		i = j + 1
+	}
+	return out
 }
 
 // intList writes ascending ints compactly: 1-3,7,9-12.

@@ -54,18 +54,19 @@ func TestKStarCommandsReproduceTheReference(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("reference run: exit %d\n%s", code, out)
 	}
-	out, code = membench(t, nil, "kstar", "--run", res, "--reference", "turns-rerank", "--candidate", "turns-cosine", "--k", "2,4")
+	out, code = membench(t, nil, "kstar", "--run", res, "--reference", "turns-rerank", "--candidate", "turns-cosine", "--k", "2..4")
 	if code != 0 {
 		t.Fatalf("kstar: exit %d\n%s", code, out)
 	}
+	// One line for the three missing ks: "k 2–4: for k in ...; done".
 	var cmds []string
 	for _, line := range strings.Split(out, "\n") {
-		if l := strings.TrimSpace(line); strings.HasPrefix(l, "membench run ") {
-			cmds = append(cmds, l)
+		if _, c, ok := strings.Cut(strings.TrimSpace(line), "k 2–4: "); ok {
+			cmds = append(cmds, c)
 		}
 	}
-	if len(cmds) != 2 {
-		t.Fatalf("want 2 suggested commands:\n%s", out)
+	if len(cmds) != 1 || !strings.HasPrefix(cmds[0], "for k in $(seq 2 4); do membench run ") {
+		t.Fatalf("want one loop over the missing ks 2-4:\n%s", out)
 	}
 	for _, want := range []string{"--answer-prompt " + prompt, "--judge-spec lexical", "--turn-step 1m0s", "--limit 20"} {
 		if !strings.Contains(cmds[0], want) {
@@ -73,7 +74,7 @@ func TestKStarCommandsReproduceTheReference(t *testing.T) {
 		}
 	}
 	for _, c := range cmds {
-		sh := exec.Command("sh", "-c", strings.Replace(c, "membench", bin, 1)+" --quiet")
+		sh := exec.Command("sh", "-c", strings.Replace(c, "membench run", bin+" run --quiet", 1))
 		sh.Env = append(os.Environ(), "MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME="+t.TempDir())
 		if o, err := sh.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", c, err, o)
@@ -84,6 +85,10 @@ func TestKStarCommandsReproduceTheReference(t *testing.T) {
 		"--answer-prompt", prompt, "--judge-spec", "lexical", "--results", res, "--run-id", "cos-k2-score")
 	if code != 0 {
 		t.Fatalf("option run: exit %d\n%s", code, out)
+	}
+	out, code = membench(t, nil, "kstar", "--run", res, "--reference", "turns-rerank", "--candidate", "turns-cosine", "--k", "2..4", "--json")
+	if code != 0 || !strings.Contains(out, `"missing_k": null`) {
+		t.Fatalf("kstar over the made runs: exit %d (the loop must make every missing k, comparable)\n%s", code, out)
 	}
 	out, code = membench(t, nil, "kstar", "--run", res, "--reference", "turns-rerank", "--candidate", "turns-cosine", "--k", "2,4", "--json")
 	if code != 0 {

@@ -50,7 +50,8 @@ default: the systems' defaults): a run with other options never stands in
 for them. An incomplete run (fewer questions retrieved than its question
 set) is refused (exit 2) unless a complete run at that k exists. Ks of the
 range without a run are listed with the membench run commands that would
-measure them; each command repeats every setting of the reference run
+measure them (consecutive ks as one line, a shell loop over k; --json
+lists one command per k); each command repeats every setting of the reference run
 (data, questions, turn step, models, judges, prompts, embedder). The
 reference and the matched runs must agree on everything that changes an
 answer but k (exit 2 otherwise; --allow-mixed shows them with a warning).`,

@@ -116,3 +116,47 @@ func TestKStarRunFlag(t *testing.T) {
 		}
 	}
 }
+
+// The missing ks' commands differ only in k: a run of consecutive ks is
+// one line (a shell loop), a lone k its own command; --json keeps one
+// command per k.
+func TestKStarMissingRangeIsOneLine(t *testing.T) {
+	root := t.TempDir()
+	writeRun(t, filepath.Join(root, "ref"), "cos", 3, 200)
+	writeRun(t, filepath.Join(root, "c1"), "rr", 1, 90)
+	writeRun(t, filepath.Join(root, "c3"), "rr", 3, 210)
+	out, err := run("--run", root, "--reference", "cos", "--candidate", "rr", "--k", "1..40")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "membench run") {
+			cmds = append(cmds, strings.TrimSpace(line))
+		}
+	}
+	want := []string{
+		"k 2: membench run --system rr --k 2 --dataset sample --results " + root,
+		"k 4–40: for k in $(seq 4 40); do membench run --system rr --k $k --dataset sample --results " + root + "; done",
+	}
+	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("command lines:\n%s\nwant:\n%s\nin:\n%s", strings.Join(cmds, "\n"), strings.Join(want, "\n"), out)
+	}
+	if !strings.Contains(out, "missing k (38): 2,4-40") {
+		t.Errorf("the missing ks are not listed:\n%s", out)
+	}
+	out, err = run("--run", root, "--reference", "cos", "--candidate", "rr", "--k", "1..40", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Missing  []int    `json:"missing_k"`
+		Commands []string `json:"commands"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if len(res.Missing) != 38 || len(res.Commands) != 38 || res.Commands[37] != "membench run --system rr --k 40 --dataset sample --results "+root {
+		t.Errorf("--json: %d missing, %d commands, last %q; want one command per k", len(res.Missing), len(res.Commands), res.Commands[len(res.Commands)-1])
+	}
+}
