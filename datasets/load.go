@@ -82,6 +82,9 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	case !s.Embedded && path == "":
 		path = DefaultPath(opt.Home, name)
 		if _, err := os.Stat(path); err != nil {
+			if e, _ := Lookup(s.DefaultFile); e.URL == "" {
+				return nil, bad("dataset %s is not installed at %s; register your copy with `membench datasets add %s FILE` or pass --data FILE", name, path, s.DefaultFile)
+			}
 			return nil, bad("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, s.DefaultFile)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
 // More frictions of a first hour: a YAML typo, the flag a judge spec came
@@ -127,4 +129,41 @@ func TestFrictionsConcurrencyZeroRefused(t *testing.T) {
 		}
 	}
 	t.Logf("checked --concurrency 0 on: %s", strings.Join(names, ", "))
+}
+
+// datasets add locomo-plus installs the published locomo_plus.json, and
+// a run of --dataset locomo-plus then needs no --data. A file that is not
+// the published one is refused (the synthetic half is in
+// datasets/locomoplus: TestAddedCopyIsTheDefault).
+func TestFrictionsDatasetsAddLoCoMoPlus(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := []string{"MEMBENCH_HOME=" + home}
+	other := filepath.Join(t.TempDir(), "locomo_plus.json")
+	os.WriteFile(other, []byte(`[{"relation_type": "goal", "cue_dialogue": "A: hi", "trigger_query": "B: yo", "time_gap": "one week later"}]`), 0o644)
+	out, code := membench(t, env, "datasets", "add", "locomo-plus", other)
+	if line := strings.TrimSpace(out); code != 2 || strings.Contains(line, "\n") || !strings.Contains(line, "different version") {
+		t.Errorf("a file that is not the published one: exit %d\n%s", code, out)
+	}
+	real := testutil.Shared(t, "datasets", "locomo-plus", "locomo_plus.json")
+	out, code = membench(t, env, "datasets", "add", "locomo-plus", real)
+	if code != 0 || !strings.Contains(out, "locomo-plus: ok  "+filepath.Join(home, "datasets", "locomo_plus.json")) {
+		t.Fatalf("datasets add locomo-plus %s: exit %d\n%s", real, code, out)
+	}
+	if out, code := membench(t, env, "datasets", "verify", "locomo-plus"); code != 0 || !strings.Contains(out, "locomo-plus: ok") {
+		t.Errorf("datasets verify locomo-plus: exit %d\n%s", code, out)
+	}
+	results := t.TempDir()
+	out, code = membench(t, env, "run", "--quiet", "--dataset", "locomo-plus", "--limit", "2", "--results", results)
+	if code != 2 || !strings.Contains(out, "membench datasets add locomo FILE") {
+		t.Errorf("locomo-plus without LoCoMo installed: exit %d\n%s", code, out)
+	}
+	locomo := testutil.Shared(t, "datasets", "locomo10.json")
+	if out, code := membench(t, env, "datasets", "add", "locomo", locomo); code != 0 {
+		t.Fatalf("datasets add locomo: exit %d\n%s", code, out)
+	}
+	out, code = membench(t, env, "run", "--quiet", "--dataset", "locomo-plus", "--limit", "2", "--results", results, "--json")
+	if code != 0 || !strings.Contains(out, `"dataset": "locomo-plus"`) {
+		t.Fatalf("run --dataset locomo-plus with no --data: exit %d\n%s", code, clip(out))
+	}
 }

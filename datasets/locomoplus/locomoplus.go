@@ -43,8 +43,18 @@ const CueSession = "plus_cue"
 // Groups has the one Cognitive group, judged with the cognitive prompt.
 var Groups = []datasets.GroupSpec{{Name: "cognitive", JudgePrompt: "cognitive"}}
 
+// File is what `membench datasets add locomo-plus FILE` installs: the
+// published locomo_plus.json, pinned by its sha256 and size. It has no
+// download URL membench can rely on, so a user adds a copy.
+var File = datasets.Entry{
+	Name: Name, File: "locomo_plus.json",
+	SHA256: "af2fc6e5e0e88735e28d8dd1ef474b718861a73beb21779809e3b9e1a4fe3d23",
+	Size:   305737,
+	Note:   "LoCoMo-Plus, 401 Cognitive items stitched into the installed LoCoMo; add a local copy",
+}
+
 func init() {
-	datasets.Register(datasets.Spec{Name: Name, Load: Load, Groups: Groups})
+	datasets.Register(datasets.Spec{Name: Name, Load: Load, Groups: Groups, Fetch: []datasets.Entry{File}, DefaultFile: Name})
 }
 
 // Item is one record of locomo_plus.json (the fields the loader uses).

@@ -3,6 +3,7 @@ package locomoplus_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,5 +164,60 @@ func TestLoadPublishedFiles(t *testing.T) {
 	}
 	if _, err := datasets.Load(locomoplus.Name, plus, datasets.LoadOptions{Home: t.TempDir()}); err == nil {
 		t.Error("loading without an installed LoCoMo or --base-data succeeded")
+	}
+}
+
+// locomo-plus is registered for `datasets add` (locomo_plus.json, pinned),
+// and a run that names no --data reads the installed copy. The wiring is
+// checked with small synthetic files installed under an unpinned copy of
+// the entry: the published file is not shipped.
+func TestAddedCopyIsTheDefault(t *testing.T) {
+	e, ok := datasets.Lookup(locomoplus.Name)
+	if !ok || e.File != "locomo_plus.json" || e.Loader != locomoplus.Name || len(e.SHA256) != 64 || e.Key {
+		t.Fatalf("registry entry %+v; want locomo_plus.json, pinned, read by locomo-plus", e)
+	}
+	home := t.TempDir()
+	dir := datasets.DefaultDir(home)
+	src := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(src, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	items := write("plus.json", `[{"relation_type": "goal", "cue_dialogue": "A: I want to run a marathon.\nB: Train slowly.", "trigger_query": "A: My knees hurt.", "time_gap": "two weeks later"},
+{"relation_type": "state", "cue_dialogue": "B: I moved to Oslo.", "trigger_query": "B: It is dark at 3pm.", "time_gap": "one month later"}]`)
+	// The pinned entry refuses a file that is not the published one.
+	if _, err := datasets.AddLocal(e, dir, items, 0); err == nil || !strings.Contains(err.Error(), "different version") {
+		t.Fatalf("a synthetic file under the pinned entry: %v; want it refused as another version", err)
+	}
+	// Before anything is installed, the error says how to add a copy.
+	_, err := datasets.Load(locomoplus.Name, "", datasets.LoadOptions{Home: home})
+	if err == nil || !strings.Contains(err.Error(), "membench datasets add locomo-plus FILE") {
+		t.Fatalf("nothing installed: %v; want the datasets add command", err)
+	}
+	unpinned := e
+	unpinned.SHA256, unpinned.Size = "", 0
+	if _, err := datasets.AddLocal(unpinned, dir, items, 0); err != nil {
+		t.Fatal(err)
+	}
+	shape, _ := datasets.LookupSynthShape("locomo")
+	shape.Sessions, shape.Turns = 3, 4
+	var base strings.Builder
+	if err := datasets.Synth(&base, shape, 4, 1); err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := datasets.Lookup("locomo")
+	loc.SHA256, loc.Size = "", 0
+	if _, err := datasets.AddLocal(loc, dir, write("base.json", base.String()), 0); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := datasets.Load(locomoplus.Name, "", datasets.LoadOptions{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(ds.Questions()); n != 2 || !strings.Contains(ds.Source, filepath.Join(dir, "locomo_plus.json")) {
+		t.Errorf("%d questions from %s; want the 2 items of the installed copy", n, ds.Source)
 	}
 }

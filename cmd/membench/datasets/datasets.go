@@ -262,6 +262,7 @@ runs find it without --data. It is checked like a download: against the pinned
 sha256 and size where membench has them; its sha256 is recorded beside the copy
 (FILE.sha256) either way. Same as: datasets fetch NAME --url file:///abs/path/FILE.`,
 		Example: `  membench datasets add locomo ../shared/datasets/locomo10.json
+  membench datasets add locomo-plus ../shared/datasets/locomo-plus/locomo_plus.json
   membench datasets add longmemeval-oracle ~/Downloads/longmemeval_oracle.json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
