@@ -293,9 +293,10 @@ func firstField(s string) string {
 }
 
 // systemOptions are the options the system runs with: its defaults
-// overlaid by --opt, and --k as k when given.
+// overlaid by --opt, with the values that follow from others
+// (systems.Spec.Resolved), and --k as k when given.
 func (p *Prepared) systemOptions() systems.Options {
-	o := p.Cfg.Options.Merge(p.Spec.Defaults)
+	o := p.Spec.Resolved(p.Cfg.Options)
 	if p.Cfg.K > 0 {
 		o["k"] = strconv.Itoa(p.Cfg.K)
 	}

@@ -98,6 +98,13 @@ type BuildStats struct {
 	EmptyReplies int  `json:"empty_replies,omitempty"`
 }
 
+// CountAuthorsCalls is the BuildStats.Counts key of a build's calls on
+// the StructMem authors' counter (one per extraction batch, factual and
+// relational replies merged, one per synthesis window, one per update),
+// the counter behind the paper's Table 2 calls column. Systems without
+// such a counter leave it out.
+const CountAuthorsCalls = "authors_counter_calls"
+
 // SetEntries records the built memory's size.
 func (b *BuildStats) SetEntries(n int) { b.Entries = &n }
 

@@ -122,6 +122,22 @@ type Spec struct {
 	// (a command to run, a URL to call). A replayed bundle may not supply
 	// them: the user gives them again (--opt), so a bundle is data only.
 	Outside []string
+	// Follow, when set, fills in the options whose default depends on
+	// another option (StructMem's clock follows its granularity): given
+	// are the options as the user gave them, merged the options over
+	// Defaults; it returns merged with those values set. Nil: merged as is.
+	Follow func(given, merged Options) Options
+}
+
+// Resolved is the option set a system runs with: the given options over
+// its defaults, with the values that follow from other options, as the
+// manifest records it.
+func (s Spec) Resolved(given Options) Options {
+	m := given.Merge(s.Defaults)
+	if s.Follow != nil {
+		m = s.Follow(given, m)
+	}
+	return m
 }
 
 var (

@@ -6,12 +6,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/prompts"
 )
 
-// bindJob is one extraction request: one perspective over one session
-// (granularity=session) or one utterance (granularity=utterance).
+// bindJob is one extraction request: one perspective over one batch
+// (a session, an utterance or a 512-token buffer: the granularity option).
 type bindJob struct {
 	kind  string
 	scope string
@@ -26,27 +25,15 @@ type bindResult struct {
 	parsed  bool // the reply parsed (it may still hold no entry)
 }
 
-// bind runs the factual and relational extraction over every session or
-// utterance, concurrently up to env.Concurrency, and assembles the entries
-// in job order so ids and the store do not depend on scheduling.
-func (m *Memory) bind(ctx context.Context, conv *datasets.Conversation, sessions [][]*turnInfo, turnCost []int) error {
+// bind runs the factual and relational extraction over every batch,
+// concurrently up to env.Concurrency, and assembles the entries in job
+// order so ids and the store do not depend on scheduling.
+func (m *Memory) bind(ctx context.Context, batches []batch, turnCost []int) error {
 	var jobs []bindJob
-	for si, ts := range sessions {
-		if len(ts) == 0 {
-			continue
-		}
-		add := func(scope string, ts []*turnInfo) {
-			jobs = append(jobs, bindJob{KindFactual, scope, ts})
-			if !m.cfg.FactualOnly {
-				jobs = append(jobs, bindJob{KindRelational, scope, ts})
-			}
-		}
-		if m.cfg.Granularity == "session" {
-			add(conv.Sessions[si].ID, ts)
-			continue
-		}
-		for _, t := range ts {
-			add(t.ID, []*turnInfo{t})
+	for _, b := range batches {
+		jobs = append(jobs, bindJob{KindFactual, b.scope, b.turns})
+		if !m.cfg.FactualOnly {
+			jobs = append(jobs, bindJob{KindRelational, b.scope, b.turns})
 		}
 	}
 	m.requests += len(jobs)
@@ -91,6 +78,9 @@ func (m *Memory) bind(ctx context.Context, conv *datasets.Conversation, sessions
 func (m *Memory) extract(ctx context.Context, j bindJob) (bindResult, error) {
 	res := bindResult{counts: map[string]int{}}
 	in := ExtractInput{Kind: j.kind, Speakers: m.speakers, Date: DateLabel(j.turns[0].at)}
+	if first, last := j.turns[0], j.turns[len(j.turns)-1]; first.session != last.session {
+		in.Date = "" // a 512-token batch across sessions: each line has its date
+	}
 	listed := map[string]*turnInfo{}
 	for _, t := range j.turns {
 		in.Utterances = append(in.Utterances, Utterance{ID: t.ID, Speaker: t.Speaker, Time: TimeLabel(t.at), Date: DateLabel(t.at), Text: t.Text})

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/prompts"
 )
 
@@ -174,17 +175,38 @@ func (m *Memory) planAll(ctx context.Context) ([]*windowPlan, error) {
 			p.rec.BufferIDs = append(p.rec.BufferIDs, e.ID)
 			p.events[e.Event] = true
 		}
-		hits := m.events.Search(qvecs[i], m.cfg.Seeds, func(id string) bool {
-			if inBuf[id] {
-				return false
-			}
-			return m.cfg.SeedScope == "global" || m.byID[id].Time.Before(start)
-		})
+		var hits []vindex.Hit
+		if m.cfg.Seeds > 0 { // seeds=0: the window's synthesis reads its own entries alone
+			hits = m.events.Search(qvecs[i], m.cfg.Seeds, func(id string) bool {
+				switch m.cfg.SeedScope {
+				case "authors-code":
+					// Their search excludes the window by an id the
+					// stored payloads lack, and their filter builder
+					// drops "lt", so every entry is a candidate.
+					return true
+				case "historical":
+					return !inBuf[id] && m.byID[id].Time.Before(start)
+				}
+				return !inBuf[id]
+			})
+		}
 		added := map[string]bool{}
 		for _, h := range hits {
 			p.rec.SeedIDs = append(p.rec.SeedIDs, h.ID)
+			seed := m.byID[h.ID]
+			if inBuf[h.ID] {
+				// authors-code: a seed from the window itself is listed
+				// again among the related entries, as their code does;
+				// its event's other entries are not (they are the
+				// window's).
+				m.counts["seeds_in_window"]++
+				if !added[h.ID] {
+					added[h.ID] = true
+					p.related = append(p.related, seed)
+				}
+			}
 			// Event reconstruction: the whole event of the seed joins.
-			for _, e := range m.byEvent[m.byID[h.ID].Event] {
+			for _, e := range m.byEvent[seed.Event] {
 				if inBuf[e.ID] || added[e.ID] {
 					continue
 				}

@@ -55,6 +55,9 @@ func TestConsolidationWindowsAndSeedScope(t *testing.T) {
 	}{
 		{"historical", [3][]string{nil, {"D1", "D2"}, {"D1", "D2", "D3"}}},
 		{"global", [3][]string{{"D3", "D4"}, {"D1", "D2", "D4"}, {"D1", "D2", "D3"}}},
+		// The authors' code excludes nothing: the window's own entries
+		// are seeds too, and listed again among the related entries.
+		{"authors-code", [3][]string{{"D1", "D2", "D3", "D4"}, {"D1", "D2", "D3", "D4"}, {"D1", "D2", "D3", "D4"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.scope, func(t *testing.T) {
@@ -170,12 +173,14 @@ func questions() []*datasets.Question {
 	return qs
 }
 
-func TestSeedsZeroEqualsNoCrossEvent(t *testing.T) {
+// synthesis=none is the "no syntheses" ablation: the same memory and
+// context as structmem-no-cross-event, and no consolidation call.
+func TestSynthesisNoneEqualsNoCrossEvent(t *testing.T) {
 	fa, fb := newFake(nil), newFake(nil)
-	a, sa := build(t, Name, testEnv(fa, systems.Options{"seeds": "0"}), testConv())
+	a, sa := build(t, Name, testEnv(fa, systems.Options{"synthesis": "none"}), testConv())
 	b, _ := build(t, NameNoCross, testEnv(fb, nil), testConv())
 	if fa.count(TaskConsolidate) != 0 || sa.Counts["calls_consolidate"] != 0 || len(a.syns) != 0 || len(a.windows) != 0 {
-		t.Errorf("seeds=0 consolidated: %d calls, counts %v", fa.count(TaskConsolidate), sa.Counts)
+		t.Errorf("synthesis=none consolidated: %d calls, counts %v", fa.count(TaskConsolidate), sa.Counts)
 	}
 	for _, q := range questions() {
 		ca, err := a.Retrieve(context.Background(), q, systems.Budget{})
@@ -184,14 +189,35 @@ func TestSeedsZeroEqualsNoCrossEvent(t *testing.T) {
 		}
 		cb, _ := b.Retrieve(context.Background(), q, systems.Budget{})
 		if ca.Rendered != cb.Rendered || ca.Rendered == "" {
-			t.Errorf("%q: seeds=0 and no-cross-event differ:\n%s\n---\n%s", q.Text, ca.Rendered, cb.Rendered)
+			t.Errorf("%q: synthesis=none and no-cross-event differ:\n%s\n---\n%s", q.Text, ca.Rendered, cb.Rendered)
 		}
 	}
-	// And the full system does consolidate on the same conversation.
-	fc := newFake(nil)
-	build(t, Name, testEnv(fc, nil), testConv())
-	if fc.count(TaskConsolidate) == 0 {
-		t.Error("default structmem made no consolidation call")
+}
+
+// seeds=0 is Figure 3(d)'s K=0 as the authors' code runs it: every window
+// is still summarised, from its own entries alone.
+func TestSeedsZeroSynthesisesEveryWindowWithoutSeeds(t *testing.T) {
+	fm := newFake(nil)
+	m, st := build(t, Name, testEnv(fm, systems.Options{"seeds": "0"}), testConv())
+	if fm.count(TaskConsolidate) != 3 || st.Counts["windows"] != 3 || len(m.syns) != 3 || st.Counts["seeds"] != 0 || st.Counts["windows_no_seeds"] != 3 {
+		t.Errorf("seeds=0: %d synthesis calls, %d syntheses, counts %v; want 3 windows, each synthesised without seeds", fm.count(TaskConsolidate), len(m.syns), st.Counts)
+	}
+	for _, r := range fm.reqs {
+		if in, ok := r.Inputs.(ConsolidateInput); ok && (len(in.Related) != 0 || len(in.Buffer) == 0) {
+			t.Errorf("window %s: %d buffer, %d related entries; want its own entries only", in.Start, len(in.Buffer), len(in.Related))
+		}
+	}
+	for _, w := range m.windows {
+		if len(w.SeedIDs) != 0 || len(w.EventIDs) != 0 {
+			t.Errorf("window %d has seeds %v, events %v", w.Index, w.SeedIDs, w.EventIDs)
+		}
+	}
+	ctx, err := m.Retrieve(context.Background(), questions()[0], systems.Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ctx.Rendered, "synthesis") {
+		t.Errorf("seeds=0 context has no synthesis:\n%s", ctx.Rendered)
 	}
 }
 

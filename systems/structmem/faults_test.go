@@ -217,14 +217,18 @@ func TestOptions(t *testing.T) {
 	}{
 		{Name, systems.Options{"k": "3"}, `no option "k"`},
 		{NameNoCross, systems.Options{"seeds": "15"}, `no option "seeds"`},
-		{Name, systems.Options{"seed-scope": "future"}, "global, historical"},
+		{Name, systems.Options{"seed-scope": "future"}, "global, historical, authors-code"},
+		{Name, systems.Options{"seeds": "authors-code"}, "seed-scope=authors-code"},
+		{Name, systems.Options{"compression": "0.8"}, "applies only to granularity=buffer512"},
+		{Name, systems.Options{"granularity": "buffer512", "compression": "0"}, "want a rate in (0, 1]"},
+		{Name, systems.Options{"clock": BatchClock}, "applies only to granularity=buffer512"},
 		{NameNoCross, systems.Options{"anchor": "turn"}, "utterance, session"},
 		{NameFlat, systems.Options{"synthesis": "constrained"}, `no option "synthesis"`},
 		{Name, systems.Options{"clock": "turn-step"}, "whatever --turn-step says"},
 		{Name, systems.Options{"window": "0"}, "at least 1"},
 		{Name, systems.Options{"seeds": "-1"}, "at least 0"},
-		{Name, systems.Options{"granularity": "turn"}, "session, utterance"},
-		{Name, systems.Options{"synthesis": "free"}, "constrained, unconstrained"},
+		{Name, systems.Options{"granularity": "turn"}, "session, utterance, buffer512"},
+		{Name, systems.Options{"synthesis": "free"}, "constrained, unconstrained, none"},
 		{Name, systems.Options{"entries": "x"}, "want an integer"},
 	}
 	for _, b := range bad {
@@ -240,16 +244,37 @@ func TestOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The defaults are the authors' code's: utterance time, global seeds.
-	if got, want := def.(*Memory).Config(), (Config{Seeds: 15, SeedScope: "global", Synthesis: "constrained", WindowSec: 3600, Granularity: "session", Anchor: "utterance", Clock: UtteranceClock, Entries: 60, Syntheses: 5}); got != want {
+	if got, want := def.(*Memory).Config(), (Config{Seeds: 15, SeedScope: "global", Synthesis: "constrained", WindowSec: 3600, Granularity: "session", Compression: 1, Anchor: "utterance", Clock: UtteranceClock, Entries: 60, Syntheses: 5}); got != want {
 		t.Errorf("default config %+v, want %+v", got, want)
 	}
 	sys, err := spec.New(testEnv(llm.NewOffline(), systems.Options{"seeds": "5", "seed-scope": "global", "window": "600", "entries": "30", "syntheses": "2", "synthesis": "unconstrained", "granularity": "utterance", "anchor": "utterance"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Seeds: 5, SeedScope: "global", Synthesis: "unconstrained", WindowSec: 600, Granularity: "utterance", Anchor: "utterance", Clock: UtteranceClock, Entries: 30, Syntheses: 2}
+	want := Config{Seeds: 5, SeedScope: "global", Synthesis: "unconstrained", WindowSec: 600, Granularity: "utterance", Compression: 1, Anchor: "utterance", Clock: UtteranceClock, Entries: 30, Syntheses: 2}
 	if got := sys.(*Memory).Config(); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
+	}
+	// buffer512 brings the authors' batch clock unless a clock is given,
+	// and the manifest's resolved options say which.
+	for _, c := range []struct {
+		given systems.Options
+		clock string
+	}{
+		{systems.Options{"granularity": "buffer512", "compression": "0.8"}, BatchClock},
+		{systems.Options{"granularity": "buffer512", "clock": UtteranceClock}, UtteranceClock},
+		{nil, UtteranceClock},
+	} {
+		sys, err := spec.New(testEnv(llm.NewOffline(), c.given))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sys.(*Memory).Config().Clock; got != c.clock {
+			t.Errorf("%v: clock %s, want %s", c.given, got, c.clock)
+		}
+		if got := spec.Resolved(c.given)["clock"]; got != c.clock {
+			t.Errorf("%v: resolved options say clock=%s, want %s", c.given, got, c.clock)
+		}
 	}
 }
 

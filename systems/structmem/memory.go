@@ -11,6 +11,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )
 
@@ -32,8 +33,9 @@ var memoryRule = systems.MemoryRule{Builds: true, MaxEmptyReplies: 0.05}
 func init() {
 	systems.Register(systems.Spec{
 		Name:        Name,
-		Description: "StructMem as its authors' code runs it: dual-perspective event binding (factual + relational entries, each bound to the time of the utterance it cites: session time + 1 s × position, whatever --turn-step says; one utterance, one event) with one constrained 200-350-word synthesis narrative per 1 h window, top-15 global seeds (seed-scope=historical: earlier only); retrieves 60 entries + 5 syntheses",
+		Description: "StructMem as its authors' code runs it: dual-perspective event binding (factual + relational entries, each bound to the time of the utterance it cites: session time + 1 s × position, whatever --turn-step says; one utterance, one event) with one constrained 200-350-word synthesis narrative per 1 h window, top-15 global seeds (seed-scope=historical: earlier only); retrieves 60 entries + 5 syntheses. The authors' code as it really runs, as options: seed-scope=authors-code (seeds may come from the window itself), granularity=buffer512 (512-token batches across sessions, clock restarting per batch); seeds=0: syntheses without seeds; synthesis=none: no syntheses",
 		Defaults:    fullDefaults,
+		Follow:      follow,
 		Memory:      memoryRule,
 		New: func(env systems.Env) (systems.System, error) {
 			return New(Name, env, fullDefaults)
@@ -43,6 +45,7 @@ func init() {
 		Name:        NameNoCross,
 		Description: "StructMem without cross-event consolidation (Table 4 \"w/o Cross-Event\"): factual + relational event binding, no synthesis; retrieves 60 entries",
 		Defaults:    bindingDefaults,
+		Follow:      follow,
 		Memory:      memoryRule,
 		New: func(env systems.Env) (systems.System, error) {
 			return New(NameNoCross, env, bindingDefaults)
@@ -52,6 +55,7 @@ func init() {
 		Name:        NameFlat,
 		Description: "StructMem's factual prompt alone (Table 4 \"Flat\", the authors' flat extraction mode): no relational entries, no synthesis; retrieves 60 entries",
 		Defaults:    bindingDefaults,
+		Follow:      follow,
 		Memory:      memoryRule,
 		New: func(env systems.Env) (systems.System, error) {
 			return New(NameFlat, env, bindingDefaults)
@@ -112,16 +116,29 @@ func (m *Memory) Config() Config { return m.cfg }
 // its entries are bound to.
 type turnInfo struct {
 	*datasets.Turn
-	session string
-	index   int
+	session     string
+	sessionTime time.Time
+	index       int
 	// at is the entries' time: the session's (anchor=session) or the
 	// turn's own; event is the event key that time gives.
 	at    time.Time
 	event string
 }
 
-// Ingest binds every utterance into entries, then (unless seeds=0 or the
-// variant has no consolidation) consolidates all windows.
+// stamp dates the utterance at position pos of its session's clock (or
+// of its batch's part of the session under BatchClock). Undated
+// utterances are keyed by their turn id, so they never merge.
+func (t *turnInfo) stamp(pos int) {
+	if t.sessionTime.IsZero() {
+		t.at, t.event = time.Time{}, eventKey(time.Time{}, t.ID)
+		return
+	}
+	t.at = t.sessionTime.Add(time.Duration(pos) * UtteranceStep)
+	t.event = eventKey(t.at, t.ID)
+}
+
+// Ingest binds every utterance into entries, then (unless synthesis=none
+// or the variant has no consolidation) consolidates all windows.
 func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
 	if m.entries != nil || m.convID != "" {
 		return systems.BuildStats{}, errors.New("structmem: Ingest called twice on one store; make a new system per conversation")
@@ -145,17 +162,15 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 				m.counts["skipped_empty_turns"]++
 				continue
 			}
-			ti := &turnInfo{Turn: t, session: s.ID, index: idx}
+			ti := &turnInfo{Turn: t, session: s.ID, sessionTime: s.Time, index: idx}
 			switch {
 			case m.cfg.Anchor == "session":
 				// The ablation: one session, one event.
 				ti.at, ti.event = s.Time, eventKey(s.Time, s.ID)
-			case s.Time.IsZero():
-				ti.event = eventKey(time.Time{}, t.ID)
 			default:
-				// UtteranceClock, not the dataset's --turn-step times.
-				ti.at = s.Time.Add(time.Duration(pos) * UtteranceStep)
-				ti.event = eventKey(ti.at, t.ID)
+				// UtteranceClock, not the dataset's --turn-step times;
+				// BatchClock restamps below, once the batches are known.
+				ti.stamp(pos)
 			}
 			ts = append(ts, ti)
 		}
@@ -163,13 +178,14 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 	}
 	turnCost := make([]int, nTurns)
 
-	if err := m.bind(ctx, conv, sessions, turnCost); err != nil {
+	batches := m.batches(conv, sessions)
+	if err := m.bind(ctx, batches, turnCost); err != nil {
 		return systems.BuildStats{}, err
 	}
 	if err := m.embedEntries(ctx); err != nil {
 		return systems.BuildStats{}, err
 	}
-	if m.cfg.Seeds > 0 {
+	if m.cfg.Consolidates() {
 		if err := m.consolidate(ctx, turnCost); err != nil {
 			return systems.BuildStats{}, err
 		}
@@ -187,9 +203,14 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 	st.SetEntries(len(m.entries))
 	st.Extractions, st.EmptyReplies = m.extractions, m.emptyReplies
 	st.Counts["syntheses"] = len(m.syns)
-	for _, k := range []string{"entries_factual", "entries_relational", "dropped_entries", "foreign_citations", "failed_extractions", "calls_extract_fact", "calls_extract_rel", "calls_consolidate"} {
+	for _, k := range []string{"entries_factual", "entries_relational", "dropped_entries", "foreign_citations", "failed_extractions", "calls_extract_fact", "calls_extract_rel", "calls_consolidate", "batches", "events", "windows"} {
 		st.Counts[k] += 0 // always present, zero or not
 	}
+	st.Counts["events"] = len(m.byEvent)
+	// The authors' call counter: one per extraction batch (their factual
+	// and relational replies are merged into one result), one per
+	// synthesis window, plus their offline-update calls (we make none).
+	st.Counts[runlog.CountAuthorsCalls] = m.counts["batches"] + m.counts["windows"]
 	cum := 0
 	st.TurnTokens = make([]int, nTurns)
 	for i, c := range turnCost {
@@ -197,10 +218,20 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 		st.TurnTokens[i] = cum
 	}
 	st.Notes["config"] = m.cfg
-	st.Notes["consolidation"] = "after the build over all entries (process all), windows on the conversation clock, one synthesis call per window"
-	if m.cfg.Anchor == "utterance" {
+	if m.cfg.Consolidates() {
+		st.Notes["consolidation"] = "after the build over all entries (process all), windows on the conversation clock, one synthesis call per window"
+	}
+	switch {
+	case m.cfg.Anchor != "utterance":
+	case m.cfg.Clock == BatchClock:
+		st.Notes["clock"] = "utterance time = session date-time + 1 s x position among the session's utterances in its extraction batch (the authors' code), whatever --turn-step says; utterance k of two batches of one session share a time, so one event"
+	default:
 		st.Notes["clock"] = "utterance time = session date-time + 1 s x position in the session, whatever --turn-step says; one utterance, one event"
 	}
+	if m.cfg.Granularity == "buffer512" {
+		st.Notes["batches"] = fmt.Sprintf("extraction batches of at most %d tokens (o200k_base count x compression %g; the text itself is sent uncompressed) across session boundaries, the last one at the conversation's end, as the authors' short-term buffer; no topic segmenter", BufferTokens, m.cfg.Compression)
+	}
+	st.Notes["authors_counter"] = "authors_counter_calls = extraction batches (factual + relational as one) + synthesis windows + update calls (none here), the counter behind the paper's Table 2 calls column"
 	st.Notes["turn_tokens"] = "own sum of build usage, each call charged to the last turn it covers (consolidation: the window's last turn)"
 	st.Notes["build_tokens"] = cum
 	if m.env.Meter != nil {

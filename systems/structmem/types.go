@@ -72,7 +72,9 @@ type WindowRecord struct {
 	BufferIDs []string  `json:"buffer_ids"`
 	SeedIDs   []string  `json:"seed_ids"`
 	// EventIDs are the entries added by event reconstruction (all entries
-	// sharing a seed's timestamp), outside the buffer.
+	// sharing a seed's timestamp), outside the buffer; under
+	// seed-scope=authors-code also the seeds found inside the window,
+	// which the authors' code lists again.
 	EventIDs []string `json:"event_ids"`
 	// Called is true for every window the build reached: the synthesis
 	// model is asked for each one, seeds or not.
