@@ -182,18 +182,35 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 				keys[k] = true
 			}
 		}
-		var differ []string
-		for _, k := range slices.Sorted(maps.Keys(keys)) {
-			if contains(vary, k) {
-				continue
+		followed := map[string]bool{}
+		for _, s := range group {
+			for _, k := range s.Manifest.FollowedOptions {
+				followed[k] = true
 			}
+		}
+		var differ, own []string
+		varied := false // a varied option differs
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			vals := map[string]bool{}
 			for _, s := range group {
 				vals[opts(s.Manifest)[k]] = true
 			}
-			if len(vals) > 1 {
+			switch {
+			case len(vals) < 2:
+			case contains(vary, k):
+				varied = true
+			default:
 				differ = append(differ, k)
+				if !followed[k] {
+					own = append(own, k)
+				}
 			}
+		}
+		// An option whose value follows from another (StructMem's clock
+		// from its granularity) differs with it: one difference, not two.
+		// It counts alone when nothing else differs.
+		if len(own) > 0 || varied {
+			differ = own
 		}
 		if len(differ) == 0 || (vary == nil && len(differ) == 1) {
 			continue

@@ -124,3 +124,39 @@ func TestPeerSystemSettings(t *testing.T) {
 		t.Errorf("peers on different files: %v", d)
 	}
 }
+
+// An option whose value follows from another (StructMem's clock from its
+// granularity, manifest FollowedOptions) differs together with it: one
+// difference, in a pair and in a sweep varying the option it follows.
+func TestFollowedOptionIsNotASecondDifference(t *testing.T) {
+	mk := func(gran, clock string, followed ...string) *runlog.Manifest {
+		m := runlogtest.OfflineManifest()
+		m.Config.System = "structmem"
+		m.SystemOptions = map[string]string{"granularity": gran, "clock": clock, "seeds": "15"}
+		m.FollowedOptions = followed
+		return &m
+	}
+	def := mk("session", "session+1s*position")
+	buf := mk("buffer512", "batch+1s*position", "clock")
+	bufOwnClock := mk("buffer512", "session+1s*position")
+	side := func(l string, m *runlog.Manifest) analysis.Side { return analysis.Side{Label: l, Manifest: m} }
+	if diffs := analysis.Differences([]analysis.Side{side("def", def), side("buf", buf)}); len(diffs) != 0 {
+		t.Errorf("granularity alone differs (the clock follows it): %v", diffs)
+	}
+	if diffs := analysis.DifferencesVarying([]analysis.Side{side("def", def), side("buf", buf)}, []string{"granularity"}); len(diffs) != 0 {
+		t.Errorf("a sweep over granularity: %v", diffs)
+	}
+	// The clock alone differs between buffer512 runs: that is the one
+	// option compared.
+	if diffs := analysis.Differences([]analysis.Side{side("buf", buf), side("own", bufOwnClock)}); len(diffs) != 0 {
+		t.Errorf("clock alone differs: %v", diffs)
+	}
+	// Seeds differing beside the granularity is a second difference; the
+	// followed clock is not named.
+	other := mk("buffer512", "batch+1s*position", "clock")
+	other.SystemOptions["seeds"] = "0"
+	diffs := analysis.Differences([]analysis.Side{side("def", def), side("other", other)})
+	if len(diffs) != 1 || strings.Contains(diffs[0].String(), "clock") || !strings.Contains(diffs[0].String(), "seeds=0") {
+		t.Errorf("granularity and seeds differ: %v", diffs)
+	}
+}

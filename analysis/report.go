@@ -2,11 +2,14 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/systems"
 
 	"github.com/membench/membench/internal/report"
 )
@@ -97,13 +100,15 @@ func ChooseJudge(runs []*runlog.Run, given string) string {
 	return best
 }
 
-// RunLabel names a run's row: system, k when it has one, "(offline)" when
-// every model is offline ("(partly offline)" when some are).
+// RunLabel names a run's row: system, k when it has one, the options it
+// was given apart from the system's defaults, "(offline)" when every
+// model is offline ("(partly offline)" when some are).
 func RunLabel(r *runlog.Run) string {
 	return baseLabel(r) + offlineMark(r)
 }
 
-// baseLabel is the system (else the folder) and k when it has one.
+// baseLabel is the system (else the folder), k when it has one, and the
+// options that set it apart (optionsLabel).
 func baseLabel(r *runlog.Run) string {
 	s := r.Manifest.Config.System
 	if s == "" {
@@ -112,7 +117,37 @@ func baseLabel(r *runlog.Run) string {
 	if k, _, ok := ResolveK(r.Manifest); ok {
 		s += fmt.Sprintf(" k=%d", k)
 	}
+	if o := optionsLabel(r.Manifest.Config); o != "" {
+		s += " " + o
+	}
 	return s
+}
+
+// optionsLabel lists, in key order, the options a run was given whose
+// value is not its system's default ("seed-scope=authors-code seeds=0"),
+// so that runs of one system under other settings are rows of their own
+// (a sensitivity row says what it varies). k is shown apart; options that
+// point outside membench (a command, a URL) say nothing about the method
+// and are left out. A system this binary does not know shows every
+// option it was given.
+func optionsLabel(cfg runlog.Config) string {
+	var defaults runlog.Options
+	var outside []string
+	if spec, err := systems.Lookup(cfg.System); err == nil {
+		defaults, outside = spec.Defaults, spec.Outside
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(cfg.Options)) {
+		v := cfg.Options[k]
+		if k == "k" || slices.Contains(outside, k) {
+			continue
+		}
+		if d, ok := defaults[k]; ok && d == v {
+			continue
+		}
+		out = append(out, k+"="+v)
+	}
+	return strings.Join(out, " ")
 }
 
 // offlineMark is " (offline)", " (partly offline)" or "".
@@ -302,14 +337,34 @@ func buildSeconds(r *runlog.Run) (string, bool) {
 
 const summedNote = "* Time s summed over conversations (the run predates recorded build start times): above the wall time when conversations were built in parallel"
 
+// authorsCalls is a run's build calls on the StructMem authors' counter
+// (runlog.CountAuthorsCalls), summed over its conversations; ok is false
+// when no build of the run keeps that counter.
+func authorsCalls(r *runlog.Run) (n int, ok bool) {
+	for _, b := range r.Builds {
+		if c, has := b.Stats.Counts[runlog.CountAuthorsCalls]; has {
+			n, ok = n+c, true
+		}
+	}
+	return n, ok
+}
+
+const authorsCallsNote = "Authors' calls (brief: A-calls): the build's calls on the StructMem authors' counter, the one behind the paper's Table 2 Calls column (1,056 for StructMem on LoCoMo): one per extraction batch with its factual and relational replies merged, one per synthesis window, plus their offline-update calls (membench makes none); Calls counts every request membench sent (each perspective apart, repair retries included); '-' = a system without that counter"
+
 // Table2 is the paper's Table 2 shape: per run, overall and per-category
-// accuracy of one judge, then build cost.
+// accuracy of one judge, then build cost. When a run keeps the StructMem
+// authors' call counter, its count stands beside ours.
 func Table2(runs []*runlog.Run, judgeName string, v View) (*report.Table, error) {
 	t := &report.Table{Title: "Table 2 shape: " + Measure(runs, judgeName) + " and build cost"}
+	withAuthors := slices.ContainsFunc(runs, func(r *runlog.Run) bool { _, ok := authorsCalls(r); return ok })
+	callsHead := []string{"Calls"}
+	if withAuthors {
+		callsHead = append(callsHead, map[View]string{Wide: "Authors' calls", Brief: "A-calls"}[v])
+	}
 	if v == Wide {
-		t.Header = append([]string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M", "Calls", "Time s", "Read calls", "Read tok M"}, provenanceHeader...)
+		t.Header = append(append(append([]string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M"}, callsHead...), "Time s", "Read calls", "Read tok M"), provenanceHeader...)
 	} else {
-		t.Header = []string{"run", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "Tok M", "Calls", "Time s", "Rd calls", "Rd M"}
+		t.Header = append(append([]string{"run", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "Tok M"}, callsHead...), "Time s", "Rd calls", "Rd M")
 	}
 	missing, summed := 0, false
 	names, allOffline := labels(runs)
@@ -320,13 +375,24 @@ func Table2(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 		}
 		b, s := buildCells(r, v)
 		summed = summed || s
+		if withAuthors {
+			// After Calls, the build cells' second last.
+			var a any = "-"
+			if n, ok := authorsCalls(r); ok {
+				a = n
+			}
+			b = append(b[:len(b)-1:len(b)-1], a, b[len(b)-1])
+		}
 		cells = append(cells, b...)
 		cells = append(cells, readCells(r)...)
 		t.Add(viewCells(r, names[i], cells, v)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, missing)
-	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and Time s, the wall seconds of memory construction (parallel conversations counted once); '-' = no build (full context, or scored predictions)",
-		"Read calls, Read tok M (brief: Rd calls, Rd M): retrieval-time model cost apart from the build (decision, rerank and listwise requests while reading memory for the questions), calls and tokens in millions; answering and judging are in neither")
+	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and Time s, the wall seconds of memory construction (parallel conversations counted once); '-' = no build (full context, or scored predictions)")
+	if withAuthors {
+		t.Notes = append(t.Notes, authorsCallsNote)
+	}
+	t.Notes = append(t.Notes, "Read calls, Read tok M (brief: Rd calls, Rd M): retrieval-time model cost apart from the build (decision, rerank and listwise requests while reading memory for the questions), calls and tokens in millions; answering and judging are in neither")
 	if summed {
 		t.Notes = append(t.Notes, summedNote)
 	}

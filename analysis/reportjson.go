@@ -27,6 +27,9 @@ type ReportRun struct {
 	Overall   ReportOverall   `json:"overall"` // under Judge
 	Judges    []string        `json:"judges"`  // the run's judges, primary first as the manifest lists them
 	Summary   *runlog.Summary `json:"summary"` // per-category scores of every judge, build cost, context tokens
+	// AuthorsCalls is the build's calls on the StructMem authors' counter
+	// (Table 2's Authors' calls), null for a system without it.
+	AuthorsCalls *int `json:"authors_calls"`
 }
 
 // ReportOverall is the overall score under one judge with its count and,
@@ -57,6 +60,9 @@ func Report(runs []*runlog.Run, judgeName string, mixed []string) (ReportJSON, e
 		}
 		if k, _, ok := ResolveK(r.Manifest); ok {
 			row.K = &k
+		}
+		if n, ok := authorsCalls(r); ok {
+			row.AuthorsCalls = &n
 		}
 		out.Runs = append(out.Runs, row)
 	}

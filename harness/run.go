@@ -226,6 +226,7 @@ func (p *Prepared) writeManifest() error {
 		// system's defaults, the embedder's weights, the questions after
 		// --conversations/--limit.
 		SystemOptions:     p.systemOptions(),
+		FollowedOptions:   p.Spec.Followed(p.Cfg.Options),
 		EmbedderSHA256:    p.Res.EmbedderSHA256,
 		QuestionSetSHA256: QuestionSetHash(p.Data.Questions()),
 		TurnStep:          p.Cfg.TurnStep.String(),

@@ -90,6 +90,11 @@ type Manifest struct {
 	// SystemOptions are the system's options after its defaults, with
 	// --k as "k" when given: what the system really ran with.
 	SystemOptions Options `json:"system_options,omitempty"`
+	// FollowedOptions name the SystemOptions whose value follows from
+	// another option rather than being set or defaulted (StructMem's clock
+	// under granularity=buffer512), so comparisons count the option they
+	// follow, not both.
+	FollowedOptions []string `json:"followed_options,omitempty"`
 	// EmbedderSHA256 hashes the embedder's model files (USE-lite); empty
 	// for embedders defined by code and name alone (hashed, remote).
 	EmbedderSHA256 string `json:"embedder_sha256,omitempty"`

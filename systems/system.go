@@ -140,6 +140,24 @@ func (s Spec) Resolved(given Options) Options {
 	return m
 }
 
+// Followed names, sorted, the resolved options whose value Follow set
+// rather than the user or the defaults: a comparison does not count them
+// as a difference of their own beside the option they follow.
+func (s Spec) Followed(given Options) []string {
+	if s.Follow == nil {
+		return nil
+	}
+	plain, res := given.Merge(s.Defaults), s.Resolved(given)
+	var out []string
+	for k, v := range res {
+		if plain[k] != v {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 var (
 	mu       sync.RWMutex
 	registry = map[string]Spec{}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -274,6 +275,10 @@ func TestOptions(t *testing.T) {
 		}
 		if got := spec.Resolved(c.given)["clock"]; got != c.clock {
 			t.Errorf("%v: resolved options say clock=%s, want %s", c.given, got, c.clock)
+		}
+		followed := spec.Followed(c.given)
+		if want := c.clock == BatchClock; slices.Equal(followed, []string{"clock"}) != want || (!want && len(followed) > 0) {
+			t.Errorf("%v: followed options %v", c.given, followed)
 		}
 	}
 }
