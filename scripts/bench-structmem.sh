@@ -46,7 +46,7 @@ jq -rs '
   def stage($l): [.[].stages[] | select(.label == $l)] | {calls: (map(.calls)|add // 0), in: (map(.input_tokens)|add // 0), out: (map(.output_tokens)|add // 0)};
   (map(.calls)|add) as $calls | (map(.input_tokens)|add) as $in | (map(.output_tokens)|add) as $out |
   "total: \($calls) calls, \($in) input + \($out) output tokens",
-  "on the authors counter (one per factual+relational pair, one per window): \((stage("extract_fact").calls) + (stage("consolidate").calls)) calls",
+  "on the authors counter (one per extraction batch, factual and relational together, one per window): \(map(.stats.counts.authors_counter_calls // 0)|add) calls (\(map(.stats.counts.batches // 0)|add) batches)",
   "paper (Table 2, gpt-4o-mini): 1056 calls, 1501000 input + 436000 output tokens",
   "ratio to paper: calls \($calls/1056*100|round/100)x, input tokens \($in/1501000*100|round/100)x, output tokens \($out/436000*100|round/100)x",
   "by stage:",

@@ -239,7 +239,7 @@ grid: {k: [1, 5, 20]}
 func TestShippedConfigs(t *testing.T) {
 	root := testutil.RepoRoot(t)
 	want := map[string]int{"table2": 4, "table3_judges": 2, "table4_ablation": 4, "fig3c_k_sweep": 8, "fig3d_seeds_sweep": 6,
-		"seed_study": 12, "seed_study_longmemeval": 4, "sample_k_sweep": 10, "sample_seeds_sweep": 5}
+		"seed_study": 12, "seed_study_longmemeval": 4, "sample_k_sweep": 10, "sample_seeds_sweep": 5, "structmem_authors_code": 4}
 	for name, n := range want {
 		f, err := Load(filepath.Join(root, "configs", name+".yaml"))
 		if err != nil {
@@ -278,6 +278,15 @@ func TestShippedConfigs(t *testing.T) {
 			}
 			if strings.Join(got, " ") != "structmem-flat graph structmem-no-cross-event structmem" {
 				t.Errorf("table4 rows %v", got)
+			}
+		}
+		if name == "structmem_authors_code" {
+			var got []string
+			for _, p := range ps {
+				got = append(got, p.Label)
+			}
+			if want := "structmem seed-scope=global granularity=session|structmem seed-scope=global granularity=buffer512|structmem seed-scope=authors-code granularity=session|structmem seed-scope=authors-code granularity=buffer512"; strings.Join(got, "|") != want {
+				t.Errorf("authors' code rows %q", got)
 			}
 		}
 		// The paper tables judge with our lenient prompt (the authors'
