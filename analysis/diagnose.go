@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/membench/membench/runlog"
 )
@@ -98,6 +99,17 @@ type Diagnosis struct {
 	Abstention    AbstentionRate `json:"abstention"`
 	Questions     []QuestionDiag `json:"-"`       // see WritePerQuestion
 	Skipped       int            `json:"skipped"` // retrievals without an answer (interrupted run)
+	// Set is the question set the run answered; the study's decomposition
+	// is printed beside ours only on its own set (HeldOutSet).
+	Set QuestionSet `json:"question_set"`
+	// PaperNotApplicable says why the study's decomposition, which it
+	// gives for this kind of run, is not printed: the run answered
+	// another question set. "" when printed or when the study has none.
+	PaperNotApplicable string `json:"paper_not_applicable,omitempty"`
+	// What the run's selection rests on, named beside the study's figures.
+	DecisionModel  string `json:"decision_model,omitempty"`
+	Embedder       string `json:"embedder,omitempty"`
+	DecisionPrompt string `json:"decision_prompt,omitempty"`
 }
 
 // AbstentionRate is the share of abstaining questions (LoCoMo
@@ -116,6 +128,17 @@ type AbstentionRate struct {
 	// Offline is the run's offline-heuristics note ("" when none).
 	Offline   string `json:"offline,omitempty"`
 	Synthetic bool   `json:"synthetic,omitempty"`
+	// PaperNotApplicable says why the study's rate for this system at
+	// k=3 is not printed beside this run's: another question set than
+	// the study's split (PrimarySet).
+	PaperNotApplicable string `json:"paper_not_applicable,omitempty"`
+}
+
+// HasPaper reports whether the study gives this row's rate and the row
+// is on the study's split.
+func (a AbstentionRate) HasPaper() bool {
+	_, ok := PaperAbstentionK3[a.System]
+	return ok && a.K == 3 && a.PaperNotApplicable == ""
 }
 
 // Diagnose decomposes where each question's evidence was lost. judgeName
@@ -126,6 +149,17 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 	}
 	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, OfflineNote: r.Manifest.OfflineNote(), SyntheticNote: r.Manifest.SyntheticNote(), Dataset: r.Manifest.Dataset}
 	d.K, d.KSource, _ = ResolveK(r.Manifest)
+	d.Set = questionSetOf(r)
+	if id, ok := r.Manifest.Models["decide"]; ok {
+		d.DecisionModel = id.Backend + ":" + id.Model
+	}
+	d.Embedder = r.Manifest.Embedder
+	if h := strings.Fields(r.Manifest.Prompts[decisionPrompt]); len(h) > 0 {
+		d.DecisionPrompt = decisionPrompt + " sha256:" + h[0][:min(12, len(h[0]))]
+		if rest := strings.TrimSpace(strings.TrimPrefix(r.Manifest.Prompts[decisionPrompt], h[0])); rest != "" {
+			d.DecisionPrompt += " " + rest
+		}
+	}
 	ans := map[string]runlog.AnswerRecord{}
 	for _, a := range r.Answers {
 		ans[a.QuestionID] = a
@@ -164,6 +198,9 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 		d.Groups = append(d.Groups, *g)
 	}
 	sort.Slice(d.Groups, func(i, j int) bool { return r.Manifest.GroupLess(d.Groups[i].Group, d.Groups[j].Group) })
+	if d.studyKind() {
+		d.PaperNotApplicable = HeldOutSet.Mismatch(d.Set)
+	}
 	var err error
 	d.Abstention, err = Abstention(r, judgeName)
 	return d, err
@@ -233,6 +270,9 @@ func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 	}
 	k, _, _ := ResolveK(r.Manifest)
 	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName, Offline: r.Manifest.OfflineNote(), Synthetic: r.Manifest.Synthetic}
+	if _, ok := PaperAbstentionK3[out.System]; ok && k == 3 {
+		out.PaperNotApplicable = PrimarySet.Mismatch(questionSetOf(r))
+	}
 	abst := map[string]bool{}
 	for _, a := range r.Answers {
 		if a.Abstains() {

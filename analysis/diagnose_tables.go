@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -113,21 +114,42 @@ func kLabel(k int) string {
 	return strconv.Itoa(k)
 }
 
-// HasPaperFigures reports whether the paper reports the decomposition for
-// this run's setting: turns-rerank (a candidate stage) on LoCoMo. Other
-// systems and datasets get no paper column rather than a column of dashes.
+// decisionPrompt is the manifest's name of the decision model's prompt
+// (turns-rerank's relevance question).
+const decisionPrompt = "relevance"
+
+// What the study's selection rests on, named beside its figures
+// (papers.md B; configs/seed_study.yaml).
+const (
+	PaperDecisionModel  = "the study's own decision model (Jev), fixed choices read as a probability"
+	PaperEmbedder       = "text-embedding-3-small"
+	PaperDecisionPrompt = `the study's own ("does this turn help answer the question?")`
+)
+
+// studyKind reports whether the study gives a loss decomposition for this
+// kind of run: turns-rerank, with a candidate stage.
+func (d *Diagnosis) studyKind() bool {
+	return d.System == "turns-rerank" && d.Overall.WithCandidates > 0
+}
+
+// HasPaperFigures reports whether the study's decomposition is printed
+// beside this run's: a turns-rerank run (a candidate stage) on the
+// study's own question set (HeldOutSet). Other systems get no paper
+// column at all; a turns-rerank run on another set gets a line saying the
+// column does not apply (PaperNotApplicable).
 func (d *Diagnosis) HasPaperFigures() bool {
-	return d.System == "turns-rerank" && d.Dataset == "locomo" && d.SyntheticNote == "" && d.Overall.WithCandidates > 0
+	return d.studyKind() && HeldOutSet.Mismatch(d.Set) == ""
 }
 
 // PaperTable puts our decomposition next to the raw-turn selection
-// study's numbers; nil unless HasPaperFigures.
+// study's numbers, with the decision model, embedder and decision prompt
+// each side used; nil unless HasPaperFigures.
 func (d *Diagnosis) PaperTable() *report.Table {
 	if !d.HasPaperFigures() {
 		return nil
 	}
-	t := &report.Table{Title: "ours vs the raw-turn selection study (turns-rerank, n=30, 9 LoCoMo conversations, 1,388 questions)",
-		Header: []string{"measure", "ours %", "paper %"}}
+	t := &report.Table{Title: "ours vs the raw-turn selection study (turns-rerank, n=30, 9 held-out LoCoMo conversations, 1,388 questions)",
+		Header: []string{"measure", "ours", "paper"}}
 	o := d.Overall
 	var temporal Counts
 	for _, g := range d.Groups {
@@ -135,13 +157,22 @@ func (d *Diagnosis) PaperTable() *report.Table {
 			temporal = g
 		}
 	}
-	t.Add("all evidence in the candidates", pct(Pct(o.AllInCandidates, o.WithCandidates)), pct(PaperAllInCandidates))
-	t.Add("at least one evidence turn in the candidates", pct(Pct(o.AnyInCandidates, o.WithCandidates)), pct(PaperAnyInCandidates))
-	t.Add("in candidates but all dropped by the selector", pct(Pct(o.DroppedBySelector, o.AnyInCandidates)), pct(PaperDroppedBySelector))
-	t.Add("lost at candidate stage (of all)", pct(Pct(o.LostAtCandidates, o.WithCandidates)), pct(PaperLostAtCandidates))
-	t.Add("lost at selection (of all)", pct(Pct(o.DroppedBySelector, o.WithCandidates)), pct(PaperLostAtSelection))
-	t.Add("temporal: in candidates but all dropped", pct(Pct(temporal.DroppedBySelector, temporal.AnyInCandidates)), pct(PaperTemporalDropped))
-	t.Notes = []string{fmt.Sprintf("ours: %d questions with evidence and a candidate stage (%s, %s); paper: %s", o.WithCandidates, d.System, d.RunID, PaperStudy)}
+	t.Add("all evidence in the candidates %", pct(Pct(o.AllInCandidates, o.WithCandidates)), pct(PaperAllInCandidates))
+	t.Add("at least one evidence turn in the candidates %", pct(Pct(o.AnyInCandidates, o.WithCandidates)), pct(PaperAnyInCandidates))
+	t.Add("in candidates but all dropped by the selector %", pct(Pct(o.DroppedBySelector, o.AnyInCandidates)), pct(PaperDroppedBySelector))
+	t.Add("lost at candidate stage (of all) %", pct(Pct(o.LostAtCandidates, o.WithCandidates)), pct(PaperLostAtCandidates))
+	t.Add("lost at selection (of all) %", pct(Pct(o.DroppedBySelector, o.WithCandidates)), pct(PaperLostAtSelection))
+	t.Add("temporal: in candidates but all dropped %", pct(Pct(temporal.DroppedBySelector, temporal.AnyInCandidates)), pct(PaperTemporalDropped))
+	orDash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	t.Add("decision model", orDash(d.DecisionModel), PaperDecisionModel)
+	t.Add("embedder", orDash(d.Embedder), PaperEmbedder)
+	t.Add("decision prompt", orDash(d.DecisionPrompt), PaperDecisionPrompt)
+	t.Notes = []string{fmt.Sprintf("ours: %d questions with evidence and a candidate stage (%s, %s) on %s; paper: %s", o.WithCandidates, d.System, d.RunID, d.Set, PaperStudy)}
 	if d.OfflineNote != "" {
 		t.Notes = append(t.Notes, "OFFLINE run, "+d.OfflineNote+": not comparable with the paper's figures")
 	}
@@ -161,12 +192,7 @@ func AbstentionTable(rows []AbstentionRate) *report.Table {
 		}
 		return rows[i].K < rows[j].K
 	})
-	withPaper := false
-	for _, r := range rows {
-		if _, ok := PaperAbstentionK3[r.System]; ok && r.K == 3 {
-			withPaper = true
-		}
-	}
+	withPaper := slices.ContainsFunc(rows, AbstentionRate.HasPaper)
 	header := []string{"run", "system", "k", "judge", "n", "abstained correctly %", "95% CI"}
 	if withPaper {
 		header = append(header, "paper at k=3 %")
@@ -183,8 +209,8 @@ func AbstentionTable(rows []AbstentionRate) *report.Table {
 		cells := []any{r.Run, r.System, kLabel(r.K), r.Judge, r.N, rate, ci}
 		if withPaper {
 			paper := "-"
-			if v, ok := PaperAbstentionK3[r.System]; ok && r.K == 3 {
-				paper = pct(v)
+			if r.HasPaper() {
+				paper = pct(PaperAbstentionK3[r.System])
 			}
 			cells = append(cells, paper)
 		}
@@ -202,7 +228,12 @@ func AbstentionTable(rows []AbstentionRate) *report.Table {
 		}
 	}
 	if withPaper {
-		t.Notes = append(t.Notes, "paper at k=3: "+PaperStudy+" on LoCoMo: cosine 63.6, decision-model rerank 54.1, LLM reranker 48.8")
+		t.Notes = append(t.Notes, "paper at k=3: "+PaperStudy+" on "+PrimarySet.Name+": cosine 63.6, decision-model rerank 54.1, LLM reranker 48.8")
+	}
+	for _, r := range rows {
+		if r.PaperNotApplicable != "" {
+			t.Notes = append(t.Notes, r.Run+": the study's rate at k=3 does not apply: "+r.PaperNotApplicable)
+		}
 	}
 	return t
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,8 +109,15 @@ func TestDiagnoseCounts(t *testing.T) {
 		t.Errorf("f1 abstention %+v, want 2/2", a)
 	}
 
+	// c1 is not the study's question set: no paper table, and a reason.
+	if d.PaperTable() != nil || !strings.Contains(d.PaperNotApplicable, "this run answered locomo c1, 5 scored questions (other conversations)") {
+		t.Errorf("paper table on a one-conversation run; not-applicable note %q", d.PaperNotApplicable)
+	}
+	onSet := *d
+	onSet.Set = QuestionSet{Dataset: "locomo", AnswerKey: "published", Conversations: HeldOutSet.Conversations, Scored: 1388}
+	onSet.DecisionModel, onSet.Embedder = "offline:offline-heuristic", "tfidf-hash-512"
 	var paper bytes.Buffer
-	if err := d.PaperTable().CSV(&paper); err != nil {
+	if err := onSet.PaperTable().CSV(&paper); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&paper).ReadAll()
@@ -117,21 +125,31 @@ func TestDiagnoseCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPaper := map[string][2]string{
-		"all evidence in the candidates":                {"50.0", "76.9"},
-		"in candidates but all dropped by the selector": {"33.3", "10.4"},
-		"temporal: in candidates but all dropped":       {"50.0", "22.7"},
+		"all evidence in the candidates %":                {"50.0", "76.9"},
+		"in candidates but all dropped by the selector %": {"33.3", "10.4"},
+		"temporal: in candidates but all dropped %":       {"50.0", "22.7"},
+		"decision model":  {"offline:offline-heuristic", PaperDecisionModel},
+		"embedder":        {"tfidf-hash-512", PaperEmbedder},
+		"decision prompt": {"-", PaperDecisionPrompt},
 	}
+	seen := 0
 	for _, row := range rows[1:] {
-		if w, ok := wantPaper[row[0]]; ok && (row[1] != w[0] || row[2] != w[1]) {
-			t.Errorf("paper table %q = %v, want ours %s paper %s", row[0], row[1:], w[0], w[1])
+		if w, ok := wantPaper[row[0]]; ok {
+			seen++
+			if row[1] != w[0] || row[2] != w[1] {
+				t.Errorf("paper table %q = %v, want ours %s paper %s", row[0], row[1:], w[0], w[1])
+			}
 		}
+	}
+	if seen != len(wantPaper) {
+		t.Errorf("paper table has %d of the %d rows checked:\n%v", seen, len(wantPaper), rows)
 	}
 
 	// The paper reports the decomposition for turns-rerank on LoCoMo only:
 	// elsewhere no paper table, and no abstention column of dashes.
 	for _, other := range []struct{ system, dataset string }{{"turns-cosine", "locomo"}, {"turns-rerank", "sample"}} {
-		o := *d
-		o.System, o.Dataset = other.system, other.dataset
+		o := onSet
+		o.System, o.Set.Dataset = other.system, other.dataset
 		if o.PaperTable() != nil {
 			t.Errorf("%s on %s: paper table printed, but the paper reports no such figure", other.system, other.dataset)
 		}
@@ -141,6 +159,14 @@ func TestDiagnoseCounts(t *testing.T) {
 	}
 	if h := AbstentionTable([]AbstentionRate{{Run: "x", System: "turns-cosine", K: 3}}).Header; !strings.Contains(strings.Join(h, ","), "paper") {
 		t.Errorf("abstention table for turns-cosine k=3 lacks the paper column: %v", h)
+	}
+	off := AbstentionTable([]AbstentionRate{{Run: "x", System: "turns-cosine", K: 3, PaperNotApplicable: "elsewhere"}})
+	if strings.Contains(strings.Join(off.Header, ","), "paper") || !strings.Contains(strings.Join(off.Notes, "\n"), "x: the study's rate at k=3 does not apply: elsewhere") {
+		t.Errorf("abstention table of a run off the study's split: %v %v", off.Header, off.Notes)
+	}
+	// The study gives turns-rerank's rate at k=3, on its split only.
+	if a := d.Abstention; a.HasPaper() || !strings.Contains(a.PaperNotApplicable, "this run answered locomo c1") {
+		t.Errorf("turns-rerank at k=3 on c1: %+v", a)
 	}
 
 	var pq bytes.Buffer
@@ -250,5 +276,72 @@ func TestOverallOfMatchesTheSummaryWithAbstention(t *testing.T) {
 	}
 	if o.N != 2 || o.Score != 50 || o.Score != r.Summary.Overall.Scores["llm"] || r.Summary.Overall.N != 2 {
 		t.Errorf("OverallOf %+v, summary overall %+v: want n 2, 50%% in both", o, r.Summary.Overall)
+	}
+}
+
+// studyRun is a turns-rerank run at k=3 over the given conversations, with
+// scored questions spread over them and abstaining ones after.
+func studyRun(system string, convs []string, scored, abstaining int) fakeRun {
+	r := fakeRun{Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: 3}, Judges: []string{"llm"}, Offline: true, Dataset: "locomo"}}
+	add := func(i, cat int) {
+		id, conv := fmt.Sprintf("q%d", i), convs[i%len(convs)]
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, ConversationID: conv, Category: cat, Abstention: cat == 5})
+		r.Retrievals = append(r.Retrievals, runlog.RetrievalRecord{QuestionID: id, ConversationID: conv, Evidence: []string{"D1:1"}, Candidates: items("D1:1", "D1:2"), Items: items("D1:2")})
+		r.Judgments = append(r.Judgments, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: true, Score: 1})
+	}
+	for i := range scored {
+		add(i, 1+i%4)
+	}
+	for i := range abstaining {
+		add(scored+i, 5)
+	}
+	return r
+}
+
+// The study's figures stand beside a run's only on the study's own
+// question set, recognised from the run's records: its conversations, all
+// of their questions, the published answer key.
+func TestStudySetsFromRecords(t *testing.T) {
+	dir := t.TempDir()
+	diag := func(name string, r fakeRun) *Diagnosis {
+		t.Helper()
+		d, err := Diagnose(mustLoad(t, r.write(t, filepath.Join(dir, name))), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	held := HeldOutSet.Conversations
+	if d := diag("held", studyRun("turns-rerank", held, 1388, 399)); !d.HasPaperFigures() || d.PaperNotApplicable != "" || d.PaperTable() == nil {
+		t.Errorf("the 9 held-out conversations, 1,388 questions: paper figures %v, note %q", d.HasPaperFigures(), d.PaperNotApplicable)
+	}
+	audited := studyRun("turns-rerank", held, 1388, 399)
+	audited.Manifest.AnswerKey = &runlog.AnswerKeyInfo{Key: "audited sha256:abc"}
+	conv26 := append([]string{"conv-26"}, held[1:]...)
+	for name, c := range map[string]struct {
+		run  fakeRun
+		want string
+	}{
+		"limit":   {studyRun("turns-rerank", held, 1387, 399), "9 conversations, 1387 scored questions (not all of their questions)"},
+		"audited": {audited, "answer key audited (another answer key"},
+		"conv26":  {studyRun("turns-rerank", conv26, 1388, 399), "(other conversations)"},
+		"dev":     {studyRun("turns-rerank", []string{"conv-26"}, 152, 47), "this run answered locomo conv-26, 152 scored questions (other conversations)"},
+	} {
+		d := diag(name, c.run)
+		if d.HasPaperFigures() || d.PaperTable() != nil || !strings.Contains(d.PaperNotApplicable, c.want) || !strings.Contains(d.PaperNotApplicable, "1,388 scored questions") {
+			t.Errorf("%s: paper figures %v, note %q (want it to contain %q)", name, d.HasPaperFigures(), d.PaperNotApplicable, c.want)
+		}
+	}
+	// A system the study gives no decomposition for says nothing of it.
+	if d := diag("cosine", studyRun("turns-cosine", []string{"conv-26"}, 152, 47)); d.PaperNotApplicable != "" || d.HasPaperFigures() {
+		t.Errorf("turns-cosine: %q", d.PaperNotApplicable)
+	}
+	// Abstention at k=3: the study's split, all 209 adversarial questions.
+	primary := PrimarySet.Conversations
+	if a := diag("primary", studyRun("turns-cosine", primary, 778, 209)).Abstention; !a.HasPaper() || a.N != 209 {
+		t.Errorf("turns-cosine on the study's split: %+v", a)
+	}
+	if a := diag("primary-short", studyRun("turns-cosine", primary, 778, 208)).Abstention; a.HasPaper() || !strings.Contains(a.PaperNotApplicable, "not all of their questions") {
+		t.Errorf("208 of the 209 adversarial questions: %+v", a)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/membench/membench/runlog"
 
@@ -56,9 +57,15 @@ first run is decomposed, and every run goes into the abstention table,
 ordered by system and k.
 
 Where the raw-turn selection study ("Under a tight context budget, raw-turn
-selection replaces LLM-extracted memory") reports the same figure
-(turns-rerank on LoCoMo; abstention of turns-cosine, turns-rerank and
-turns-llm at k=3), its number is printed next to ours; nowhere else.`,
+selection replaces LLM-extracted memory") reports the same figure on the
+same questions, its number is printed next to ours, with the decision
+model, embedder and decision prompt each side used: its loss
+decomposition for turns-rerank on its 9 held-out LoCoMo conversations
+(all but conv-26, 1,388 scored questions, published answer key), and its
+correct-abstention rates of turns-cosine, turns-rerank and turns-llm at
+k=3 on its split (conv-44, 47, 48, 49, 50). On any other question set
+(conv-26, a --limit, another answer key) the output says the paper
+column does not apply, and why.`,
 		Example: `  membench diagnose --run results/A
   membench diagnose --run results/A --run 'results/sample-*' --judge f1 --out diag.csv
   membench diagnose --run results/A --json`,
@@ -141,7 +148,13 @@ func Run(ctx context.Context, o *Options) error {
 				"all_in_candidates_pct": analysis.PaperAllInCandidates, "any_in_candidates_pct": analysis.PaperAnyInCandidates,
 				"dropped_by_selector_pct": analysis.PaperDroppedBySelector, "lost_at_candidates_pct": analysis.PaperLostAtCandidates,
 				"lost_at_selection_pct": analysis.PaperLostAtSelection, "temporal_dropped_pct": analysis.PaperTemporalDropped,
-				"abstention_k3_pct": analysis.PaperAbstentionK3,
+				"question_set": analysis.HeldOutSet, "decision_model": analysis.PaperDecisionModel,
+				"embedder": analysis.PaperEmbedder, "decision_prompt": analysis.PaperDecisionPrompt,
+			}
+		}
+		if slices.ContainsFunc(rows, analysis.AbstentionRate.HasPaper) {
+			res["paper_abstention"] = map[string]any{
+				"source": analysis.PaperStudy, "question_set": analysis.PrimarySet, "abstention_k3_pct": analysis.PaperAbstentionK3,
 			}
 		}
 		return cliflag.PrintJSON(out, res)
@@ -162,6 +175,9 @@ func Run(ctx context.Context, o *Options) error {
 		if err := t.Write(out, o.Format); err != nil {
 			return clierr.AsBad(err)
 		}
+	}
+	if d.PaperNotApplicable != "" && o.Format != "csv" {
+		fmt.Fprintf(out, "\nno paper column: the raw-turn selection study's loss decomposition does not apply here: %s\n", d.PaperNotApplicable)
 	}
 	if d.CandidateTable() == nil && o.Format != "csv" {
 		fmt.Fprintf(out, "\n%s has no candidate stage (no record lists candidates); only the rendered context is decomposed\n", d.System)

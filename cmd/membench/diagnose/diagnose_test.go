@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"github.com/membench/membench/runlog/runlogtest"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/cmd/membench/clierr"
 )
 
@@ -50,16 +52,22 @@ func TestDiagnoseCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// temporal: 2 with candidates, both have evidence in them, q1 dropped -> 50% dropped.
+	// temporal: 2 with candidates, both have evidence in them, q1 dropped
+	// -> 50% dropped. Three questions are not the study's question set:
+	// no paper column, and a line that says so.
 	for _, want := range []string{
 		"| temporal | 2 | 100.0 | 100.0 | 0.0 | 50.0 | 50.0 |",
-		"| temporal: in candidates but all dropped | 50.0 | 22.7 |",
 		"| a | turns-rerank | 3 | llm | 1 | 100.0 |",
 		"| b | turns-cosine | 3 | llm | 1 | 0.0 |",
+		"no paper column: the raw-turn selection study's loss decomposition does not apply here: the study's figures are over the 9 held-out LoCoMo conversations (all but conv-26), 1,388 scored questions; this run answered locomo no conversation ids, 2 scored questions (other conversations)",
+		"a: the study's rate at k=3 does not apply",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "22.7") || strings.Contains(out, "paper at k=3") {
+		t.Errorf("the study's figures beside a run on other questions:\n%s", out)
 	}
 	f, err := os.Open(pq)
 	if err != nil {
@@ -144,11 +152,34 @@ func TestDiagnoseRunOutAndNoPaperTable(t *testing.T) {
 	}
 }
 
-// An offline run's figures say so in every table, beside the paper's.
+// writeStudyRun: turns-rerank at k=3 on the study's held-out set (9
+// LoCoMo conversations, all 1,388 scored questions), every evidence turn
+// among the candidates and in the context.
+func writeStudyRun(t *testing.T, dir string) {
+	t.Helper()
+	it := func(s string) []runlog.ItemRef { return []runlog.ItemRef{{ID: s, Sources: []string{s}}} }
+	convs := analysis.HeldOutSet.Conversations
+	r := runlogtest.Run{Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-rerank", K: 3}, Dataset: "locomo", Judges: []string{"llm"}, Embedder: "tfidf-hash-512",
+		Prompts: map[string]string{"relevance": "55cffed978e6c8443699c6bbe656d8b1299e8b16aa9cc8a9cfce6a3fe9cb61ea"}}}
+	add := func(i int, conv string, cat int) {
+		id := fmt.Sprintf("q%d", i)
+		r.Retrievals = append(r.Retrievals, runlog.RetrievalRecord{QuestionID: id, ConversationID: conv, Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:1")})
+		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, ConversationID: conv, Category: cat, Abstention: cat == 5})
+		r.Judgments = append(r.Judgments, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: true, Score: 1})
+	}
+	for i := range 1388 {
+		add(i, convs[i%len(convs)], 1+i%4)
+	}
+	r.Write(t, dir)
+}
+
+// On the study's question set the paper column is printed with the
+// decision model, embedder and prompt each side used; an offline run's
+// figures say so in every table, beside the paper's.
 func TestDiagnoseMarksOfflineFigures(t *testing.T) {
 	root := t.TempDir()
 	a := filepath.Join(root, "a")
-	writeRun(t, a, "turns-rerank", 3, true)
+	writeStudyRun(t, a)
 	mp := filepath.Join(a, runlog.ManifestFile)
 	m, err := runlog.LoadManifest(a)
 	if err != nil {
@@ -169,7 +200,20 @@ func TestDiagnoseMarksOfflineFigures(t *testing.T) {
 			t.Errorf("table without the offline note:\n%s", tb)
 		}
 	}
-	if n < 4 || !strings.Contains(out, "100.0 (offline heuristics)") {
+	if n < 4 || !strings.Contains(out, "ours vs the raw-turn selection study") {
 		t.Errorf("want the candidate, recall, paper and abstention tables marked (%d tables):\n%s", n, out)
+	}
+	for _, want := range []string{
+		"| temporal: in candidates but all dropped % | 0.0 | 22.7 |",
+		"| decision model | offline:heuristic | " + analysis.PaperDecisionModel + " |",
+		"| embedder | tfidf-hash-512 | text-embedding-3-small |",
+		"| decision prompt | relevance sha256:55cffed978e6 | " + analysis.PaperDecisionPrompt + " |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("paper table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "no paper column") {
+		t.Errorf("the study's own question set said not to apply:\n%s", out)
 	}
 }
