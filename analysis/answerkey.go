@@ -6,6 +6,7 @@ import (
 
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 )
 
@@ -29,9 +30,31 @@ func KeyedJudgeOf(r *runlog.Run, judgeName, key string) (string, error) {
 	}
 	name := runlog.KeyedJudge(judgeName, key)
 	if !HasJudge(r.Manifest, name) {
-		return "", badinput.Errorf("run %s has no verdicts of %s under the %s answer key; add them (the answers are reused): membench judge --run %s --answer-key %s --judge-spec SPEC-OF-%s", r.ID(), judgeName, key, r.Dir, key, judgeName)
+		spec := JudgeSpecOf(r.Manifest, judgeName)
+		if spec == "" {
+			return "", badinput.Errorf("run %s has no verdicts of %s under the %s answer key, and membench judge cannot add them (%s is not a judge --judge-spec builds); pick another judge with --judge", r.ID(), judgeName, key, judgeName)
+		}
+		return "", badinput.Errorf("run %s has no verdicts of %s under the %s answer key; add them (the answers are reused): membench judge --run %s --answer-key %s --judge-spec %s", r.ID(), judgeName, key, r.Dir, key, shellQuote(spec))
 	}
 	return name, nil
+}
+
+// JudgeSpecOf is a --judge-spec that builds the run's judge name again,
+// for commands to print: the spec the run was given for it, else one
+// written from its manifest entry (judges added later); "" when no
+// --judge-spec builds it (human grades, imported verdicts).
+func JudgeSpecOf(m runlog.Manifest, name string) string {
+	for _, s := range m.Config.Judges {
+		if judge.SpecName(s) == name {
+			return s
+		}
+	}
+	for _, in := range m.JudgeSpecs {
+		if in.Name == name {
+			return judge.SpecOf(judge.Info{Name: in.Name, Kind: in.Kind, Model: in.Model, Threshold: in.Threshold, Prompts: in.Prompts, Repeats: in.Repeats}, m.Models["judge"])
+		}
+	}
+	return ""
 }
 
 // GroupScores are one judge's scores over a run's answers, by group, with
@@ -271,7 +294,16 @@ func (s *Source) UnderKey(key string) error {
 	}
 	s.Judgments, s.Invalid, s.Repeats = keep(s.Judgments), keep(s.Invalid), keep(s.Repeats)
 	if len(s.Judgments)+len(s.Invalid) == 0 {
-		return badinput.Errorf("run %s has no verdicts under the %s answer key; add them (the answers are reused): membench judge --run %s --answer-key %s --judge-spec SPEC", s.Name, key, s.Path, key)
+		var flags []string
+		for _, j := range m.JudgeSpecs {
+			if spec := JudgeSpecOf(m, j.Name); j.AnswerKey == "" && spec != "" {
+				flags = append(flags, "--judge-spec "+shellQuote(spec))
+			}
+		}
+		if len(flags) == 0 {
+			flags = []string{"--judge-spec SPEC"} // no judge of the run can be built again
+		}
+		return badinput.Errorf("run %s has no verdicts under the %s answer key; add them (the answers are reused): membench judge --run %s --answer-key %s %s", s.Name, key, s.Path, key, strings.Join(flags, " "))
 	}
 	// The manifest describes the judges by the names they now have, and
 	// the key they judged against by its label, so that the runs compare

@@ -83,3 +83,37 @@ func TestSourceUnderKey(t *testing.T) {
 		t.Errorf("a judgments file without a run: %v", err)
 	}
 }
+
+// A run without a judge's verdicts under a key is refused with the judge
+// command to paste: the spec the run was given for the judge, or one
+// written from the manifest for a judge added later, never a placeholder.
+func TestKeyedJudgeOfPrintsTheJudgesSpec(t *testing.T) {
+	gpt := runlog.ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://localhost:8000/v1"}
+	m := runlog.Manifest{RunID: "r", Dataset: "locomo", Config: runlog.Config{Judges: []string{"lexical", "f1,threshold=0.3,name=loose", "judge4o=openai:gpt-4o"}},
+		Models: map[string]runlog.ModelID{"judge": {Backend: "offline", Model: "offline-heuristic"}},
+		Judges: []string{"lexical", "loose", "judge4o", "qwen", "human"},
+		JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "loose", Kind: "f1", Threshold: 0.3}, {Name: "judge4o", Kind: "llm"},
+			{Name: "qwen", Kind: "llm", Model: &gpt, Repeats: 3}, {Name: "human", Kind: "human", AddedBy: "membench grade"}}}
+	r := &runlog.Run{Dir: "results/r", Manifest: m}
+	for judge, want := range map[string]string{
+		"lexical": "membench judge --run results/r --answer-key audited --judge-spec lexical",
+		"loose":   "--judge-spec f1,threshold=0.3,name=loose",
+		"judge4o": "--judge-spec judge4o=openai:gpt-4o",
+		"qwen":    "--judge-spec name=qwen,backend=openai,model=gpt-4o-mini,base-url=http://localhost:8000/v1,repeats=3",
+		"human":   "membench judge cannot add them (human is not a judge --judge-spec builds); pick another judge with --judge",
+	} {
+		_, err := KeyedJudgeOf(r, judge, "audited")
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v\nwant it to end with %q", judge, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "SPEC") {
+			t.Errorf("%s: a placeholder: %v", judge, err)
+		}
+	}
+	// agreement: every judge the run has under its own key.
+	s := &Source{Path: "results/r", Name: "r", Manifest: &m, Judgments: []runlog.Judgment{{QuestionID: "a", Judge: "lexical", Score: 1}}}
+	want := "--answer-key audited --judge-spec lexical --judge-spec f1,threshold=0.3,name=loose --judge-spec judge4o=openai:gpt-4o --judge-spec name=qwen,backend=openai,model=gpt-4o-mini,base-url=http://localhost:8000/v1,repeats=3"
+	if err := s.UnderKey("audited"); err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("agreement: %v\nwant it to end with %q", err, want)
+	}
+}

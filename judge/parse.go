@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,47 +53,149 @@ func Parse(spec string, deps Deps) (Judge, error) {
 	return j, llm.RedactErr(err) // the spec may hold base-url=http://user:password@...
 }
 
-func parse(spec string, deps Deps) (Judge, error) {
+// specParts is a --judge value split into its kind, judge-level and
+// model keys, before anything is built.
+type specParts struct {
+	kind       string
+	opts       map[string]string
+	order      []string // model keys in the order given
+	shortModel string   // NAME=BACKEND:MODEL's BACKEND:MODEL
+}
+
+func splitSpec(spec string) (specParts, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
-		return nil, fmt.Errorf("--judge-spec: empty value; use one of %s, NAME=BACKEND:MODEL or name=N,backend=B,model=M", strings.Join(Known(), ", "))
+		return specParts{}, fmt.Errorf("--judge-spec: empty value; use one of %s, NAME=BACKEND:MODEL or name=N,backend=B,model=M", strings.Join(Known(), ", "))
 	}
-	parts := strings.Split(spec, ",")
-	kind := ""
-	opts := map[string]string{}
-	var order []string // model keys in the order given
-	shortModel := ""
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		k, v, hasEq := strings.Cut(p, "=")
+	p := specParts{opts: map[string]string{}}
+	for i, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		k, v, hasEq := strings.Cut(part, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		switch {
 		case !hasEq && i == 0:
-			kind = strings.ToLower(k)
+			p.kind = strings.ToLower(k)
 			continue
 		case !hasEq:
-			return nil, fmt.Errorf("--judge-spec %q: %q is not key=value; write options as key=value after the judge kind", spec, p)
+			return p, fmt.Errorf("--judge-spec %q: %q is not key=value; write options as key=value after the judge kind", spec, part)
 		case k == "" || v == "":
-			return nil, fmt.Errorf("--judge-spec %q: %q needs both a key and a value", spec, p)
+			return p, fmt.Errorf("--judge-spec %q: %q needs both a key and a value", spec, part)
 		}
 		k = strings.ToLower(k)
 		// NAME=BACKEND:MODEL shorthand, only as the first item.
 		if i == 0 && !judgeKeys[k] && !isModelKey(k) && (strings.Contains(v, ":") || v == "offline") {
-			opts["name"] = k
-			shortModel = v
+			p.opts["name"] = k
+			p.shortModel = v
 			continue
 		}
-		if _, dup := opts[k]; dup {
-			return nil, fmt.Errorf("--judge-spec %q: key %q given twice", spec, k)
+		if _, dup := p.opts[k]; dup {
+			return p, fmt.Errorf("--judge-spec %q: key %q given twice", spec, k)
 		}
-		opts[k] = v
+		p.opts[k] = v
 		if !judgeKeys[k] {
-			order = append(order, k)
+			p.order = append(p.order, k)
 		}
 	}
-	if kind == "" {
-		kind = "llm"
+	if p.kind == "" {
+		p.kind = "llm"
 	}
+	return p, nil
+}
+
+// name is the judge's name in the run: name=, else the kind, except that
+// an llm judge given model= in keys is named after that model.
+func (p specParts) name() string {
+	name := p.opts["name"]
+	if name == "" {
+		name = p.kind
+	}
+	if name == "llm" && p.shortModel == "" && p.opts["model"] != "" {
+		name = p.opts["model"]
+	}
+	return name
+}
+
+// SpecName is the name the judge a --judge value builds has in a run,
+// found without building it; "" when the value does not parse.
+func SpecName(spec string) string {
+	p, err := splitSpec(spec)
+	if err != nil {
+		return ""
+	}
+	return p.name()
+}
+
+// SpecOf writes a --judge value that builds the judge a manifest entry
+// describes again: kind, name, model, threshold, prompt file, repeats.
+// runModel is the run's judge model, which a spec need not name.
+// Decline phrases are not recorded, so a judge given decline= gets the
+// default ones. "" when no --judge builds the kind (human, peer-llm).
+func SpecOf(in Info, runModel llm.ModelID) string {
+	sp, ok := Lookup(in.Kind)
+	if !ok || sp.New == nil {
+		return ""
+	}
+	m := in.Model
+	if !sp.TakesModel || (m != nil && *m == runModel) {
+		m = nil
+	}
+	if m != nil && in.Name == "llm" && in.Kind == "llm" {
+		// Written with model keys, a judge named llm would be named after
+		// its model; only the short form keeps the name (it has no
+		// base-url, so a judge on another server cannot be written).
+		return "llm=" + m.Backend + ":" + m.Model + specTail(in, sp)
+	}
+	var parts []string
+	if m == nil || in.Kind != "llm" {
+		parts = append(parts, in.Kind)
+	}
+	if in.Name != in.Kind {
+		parts = append(parts, "name="+in.Name)
+	}
+	if in.Threshold != 0 && slices.Contains(sp.Options, "threshold") {
+		// Only a threshold other than the kind's own is worth writing.
+		if j, err := sp.New(Config{Name: in.Name, Options: map[string]string{}}); err != nil || Describe(j).Threshold != in.Threshold {
+			parts = append(parts, "threshold="+strconv.FormatFloat(in.Threshold, 'g', -1, 64))
+		}
+	}
+	if m != nil {
+		parts = append(parts, "backend="+m.Backend)
+		if m.Backend != "offline" {
+			parts = append(parts, "model="+m.Model)
+		}
+		if m.BaseURL != "" {
+			parts = append(parts, "base-url="+m.BaseURL)
+		}
+	}
+	return strings.Join(parts, ",") + specTail(in, sp)
+}
+
+// specTail is a model judge's prompt file and repeats as spec keys.
+func specTail(in Info, sp Spec) string {
+	if !sp.TakesModel {
+		return ""
+	}
+	var tail string
+	for _, h := range in.Prompts {
+		// A prompt read from a file is recorded as "SHA256 (FILE)".
+		if _, file, ok := strings.Cut(h, " ("); ok {
+			tail += ",prompt=" + strings.TrimSuffix(file, ")")
+			break
+		}
+	}
+	if in.Repeats > 1 {
+		tail += ",repeats=" + strconv.Itoa(in.Repeats)
+	}
+	return tail
+}
+
+func parse(spec string, deps Deps) (Judge, error) {
+	spec = strings.TrimSpace(spec)
+	p, err := splitSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	kind, opts, order, shortModel := p.kind, p.opts, p.order, p.shortModel
 	name := opts["name"]
 	if name == "" {
 		name = kind
@@ -146,9 +249,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 				kv[i] = k + "=" + opts[k]
 			}
 			ms = strings.Join(kv, ",")
-			if name == "llm" && opts["model"] != "" {
-				name = opts["model"]
-			}
+			name = p.name()
 		}
 		newModel := deps.NewModel
 		if newModel == nil {

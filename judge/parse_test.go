@@ -201,3 +201,55 @@ func TestParseRepeats(t *testing.T) {
 		}
 	}
 }
+
+// SpecName names a spec's judge as Parse does, and SpecOf writes back a
+// spec that builds the same judge from its description: so a command
+// that must be told which judge to add prints a spec the user can paste.
+func TestSpecNameAndSpecOfRoundTrip(t *testing.T) {
+	srv := llmtest.New(t)
+	prompt := writeFile(t, "j.tmpl", "Judge: {{.Question}} | {{.Gold}} | {{.Prediction}}. Say CORRECT or WRONG.")
+	t.Setenv("OPENAI_API_KEY", "test-key") // models are built, never called
+	sp, err := llm.ParseSpec("backend=openai,model=gpt-4o-mini,base-url=" + srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runModel, err := llm.Build(sp, llm.BuildDeps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := Deps{DefaultModel: runModel}
+	for _, spec := range []string{
+		"f1", "bleu1", "em", "lexical", "llm",
+		"f1,threshold=0.3,name=f1-loose", "em,name=exact", "bleu1,threshold=0.5",
+		"cheap=offline", "name=r,backend=offline,repeats=3", "llm,name=strict,prompt=" + prompt,
+		"gpt4o=openai:gpt-4o-mini", "backend=openai,model=deepseek-v3.2,rpm=60",
+		"name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=" + srv.URL,
+		"llm,name=llm,backend=openai,model=m1", "llm=openai:m2", "llm,repeats=2",
+	} {
+		j, err := Parse(spec, deps)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", spec, err)
+			continue
+		}
+		if got := SpecName(spec); got != j.Name() {
+			t.Errorf("SpecName(%q) = %q, Parse named it %q", spec, got, j.Name())
+		}
+		back := SpecOf(Describe(j), runModel.ID())
+		j2, err := Parse(back, deps)
+		if err != nil {
+			t.Errorf("SpecOf(Parse(%q)) = %q does not parse: %v", spec, back, err)
+			continue
+		}
+		a, _ := json.Marshal(Describe(j))
+		b, _ := json.Marshal(Describe(j2))
+		if string(a) != string(b) {
+			t.Errorf("SpecOf(Parse(%q)) = %q builds another judge:\n%s\n%s", spec, back, a, b)
+		}
+	}
+	if got := SpecOf(Info{Name: "human", Kind: "human"}, runModel.ID()); got != "" {
+		t.Errorf("SpecOf(human) = %q, want none: no --judge builds it", got)
+	}
+	if got := SpecName("f1,,"); got != "" {
+		t.Errorf("SpecName of a bad spec = %q", got)
+	}
+}

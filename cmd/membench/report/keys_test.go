@@ -56,10 +56,13 @@ func TestReportUnderBothKeys(t *testing.T) {
 	if _, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "locomo", Data: shippedLoCoMo, Predictions: pf, Out: out, Judges: []string{"em"}, NoCache: true, Host: runlog.Host{Home: home}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run("--run", out, "--answer-key", "published,audited", "--judge", "em"); err == nil || !strings.Contains(err.Error(), "membench judge --run") {
-		t.Errorf("no keyed verdicts yet: %v, want the judge command to run", err)
+	_, err = run("--run", out, "--answer-key", "published,audited", "--judge", "em")
+	if err == nil || !strings.Contains(err.Error(), "membench judge --run "+out+" --answer-key audited --judge-spec ") {
+		t.Fatalf("no keyed verdicts yet: %v, want the judge command to run", err)
 	}
-	if _, _, err := grade.Rejudge(context.Background(), out, []string{"em"}, grade.RejudgeOptions{AnswerKey: "audited", Home: home, NoCache: true, Concurrency: 2}); err != nil {
+	// The spec it prints is the one to pass.
+	_, spec, _ := strings.Cut(err.Error(), "--judge-spec ")
+	if _, _, err := grade.Rejudge(context.Background(), out, []string{spec}, grade.RejudgeOptions{AnswerKey: "audited", Home: home, NoCache: true, Concurrency: 2}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := run("--run", out, "--answer-key", "published,audited", "--judge", "em", "--by-image", "--format", "csv")
