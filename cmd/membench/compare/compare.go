@@ -31,9 +31,12 @@ type Options struct {
 	// side's judge is read from its JUDGE+KEY verdicts unless the key is
 	// the run's own.
 	AnswerKey string
-	Home      string
-	JSON      bool
-	Out, Err  io.Writer
+	// ExcludeGiven: the user gave --exclude-group (or --exclude-category);
+	// otherwise Exclude is the default, and the note about it says so.
+	ExcludeGiven bool
+	Home         string
+	JSON         bool
+	Out, Err     io.Writer
 }
 
 // NewCmd returns the compare command.
@@ -82,6 +85,7 @@ note says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out, o.Err, o.Home = cmd.OutOrStdout(), cmd.ErrOrStderr(), clienv.Host(cmd.Context()).Home
+			o.ExcludeGiven = cmd.Flags().Changed("exclude-group") || cmd.Flags().Changed("exclude-category")
 			return Run(o)
 		},
 	}
@@ -149,7 +153,7 @@ func Run(o *Options) error {
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	warn(o.Err, o.CompareOptions, j)
+	warn(o.Err, o.CompareOptions, o.ExcludeGiven, j)
 	r, err := analysis.Compare(j, o.CompareOptions)
 	if err != nil {
 		return err
@@ -161,7 +165,7 @@ func Run(o *Options) error {
 	return nil
 }
 
-func warn(w io.Writer, o analysis.CompareOptions, j *analysis.Join) {
+func warn(w io.Writer, o analysis.CompareOptions, excludeGiven bool, j *analysis.Join) {
 	if len(j.OnlyInA) > 0 {
 		fmt.Fprintf(w, "compare: %d question ids judged in A (%s) are missing from B: %s\n", len(j.OnlyInA), o.A, analysis.Examples(j.OnlyInA))
 	}
@@ -176,8 +180,12 @@ func warn(w io.Writer, o analysis.CompareOptions, j *analysis.Join) {
 			fmt.Fprintf(w, "compare: %s\n", InvalidNote(side.name, side.run, side.judge, side.ids))
 		}
 	}
-	if j.Excluded > 0 {
+	switch {
+	case j.Excluded > 0 && excludeGiven:
 		fmt.Fprintf(w, "compare: %d shared questions excluded by --exclude-group %s\n", j.Excluded, strings.Join(o.Exclude, ","))
+	case j.Excluded > 0:
+		// The default (analysis.Abstaining), which the user never typed.
+		fmt.Fprintf(w, "compare: %d shared questions whose right answer is to decline are left out by default, as the summary's overall leaves them out; --exclude-group none keeps them\n", j.Excluded)
 	}
 	if j.Unknown > 0 && len(o.Exclude) > 0 {
 		fmt.Fprintf(w, "compare: %d shared questions have no group (no answers.jsonl); they were kept\n", j.Unknown)

@@ -219,3 +219,23 @@ func TestPrintPartial(t *testing.T) {
 	}
 	t.Logf("\n%s", out)
 }
+
+// The questions left out by the default exclusion are said to be left
+// out by default, with the flag that keeps them; a user's own
+// --exclude-group is named as given, and none keeps them all.
+func TestExclusionNoteSaysWhoExcluded(t *testing.T) {
+	a, b := pairFixture(t)
+	args := []string{"--run", a, "--run", b, "--judge-a", "llm", "--judge-b", "gpt"}
+	_, stderr, err := run(t, args...)
+	want := "compare: 2 shared questions whose right answer is to decline are left out by default, as the summary's overall leaves them out; --exclude-group none keeps them\n"
+	if err != nil || stderr != want {
+		t.Errorf("default: %v\n%q\nwant %q", err, stderr, want)
+	}
+	_, stderr, err = run(t, append(args, "--exclude-group", "abstention")...)
+	if want := "compare: 2 shared questions excluded by --exclude-group abstention\n"; err != nil || stderr != want {
+		t.Errorf("given: %v\n%q\nwant %q", err, stderr, want)
+	}
+	if _, stderr, err = run(t, append(args, "--exclude-group", "none")...); err != nil || strings.Contains(stderr, "excluded") || strings.Contains(stderr, "left out") {
+		t.Errorf("none: %v\n%q", err, stderr)
+	}
+}
