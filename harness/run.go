@@ -120,6 +120,9 @@ func prepare(cfg runlog.Config, play *playback, log io.Writer) (*Prepared, error
 	if embedNote != "" {
 		res.EmbedderNote = embedNote // why the automatic choice fell back
 	}
+	if spec.NoEmbeddings {
+		res.EmbedderNote = "" // a warning about vectors no one computes
+	}
 	judges, err := res.Judges(cfg.Judges, nil)
 	if err != nil {
 		res.Close()

@@ -118,6 +118,10 @@ type Spec struct {
 	// extraction replies may be empty, so that an empty memory marks the
 	// run degraded instead of scoring as the system.
 	Memory MemoryRule
+	// NoEmbeddings: the system never embeds a text (it keeps the whole
+	// conversation, declines, or asks a service that retrieves on its
+	// own), so its runs carry no note on the embedder's quality.
+	NoEmbeddings bool
 	// Outside names the options that point at something outside membench
 	// (a command to run, a URL to call). A replayed bundle may not supply
 	// them: the user gives them again (--opt), so a bundle is data only.

@@ -16,9 +16,10 @@ import (
 
 func init() {
 	systems.Register(systems.Spec{
-		Name:        "abstain",
-		Description: "remembers nothing: every answer declines (the gaming floor of adversarial / _abs questions)",
-		Defaults:    systems.Options{},
+		Name:         "abstain",
+		Description:  "remembers nothing: every answer declines (the gaming floor of adversarial / _abs questions)",
+		Defaults:     systems.Options{},
+		NoEmbeddings: true,
 		New: func(env systems.Env) (systems.System, error) {
 			if err := env.Options.Check("abstain", systems.Options{}); err != nil {
 				return nil, err

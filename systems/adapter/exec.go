@@ -28,6 +28,8 @@ func init() {
 		Defaults: ExecDefaults,
 		New:      NewExec,
 		Outside:  []string{"cmd"},
+		// The program retrieves on its own; membench embeds nothing.
+		NoEmbeddings: true,
 		// Judged only when the service reports "memories" (ParseMemories).
 		Memory: systems.MemoryRule{Builds: true},
 	})

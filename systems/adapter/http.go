@@ -31,6 +31,8 @@ func init() {
 		Defaults: HTTPDefaults,
 		New:      NewHTTP,
 		Outside:  []string{"url"},
+		// The service retrieves on its own; membench embeds nothing.
+		NoEmbeddings: true,
 		// Judged only when the service reports "memories" (ParseMemories).
 		Memory: systems.MemoryRule{Builds: true},
 	})

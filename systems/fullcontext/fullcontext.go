@@ -16,9 +16,10 @@ import (
 
 func init() {
 	systems.Register(systems.Spec{
-		Name:        "fullcontext",
-		Description: "the whole conversation, session by session with session dates; no retrieval, budget ignored",
-		Defaults:    systems.Options{},
+		Name:         "fullcontext",
+		Description:  "the whole conversation, session by session with session dates; no retrieval, budget ignored",
+		Defaults:     systems.Options{},
+		NoEmbeddings: true,
 		New: func(env systems.Env) (systems.System, error) {
 			if err := env.Options.Check("fullcontext", systems.Options{}); err != nil {
 				return nil, err
