@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 
 	"github.com/membench/membench/internal/report"
@@ -287,8 +288,9 @@ func labels(runs []*runlog.Run) (rows []string, allOffline bool) {
 const offlineTitle = " — all runs offline heuristics (pipeline check, not LLM quality)"
 
 // buildCells are a run's build cost: token millions (in, out, sum in the
-// wide view; the sum in the brief one), calls and wall seconds. summed
-// says the time is a per-conversation sum (see buildSeconds).
+// wide view; the sum in the brief one), calls and the build time the
+// summary gives (summary.BuildSeconds); summed says it is a sum over
+// conversations (runlog.Summary.BuildSecondsSummed), marked "*".
 func buildCells(r *runlog.Run, v View) (cells []any, summed bool) {
 	if len(r.Builds) == 0 {
 		if v == Wide {
@@ -296,9 +298,13 @@ func buildCells(r *runlog.Run, v View) (cells []any, summed bool) {
 		}
 		return []any{"-", "-", "-"}, false
 	}
-	b := summaryOf(r).Build
+	sum := summaryOf(r)
+	b := sum.Build
 	m := func(n int) string { return report.F(float64(n)/1e6, 3) }
-	secs, summed := buildSeconds(r)
+	secs, summed := summary.BuildSeconds(sum), sum.BuildSecondsSummed
+	if summed {
+		secs += "*"
+	}
 	if v == Wide {
 		return []any{m(b.InputTokens), m(b.OutputTokens), m(b.InputTokens + b.OutputTokens), b.Calls, secs}, summed
 	}
@@ -319,20 +325,6 @@ func readCells(r *runlog.Run) []any {
 		return []any{0, report.F(0, 3)}
 	}
 	return []any{c.Calls, report.F(float64(c.InputTokens+c.OutputTokens)/1e6, 3)}
-}
-
-// buildSeconds is the wall time of the run's memory construction
-// (runlog.BuildWallSeconds). Runs recorded before builds kept their start
-// time have only the sum over conversations, which overstates the wall
-// time when conversations were built in parallel: it is marked "*".
-func buildSeconds(r *runlog.Run) (string, bool) {
-	if w, ok := runlog.BuildWallSeconds(r.Builds); ok {
-		return report.F(w, 1), false
-	}
-	if len(r.Builds) == 1 {
-		return report.F(r.Builds[0].Seconds, 1), false
-	}
-	return report.F(summaryOf(r).Build.Seconds, 1) + "*", true
 }
 
 const summedNote = "* Time s summed over conversations (the run predates recorded build start times): above the wall time when conversations were built in parallel"
@@ -388,7 +380,7 @@ func Table2(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 		t.Add(viewCells(r, names[i], cells, v)...)
 	}
 	t.Notes = reportNotes(runs, judgeName, missing)
-	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and Time s, the wall seconds of memory construction (parallel conversations counted once); '-' = no build (full context, or scored predictions)")
+	t.Notes = append(t.Notes, "build: LLM tokens (millions), calls and Time s, the wall seconds of memory construction (parallel conversations counted once), as summary.md and view give it; '-' = no build (full context, or scored predictions)")
 	if withAuthors {
 		t.Notes = append(t.Notes, authorsCallsNote)
 	}

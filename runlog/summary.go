@@ -23,7 +23,17 @@ type Summary struct {
 	Overall        Group        `json:"overall"` // without the abstaining groups (LoCoMo adversarial, LongMemEval _abs), as the papers score it
 	ContextTokens  TokenStats   `json:"context_tokens"`
 	EvidenceRecall float64      `json:"evidence_recall"` // mean share of evidence turns in the context, over questions with evidence, abstention questions excluded (runlog.CountsForRecall)
-	Build          Cost         `json:"build"`
+	// Build is the memory build's calls and tokens (build.jsonl, the last
+	// build of each conversation) and its time: the wall time of memory
+	// construction (BuildWallSeconds), conversations built in parallel
+	// counted once; summary.md, report and view all show this one figure
+	// (summary.BuildSeconds formats it).
+	Build Cost `json:"build"`
+	// BuildSecondsSummed: the builds lack start times (runs written
+	// before they were recorded), so Build.Seconds is the sum of Ingest
+	// times over conversations, above the wall time when conversations
+	// were built in parallel.
+	BuildSecondsSummed bool `json:"build_seconds_summed,omitempty"`
 	// BuildRequests and BuildFailed count the memory build's logical
 	// requests and those whose reply stayed unusable (nothing was kept);
 	// Degraded is set when the failed share is above the run's limit:

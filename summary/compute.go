@@ -90,7 +90,8 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	}
 	s.ContextTokens, s.EvidenceRecall = retrievalStats(retr, ans)
 	// A conversation rebuilt after a failed build has a newer line.
-	for _, b := range runlog.LastBy(builds, func(b runlog.BuildRecord) string { return b.ConversationID }) {
+	last := runlog.LastBy(builds, func(b runlog.BuildRecord) string { return b.ConversationID })
+	for _, b := range last {
 		s.BuildRequests += b.Stats.Requests
 		s.BuildFailed += b.Stats.Failed
 		if s.FirstFailure == "" && b.Stats.FirstFailure != "" {
@@ -103,6 +104,11 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		if b.EmptyMemory != "" {
 			s.EmptyMemory = append(s.EmptyMemory, b.ConversationID+": "+b.EmptyMemory)
 		}
+	}
+	if w, ok := runlog.BuildWallSeconds(last); ok {
+		s.Build.Seconds = w
+	} else {
+		s.BuildSecondsSummed = len(last) > 1 // one conversation: its Ingest time is the wall time
 	}
 	s.FailedOverLimit = runlog.BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
 	s.Degraded = s.FailedOverLimit || len(s.EmptyMemory) > 0

@@ -60,6 +60,21 @@ func abstainingGroups(s *runlog.Summary) []string {
 	return out
 }
 
+// BuildSeconds is the run's build time (Build.Seconds) as summary.md,
+// report and view show it: seconds to a tenth. Each says what it is when
+// Summary.BuildSecondsSummed.
+func BuildSeconds(s *runlog.Summary) string { return report.F(s.Build.Seconds, 1) }
+
+// BuildTime is BuildSeconds with its unit and what it measures, as
+// summary.md and view say it.
+func BuildTime(s *runlog.Summary) string {
+	what := "wall time of memory construction, conversations built in parallel counted once"
+	if s.BuildSecondsSummed {
+		what = "Ingest time summed over conversations: the run predates recorded build start times; above the wall time when conversations were built in parallel"
+	}
+	return BuildSeconds(s) + " s (" + what + ")"
+}
+
 func notes(s *runlog.Summary) []string {
 	b := s.Build
 	var notes []string
@@ -76,10 +91,10 @@ func notes(s *runlog.Summary) []string {
 		// An interrupted build, or a conversation built again on resume:
 		// the calls made (costs.jsonl) are not those of the finished
 		// memories (build.jsonl); say both.
-		notes = append(notes, fmt.Sprintf("build: %d calls made, %d input + %d output tokens, over every attempt (costs.jsonl); finished memory builds: %d calls, %d input + %d output tokens, %.1f s (build.jsonl; Ingest time summed over conversations)",
-			made.Calls, made.InputTokens, made.OutputTokens, b.Calls, b.InputTokens, b.OutputTokens, b.Seconds))
+		notes = append(notes, fmt.Sprintf("build: %d calls made, %d input + %d output tokens, over every attempt (costs.jsonl); finished memory builds: %d calls, %d input + %d output tokens, %s (build.jsonl)",
+			made.Calls, made.InputTokens, made.OutputTokens, b.Calls, b.InputTokens, b.OutputTokens, BuildTime(s)))
 	} else {
-		notes = append(notes, fmt.Sprintf("build: %d calls, %d input + %d output tokens, %.1f s (Ingest time summed over conversations)", b.Calls, b.InputTokens, b.OutputTokens, b.Seconds))
+		notes = append(notes, fmt.Sprintf("build: %d calls, %d input + %d output tokens, %s", b.Calls, b.InputTokens, b.OutputTokens, BuildTime(s)))
 	}
 	for _, st := range []string{"retrieve", "answer", "judge"} {
 		if c, ok := s.Stages[st]; ok {

@@ -51,9 +51,12 @@ type RunView struct {
 	Primary  string      `json:"primary"`
 	Table    []Row       `json:"table"`
 	Costs    []CostRow   `json:"costs"`
-	Notes    []string    `json:"notes,omitempty"`
-	Latency  *Latency    `json:"latency,omitempty"`
-	Qs       []*Q        `json:"qs"`
+	// BuildTime is the run's build time as summary.md and report give it
+	// (summary.BuildTime); "" when nothing was built (scored predictions).
+	BuildTime string   `json:"build_time,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+	Latency   *Latency `json:"latency,omitempty"`
+	Qs        []*Q     `json:"qs"`
 	// Chunks names the transcript chunks (one per conversation): the
 	// pages load a chunk's transcripts only when a question needs them,
 	// so the question browser is interactive before they are read.
@@ -405,6 +408,9 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, runlog.Manifest, err
 	rv.Latency = latency(rv.Qs, sum)
 	rv.Table = table(rv)
 	rv.Costs = costs(r.Summary)
+	if len(r.Builds) > 0 && r.Summary != nil {
+		rv.BuildTime = summary.BuildTime(r.Summary)
+	}
 	rv.NQ = len(rv.Qs)
 	bill, err := prices.ForRun(dir, opt.Prices)
 	if err != nil {
@@ -537,6 +543,9 @@ func facts(r *runlog.Run, ntx int) [][2]string {
 	}
 	add("dataset", ds)
 	add("questions", fmt.Sprintf("%d answered of %d, %d conversations", len(r.Answers), m.Questions, m.Conversations))
+	if len(r.Builds) > 0 && r.Summary != nil {
+		add("build time", summary.BuildTime(r.Summary))
+	}
 	emb := m.Embedder
 	if m.EmbedderNote != "" {
 		emb += " — " + m.EmbedderNote

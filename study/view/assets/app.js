@@ -227,7 +227,8 @@
     });
     return h("table", { class: "costs" },
       h("tr", null, h("th", null, "stage"), h("th", { class: "num" }, "calls"), h("th", { class: "num" }, "cached"),
-        h("th", { class: "num" }, "input tokens"), h("th", { class: "num" }, "output tokens"), h("th", { class: "num" }, "seconds"),
+        h("th", { class: "num" }, "input tokens"), h("th", { class: "num" }, "output tokens"),
+        h("th", { class: "num", title: "seconds spent in the stage's model calls, summed over calls (calls made in parallel overlap, so this is not the stage's wall time)" }, "call seconds"),
         h("th", { class: "num", title: "priced as report --table dollars prices them" }, "dollars")), rows,
       h("tr", null, h("td", null, h("b", null, "total")), h("td", { colspan: "5" }), h("td", { class: "num" }, h("b", null, r.head.total || "—"))));
   }
@@ -651,6 +652,7 @@
       secs.push({ label: label(i), value: s, text: fmt(s, 1) + " s" + offlineTag(r) });
       var l = r.latency;
       add(app, h("div", { class: "card" }, h("h3", { class: "lbl" }, label(i) + offlineTag(r)), costTable(r),
+        r.build_time ? h("p", { class: "build-time" }, "build time: " + r.build_time) : null,
         l ? h("p", null, "per question (mean over " + l.n + " transcripts): retrieve " + fmt(l.retrieve * 1000, 1) + " ms, answer " + fmt(l.answer * 1000, 1) + " ms" +
           Object.keys(l.judges).sort().map(function (j) { return ", judge " + j + " " + fmt(l.judges[j] * 1000, 1) + " ms"; }).join("")) : null));
     });
