@@ -69,6 +69,10 @@ type Summary struct {
 	Dollars *Dollars `json:"dollars,omitempty"`
 }
 
+// EmbeddedTexts ends the Summary.Stages (and Redone) keys whose "calls"
+// count texts sent to an embedder, not model requests ("embed:embedding").
+const EmbeddedTexts = ":embedding"
+
 // Group is one row of the score table.
 type Group struct {
 	Name     string             `json:"name"`

@@ -127,7 +127,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		for _, t := range c.Tallies {
 			key := string(t.Stage)
 			if t.Label == "embedding" {
-				key += ":embedding"
+				key += runlog.EmbeddedTexts
 			}
 			if s.Redone == nil {
 				s.Redone = map[string]runlog.Cost{}
@@ -149,7 +149,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		for _, t := range c.Tallies {
 			key := string(t.Stage)
 			if t.Label == "embedding" {
-				key += ":embedding"
+				key += runlog.EmbeddedTexts
 			}
 			v := s.Stages[key]
 			v.AddTally(t)

@@ -28,9 +28,13 @@ type Headline struct {
 	Dollars [][2]string `json:"dollars"`
 	Total   string      `json:"total"`
 	AsOf    string      `json:"as_of"`
-	Calls   int         `json:"calls"`
-	In      int         `json:"in"`
-	Out     int         `json:"out"`
+	// Calls counts model requests; Embedded the texts sent to an
+	// embedder, which are not model calls (a stage keyed
+	// runlog.EmbeddedTexts counts texts in its calls).
+	Calls    int `json:"calls"`
+	Embedded int `json:"embedded,omitempty"`
+	In       int `json:"in"`
+	Out      int `json:"out"`
 	// Offline is OfflineMark when any of the run's models is the offline
 	// backend, else "".
 	Offline string `json:"offline,omitempty"`
@@ -51,7 +55,11 @@ func headline(rv *RunView, m runlog.Manifest, bill *prices.Bill) *Headline {
 		}
 	}
 	for _, c := range rv.Costs {
-		h.Calls += c.Calls
+		if strings.HasSuffix(c.Stage, runlog.EmbeddedTexts) {
+			h.Embedded += c.Calls
+		} else {
+			h.Calls += c.Calls
+		}
 		h.In += c.In
 		h.Out += c.Out
 	}

@@ -260,6 +260,7 @@
     body.push(line("cost, dollars", function (r) { return r.head.total || "—"; }));
     body.push(line("model tokens in / out", function (r) { return int(r.head.in) + " / " + int(r.head.out); }));
     body.push(line("model calls", function (r) { return int(r.head.calls); }));
+    if (B.runs.some(function (r) { return r.head.embedded; })) body.push(line("texts embedded", function (r) { return int(r.head.embedded || 0); }));
     return h("table", { class: "scores", id: "headline" }, h("thead", null, head), h("tbody", null, body));
   }
   // tableNote says which questions the overall leaves out and how the
