@@ -187,3 +187,27 @@ func TestEmptyRepliesDegradeTheRun(t *testing.T) {
 		t.Fatalf("fullcontext: %v, %+v", err, sum)
 	}
 }
+
+// A run that stops on a conversation's build (an empty memory, or too
+// many failed build requests) does not count that conversation as built:
+// the progress's last line says 0 of 1, and "stopped".
+func TestStoppedBuildIsNotCountedBuilt(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	for _, c := range []struct{ name, reply string }{
+		{"empty memory", `[]`},
+		{"failed requests", proseReply},
+	} {
+		srv := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Text: c.reply} }))
+		cfg := runlog.Config{System: "structmem", BuildModel: "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL, Judges: []string{"f1"}, Limit: 2,
+			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Concurrency: 2,
+			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		var log strings.Builder
+		if _, err := harness.Run(context.Background(), cfg, &log); err == nil {
+			t.Fatalf("%s: the run did not stop", c.name)
+		}
+		last := regexp.MustCompile(`(?m)^progress: (done|stopped) .*$`).FindString(log.String())
+		if !strings.Contains(last, "progress: stopped · 0/2 questions, 0/1 conversations built") {
+			t.Errorf("%s: last progress line %q, want 0 of 1 conversations built\n%s", c.name, last, log.String())
+		}
+	}
+}

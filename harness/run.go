@@ -638,7 +638,6 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		return fmt.Errorf("ingest: %w", err)
 	}
 	secs := time.Since(start).Seconds()
-	bar.Built()
 	empty := p.Spec.Memory.Empty(stats)
 	if !done.built[conv.ID] {
 		// The recorder commits the memory dump, the build's costs and the
@@ -668,6 +667,8 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	if empty != "" {
 		return &EmptyMemoryError{System: p.Cfg.System, Conversation: conv.ID, Reason: empty}
 	}
+	// Built only now: a build the run stops on above is not one.
+	bar.Built()
 	return p.work.each(ctx, needAnswer, func(ctx context.Context, q *datasets.Question) error {
 		err := p.answerOne(ctx, sys, judges, conv, q, rec)
 		if err := p.questionFailed(ctx, conv, q, err, rec); err != nil {
