@@ -41,8 +41,9 @@ func KeyedJudgeOf(r *runlog.Run, judgeName, key string) (string, error) {
 
 // JudgeSpecOf is a --judge-spec that builds the run's judge name again,
 // for commands to print: the spec the run was given for it, else one
-// written from its manifest entry (judges added later); "" when no
-// --judge-spec builds it (human grades, imported verdicts).
+// written from its manifest entry (judges added later), or for a judge
+// the run lacks, its name when that is a kind; "" when no --judge-spec
+// builds it (human grades, imported verdicts).
 func JudgeSpecOf(m runlog.Manifest, name string) string {
 	for _, s := range m.Config.Judges {
 		if judge.SpecName(s) == name {
@@ -53,6 +54,10 @@ func JudgeSpecOf(m runlog.Manifest, name string) string {
 		if in.Name == name {
 			return judge.SpecOf(judge.Info{Name: in.Name, Kind: in.Kind, Model: in.Model, Threshold: in.Threshold, Prompts: in.Prompts, Repeats: in.Repeats}, m.Models["judge"])
 		}
+	}
+	// A judge the run does not have, named by its kind (f1, em, llm).
+	if sp, ok := judge.Lookup(name); ok && sp.New != nil {
+		return name
 	}
 	return ""
 }

@@ -101,6 +101,7 @@ func TestKeyedJudgeOfPrintsTheJudgesSpec(t *testing.T) {
 		"judge4o": "--judge-spec judge4o=openai:gpt-4o",
 		"qwen":    "--judge-spec name=qwen,backend=openai,model=gpt-4o-mini,base-url=http://localhost:8000/v1,repeats=3",
 		"human":   "membench judge cannot add them (human is not a judge --judge-spec builds); pick another judge with --judge",
+		"em":      "membench judge --run results/r --answer-key audited --judge-spec em", // not in the run: its kind
 	} {
 		_, err := KeyedJudgeOf(r, judge, "audited")
 		if err == nil || !strings.HasSuffix(err.Error(), want) {
