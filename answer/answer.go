@@ -4,6 +4,7 @@ package answer
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/membench/membench/datasets"
@@ -61,4 +62,71 @@ func Answer(c context.Context, model llm.Model, tmpl *prompts.Template, conv *da
 		return Result{}, err
 	}
 	return Result{Prediction: strings.TrimSpace(resp.Text), Usage: resp.Usage, Cached: resp.Cached, PromptSHA: llm.HashMessages(msgs), Messages: msgs, Raw: resp.Text}, nil
+}
+
+// PromptField fills a paper's answer prompt kept as its code holds it
+// (prompts.ForeignFields): the question, each speaker's name, the
+// retrieved entries by speaker, the syntheses apart, or the whole context.
+// An entry of no known speaker is listed under the first.
+func (in Input) PromptField(name string) (string, bool) {
+	speaker := func(i int) string {
+		if i < len(in.Speakers) {
+			return in.Speakers[i]
+		}
+		return fmt.Sprintf("Speaker %d", i+1)
+	}
+	switch name {
+	case "question":
+		return in.Question, true
+	case "memories":
+		return in.Context, true
+	case "speaker_1_name", "speaker_1_user_id":
+		return speaker(0), true
+	case "speaker_2_name", "speaker_2_user_id":
+		return speaker(1), true
+	case "speaker_1_memories", "speaker_2_memories":
+		want := 0
+		if name == "speaker_2_memories" {
+			want = 1
+		}
+		var lines []string
+		for _, it := range in.Items {
+			if it.Kind == "synthesis" {
+				continue
+			}
+			who := 0
+			if len(in.Speakers) > 1 && it.Speaker == in.Speakers[1] {
+				who = 1
+			}
+			if who == want {
+				lines = append(lines, itemLine(it))
+			}
+		}
+		return orNone(lines), true
+	case "session_summaries":
+		var lines []string
+		for _, it := range in.Items {
+			if it.Kind == "synthesis" {
+				lines = append(lines, it.Text)
+			}
+		}
+		return orNone(lines), true
+	}
+	return "", false
+}
+
+// itemLine is one retrieved entry as a foreign prompt lists it: its time
+// and its text.
+func itemLine(it systems.Item) string {
+	if it.Time.IsZero() {
+		return it.Text
+	}
+	return it.Time.UTC().Format("2 January 2006 15:04") + ": " + it.Text
+}
+
+func orNone(lines []string) string {
+	if len(lines) == 0 {
+		return "(none)"
+	}
+	return strings.Join(lines, "\n")
 }

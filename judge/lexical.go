@@ -286,3 +286,18 @@ func offlineJudge(req llm.Request) (string, error) {
 }
 
 func init() { llm.RegisterOffline("judge", offlineJudge) }
+
+// PromptField fills a paper's judge prompt kept as its code holds it
+// (prompts.ForeignFields): the question, the gold answer and the answer
+// judged.
+func (in LLMJudgeInput) PromptField(name string) (string, bool) {
+	switch name {
+	case "question":
+		return in.Question, true
+	case "gold_answer":
+		return in.Gold, true
+	case "generated_answer":
+		return in.Prediction, true
+	}
+	return "", false
+}

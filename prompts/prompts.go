@@ -9,6 +9,10 @@
 // with a line "---labels: CORRECT PARTIAL WRONG---" naming the verdicts it
 // offers (Template.Labels); the judge decides what the names mean.
 //
+// A file may instead be a paper's prompt exactly as its code holds it
+// (a Python str.format or Jinja string saved byte for byte), so that its
+// sha256 is the one a paper config pins: see foreign.go.
+//
 // There is no process-wide override: the embedded templates are parsed once
 // and never change, and a file's template is a value owned by whoever loaded
 // it, so two runs in one process (a sweep, parallel tests) cannot see each
@@ -47,6 +51,7 @@ type Template struct {
 	hash         string
 	source       string   // "embedded:NAME" or the file's path
 	labels       []string // from a "---labels: ...---" first line; nil without one
+	foreign      *foreign // a paper's own prompt text (foreign.go); nil for membench's format
 }
 
 // parsedEmbedded holds every embedded template, parsed on first use and
@@ -101,6 +106,16 @@ func (t *Template) Hash() string { return t.hash }
 
 // FromFile reports whether the template was read from a file.
 func (t *Template) FromFile() bool { return !strings.HasPrefix(t.source, "embedded:") }
+
+// Format is how the template's text is read: FormatGo (membench's own),
+// or FormatPython or FormatJinja for a paper's prompt kept as its code
+// holds it (foreign.go).
+func (t *Template) Format() string {
+	if t.foreign != nil {
+		return t.foreign.format
+	}
+	return FormatGo
+}
 
 // Source is "embedded:NAME" or the file's path.
 func (t *Template) Source() string { return t.source }
@@ -163,6 +178,17 @@ func (s Set) Hashes() map[string]string {
 }
 
 func compile(name string, raw []byte, source string) (*Template, error) {
+	sum := sha256.Sum256(raw)
+	hash := hex.EncodeToString(sum[:])
+	if !strings.HasPrefix(source, "embedded:") {
+		f, ok, err := parseForeign(name, source, string(raw))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return &Template{name: name, hash: hash, source: source, foreign: f}, nil
+		}
+	}
 	labels, body, err := splitLabels(string(raw))
 	if err != nil {
 		return nil, fmt.Errorf("prompt %s (%s): %w", name, source, err)
@@ -181,8 +207,7 @@ func compile(name string, raw []byte, source string) (*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prompt %s (%s): user part: %w", name, source, err)
 	}
-	sum := sha256.Sum256(raw)
-	return &Template{name: name, system: st, user: ut, hash: hex.EncodeToString(sum[:]), source: source, labels: labels}, nil
+	return &Template{name: name, system: st, user: ut, hash: hash, source: source, labels: labels}, nil
 }
 
 // splitLabels takes the optional labels line off the top of a template
@@ -230,6 +255,9 @@ func clip(s string) string {
 
 // Render fills the template with data and returns chat messages.
 func (t *Template) Render(data any) ([]runlog.Message, error) {
+	if t.foreign != nil {
+		return t.foreign.render(t, data)
+	}
 	sys, err := t.execute(t.system, data)
 	if err != nil {
 		return nil, err
