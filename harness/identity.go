@@ -33,6 +33,9 @@ type resolution struct {
 	data      *datasets.Dataset
 	embedNote string // why an automatic embedder choice fell back
 	scoring   Scoring
+	// paper is how the run's prompts stand against the paper's its
+	// config pins (nil: it pins none).
+	paper *runlog.PromptCheck
 }
 
 // Resolve returns the config as the run records it (see above): its ID()
@@ -63,6 +66,10 @@ func resolve(cfg runlog.Config) (*resolution, error) {
 		return nil, badinput.Errorf("--opt: %v", err)
 	}
 	if cfg, err = resolveK(cfg); err != nil {
+		return nil, err
+	}
+	cfg, paper, err := paperPrompts(cfg)
+	if err != nil {
 		return nil, err
 	}
 	var set prompts.Set
@@ -96,7 +103,7 @@ func resolve(cfg runlog.Config) (*resolution, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &resolution{cfg: cfg, spec: spec, prompts: set, data: ds, embedNote: note, scoring: scoring}, nil
+	return &resolution{cfg: cfg, spec: spec, prompts: set, data: ds, embedNote: note, scoring: scoring, paper: paper}, nil
 }
 
 // embedderChoice is the embedder the config asks for and where that came

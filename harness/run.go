@@ -76,6 +76,7 @@ type Prepared struct {
 
 	scoring Scoring       // the answer key and image exclusion applied to Data
 	prices  *prices.Table // for the summary's and the progress line's dollars
+	paper   *runlog.PromptCheck
 }
 
 // Prepare validates the config, opens models, embedder and caches, and
@@ -145,7 +146,7 @@ func prepare(cfg runlog.Config, play *playback, log io.Writer) (*Prepared, error
 		res.Close()
 		return nil, err
 	}
-	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock, scoring: r.scoring, prices: priceTable}
+	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock, scoring: r.scoring, prices: priceTable, paper: r.paper}
 	if err := p.writeManifest(); err != nil {
 		p.Close()
 		return nil, err
@@ -238,6 +239,7 @@ func (p *Prepared) writeManifest() error {
 		AnswerKey:         p.scoring.Key,
 		// Counted over the whole set, before --shard.
 		ImageQuestionsExcluded: p.scoring.ImageExcluded,
+		PaperPrompts:           p.paper,
 	}
 	m.OfflineParts = m.OfflineList()
 	// A judge with its own real model makes the run not fully offline.

@@ -125,6 +125,36 @@ func SpecName(spec string) string {
 	return p.name()
 }
 
+// SpecPrompt reads a --judge-spec value without building its judge: the
+// name the judge gets, its kind, and the prompt it judges with (its
+// prompt=, else promptFile, the run's --judge-prompt, for a judge that asks
+// a model; "" = membench's strict prompt).
+func SpecPrompt(spec, promptFile string) (name, kind, prompt string, err error) {
+	sp, err := splitSpec(spec)
+	if err != nil {
+		return "", "", "", err
+	}
+	prompt = sp.opts["prompt"]
+	if s, ok := Lookup(sp.kind); ok && s.TakesModel && prompt == "" {
+		prompt = promptFile
+	}
+	return sp.name(), sp.kind, prompt, nil
+}
+
+// WithPrompt is spec with its prompt= set to prompt (replacing one it
+// has), every other key kept as written.
+func WithPrompt(spec, prompt string) string {
+	parts := strings.Split(strings.TrimSpace(spec), ",")
+	for i, p := range parts {
+		k, _, hasEq := strings.Cut(p, "=")
+		if hasEq && strings.EqualFold(strings.TrimSpace(k), "prompt") {
+			parts[i] = "prompt=" + prompt
+			return strings.Join(parts, ",")
+		}
+	}
+	return strings.Join(append(parts, "prompt="+prompt), ",")
+}
+
 // SpecOf writes a --judge value that builds the judge a manifest entry
 // describes again: kind, name, model, threshold, prompt file, repeats.
 // runModel is the run's judge model, which a spec need not name.

@@ -62,6 +62,15 @@ type Config struct {
 	JudgePrompt  string   `json:"judge_prompt,omitempty" yaml:"judge_prompt"`   // file replacing the llm judges' template
 	Embedder     string   `json:"embedder,omitempty" yaml:"embedder"`           // "", "use-lite", "hashed", "openai:MODEL"
 
+	// PaperPrompts pins the prompts a paper's authors used (a paper
+	// config's paper_prompts:). It changes no output, so it is not in the
+	// run id: it decides whether the run is refused and how its figures
+	// are labelled (Manifest.PaperPrompts).
+	PaperPrompts *PaperPrompts `json:"-" yaml:"paper_prompts"`
+	// AllowPromptMismatch runs a prompt file whose sha256 is not the
+	// pinned one, every figure labelled (--allow-prompt-mismatch).
+	AllowPromptMismatch bool `json:"-" yaml:"-"`
+
 	// Settings that do not change outputs.
 	RunID       string `json:"-" yaml:"run_id"`
 	ResultsDir  string `json:"-" yaml:"results_dir"`

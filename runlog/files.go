@@ -125,6 +125,11 @@ type Manifest struct {
 	// questions left out (--exclude-image-questions).
 	AnswerKey              *AnswerKeyInfo `json:"answer_key,omitempty"`
 	ImageQuestionsExcluded int            `json:"image_questions_excluded,omitempty"`
+
+	// PaperPrompts is how the run's prompts stand against the paper's its
+	// config pins (nil: the config pins none); its Label goes beside every
+	// figure of the run.
+	PaperPrompts *PromptCheck `json:"paper_prompts,omitempty"`
 }
 
 // AnswerKeyInfo is the answer key of a run as its manifest records it.

@@ -1,6 +1,10 @@
 package runlog
 
-import "strings"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Summary is a run's headline numbers, as summary.json holds them. Package
 // summary computes it from a run's lines (every attempt's, so a resumed run
@@ -65,6 +69,9 @@ type Summary struct {
 	FirstInvalid map[string]string `json:"first_invalid,omitempty"`
 	// CacheDamaged is the manifest's count of damaged cache entries.
 	CacheDamaged *CacheDamage `json:"cache_damaged,omitempty"`
+	// PaperPrompts is the manifest's: whether the run's prompts are the
+	// paper's its config pins (nil: it pins none).
+	PaperPrompts *PromptCheck `json:"paper_prompts,omitempty"`
 	// Dollars prices Stages and Redone (set by the run; nil when unpriced).
 	Dollars *Dollars `json:"dollars,omitempty"`
 }
@@ -80,6 +87,9 @@ type Group struct {
 	N        int                `json:"n"`
 	Scores   map[string]float64 `json:"scores"`           // judge -> mean score × 100
 	Judged   map[string]int     `json:"judged,omitempty"` // judge -> questions it judged, when fewer than N
+	// Invalid: judge -> questions of the group its model gave no verdict
+	// on (left out of its score, so beside N in every table).
+	Invalid map[string]int `json:"invalid,omitempty"`
 	// Repeats: judge -> its repeated judging's spread and majority vote,
 	// for judges that judged each question several times.
 	Repeats map[string]RepeatStats `json:"repeats,omitempty"`
@@ -131,4 +141,25 @@ func llmCalls(by map[string]Cost) Cost {
 		}
 	}
 	return c
+}
+
+// InvalidCell is the "invalid" cell beside n: how many verdicts the
+// judges gave none on, "0" when none did; with several judges, each
+// judge that did by name ("lenient 3, llm 1").
+func InvalidCell(counts map[string]int, judges []string) string {
+	var parts []string
+	total := 0
+	for _, j := range judges {
+		if n := counts[j]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", j, n))
+			total += n
+		}
+	}
+	switch {
+	case total == 0:
+		return "0"
+	case len(judges) == 1:
+		return strconv.Itoa(total)
+	}
+	return strings.Join(parts, ", ")
 }

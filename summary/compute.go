@@ -42,6 +42,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	s := &runlog.Summary{RunID: m.RunID, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, Synthetic: m.Synthetic, OfflineParts: m.OfflineList(),
 		Embedder: m.Embedder, EmbedderNote: m.EmbedderNote, Judges: m.Judges, Stages: map[string]runlog.Cost{}}
 	s.Replay = m.Replay
+	s.PaperPrompts = m.PaperPrompts
 	s.CacheDamaged = m.CacheDamaged
 	s.JudgeModels = m.JudgeModels()
 	for _, j := range m.Judges {
@@ -57,10 +58,12 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	// Last verdict per (question, judge) wins; invalid ones (no verdict in
 	// the model's reply) are counted, not scored.
 	valid, invalid := runlog.Verdicts(judgments)
+	invalidOf := map[string][]string{} // question -> judges that gave no verdict
 	for _, j := range invalid {
 		if _, ok := ans[j.QuestionID]; !ok {
 			continue
 		}
+		invalidOf[j.QuestionID] = append(invalidOf[j.QuestionID], j.Judge)
 		if s.Invalid == nil {
 			s.Invalid = map[string]int{}
 		}
@@ -82,7 +85,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		}
 		verdict[j.QuestionID][j.Judge] = j.Score
 	}
-	s.Groups, s.Overall = groupScores(ans, verdict, m)
+	s.Groups, s.Overall = groupScores(ans, verdict, invalidOf, m)
 	addRepeatStats(s, judgments, ans)
 	limit := m.MaxBuildFailures
 	if limit <= 0 {
@@ -161,7 +164,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 
 // groupScores scores each group and the overall row (abstaining
 // questions left out), the groups in the order of the run's dataset.
-func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[string]float64, m runlog.Manifest) ([]runlog.Group, runlog.Group) {
+func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[string]float64, invalidOf map[string][]string, m runlog.Manifest) ([]runlog.Group, runlog.Group) {
 	judges := m.Judges
 	type acc struct {
 		g   runlog.Group
@@ -170,11 +173,17 @@ func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[stri
 	}
 	groups := map[string]*acc{}
 	overall := &acc{g: runlog.Group{Name: "overall"}, sum: map[string]float64{}, n: map[string]int{}}
-	add := func(a *acc, v map[string]float64) {
+	add := func(a *acc, v map[string]float64, invalid []string) {
 		a.g.N++
 		for j, x := range v {
 			a.sum[j] += x
 			a.n[j]++
+		}
+		for _, j := range invalid {
+			if a.g.Invalid == nil {
+				a.g.Invalid = map[string]int{}
+			}
+			a.g.Invalid[j]++
 		}
 	}
 	// Sum in question-id order so the same artifacts give the same bits.
@@ -186,9 +195,9 @@ func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[stri
 			groups[a.Group] = g
 		}
 		g.g.Abstains = g.g.Abstains || a.Abstains()
-		add(g, verdict[a.QuestionID])
+		add(g, verdict[a.QuestionID], invalidOf[a.QuestionID])
 		if !a.Abstains() {
-			add(overall, verdict[a.QuestionID])
+			add(overall, verdict[a.QuestionID], invalidOf[a.QuestionID])
 		}
 	}
 	finish := func(a *acc) runlog.Group {

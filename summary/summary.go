@@ -21,9 +21,15 @@ func Table(s *runlog.Summary) *report.Table {
 	if s.Degraded {
 		t.Title += " — DEGRADED BUILD"
 	}
-	t.Header = append([]string{"group", "n"}, s.Judges...)
+	t.Header = append([]string{"group", "n", "invalid"}, s.Judges...)
+	// A paper config run without the paper's prompts says so beside
+	// every figure, not in a note that a copied row would lose.
+	label := s.PaperPrompts.Label()
+	if label != "" {
+		t.Header = append(t.Header, "prompts")
+	}
 	row := func(g runlog.Group) {
-		cells := []any{g.Name, g.N}
+		cells := []any{g.Name, g.N, runlog.InvalidCell(g.Invalid, s.Judges)}
 		for _, j := range s.Judges {
 			if v, ok := g.Scores[j]; ok {
 				cell := report.F(v, 2)
@@ -34,6 +40,9 @@ func Table(s *runlog.Summary) *report.Table {
 			} else {
 				cells = append(cells, "-")
 			}
+		}
+		if label != "" {
+			cells = append(cells, label)
 		}
 		t.Add(cells...)
 	}
@@ -110,6 +119,9 @@ func notes(s *runlog.Summary) []string {
 	}
 	if s.Dollars != nil {
 		notes = append(notes, s.Dollars.Line)
+	}
+	if n := s.PaperPrompts.Note(); n != "" {
+		notes = append(notes, n)
 	}
 	if c, ok := s.Stages["embed:embedding"]; ok {
 		notes = append(notes, fmt.Sprintf("embeddings: %d texts, %d tokens, %.1f s", c.Calls, c.InputTokens, c.Seconds))

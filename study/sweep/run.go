@@ -45,9 +45,15 @@ type Options struct {
 // Row is one point's headline numbers.
 type Row struct {
 	Point
-	RunID         string             `json:"run_id"`
-	RunDir        string             `json:"run_dir"`
-	N             int                `json:"n"`        // scored questions (abstaining ones left out)
+	RunID  string `json:"run_id"`
+	RunDir string `json:"run_dir"`
+	N      int    `json:"n"` // scored questions (abstaining ones left out)
+	// Invalid: judge -> scored questions its model gave no verdict on
+	// (left out of its accuracy).
+	Invalid map[string]int `json:"invalid,omitempty"`
+	// Prompts labels a point of a paper config not run on the paper's
+	// prompts (runlog.PromptCheck.Label); "" when it was, or pins none.
+	Prompts       string             `json:"prompts,omitempty"`
 	Accuracy      map[string]float64 `json:"accuracy"` // judge -> overall score × 100
 	ContextTokens float64            `json:"context_tokens"`
 	BuildInput    int                `json:"build_input_tokens"`
@@ -143,6 +149,8 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 		}
 		if sum != nil {
 			row.N = sum.Overall.N
+			row.Invalid = sum.Overall.Invalid
+			row.Prompts = sum.PaperPrompts.Label()
 			row.Accuracy = sum.Overall.Scores
 			row.ContextTokens = sum.ContextTokens.Mean
 			row.BuildInput, row.BuildOutput, row.BuildCalls = sum.Build.InputTokens, sum.Build.OutputTokens, sum.Build.Calls
@@ -239,15 +247,19 @@ func (r *Result) Table() *report.Table {
 	t := &report.Table{Title: fmt.Sprintf("sweep %s (%s)", r.Name, r.Config)}
 	t.Header = []string{"system"}
 	t.Header = append(t.Header, r.Keys...)
-	t.Header = append(t.Header, "n")
+	t.Header = append(t.Header, "n", "invalid")
 	t.Header = append(t.Header, r.Judges...)
 	t.Header = append(t.Header, "ctx tokens", "build in", "build out", "run")
+	labelled := r.promptsLabelled()
+	if labelled {
+		t.Header = append(t.Header, "prompts")
+	}
 	for _, row := range r.Rows {
 		cells := []any{row.System}
 		for _, k := range r.Keys {
 			cells = append(cells, row.Params[k])
 		}
-		cells = append(cells, row.N)
+		cells = append(cells, row.N, runlog.InvalidCell(row.Invalid, r.Judges))
 		for _, j := range r.Judges {
 			if v, ok := row.Accuracy[j]; ok {
 				cells = append(cells, report.F(v, 2))
@@ -260,9 +272,15 @@ func (r *Result) Table() *report.Table {
 			run += " (FAILED)"
 		}
 		cells = append(cells, report.F(row.ContextTokens, 0), row.BuildInput, row.BuildOutput, run)
+		if labelled {
+			cells = append(cells, orDash(row.Prompts))
+		}
 		t.Add(cells...)
 	}
-	t.Notes = append(t.Notes, "accuracy: overall score × 100 per judge (abstaining questions left out, as in the summary); ctx tokens: mean rendered context per question; build: memory-construction tokens")
+	t.Notes = append(t.Notes, "accuracy: overall score × 100 per judge (abstaining questions left out, as in the summary; invalid: verdicts a judge's model gave none on, left out of its accuracy); ctx tokens: mean rendered context per question; build: memory-construction tokens")
+	if labelled {
+		t.Notes = append(t.Notes, "prompts: a point labelled there did not run on the paper's prompts its config pins (each run's summary says which); docs/prompts.md says how to bring the paper's files")
+	}
 	if r.Synthetic {
 		t.Notes = append(t.Notes, "SYNTHETIC dataset (written by `membench datasets synth`): these points measure scale and plumbing, not a benchmark")
 	}
@@ -286,17 +304,21 @@ func (r *Result) CSVTable() *report.Table {
 	for _, k := range r.Keys {
 		t.Header = append(t.Header, snake(k))
 	}
-	t.Header = append(t.Header, "n")
+	t.Header = append(t.Header, "n", "invalid")
 	for _, j := range r.Judges {
 		t.Header = append(t.Header, "accuracy_"+snake(j))
 	}
-	t.Header = append(t.Header, "context_tokens", "build_input_tokens", "build_output_tokens", "build_calls", "run_id", "error")
+	t.Header = append(t.Header, "context_tokens", "build_input_tokens", "build_output_tokens", "build_calls", "run_id", "error", "prompts")
 	for _, row := range r.Rows {
 		cells := []any{row.System}
 		for _, k := range r.Keys {
 			cells = append(cells, row.Params[k])
 		}
-		cells = append(cells, row.N)
+		total := 0
+		for _, n := range row.Invalid {
+			total += n
+		}
+		cells = append(cells, row.N, total)
 		for _, j := range r.Judges {
 			if v, ok := row.Accuracy[j]; ok {
 				cells = append(cells, report.F(v, 2))
@@ -304,10 +326,27 @@ func (r *Result) CSVTable() *report.Table {
 				cells = append(cells, "")
 			}
 		}
-		cells = append(cells, report.F(row.ContextTokens, 1), row.BuildInput, row.BuildOutput, row.BuildCalls, row.RunID, row.Error)
+		cells = append(cells, report.F(row.ContextTokens, 1), row.BuildInput, row.BuildOutput, row.BuildCalls, row.RunID, row.Error, row.Prompts)
 		t.Add(cells...)
 	}
 	return t
+}
+
+// promptsLabelled: some point did not run on its paper config's prompts.
+func (r *Result) promptsLabelled() bool {
+	for _, row := range r.Rows {
+		if row.Prompts != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 var nonWord = regexp.MustCompile(`[^a-z0-9]+`)

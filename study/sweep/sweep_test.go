@@ -189,7 +189,7 @@ grid: {k: [1, 5, 20]}
 		t.Fatalf("sweep.csv has %d lines, want header + 6", lines)
 	}
 	// snake_case headers, one column per datum.
-	if h, _, _ := strings.Cut(string(csv), "\n"); h != "system,k,n,accuracy_lexical,accuracy_f1,context_tokens,build_input_tokens,build_output_tokens,build_calls,run_id,error" {
+	if h, _, _ := strings.Cut(string(csv), "\n"); h != "system,k,n,invalid,accuracy_lexical,accuracy_f1,context_tokens,build_input_tokens,build_output_tokens,build_calls,run_id,error,prompts" {
 		t.Errorf("sweep.csv header %q", h)
 	}
 	// Grid values that are numbers are JSON numbers.

@@ -123,7 +123,8 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	cliflag.AnswerKey(c, &o.Config.AnswerKey, "published")
 	cliflag.ExcludeImageQuestions(c, &o.Config.ExcludeImageQuestions)
 	f.StringVar(&o.Config.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")
-	f.StringVar(&o.Config.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge)")
+	f.StringVar(&o.Config.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt template (for parity with a reference judge); with a paper config (paper_prompts:) it replaces the pinned judge's prompt only")
+	f.BoolVar(&o.Config.AllowPromptMismatch, "allow-prompt-mismatch", false, "run a prompt file whose sha256 is not the one the paper config pins (paper_prompts:), every figure labelled PROMPT MISMATCH, instead of refusing")
 	f.StringVar(&o.Config.Embedder, "embedder", "", "embedder: use-lite, tfidf-hash-512 (also: hashed), or openai:MODEL (default: use-lite when installed, else tfidf-hash-512; the run id records which)")
 	f.StringVar(&o.Config.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
 	f.StringVar(&o.Config.ResultsDir, "results", "results", "where run directories go")
@@ -257,6 +258,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	base.Quiet = o.Quiet
 	base.Host = o.Host
+	base.AllowPromptMismatch = cfg.AllowPromptMismatch
 	// A bad prices file is bad input before any work.
 	if _, err := loadPrices(o.Prices); err != nil {
 		return err

@@ -34,12 +34,18 @@ type Options struct {
 	Format                   string
 	Concurrency              int
 	Quiet, DryRun, JSON      bool
-	Estimate                 bool                   // print each point's estimated spend, run nothing
-	AllowMixed               bool                   // tabulate points whose manifests differ
-	YFull                    bool                   // accuracy plot on 0-100, not fitted
-	Changed                  func(flag string) bool // nil: no flag set
-	Host                     runlog.Host
-	Out, Err                 io.Writer // table; progress
+	Estimate                 bool // print each point's estimated spend, run nothing
+	AllowMixed               bool // tabulate points whose manifests differ
+	// AnswerPrompt and JudgePrompt are prompt files over the file's
+	// (answer_prompt:, judge_prompt:); AnswerPrompt entries may be
+	// SYSTEM=FILE, for that system's points only.
+	AnswerPrompt        []string
+	JudgePrompt         string
+	AllowPromptMismatch bool                   // run prompt files whose sha256 is not the pinned one, labelled
+	YFull               bool                   // accuracy plot on 0-100, not fitted
+	Changed             func(flag string) bool // nil: no flag set
+	Host                runlog.Host
+	Out, Err            io.Writer // table; progress
 }
 
 // NewCmd returns the sweep command.
@@ -96,6 +102,9 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
 	f.BoolVar(&o.Estimate, "estimate", false, "print each point's calls, tokens and dollars by stage and the sweep's total, from dry runs with the offline heuristics standing in for paid models (no paid call), and run nothing")
 	f.BoolVar(&o.YFull, "y-full", false, "accuracy plot: y axis 0-100 instead of fitted to the points and their intervals")
+	f.StringArrayVar(&o.AnswerPrompt, "answer-prompt", nil, "file replacing the answer prompt of every point, or SYSTEM=FILE for that system's points (repeatable): a paper config's points take the file its paper_prompts: pins for their system")
+	f.StringVar(&o.JudgePrompt, "judge-prompt", "", "file replacing the llm judge prompt; with a paper config (paper_prompts:) the pinned judge's prompt only")
+	f.BoolVar(&o.AllowPromptMismatch, "allow-prompt-mismatch", false, "run prompt files whose sha256 is not the one the paper config pins, every figure labelled PROMPT MISMATCH, instead of refusing")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "tabulate and plot points whose manifests differ (embedder, dataset, backends), with a warning")
 	return c
 }
@@ -144,9 +153,22 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	f.Base.Quiet = f.Base.Quiet || o.Quiet
 	f.Base.Host = o.Host
+	f.Base.AllowPromptMismatch = o.AllowPromptMismatch
+	if o.JudgePrompt != "" {
+		f.Base.JudgePrompt = o.JudgePrompt
+	}
 	points, err := f.Expand()
 	if err != nil {
 		return clierr.AsBad(err)
+	}
+	if points, err = answerPrompts(points, o.AnswerPrompt); err != nil {
+		return err
+	}
+	// Prompts that are not the paper's are refused before any point runs.
+	for _, p := range points {
+		if err := harness.CheckPaperPrompts(p.Config); err != nil {
+			return clierr.AsBad(fmt.Errorf("point %s: %w", p.Label, err))
+		}
 	}
 	if out == "" {
 		name := f.Spec.Name
@@ -198,6 +220,38 @@ func Run(ctx context.Context, o *Options) error {
 			filepath.Join(out, sweep.JSONFile), filepath.Join(out, sweep.MDFile), filepath.Join(out, sweep.CSVFile)}, ", "))
 	}
 	return runErr
+}
+
+// answerPrompts gives the points their --answer-prompt files: FILE for
+// every point, SYSTEM=FILE for one system's (over a plain FILE).
+func answerPrompts(points []sweep.Point, flags []string) ([]sweep.Point, error) {
+	all, by := "", map[string]string{}
+	for _, v := range flags {
+		sys, file, ok := strings.Cut(v, "=")
+		if !ok {
+			if all != "" {
+				return nil, clierr.Bad("--answer-prompt %s and --answer-prompt %s: give one file for every point, or SYSTEM=FILE for each system", all, v)
+			}
+			all = v
+			continue
+		}
+		found := false
+		for _, p := range points {
+			found = found || p.System == sys
+		}
+		if !found {
+			return nil, clierr.Bad("--answer-prompt %s: no point of this sweep runs system %s", v, sys)
+		}
+		by[sys] = file
+	}
+	for i := range points {
+		if f, ok := by[points[i].System]; ok {
+			points[i].Config.AnswerPrompt = f
+		} else if all != "" {
+			points[i].Config.AnswerPrompt = all
+		}
+	}
+	return points, nil
 }
 
 // estimate prints each point's estimated spend (membench run --estimate)
