@@ -105,7 +105,17 @@ func ChooseJudge(runs []*runlog.Run, given string) string {
 // was given apart from the system's defaults, "(offline)" when every
 // model is offline ("(partly offline)" when some are).
 func RunLabel(r *runlog.Run) string {
-	return baseLabel(r) + offlineMark(r)
+	return baseLabel(r) + offlineMark(r) + promptMark(r)
+}
+
+// promptMark is " [LABEL]" for a run of a paper config not made with the
+// paper's prompts (runlog.PromptCheck.Label), so the label stays beside
+// the row's figures; "" otherwise.
+func promptMark(r *runlog.Run) string {
+	if l := r.Manifest.PaperPrompts.Label(); l != "" {
+		return " [" + l + "]"
+	}
+	return ""
 }
 
 // baseLabel is the system (else the folder), k when it has one, and the
@@ -280,6 +290,7 @@ func labels(runs []*runlog.Run) (rows []string, allOffline bool) {
 		if r.Status().State == runlog.StateIncomplete {
 			rows[i] += " (incomplete)"
 		}
+		rows[i] += promptMark(r)
 	}
 	return rows, allOffline
 }
@@ -527,6 +538,11 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 		if len(r.Manifest.OfflineList()) > 0 {
 			notes = append(notes, "offline heuristics: rows of offline or partly offline runs have answers or judgments from deterministic offline heuristics (the backend column of the wide table names which parts); they measure the pipeline, not LLM quality")
 			break
+		}
+	}
+	for _, r := range runs {
+		if n := r.Manifest.PaperPrompts.Note(); n != "" {
+			notes = append(notes, r.ID()+": "+n)
 		}
 	}
 	var incomplete []string
