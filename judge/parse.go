@@ -141,6 +141,24 @@ func SpecPrompt(spec, promptFile string) (name, kind, prompt string, err error) 
 	return sp.name(), sp.kind, prompt, nil
 }
 
+// SpecModel is the model spec a --judge value names for its judge
+// ("openai:gpt-4o", "backend=openai,model=M"); "" when it names none and
+// the judge asks the run's judge model.
+func SpecModel(spec string) string {
+	sp, err := splitSpec(spec)
+	if err != nil {
+		return ""
+	}
+	if sp.shortModel != "" {
+		return sp.shortModel
+	}
+	kv := make([]string, len(sp.order))
+	for i, k := range sp.order {
+		kv[i] = k + "=" + sp.opts[k]
+	}
+	return strings.Join(kv, ",")
+}
+
 // WithPrompt is spec with its prompt= set to prompt (replacing one it
 // has), every other key kept as written.
 func WithPrompt(spec, prompt string) string {

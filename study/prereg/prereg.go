@@ -48,6 +48,16 @@ type Plan struct {
 	Systems     map[string]string `yaml:"systems"`          // name -> run dir or judgments file (relative to --runs-dir); KStarRun = the run k* picked
 	Hypotheses  []Hypothesis      `yaml:"hypotheses"`
 	Description string            `yaml:"description"`
+	// Protocol is how the runs are made (judge spec, prompts, models,
+	// embedder, answer key, system options); Lock records it resolved and
+	// Test refuses a run that differs. A plan without one is tested with
+	// a warning that nothing of it was checked.
+	Protocol *Protocol `yaml:"protocol"`
+	// PaperPrompts pins the paper's prompts, as a paper run config does:
+	// Lock refuses a registered prompt file of another sha256, and every
+	// line of the test says when the registered prompts are not the
+	// paper's.
+	PaperPrompts *runlog.PaperPrompts `yaml:"paper_prompts"`
 }
 
 // KStarRun as a systems value stands for the candidate's run at the k*
@@ -240,6 +250,9 @@ type LockInfo struct {
 	File     string    `json:"file"`
 	SHA256   string    `json:"sha256"`
 	LockedAt time.Time `json:"locked_at"`
+	// Protocol is the plan's protocol as resolved when it was locked:
+	// what every run is checked against (nil: the plan registers none).
+	Protocol *Locked `json:"protocol,omitempty"`
 }
 
 // DefaultLockDir is where locks go when no runs directory is given: the
@@ -266,11 +279,23 @@ func digest(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// Lock validates the plan and records its hash in LockPath(path, runsDir).
-// An existing lock of a different content is not overwritten: a
-// registration is locked once.
+// Lock validates the plan and records its hash and its resolved protocol
+// in LockPath(path, runsDir). An existing lock of a different content is
+// not overwritten: a registration is locked once.
 func Lock(path, runsDir string, now time.Time) (*LockInfo, error) {
-	_, b, err := Load(path)
+	return LockWith(path, runsDir, now, LockOptions{})
+}
+
+// LockOptions are Lock's switches.
+type LockOptions struct {
+	// AllowPromptMismatch registers prompt files whose sha256 is not the
+	// one the plan pins (paper_prompts), every line of the test labelled.
+	AllowPromptMismatch bool
+}
+
+// LockWith is Lock with the switches in o.
+func LockWith(path, runsDir string, now time.Time, o LockOptions) (*LockInfo, error) {
+	p, b, err := Load(path)
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +306,9 @@ func Lock(path, runsDir string, now time.Time) (*LockInfo, error) {
 		}
 		return nil, &ChangedError{Path: path, Lock: *old, Now: l.SHA256}
 	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if l.Protocol, err = p.resolveProtocol(path, o.AllowPromptMismatch); err != nil {
 		return nil, err
 	}
 	lp := LockPath(path, runsDir)
@@ -424,6 +452,12 @@ type Report struct {
 	// that started before the lock, which make it so.
 	Exploratory bool     `json:"exploratory,omitempty"`
 	BeforeLock  []string `json:"runs_before_lock,omitempty"`
+	// Protocol is the locked protocol every run was checked against (nil:
+	// the plan registers none).
+	Protocol *Locked `json:"protocol,omitempty"`
+	// PromptLabel is on every line when the registered prompts are not the
+	// paper's the plan pins ("" when they are, or it pins none).
+	PromptLabel string `json:"prompt_label,omitempty"`
 }
 
 // TestOptions are Test's switches.
@@ -518,6 +552,41 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 			return nil, err
 		}
 	}
+	// Every run a test reads is checked against the locked protocol.
+	checked := map[string]bool{}
+	checkRun := func(id, path string) error {
+		if l.Protocol == nil {
+			return nil
+		}
+		dir := path
+		if !runlog.IsRunDir(dir) && runlog.IsRunDir(filepath.Dir(dir)) {
+			dir = filepath.Dir(dir)
+		}
+		if checked[dir] {
+			return nil
+		}
+		checked[dir] = true
+		if err := l.Protocol.check(dir, p.Judge); err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		return nil
+	}
+	switch {
+	case l.Protocol != nil:
+		rep.Protocol = l.Protocol
+		rep.PromptLabel = l.Protocol.PaperPrompts.Label()
+	case p.Protocol != nil:
+		rep.Warnings = append(rep.Warnings, "the lock records no protocol (locked by an older membench): the runs' judge, prompts, models, embedder, answer key and options were not checked against the registration")
+	default:
+		rep.Warnings = append(rep.Warnings, "the plan registers no protocol (judge spec, prompts, models, embedder, answer key, system options): runs were not checked against one; configs/prereg_seed_study.yaml shows the block")
+	}
+	for _, ks := range kstars {
+		for _, row := range ks.Rows {
+			if err := checkRun("k* of "+ks.Candidate, row.RunDir); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var beforeLock []string
 	for _, h := range p.Hypotheses {
 		if h.Slot() {
@@ -538,6 +607,11 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		pb, err := resolve(h.B)
 		if err != nil {
 			return nil, err
+		}
+		for _, run := range []string{pa, pb} {
+			if err := checkRun(h.ID, run); err != nil {
+				return nil, err
+			}
 		}
 		before := false
 		for _, run := range []string{pa, pb} {
@@ -616,6 +690,9 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		if rep.Exploratory {
 			o.Exploratory = true
 			o.Decision = "EXPLORATORY: " + o.Decision
+		}
+		if rep.PromptLabel != "" {
+			o.Decision += " [" + rep.PromptLabel + "]"
 		}
 	}
 	return rep, nil
@@ -812,6 +889,9 @@ func (r *Report) Table() *report.Table {
 	if r.Exploratory {
 		title = "EXPLORATORY (--exploratory: not a pre-registered result) " + title
 	}
+	if r.PromptLabel != "" {
+		title += " — " + r.PromptLabel
+	}
 	t := &report.Table{Title: title}
 	t.Header = []string{"id", "family", "test", "A vs B", "k* (tokens A / B)", "n", "acc A", "acc B", "statistic", "p", "Holm p", "decision"}
 	num := func(p *float64, d int) string {
@@ -869,6 +949,12 @@ func (r *Report) Table() *report.Table {
 		}
 	}
 	t.Notes = append(t.Notes, r.Warnings...)
+	if pr := r.Protocol; pr != nil {
+		t.Notes = append(t.Notes, "protocol (locked; every run was checked against it): "+pr.Summary())
+		if n := pr.PaperPrompts.Note(); n != "" {
+			t.Notes = append(t.Notes, n)
+		}
+	}
 	for _, o := range r.Outcomes {
 		if o.Offline != "" {
 			t.Notes = append(t.Notes, o.ID+": "+o.Offline)

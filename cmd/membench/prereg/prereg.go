@@ -22,7 +22,9 @@ func NewCmd() *cobra.Command {
 		Long: `A pre-registration YAML declares hypotheses (a primary non-inferiority
 test with its margin; a secondary family of McNemar tests, Holm-corrected),
 the systems (run directories or judgments files by name), the judge, the
-data split and the planned n. See configs/prereg_seed_study.yaml.
+data split, the planned n and the protocol (the judge spec and its prompt,
+the answer prompt, every role's model, the embedder, the answer key and
+the systems' options). See configs/prereg_seed_study.yaml.
 
   prereg lock FILE --run D      record FILE's sha256 and time in D/FILE.lock
                                 (next to the results; default D: results)
@@ -31,7 +33,9 @@ data split and the planned n. See configs/prereg_seed_study.yaml.
                                 refuses (exit 2) when FILE is not locked or
                                 changed since locking, or a run it reads
                                 started before the lock (--exploratory tests
-                                them, every line labelled EXPLORATORY)
+                                them, every line labelled EXPLORATORY), or
+                                a run differs from the locked protocol
+                                (naming the field)
 
 Lock the plan before any run of it exists: lock, then run, then test.
 Every test naming "{kstar}" gets its own k*: the candidate's k whose mean
@@ -41,6 +45,7 @@ defined) enters as "not run, p = 1".`,
 		Args: cobra.NoArgs,
 	}
 	var lockDirs []string
+	var allowPromptMismatch bool
 	lock := &cobra.Command{
 		Use:   "lock FILE",
 		Short: "Record the plan's sha256 and the time in DIR/FILE.lock, next to the results (--run DIR)",
@@ -52,14 +57,23 @@ defined) enters as "not run, p = 1".`,
 			if err != nil {
 				return err
 			}
-			l, err := prereg.Lock(args[0], lockDir, time.Now())
+			l, err := prereg.LockWith(args[0], lockDir, time.Now(), prereg.LockOptions{AllowPromptMismatch: allowPromptMismatch})
 			if err != nil {
 				return clierr.AsBad(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "locked %s: sha256 %s at %s (%s)\n", args[0], l.SHA256, l.LockedAt.Format(time.RFC3339), prereg.LockPath(args[0], lockDir))
+			if pr := l.Protocol; pr != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "protocol: %s; every run is checked against it\n", pr.Summary())
+				if lab := pr.PaperPrompts.Label(); lab != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "prompts: %s\n", pr.PaperPrompts.Note())
+				}
+			} else {
+				fmt.Fprintln(cmd.OutOrStdout(), "protocol: none registered (the plan has no protocol block); runs will not be checked against one")
+			}
 			return nil
 		},
 	}
+	lock.Flags().BoolVar(&allowPromptMismatch, "allow-prompt-mismatch", false, "register prompt files whose sha256 is not the one the plan pins (paper_prompts:), every line of the test labelled")
 	cliflag.Runs(lock, &lockDirs, "the runs directory 'prereg test --run' will read; the lock goes there (default: "+prereg.DefaultLockDir+")", "runs-dir")
 	var runs []string
 	var asJSON, allowMixed, exploratory bool
