@@ -198,6 +198,26 @@ type CompareOptions struct {
 	// the summary's overall leaves them out. Empty keeps every question.
 	Exclude    []string
 	AllowMixed bool
+	// InvalidAsWrong pairs the questions a judge gave no verdict on as
+	// WRONG on that side (--invalid-as wrong, as the papers' scripts score
+	// any label but CORRECT) instead of leaving them out; they are counted
+	// either way (Join.InvalidA/B).
+	InvalidAsWrong bool
+}
+
+// withWrong is the judge's verdicts with each of its invalid ones added
+// as WRONG (score 0), marked CountedWrong.
+func withWrong(js map[string]runlog.Judgment, s *Source, judgeName string) map[string]runlog.Judgment {
+	out := make(map[string]runlog.Judgment, len(js))
+	for id, j := range js {
+		out[id] = j
+	}
+	for _, j := range runlog.InvalidAsWrong(s.Invalid) {
+		if _, ok := out[j.QuestionID]; !ok && j.Judge == judgeName {
+			out[j.QuestionID] = j
+		}
+	}
+	return out
 }
 
 // Join is the paired data: ids in both, with the ids left out and why.
@@ -210,11 +230,13 @@ type Join struct {
 	// in the judge's reply): left out of the pairing, as the summary
 	// leaves them out of accuracy.
 	InvalidA, InvalidB []string
-	Excluded           int
-	Unknown            int // ids with no answer record (so no group), kept
-	JudgeA, JudgeB     string
-	SourceA, SourceB   *Source
-	Mixed              []string // differences accepted with --allow-mixed
+	// InvalidAsWrong: InvalidA/B were paired as WRONG, not left out.
+	InvalidAsWrong   bool
+	Excluded         int
+	Unknown          int // ids with no answer record (so no group), kept
+	JudgeA, JudgeB   string
+	SourceA, SourceB *Source
+	Mixed            []string // differences accepted with --allow-mixed
 	// PeerSettings are notes (PeerNote) on settings an imported peer
 	// differs in as part of its system, accepted without --allow-mixed.
 	PeerSettings []string
@@ -275,8 +297,24 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 		g, ab, ok := known(id)
 		return ok && Excluded(o.Exclude, g, ab)
 	}
-	j := &Join{JudgeA: na, JudgeB: nb, SourceA: sa, SourceB: sb, Mixed: mixed, PeerSettings: peer}
+	j := &Join{JudgeA: na, JudgeB: nb, SourceA: sa, SourceB: sb, Mixed: mixed, PeerSettings: peer, InvalidAsWrong: o.InvalidAsWrong}
 	invA, invB := sa.InvalidBy(na), sb.InvalidBy(nb)
+	if o.InvalidAsWrong {
+		// Each invalid verdict joins the pairing as WRONG and is counted
+		// below as invalid all the same.
+		ja, jb = withWrong(ja, sa, na), withWrong(jb, sb, nb)
+		for id := range invA {
+			if !skip(id) {
+				j.InvalidA = append(j.InvalidA, id)
+			}
+		}
+		for id := range invB {
+			if !skip(id) {
+				j.InvalidB = append(j.InvalidB, id)
+			}
+		}
+		invA, invB = map[string]bool{}, map[string]bool{}
+	}
 	for id := range invA {
 		if _, valid := ja[id]; !valid && !skip(id) {
 			j.InvalidA = append(j.InvalidA, id)
@@ -376,10 +414,12 @@ type CompareResult struct {
 	OnlyInB       int `json:"only_in_b"`
 	// InvalidA/B count questions whose verdict on that side is invalid
 	// (the judge model's reply held none); they are left out of n, as the
-	// summary leaves them out of accuracy.
-	InvalidA int `json:"invalid_a"`
-	InvalidB int `json:"invalid_b"`
-	Excluded int `json:"excluded"`
+	// summary leaves them out of accuracy, unless InvalidAsWrong: then
+	// they are paired as WRONG (--invalid-as wrong).
+	InvalidA       int  `json:"invalid_a"`
+	InvalidB       int  `json:"invalid_b"`
+	InvalidAsWrong bool `json:"invalid_as_wrong,omitempty"`
+	Excluded       int  `json:"excluded"`
 	// Offline is "offline heuristics (...)" when either run's answers or
 	// judgments come from the offline backend.
 	Offline string `json:"offline,omitempty"`
@@ -396,7 +436,7 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 	n := len(j.IDs)
 	r := CompareResult{RunA: o.A, RunB: o.B, JudgeA: j.JudgeA, JudgeB: j.JudgeB, Mixed: j.Mixed, PeerSettings: j.PeerSettings,
 		OnlyInA: len(j.OnlyInA), OnlyInB: len(j.OnlyInB), JudgedOneSide: len(j.OnlyInA) + len(j.OnlyInB), Excluded: j.Excluded,
-		InvalidA: len(j.InvalidA), InvalidB: len(j.InvalidB)}
+		InvalidA: len(j.InvalidA), InvalidB: len(j.InvalidB), InvalidAsWrong: j.InvalidAsWrong}
 	if n == 0 {
 		return r, inputErr("%s and %s share no question ids after exclusions; check --run and --exclude-group", o.A, o.B)
 	}

@@ -217,6 +217,18 @@ func score(r *runlog.Run, group, judgeName string) string {
 	return "-"
 }
 
+// nInvalidCells are n and, beside it, the run's count of overall
+// questions the judge gave no verdict on (runlog.Group.Invalid): two
+// columns in the wide view, one "n/inv" cell in the brief one, which
+// must fit 120 columns.
+func nInvalidCells(r *runlog.Run, n int, judgeName string, v View) []any {
+	inv := summaryOf(r).Overall.Invalid[judgeName]
+	if v == Wide {
+		return []any{nCell(r, n), inv}
+	}
+	return []any{fmt.Sprintf("%v/%d", nCell(r, n), inv)}
+}
+
 func ciCell(o Overall, v View) string {
 	if o.N == 0 || !o.Binary {
 		return "-"
@@ -365,9 +377,9 @@ func Table2(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 		callsHead = append(callsHead, map[View]string{Wide: "Authors' calls", Brief: "A-calls"}[v])
 	}
 	if v == Wide {
-		t.Header = append(append(append([]string{"run", "method", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M"}, callsHead...), "Time s", "Read calls", "Read tok M"), provenanceHeader...)
+		t.Header = append(append(append([]string{"run", "method", "n", "invalid", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "In M", "Out M", "Sum M"}, callsHead...), "Time s", "Read calls", "Read tok M"), provenanceHeader...)
 	} else {
-		t.Header = append(append([]string{"run", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "Tok M"}, callsHead...), "Time s", "Rd calls", "Rd M")
+		t.Header = append(append([]string{"run", "n/inv", "Overall", "95% CI", "Multi", "Open", "Single", "Temp", "Tok M"}, callsHead...), "Time s", "Rd calls", "Rd M")
 	}
 	missing, summed := 0, false
 	names, allOffline := labels(runs)
@@ -435,7 +447,7 @@ func accuracyCells(r *runlog.Run, judgeName string, v View, missing *int) ([]any
 	if o.N == 0 {
 		*missing++
 	}
-	cells := []any{nCell(r, o.N), report.F(o.Score, 2), ciCell(o, v)}
+	cells := append(nInvalidCells(r, o.N, judgeName, v), report.F(o.Score, 2), ciCell(o, v))
 	for _, c := range paperCats {
 		cells = append(cells, score(r, c.Group, judgeName))
 	}
@@ -456,9 +468,9 @@ func Table3(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 	}
 	t := &report.Table{Title: "Table 3 shape: overall under each judge"}
 	if v == Wide {
-		t.Header = append(append([]string{"run", "method", "n", "95% CI (" + judgeName + ")"}, judges...), provenanceHeader...)
+		t.Header = append(append([]string{"run", "method", "n", "invalid", "95% CI (" + judgeName + ")"}, judges...), provenanceHeader...)
 	} else {
-		t.Header = append([]string{"run", "n", "95% CI (" + judgeName + ")"}, judges...)
+		t.Header = append([]string{"run", "n/inv", "95% CI (" + judgeName + ")"}, judges...)
 	}
 	names, allOffline := labels(runs)
 	for i, r := range runs {
@@ -466,7 +478,10 @@ func Table3(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 		if err != nil {
 			return nil, err
 		}
-		cells := []any{nCell(r, o.N), ciCell(o, v)}
+		cells := []any{nCell(r, o.N), runlog.InvalidCell(summaryOf(r).Overall.Invalid, judges), ciCell(o, v)}
+		if v == Brief {
+			cells = append(nInvalidCells(r, o.N, judgeName, v), ciCell(o, v))
+		}
 		for _, j := range judges {
 			if sc, ok := summaryOf(r).Overall.Scores[j]; ok {
 				cells = append(cells, report.F(sc, 2))
@@ -485,9 +500,9 @@ func Table3(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 func Table4(runs []*runlog.Run, judgeName string, v View) (*report.Table, error) {
 	t := &report.Table{Title: "Table 4 shape: ablation by category, " + Measure(runs, judgeName)}
 	if v == Wide {
-		t.Header = append([]string{"run", "variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}, provenanceHeader...)
+		t.Header = append([]string{"run", "variant", "n", "invalid", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}, provenanceHeader...)
 	} else {
-		t.Header = []string{"variant", "n", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}
+		t.Header = []string{"variant", "n/inv", "Overall", "95% CI", "Multi", "Open", "Single", "Temp"}
 	}
 	missing := 0
 	names, allOffline := labels(runs)
@@ -515,7 +530,7 @@ func Measure(runs []*runlog.Run, judgeName string) string {
 }
 
 func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
-	notes := []string{"scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo adversarial, LongMemEval _abs); n = questions with a verdict of the judge; 95% CI = Wilson interval over questions, given only for 0/1 judges"}
+	notes := []string{"scores: verdict judges: accuracy × 100 (a PARTIAL counts 0.5); metric judges (" + strings.Join(metricJudges(runs), ", ") + "): mean score × 100; overall leaves out abstention questions (LoCoMo adversarial, LongMemEval _abs); n = questions with a verdict of the judge; invalid (brief: n/inv) = questions its model gave no verdict on (left out of n and of the score; with --invalid-as wrong, counted in both as WRONG, as the papers' scripts count any label but CORRECT); 95% CI = Wilson interval over questions, given only for 0/1 judges"}
 	if missing > 0 {
 		var ids []string
 		for _, r := range runs {

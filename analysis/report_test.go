@@ -90,11 +90,11 @@ func TestReportTables(t *testing.T) {
 		}
 	}
 	// Overall over categories 1-4: q1,q3,q5,q6 right of 6 -> 66.67; Wilson 4/6 = [30.0, 90.3].
-	want := []string{"a-run", "turns-cosine k=3 (offline)", "6", "66.67", "[30.0, 90.3]", "50.00", "0.00", "100.00", "100.00", "1.500", "0.250", "1.750", "15", "20.0*", "-", "-", "-", "7", "-", "offline", "complete"}
+	want := []string{"a-run", "turns-cosine k=3 (offline)", "6", "0", "66.67", "[30.0, 90.3]", "50.00", "0.00", "100.00", "100.00", "1.500", "0.250", "1.750", "15", "20.0*", "-", "-", "-", "7", "-", "offline", "complete"}
 	if got := csvRows[1]; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("table 2 run row:\n got %q\nwant %q", got, want)
 	}
-	wantB := []string{"b-score", "preds", "0", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "complete"}
+	wantB := []string{"b-score", "preds", "0", "0", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "7", "-", "-", "complete"}
 	if got := csvRows[2]; strings.Join(got, "|") != strings.Join(wantB, "|") {
 		t.Errorf("table 2 score row (no llm judge, no build):\n got %q\nwant %q", got, wantB)
 	}
@@ -103,22 +103,22 @@ func TestReportTables(t *testing.T) {
 	}
 
 	t3, _ := Table3(runs, j, Wide)
-	if h := strings.Join(t3.Header, ","); h != "run,method,n,95% CI (llm),llm,f1,lexical,dataset,questions,embedder,backend,status" {
+	if h := strings.Join(t3.Header, ","); h != "run,method,n,invalid,95% CI (llm),llm,f1,lexical,dataset,questions,embedder,backend,status" {
 		t.Errorf("table 3 header %s", h)
 	}
-	if r := strings.Join(t3.Rows[0][4:7], ","); r != "66.67,25.00,-" {
+	if r := strings.Join(t3.Rows[0][5:8], ","); r != "66.67,25.00,-" {
 		t.Errorf("table 3 row a %s", r)
 	}
-	if r := strings.Join(t3.Rows[1][4:7], ","); r != "-,50.00,100.00" {
+	if r := strings.Join(t3.Rows[1][5:8], ","); r != "-,50.00,100.00" {
 		t.Errorf("table 3 row b %s", r)
 	}
 
 	// With the f1 metric chosen, the mean is shown but no Wilson interval.
 	t4, _ := Table4(runs, "f1", Wide)
-	if r := t4.Rows[0]; r[3] != "25.00" || r[4] != "-" || r[5] != "25.00" {
+	if r := t4.Rows[0]; r[3] != "0" || r[4] != "25.00" || r[5] != "-" || r[6] != "25.00" {
 		t.Errorf("table 4 f1 row %q: want overall 25.00 without CI", r)
 	}
-	if r := t4.Rows[1]; r[3] != "50.00" || r[4] != "-" {
+	if r := t4.Rows[1]; r[4] != "50.00" || r[5] != "-" {
 		t.Errorf("table 4 score row %q", r)
 	}
 	var term bytes.Buffer

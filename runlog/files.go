@@ -763,6 +763,41 @@ type Judgment struct {
 	// Repeat is which of a judge's repeated verdicts this is (judge spec
 	// repeats=N: 0..N-1); absent in older files, which means 0.
 	Repeat int `json:"repeat,omitempty"`
+	// CountedWrong: an invalid verdict a reader counts as WRONG
+	// (--invalid-as wrong, InvalidAsWrong); never written by a run.
+	CountedWrong bool `json:"counted_wrong,omitempty"`
+}
+
+// Ways a reader treats invalid verdicts (--invalid-as).
+const (
+	// InvalidSkip leaves them out of every figure and counts them (the
+	// default).
+	InvalidSkip = "skip"
+	// InvalidWrong counts them as WRONG, as the papers' scripts do (any
+	// label but exactly CORRECT scores 0), and still counts them.
+	InvalidWrong = "wrong"
+)
+
+// InvalidAsWrong is js with every invalid verdict turned into a WRONG one
+// (score 0) marked CountedWrong, so readers score it and still count it.
+func InvalidAsWrong(js []Judgment) []Judgment {
+	out := make([]Judgment, len(js))
+	for i, j := range js {
+		if j.Invalid {
+			j.Invalid, j.CountedWrong, j.Correct, j.Score = false, true, false, 0
+		}
+		out[i] = j
+	}
+	return out
+}
+
+// CheckInvalidAs refuses an --invalid-as value other than skip or wrong.
+func CheckInvalidAs(v string) error {
+	switch v {
+	case "", InvalidSkip, InvalidWrong:
+		return nil
+	}
+	return fmt.Errorf("--invalid-as %q: give skip (leave invalid verdicts out, counted) or wrong (count them as WRONG, as the papers' scripts do)", v)
 }
 
 // Check refuses a judgment no judge writes: a score outside [0, 1] (or not

@@ -32,6 +32,15 @@ type Run struct {
 	Summary *Summary
 }
 
+// CountInvalidAsWrong makes the run's invalid verdicts WRONG ones marked
+// CountedWrong (--invalid-as wrong): every figure read from it scores
+// them 0 and still counts them as invalid.
+func (r *Run) CountInvalidAsWrong() {
+	r.Lines.Judgments = InvalidAsWrong(r.Lines.Judgments)
+	r.Judgments, r.Invalid = Verdicts(r.Lines.Judgments)
+	r.Summary = nil
+}
+
 // LoadManifest reads DIR/manifest.json.
 func LoadManifest(dir string) (Manifest, error) {
 	var m Manifest

@@ -65,6 +65,9 @@ type Summary struct {
 	// Invalid counts, per judge, verdicts whose model reply held no verdict
 	// even after re-asking; they are left out of that judge's scores.
 	Invalid map[string]int `json:"invalid,omitempty"`
+	// InvalidAsWrong: the invalid verdicts were counted as WRONG (scored
+	// 0, --invalid-as wrong) instead of left out; Invalid still counts them.
+	InvalidAsWrong bool `json:"invalid_as_wrong,omitempty"`
 	// FirstInvalid quotes one such reply per judge.
 	FirstInvalid map[string]string `json:"first_invalid,omitempty"`
 	// CacheDamaged is the manifest's count of damaged cache entries.

@@ -80,6 +80,21 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		if _, ok := ans[j.QuestionID]; !ok {
 			continue
 		}
+		if j.CountedWrong {
+			// Scored as WRONG (--invalid-as wrong), still counted.
+			s.InvalidAsWrong = true
+			invalidOf[j.QuestionID] = append(invalidOf[j.QuestionID], j.Judge)
+			if s.Invalid == nil {
+				s.Invalid = map[string]int{}
+			}
+			s.Invalid[j.Judge]++
+			if s.FirstInvalid == nil {
+				s.FirstInvalid = map[string]string{}
+			}
+			if _, ok := s.FirstInvalid[j.Judge]; !ok {
+				s.FirstInvalid[j.Judge] = clip(j.Raw, 200)
+			}
+		}
 		if verdict[j.QuestionID] == nil {
 			verdict[j.QuestionID] = map[string]float64{}
 		}
@@ -120,7 +135,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	// that verdict, not for work an interruption cut off.
 	invalidOn := map[string]bool{}
 	for _, j := range judgments {
-		if j.Invalid {
+		if j.Invalid || j.CountedWrong {
 			invalidOn[j.QuestionID+"\x00"+j.Judge] = true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/internal/report"
@@ -25,11 +26,19 @@ func Table(s *runlog.Summary) *report.Table {
 	// A paper config run without the paper's prompts says so beside
 	// every figure, not in a note that a copied row would lose.
 	label := s.PaperPrompts.Label()
+	// Only verdict judges give invalid verdicts; with one, the cell is its
+	// count alone.
+	var verdictJudges []string
+	for _, j := range s.Judges {
+		if !slices.Contains(s.Metrics, j) {
+			verdictJudges = append(verdictJudges, j)
+		}
+	}
 	if label != "" {
 		t.Header = append(t.Header, "prompts")
 	}
 	row := func(g runlog.Group) {
-		cells := []any{g.Name, g.N, runlog.InvalidCell(g.Invalid, s.Judges)}
+		cells := []any{g.Name, g.N, runlog.InvalidCell(g.Invalid, verdictJudges)}
 		for _, j := range s.Judges {
 			if v, ok := g.Scores[j]; ok {
 				cell := report.F(v, 2)
@@ -134,6 +143,10 @@ func notes(s *runlog.Summary) []string {
 	}
 	for _, j := range s.Judges {
 		if n := s.Invalid[j]; n > 0 {
+			if s.InvalidAsWrong {
+				notes = append(notes, fmt.Sprintf("INVALID: judge %s gave no verdict on %d of %d questions (e.g. %q); they are counted as WRONG (--invalid-as wrong, as the papers' scripts count any label but CORRECT)", j, n, s.Questions, s.FirstInvalid[j]))
+				continue
+			}
 			notes = append(notes, fmt.Sprintf("INVALID: judge %s gave no verdict on %d of %d questions (e.g. %q); they are left out of its scores (see (n=...)); rerun the same command to re-ask only those", j, n, s.Questions, s.FirstInvalid[j]))
 		}
 	}

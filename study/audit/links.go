@@ -71,6 +71,28 @@ func linkInput(s structmem.Snapshot, y structmem.Synthesis, byID map[string]*str
 	return in, nil
 }
 
+// linkUnit is what the items are: narratives (one per window, no stated
+// dependency), links (older dumps state one per link), or both.
+func linkUnit(items []item) string {
+	narr, links := 0, 0
+	for _, it := range items {
+		if in, ok := it.inputs.(LinkInput); ok && in.Dependency != "" {
+			links++
+		} else {
+			narr++
+		}
+	}
+	switch {
+	case links == 0 && narr == 0:
+		return ""
+	case links == 0:
+		return LinkUnitNarrative
+	case narr == 0:
+		return LinkUnitLink
+	}
+	return LinkUnitMixed
+}
+
 // linkItems lists every synthesis of the dump, grouped by configuration.
 func linkItems(dir string, snaps []structmem.Snapshot) ([]item, error) {
 	var items []item
@@ -128,6 +150,7 @@ func Links(ctx context.Context, dirs []string, opts Options) (*Result, error) {
 			return nil, err
 		}
 		one := newResult(kindLinks, []string{dir}, opts, len(items), len(all), n, dm)
+		one.Unit = linkUnit(all)
 		one.Rows = tally(sortGroups(items), opts.Judges, recs)
 		if err := writeReport(filepath.Join(dir, LinksReport), one); err != nil {
 			return nil, err
@@ -146,6 +169,7 @@ func Links(ctx context.Context, dirs []string, opts Options) (*Result, error) {
 		resumed += n
 	}
 	res := newResult(kindLinks, dirs, opts, len(allAudited), len(allItems), resumed, llm.NewMeter())
+	res.Unit = linkUnit(allItems)
 	res.Usage = usage
 	res.Rows = tally(sortGroups(allAudited), opts.Judges, allRecs)
 	return res, nil

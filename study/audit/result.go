@@ -47,7 +47,26 @@ type Result struct {
 	// Usage is the model calls this invocation made, by judge.
 	Usage   []llm.Tally `json:"usage,omitempty"`
 	Offline bool        `json:"offline"` // every judge is the offline backend
+	// Unit is what a links audit counts (LinkUnitNarrative, LinkUnitLink):
+	// not the paper's unit for narratives, so its table says so.
+	Unit string `json:"unit,omitempty"`
 }
+
+// What one audited synthesis is (Result.Unit).
+const (
+	// LinkUnitNarrative: one narrative per consolidation window, the
+	// synthesis the authors' code writes (docs/structmem.md).
+	LinkUnitNarrative = "narrative per window"
+	// LinkUnitLink: short links, several per window (dumps written before
+	// narratives), the unit of the paper's Table 7.
+	LinkUnitLink = "link"
+	// LinkUnitMixed: dumps of both kinds together.
+	LinkUnitMixed = "narratives and links mixed"
+)
+
+// paperLinkUnit is Table 7's unit as the paper counts it, for the note
+// that sets ours beside it.
+const paperLinkUnit = "the paper's Table 7 counts links, 73 to 131 per conversation (e.g. 982 constrained links judged by gpt-4o-mini over 10 conversations)"
 
 // tally builds the rows: per group (first-seen order), each conversation in
 // id order,
@@ -133,6 +152,15 @@ func wilsonText(c Cell) string {
 	return fmt.Sprintf(" [%s, %s]", report.F(100**c.Lo, 2), report.F(100**c.Hi, 2))
 }
 
+// invalidText is a cell's count of replies with no verdict, beside its
+// counts: " (+N invalid)", "" when none.
+func invalidText(c Cell) string {
+	if c.Unparsed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (+%d invalid)", c.Unparsed)
+}
+
 // Table renders the result in the paper's shape: Table 6 (rows =
 // conversations + overall, columns = judges + mean hallucination rate) for
 // extraction, Table 7 (rows = configuration × conversation, cells
@@ -146,18 +174,24 @@ func (r *Result) Table() *report.Table {
 			line := []string{row.Conversation}
 			for _, j := range r.Judges {
 				c := row.Cells[j]
-				line = append(line, fmt.Sprintf("%s (%d/%d)%s", pct(c.Rate), c.Unsupported, c.Judged, wilsonText(c)))
+				line = append(line, fmt.Sprintf("%s (%d/%d)%s%s", pct(c.Rate), c.Unsupported, c.Judged, wilsonText(c), invalidText(c)))
 			}
 			t.Rows = append(t.Rows, append(line, pct(row.MeanRate)))
 		}
 	} else {
 		t.Title = "Spurious cross-event links (S of T links the judge finds unsupported by the cited events)"
+		switch r.Unit {
+		case LinkUnitNarrative:
+			t.Title = "Spurious cross-event syntheses (S of T narratives, one per consolidation window, the judge finds unsupported by the cited events; not the paper's unit, links)"
+		case LinkUnitMixed:
+			t.Title = "Spurious cross-event syntheses (S of T syntheses the judge finds unsupported by the cited events; narratives and links mixed: not the paper's unit)"
+		}
 		t.Header = append([]string{"Configuration", "Conversation"}, r.Judges...)
 		for _, row := range r.Rows {
 			line := []string{row.Group, row.Conversation}
 			for _, j := range r.Judges {
 				c := row.Cells[j]
-				line = append(line, fmt.Sprintf("%d/%d = %s%s", c.Unsupported, c.Judged, pct(c.Rate), wilsonText(c)))
+				line = append(line, fmt.Sprintf("%d/%d = %s%s%s", c.Unsupported, c.Judged, pct(c.Rate), wilsonText(c), invalidText(c)))
 			}
 			t.Rows = append(t.Rows, line)
 		}
@@ -166,7 +200,10 @@ func (r *Result) Table() *report.Table {
 	if r.Sample > 0 {
 		t.Notes[0] += fmt.Sprintf(" (seeded sample: --sample %d --seed %d)", r.Sample, r.Seed)
 	}
-	t.Notes = append(t.Notes, "overall cells: [Wilson 95% interval, %]")
+	t.Notes = append(t.Notes, "overall cells: [Wilson 95% interval, %]; (+N invalid): judge replies with no SUPPORTED/UNSUPPORTED verdict, left out of S and T")
+	if r.Kind == kindLinks.name && r.Unit != "" && r.Unit != LinkUnitLink {
+		t.Notes = append(t.Notes, "UNIT: T counts syntheses, one narrative per consolidation window (one per LoCoMo session, some 19 to 32 per conversation), each judged as a whole; "+paperLinkUnit+". A narrative with one unsupported claim counts as one spurious synthesis, so these rates are not the paper's rates of the same unit: compare them with the paper only as the share of narratives holding an unsupported claim")
+	}
 	unparsed := 0
 	for _, row := range r.Rows {
 		if row.Conversation == Overall {

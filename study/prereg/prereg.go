@@ -470,6 +470,9 @@ type TestOptions struct {
 	// labelling every line of the report exploratory; without it such
 	// runs are refused (*BeforeLockError).
 	Exploratory bool
+	// InvalidAsWrong pairs invalid verdicts as WRONG (--invalid-as
+	// wrong) instead of leaving them out; they are counted either way.
+	InvalidAsWrong bool
 }
 
 // Test runs a locked plan on finished runs. System paths are resolved
@@ -621,7 +624,7 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 			}
 		}
 		o := analysis.CompareOptions{A: pa, B: pb, JudgeA: p.Judge, JudgeB: p.Judge, Test: h.Kind,
-			Margin: stats.DefaultMargin, Alpha: p.Alpha, Exclude: p.Exclude, AllowMixed: allowMixed}
+			Margin: stats.DefaultMargin, Alpha: p.Alpha, Exclude: p.Exclude, AllowMixed: allowMixed, InvalidAsWrong: opt.InvalidAsWrong}
 		if h.Margin != nil {
 			o.Margin = *h.Margin
 		}
@@ -657,8 +660,10 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		if n := len(j.OnlyInA) + len(j.OnlyInB); n > 0 {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d question ids are judged on one side only (%d missing in %s, %d missing in %s); they are not paired", h.ID, n, len(out.MissingA), h.A, len(out.MissingB), h.B))
 		}
-		if r.InvalidA+r.InvalidB > 0 {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d invalid verdicts in %s and %d in %s (the judge's reply held none) are left out; rerun the judge to re-ask them", h.ID, r.InvalidA, h.A, r.InvalidB, h.B))
+		if r.InvalidA+r.InvalidB > 0 && opt.InvalidAsWrong {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d invalid verdicts in %s and %d in %s (the judge's reply held none) are counted as WRONG (--invalid-as wrong)", h.ID, r.InvalidA, h.A, r.InvalidB, h.B))
+		} else if r.InvalidA+r.InvalidB > 0 {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d invalid verdicts in %s and %d in %s (the judge's reply held none) are left out; rerun the judge to re-ask them, or count them as WRONG with --invalid-as wrong", h.ID, r.InvalidA, h.A, r.InvalidB, h.B))
 		}
 		planned := p.PlannedN
 		if h.PlannedN > 0 {
@@ -893,7 +898,7 @@ func (r *Report) Table() *report.Table {
 		title += " — " + r.PromptLabel
 	}
 	t := &report.Table{Title: title}
-	t.Header = []string{"id", "family", "test", "A vs B", "k* (tokens A / B)", "n", "acc A", "acc B", "statistic", "p", "Holm p", "decision"}
+	t.Header = []string{"id", "family", "test", "A vs B", "k* (tokens A / B)", "n", "invalid A / B", "acc A", "acc B", "statistic", "p", "Holm p", "decision"}
 	num := func(p *float64, d int) string {
 		if p == nil {
 			return "-"
@@ -902,14 +907,14 @@ func (r *Report) Table() *report.Table {
 	}
 	for _, o := range r.Outcomes {
 		if o.Slot {
-			t.Add(o.ID, o.Family, "-", "-", "-", "-", "-", "-", "-", "1", "1", o.Decision)
+			t.Add(o.ID, o.Family, "-", "-", "-", "-", "-", "-", "-", "-", "1", "1", o.Decision)
 			continue
 		}
 		test := "McNemar exact (min discordant)"
 		if o.Kind == NonInferiority {
 			test = fmt.Sprintf("NI t, diff %s, LB %s", num(o.MeanDiff, 2), num(o.LowerBound, 2))
 		}
-		t.Add(o.ID, o.Family, test, o.A+" vs "+o.B, o.kstarCell(), o.N, report.F(o.AccuracyA, 2), report.F(o.AccuracyB, 2), num(o.Statistic, 3), pFmt(o.P), pFmt(o.HolmP), o.Decision)
+		t.Add(o.ID, o.Family, test, o.A+" vs "+o.B, o.kstarCell(), o.N, fmt.Sprintf("%d / %d", o.InvalidA, o.InvalidB), report.F(o.AccuracyA, 2), report.F(o.AccuracyB, 2), num(o.Statistic, 3), pFmt(o.P), pFmt(o.HolmP), o.Decision)
 	}
 	for _, o := range r.Outcomes {
 		if k := o.KStar; k != nil {

@@ -107,6 +107,7 @@ note says so.`,
 	cliflag.Float64(c, &o.Alpha, "alpha", 0.05, 1e-6, 0.5, "level of the tests (one-sided for non-inferiority)")
 	cliflag.ExcludeGroups(c, &o.Exclude, []string{analysis.Abstaining}, "drop questions of these groups, as the summaries name them (abstention = every question whose right answer is to decline; none = keep all)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "compare runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")
+	cliflag.InvalidAs(c, &o.InvalidAsWrong)
 	cliflag.JSON(c, &o.JSON)
 	return c
 }
@@ -176,7 +177,7 @@ func warn(w io.Writer, o analysis.CompareOptions, excludeGiven bool, j *analysis
 		name, run, judge string
 		ids              []string
 	}{{"A", o.A, j.JudgeA, j.InvalidA}, {"B", o.B, j.JudgeB, j.InvalidB}} {
-		if len(side.ids) > 0 {
+		if len(side.ids) > 0 && !j.InvalidAsWrong {
 			fmt.Fprintf(w, "compare: %s\n", InvalidNote(side.name, side.run, side.judge, side.ids))
 		}
 	}
@@ -224,7 +225,7 @@ func Print(w io.Writer, o analysis.CompareOptions, j *analysis.Join, r analysis.
 			fmt.Fprintf(tw, "%s\t%s (judge %s)\taccuracy %.2f\n", side.name, side.run, side.judge, side.acc)
 		}
 	}
-	fmt.Fprintf(tw, "n\t%d\t\n", r.N)
+	fmt.Fprintf(tw, "n\t%d\tinvalid: %d in A, %d in B\n", r.N, r.InvalidA, r.InvalidB)
 	fmt.Fprintf(tw, "\tB correct\tB wrong\n")
 	fmt.Fprintf(tw, "A correct\t%d\t%d\n", r.Both, r.OnlyA)
 	fmt.Fprintf(tw, "A wrong\t%d\t%d\n", r.OnlyB, r.Neither)
@@ -247,8 +248,11 @@ func Print(w io.Writer, o analysis.CompareOptions, j *analysis.Join, r analysis.
 	if r.PartialA+r.PartialB > 0 {
 		fmt.Fprintf(w, "note: PARTIAL verdicts (%d in A, %d in B) are worth 0.5 in the scores and the non-inferiority test; McNemar, the table above and kappa need binary outcomes and count them as wrong\n", r.PartialA, r.PartialB)
 	}
-	if r.InvalidA+r.InvalidB > 0 {
-		fmt.Fprintf(w, "note: invalid verdicts left out: %d in A, %d in B (the judge's reply held no verdict)\n", r.InvalidA, r.InvalidB)
+	switch {
+	case r.InvalidA+r.InvalidB > 0 && r.InvalidAsWrong:
+		fmt.Fprintf(w, "note: invalid verdicts counted as WRONG (--invalid-as wrong, as the papers' scripts count any label but CORRECT): %d in A, %d in B (the judge's reply held no verdict)\n", r.InvalidA, r.InvalidB)
+	case r.InvalidA+r.InvalidB > 0:
+		fmt.Fprintf(w, "note: invalid verdicts left out: %d in A, %d in B (the judge's reply held no verdict; --invalid-as wrong counts them as WRONG)\n", r.InvalidA, r.InvalidB)
 	}
 	for _, n := range r.PeerSettings {
 		fmt.Fprintf(w, "note: %s\n", n)

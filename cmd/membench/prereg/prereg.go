@@ -76,7 +76,7 @@ defined) enters as "not run, p = 1".`,
 	lock.Flags().BoolVar(&allowPromptMismatch, "allow-prompt-mismatch", false, "register prompt files whose sha256 is not the one the plan pins (paper_prompts:), every line of the test labelled")
 	cliflag.Runs(lock, &lockDirs, "the runs directory 'prereg test --run' will read; the lock goes there (default: "+prereg.DefaultLockDir+")", "runs-dir")
 	var runs []string
-	var asJSON, allowMixed, exploratory bool
+	var asJSON, allowMixed, exploratory, invalidAsWrong bool
 	test := &cobra.Command{
 		Use:   "test FILE",
 		Short: "Run the locked plan's tests on finished runs",
@@ -89,7 +89,7 @@ defined) enters as "not run, p = 1".`,
 			if err != nil {
 				return err
 			}
-			rep, err := prereg.TestWith(args[0], runsDir, prereg.TestOptions{AllowMixed: allowMixed, Exploratory: exploratory})
+			rep, err := prereg.TestWith(args[0], runsDir, prereg.TestOptions{AllowMixed: allowMixed, Exploratory: exploratory, InvalidAsWrong: invalidAsWrong})
 			if err != nil {
 				var ch *prereg.ChangedError
 				if errors.As(err, &ch) {
@@ -105,6 +105,7 @@ defined) enters as "not run, p = 1".`,
 	}
 	cliflag.Runs(test, &runs, "directory the plan's system paths are relative to, and where its lock is (default lock directory: "+prereg.DefaultLockDir+")", "runs-dir")
 	cliflag.JSON(test, &asJSON)
+	cliflag.InvalidAs(test, &invalidAsWrong)
 	test.Flags().BoolVar(&allowMixed, "allow-mixed", false, "test hypotheses on runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")
 	test.Flags().BoolVar(&exploratory, "exploratory", false, "test runs that started before the plan was locked; every line and the JSON say EXPLORATORY (not a pre-registered result)")
 	c.AddCommand(lock, test)

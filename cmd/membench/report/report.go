@@ -32,6 +32,8 @@ type Options struct {
 	JSON   bool     // print ReportJSON instead of tables
 	// AllowMixed shows runs whose manifests differ side by side, with a warning.
 	AllowMixed bool
+	// InvalidAsWrong scores invalid verdicts as WRONG (--invalid-as wrong).
+	InvalidAsWrong bool
 	// Wide prints every column in the terminal too (markdown and CSV
 	// always have them).
 	Wide bool
@@ -112,6 +114,7 @@ leaves them out (docs/answer-keys.md).`,
 	f.StringVar(&o.Format, "format", "terminal", "terminal, markdown or csv")
 	f.StringVar(&o.Table, "table", "all", "which table: 2, 3, 4, dollars or all")
 	f.StringVar(&o.Prices, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table")
+	cliflag.InvalidAs(c, &o.InvalidAsWrong)
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "show runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends) side by side, with a warning")
 	f.BoolVar(&o.Wide, "wide", false, "terminal: every column (run ids, input/output tokens, dataset, questions, embedder, backend, status) instead of fitting 120 columns")
 	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
@@ -192,6 +195,9 @@ func Run(ctx context.Context, o *Options) error {
 		r, err := summary.Load(d)
 		if err != nil {
 			return clierr.AsBad(err)
+		}
+		if o.InvalidAsWrong {
+			r.CountInvalidAsWrong()
 		}
 		loaded = append(loaded, r)
 	}

@@ -69,10 +69,10 @@ func TestReportCommand(t *testing.T) {
 	}
 	// Sorted by system: preds, structmem, turns-cosine, turns-rerank.
 	want := [][]string{
-		{"a-preds", "preds", "4", "25.00", "[4.6, 69.9]", "-", "-", "25.00", "-", "-", "-", "-", "-", "-", "-", "-", "-", "4", "-", "-", "complete"},
-		{"z-struct", "structmem", "10", "70.00", "[39.7, 89.2]", "-", "-", "70.00", "-", "2.000", "0.500", "2.500", "7", "3.5", "-", "-", "-", "10", "-", "-", "complete"},
-		{"m-cos", "turns-cosine k=3 (offline)", "5", "100.00", "[56.6, 100.0]", "-", "-", "100.00", "-", "-", "-", "-", "-", "-", "-", "-", "-", "5", "-", "offline", "complete"},
-		{"r-rerank", "turns-rerank k=3", "5", "80.00", "[37.6, 96.4]", "-", "-", "80.00", "-", "-", "-", "-", "-", "-", "150", "0.020", "-", "5", "-", "-", "complete"},
+		{"a-preds", "preds", "4", "0", "25.00", "[4.6, 69.9]", "-", "-", "25.00", "-", "-", "-", "-", "-", "-", "-", "-", "-", "4", "-", "-", "complete"},
+		{"z-struct", "structmem", "10", "0", "70.00", "[39.7, 89.2]", "-", "-", "70.00", "-", "2.000", "0.500", "2.500", "7", "3.5", "-", "-", "-", "10", "-", "-", "complete"},
+		{"m-cos", "turns-cosine k=3 (offline)", "5", "0", "100.00", "[56.6, 100.0]", "-", "-", "100.00", "-", "-", "-", "-", "-", "-", "-", "-", "-", "5", "-", "offline", "complete"},
+		{"r-rerank", "turns-rerank k=3", "5", "0", "80.00", "[37.6, 96.4]", "-", "-", "80.00", "-", "-", "-", "-", "-", "-", "150", "0.020", "-", "5", "-", "-", "complete"},
 	}
 	for i, w := range want {
 		if strings.Join(rows[i+1], "|") != strings.Join(w, "|") {
@@ -81,7 +81,7 @@ func TestReportCommand(t *testing.T) {
 	}
 
 	out, err = run("--runs", filepath.Join(root, "z-*"), "--table", "4", "--format", "markdown")
-	if err != nil || !strings.Contains(out, "| z-struct | structmem | 10 | 70.00 | [39.7, 89.2] | - | - | 70.00 | - | - | 10 | - | - | complete |") {
+	if err != nil || !strings.Contains(out, "| z-struct | structmem | 10 | 0 | 70.00 | [39.7, 89.2] | - | - | 70.00 | - | - | 10 | - | - | complete |") {
 		t.Errorf("markdown table 4 (%v):\n%s", err, out)
 	}
 	out, err = run("--runs", root)
@@ -104,7 +104,7 @@ func TestReportWithOptions(t *testing.T) {
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "| a | structmem | 4 |") || !strings.Contains(out.String(), "75.00") {
+	if !strings.Contains(out.String(), "| a | structmem | 4 | 0 |") || !strings.Contains(out.String(), "75.00") {
 		t.Errorf("table 3:\n%s", out.String())
 	}
 	o.Table = "9"
