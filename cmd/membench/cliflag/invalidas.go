@@ -32,4 +32,4 @@ func (v *invalidAsValue) Set(s string) error {
 	return nil
 }
 
-func (v *invalidAsValue) Type() string { return "skip|wrong" }
+func (v *invalidAsValue) Type() string { return "HOW" }
