@@ -24,6 +24,74 @@ type Side struct {
 type Difference struct {
 	Field  string   `json:"field"`
 	Values []string `json:"values"` // "run: value", one per run
+	// runs and vals are Values apart, for the refusal's short form; opts
+	// are the differing system options' values, one list per option
+	// (runs' order), for an options difference.
+	runs, vals []string
+	opts       map[string][]string
+}
+
+// brief is the difference in a few words: each value once, after the
+// first run that has it and how many others share it (briefValues). An
+// options difference names the options and lists the values of the one
+// with the fewest: the value most runs share, and the runs that stray.
+func (d Difference) brief() string {
+	if len(d.runs) == 0 {
+		return d.String()
+	}
+	if len(d.opts) == 0 {
+		return d.Field + " differs (" + strings.Join(briefValues(d.runs, d.vals), "; ") + ")"
+	}
+	keys := slices.Sorted(maps.Keys(d.opts))
+	odd := keys[0]
+	for _, k := range keys {
+		if distinct(d.opts[k]) < distinct(d.opts[odd]) {
+			odd = k
+		}
+	}
+	var vals []string
+	for _, v := range d.opts[odd] {
+		vals = append(vals, odd+"="+v)
+	}
+	sys, _, _ := strings.Cut(d.Field, " ")
+	return fmt.Sprintf("%s runs differ in %s, where one option may differ, the one compared (%s)", sys, strings.Join(keys, " and "), strings.Join(briefValues(d.runs, vals), "; "))
+}
+
+func distinct(xs []string) int {
+	seen := map[string]bool{}
+	for _, x := range xs {
+		seen[x] = true
+	}
+	return len(seen)
+}
+
+// briefValues lists each value once after the first run that has it and
+// how many others share it: at most three values, a long one cut.
+func briefValues(runs, vals []string) []string {
+	var order []string
+	by := map[string][]string{}
+	for i, v := range vals {
+		if by[v] == nil {
+			order = append(order, v)
+		}
+		by[v] = append(by[v], runs[i])
+	}
+	const most, long = 3, 60
+	var parts []string
+	for _, v := range order[:min(most, len(order))] {
+		who := by[v][0]
+		if n := len(by[v]) - 1; n > 0 {
+			who += fmt.Sprintf(" and %d more", n)
+		}
+		if r := []rune(v); len(r) > long {
+			v = string(r[:long-1]) + "…"
+		}
+		parts = append(parts, who+": "+v)
+	}
+	if n := len(order) - most; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d more values", n))
+	}
+	return parts
 }
 
 func (d Difference) String() string {
@@ -215,13 +283,16 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 		if len(differ) == 0 || (vary == nil && len(differ) == 1) {
 			continue
 		}
-		var list []string
+		var list, runs, vals []string
+		byOpt := map[string][]string{}
 		for _, s := range group {
 			var kv []string
 			for _, k := range differ {
 				kv = append(kv, k+"="+opts(s.Manifest)[k])
+				byOpt[k] = append(byOpt[k], opts(s.Manifest)[k])
 			}
 			list = append(list, s.Label+": "+strings.Join(kv, ","))
+			runs, vals = append(runs, s.Label), append(vals, strings.Join(kv, ","))
 		}
 		field := sys + " options"
 		if vary != nil {
@@ -229,7 +300,7 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 		} else {
 			field += " (runs of one system may differ in one option, the one compared)"
 		}
-		out = append(out, Difference{Field: field, Values: list})
+		out = append(out, Difference{Field: field, Values: list, runs: runs, vals: vals, opts: byOpt})
 	}
 	return out
 }
@@ -258,7 +329,7 @@ func PeerNote(d Difference) string {
 func splitFacets(sides []Side, judges []string) (mixed, peer []Difference) {
 	for _, f := range facets {
 		all, own := map[string]bool{}, map[string]bool{}
-		var list []string
+		var list, runs, vals []string
 		for _, s := range sides {
 			if s.Manifest == nil {
 				continue
@@ -272,12 +343,13 @@ func splitFacets(sides []Side, judges []string) (mixed, peer []Difference) {
 				own[v] = true
 			}
 			list = append(list, s.Label+": "+v)
+			runs, vals = append(runs, s.Label), append(vals, v)
 		}
 		switch {
 		case len(own) > 1:
-			mixed = append(mixed, Difference{Field: f.name, Values: list})
+			mixed = append(mixed, Difference{Field: f.name, Values: list, runs: runs, vals: vals})
 		case len(all) > 1:
-			peer = append(peer, Difference{Field: f.name, Values: list})
+			peer = append(peer, Difference{Field: f.name, Values: list, runs: runs, vals: vals})
 		}
 	}
 	return mixed, peer
@@ -287,11 +359,26 @@ func splitFacets(sides []Side, judges []string) (mixed, peer []Difference) {
 type MixedError struct{ Diffs []Difference }
 
 func (e *MixedError) Error() string {
+	return "runs are not comparable: " + e.Brief() + "; compare runs made the same way, or pass --allow-mixed to show them side by side with a warning"
+}
+
+// Brief names the differences in one short line: the first two in full
+// (Difference.brief), the others by their field.
+func (e *MixedError) Brief() string {
+	const most = 2
 	var parts []string
-	for _, d := range e.Diffs {
-		parts = append(parts, d.String())
+	for _, d := range e.Diffs[:min(most, len(e.Diffs))] {
+		parts = append(parts, d.brief())
 	}
-	return "runs are not comparable: " + strings.Join(parts, "; ") + "; compare runs made the same way, or pass --allow-mixed to show them side by side with a warning"
+	if len(e.Diffs) > most {
+		var rest []string
+		for _, d := range e.Diffs[most:] {
+			f, _, _ := strings.Cut(d.Field, " (")
+			rest = append(rest, f)
+		}
+		parts = append(parts, "also "+strings.Join(rest, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // BadInput marks the refusal as the user's input (exit code 2).

@@ -277,25 +277,20 @@ func fit(t *report.Table, v View) *report.Table {
 	return t
 }
 
-// labels are the brief view's row labels: system and k, "(offline)" only
-// when the rows differ in it (the title says so when every row is
-// offline), "(incomplete)" for runs that did not finish, and the run id's
-// last part where two rows would otherwise read the same.
+// labels are the brief view's row labels: system, k and what else sets
+// the run apart from the other rows (Labels, the view's too),
+// "(offline)" only when the rows differ in it (the title says so when
+// every row is offline), "(incomplete)" for runs that did not finish.
 func labels(runs []*runlog.Run) (rows []string, allOffline bool) {
 	allOffline = len(runs) > 0
-	for _, r := range runs {
-		allOffline = allOffline && offlineMark(r) == " (offline)"
-	}
-	count := map[string]int{}
-	for _, r := range runs {
-		rows = append(rows, baseLabel(r))
-		count[baseLabel(r)]++
-	}
+	ms := make([]runlog.Manifest, len(runs))
+	ids := make([]string, len(runs))
 	for i, r := range runs {
-		if count[rows[i]] > 1 {
-			id := r.ID()
-			rows[i] += " #" + id[strings.LastIndex(id, "-")+1:]
-		}
+		allOffline = allOffline && offlineMark(r) == " (offline)"
+		ms[i], ids[i] = r.Manifest, r.ID()
+	}
+	rows = Labels(ms, ids)
+	for i, r := range runs {
 		if !allOffline {
 			rows[i] += offlineMark(r)
 		}
