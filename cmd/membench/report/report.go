@@ -3,6 +3,8 @@ package report
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -26,7 +28,7 @@ import (
 type Options struct {
 	Runs   []string // run directories, globs or directories of runs
 	Format string   // terminal, markdown or csv
-	Table  string   // 2, 3, 4, dollars or all
+	Table  string   // 2, 3, 4, dollars or all ("": all, or Table 2 alone for each group of a results folder)
 	Prices string   // a prices file laid over the default table ("": the default)
 	Judge  string   // "" = the runs' primary judge
 	JSON   bool     // print ReportJSON instead of tables
@@ -48,6 +50,8 @@ type Options struct {
 	ByImage       bool
 	ExcludeImages bool
 	Home          string // MEMBENCH_HOME: where the audited key is installed
+
+	table2Only bool // each group of a results folder gets Table 2 alone
 }
 
 // NewCmd returns the report command.
@@ -79,8 +83,17 @@ prints a warning line. --judge NAME defaults to the runs' primary judge
 (each run's first verdict judge; f1 when runs have only metrics; the one
 most runs share when they differ). Rows of offline runs are marked
 "(offline)" (the title says so when all are). --run takes run directories, globs, or a directory holding run
-directories (default: results); rows are ordered by system, then k. With --format
+directories (default: results); rows are ordered by system, then k, and
+labelled by what sets each run apart from the others. With --format
 csv and --table all, the tables are separated by a blank line.
+
+The runs of a folder (no --run, or --run naming the folder holding them)
+are split into groups of comparable runs: the same dataset file, question
+set, primary judge and answer key. Each group is reported under a heading
+with its run count (Table 2 alone unless --table is given), groups with
+the most runs first; a group whose runs still differ (embedder, models,
+backends) is refused under its heading (exit 2) unless --allow-mixed.
+Runs named one by one or by a glob are one table, refused when they differ.
 
 --answer-key KEYS (LoCoMo: published, audited or a key file, comma-separated)
 prints instead one row per run and key with the declining groups (LoCoMo
@@ -98,6 +111,9 @@ leaves them out (docs/answer-keys.md).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Runs = append(o.Runs, args...)
+			if !cmd.Flags().Changed("table") {
+				o.Table = ""
+			}
 			o.Out, o.Home = cmd.OutOrStdout(), clienv.Host(cmd.Context()).Home
 			err := Run(cmd.Context(), o)
 			if len(args) > 0 && clierr.Code(err) == 2 && strings.Contains(err.Error(), "--run ") {
@@ -202,10 +218,6 @@ func Run(ctx context.Context, o *Options) error {
 		loaded = append(loaded, r)
 	}
 	analysis.SortRuns(loaded)
-	if (o.Table == "all" || o.Table == "") && analysis.HasRepeats(loaded) {
-		builders = append(builders, analysis.RepeatsTable)
-	}
-	j := analysis.ChooseJudge(loaded, o.Judge)
 	if o.Judge != "" {
 		found := false
 		for _, r := range loaded {
@@ -215,6 +227,113 @@ func Run(ctx context.Context, o *Options) error {
 			return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", o.Judge, len(loaded), loaded[0].Manifest.Judges)
 		}
 	}
+	// A caveat shared by several tables is printed under the first only.
+	seen := map[string]bool{}
+	groups := o.groups(loaded)
+	if len(groups) == 1 {
+		err := writeGroup(o, groups[0].runs, builders, seen)
+		var me *analysis.MixedError
+		if errors.As(err, &me) {
+			if n := len(analysis.GroupRuns(loaded)); n > 1 {
+				return clierr.Bad("%v; they fall in %d groups of comparable runs (dataset, question set, primary judge, answer key): give their folder (--run DIR) to report each group apart", err, n)
+			}
+		}
+		return err
+	}
+	if o.JSON || o.keysWanted() {
+		return clierr.Bad("the %d runs under %s fall in %d groups of comparable runs (dataset, question set, primary judge, answer key); --json, --answer-key, --by-image and --exclude-image-questions take one: pick its runs with --run (membench report alone prints every group's tables)", len(loaded), strings.Join(o.Runs, " "), len(groups))
+	}
+	if o.Table == "" {
+		// Every table of every group would bury the answer: Table 2 (and
+		// the false-accept table asked for) per group.
+		builders = append(builders[:1], builders[4:]...)
+		o.table2Only = true
+	}
+	refused := 0
+	for i, g := range groups {
+		if i > 0 {
+			fmt.Fprintln(o.Out)
+		}
+		if err := heading(o, g.name); err != nil {
+			return err
+		}
+		err := writeGroup(o, g.runs, builders, seen)
+		var me *analysis.MixedError
+		if errors.As(err, &me) {
+			refused++
+			fmt.Fprintln(o.Out, "not reported, the runs are not comparable: "+me.Brief())
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if o.Table == "" && o.Format != "csv" {
+		fmt.Fprintln(o.Out)
+		line := fmt.Sprintf("%d groups of comparable runs (the same dataset file, question set, primary judge and answer key), each with Table 2; --table all (or 3, 4, dollars) prints the others, --run DIR one group's runs", len(groups))
+		for _, l := range tables.Wrap(line, tables.TerminalWidth) {
+			fmt.Fprintln(o.Out, l)
+		}
+	}
+	if refused > 0 {
+		return clierr.Bad("%d of the %d groups not reported: their runs are not comparable (said under each); compare runs made the same way, or pass --allow-mixed to show them side by side with a warning", refused, len(groups))
+	}
+	return nil
+}
+
+// runGroup is one group of comparable runs and its heading.
+type runGroup struct {
+	name string
+	runs []*runlog.Run
+}
+
+// groups splits a results folder's runs into groups of comparable runs
+// (analysis.Groups), each reported apart. Runs named one by one or by a
+// glob are one group: the user chose them to be put side by side.
+func (o *Options) groups(runs []*runlog.Run) []runGroup {
+	all := []runGroup{{runs: runs}}
+	for _, a := range o.Runs {
+		if strings.ContainsAny(a, "*?[") || runlog.IsRunDir(a) {
+			return all
+		}
+	}
+	gs := analysis.GroupRuns(runs)
+	if len(gs) < 2 {
+		return all
+	}
+	var out []runGroup
+	for _, g := range gs {
+		rg := runGroup{name: g.Name + ": " + g.Size()}
+		for _, i := range g.Runs {
+			rg.runs = append(rg.runs, runs[i])
+		}
+		out = append(out, rg)
+	}
+	return out
+}
+
+// heading names a group above its tables, in the table format's way.
+func heading(o *Options, name string) error {
+	var err error
+	switch o.Format {
+	case "markdown", "md":
+		_, err = fmt.Fprintf(o.Out, "## %s\n\n", name)
+	case "csv":
+		w := csv.NewWriter(o.Out)
+		w.Write([]string{"group: " + name})
+		w.Flush()
+		err = w.Error()
+	default:
+		_, err = fmt.Fprintf(o.Out, "== %s ==\n", name)
+	}
+	return err
+}
+
+// writeGroup prints the tables of runs that are put side by side: it
+// refuses them (a *analysis.MixedError) unless they are comparable or
+// --allow-mixed is given.
+func writeGroup(o *Options, loaded []*runlog.Run, builders []func([]*runlog.Run, string, analysis.View) (*tables.Table, error), seen map[string]bool) error {
+	j := analysis.ChooseJudge(loaded, o.Judge)
 	mixed, err := analysis.CheckComparable(analysis.SidesOf(loaded), o.AllowMixed, j)
 	if err != nil {
 		return err
@@ -257,8 +376,9 @@ func Run(ctx context.Context, o *Options) error {
 			fmt.Fprintln(out, l)
 		}
 	}
-	// A caveat shared by several tables is printed under the first only.
-	seen := map[string]bool{}
+	if (o.Table == "all" || o.Table == "") && !o.table2Only && analysis.HasRepeats(loaded) {
+		builders = append(builders[:len(builders):len(builders)], analysis.RepeatsTable)
+	}
 	for i, b := range builders {
 		t, err := b(loaded, j, view)
 		if err != nil {

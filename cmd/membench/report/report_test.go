@@ -271,3 +271,66 @@ func TestReportUnquotedGlobHint(t *testing.T) {
 		t.Errorf("the quoted pattern (%v):\n%s", err, out)
 	}
 }
+
+// groupRun writes a run of system at k on dataset (its file's hash sha)
+// with n questions, right of them correct under the primary judge llm.
+func groupRun(t *testing.T, dir, dataset, sha, embedder, system string, k, n, right int) {
+	t.Helper()
+	r := runlogtest.New(system, k, "llm")
+	r.Manifest.Dataset, r.Manifest.DatasetSHA256, r.Manifest.QuestionSetSHA256, r.Manifest.Embedder = dataset, sha, sha+"-questions", embedder
+	r.Scored(n, right, 4).Write(t, dir)
+}
+
+// With no --run, the runs under ./results are reported group by group of
+// comparable runs: a heading naming the group with its run count, Table
+// 2 of its runs labelled by what sets them apart; a group whose runs
+// still differ is refused under its heading in one short line, and the
+// command ends with exit 2 saying so. Runs named one by one that fall in
+// several groups are refused in one line that points to the folder.
+func TestReportGroupsAResultsFolder(t *testing.T) {
+	t.Chdir(t.TempDir())
+	groupRun(t, "results/s1", "sample", "bbbb", "hashed", "turns-cosine", 1, 19, 5)
+	groupRun(t, "results/s2", "sample", "bbbb", "hashed", "turns-cosine", 3, 19, 8)
+	groupRun(t, "results/s3", "sample", "bbbb", "hashed", "fullcontext", 0, 19, 9)
+	groupRun(t, "results/l1", "locomo", "aaaa", "hashed", "turns-cosine", 3, 10, 2)
+	groupRun(t, "results/l2", "locomo", "aaaa", "hashed", "turns-cosine", 10, 10, 4)
+	groupRun(t, "results/m1", "longmemeval", "cccc", "hashed", "turns-cosine", 3, 6, 1)
+	groupRun(t, "results/m2", "longmemeval", "cccc", "use-lite", "turns-cosine", 3, 6, 2)
+
+	out, err := run()
+	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "1 of the 3 groups not reported") {
+		t.Errorf("err %v (exit %d), want exit 2 naming the group not reported", err, clierr.Code(err))
+	}
+	for _, want := range []string{
+		"== sample bbbb · 19 questions · judge llm: 3 runs ==",
+		"== locomo aaaa · 10 questions · judge llm: 2 runs ==",
+		"== longmemeval cccc · 6 questions · judge llm: 2 runs ==\nnot reported, the runs are not comparable: embedder differs (m1: hashed; m2: use-lite)\n",
+		"│ turns-cosine │ 19 │ 42.11", "│ k=3          │", "│ fullcontext  │ 19 │ 47.37",
+		"3 groups of comparable runs",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "Table 2 shape"); n != 2 || strings.Contains(out, "Table 3 shape") || strings.Index(out, "sample bbbb") > strings.Index(out, "locomo aaaa") {
+		t.Errorf("%d Table 2s, want one per comparable group, the biggest group first, and no other table:\n%s", n, out)
+	}
+	if all, _ := run("--table", "all"); strings.Count(all, "Table 3 shape") != 2 {
+		t.Errorf("--table all: want every table of each group:\n%s", all)
+	}
+	if md, _ := run("--format", "markdown"); !strings.Contains(md, "## locomo aaaa · 10 questions · judge llm: 2 runs\n") {
+		t.Errorf("markdown headings:\n%s", md)
+	}
+	if out, err := run("--json"); clierr.Code(err) != 2 || !strings.Contains(err.Error(), "fall in 3 groups") {
+		t.Errorf("--json over several groups: %v\n%s", err, out)
+	}
+	if out, err := run("--allow-mixed", "--table", "2"); err != nil || strings.Count(out, "WARNING (--allow-mixed)") != 1 || strings.Count(out, "Table 2 shape") != 3 {
+		t.Errorf("--allow-mixed: %v\n%s", err, out)
+	}
+
+	_, err = run("--run", "results/s1", "--run", "results/l1", "--run", "results/m2")
+	msg := err.Error()
+	if clierr.Code(err) != 2 || strings.Contains(msg, "\n") || len(msg) > 600 || !strings.Contains(msg, "dataset differs (s1: sample sha256:bbbb; l1: locomo sha256:aaaa; m2: longmemeval sha256:cccc)") || !strings.Contains(msg, "fall in 3 groups") {
+		t.Errorf("runs of three groups named one by one: %d characters (exit %d): %s", len(msg), clierr.Code(err), msg)
+	}
+}
