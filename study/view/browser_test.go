@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,43 +16,18 @@ import (
 	"github.com/membench/membench/analysis"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/testutil/browsertest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/view"
 	"github.com/membench/membench/summary"
 	_ "github.com/membench/membench/systems/all"
 )
 
-// chromium finds Debian's chromium; the browser tests skip without it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run does it): the browser test needs a real browser")
-	return ""
-}
+func chromium(t *testing.T) string { return browsertest.Chromium(t) }
 
 // browser starts a headless chromium with a fresh profile.
 func browser(t *testing.T, exe string) (context.Context, context.CancelFunc) {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 1000),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	return ctx, func() { cancel(); acancel() }
+	return browsertest.Start(t, exe, 1400, 1000)
 }
 
 // serve builds the view of dirs and serves it on a free loopback port.
@@ -98,13 +72,7 @@ func sampleRun(t *testing.T, results, system string) string {
 	return harnessDir(t, cfg)
 }
 
-func screenshotDir(t *testing.T) string {
-	// MEMBENCH_SCREENSHOTS=docs refreshes the README's pictures.
-	if d := os.Getenv("MEMBENCH_SCREENSHOTS"); d != "" {
-		return d
-	}
-	return t.TempDir()
-}
+func screenshotDir(t *testing.T) string { return browsertest.ScreenshotDir(t) }
 
 func TestBrowserQuestionPageAndAB(t *testing.T) {
 	exe := chromium(t)

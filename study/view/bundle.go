@@ -12,9 +12,13 @@ package view
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/datasets"
@@ -29,17 +33,27 @@ import (
 type Bundle struct {
 	Generated string           `json:"generated"`
 	Runs      []*RunView       `json:"runs"`
+	Groups    []*GroupView     `json:"groups"`
 	Convs     map[string]*Conv `json:"convs"` // key: dataset sha prefix + "/" + conversation id
 	Pairs     []*Pair          `json:"pairs"`
 	// MaxPairRuns is the most runs whose every pair is made.
 	MaxPairRuns int `json:"max_pair_runs"`
 }
 
+// GroupView is one group of comparable runs (analysis.Groups): the
+// landing page gives each its own table.
+type GroupView struct {
+	Name    string `json:"name"`    // dataset, questions, primary judge, answer key
+	Dataset string `json:"dataset"` // the dataset's name, which tells runs of several groups apart
+	Runs    []int  `json:"runs"`    // indices into Bundle.Runs
+}
+
 // RunView is one run as the pages show it.
 type RunView struct {
 	ID       string      `json:"id"`
 	Dir      string      `json:"dir"`
-	Label    string      `json:"label"` // system and what sets the run apart from the others shown
+	Label    string      `json:"label"` // system and what sets the run apart from the others of its group
+	Group    int         `json:"group"` // index into Bundle.Groups
 	Head     *Headline   `json:"head"`
 	NQ       int         `json:"nq"` // answered questions (Qs is left out of the page's first data)
 	System   string      `json:"system"`
@@ -238,11 +252,14 @@ type Pair struct {
 type Options struct {
 	Home   string        // MEMBENCH_HOME, for fetched dataset files
 	Prices *prices.Table // nil: prices.Default()
+
+	progress func() // called as each run is read (Start counts them)
 }
 
 // MaxPairRuns caps the runs whose every pair gets an A/B page: pairs grow
-// with the square of the runs; beyond it only pairs with the first run
-// are made.
+// with the square of the runs. A view of more runs pairs runs of one
+// group only, and in a group of more runs than this only its first run
+// with each other.
 const MaxPairRuns = 8
 
 // Build loads the runs and everything the pages need.
@@ -251,41 +268,106 @@ func Build(dirs []string, opt Options) (*Bundle, error) {
 	if opt.Prices == nil {
 		opt.Prices = prices.Default()
 	}
-	var ms []runlog.Manifest
-	var ids []string
-	for _, d := range dirs {
-		rv, m, err := loadRun(d, b, opt)
-		if err != nil {
-			return nil, err
-		}
-		b.Runs = append(b.Runs, rv)
-		ms, ids = append(ms, m), append(ids, rv.ID)
-	}
-	for i, l := range labels(ms, ids) {
-		b.Runs[i].Label = l
-	}
+	ms := make([]runlog.Manifest, len(dirs))
+	ids := make([]string, len(dirs))
+	b.Runs = make([]*RunView, len(dirs))
 	// compare's sources, read once per run: a run without verdicts has no
 	// A/B page.
 	srcs := make([]*analysis.Source, len(dirs))
+	// Runs are read side by side; conversations are added once per
+	// dataset file, which the first run of it reads.
+	convs := &convCache{files: map[string]*convFile{}}
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, d := range dirs {
-		if len(b.Runs[i].Judges) > 0 {
-			if s, err := analysis.LoadSource(d); err == nil {
-				srcs[i] = s
+		g.Go(func() error {
+			rv, m, err := loadRun(d, b, convs, opt)
+			if err != nil {
+				return err
 			}
-		}
+			b.Runs[i], ms[i], ids[i] = rv, m, rv.ID
+			if len(rv.Judges) > 0 {
+				if s, err := analysis.LoadSource(d); err == nil {
+					srcs[i] = s
+				}
+			}
+			if opt.progress != nil {
+				opt.progress()
+			}
+			return nil
+		})
 	}
-	for i := range b.Runs {
-		for j := i + 1; j < len(b.Runs); j++ {
-			if i > 0 && len(b.Runs) > MaxPairRuns {
-				break
-			}
-			b.Pairs = append(b.Pairs, comparePairs(srcs, b.Runs, i, j)...)
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for n, gr := range analysis.Groups(ms, ids) {
+		gv := &GroupView{Name: gr.Name, Dataset: ms[gr.Runs[0]].Dataset, Runs: gr.Runs}
+		for k, i := range gr.Runs {
+			b.Runs[i].Label, b.Runs[i].Group = gr.Labels[k], n
 		}
+		b.Groups = append(b.Groups, gv)
+	}
+	pairs := pairsToMake(b)
+	made := make([][]*Pair, len(pairs))
+	for n, p := range pairs {
+		g.Go(func() error {
+			made[n] = comparePairs(srcs, b.Runs, p[0], p[1])
+			return nil
+		})
+	}
+	g.Wait()
+	for _, ps := range made {
+		b.Pairs = append(b.Pairs, ps...)
 	}
 	return b, nil
 }
 
-func loadRun(dir string, b *Bundle, opt Options) (*RunView, runlog.Manifest, error) {
+// pairsToMake lists the runs paired on A/B pages: every pair of a view of
+// up to MaxPairRuns runs; beyond, the pairs within each group (a group's
+// first run with each other when it holds more than MaxPairRuns).
+func pairsToMake(b *Bundle) [][2]int {
+	var out [][2]int
+	if len(b.Runs) <= MaxPairRuns {
+		for i := range b.Runs {
+			for j := i + 1; j < len(b.Runs); j++ {
+				out = append(out, [2]int{i, j})
+			}
+		}
+		return out
+	}
+	for _, g := range b.Groups {
+		for x, i := range g.Runs {
+			for _, j := range g.Runs[x+1:] {
+				if x > 0 && len(g.Runs) > MaxPairRuns {
+					break
+				}
+				out = append(out, [2]int{min(i, j), max(i, j)})
+			}
+		}
+	}
+	sort.Slice(out, func(x, y int) bool {
+		if out[x][0] != out[y][0] {
+			return out[x][0] < out[y][0]
+		}
+		return out[x][1] < out[y][1]
+	})
+	return out
+}
+
+// convCache reads each dataset file's conversations into the bundle
+// once, however many runs read it, and keeps the note of a file that
+// could not be read.
+type convCache struct {
+	mu    sync.Mutex // guards files and the bundle's Convs
+	files map[string]*convFile
+}
+
+type convFile struct {
+	once sync.Once
+	note string
+}
+
+func loadRun(dir string, b *Bundle, convs *convCache, opt Options) (*RunView, runlog.Manifest, error) {
 	r, err := summary.Load(dir)
 	if err != nil {
 		return nil, runlog.Manifest{}, err
@@ -350,7 +432,7 @@ func loadRun(dir string, b *Bundle, opt Options) (*RunView, runlog.Manifest, err
 
 	// The conversations, from the dataset file the manifest names.
 	convKey := func(id string) string { return shortSHA(m.DatasetSHA256) + "/" + id }
-	if note := loadConvs(m, b, convKey, opt); note != "" {
+	if note := convs.load(m, b, convKey, opt); note != "" {
 		rv.Notes = append(rv.Notes, note)
 	}
 
@@ -464,12 +546,29 @@ func shortSHA(s string) string {
 	return s
 }
 
-// loadConvs adds the run's conversations to the bundle (once per dataset
+// load adds the run's conversations to the bundle (once per dataset
 // file) and returns a note when they cannot be shown.
-func loadConvs(m runlog.Manifest, b *Bundle, key func(string) string, opt Options) string {
+func (cc *convCache) load(m runlog.Manifest, b *Bundle, convKey func(string) string, opt Options) string {
 	if m.Config.Dataset == "" {
 		return "the manifest names no dataset: the conversation is not shown"
 	}
+	c := m.Config
+	// What datasets.Load reads, and the hash the run recorded.
+	key := fmt.Sprint(c.Dataset, "\x00", c.Data, "\x00", c.TurnStep, "\x00", c.Seed, "\x00", c.BaseData, "\x00", m.DatasetSHA256)
+	cc.mu.Lock()
+	f := cc.files[key]
+	if f == nil {
+		f = &convFile{}
+		cc.files[key] = f
+	}
+	cc.mu.Unlock()
+	f.once.Do(func() { f.note = cc.read(m, b, convKey, opt) })
+	return f.note
+}
+
+// read adds the conversations of the run's dataset file to the bundle
+// and returns a note when they cannot be shown.
+func (cc *convCache) read(m runlog.Manifest, b *Bundle, key func(string) string, opt Options) string {
 	ds, err := datasets.Load(m.Config.Dataset, m.Config.Data, datasets.LoadOptions{TurnStep: m.Config.TurnStep, Home: opt.Home, Seed: m.Config.Seed, BaseData: m.Config.BaseData})
 	if err != nil {
 		return fmt.Sprintf("conversation text unavailable: %v", err)
@@ -477,6 +576,8 @@ func loadConvs(m runlog.Manifest, b *Bundle, key func(string) string, opt Option
 	if m.DatasetSHA256 != "" && ds.SHA256 != m.DatasetSHA256 {
 		return fmt.Sprintf("conversation text unavailable: the dataset file %s changed since the run (sha256 %.12s, now %.12s)", m.Config.Data, m.DatasetSHA256, ds.SHA256)
 	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
 	for _, c := range ds.Conversations {
 		k := key(c.ID)
 		if _, ok := b.Convs[k]; ok {
@@ -736,4 +837,31 @@ func ListRuns(root string) ([][4]string, error) {
 		out = append(out, [4]string{rel, m.Config.System, fmt.Sprintf("%s, %d questions", m.Dataset, m.Questions), state})
 	}
 	return out, nil
+}
+
+// Arrange orders the runs of a results folder as its landing page shows
+// them: by group of comparable runs (analysis.Groups: most runs first),
+// each group as report orders it (system, then k, then id). It returns
+// the groups of the ordered list; only the manifests are read.
+func Arrange(dirs []string) ([]string, []analysis.Group, error) {
+	runs := make([]*runlog.Run, len(dirs))
+	for i, d := range dirs {
+		m, err := runlog.LoadManifest(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs[i] = &runlog.Run{Dir: d, Manifest: m}
+	}
+	analysis.SortRuns(runs)
+	var ordered []*runlog.Run
+	for _, g := range analysis.GroupRuns(runs) {
+		for _, i := range g.Runs {
+			ordered = append(ordered, runs[i])
+		}
+	}
+	out := make([]string, len(ordered))
+	for i, r := range ordered {
+		out[i] = r.Dir
+	}
+	return out, analysis.GroupRuns(ordered), nil
 }

@@ -68,8 +68,13 @@ func TestBrowserBuildTimeAndModelCalls(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(url+"#/")); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#headline")), chromedp.WaitReady(chromedp.CSS("body[data-ready]")))
-	rows := get(t, ctx, chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("#headline tbody tr.cost")].map(tr => [tr.children[0].textContent, tr.children[1].textContent]))`))
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("table.headline")), chromedp.WaitReady(chromedp.CSS("body[data-ready]")))
+	// The run's row of its group's table: its calls, and the texts it
+	// embedded on a line of their own.
+	rows := get(t, ctx, chromedp.Evaluate[map[string]string](`(() => {
+  const c = document.querySelector("table.headline tbody tr[data-run] td[data-col=calls]"), e = c.querySelector("[data-col=embedded]");
+  return {"model calls": c.querySelector(".calls").textContent, "texts embedded": e ? e.textContent.replace(" texts embedded", "") : ""};
+})()`))
 	digits := func(s string) string { return strings.ReplaceAll(s, ",", "") }
 	if digits(rows["model calls"]) != fmt.Sprint(calls) || digits(rows["texts embedded"]) != fmt.Sprint(texts) {
 		t.Errorf("landing page: model calls %q, texts embedded %q; want %d and %d", rows["model calls"], rows["texts embedded"], calls, texts)

@@ -1,14 +1,10 @@
 package view
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/membench/membench/analysis"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 )
@@ -78,136 +74,6 @@ func headline(rv *RunView, m runlog.Manifest, bill *prices.Bill) *Headline {
 		h.Offline = OfflineMark
 	}
 	return h
-}
-
-// attr is one thing a run was made with, as a label shows it.
-type attr struct {
-	key, val string
-	// cfg marks a config setting, absent when at its default: a run
-	// without it differs from one that has it.
-	cfg bool
-}
-
-// attrs lists what a run was made with that can change its numbers: the
-// resolved system options, models, embedder, judges, dataset and question
-// set, prompts, and any other recorded setting (an answer key, a seed).
-func attrs(m runlog.Manifest) []attr {
-	var out []attr
-	add := func(k, v string) { out = append(out, attr{key: k, val: v}) }
-	if k, _, ok := analysis.ResolveK(m); ok {
-		add("k", fmt.Sprint(k))
-	}
-	opts := map[string]string{}
-	for k, v := range m.Config.Options {
-		opts[k] = fmt.Sprint(v)
-	}
-	for k, v := range m.SystemOptions {
-		opts[k] = fmt.Sprint(v)
-	}
-	for _, k := range slices.Sorted(maps.Keys(opts)) {
-		if k != "k" {
-			add(k, opts[k])
-		}
-	}
-	roles := map[string]string{}
-	for role, id := range m.Models {
-		roles[role] = id.Backend + ":" + id.Model
-	}
-	for _, role := range slices.Sorted(maps.Keys(roles)) {
-		add(role, roles[role])
-	}
-	add("embedder", m.Embedder)
-	add("judges", strings.Join(m.Judges, ","))
-	add("dataset", m.Dataset+" "+short(m.DatasetSHA256, 8))
-	add("questions", fmt.Sprintf("%d %s", m.Questions, short(m.QuestionSetSHA256, 8)))
-	add("turn step", m.TurnStep)
-	// The answer and judge prompts change every system's numbers; the
-	// manifest hashes every prompt the binary holds, most of them unused
-	// by a given system, so the others would only add noise.
-	for _, p := range slices.Sorted(maps.Keys(m.Prompts)) {
-		if p == "answer" || strings.HasPrefix(p, "judge") {
-			add(p+" prompt", short(m.Prompts[p], 8))
-		}
-	}
-	// Settings recorded in the config that the fields above do not cover
-	// (an answer key, a seed, a shard, a question limit): shown as the
-	// config names them, so a new setting tells runs apart without a
-	// change here.
-	covered := map[string]bool{"system": true, "options": true, "k": true, "dataset": true, "data": true, "data_sha256": true,
-		"model": true, "build_model": true, "answer_model": true, "decide_model": true, "judge_model": true,
-		"judges": true, "embedder": true, "turn_step": true}
-	var cfg map[string]json.RawMessage
-	if b, err := json.Marshal(m.Config); err == nil && json.Unmarshal(b, &cfg) == nil {
-		for _, k := range slices.Sorted(maps.Keys(cfg)) {
-			if !covered[k] {
-				out = append(out, attr{k, llm.RedactText(strings.Trim(string(cfg[k]), `"`)), true})
-			}
-		}
-	}
-	return out
-}
-
-func short(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
-
-// labels names each run by its system and what sets it apart from the
-// others: the k it retrieved with, and every setting whose value differs
-// from another run's that has it too (a system option only among runs of
-// that system, since options are the system's own). Runs that differ in
-// nothing recorded get their run id's tail.
-func labels(ms []runlog.Manifest, ids []string) []string {
-	all := make([]map[string]string, len(ms))
-	opt := make([]map[string]bool, len(ms))
-	for i, m := range ms {
-		all[i], opt[i] = map[string]string{}, map[string]bool{}
-		for _, a := range attrs(m) {
-			all[i][a.key] = a.val
-		}
-		for k := range m.Config.Options {
-			opt[i][k] = true
-		}
-		for k := range m.SystemOptions {
-			opt[i][k] = true
-		}
-	}
-	out := make([]string, len(ms))
-	count := map[string]int{}
-	for i, m := range ms {
-		parts := []string{m.Config.System}
-		for _, a := range attrs(m) {
-			if a.val == "" {
-				continue
-			}
-			show := a.key == "k"
-			for j := range ms {
-				if show {
-					break
-				}
-				if j == i || (opt[i][a.key] && ms[j].Config.System != m.Config.System) {
-					continue
-				}
-				if v, has := all[j][a.key]; (has || a.cfg) && (v != "" || a.cfg) && v != a.val {
-					show = true
-				}
-			}
-			if show {
-				parts = append(parts, a.key+"="+a.val)
-			}
-		}
-		out[i] = strings.Join(parts, " ")
-		count[out[i]]++
-	}
-	for i := range out {
-		if count[out[i]] > 1 {
-			id := ids[i]
-			out[i] += " #" + id[strings.LastIndex(id, "-")+1:]
-		}
-	}
-	return out
 }
 
 // Exclusions are the groups compare leaves out by default, which every

@@ -53,9 +53,10 @@ const clipped = `(() => {
 })()`
 
 // The landing page answers first: at 1400×900 the headline table (each
-// run's score per group with its interval, dollars and tokens) ends above
-// the fold, the manifest comes after it, four runs that differ only in k
-// are labelled by k, and no label is cut off, even a long one.
+// run's score overall and per category with its interval, dollars and
+// tokens) ends above the fold, the manifest comes after it, four runs
+// that differ only in k are labelled by k, and no label is cut off, even
+// a long one.
 func TestBrowserLandingPage(t *testing.T) {
 	exe := chromium(t)
 	dirs := kRuns(t)
@@ -85,13 +86,13 @@ func TestBrowserLandingPage(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900)); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, chromedp.Navigate(url+"#/"), chromedp.WaitVisible(chromedp.CSS("#headline")), chromedp.WaitReady(chromedp.CSS("body[data-ready]")))
+	do(t, ctx, chromedp.Navigate(url+"#/"), chromedp.WaitVisible(chromedp.CSS("table.headline")), chromedp.WaitReady(chromedp.CSS("body[data-ready]")))
 	shot := filepath.Join(screenshotDir(t), "view-landing.png")
 	if err := os.WriteFile(shot, get(t, ctx, chromedp.CaptureScreenshot()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("landing page at 1400×900: %s", shot)
-	bottom := get(t, ctx, chromedp.Evaluate[float64](`document.querySelector("#headline").getBoundingClientRect().bottom`))
+	bottom := get(t, ctx, chromedp.Evaluate[float64](`document.querySelector("table.headline").getBoundingClientRect().bottom`))
 	inner := get(t, ctx, chromedp.Evaluate[float64](`window.innerHeight`))
 	manifest := get(t, ctx, chromedp.Evaluate[float64](`document.querySelector(".run table.facts").getBoundingClientRect().top`))
 	t.Logf("headline table bottom at %.0f px of a %.0f px viewport; first manifest at %.0f px", bottom, inner, manifest)
@@ -101,30 +102,24 @@ func TestBrowserLandingPage(t *testing.T) {
 	if manifest < bottom {
 		t.Fatalf("a manifest (top %.0f px) comes before the headline's end (%.0f px)", manifest, bottom)
 	}
-	heads := get(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#headline thead th[data-run]")].map(th => th.textContent)`))
-	rows := get(t, ctx, chromedp.Evaluate[[][]string](`[...document.querySelectorAll("#headline tbody tr")].map(tr => [...tr.children].map(td => td.textContent))`))
-	if len(heads) != 4 {
-		t.Fatalf("headline columns %q, want 4 runs", heads)
-	}
-	for i, h := range heads {
-		if !strings.Contains(h, b.Runs[i].Label) || !strings.Contains(h, "offline heuristics") {
-			t.Fatalf("column %d headed %q, want its label %q and the offline mark", i, h, b.Runs[i].Label)
-		}
-	}
-	byName := map[string][]string{}
-	for _, r := range rows {
-		byName[r[0]] = r[1:]
+	// One row per run: its label, overall, dollars and tokens.
+	rows := get(t, ctx, chromedp.Evaluate[[][]string](`[...document.querySelectorAll("table.headline tbody tr[data-run]")].map(tr => { const c = [...tr.children].map(td => td.textContent); return [c[0], ...["overall", "dollars", "tokens"].map(k => tr.querySelector("td[data-col=" + k + "]").textContent)]; })`))
+	if len(rows) != 4 {
+		t.Fatalf("headline rows %q, want 4 runs", rows)
 	}
 	for i, r := range b.Runs {
+		row := rows[i]
+		if !strings.Contains(row[0], r.Label) || !strings.Contains(row[0], "offline heuristics") {
+			t.Fatalf("row %d labelled %q, want its label %q and the offline mark", i, row[0], r.Label)
+		}
 		o := r.Head.Overall
 		var v, lo, hi float64
 		var n int
-		got := byName["overall"][i]
-		if _, err := fmt.Sscanf(got, "%f [%f–%f] n=%d", &v, &lo, &hi, &n); err != nil || n != o.N || math.Abs(v-o.V) > 0.051 || math.Abs(lo-o.Lo) > 0.051 || math.Abs(hi-o.Hi) > 0.051 {
-			t.Fatalf("run %d overall %q (%v), want %.2f [%.2f–%.2f] n=%d", i, got, err, o.V, o.Lo, o.Hi, o.N)
+		if _, err := fmt.Sscanf(row[1], "%f [%f–%f] n=%d", &v, &lo, &hi, &n); err != nil || n != o.N || math.Abs(v-o.V) > 0.051 || math.Abs(lo-o.Lo) > 0.051 || math.Abs(hi-o.Hi) > 0.051 {
+			t.Fatalf("run %d overall %q (%v), want %.2f [%.2f–%.2f] n=%d", i, row[1], err, o.V, o.Lo, o.Hi, o.N)
 		}
-		if byName["cost, dollars"][i] != r.Head.Total || !strings.Contains(byName["model tokens in / out"][i], " / ") {
-			t.Fatalf("run %d cost cells %q / %q, want %q", i, byName["cost, dollars"][i], byName["model tokens in / out"][i], r.Head.Total)
+		if row[2] != r.Head.Total || !strings.Contains(row[3], " / ") {
+			t.Fatalf("run %d cost cells %q / %q, want %q", i, row[2], row[3], r.Head.Total)
 		}
 	}
 	if bad := get(t, ctx, chromedp.Evaluate[[]string](clipped)); len(bad) > 0 {
@@ -201,7 +196,7 @@ new MutationObserver(() => {
   if (app && /loading/i.test(app.textContent)) window.__loading.push(app.textContent.slice(0, 80));
 }).observe(document, {subtree: true, childList: true, characterData: true});
 document.addEventListener("DOMContentLoaded", () => {
-  window.__atParsed = !!document.querySelector("#headline tbody tr");
+  window.__atParsed = !!document.querySelector("table.headline tbody tr");
   window.__packedReady = document.body.hasAttribute("data-ready");
 });`
 	if err := chromedp.Do(ctx, chromedp.Action[chromedp.Void](func(c context.Context, tg *chromedp.Target) (chromedp.Void, error) {

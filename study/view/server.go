@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/membench/membench/runlog"
@@ -100,6 +101,9 @@ func Encode(b *Bundle) (*Encoded, error) {
 		return nil, err
 	}
 	e.Title = strings.Join(ids, " vs ")
+	if len(ids) > 3 {
+		e.Title = fmt.Sprintf("membench view: %d runs", len(ids))
+	}
 	return e, nil
 }
 
@@ -215,11 +219,17 @@ func (e *Encoded) Sizes() (raw, gz int) {
 	return e.raw, e.gz
 }
 
-func (e *Encoded) render(w io.Writer, inline bool) error {
+// pageOf is the page's template data around the landing page's data
+// (none while the runs are read).
+func pageOf(title string, head []byte) pageData {
 	js, _ := assets.ReadFile("assets/app.js")
 	css, _ := assets.ReadFile("assets/app.css")
 	// json.Marshal escapes <, > and &, so the JSON cannot end its script element.
-	d := pageData{Title: e.Title, CSS: template.CSS(css), JS: template.JS(js), Head: template.JS(e.head)}
+	return pageData{Title: title, CSS: template.CSS(css), JS: template.JS(js), Head: template.JS(head)}
+}
+
+func (e *Encoded) render(w io.Writer, inline bool) error {
+	d := pageOf(e.Title, e.head)
 	if inline {
 		d.Data = base64.RawURLEncoding.EncodeToString(e.index)
 		for i, run := range e.chunks {
@@ -297,7 +307,11 @@ func Listen(port int) (net.Listener, error) {
 // Serve serves the app on ln until ctx ends, only to requests addressed
 // to ln by a loopback name (OwnHostOnly).
 func (e *Encoded) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: OwnHostOnly(ln.Addr(), e.Handler()), ReadHeaderTimeout: 10 * time.Second}
+	return serve(ctx, ln, e.Handler())
+}
+
+func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: OwnHostOnly(ln.Addr(), h), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -308,6 +322,121 @@ func (e *Encoded) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// Live is a view served while its runs are read: the server answers at
+// once, with a page that says how many runs are read so far; the landing
+// page's data (head.json) comes as soon as every run is read, the
+// questions (data.json) once they are packed too.
+type Live struct {
+	runs    int
+	read    atomic.Int64
+	headSet chan struct{} // closed once head (or headErr) is set
+	done    chan struct{} // closed once enc (or err) is set
+	head    []byte
+	headErr error
+	enc     *Encoded
+	err     error
+	loading []byte // the page served until then
+	full    http.Handler
+}
+
+// Start reads the runs of dirs in the background; Serve answers meanwhile.
+func Start(dirs []string, opt Options) *Live {
+	l := &Live{runs: len(dirs), headSet: make(chan struct{}), done: make(chan struct{})}
+	var pg bytes.Buffer
+	if err := page.Execute(&pg, pageOf(fmt.Sprintf("membench view: %d runs", len(dirs)), nil)); err != nil {
+		panic(err) // the embedded template is fixed; tests render it
+	}
+	l.loading = pg.Bytes()
+	then := opt.progress // a test's hook
+	opt.progress = func() {
+		l.read.Add(1)
+		if then != nil {
+			then()
+		}
+	}
+	go l.build(dirs, opt)
+	return l
+}
+
+func (l *Live) build(dirs []string, opt Options) {
+	defer close(l.done)
+	b, err := Build(dirs, opt)
+	if err == nil {
+		l.head, err = json.Marshal(headOf(b))
+	}
+	l.headErr, l.err = err, err
+	close(l.headSet)
+	if err != nil {
+		return
+	}
+	if l.enc, l.err = Encode(b); l.err == nil {
+		l.full = l.enc.Handler()
+	}
+}
+
+// Done is closed when the runs are read and packed, or failed (Err).
+func (l *Live) Done() <-chan struct{} { return l.done }
+
+// Err is why the runs could not be shown, once Done is closed.
+func (l *Live) Err() error { return l.err }
+
+// Handler serves the loading page, the progress and the landing data
+// while the runs are read, then the app as Encoded.Handler does.
+func (l *Live) Handler() http.Handler {
+	mux := http.NewServeMux()
+	// wait blocks a request until ch is closed, then answers *err when
+	// it is set; false when the request is answered or the client left.
+	wait := func(w http.ResponseWriter, r *http.Request, ch chan struct{}, err *error) bool {
+		select {
+		case <-ch:
+		case <-r.Context().Done():
+			return false
+		}
+		if *err != nil {
+			http.Error(w, "membench view cannot show the runs: "+(*err).Error(), http.StatusInternalServerError)
+			return false
+		}
+		return true
+	}
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-l.done:
+			if l.err == nil {
+				l.full.ServeHTTP(w, r)
+				return
+			}
+		default:
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(l.loading)
+	})
+	mux.HandleFunc("GET /status.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprintf(w, `{"runs":%d,"read":%d}`, l.runs, l.read.Load())
+	})
+	mux.HandleFunc("GET /head.json", func(w http.ResponseWriter, r *http.Request) {
+		if !wait(w, r, l.headSet, &l.headErr) {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(l.head)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if wait(w, r, l.done, &l.err) {
+			l.full.ServeHTTP(w, r)
+		}
+	})
+	return mux
+}
+
+// Serve serves the view on ln until ctx ends, as Encoded.Serve does.
+func (l *Live) Serve(ctx context.Context, ln net.Listener) error {
+	return serve(ctx, ln, l.Handler())
 }
 
 // OwnHostOnly answers only requests whose Host is the server's own

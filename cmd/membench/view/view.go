@@ -3,6 +3,7 @@
 package view
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -49,15 +51,23 @@ contexts next to each other); and the cost panel.
 Contexts, requests and replies come from transcripts.jsonl.gz, which runs
 write since transcripts exist; older runs show scores and verdicts only.
 
-The first page answers first: each run's primary score per category with
-its interval, overall, and its cost in dollars (priced as report --table
-dollars prices it; --prices FILE changes or adds prices) and tokens; the
-manifest follows. Runs are named by what sets them apart (k, options,
-models, judges, dataset). The A/B page pairs two runs as membench compare
-does (same judge, same exclusions, same test).
+The first page answers first: one table per group of comparable runs (the
+same dataset file, question set, primary judge and answer key; the group
+with the most runs first, each saying how many it holds), a row per run with
+its primary score overall and per category with its interval, and its cost
+in dollars (priced as report --table dollars prices it; --prices FILE
+changes or adds prices) and tokens; the manifests follow. Runs are named by
+what sets them apart within their group (k, options, models, judges); a
+group of more than 10 runs shows its first 10 until asked for all. The A/B
+page pairs two runs as membench compare does (same judge, same exclusions,
+same test); a view of more than 8 runs pairs runs of one group.
 
-With no --run it opens every run under --results (./results by default).
---out FILE.html writes
+The server answers as soon as its address is printed; the runs are read
+behind it (the page says how many are read so far, then draws the first
+page), and a run that cannot be read stops the command with its error.
+
+With no --run it opens every run under --results (./results by default),
+ordered by group. --out FILE.html writes
 the same views as one self-contained file instead of serving them (never
 inside a run folder). The server answers only requests addressed to
 127.0.0.1, localhost or [::1] with its port.`,
@@ -88,10 +98,21 @@ inside a run folder). The server answers only requests addressed to
 					fmt.Fprintf(out, "no runs under %s; make one with `membench run`, or pass --run DIR\n", results)
 					return nil
 				}
-				fmt.Fprintf(out, "opening the %d run(s) under %s (pick some with --run DIR):\n", len(runs), results)
-				for _, r := range list {
-					if r[1] != "?" {
-						fmt.Fprintf(out, "  %s  %s  %s  %s\n", r[0], r[1], r[2], r[3])
+				ordered, groups, err := view.Arrange(runs)
+				if err != nil {
+					return clierr.AsBad(err)
+				}
+				runs = ordered
+				fmt.Fprintf(out, "opening the %d run(s) under %s in %d group(s) of comparable runs (pick some with --run DIR):\n", len(runs), results, len(groups))
+				for _, g := range groups {
+					fmt.Fprintf(out, "  %-8s %s\n", g.Size(), g.Name)
+				}
+				// A short list is shown run by run too.
+				if len(runs) <= 12 {
+					for _, r := range list {
+						if r[1] != "?" {
+							fmt.Fprintf(out, "  %s  %s  %s  %s\n", r[0], r[1], r[2], r[3])
+						}
 					}
 				}
 			}
@@ -113,15 +134,16 @@ inside a run folder). The server answers only requests addressed to
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			b, err := view.Build(dirs, view.Options{Home: clienv.Host(cmd.Context()).Home, Prices: table})
-			if err != nil {
-				return clierr.AsBad(err)
-			}
-			enc, err := view.Encode(b)
-			if err != nil {
-				return err
-			}
+			opt := view.Options{Home: clienv.Host(cmd.Context()).Home, Prices: table}
 			if export != "" {
+				b, err := view.Build(dirs, opt)
+				if err != nil {
+					return clierr.AsBad(err)
+				}
+				enc, err := view.Encode(b)
+				if err != nil {
+					return err
+				}
 				if err := os.MkdirAll(filepath.Dir(export), 0o755); err != nil {
 					return clierr.Bad("--out %s: %v", export, err)
 				}
@@ -147,6 +169,16 @@ inside a run folder). The server answers only requests addressed to
 			if err != nil {
 				return clierr.AsBad(err)
 			}
+			// The server answers at once; the runs are read behind it (a
+			// results folder of many runs takes seconds).
+			started := time.Now()
+			live := view.Start(dirs, opt)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			sctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			served := make(chan error, 1)
+			go func() { served <- live.Serve(sctx, ln) }()
 			url := "http://" + ln.Addr().String() + "/"
 			fmt.Fprintf(out, "membench view: %d run(s) at %s (Ctrl-C to stop)\n", len(dirs), url)
 			if open {
@@ -154,9 +186,18 @@ inside a run folder). The server answers only requests addressed to
 					fmt.Fprintf(cmd.ErrOrStderr(), "--open: %v; open %s yourself\n", err, url)
 				}
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return enc.Serve(ctx, ln)
+			select {
+			case <-live.Done():
+				if err := live.Err(); err != nil {
+					cancel()
+					<-served
+					return clierr.AsBad(err)
+				}
+				fmt.Fprintf(out, "membench view: the %d run(s) are read (%.1f s)\n", len(dirs), time.Since(started).Seconds())
+			case err := <-served:
+				return err
+			}
+			return <-served
 		},
 	}
 	f := c.Flags()

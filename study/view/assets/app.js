@@ -47,7 +47,7 @@
   }
   function getJSON(url) {
     return fetch(url).then(function (r) {
-      if (!r.ok) throw new Error(url + ": HTTP " + r.status);
+      if (!r.ok) return r.text().then(function (t) { throw new Error(url + ": " + (t.trim() || "HTTP " + r.status)); });
       return r.json();
     });
   }
@@ -104,6 +104,9 @@
     // Go writes empty lists as null.
     B.pairs = B.pairs || [];
     B.convs = B.convs || {};
+    // A bundle without groups (made by hand) is one group.
+    if (!B.groups || !B.groups.length) B.groups = [{ name: "", dataset: "", runs: B.runs.map(function (_, i) { return i; }) }];
+    B.groups.forEach(function (g, gi) { g.runs.forEach(function (i) { B.runs[i].group = gi; }); });
     B.runs.forEach(function (r) {
       ["qs", "judges", "table", "costs", "facts", "chunks", "notes"].forEach(function (k) { r[k] = r[k] || []; });
       r.head = r.head || { dollars: [] };
@@ -152,6 +155,8 @@
       app.textContent = "";
       add(app, h("div", { class: "note" }, "Cannot show this page: " + e.message));
     }
+    var picker = document.getElementById("nav-q");
+    if (picker) picker.value = p[0] === "q" && p.length === 2 ? p[1] : "";
     document.body.setAttribute("data-rendered-ms", String(Math.round(performance.now() - started)));
     document.body.setAttribute("data-route", p.join("/") || "runs");
   }
@@ -159,14 +164,21 @@
     var n = document.getElementById("nav");
     n.textContent = "";
     add(n, link("#/", "Runs"), " · ");
-    B.runs.forEach(function (r, i) { add(n, link("#/q/" + i, "Questions " + label(i)), " · "); });
-    if (B.runs.length > 1) add(n, link("#/ab/0/1", "A/B"), " · ");
+    // One picker, not a link per run: a results folder holds dozens.
+    add(n, sel("nav-q", [["", "Questions of…"]].concat(B.runs.map(function (r, i) { return [String(i), label(i)]; })), "", function (v) { if (v !== "") location.hash = "#/q/" + v; }), " · ");
+    if (B.pairs.length) add(n, link("#/ab/" + B.pairs[0].a + "/" + B.pairs[0].b, "A/B"), " · ");
     add(n, link("#/costs", "Costs"));
   }
   function letter(i) { return String.fromCharCode(65 + (i % 26)) + (i >= 26 ? i : ""); }
-  // label names a run by its letter, system and what sets it apart from
-  // the other runs shown (k, options, models, key, judges).
-  function label(i) { return letter(i) + ": " + (B.runs[i].label || B.runs[i].system); }
+  // short names a run by its letter, system and what sets it apart from
+  // the other runs of its group (k, options, models, key, judges); label
+  // adds the group's dataset when the view holds several groups, where a
+  // short label could be another group's too.
+  function short(i) { return letter(i) + ": " + (B.runs[i].label || B.runs[i].system); }
+  function label(i) {
+    var g = B.groups.length > 1 ? B.groups[B.runs[i].group] : null;
+    return short(i) + (g && g.dataset ? " (" + g.dataset + ")" : "");
+  }
   function offlineTag(r) { return r.head && r.head.offline ? " (" + r.head.offline + ")" : ""; }
   function run(i) {
     var r = B.runs[i];
@@ -232,36 +244,56 @@
         h("th", { class: "num", title: "priced as report --table dollars prices them" }, "dollars")), rows,
       h("tr", null, h("td", null, h("b", null, "total")), h("td", { colspan: "5" }), h("td", { class: "num" }, h("b", null, r.head.total || "—"))));
   }
-  // headlineTable is the landing page's answer: per group (rows) and run
-  // (columns) the primary judge's score with its interval, then each
-  // run's cost in dollars and tokens.
-  function headlineTable() {
-    var groups = [];
-    B.runs.forEach(function (r) { r.table.forEach(function (row) { if (row.name !== "overall" && groups.indexOf(row.name) < 0) groups.push(row.name); }); });
-    groups.push("overall");
-    var rowOf = function (r, g) { return r.table.filter(function (x) { return x.name === g; })[0]; };
-    var head = h("tr", null, h("th", null, "group"));
-    B.runs.forEach(function (r, i) {
-      head.appendChild(h("th", { class: "num lbl", "data-run": String(i) }, h("a", { href: "#run-" + i, onclick: function (ev) { ev.preventDefault(); var el = document.getElementById("run-" + i); if (el) el.scrollIntoView(); } }, label(i)),
-        h("br"), h("span", { class: "ci" }, r.head.judge + (r.head.offline ? ", " + r.head.offline : ""))));
-    });
-    var body = groups.map(function (g) {
-      var tr = h("tr", { class: g === "overall" ? "overall" : null }, h("td", null, g === "overall" ? h("b", null, "overall") : g));
-      B.runs.forEach(function (r, i) {
-        var row = rowOf(r, g), c = row && row.cells[r.primary];
-        tr.appendChild(h("td", { class: "num", "data-run": String(i) }, c ? [g === "overall" ? h("b", null, fmt(c.v)) : fmt(c.v), " ",
-          h("span", { class: "ci" }, "[" + fmt(c.lo) + "–" + fmt(c.hi) + "] n=" + c.n)] : "—"));
-      });
-      return tr;
-    });
-    var line = function (name, f) {
-      return h("tr", { class: "cost" }, h("td", null, name), B.runs.map(function (r, i) { return h("td", { class: "num", "data-run": String(i) }, f(r)); }));
+  // headlineTable is the landing page's answer for one group of
+  // comparable runs: per run (rows, labelled by what sets it apart in the
+  // group) the primary judge's overall score with its interval and n,
+  // its score per category, then its cost in dollars and tokens. A group
+  // of many runs shows its first ROWS until asked for all, so the first
+  // screen holds a whole table.
+  var ROWS = 10, shownAll = {};
+  function headlineTable(gi) {
+    var g = B.groups[gi], cats = [];
+    var emb = g.runs.some(function (i) { return B.runs[i].head.embedded; });
+    g.runs.forEach(function (i) { B.runs[i].table.forEach(function (row) { if (row.name !== "overall" && cats.indexOf(row.name) < 0) cats.push(row.name); }); });
+    var rowOf = function (r, name) { return r.table.filter(function (x) { return x.name === name; })[0]; };
+    var score = function (r, i, name) {
+      var row = rowOf(r, name), c = row && row.cells[r.primary], all = name === "overall";
+      return h("td", { class: "num score" + (all ? " overall" : ""), "data-run": String(i), "data-col": name }, c ? [all ? h("b", null, fmt(c.v)) : fmt(c.v), " ",
+        h("span", { class: "ci" }, "[" + fmt(c.lo) + "–" + fmt(c.hi) + "]" + (all ? " n=" + c.n : ""))] : "—");
     };
-    body.push(line("cost, dollars", function (r) { return r.head.total || "—"; }));
-    body.push(line("model tokens in / out", function (r) { return int(r.head.in) + " / " + int(r.head.out); }));
-    body.push(line("model calls", function (r) { return int(r.head.calls); }));
-    if (B.runs.some(function (r) { return r.head.embedded; })) body.push(line("texts embedded", function (r) { return int(r.head.embedded || 0); }));
-    return h("table", { class: "scores", id: "headline" }, h("thead", null, head), h("tbody", null, body));
+    var head = h("tr", null, h("th", null, "run"), h("th", { class: "num" }, "overall"),
+      cats.map(function (c) { return h("th", { class: "num cat" }, c); }),
+      h("th", { class: "num", title: "priced as report --table dollars prices them" }, "cost, dollars"), h("th", { class: "num" }, "model tokens in / out"), h("th", { class: "num", title: "model requests; texts sent to the embedder are counted apart" }, "model calls"));
+    var list = shownAll[gi] ? g.runs : g.runs.slice(0, ROWS);
+    var body = list.map(function (i) {
+      var r = B.runs[i];
+      return h("tr", { "data-run": String(i) },
+        h("th", { class: "lbl" }, h("a", { href: "#run-" + i, onclick: function (ev) { ev.preventDefault(); var el = document.getElementById("run-" + i); if (el) el.scrollIntoView(); } }, short(i)),
+          " ", h("span", { class: "ci" }, r.head.judge + (r.head.offline ? ", " + r.head.offline : ""))),
+        score(r, i, "overall"), cats.map(function (c) { return score(r, i, c); }),
+        h("td", { class: "num", "data-col": "dollars" }, r.head.total || "—"), h("td", { class: "num", "data-col": "tokens" }, int(r.head.in) + " / " + int(r.head.out)),
+        // Texts sent to the embedder are not model calls: their own line.
+        h("td", { class: "num", "data-col": "calls" }, h("span", { class: "calls" }, int(r.head.calls)),
+          emb ? [h("br"), h("span", { class: "ci", "data-col": "embedded" }, int(r.head.embedded || 0) + " texts embedded")] : null));
+    });
+    if (list.length < g.runs.length) {
+      body.push(h("tr", { class: "more" }, h("td", { colspan: String(cats.length + 5) },
+        h("button", { onclick: function () { shownAll[gi] = true; var t = document.getElementById("headline-" + gi); t.parentNode.replaceChild(headlineTable(gi), t); } },
+          "show all " + g.runs.length + " runs (" + (g.runs.length - list.length) + " more)"))));
+    }
+    return h("table", { class: "scores headline", id: "headline-" + gi }, h("thead", null, head), h("tbody", null, body));
+  }
+  function runCount(n) { return n === 1 ? "1 run" : n + " runs"; }
+  // pairLinks links the A/B pages of the pairs keep() accepts.
+  function pairLinks(keep) {
+    var seen = {}, links = [];
+    B.pairs.forEach(function (p) {
+      var k = p.a + "/" + p.b;
+      if (seen[k] || !keep(p)) return;
+      seen[k] = 1;
+      links.push(link("#/ab/" + k, letter(p.a) + " vs " + letter(p.b)));
+    });
+    return links.map(function (l, k) { return [k ? " · " : "", l]; });
   }
   // tableNote says which questions the overall leaves out and how the
   // intervals were taken.
@@ -277,22 +309,26 @@
     var left = B.runs.map(function (r) { return r.head.left; }).filter(function (n) { return n > 0; });
     var offline = B.runs.some(function (r) { return r.head.offline; });
     var asOf = B.runs.map(function (r) { return r.head.as_of; }).filter(Boolean)[0];
+    var many = B.groups.length > 1;
     add(app, h("p", { class: "muted", id: "headline-note" }, "Each run's primary judge, ×100 with 95% intervals (Wilson for verdict judges; for metric judges a bootstrap over conversations, Wilson's over questions with fewer than 5). " +
       (left.length ? "Overall leaves out the questions whose right answer is to decline, as the summary and compare do. " : "") +
       (asOf ? "Dollars at prices as of " + asOf + ". " : "") +
-      (offline ? "Runs marked " + "offline heuristics" + " measure the pipeline, not model quality. " : "") + "Facts and manifests below."),
-      headlineTable());
-    if (B.pairs.length) {
-      var seen = {}, links = [];
-      B.pairs.forEach(function (p) {
-        var k = p.a + "/" + p.b;
-        if (seen[k]) return;
-        seen[k] = 1;
-        links.push(link("#/ab/" + k, letter(p.a) + " vs " + letter(p.b)));
-      });
-      add(app, h("p", { id: "ab-links" }, "Side by side (paired as compare pairs them): ", links.map(function (l, k) { return [k ? " · " : "", l]; }),
-        B.runs.length > B.max_pair_runs ? " (with more than " + B.max_pair_runs + " runs, A is paired with each other run; pick runs with --run to pair others)" : ""));
+      (offline ? "Runs marked " + "offline heuristics" + " measure the pipeline, not model quality. " : "") + "Facts and manifests below."));
+    if (many) {
+      add(app, h("p", { id: "groups" }, B.runs.length + " runs in " + B.groups.length + " groups of comparable runs (the same dataset file, question set, primary judge and answer key): ",
+        B.groups.map(function (g, gi) { return [gi ? " · " : "", link("#group-" + gi, g.name + " (" + runCount(g.runs.length) + ")", { onclick: function (ev) { ev.preventDefault(); document.getElementById("group-" + gi).scrollIntoView(); } })]; })));
     }
+    B.groups.forEach(function (g, gi) {
+      var inGroup = function (i) { return B.runs[i].group === gi; };
+      var links = pairLinks(function (p) { return inGroup(p.a) && inGroup(p.b); });
+      add(app, h("section", { class: "group", id: "group-" + gi },
+        many || g.name ? h("h2", { class: "lbl group-name" }, g.name + " — " + runCount(g.runs.length)) : null,
+        headlineTable(gi),
+        links.length ? h("p", { class: "ab-links" }, "Side by side (paired as compare pairs them): ", links,
+          B.runs.length > B.max_pair_runs && g.runs.length > B.max_pair_runs ? " (a group of more than " + B.max_pair_runs + " runs pairs its first run with each other; pick runs with --run to pair others)" : "") : null));
+    });
+    var across = pairLinks(function (p) { return B.runs[p.a].group !== B.runs[p.b].group; });
+    if (across.length) add(app, h("p", { class: "ab-links" }, "Runs of different groups side by side (compare refuses what keeps them apart): ", across));
     B.runs.forEach(function (r, i) {
       var card = h("div", { class: "card run", id: "run-" + i },
         h("h2", { class: "lbl" }, label(i), " ", h("span", { class: "muted" }, r.id)),
@@ -673,6 +709,36 @@
     document.body.setAttribute("data-first", "head");
     // Milliseconds from navigation to the landing page drawn, for the timing test.
     document.body.setAttribute("data-first-ms", String(Math.round(performance.now())));
+  }
+  else if (!document.getElementById("bundle")) {
+    // Served while the runs are read: say how far, and draw the landing
+    // page when its data comes.
+    var waiting = h("p", { id: "loading" }, "Reading the runs…");
+    add(app, waiting);
+    var headDone = false;
+    var poll = function () {
+      getJSON("status.json").then(function (st) {
+        if (headDone) return;
+        waiting.textContent = "Reading the runs: " + st.read + " of " + st.runs + " read…";
+        setTimeout(poll, 250);
+      }).catch(function () { });
+    };
+    poll();
+    getJSON("head.json").then(function (hd) {
+      headDone = true;
+      if (B) return; // the questions came first
+      B = hd;
+      B.partial = true;
+      index();
+      nav();
+      render();
+      window.addEventListener("hashchange", function () { if (B.partial) render(); });
+      document.body.setAttribute("data-first", "fetched");
+      document.body.setAttribute("data-first-ms", String(Math.round(performance.now())));
+    }).catch(function (e) {
+      headDone = true;
+      if (!B) app.textContent = "Cannot read the runs: " + e.message;
+    });
   }
   load().then(function (b) {
     document.body.setAttribute("data-loaded-ms", String(Math.round(performance.now())));
