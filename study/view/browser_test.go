@@ -72,7 +72,9 @@ func sampleRun(t *testing.T, results, system string) string {
 	return harnessDir(t, cfg)
 }
 
-func screenshotDir(t *testing.T) string { return browsertest.ScreenshotDir(t) }
+func screenshotDir(t *testing.T) string {
+	return browsertest.ScreenshotDir(t, os.Getenv("MEMBENCH_SCREENSHOTS"))
+}
 
 func TestBrowserQuestionPageAndAB(t *testing.T) {
 	exe := chromium(t)

@@ -136,7 +136,7 @@ func fiftyRuns(t *testing.T, results, repo, shared string) {
 func TestViewAndReportOfAResultsFolder(t *testing.T) {
 	repo := testutil.RepoRoot(t)
 	shared, _ := testutil.SharedPath()
-	shots := browsertest.ScreenshotDir(t)
+	shots := browsertest.ScreenshotDir(t, os.Getenv("MEMBENCH_SCREENSHOTS"))
 	t.Chdir(t.TempDir())
 	t0 := time.Now()
 	fiftyRuns(t, "results", repo, shared)

@@ -4,7 +4,6 @@ package browsertest
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -46,16 +45,17 @@ func Start(t testing.TB, exe string, width, height int) (context.Context, contex
 	return ctx, func() { cancel(); acancel() }
 }
 
-// ScreenshotDir is where screenshots go: $MEMBENCH_SCREENSHOTS (=docs
-// refreshes the docs' pictures) made absolute, so a test that changes
-// directory later writes there too; else the test's temporary directory.
-func ScreenshotDir(t testing.TB) string {
-	if d := os.Getenv("MEMBENCH_SCREENSHOTS"); d != "" {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return abs
+// ScreenshotDir is where screenshots go: dir (the test reads
+// $MEMBENCH_SCREENSHOTS; =docs refreshes the docs' pictures) made
+// absolute, so a test that changes directory later writes there too;
+// with dir "", the test's temporary directory.
+func ScreenshotDir(t testing.TB, dir string) string {
+	if dir == "" {
+		return t.TempDir()
 	}
-	return t.TempDir()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
