@@ -59,10 +59,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	// the model's reply) are counted, not scored.
 	valid, invalid := runlog.Verdicts(judgments)
 	invalidOf := map[string][]string{} // question -> judges that gave no verdict
-	for _, j := range invalid {
-		if _, ok := ans[j.QuestionID]; !ok {
-			continue
-		}
+	countInvalid := func(j runlog.Judgment) {
 		invalidOf[j.QuestionID] = append(invalidOf[j.QuestionID], j.Judge)
 		if s.Invalid == nil {
 			s.Invalid = map[string]int{}
@@ -75,6 +72,11 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 			s.FirstInvalid[j.Judge] = clip(j.Raw, 200)
 		}
 	}
+	for _, j := range invalid {
+		if _, ok := ans[j.QuestionID]; ok {
+			countInvalid(j)
+		}
+	}
 	verdict := map[string]map[string]float64{}
 	for _, j := range valid {
 		if _, ok := ans[j.QuestionID]; !ok {
@@ -83,17 +85,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		if j.CountedWrong {
 			// Scored as WRONG (--invalid-as wrong), still counted.
 			s.InvalidAsWrong = true
-			invalidOf[j.QuestionID] = append(invalidOf[j.QuestionID], j.Judge)
-			if s.Invalid == nil {
-				s.Invalid = map[string]int{}
-			}
-			s.Invalid[j.Judge]++
-			if s.FirstInvalid == nil {
-				s.FirstInvalid = map[string]string{}
-			}
-			if _, ok := s.FirstInvalid[j.Judge]; !ok {
-				s.FirstInvalid[j.Judge] = clip(j.Raw, 200)
-			}
+			countInvalid(j)
 		}
 		if verdict[j.QuestionID] == nil {
 			verdict[j.QuestionID] = map[string]float64{}
