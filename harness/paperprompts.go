@@ -1,14 +1,12 @@
 package harness
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
+	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/runlog"
 )
 
@@ -103,7 +101,7 @@ func verdictFor(what string, pin *runlog.PromptPin, file string) (runlog.PromptV
 	if file == "" {
 		return v, nil
 	}
-	sum, err := fileSHA256(file)
+	sum, err := prompts.FileSHA256(file)
 	if err != nil {
 		return v, err
 	}
@@ -119,15 +117,6 @@ func verdictFor(what string, pin *runlog.PromptPin, file string) (runlog.PromptV
 		v.Status = runlog.PromptsMismatch
 	}
 	return v, nil
-}
-
-func fileSHA256(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:]), nil
 }
 
 // CheckPaperPrompts refuses a config whose prompt files are not the ones

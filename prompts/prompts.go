@@ -326,3 +326,14 @@ func Names() []string {
 	sort.Strings(out)
 	return out
 }
+
+// FileSHA256 is a file's sha256 in hex, as pins record it: the paper
+// prompt files a config pins, and the files a locked plan pins beside them.
+func FileSHA256(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:]), nil
+}

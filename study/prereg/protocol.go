@@ -1,10 +1,7 @@
 package prereg
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -88,15 +85,6 @@ func idName(backend, model string) string {
 	return backend + ":" + model
 }
 
-func sha256File(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:]), nil
-}
-
 // resolveProtocol records p's protocol for its lock. Relative prompt and
 // key files are read from the working directory, as the runs read them. allowMismatch registers a prompt file whose
 // sha256 is not the one the plan pins (PaperPrompts), labelled.
@@ -153,7 +141,7 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 			l.JudgePromptSHA256, _ = prompts.Hash(tmpl)
 		default:
 			l.JudgeTemplate = "judge@" + name
-			if l.JudgePromptSHA256, err = sha256File(prompt); err != nil {
+			if l.JudgePromptSHA256, err = prompts.FileSHA256(prompt); err != nil {
 				return nil, fmt.Errorf("%sjudge %q: prompt=%s: %v", where, pr.Judge, prompt, err)
 			}
 		}
@@ -165,7 +153,7 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 		l.AnswerPrompt = "membench"
 		l.AnswerPromptSHA256, _ = prompts.Hash("answer")
 	default:
-		if l.AnswerPromptSHA256, err = sha256File(pr.AnswerPrompt); err != nil {
+		if l.AnswerPromptSHA256, err = prompts.FileSHA256(pr.AnswerPrompt); err != nil {
 			return nil, fmt.Errorf("%sanswer_prompt: %v (give a prompt file, or membench for membench's own)", where, err)
 		}
 	}
@@ -189,7 +177,7 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 	case "audited":
 		l.AnswerKey = "audited"
 	default:
-		sum, err := sha256File(k)
+		sum, err := prompts.FileSHA256(k)
 		if err != nil {
 			return nil, fmt.Errorf("%sanswer_key: %v (give published, audited or a key file)", where, err)
 		}

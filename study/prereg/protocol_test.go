@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/runlog"
 )
 
@@ -146,7 +147,7 @@ func TestPlanPinsThePaperPrompts(t *testing.T) {
 	os.WriteFile(paperFile, []byte("{question}\n{memories}\n"), 0o644)
 	other := filepath.Join(root, "other.txt")
 	os.WriteFile(other, []byte("Other: {question}\n"), 0o644)
-	sum, _ := sha256File(paperFile)
+	sum, _ := prompts.FileSHA256(paperFile)
 	pins := "paper_prompts:\n  paper: a test paper\n  answer:\n    - sha256: " + sum + "\n      file: the test file\n"
 
 	p := filepath.Join(root, "mismatch.yaml")
