@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
 )
 
@@ -19,13 +20,7 @@ import (
 func paperConfig(t *testing.T, answerPin, judgePin string) (cfg, answer, judgeFile, other string) {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testutil.Writer(t, dir)
 	answer = write("answer.txt", "Answer from these notes.\n{memories}\n\nQuestion: {question}\n")
 	judgeFile = write("judge.txt", "Is \"{generated_answer}\" the same as \"{gold_answer}\" for {question}? Reply in json with a label CORRECT or WRONG.\n")
 	other = write("other.txt", "Other text: {question}\n")

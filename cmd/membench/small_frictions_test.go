@@ -26,13 +26,7 @@ var goTypeName = regexp.MustCompile(`in type|into |!!|\b[a-z]+\.[A-Z]\w+\b|unmar
 func TestFrictionsYAMLTypoNamesKeyAndLine(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testutil.Writer(t, dir)
 	for _, c := range []struct {
 		args []string
 		want string

@@ -14,13 +14,7 @@ import (
 func TestStrictInputExitsTwo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testutil.Writer(t, dir)
 	sample := filepath.Join(testutil.RepoRoot(t), "datasets", "sample", "sample.json")
 	raw, err := os.ReadFile(sample)
 	if err != nil {

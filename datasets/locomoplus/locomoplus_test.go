@@ -9,6 +9,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/locomoplus"
+	"github.com/membench/membench/internal/testutil"
 )
 
 func TestParseGap(t *testing.T) {
@@ -179,13 +180,7 @@ func TestAddedCopyIsTheDefault(t *testing.T) {
 	home := t.TempDir()
 	dir := datasets.DefaultDir(home)
 	src := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(src, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testutil.Writer(t, src)
 	items := write("plus.json", `[{"relation_type": "goal", "cue_dialogue": "A: I want to run a marathon.\nB: Train slowly.", "trigger_query": "A: My knees hurt.", "time_gap": "two weeks later"},
 {"relation_type": "state", "cue_dialogue": "B: I moved to Oslo.", "trigger_query": "B: It is dark at 3pm.", "time_gap": "one month later"}]`)
 	// The pinned entry refuses a file that is not the published one.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -46,4 +47,18 @@ func Execute(c *cobra.Command, args ...string) (string, error) {
 	c.SetArgs(args)
 	err := c.Execute()
 	return out.String(), err
+}
+
+// Writer returns a function that writes body to the file name in dir and
+// returns its path, failing the test on error: the bad-input tests' way to
+// lay out config, prompt and data files.
+func Writer(tb testing.TB, dir string) func(name, body string) string {
+	return func(name, body string) string {
+		tb.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return p
+	}
 }
