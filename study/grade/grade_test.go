@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 
@@ -25,7 +26,7 @@ func sampleRun(t *testing.T, root, system string) string {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	return harnessDir(t, cfg)
+	return harnesstest.Dir(t, cfg)
 }
 
 func judgments(t *testing.T, dir, name string) []runlog.Judgment {
@@ -184,15 +185,4 @@ func TestHumanSameRunTwiceGradesOnce(t *testing.T) {
 	if res.Graded != len(h) || len(h) == 0 {
 		t.Fatalf("graded %d, stored %d", res.Graded, len(h))
 	}
-}
-
-// harnessDir is the run directory harness.Run makes of cfg (the id comes
-// from the resolved config: embedder chosen, k in one place, data hash).
-func harnessDir(t testing.TB, cfg runlog.Config) string {
-	t.Helper()
-	r, err := harness.Resolve(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dir()
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 
 	_ "github.com/membench/membench/answer"
@@ -24,7 +25,7 @@ func sampleRun(t *testing.T, root string, cfg runlog.Config) string {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	return harnessDir(t, cfg)
+	return harnesstest.Dir(t, cfg)
 }
 
 func checkFiles(t *testing.T, paths []string) {
@@ -139,17 +140,6 @@ func TestPickJudgeFallbackCommonToAll(t *testing.T) {
 	if j, err := PickJudge([]*runInfo{a, c}, ""); err == nil {
 		t.Fatalf("PickJudge = %q with no judge shared by all runs; want an error", j)
 	}
-}
-
-// harnessDir is the run directory harness.Run makes of cfg (the id comes
-// from the resolved config: embedder chosen, k in one place, data hash).
-func harnessDir(t testing.TB, cfg runlog.Config) string {
-	t.Helper()
-	r, err := harness.Resolve(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dir()
 }
 
 // A run's budget and seeds come from its manifest's resolved options, so

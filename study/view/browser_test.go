@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench/analysis"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil/browsertest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/view"
@@ -69,7 +70,7 @@ func sampleRun(t *testing.T, results, system string) string {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	return harnessDir(t, cfg)
+	return harnesstest.Dir(t, cfg)
 }
 
 func screenshotDir(t *testing.T) string {
@@ -298,15 +299,4 @@ func compareJSON(t *testing.T, a, b, judge string) analysis.CompareResult {
 		t.Fatalf("compare: %v", err)
 	}
 	return r
-}
-
-// harnessDir is the run directory harness.Run makes of cfg (the id comes
-// from the resolved config: embedder chosen, k in one place, data hash).
-func harnessDir(t testing.TB, cfg runlog.Config) string {
-	t.Helper()
-	r, err := harness.Resolve(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dir()
 }

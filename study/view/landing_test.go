@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/view"
 )
@@ -32,7 +33,7 @@ func kRuns(t *testing.T) []string {
 		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		dirs = append(dirs, harnessDir(t, cfg))
+		dirs = append(dirs, harnesstest.Dir(t, cfg))
 	}
 	return dirs
 }

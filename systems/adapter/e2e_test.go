@@ -17,6 +17,7 @@ import (
 
 	"github.com/membench/membench/examples/bm25memory"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
@@ -75,7 +76,7 @@ func config(t *testing.T, system string, opts systems.Options) runlog.Config {
 // in the build costs (one call per session from the example).
 func checkRun(t *testing.T, cfg runlog.Config, sum *runlog.Summary, wantQuestions int) {
 	t.Helper()
-	dir := harnessDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestHTTPAdapterEndToEnd(t *testing.T) {
 	if f.retried == "" || f.calls["POST /retrieve"] != 19+1 || f.calls["POST /reset"] != 1 || f.calls["POST /ingest"] != 4 || f.calls["GET /info"] != 1 {
 		t.Fatalf("server saw %v (500 for %q): want one reset, 4 ingests, one info and 19 retrieves plus the retried one", f.calls, f.retried)
 	}
-	dir := harnessDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
 		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "s3cret") {
 			t.Errorf("%s holds the URL's password", p)
@@ -272,17 +273,6 @@ func TestDocsPythonExample(t *testing.T) {
 	}
 }
 
-// harnessDir is the run directory harness.Run makes of cfg (the id comes
-// from the resolved config: embedder chosen, k in one place, data hash).
-func harnessDir(t testing.TB, cfg runlog.Config) string {
-	t.Helper()
-	r, err := harness.Resolve(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dir()
-}
-
 // A service that reports "memories" is judged by it: 0 after the last
 // session stops the run as degraded (exit 1, naming the count); a
 // positive count is recorded as the build's entries.
@@ -312,7 +302,7 @@ func TestHTTPAdapterReportsItsMemory(t *testing.T) {
 		if err != nil || sum.Degraded {
 			t.Fatalf("memories %d: %v", held, err)
 		}
-		builds, _ := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(harnessDir(t, cfg), runlog.BuildFile))
+		builds, _ := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(harnesstest.Dir(t, cfg), runlog.BuildFile))
 		if len(builds) != 1 || builds[0].Stats.Entries == nil || *builds[0].Stats.Entries != held {
 			t.Fatalf("build records %+v: want entries %d", builds, held)
 		}

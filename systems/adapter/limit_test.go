@@ -17,6 +17,7 @@ import (
 
 	"github.com/membench/membench/examples/bm25memory"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )
@@ -93,7 +94,7 @@ func failedRun(t *testing.T, cfg runlog.Config) (map[string]runlog.Failure, int)
 	if !errors.As(err, &qf) {
 		t.Fatalf("run error %v: want the run to go on and end with failed questions", err)
 	}
-	dir := harnessDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	fs, err := runlog.ReadJSONL[runlog.Failure](filepath.Join(dir, runlog.FailuresFile))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/study/grade"
 	_ "github.com/membench/membench/systems/all"
@@ -24,7 +25,7 @@ func TestJudgeWithOptions(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	run := harnessDir(t, cfg)
+	run := harnesstest.Dir(t, cfg)
 	var out bytes.Buffer
 	o := &Options{Run: run, Judges: []string{"lexical", "f1"}, JSON: true, Out: &out,
 		Rejudge: grade.RejudgeOptions{Home: dir, NoCache: true, Concurrency: 2}}
@@ -58,15 +59,4 @@ func TestJudgeWithOptions(t *testing.T) {
 			t.Errorf("%+v: err %v, want exit 2", bad, err)
 		}
 	}
-}
-
-// harnessDir is the run directory harness.Run makes of cfg (the id comes
-// from the resolved config: embedder chosen, k in one place, data hash).
-func harnessDir(t testing.TB, cfg runlog.Config) string {
-	t.Helper()
-	r, err := harness.Resolve(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dir()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
@@ -90,7 +91,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	orig := harnessDir(t, cfg)
+	orig := harnesstest.Dir(t, cfg)
 	bundleFile := filepath.Join(root, "run.tar.gz")
 	if _, err := bundle.Write(orig, bundleFile, bundle.Options{Version: "test"}); err != nil {
 		t.Fatal(err)

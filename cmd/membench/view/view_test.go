@@ -19,6 +19,7 @@ import (
 	"github.com/membench/membench/cmd/membench/compare"
 	"github.com/membench/membench/cmd/membench/view"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/llm/prices"
@@ -46,7 +47,7 @@ func TestViewOpensResultsExportsAndRefusesBadRuns(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := harnessDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	url, head := startView(t)
 	if !strings.Contains(head, "opening the 1 run(s) under results") || !strings.Contains(head, filepath.Base(dir)) {
 		t.Fatalf("view with no --run printed %q", head)
@@ -121,7 +122,7 @@ func offlineRun(t *testing.T) string {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	return harnessDir(t, cfg)
+	return harnesstest.Dir(t, cfg)
 }
 
 // The server answers requests addressed to its own loopback names and
@@ -211,17 +212,6 @@ func TestViewOutRefusesARunsOwnFiles(t *testing.T) {
 	}
 }
 
-// harnessDir is the run directory harness.Run makes of cfg (the id comes
-// from the resolved config: embedder chosen, k in one place, data hash).
-func harnessDir(t testing.TB, cfg runlog.Config) string {
-	t.Helper()
-	r, err := harness.Resolve(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dir()
-}
-
 // The view's A/B figures are compare's: on two offline LoCoMo conv-26
 // runs, every pair in an exported view (each judge both runs have) has
 // the n, cells, p-value, kappa, exclusions and judge that
@@ -237,7 +227,7 @@ func TestViewABEqualsCompare(t *testing.T) {
 		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		dirs = append(dirs, harnessDir(t, cfg))
+		dirs = append(dirs, harnesstest.Dir(t, cfg))
 	}
 	file := filepath.Join(t.TempDir(), "ab.html")
 	if out, err := testutil.Execute(view.NewCmd(), "--run", dirs[0], "--run", dirs[1], "--out", file); err != nil {
@@ -304,7 +294,7 @@ func TestViewDollarsAreTheReportsBill(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := harnessDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	priceFile := filepath.Join(t.TempDir(), "p.yaml")
 	if err := os.WriteFile(priceFile, []byte("as_of: 2030-01-02\nmodels:\n  gpt-4o-mini: {input: 1000, cached_input: 100, output: 2000}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -365,7 +355,7 @@ func TestViewABOfUnlikeRunsSaysWhy(t *testing.T) {
 		if _, err := harness.Run(context.Background(), c, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		dirs = append(dirs, harnessDir(t, c))
+		dirs = append(dirs, harnesstest.Dir(t, c))
 	}
 	file := filepath.Join(t.TempDir(), "ab.html")
 	if out, err := testutil.Execute(view.NewCmd(), "--run", dirs[0], "--run", dirs[1], "--out", file); err != nil {

@@ -1,0 +1,22 @@
+// Package harnesstest holds the test helpers that need the engine itself;
+// it is its own package because internal/testutil is imported by the
+// engine's tests and so cannot import the engine.
+package harnesstest
+
+import (
+	"testing"
+
+	"github.com/membench/membench/harness"
+	"github.com/membench/membench/runlog"
+)
+
+// Dir is the run directory harness.Run makes of cfg (the id comes from
+// the resolved config: embedder chosen, k in one place, data hash).
+func Dir(tb testing.TB, cfg runlog.Config) string {
+	tb.Helper()
+	r, err := harness.Resolve(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r.Dir()
+}
