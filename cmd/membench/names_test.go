@@ -54,3 +54,45 @@ func TestUnsafeNamesExitTwo(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A mistyped command, flag, system, dataset or judge names the real one;
+// a word far from every name gets no guess. All exit 2 with one line.
+func TestFrictionsDidYouMean(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string // "" = no guess at all
+	}{
+		{[]string{"rnu"}, `(did you mean "run"?)`},
+		{[]string{"reprot", "--run", "x"}, `(did you mean "report"?)`},
+		{[]string{"datasets", "lst"}, `(did you mean "list"?)`},
+		{[]string{"run", "--sytem", "x"}, "(did you mean --system?)"},
+		{[]string{"run", "--run_id=x"}, "(did you mean --run-id?)"},
+		{[]string{"compare", "--rnu", "x"}, "(did you mean --run?)"},
+		{[]string{"run", "--system", "structmen"}, `(did you mean "structmem"?)`},
+		{[]string{"run", "--dataset", "lcomo"}, `(did you mean "locomo"?)`},
+		{[]string{"run", "--judge-spec", "lexcal"}, `(did you mean "lexical"?)`},
+		{[]string{"datasets", "fetch", "lcomo"}, `(did you mean "locomo"?)`},
+		{[]string{"frobnicate"}, ""},
+		{[]string{"run", "--system", "x"}, ""},
+		{[]string{"run", "--frobnicate"}, ""},
+		{[]string{"run", "-z"}, ""},
+	} {
+		out, code := membench(t, nil, c.args...)
+		line := strings.TrimSpace(out)
+		if code != 2 || strings.Count(line, "\n") != 0 {
+			t.Errorf("membench %s: exit %d, want 2 with one line:\n%s", strings.Join(c.args, " "), code, out)
+			continue
+		}
+		if c.want == "" && strings.Contains(out, "did you mean") {
+			t.Errorf("membench %s guessed: %s", strings.Join(c.args, " "), line)
+		}
+		if c.want != "" && !strings.Contains(out, c.want) {
+			t.Errorf("membench %s: %s\nwant %s", strings.Join(c.args, " "), line, c.want)
+		}
+	}
+	// A group alone still prints its help.
+	if out, code := membench(t, nil, "datasets"); code != 0 || !strings.Contains(out, "Available Commands") {
+		t.Errorf("membench datasets: exit %d\n%s", code, out)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,4 +105,41 @@ func TestYAMLNumbersOutOfRangeExitTwo(t *testing.T) {
 			t.Errorf("config %q: exit %d, output %q; want exit 2 naming %s", c.yaml, code, clip(out), c.want)
 		}
 	}
+}
+
+// --concurrency 0 would start no worker; every command that takes the
+// flag refuses it in one line naming the flag and its range.
+func TestFrictionsConcurrencyZeroRefused(t *testing.T) {
+	t.Parallel()
+	var names []string
+	var argv [][]string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("concurrency") != nil {
+			name := strings.TrimPrefix(c.CommandPath(), "membench ")
+			args := append(strings.Fields(name), "--concurrency", "0")
+			if c.Flags().Lookup("results") != nil {
+				// Should the value be taken, nothing is written here.
+				args = append(args, "--results", t.TempDir())
+			}
+			names, argv = append(names, name), append(argv, args)
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot(nil))
+	for _, want := range []string{"run", "sweep", "judge", "audit judge"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("the walk found --concurrency on %q, not on %s", names, want)
+		}
+	}
+	for _, args := range argv {
+		out, code := membench(t, nil, args...)
+		line := strings.TrimSpace(out)
+		if code != 2 || strings.Contains(line, "\n") || !strings.Contains(line, `"--concurrency"`) || !strings.Contains(line, "from 1 to 10000") {
+			t.Errorf("membench %s: exit %d\n%s\nwant exit 2, one line naming --concurrency and 1 to 10000", strings.Join(args, " "), code, out)
+		}
+	}
+	t.Logf("checked --concurrency 0 on: %s", strings.Join(names, ", "))
 }

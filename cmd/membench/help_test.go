@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/spf13/cobra"
 )
 
@@ -133,5 +135,56 @@ func TestHelpNamesNothingOutsideTheRepository(t *testing.T) {
 				t.Errorf("membench %s has no Example", name)
 			}
 		}
+	}
+}
+
+// badPlaceholder says what is wrong with the argument name a flag's help
+// shows ("" = nothing): pflag takes the first `backquoted` text of a usage
+// string as that name, so prose in backquotes turns into it.
+func badPlaceholder(fl *pflag.Flag) string {
+	name, _ := pflag.UnquoteUsage(fl)
+	if strings.Contains(fl.Usage, "`") {
+		if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(name) {
+			return "backquoted " + strings.TrimSpace(name) + " becomes the argument name; use 'quotes' in prose or an upper-case placeholder"
+		}
+		return ""
+	}
+	if name != "" && !regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`).MatchString(name) {
+		return "value type " + name + " is not a placeholder"
+	}
+	return ""
+}
+
+func TestFrictionsFlagHelpShowsPlaceholders(t *testing.T) {
+	t.Parallel()
+	// The check itself catches the --shard mistake.
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.String("shard", "", "join the parts with `membench merge`")
+	fs.String("out", "", "write the `FILE`")
+	if badPlaceholder(fs.Lookup("shard")) == "" || badPlaceholder(fs.Lookup("out")) != "" {
+		t.Fatal("badPlaceholder misjudges")
+	}
+	flags := 0
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, set := range []*pflag.FlagSet{c.LocalFlags(), c.PersistentFlags()} {
+			set.VisitAll(func(fl *pflag.Flag) {
+				flags++
+				if why := badPlaceholder(fl); why != "" {
+					t.Errorf("%s --%s: %s", c.CommandPath(), fl.Name, why)
+				}
+			})
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot(nil))
+	if flags < 100 {
+		t.Fatalf("only %d flags walked; the walk is broken", flags)
+	}
+	out, code := membench(t, nil, "run", "--help")
+	if code != 0 || !regexp.MustCompile(`--shard string +run only part`).MatchString(out) {
+		t.Errorf("run --help does not show --shard string:\n%s", out)
 	}
 }
