@@ -81,46 +81,6 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 	}
 }
 
-func TestRerunResumesWithoutRedoingWork(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
-	first, err := harness.Run(context.Background(), cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := runDir(t, cfg)
-	// Simulate an interruption: drop the last three answers and one judgment line.
-	ans := readLines(t, filepath.Join(dir, runlog.AnswersFile))
-	writeLines(t, filepath.Join(dir, runlog.AnswersFile), ans[:len(ans)-3])
-	js := readLines(t, filepath.Join(dir, runlog.JudgmentsFile))
-	writeLines(t, filepath.Join(dir, runlog.JudgmentsFile), js[:len(js)-1])
-
-	second, err := harness.Run(context.Background(), cfg, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(readLines(t, filepath.Join(dir, runlog.AnswersFile))); got != len(ans) {
-		t.Fatalf("after resume answers = %d, want %d (only the 3 missing re-answered)", got, len(ans))
-	}
-	if first.Overall.Scores["f1"] != second.Overall.Scores["f1"] {
-		t.Fatalf("deterministic offline run changed on resume: %v vs %v", first.Overall.Scores, second.Overall.Scores)
-	}
-	// A third run has nothing to do and writes no new answers.
-	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if got := len(readLines(t, filepath.Join(dir, runlog.AnswersFile))); got != len(ans) {
-		t.Fatalf("idle rerun appended answers: %d", got)
-	}
-	judged, _ := runlog.LoadJudgments(dir)
-	seen := map[string]bool{}
-	for _, j := range judged {
-		seen[j.QuestionID+"|"+j.Judge] = true
-	}
-	if len(seen) != len(ans)*len(harness.DefaultJudges("offline")) {
-		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(harness.DefaultJudges("offline")))
-	}
-}
-
 func TestChangedConfigRefusesToMixIntoARun(t *testing.T) {
 	cfg := testConfig(t, "turns-cosine")
 	cfg.RunID = "fixed"

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/systems/all"
+
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
@@ -48,41 +51,6 @@ func TestResumeAfterTornLastLineKeepsFilesReadable(t *testing.T) {
 			if !strings.HasPrefix(l, "{") || !strings.HasSuffix(l, "}") || strings.Count(l, `"question_id"`) != 1 {
 				t.Fatalf("%s line %d is not one record: %.120s", f, i+1, l)
 			}
-		}
-	}
-}
-
-// `membench score --out` must not overwrite a real run's artifacts; an
-// earlier score directory may be rescored.
-func TestScoreRefusesToOverwriteARun(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
-	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	dir := runDir(t, cfg)
-	before, _ := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
-	preds := filepath.Join(t.TempDir(), "p.jsonl")
-	os.WriteFile(preds, []byte(`{"question_id":"sample-1:0","prediction":"x"}`+"\n"), 0o644)
-	sc := harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: dir, CacheDir: cfg.CacheDir}
-	_, _, err := harness.Score(context.Background(), sc)
-	if err == nil || !strings.Contains(err.Error(), "--out") {
-		t.Fatalf("score into a run dir: want a refusal naming --out, got %v", err)
-	}
-	after, _ := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
-	if string(before) != string(after) {
-		t.Fatal("score overwrote the run's answers.jsonl")
-	}
-	other := filepath.Join(t.TempDir(), "notes")
-	os.MkdirAll(other, 0o755)
-	os.WriteFile(filepath.Join(other, "readme.txt"), []byte("mine"), 0o644)
-	if _, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: other, CacheDir: cfg.CacheDir}); err == nil {
-		t.Fatal("score into a non-empty directory that is no score dir was accepted")
-	}
-	out := filepath.Join(t.TempDir(), "scored")
-	sc.Out = out
-	for i := 0; i < 2; i++ { // fresh, then rescoring its own output
-		if _, _, err := harness.Score(context.Background(), sc); err != nil {
-			t.Fatalf("score #%d into %s: %v", i+1, out, err)
 		}
 	}
 }
@@ -188,5 +156,45 @@ func TestResumeRefusesChangedSystemDefaults(t *testing.T) {
 	_, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `anchor="session"`) {
 		t.Fatalf("resume under changed defaults: want a refusal naming anchor, got %v", err)
+	}
+}
+
+func TestRerunResumesWithoutRedoingWork(t *testing.T) {
+	cfg := testConfig(t, "turns-cosine")
+	first, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := runDir(t, cfg)
+	// Simulate an interruption: drop the last three answers and one judgment line.
+	ans := readLines(t, filepath.Join(dir, runlog.AnswersFile))
+	writeLines(t, filepath.Join(dir, runlog.AnswersFile), ans[:len(ans)-3])
+	js := readLines(t, filepath.Join(dir, runlog.JudgmentsFile))
+	writeLines(t, filepath.Join(dir, runlog.JudgmentsFile), js[:len(js)-1])
+
+	second, err := harness.Run(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(readLines(t, filepath.Join(dir, runlog.AnswersFile))); got != len(ans) {
+		t.Fatalf("after resume answers = %d, want %d (only the 3 missing re-answered)", got, len(ans))
+	}
+	if first.Overall.Scores["f1"] != second.Overall.Scores["f1"] {
+		t.Fatalf("deterministic offline run changed on resume: %v vs %v", first.Overall.Scores, second.Overall.Scores)
+	}
+	// A third run has nothing to do and writes no new answers.
+	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(readLines(t, filepath.Join(dir, runlog.AnswersFile))); got != len(ans) {
+		t.Fatalf("idle rerun appended answers: %d", got)
+	}
+	judged, _ := runlog.LoadJudgments(dir)
+	seen := map[string]bool{}
+	for _, j := range judged {
+		seen[j.QuestionID+"|"+j.Judge] = true
+	}
+	if len(seen) != len(ans)*len(harness.DefaultJudges("offline")) {
+		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(harness.DefaultJudges("offline")))
 	}
 }
