@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
@@ -170,15 +170,8 @@ func membenchStdout(t *testing.T, env []string, args ...string) (stdout, stderr 
 	cmd.Env = append(os.Environ(), append([]string{"MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME=" + t.TempDir()}, env...)...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return o.String(), e.String(), ee.ExitCode()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), 0
+	code = testutil.ExitCode(t, cmd)
+	return o.String(), e.String(), code
 }
 
 // With --json, run and judge passes that end with failed questions print

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/cmd/membench/clienv"
+	"github.com/membench/membench/internal/testutil"
 )
 
 // The CLI's contract with users: bad input exits 2 with one line naming the
@@ -62,15 +62,8 @@ func membenchProcess(t *testing.T, env []string, args ...string) (string, int) {
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return out.String(), ee.ExitCode()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), 0
+	code := testutil.ExitCode(t, cmd)
+	return out.String(), code
 }
 
 // lockedBuffer is one output for stdout and stderr, which a command may

@@ -2,13 +2,14 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/internal/testutil"
 )
 
 // An unquoted --run glob is expanded by the shell; the command says so and
@@ -28,15 +29,8 @@ func TestFrictionsUnquotedGlob(t *testing.T) {
 			"MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME="+filepath.Join(dir, ".home"), "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return out.String(), ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), 0
+		code := testutil.ExitCode(t, cmd)
+		return out.String(), code
 	}
 	quoted := regexp.MustCompile(`e\.g\. (--run '[^']+')`)
 	for _, cmdline := range []string{

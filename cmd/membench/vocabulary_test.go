@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,15 +82,8 @@ func split(t *testing.T, dir string, args ...string) (string, string, int) {
 	cmd.Env = append(os.Environ(), "MEMBENCH_EMBEDDER=hashed", "MEMBENCH_HOME="+filepath.Join(dir, ".home"), "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return out.String(), errb.String(), ee.ExitCode()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), 0
+	code := testutil.ExitCode(t, cmd)
+	return out.String(), errb.String(), code
 }
 
 // Two runs made with no flags compare with no --judge: both sides use the

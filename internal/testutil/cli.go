@@ -3,7 +3,9 @@ package testutil
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -61,4 +63,20 @@ func Writer(tb testing.TB, dir string) func(name, body string) string {
 		}
 		return p
 	}
+}
+
+// ExitCode runs cmd, whose output the caller has pointed where it wants,
+// and returns its exit code; a command that could not run at all fails
+// the test.
+func ExitCode(tb testing.TB, cmd *exec.Cmd) int {
+	tb.Helper()
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return 0
 }
