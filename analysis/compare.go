@@ -176,16 +176,6 @@ func (s *Source) IsMetric(name string) bool {
 	return runlog.Manifest{}.IsMetric(name)
 }
 
-// System is the system named in the judgments, or the directory name.
-func (s *Source) System() string {
-	for _, j := range s.Judgments {
-		if j.System != "" {
-			return j.System
-		}
-	}
-	return s.Name
-}
-
 // CompareOptions are a paired comparison's inputs.
 type CompareOptions struct {
 	A, B           string

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"strconv"
@@ -23,11 +22,6 @@ import (
 
 // errNotPlain is the fast decoder giving up; the careful one decides.
 var errNotPlain = errors.New("not a plain LoCoMo file")
-
-// fastLoCoMo decodes data into conversations, or returns errNotPlain.
-func fastLoCoMo(data []byte, opt LoadOptions) ([]*Conversation, error) {
-	return fastLoCoMoFrom(jsontext.NewDecoder(bytes.NewBuffer(data)), opt)
-}
 
 // fastLoCoMoFrom decodes the whole of d's input, or returns errNotPlain.
 // The decoder's own checks (syntax, UTF-8, no repeated names) hold for

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -90,4 +91,9 @@ func FuzzLoCoMoFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsCareful(t, data, LoadOptions{})
 	})
+}
+
+// fastLoCoMo decodes data into conversations, or returns errNotPlain.
+func fastLoCoMo(data []byte, opt LoadOptions) ([]*Conversation, error) {
+	return fastLoCoMoFrom(jsontext.NewDecoder(bytes.NewBuffer(data)), opt)
 }

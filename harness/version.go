@@ -123,6 +123,3 @@ func BuildOf() Build { return buildOnce() }
 func Version() string { return buildOnce().String() }
 
 func gitCommit() string { return buildOnce().Revision }
-
-// GitCommit is the commit the binary was built from ("" when unknown).
-func GitCommit() string { return gitCommit() }

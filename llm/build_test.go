@@ -231,3 +231,21 @@ func TestSpecErrorsAreBadInput(t *testing.T) {
 		}
 	}
 }
+
+// reservationDelay is how long a request of est tokens would wait now
+// (for tests and diagnostics; it does not consume the allowance).
+func (r *RateLimited) reservationDelay(est int) time.Duration {
+	var d time.Duration
+	now := time.Now()
+	if r.req != nil {
+		res := r.req.ReserveN(now, 1)
+		d = max(d, res.DelayFrom(now))
+		res.CancelAt(now)
+	}
+	if r.tok != nil {
+		res := r.tok.ReserveN(now, min(max(est, 1), r.tok.Burst()))
+		d = max(d, res.DelayFrom(now))
+		res.CancelAt(now)
+	}
+	return d
+}

@@ -155,15 +155,6 @@ func (s Set) Template(name string) (*Template, error) {
 	return Embedded(name)
 }
 
-// Render fills the set's template called name with data.
-func (s Set) Render(name string, data any) ([]runlog.Message, error) {
-	t, err := s.Template(name)
-	if err != nil {
-		return nil, err
-	}
-	return t.Render(data)
-}
-
 // Hashes maps every embedded template and every file in the set to its
 // ManifestHash, for the manifest.
 func (s Set) Hashes() map[string]string {
@@ -294,16 +285,6 @@ func Render(name string, data any) ([]runlog.Message, error) {
 	return t.Render(data)
 }
 
-// MustRender is Render for templates known to be valid (embedded ones with
-// fixed data shapes); it panics on error.
-func MustRender(name string, data any) []runlog.Message {
-	m, err := Render(name, data)
-	if err != nil {
-		panic(err)
-	}
-	return m
-}
-
 // Hash returns the sha256 of the embedded template called name.
 func Hash(name string) (string, error) {
 	t, err := Embedded(name)
@@ -312,9 +293,6 @@ func Hash(name string) (string, error) {
 	}
 	return t.hash, nil
 }
-
-// Hashes returns name -> sha256 for every embedded template.
-func Hashes() map[string]string { return Set{}.Hashes() }
 
 // Names lists the embedded templates.
 func Names() []string {

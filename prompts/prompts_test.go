@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"text/template/parse"
+
+	"github.com/membench/membench/runlog"
 )
 
 func writeFile(t *testing.T, body string) string {
@@ -396,3 +398,15 @@ func TestLabelsLine(t *testing.T) {
 		t.Errorf("judge.tmpl declares %v", j.Labels())
 	}
 }
+
+// Render fills the set's template called name with data.
+func (s Set) Render(name string, data any) ([]runlog.Message, error) {
+	t, err := s.Template(name)
+	if err != nil {
+		return nil, err
+	}
+	return t.Render(data)
+}
+
+// Hashes returns name -> sha256 for every embedded template.
+func Hashes() map[string]string { return Set{}.Hashes() }

@@ -121,3 +121,15 @@ func BenchmarkCount(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/text")
 	})
 }
+
+// memoLen is the number of memoised texts (for tests).
+func memoLen() int {
+	total := 0
+	for i := range counts.shards {
+		m := &counts.shards[i]
+		m.mu.Lock()
+		total += len(m.cur) + len(m.old)
+		m.mu.Unlock()
+	}
+	return total
+}

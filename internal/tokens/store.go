@@ -87,9 +87,6 @@ func OpenStore(path string) (*Store, error) {
 	return s, nil
 }
 
-// Len is the number of counts the store was opened with.
-func (s *Store) Len() int { return len(s.loaded) }
-
 // Damaged is the number of records that failed their check when loaded.
 func (s *Store) Damaged() int64 { return s.damaged }
 

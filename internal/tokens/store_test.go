@@ -93,3 +93,6 @@ func TestStoreKeepsCountsAcrossProcesses(t *testing.T) {
 		t.Fatalf("store file is %d bytes, not whole records (torn tail kept)", st.Size())
 	}
 }
+
+// Len is the number of counts the store was opened with.
+func (s *Store) Len() int { return len(s.loaded) }

@@ -158,18 +158,6 @@ func (m *memoShard) insert(k memoKey, n int32) {
 	m.cur[k] = n
 }
 
-// memoLen is the number of memoised texts (for tests).
-func memoLen() int {
-	total := 0
-	for i := range counts.shards {
-		m := &counts.shards[i]
-		m.mu.Lock()
-		total += len(m.cur) + len(m.old)
-		m.mu.Unlock()
-	}
-	return total
-}
-
 // perMessage is the chat format's overhead per message for the gpt-4o
 // family: 3 separator tokens plus the role name, which is one token for
 // system, user and assistant (OpenAI's cookbook counts the role's tokens on

@@ -2,8 +2,8 @@ package plot
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
-	"github.com/membench/membench/runlog/runlogtest"
 	"image/color"
 	"image/png"
 	"math"
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/runlog/runlogtest"
 
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -147,4 +149,16 @@ func TestSaveFormatsAndLayout(t *testing.T) {
 	if lay.legend.Max.X > Width || lay.legend.Max.Y > lay.data.Max.Y+1 {
 		t.Errorf("legend frame %v outside the figure or above the data area %v", lay.legend, lay.data)
 	}
+}
+
+// PNGDPI reads the resolution from a PNG's pHYs chunk (0 when it has none).
+func PNGDPI(b []byte) int {
+	for i := 8; i+12 <= len(b); {
+		n := int(binary.BigEndian.Uint32(b[i : i+4]))
+		if string(b[i+4:i+8]) == "pHYs" && n == 9 && i+8+9 <= len(b) && b[i+16] == 1 {
+			return int(math.Round(float64(binary.BigEndian.Uint32(b[i+8:i+12])) * 0.0254))
+		}
+		i += 12 + n
+	}
+	return 0
 }

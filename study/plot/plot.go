@@ -347,18 +347,6 @@ func withDPI(b []byte, dpi int) ([]byte, error) {
 	return append(out, b[ihdrEnd:]...), nil
 }
 
-// PNGDPI reads the resolution from a PNG's pHYs chunk (0 when it has none).
-func PNGDPI(b []byte) int {
-	for i := 8; i+12 <= len(b); {
-		n := int(binary.BigEndian.Uint32(b[i : i+4]))
-		if string(b[i+4:i+8]) == "pHYs" && n == 9 && i+8+9 <= len(b) && b[i+16] == 1 {
-			return int(math.Round(float64(binary.BigEndian.Uint32(b[i+8:i+12])) * 0.0254))
-		}
-		i += 12 + n
-	}
-	return 0
-}
-
 func splitNonEmpty(s string) []string {
 	if s == "" {
 		return nil

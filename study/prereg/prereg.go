@@ -279,13 +279,6 @@ func digest(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// Lock validates the plan and records its hash and its resolved protocol
-// in LockPath(path, runsDir). An existing lock of a different content is
-// not overwritten: a registration is locked once.
-func Lock(path, runsDir string, now time.Time) (*LockInfo, error) {
-	return LockWith(path, runsDir, now, LockOptions{})
-}
-
 // LockOptions are Lock's switches.
 type LockOptions struct {
 	// AllowPromptMismatch registers prompt files whose sha256 is not the
@@ -473,15 +466,6 @@ type TestOptions struct {
 	// InvalidAsWrong pairs invalid verdicts as WRONG (--invalid-as
 	// wrong) instead of leaving them out; they are counted either way.
 	InvalidAsWrong bool
-}
-
-// Test runs a locked plan on finished runs. System paths are resolved
-// under runsDir unless absolute.
-func Test(path, runsDir string) (*Report, error) { return TestWith(path, runsDir, TestOptions{}) }
-
-// TestRuns is Test with allowMixed (TestOptions.AllowMixed).
-func TestRuns(path, runsDir string, allowMixed bool) (*Report, error) {
-	return TestWith(path, runsDir, TestOptions{AllowMixed: allowMixed})
 }
 
 // BeforeLockError refuses runs that started before the plan was locked:

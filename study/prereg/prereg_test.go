@@ -79,7 +79,7 @@ func TestLockTestRefuse(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := Test(path, runs); err == nil || !strings.Contains(err.Error(), "not locked") {
+	if _, err := testPlan(path, runs); err == nil || !strings.Contains(err.Error(), "not locked") {
 		t.Fatalf("unlocked plan was tested: %v", err)
 	}
 	l, err := Lock(path, runs, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
@@ -89,7 +89,7 @@ func TestLockTestRefuse(t *testing.T) {
 	if len(l.SHA256) != 64 {
 		t.Fatalf("lock %+v", l)
 	}
-	rep, err := Test(path, runs)
+	rep, err := testPlan(path, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestLockTestRefuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ch *ChangedError
-	if _, err := Test(path, runs); !errors.As(err, &ch) {
+	if _, err := testPlan(path, runs); !errors.As(err, &ch) {
 		t.Fatalf("changed plan was tested: %v", err)
 	}
 	if _, err := Lock(path, runs, time.Now()); !errors.As(err, &ch) {
@@ -282,7 +282,7 @@ func TestDamagedLockIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, f := range map[string]func() error{
-		"test": func() error { _, err := Test(plan, dir); return err },
+		"test": func() error { _, err := testPlan(plan, dir); return err },
 		"lock": func() error { _, err := Lock(plan, dir, time.Now()); return err },
 	} {
 		var msg string
@@ -340,4 +340,20 @@ func TestLockGoesNextToTheResults(t *testing.T) {
 	if _, err := Verify(legacy, filepath.Join(root, "nothing-here"), []byte(plan)); err != nil {
 		t.Errorf("legacy lock: %v", err)
 	}
+}
+
+// Lock validates the plan and records its hash and its resolved protocol
+// in LockPath(path, runsDir). An existing lock of a different content is
+// not overwritten: a registration is locked once.
+func Lock(path, runsDir string, now time.Time) (*LockInfo, error) {
+	return LockWith(path, runsDir, now, LockOptions{})
+}
+
+// testPlan runs a locked plan on finished runs. System paths are resolved
+// under runsDir unless absolute.
+func testPlan(path, runsDir string) (*Report, error) { return TestWith(path, runsDir, TestOptions{}) }
+
+// testPlanMixed is testPlan with allowMixed (TestOptions.AllowMixed).
+func testPlanMixed(path, runsDir string, allowMixed bool) (*Report, error) {
+	return TestWith(path, runsDir, TestOptions{AllowMixed: allowMixed})
 }

@@ -119,7 +119,7 @@ hypotheses:
   - {id: S6, family: secondary, note: "the paper names S6 but does not say what it tests"}
 `
 	p := lockedPlan(t, root, "plan", runs, plan)
-	rep, err := Test(p, runs)
+	rep, err := testPlan(p, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ hypotheses:
 	os.MkdirAll(root3, 0o755)
 	self := strings.Replace(plan, "  - {id: H1, kind: noninferiority, family: primary, a: turns-rerank, b: engram, margin: -5}",
 		"  - {id: H1, kind: noninferiority, family: primary, a: turns-rerank, b: same-as-rerank, margin: -5}", 1)
-	rep3, err := Test(lockedPlan(t, root3, "self", runs, self), runs)
+	rep3, err := testPlan(lockedPlan(t, root3, "self", runs, self), runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ hypotheses:
 	os.MkdirAll(root2, 0o755)
 	wide := strings.Replace(plan, `ks: "1..4"`, `ks: "1..5"`, 1)
 	p2 := lockedPlan(t, root2, "wide", runs, wide)
-	_, err = Test(p2, runs)
+	_, err = testPlan(p2, runs)
 	if err == nil || !strings.Contains(err.Error(), "H1 (vs engram") || !strings.Contains(err.Error(), "k = [5]") || !strings.Contains(err.Error(), "membench run --system turns-rerank --k 5") {
 		t.Errorf("missing k: %v", err)
 	}
@@ -218,7 +218,7 @@ hypotheses:
 		b, _ = json.Marshal(m)
 		os.WriteFile(mp, b, 0o644)
 	}
-	if _, err := TestRuns(p, runs, true); err == nil || !strings.Contains(err.Error(), "S4") || !strings.Contains(err.Error(), "registers them distinct") {
+	if _, err := testPlanMixed(p, runs, true); err == nil || !strings.Contains(err.Error(), "S4") || !strings.Contains(err.Error(), "registers them distinct") {
 		t.Errorf("S4 with one model for both roles: %v, want a refusal", err)
 	}
 
@@ -266,7 +266,7 @@ func TestRunsBeforeTheLockAreRefused(t *testing.T) {
 	if _, err := Lock(p, runs, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Test(p, runs)
+	_, err := testPlan(p, runs)
 	var bl *BeforeLockError
 	if !errors.As(err, &bl) || len(bl.Runs) != 2 || !strings.Contains(err.Error(), "--exploratory") || !strings.Contains(err.Error(), filepath.Base(a)) {
 		t.Fatalf("runs before the lock: %v, want a refusal naming both runs", err)

@@ -210,15 +210,6 @@ func (c *chunk) intern(key string, store func(), next int) int {
 	return next
 }
 
-// Sizes reports the JSON size and the gzipped size in bytes of what was
-// packed so far: the index, and the transcript chunks read until now (all
-// of them after an export).
-func (e *Encoded) Sizes() (raw, gz int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.raw, e.gz
-}
-
 // pageOf is the page's template data around the landing page's data
 // (none while the runs are read).
 func pageOf(title string, head []byte) pageData {
@@ -302,12 +293,6 @@ func Listen(port int) (net.Listener, error) {
 		return nil, fmt.Errorf("--port %d: %w (choose another port, or 0 for a free one)", port, err)
 	}
 	return ln, nil
-}
-
-// Serve serves the app on ln until ctx ends, only to requests addressed
-// to ln by a loopback name (OwnHostOnly).
-func (e *Encoded) Serve(ctx context.Context, ln net.Listener) error {
-	return serve(ctx, ln, e.Handler())
 }
 
 func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
