@@ -193,17 +193,6 @@ func modelString(id runlog.ModelID) string {
 	return s
 }
 
-// Differences lists what keeps runs from being put side by side: the
-// dataset or question set, the embedder, the build, decide and answer
-// models, the answer prompt, the turn step, offline vs real backends, the
-// spec of each judge named (pass none when the runs are compared under
-// different judges on purpose), and the options of runs of one system
-// beyond the one compared (DifferencesVarying). A property one run does
-// not record is not held against it.
-func Differences(sides []Side, judges ...string) []Difference {
-	return DifferencesVarying(sides, nil, judges...)
-}
-
 // DifferencesVarying is Differences where vary names the system options
 // the caller compares on purpose (k for kstar, a sweep's grid keys): runs
 // of one system may differ in those and in nothing else. With vary nil,

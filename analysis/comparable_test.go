@@ -12,7 +12,7 @@ import (
 
 func TestDifferencesNameFieldAndRuns(t *testing.T) {
 	a, b := runlogtest.OfflineManifest(), runlogtest.OfflineManifest()
-	if d := analysis.Differences([]analysis.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}, "f1"); len(d) != 0 {
+	if d := differences([]analysis.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}, "f1"); len(d) != 0 {
 		t.Fatalf("identical manifests differ: %v", d)
 	}
 	b.Embedder = "tfidf-hash-512"
@@ -30,7 +30,7 @@ func TestDifferencesNameFieldAndRuns(t *testing.T) {
 		t.Errorf("allow mixed: %v %v", mixed, err)
 	}
 	// Runs compared under different judges on purpose: no judge facet.
-	if d := analysis.Differences([]analysis.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}); len(d) != 1 {
+	if d := differences([]analysis.Side{{Label: "A", Manifest: &a}, {Label: "B", Manifest: &b}}); len(d) != 1 {
 		t.Errorf("without a judge: %v", d)
 	}
 }
@@ -49,10 +49,10 @@ func TestOptionDifferencesWithinOneSystem(t *testing.T) {
 	c := mk("turns-rerank", map[string]string{"k": "20", "n": "50"})
 	d := mk("turns-cosine", map[string]string{"k": "7"})
 	side := func(l string, m *runlog.Manifest) analysis.Side { return analysis.Side{Label: l, Manifest: m} }
-	if diffs := analysis.Differences([]analysis.Side{side("a", &a), side("b", &b), side("d", &d)}); len(diffs) != 0 {
+	if diffs := differences([]analysis.Side{side("a", &a), side("b", &b), side("d", &d)}); len(diffs) != 0 {
 		t.Errorf("one option differs (k): %v", diffs)
 	}
-	diffs := analysis.Differences([]analysis.Side{side("a", &a), side("c", &c)})
+	diffs := differences([]analysis.Side{side("a", &a), side("c", &c)})
 	if len(diffs) != 1 || !strings.Contains(diffs[0].String(), "a: k=3,n=30") || !strings.Contains(diffs[0].String(), "c: k=20,n=50") {
 		t.Errorf("two options differ: %v", diffs)
 	}
@@ -62,7 +62,7 @@ func TestOptionDifferencesWithinOneSystem(t *testing.T) {
 	}
 	e := a
 	e.Models = map[string]runlog.ModelID{"build": {Backend: "offline"}, "answer": {Backend: "offline", Model: "heuristic"}, "decide": {Backend: "openai", Model: "x"}, "judge": {Backend: "offline", Model: "heuristic"}}
-	if diffs := analysis.Differences([]analysis.Side{side("a", &a), side("e", &e)}); len(diffs) < 2 || diffs[0].Field != "build model" || diffs[1].Field != "decide model" {
+	if diffs := differences([]analysis.Side{side("a", &a), side("e", &e)}); len(diffs) < 2 || diffs[0].Field != "build model" || diffs[1].Field != "decide model" {
 		t.Errorf("build and decide models: %v", diffs)
 	}
 }
@@ -78,7 +78,7 @@ func TestPeerSystemSettings(t *testing.T) {
 	side := func(l string, m runlog.Manifest) analysis.Side { return analysis.Side{Label: l, Manifest: &m} }
 	p4o, p41 := peer("gpt-4o-mini"), peer("gpt-4.1-mini")
 	sides := []analysis.Side{side("p4o", p4o), side("p41", p41)}
-	if d := analysis.Differences(sides, "peer-llm"); len(d) != 0 {
+	if d := differences(sides, "peer-llm"); len(d) != 0 {
 		t.Fatalf("peers differing in answer model only: %v", d)
 	}
 	ps := analysis.PeerSettings(sides, "peer-llm")
@@ -94,7 +94,7 @@ func TestPeerSystemSettings(t *testing.T) {
 	// An import written before the peer flag is known by its embedder.
 	old := peer("gpt-4.1-mini")
 	old.Peer = false
-	if d := analysis.Differences([]analysis.Side{side("p4o", p4o), side("old", old)}, "peer-llm"); len(d) != 0 {
+	if d := differences([]analysis.Side{side("p4o", p4o), side("old", old)}, "peer-llm"); len(d) != 0 {
 		t.Errorf("older import: %v", d)
 	}
 	// Own runs differing in answer model are still mixed, beside a peer
@@ -104,14 +104,14 @@ func TestPeerSystemSettings(t *testing.T) {
 	zep := peer("")
 	zep.Models = nil
 	for _, s := range [][]analysis.Side{{side("a", a), side("b", b)}, {side("a", a), side("b", b), side("zep", zep)}} {
-		d := analysis.Differences(s)
+		d := differences(s)
 		if len(d) != 1 || d[0].Field != "answer model" {
 			t.Errorf("own runs differing in answer model: %v", d)
 		}
 	}
 	// An own run beside a peer: the embedder is the peer's own, but the
 	// dataset file and offline vs real backends still count.
-	d := analysis.Differences([]analysis.Side{side("a", a), side("p4o", p4o)})
+	d := differences([]analysis.Side{side("a", a), side("p4o", p4o)})
 	if len(d) != 1 || d[0].Field != "backends" {
 		t.Errorf("offline own run beside a real peer: %v, want only backends", d)
 	}
@@ -120,7 +120,7 @@ func TestPeerSystemSettings(t *testing.T) {
 	}
 	other := peer("gpt-4.1-mini")
 	other.DatasetSHA256 = "bbbb"
-	if d := analysis.Differences([]analysis.Side{side("p4o", p4o), side("other", other)}); len(d) != 1 || d[0].Field != "dataset" {
+	if d := differences([]analysis.Side{side("p4o", p4o), side("other", other)}); len(d) != 1 || d[0].Field != "dataset" {
 		t.Errorf("peers on different files: %v", d)
 	}
 }
@@ -140,7 +140,7 @@ func TestFollowedOptionIsNotASecondDifference(t *testing.T) {
 	buf := mk("buffer512", "batch+1s*position", "clock")
 	bufOwnClock := mk("buffer512", "session+1s*position")
 	side := func(l string, m *runlog.Manifest) analysis.Side { return analysis.Side{Label: l, Manifest: m} }
-	if diffs := analysis.Differences([]analysis.Side{side("def", def), side("buf", buf)}); len(diffs) != 0 {
+	if diffs := differences([]analysis.Side{side("def", def), side("buf", buf)}); len(diffs) != 0 {
 		t.Errorf("granularity alone differs (the clock follows it): %v", diffs)
 	}
 	if diffs := analysis.DifferencesVarying([]analysis.Side{side("def", def), side("buf", buf)}, []string{"granularity"}); len(diffs) != 0 {
@@ -148,15 +148,20 @@ func TestFollowedOptionIsNotASecondDifference(t *testing.T) {
 	}
 	// The clock alone differs between buffer512 runs: that is the one
 	// option compared.
-	if diffs := analysis.Differences([]analysis.Side{side("buf", buf), side("own", bufOwnClock)}); len(diffs) != 0 {
+	if diffs := differences([]analysis.Side{side("buf", buf), side("own", bufOwnClock)}); len(diffs) != 0 {
 		t.Errorf("clock alone differs: %v", diffs)
 	}
 	// Seeds differing beside the granularity is a second difference; the
 	// followed clock is not named.
 	other := mk("buffer512", "batch+1s*position", "clock")
 	other.SystemOptions["seeds"] = "0"
-	diffs := analysis.Differences([]analysis.Side{side("def", def), side("other", other)})
+	diffs := differences([]analysis.Side{side("def", def), side("other", other)})
 	if len(diffs) != 1 || strings.Contains(diffs[0].String(), "clock") || !strings.Contains(diffs[0].String(), "seeds=0") {
 		t.Errorf("granularity and seeds differ: %v", diffs)
 	}
+}
+
+// differences compares sides with no system option allowed to vary.
+func differences(sides []analysis.Side, judges ...string) []analysis.Difference {
+	return analysis.DifferencesVarying(sides, nil, judges...)
 }

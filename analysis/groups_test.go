@@ -109,7 +109,7 @@ func TestMixedErrorIsShort(t *testing.T) {
 	}
 	// The options difference alone: the option most runs share, and the
 	// run that strays from it.
-	opts := analysis.Differences([]analysis.Side{sides[0], sides[3], sides[9]})
+	opts := differences([]analysis.Side{sides[0], sides[3], sides[9]})
 	me = &analysis.MixedError{Diffs: opts}
 	if len(opts) != 1 || !strings.Contains(me.Brief(), "turns-cosine runs differ in k and order") || !strings.Contains(me.Brief(), "run-00 and 1 more: order=time; run-09: order=score") {
 		t.Errorf("options difference: %q", me.Brief())

@@ -174,23 +174,6 @@ func lineAt(data []byte, off int64) int {
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
 }
 
-// checkUTF8 refuses files that are not UTF-8: Go's decoder would silently
-// turn bad bytes into U+FFFD, changing texts without a word.
-func checkUTF8(data []byte, source string) error {
-	if utf8.Valid(data) {
-		return nil
-	}
-	off := 0
-	for off < len(data) {
-		r, n := utf8.DecodeRune(data[off:])
-		if r == utf8.RuneError && n == 1 {
-			break
-		}
-		off += n
-	}
-	return bad("%s line %d (byte %d): not UTF-8 (byte 0x%02x); re-save the file as UTF-8 or re-fetch it with `membench datasets fetch`", source, lineAt(data, int64(off)), off, data[off])
-}
-
 // utf8Reader passes bytes through and fails at the first one that is not
 // part of valid UTF-8, naming its line, for files too big to hold whole.
 type utf8Reader struct {

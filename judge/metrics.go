@@ -1,10 +1,7 @@
 package judge
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -135,37 +132,6 @@ func ScoredGold(q *datasets.Question) string {
 		return strings.TrimSpace(g)
 	}
 	return q.Gold
-}
-
-// GoldString stringifies a dataset answer the way Python's str() does for
-// the scalar types LoCoMo uses (ints such as 2022 become "2022"). Decode
-// with json.Decoder.UseNumber to keep float literals such as "3.0" exact.
-func GoldString(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case json.Number:
-		return x.String()
-	case float64:
-		// encoding/json decodes every number to float64; LoCoMo's numeric
-		// answers are JSON integers, which Python prints without ".0".
-		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-			return strconv.FormatInt(int64(x), 10)
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
 }
 
 // Declines reports whether the prediction says the answer is not available,

@@ -359,24 +359,6 @@ func isModelKey(k string) bool {
 	return false
 }
 
-// ParseAll parses several --judge-spec values and rejects duplicate names.
-func ParseAll(specs []string, deps Deps) ([]Judge, error) {
-	var out []Judge
-	seen := map[string]string{}
-	for _, s := range specs {
-		j, err := Parse(s, deps)
-		if err != nil {
-			return nil, err
-		}
-		if prev, dup := seen[j.Name()]; dup {
-			return nil, fmt.Errorf("--judge-spec %q and --judge-spec %q both make a judge named %q; give one of them its own name=N", llm.RedactText(prev), llm.RedactText(s), j.Name())
-		}
-		seen[j.Name()] = s
-		out = append(out, j)
-	}
-	return out, nil
-}
-
 // Info is a judge's full description, as the run manifest records it.
 type Info struct {
 	Name        string            `json:"name"`

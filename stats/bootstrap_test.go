@@ -22,7 +22,7 @@ func TestQuantileType7(t *testing.T) {
 func TestClusterMeansArePooled(t *testing.T) {
 	v := []float64{0, 0, 0, 100}
 	c := []string{"a", "a", "a", "b"}
-	l, err := BootstrapLowerBound(v, c, 4000, 0.30, NewRand(7))
+	l, _, err := ClusterBootstrapCI(v, c, 4000, 0.40, NewRand(7)) // lower end: the 30% quantile
 	if err != nil {
 		t.Fatal(err)
 	}

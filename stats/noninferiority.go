@@ -3,7 +3,6 @@ package stats
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -86,25 +85,4 @@ func NonInferiorityDiffs(d []float64, margin, alpha float64) (NIResult, error) {
 	}
 	r.Pass = r.Lower > margin
 	return r, nil
-}
-
-// BootstrapLowerBound is the clustered percentile-bootstrap one-sided lower
-// bound of the mean difference: the alpha quantile (5th percentile for
-// alpha = 0.05) of B replicate means, each from clusters drawn with
-// replacement (see ClusterBootstrapCI). clusters may be nil.
-func BootstrapLowerBound(d []float64, clusters []string, b int, alpha float64, rng *rand.Rand) (float64, error) {
-	if rng == nil {
-		return 0, errNilRand
-	}
-	if b < 2 {
-		return 0, fmt.Errorf("stats.BootstrapLowerBound: replicates B=%d; use at least 1000", b)
-	}
-	if !(alpha > 0 && alpha < 1) {
-		return 0, fmt.Errorf("stats.BootstrapLowerBound: alpha must be in (0,1), got %v (use 0.05)", alpha)
-	}
-	sums, sizes, err := clusterSums("BootstrapLowerBound", d, clusters)
-	if err != nil {
-		return 0, err
-	}
-	return quantileSorted(bootstrapMeans(sums, sizes, b, rng), alpha), nil
 }

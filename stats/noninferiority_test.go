@@ -102,45 +102,6 @@ func TestNonInferiorityDegenerate(t *testing.T) {
 	}
 }
 
-func TestBootstrapLowerBoundH1(t *testing.T) {
-	d, conv := h1Diffs()
-	l1, err := BootstrapLowerBound(d, conv, 2000, 0.05, NewRand(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l1b, _ := BootstrapLowerBound(d, conv, 2000, 0.05, NewRand(1))
-	if l1 != l1b {
-		t.Errorf("same seed gave %v and %v", l1, l1b)
-	}
-	// Round-robin makes conv-44..46 (156 questions each) sum to 0 and
-	// conv-47, conv-48 (155 each) sum to −200 (13 plus vs 15 minus). A
-	// replicate with j draws from the last two has mean −200j/(155j +
-	// 156(5−j)). j ~ Bin(5, 0.4): P(j = 5) = 0.010 < 0.05 < P(j ≥ 4) = 0.087,
-	// so the 5th percentile is the j = 4 value −800/776 for any seed.
-	for s := range uint64(3) {
-		l, _ := BootstrapLowerBound(d, conv, 2000, 0.05, NewRand(10+s))
-		if l != -800.0/776 {
-			t.Errorf("seed %d: clustered bound %.17g, want −800/776", 10+s, l)
-		}
-	}
-	i1, _ := BootstrapLowerBound(d, nil, 500, 0.05, NewRand(1))
-	i1b, _ := BootstrapLowerBound(d, nil, 500, 0.05, NewRand(1))
-	i2, _ := BootstrapLowerBound(d, nil, 500, 0.05, NewRand(2))
-	if i1 != i1b || i1 == i2 {
-		t.Errorf("iid bootstrap: seed 1 %v/%v, seed 2 %v; want equal/different", i1, i1b, i2)
-	}
-	// Without clusters the bootstrap bound approximates the t bound (−3.02):
-	// the percentile bootstrap is first-order equivalent for a mean.
-	li, _ := BootstrapLowerBound(d, nil, 4000, 0.05, NewRand(3))
-	near(t, "iid bootstrap bound", li, -3.02, 0.35)
-	if _, err := BootstrapLowerBound(d, conv[:3], 100, 0.05, NewRand(1)); err == nil {
-		t.Error("clusters of wrong length accepted")
-	}
-	if _, err := BootstrapLowerBound(d, nil, 100, 0.05, nil); err == nil {
-		t.Error("nil rng accepted")
-	}
-}
-
 // With 0/±100 scores every difference is an integer, so the mean must be the
 // correctly rounded quotient of the exact sum. The real Zep vs Memobase
 // v0.0.37 table (209 only-A, 219 only-B, 1112 ties) gives −1000/1540; a

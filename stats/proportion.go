@@ -60,22 +60,3 @@ func WilsonRate(p, n, level float64) (lo, hi float64) {
 	}
 	return lo, hi
 }
-
-// Accuracy counts the true values of correct and attaches a Wilson interval
-// at level (0.95 for the reports).
-func Accuracy(correct []bool, level float64) (Proportion, error) {
-	k := 0
-	for _, c := range correct {
-		if c {
-			k++
-		}
-	}
-	if len(correct) == 0 {
-		return Proportion{}, fmt.Errorf("stats.Accuracy: correct is empty; score at least one question")
-	}
-	lo, hi, err := Wilson(k, len(correct), level)
-	if err != nil {
-		return Proportion{}, err
-	}
-	return Proportion{Successes: k, N: len(correct), P: float64(k) / float64(len(correct)), Lo: lo, Hi: hi, Level: level}, nil
-}

@@ -54,23 +54,3 @@ func TestWilsonEdgesAndErrors(t *testing.T) {
 		t.Error("Wilson accepted level 95")
 	}
 }
-
-func TestAccuracy(t *testing.T) {
-	correct := make([]bool, 263)
-	for i := range 81 {
-		correct[i*3] = true
-	}
-	a, err := Accuracy(correct, 0.95)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Successes != 81 || a.N != 263 {
-		t.Fatalf("counts %d/%d, want 81/263", a.Successes, a.N)
-	}
-	near(t, "P", a.P, 81.0/263, 0)
-	near(t, "Lo", a.Lo, 0.255288519878, 1e-12)
-	near(t, "Hi", a.Hi, 0.366209576983, 1e-12)
-	if _, err := Accuracy(nil, 0.95); err == nil {
-		t.Error("Accuracy accepted no questions")
-	}
-}

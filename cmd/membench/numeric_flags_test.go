@@ -49,7 +49,7 @@ func TestNumericFlagsRefuseValuesOutsideTheirRange(t *testing.T) {
 			id := c.CommandPath() + " --" + f.Name
 			if !isBounded {
 				if notYetBounded[id] == "" {
-					t.Errorf("%s is a %s flag without a range; register it with cliflag.Int, Float64, Duration, Uint64 or IntList", id, f.Value.Type())
+					t.Errorf("%s is a %s flag without a range; register it with cliflag.Int, Float64, Duration, Uint64 or Size", id, f.Value.Type())
 				}
 				return
 			}

@@ -17,7 +17,6 @@ package imagemarks
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -47,19 +46,6 @@ func (m Marks) Dependent() map[string]bool {
 		}
 	}
 	return out
-}
-
-// Counts are how many questions carry each mark.
-func (m Marks) Counts() (withImage, dependent int) {
-	for _, mk := range m {
-		if mk.WithImage {
-			withImage++
-		}
-		if mk.Dependent {
-			dependent++
-		}
-	}
-	return
 }
 
 type turn struct {
@@ -179,10 +165,4 @@ func words(s string) []string {
 		}
 	}
 	return out
-}
-
-// Describe is a one-line account of the marks, for reports.
-func (m Marks) Describe(scored int) string {
-	wi, dep := m.Counts()
-	return fmt.Sprintf("%d of %d scored questions have an image among their evidence turns; %d depend on it (the gold answer's words are in an image caption or query, in no evidence text)", wi, scored, dep)
 }

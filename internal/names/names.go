@@ -17,19 +17,6 @@ const Max = 100
 // Allowed says in words which characters a name may hold.
 const Allowed = "letters, digits and . _ + -"
 
-// Valid reports whether s follows the rule.
-func Valid(s string) bool {
-	if s == "" || len(s) > Max {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !allowed(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 func allowed(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
 		c == '.' || c == '_' || c == '+' || c == '-'

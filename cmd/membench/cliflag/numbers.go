@@ -55,14 +55,6 @@ func Duration(c *cobra.Command, dst *time.Duration, name string, def, lo, hi tim
 	c.Flags().Var(&durationValue{dst, lo, hi}, name, usage)
 }
 
-// IntList registers --name, a comma-separated list of whole numbers from
-// lo to hi (repeatable: the first use replaces the default, later ones
-// add to it).
-func IntList(c *cobra.Command, dst *[]int, name string, def []int, lo, hi int, usage string) {
-	*dst = append([]int(nil), def...)
-	c.Flags().Var(&intsValue{dst: dst, lo: lo, hi: hi}, name, usage)
-}
-
 // Size registers --name, a size in bytes from lo to hi, written as bytes
 // or with a unit ("4GiB", "500MB"; datasets.ParseByteSize).
 func Size(c *cobra.Command, dst *int64, name string, def, lo, hi int64, usage string) {
@@ -204,47 +196,6 @@ func (v *durationValue) Outside() []string {
 		out = append(out, (v.hi + 1).String())
 	}
 	return out
-}
-
-type intsValue struct {
-	dst     *[]int
-	lo, hi  int
-	changed bool
-}
-
-func (v *intsValue) Set(s string) error {
-	var got []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < v.lo || n > v.hi {
-			return fmt.Errorf("%q: %w", f, errRange("whole numbers from "+strconv.Itoa(v.lo)+" to "+strconv.Itoa(v.hi)+", comma-separated"))
-		}
-		got = append(got, n)
-	}
-	if !v.changed {
-		*v.dst = nil
-		v.changed = true
-	}
-	*v.dst = append(*v.dst, got...)
-	return nil
-}
-
-func (v *intsValue) String() string {
-	if v.dst == nil || len(*v.dst) == 0 {
-		return "" // as pflag's empty list, help shows no default
-	}
-	parts := make([]string, len(*v.dst))
-	for i, n := range *v.dst {
-		parts[i] = strconv.Itoa(n)
-	}
-	return "[" + strings.Join(parts, ",") + "]"
-}
-func (v *intsValue) Type() string { return "intSlice" }
-func (v *intsValue) Range() string {
-	return fmt.Sprintf("whole numbers from %d to %d", v.lo, v.hi)
-}
-func (v *intsValue) Outside() []string {
-	return []string{"NaN", "Inf", "1.5", strconv.Itoa(v.lo - 1), strconv.Itoa(v.hi + 1), "1," + strconv.Itoa(v.hi+1)}
 }
 
 // Concurrency registers --concurrency N, from 1 to MaxConcurrency
