@@ -21,9 +21,6 @@ var sampleJSON []byte
 // SampleJSON returns the embedded sample file's bytes (LoCoMo schema).
 func SampleJSON() []byte { return append([]byte(nil), sampleJSON...) }
 
-// Sample loads the embedded sample with default options.
-func Sample() (*Dataset, error) { return SampleWith(LoadOptions{}) }
-
 // SampleWith loads the embedded sample through the LoCoMo loader.
 func SampleWith(opt LoadOptions) (*Dataset, error) {
 	ds, err := parseLoCoMo(sampleJSON, "embedded:sample", "sample", opt)

@@ -94,3 +94,6 @@ func TestSampleInvariants(t *testing.T) {
 		}
 	}
 }
+
+// Sample loads the embedded sample with default options.
+func Sample() (*Dataset, error) { return SampleWith(LoadOptions{}) }

@@ -265,3 +265,44 @@ func TestWriteRunCarriesAbstention(t *testing.T) {
 		}
 	}
 }
+
+// Tally is correct/total in one group.
+type Tally struct {
+	Correct, N int
+}
+
+// Pct is the accuracy in points (NaN-free: 0 when empty).
+func (t Tally) Pct() float64 {
+	if t.N == 0 {
+		return 0
+	}
+	return 100 * float64(t.Correct) / float64(t.N)
+}
+
+// Accuracy tallies graded items by dataset category and overall over the
+// categories in scored (all when scored is empty). LoCoMo papers score 1-4.
+func Accuracy(ms []Matched, scored []int) (overall Tally, byCat map[int]Tally) {
+	keep := map[int]bool{}
+	for _, c := range scored {
+		keep[c] = true
+	}
+	byCat = map[int]Tally{}
+	for _, m := range ms {
+		if !m.Graded {
+			continue
+		}
+		t := byCat[m.DataCategory]
+		t.N++
+		if m.Correct {
+			t.Correct++
+		}
+		byCat[m.DataCategory] = t
+		if len(scored) == 0 || keep[m.DataCategory] {
+			overall.N++
+			if m.Correct {
+				overall.Correct++
+			}
+		}
+	}
+	return overall, byCat
+}
