@@ -13,8 +13,8 @@ import (
 	"github.com/membench/membench/datasets/answerkey"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/grade"
 )
 
 const (
@@ -99,7 +99,7 @@ func TestAuditedKeyHandCount(t *testing.T) {
 	}
 
 	// Judging the published scoring again under the audited key.
-	counts, _, err := grade.Rejudge(context.Background(), pub.Dir, []string{"em"}, grade.RejudgeOptions{AnswerKey: "audited", Home: home, NoCache: true, Concurrency: 2})
+	counts, _, err := rejudge.Run(context.Background(), pub.Dir, []string{"em"}, rejudge.Options{AnswerKey: "audited", Home: home, NoCache: true, Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,16 +17,16 @@ targets=(
   ./judge:FuzzNegatedCorrect
   ./judge:FuzzMetrics
   ./judge:FuzzStem
-  ./study/audit:FuzzNegatedSupported
-  ./study/audit:FuzzParseWrong
+  ./audit:FuzzNegatedSupported
+  ./audit:FuzzParseWrong
   ./datasets/answerkey:FuzzParseKey
   ./datasets/imagemarks:FuzzMarks
-  ./study/audit:FuzzParseRates
+  ./audit:FuzzParseRates
   ./systems/structmem:FuzzParseEntries
   ./systems/structmem:FuzzParseNarrative
   ./systems/flat:FuzzFlatReplies
-  ./study/peers:FuzzPeersParsers
-  ./study/peers:FuzzScoredMeta
+  ./peers:FuzzPeersParsers
+  ./peers:FuzzScoredMeta
   ./bundle:FuzzOpenBundle
   ./llm:FuzzParseSpec
   ./llm:FuzzRetryAfter

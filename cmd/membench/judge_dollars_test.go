@@ -11,7 +11,7 @@ import (
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/view"
+	"github.com/membench/membench/view"
 )
 
 // A paid judge added to a finished run (membench judge) is priced with the

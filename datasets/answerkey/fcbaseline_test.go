@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/membench/membench/audit"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/answerkey"
-	"github.com/membench/membench/study/audit"
 )
 
 const fcDir = "../../../shared/datasets/locomo-audit/fc-baseline"

@@ -81,7 +81,7 @@ func cliImports(p pkg) []string {
 
 // readers are the packages that only read finished runs (through runlog):
 // they must not depend on the engine, even transitively.
-var readers = []string{"analysis", "study/audit", "study/peers", "study/plot", "study/prereg", "study/grade"}
+var readers = []string{"analysis", "audit", "peers", "plot", "prereg", "rejudge"}
 
 func TestOnlyTheCommandLineImportsInternalCLI(t *testing.T) {
 	for _, p := range listPackages(t) {

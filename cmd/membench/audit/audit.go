@@ -12,12 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/audit"
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/audit"
 )
 
 // Options are the inputs both audits share.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/audit"
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
@@ -14,7 +15,6 @@ import (
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/audit"
 )
 
 // JudgeOptions are `audit judge`'s inputs.

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/membench/membench/audit"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/llm/llmtest"
-	"github.com/membench/membench/study/audit"
 )
 
 const shippedWrong = "../../../../shared/datasets/locomo-audit/ap-baseline/v1_specific_wrong.scored.json"

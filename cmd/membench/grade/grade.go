@@ -10,14 +10,14 @@ import (
 
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/grade"
 )
 
 // Options are the grade command's inputs.
 type Options struct {
 	Runs  []string // run directories; answers are pooled and shuffled
-	Human grade.HumanOptions
+	Human rejudge.HumanOptions
 	JSON  bool      // session counts as JSON on Out; the items then go to Err
 	In    io.Reader // one grade per line
 	Out   io.Writer // the items shown to the grader (stdout), or the JSON
@@ -73,7 +73,7 @@ func Run(_ context.Context, o *Options) error {
 	if o.JSON {
 		shown = o.Err // stdout carries only the JSON
 	}
-	res, err := grade.Human(dirs, o.In, shown, o.Human)
+	res, err := rejudge.Human(dirs, o.In, shown, o.Human)
 	if err != nil {
 		return clierr.AsBad(err)
 	}

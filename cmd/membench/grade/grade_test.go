@@ -11,8 +11,8 @@ import (
 
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/grade"
 )
 
 func TestGradeWithOptions(t *testing.T) {
@@ -26,12 +26,12 @@ func TestGradeWithOptions(t *testing.T) {
 		runlog.AnswerRecord{QuestionID: "q3", Question: "Why?", Gold: "x", Prediction: "y", Category: 5})
 	// --json: the counts go to stdout (Out), the items to stderr (Err).
 	var shown, counts bytes.Buffer
-	o := &Options{Runs: []string{dir}, Human: grade.HumanOptions{Seed: 1, Exclude: []string{"abstention"}, Grader: "me"}, JSON: true,
+	o := &Options{Runs: []string{dir}, Human: rejudge.HumanOptions{Seed: 1, Exclude: []string{"abstention"}, Grader: "me"}, JSON: true,
 		In: strings.NewReader("c\nw\n"), Out: &counts, Err: &shown}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	var res grade.HumanResult
+	var res rejudge.HumanResult
 	if err := json.Unmarshal(counts.Bytes(), &res); err != nil || res.Graded != 2 {
 		t.Fatalf("counts %s (%v), want 2 graded", counts.String(), err)
 	}

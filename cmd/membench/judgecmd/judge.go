@@ -16,8 +16,8 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/grade"
 	"github.com/membench/membench/summary"
 )
 
@@ -26,7 +26,7 @@ type Options struct {
 	Run                 string   // finished run directory
 	Runs                []string // --run values; expanded into Run (exactly one run)
 	Judges              []string // judge specs to add
-	Rejudge             grade.RejudgeOptions
+	Rejudge             rejudge.Options
 	LLM, Model, BaseURL string // --llm/--model/--base-url: the llm judge's model
 	// Replay is a bundle (membench bundle) whose replies serve the judges'
 	// model calls; ReplayFallback sends calls it lacks to the backend.
@@ -147,7 +147,7 @@ func Run(ctx context.Context, o *Options) error {
 	} else if o.ReplayFallback {
 		return clierr.Bad("--replay-fallback goes with --replay FILE")
 	}
-	counts, sum, err := grade.Rejudge(ctx, o.Run, o.Judges, ro)
+	counts, sum, err := rejudge.Run(ctx, o.Run, o.Judges, ro)
 	if rep != nil {
 		rep.Served, rep.Fresh = ro.Replay.Served(), ro.Replay.Fresh()
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
+	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/grade"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -28,7 +28,7 @@ func TestJudgeWithOptions(t *testing.T) {
 	run := harnesstest.Dir(t, cfg)
 	var out bytes.Buffer
 	o := &Options{Run: run, Judges: []string{"lexical", "f1"}, JSON: true, Out: &out,
-		Rejudge: grade.RejudgeOptions{Home: dir, NoCache: true, Concurrency: 2}}
+		Rejudge: rejudge.Options{Home: dir, NoCache: true, Concurrency: 2}}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}

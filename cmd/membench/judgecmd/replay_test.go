@@ -19,8 +19,8 @@ import (
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/grade"
 )
 
 // fakeJudge answers like a model: verdicts that depend on the request, so
@@ -41,7 +41,7 @@ func fakeJudge(_ int, r llmtest.ChatRequest) llmtest.Reply {
 }
 
 type judgeResult struct {
-	Judges []grade.JudgeCount
+	Judges []rejudge.JudgeCount
 	Replay *replayInfo
 }
 
@@ -103,7 +103,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
 	reader := t.TempDir()
 	pub := filepath.Join(reader, "published")
-	ro := grade.RejudgeOptions{Home: reader, CacheDir: filepath.Join(reader, "cache")}
+	ro := rejudge.Options{Home: reader, CacheDir: filepath.Join(reader, "cache")}
 
 	// Re-judging with the run's own judge model under another name asks
 	// exactly the recorded requests: every verdict equals the original.

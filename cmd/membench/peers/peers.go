@@ -20,8 +20,8 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/internal/report"
+	"github.com/membench/membench/peers"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/peers"
 	"github.com/membench/membench/summary"
 )
 

@@ -4,9 +4,10 @@ package plot
 import (
 	"context"
 	"fmt"
-	"github.com/membench/membench/analysis"
 	"io"
 	"strings"
+
+	"github.com/membench/membench/analysis"
 
 	"github.com/membench/membench/runlog"
 
@@ -14,7 +15,7 @@ import (
 
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/study/plot"
+	"github.com/membench/membench/plot"
 )
 
 // Options are the plot command's inputs.

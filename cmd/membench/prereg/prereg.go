@@ -11,7 +11,7 @@ import (
 
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/study/prereg"
+	"github.com/membench/membench/prereg"
 )
 
 // NewCmd returns the prereg command with lock and test.

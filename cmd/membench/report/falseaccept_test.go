@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/audit"
 	"github.com/membench/membench/cmd/membench/clierr"
-	"github.com/membench/membench/study/audit"
 )
 
 // --false-accept JUDGE=FILE puts the rate a wrong-answer file's recorded

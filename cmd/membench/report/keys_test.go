@@ -11,8 +11,8 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/answerkey"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/grade"
 )
 
 const (
@@ -62,7 +62,7 @@ func TestReportUnderBothKeys(t *testing.T) {
 	}
 	// The spec it prints is the one to pass.
 	_, spec, _ := strings.Cut(err.Error(), "--judge-spec ")
-	if _, _, err := grade.Rejudge(context.Background(), out, []string{spec}, grade.RejudgeOptions{AnswerKey: "audited", Home: home, NoCache: true, Concurrency: 2}); err != nil {
+	if _, _, err := rejudge.Run(context.Background(), out, []string{spec}, rejudge.Options{AnswerKey: "audited", Home: home, NoCache: true, Concurrency: 2}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := run("--run", out, "--answer-key", "published,audited", "--judge", "em", "--by-image", "--format", "csv")

@@ -15,12 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/audit"
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 	tables "github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm/prices"
-	"github.com/membench/membench/study/audit"
 	"github.com/membench/membench/summary"
 )
 

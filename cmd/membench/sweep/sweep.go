@@ -19,7 +19,7 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/sweep"
+	"github.com/membench/membench/sweep"
 )
 
 // Options are the sweep command's inputs. Embedder, Data, CacheDir and

@@ -13,7 +13,7 @@ import (
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/sweep"
+	"github.com/membench/membench/sweep"
 	_ "github.com/membench/membench/systems/all"
 )
 

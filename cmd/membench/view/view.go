@@ -22,7 +22,7 @@ import (
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/view"
+	"github.com/membench/membench/view"
 )
 
 // NewCmd returns the view command.

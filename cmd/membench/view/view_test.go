@@ -24,8 +24,8 @@ import (
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
-	studyview "github.com/membench/membench/study/view"
 	_ "github.com/membench/membench/systems/all"
+	webview "github.com/membench/membench/view"
 )
 
 func TestViewOpensResultsExportsAndRefusesBadRuns(t *testing.T) {
@@ -326,7 +326,7 @@ func TestViewDollarsAreTheReportsBill(t *testing.T) {
 }
 
 // exportedHead reads the landing page's data from an exported file.
-func exportedHead(t *testing.T, file string) studyview.Bundle {
+func exportedHead(t *testing.T, file string) webview.Bundle {
 	t.Helper()
 	html, err := os.ReadFile(file)
 	if err != nil {
@@ -336,7 +336,7 @@ func exportedHead(t *testing.T, file string) studyview.Bundle {
 	if m == nil {
 		t.Fatalf("%s has no head data", file)
 	}
-	var head studyview.Bundle
+	var head webview.Bundle
 	if err := json.Unmarshal(m[1], &head); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/membench/membench/study/view"
+	"github.com/membench/membench/view"
 )
 
 // TestBrowserTiming measures how fast the question browser is on real

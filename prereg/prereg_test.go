@@ -13,7 +13,7 @@ import (
 
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/sweep"
+	"github.com/membench/membench/sweep"
 )
 
 // writeJudgments writes dir/judgments.jsonl with correct[i] for q0..q(n-1),

@@ -10,8 +10,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/view"
 	"github.com/membench/membench/summary"
+	"github.com/membench/membench/view"
 )
 
 // The view's build time is the summary's (summary.md and report show the

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/membench/membench/analysis"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,11 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/analysis"
+
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/report"
-	"github.com/membench/membench/study/plot"
+	"github.com/membench/membench/plot"
 )
 
 // Output file names in a sweep's output directory.

@@ -19,7 +19,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/view"
+	"github.com/membench/membench/view"
 )
 
 // kRuns makes four offline turns-cosine runs that differ only in k.

@@ -1,4 +1,4 @@
-package grade
+package rejudge
 
 import (
 	"context"
@@ -23,8 +23,8 @@ func TestRejudgeRepeats(t *testing.T) {
 	dir := sampleRun(t, root, "turns-cosine")
 	answers, _ := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	spec := "name=rep,backend=openai,model=m,retries=-1,repeats=2,base-url=" + srv.URL
-	o := RejudgeOptions{CacheDir: filepath.Join(root, "cache"), Concurrency: 2, Home: root}
-	counts, sum, err := Rejudge(context.Background(), dir, []string{spec}, o)
+	o := Options{CacheDir: filepath.Join(root, "cache"), Concurrency: 2, Home: root}
+	counts, sum, err := Run(context.Background(), dir, []string{spec}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestRejudgeRepeats(t *testing.T) {
 	if c := sum.Stages["judge"]; c.Calls != 2*n {
 		t.Errorf("judge stage %d calls, want %d", c.Calls, 2*n)
 	}
-	counts, _, err = Rejudge(context.Background(), dir, []string{spec}, o)
+	counts, _, err = Run(context.Background(), dir, []string{spec}, o)
 	if err != nil || counts[0].Skipped != n || srv.Count("/v1/chat/completions") != 2*n {
 		t.Errorf("second pass: %+v %v, %d calls", counts, err, srv.Count("/v1/chat/completions"))
 	}

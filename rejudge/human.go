@@ -1,4 +1,4 @@
-package grade
+package rejudge
 
 import (
 	"bufio"

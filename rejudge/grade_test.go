@@ -1,4 +1,4 @@
-package grade
+package rejudge
 
 import (
 	"bytes"
@@ -48,8 +48,8 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 	root := t.TempDir()
 	dir := sampleRun(t, root, "turns-cosine")
 	answers, _ := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
-	o := RejudgeOptions{CacheDir: filepath.Join(root, "cache"), Concurrency: 2}
-	counts, sum, err := Rejudge(context.Background(), dir, []string{"em", "lexical"}, o)
+	o := Options{CacheDir: filepath.Join(root, "cache"), Concurrency: 2}
+	counts, sum, err := Run(context.Background(), dir, []string{"em", "lexical"}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 	if !strings.Contains(string(b), "em") {
 		t.Fatal("summary.md not rewritten with the new judge")
 	}
-	counts, _, err = Rejudge(context.Background(), dir, []string{"em"}, o)
+	counts, _, err = Run(context.Background(), dir, []string{"em"}, o)
 	if err != nil || counts[0].Added != 0 || counts[0].Skipped != len(answers) {
 		t.Fatalf("rerun: %+v %v", counts, err)
 	}
@@ -92,7 +92,7 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatalf("resume after rejudge: %v", err)
 	}
-	if _, _, err := Rejudge(context.Background(), dir, []string{"nonsense-judge"}, o); err == nil {
+	if _, _, err := Run(context.Background(), dir, []string{"nonsense-judge"}, o); err == nil {
 		t.Fatal("unknown judge accepted")
 	}
 }

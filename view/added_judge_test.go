@@ -9,9 +9,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/grade"
-	"github.com/membench/membench/study/view"
+	"github.com/membench/membench/view"
 )
 
 // A judge added to a finished run (membench judge) and a human grade
@@ -25,10 +25,10 @@ func TestViewShowsJudgesAddedLater(t *testing.T) {
 	}))
 	t.Setenv("OPENAI_API_KEY", "sk-test-view")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	if _, _, err := grade.Rejudge(context.Background(), dir, []string{"gpt=openai:gpt-4o-mini"}, grade.RejudgeOptions{Home: t.TempDir(), NoCache: true, Concurrency: 2}); err != nil {
+	if _, _, err := rejudge.Run(context.Background(), dir, []string{"gpt=openai:gpt-4o-mini"}, rejudge.Options{Home: t.TempDir(), NoCache: true, Concurrency: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := grade.Human([]string{dir}, strings.NewReader("w\nq\n"), &strings.Builder{}, grade.HumanOptions{Seed: 1}); err != nil {
+	if _, err := rejudge.Human([]string{dir}, strings.NewReader("w\nq\n"), &strings.Builder{}, rejudge.HumanOptions{Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := view.Build([]string{dir}, view.Options{})

@@ -33,7 +33,7 @@ func TestPaperConfigsPinTheirPrompts(t *testing.T) {
 	authors := os.Getenv("MEMBENCH_PAPER_PROMPTS")
 	checked := 0
 	for _, name := range paperConfigs {
-		f, err := Load(filepath.Join("..", "..", "configs", name))
+		f, err := Load(filepath.Join("..", "configs", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,8 @@
 // Package grade adds judgments to finished runs: more judges (models or
-// metrics) through Rejudge, and blind human grades through Human. Both
+// metrics) through Run, and blind human grades through Human. Both
 // append to the run's judgments.jsonl, skip (question, judge) pairs already
 // there, list the new judge in the manifest and rewrite the summary.
-package grade
+package rejudge
 
 import (
 	"encoding/json"

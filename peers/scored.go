@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench/audit"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/audit"
 )
 
 // FormatScored is the locomo-audit layout (fc-baseline, ap-baseline):

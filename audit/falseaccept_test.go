@@ -51,7 +51,7 @@ func TestWilsonTextbook(t *testing.T) {
 
 // shippedWrong is the locomo-audit file of 1,540 known-wrong answers with
 // three recorded gpt-4o-mini verdicts each.
-const shippedWrong = "../../../shared/datasets/locomo-audit/ap-baseline/v1_specific_wrong.scored.json"
+const shippedWrong = "../../shared/datasets/locomo-audit/ap-baseline/v1_specific_wrong.scored.json"
 
 func readShipped(t *testing.T) *WrongFile {
 	t.Helper()

@@ -2,9 +2,10 @@ package peers
 
 import (
 	"fmt"
-	"github.com/membench/membench/datasets"
 	"path/filepath"
 	"sort"
+
+	"github.com/membench/membench/datasets"
 )
 
 // Format names a peer file layout.

@@ -241,7 +241,7 @@ func TestRealPeers(t *testing.T) {
 // A peer's LongMemEval "_abs" question is written with the dataset
 // question's abstention flag, which readers use instead of the id.
 func TestWriteRunCarriesAbstention(t *testing.T) {
-	ds, err := datasets.LoadLongMemEval(filepath.Join("..", "..", "datasets", "testdata", "longmemeval_mini.json"), datasets.LoadOptions{})
+	ds, err := datasets.LoadLongMemEval(filepath.Join("..", "datasets", "testdata", "longmemeval_mini.json"), datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

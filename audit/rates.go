@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+
 	"github.com/membench/membench/datasets"
 
 	"github.com/membench/membench/internal/badinput"

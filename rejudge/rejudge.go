@@ -1,4 +1,4 @@
-package grade
+package rejudge
 
 import (
 	"context"
@@ -22,8 +22,8 @@ import (
 	"github.com/membench/membench/llm/prices"
 )
 
-// RejudgeOptions override the run's own settings for the new judges.
-type RejudgeOptions struct {
+// Options override the run's own settings for the new judges.
+type Options struct {
 	JudgeModel  string // model spec for "llm" judges; "" = the run's judge model
 	JudgePrompt string // "" = the run's
 	CacheDir    string // "" = the default cache under Home
@@ -46,7 +46,7 @@ type RejudgeOptions struct {
 	AnswerKey string
 }
 
-// JudgeCount is what Rejudge did for one judge.
+// JudgeCount is what Run did for one judge.
 type JudgeCount struct {
 	Judge   string `json:"judge"`
 	Added   int    `json:"added"`
@@ -54,14 +54,14 @@ type JudgeCount struct {
 	Failed  int    `json:"failed"`  // no usable reply after retries (failures.jsonl)
 }
 
-// Rejudge scores every answer of the run in dir with each judge spec
+// Run scores every answer of the run in dir with each judge spec
 // (judge.Parse syntax), skipping pairs already judged, metering each
 // judgment's calls into costs.jsonl just before it, and rewrites the summary. Model judges go through the
 // run's LLM cache, so a rerun costs nothing; the replies of calls that
 // reached a backend are recorded in replies.jsonl, so the run bundles with
 // its new judges. Each new verdict goes into the run's transcripts too
 // (when the run has them), with the judge's request and raw reply.
-func Rejudge(ctx context.Context, dir string, specs []string, o RejudgeOptions) ([]JudgeCount, *runlog.Summary, error) {
+func Run(ctx context.Context, dir string, specs []string, o Options) ([]JudgeCount, *runlog.Summary, error) {
 	if len(specs) == 0 {
 		return nil, nil, fmt.Errorf("--judge: name at least one judge to add (e.g. --judge lexical)")
 	}

@@ -18,9 +18,9 @@ import (
 
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
-	"github.com/membench/membench/study/view"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
+	"github.com/membench/membench/view"
 )
 
 func TestBundleMatchesTheRuns(t *testing.T) {

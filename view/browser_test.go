@@ -19,9 +19,9 @@ import (
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil/browsertest"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/study/view"
 	"github.com/membench/membench/summary"
 	_ "github.com/membench/membench/systems/all"
+	"github.com/membench/membench/view"
 )
 
 func chromium(t *testing.T) string { return browsertest.Chromium(t) }
