@@ -5,11 +5,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems/structmem"
 )
 
 // Files an audit writes into the run directory.
@@ -21,16 +21,16 @@ const (
 )
 
 // extractionItems lists every entry of the dump with its judge input.
-func extractionItems(dir string, snaps []structmem.Snapshot) ([]item, error) {
+func extractionItems(dir string, mems []memory) ([]item, error) {
 	var items []item
-	for _, s := range snaps {
+	for _, s := range mems {
 		for _, e := range s.Entries {
 			if e.SourceText == "" {
 				return nil, inputErr("%s: conversation %s, entry %s has no source_text; re-run the build with this membench version", filepath.Join(dir, runlog.MemoryFile), s.ConversationID, e.ID)
 			}
 			items = append(items, item{conv: s.ConversationID, id: e.ID, inputs: ExtractionInput{
 				Speakers: s.Speakers, Speaker: e.Speaker, Kind: e.Kind,
-				Date: structmem.DateLabel(e.Time), Source: e.SourceText, Entry: e.Text,
+				Date: dateLabel(e.Time), Source: e.SourceText, Entry: e.Text,
 			}})
 		}
 	}
@@ -42,11 +42,11 @@ func extractionItems(dir string, snaps []structmem.Snapshot) ([]item, error) {
 // to dir/audit_extraction.jsonl (pairs already there are not asked again)
 // and the table is written to dir/audit_extraction.md.
 func Extraction(ctx context.Context, dir string, opts Options) (*Result, error) {
-	snaps, err := LoadMemory(dir)
+	mems, err := loadMemory(dir)
 	if err != nil {
 		return nil, err
 	}
-	all, err := extractionItems(dir, snaps)
+	all, err := extractionItems(dir, mems)
 	if err != nil {
 		return nil, err
 	}
@@ -87,4 +87,13 @@ func writeReport(path string, r *Result) error {
 		return err
 	}
 	return runlog.WriteFileAtomic(path, b.Bytes())
+}
+
+// dateLabel is the human date an extraction prompt shows ("8 May 2023"),
+// as structmem's own prompts write it; empty when undated.
+func dateLabel(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2 January 2006")
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems/structmem"
 )
 
 // Synthesis configurations (the row groups of Table 7).
@@ -23,9 +22,9 @@ const (
 // link that cites nothing (possible only unconstrained) is shown the
 // events it was written from: the events of its window's buffer and seed
 // entries.
-func linkInput(s structmem.Snapshot, y structmem.Synthesis, byID map[string]*structmem.Entry) (LinkInput, error) {
+func linkInput(s memory, y memLink, byID map[string]*memEntry) (LinkInput, error) {
 	in := LinkInput{Speakers: s.Speakers, Link: y.Text, Dependency: y.Dependency, Cited: true}
-	var ents []*structmem.Entry
+	var ents []*memEntry
 	for _, id := range y.CitedEntryIDs {
 		e, ok := byID[id]
 		if !ok {
@@ -94,10 +93,10 @@ func linkUnit(items []item) string {
 }
 
 // linkItems lists every synthesis of the dump, grouped by configuration.
-func linkItems(dir string, snaps []structmem.Snapshot) ([]item, error) {
+func linkItems(dir string, mems []memory) ([]item, error) {
 	var items []item
-	for _, s := range snaps {
-		byID := map[string]*structmem.Entry{}
+	for _, s := range mems {
+		byID := map[string]*memEntry{}
 		for i := range s.Entries {
 			byID[s.Entries[i].ID] = &s.Entries[i]
 		}
@@ -130,11 +129,11 @@ func Links(ctx context.Context, dirs []string, opts Options) (*Result, error) {
 	var usage []llm.Tally
 	resumed := 0
 	for _, dir := range dirs {
-		snaps, err := LoadMemory(dir)
+		mems, err := loadMemory(dir)
 		if err != nil {
 			return nil, err
 		}
-		all, err := linkItems(dir, snaps)
+		all, err := linkItems(dir, mems)
 		if err != nil {
 			return nil, err
 		}

@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/jsonl"
 	"github.com/membench/membench/runlog"
-
-	"github.com/membench/membench/systems/structmem"
 )
 
 // Record is one verdict line of audit_extraction.jsonl or audit_links.jsonl:
@@ -51,8 +52,41 @@ func inputErr(format string, a ...any) error {
 	return &InputError{badinput.Errorf(format, a...)}
 }
 
-// LoadMemory reads the structmem dump of a run directory.
-func LoadMemory(dir string) ([]structmem.Snapshot, error) {
+// memory is one conversation of a run's memory dump (runlog.MemoryFile,
+// written by structmem): the part the audits judge. The file is the
+// contract, so the audits need nothing of the system that wrote it.
+type memory struct {
+	ConversationID string
+	Speakers       []string
+	Entries        []memEntry
+	Syntheses      []memLink
+}
+
+// memEntry is an entry record of the dump, the fields an audit reads.
+type memEntry struct {
+	ID         string    `json:"id"`
+	Kind       string    `json:"kind"`
+	Text       string    `json:"text"`
+	Time       time.Time `json:"time"`
+	Speaker    string    `json:"speaker"`
+	SourceText string    `json:"source_text"`
+	Event      string    `json:"event"`
+}
+
+// memLink is a synthesis record of the dump, the fields an audit reads.
+type memLink struct {
+	ID             string   `json:"id"`
+	Text           string   `json:"text"`
+	Dependency     string   `json:"dependency"`
+	CitedEvents    []string `json:"cited_events"`
+	CitedEntryIDs  []string `json:"cited_entry_ids"`
+	BufferEntryIDs []string `json:"buffer_entry_ids"`
+	SeedEntryIDs   []string `json:"seed_entry_ids"`
+	Constrained    bool     `json:"constrained"`
+}
+
+// loadMemory reads the memory dump of a run directory.
+func loadMemory(dir string) ([]memory, error) {
 	path := filepath.Join(dir, runlog.MemoryFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -62,14 +96,63 @@ func LoadMemory(dir string) ([]structmem.Snapshot, error) {
 		return nil, err
 	}
 	defer f.Close()
-	snaps, err := structmem.ReadJSONL(f)
+	mems, err := readMemory(f)
 	if err != nil {
 		return nil, inputErr("%s: %w", path, err)
 	}
-	if len(snaps) == 0 {
+	if len(mems) == 0 {
 		return nil, inputErr("%s is empty: the run dumped no memory; audits need a structmem run (membench run --system structmem), and an interrupted one finishes when re-run", path)
 	}
-	return snaps, nil
+	return mems, nil
+}
+
+// readMemory reads the dump's records (one JSON object a line, each with
+// its type and conversation), one memory per conversation in file order.
+func readMemory(r io.Reader) ([]memory, error) {
+	var out []memory
+	idx := map[string]int{}
+	// Lines of any length: one entry's source text has no size limit.
+	err := jsonl.Each(r, func(line int, b []byte, _ bool) error {
+		if len(b) == 0 {
+			return nil
+		}
+		var head struct {
+			Type     string   `json:"type"`
+			Conv     string   `json:"conversation_id"`
+			Speakers []string `json:"speakers"`
+		}
+		if err := json.Unmarshal(b, &head); err != nil {
+			return fmt.Errorf("structmem memory dump line %d: %w", line, err)
+		}
+		i, ok := idx[head.Conv]
+		if !ok {
+			i = len(out)
+			idx[head.Conv] = i
+			out = append(out, memory{ConversationID: head.Conv})
+		}
+		m := &out[i]
+		var err error
+		switch head.Type {
+		case "meta":
+			m.Speakers = head.Speakers
+		case "entry":
+			var e memEntry
+			err = json.Unmarshal(b, &e)
+			m.Entries = append(m.Entries, e)
+		case "synthesis":
+			var y memLink
+			err = json.Unmarshal(b, &y)
+			m.Syntheses = append(m.Syntheses, y)
+		case "window", "failure": // not audited
+		default:
+			err = fmt.Errorf("unknown record type %q (want meta, entry, synthesis, window or failure)", head.Type)
+		}
+		if err != nil {
+			return fmt.Errorf("structmem memory dump line %d: %w", line, err)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // store is an append-only verdict file, read once for resuming.

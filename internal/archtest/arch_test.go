@@ -105,6 +105,9 @@ func TestReadersDoNotDependOnTheEngine(t *testing.T) {
 				if d == module+"/harness" || strings.HasPrefix(d, module+"/harness/") {
 					t.Errorf("%s depends on %s (via its imports %v); readers read runs through runlog", r, rel(d), p.Imports)
 				}
+				if sys := rel(d); under(sys, "systems") && sys != "systems" && sys != "systems/selector" {
+					t.Errorf("%s depends on the memory system %s (via its imports %v); readers read what a system wrote from the run's files (the audits read memory.jsonl themselves)", r, sys, p.Imports)
+				}
 			}
 		}
 	}
