@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/summary"
 )
 
 // A LongMemEval-shaped run: its abstention group gets a column of its
@@ -24,7 +23,7 @@ func TestKeyTableDecliningColumn(t *testing.T) {
 		}
 		fr.Judgments = append(fr.Judgments, runlog.Judgment{QuestionID: id, Judge: "llm", Correct: s == 1, Score: s})
 	}
-	r, err := summary.Load(fr.write(t, filepath.Join(t.TempDir(), "run")))
+	r, err := Load(fr.write(t, filepath.Join(t.TempDir(), "run")))
 	if err != nil {
 		t.Fatal(err)
 	}

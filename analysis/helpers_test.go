@@ -6,7 +6,6 @@ import (
 
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/runlog/runlogtest"
-	"github.com/membench/membench/summary"
 )
 
 // fakeRun is a run directory written by hand with the run log's types,
@@ -24,7 +23,7 @@ func (fr fakeRun) write(t *testing.T, dir string) string {
 
 func mustLoad(t *testing.T, dir string) *runlog.Run {
 	t.Helper()
-	r, err := summary.Load(dir)
+	r, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,20 @@ func ResolveK(m runlog.Manifest) (k int, source string, ok bool) {
 	return 0, "system " + cfg.System + " has no k option (no retrieval budget)", false
 }
 
+// Load reads a finished run directory into memory, its summary computed
+// from the same read (runlog.Load, then summary.FromLines): the one read of
+// a run folder that report, compare, diagnose, plot and view share.
+func Load(dir string) (*runlog.Run, error) {
+	r, err := runlog.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.Summary = summary.FromLines(r.Manifest, r.Lines)
+	return r, nil
+}
+
 // summaryOf is the run's summary, computed from its lines when the run
-// was loaded without one (runlog.Load rather than summary.Load).
+// was built without one (by hand in tests, or runlog.Load rather than Load).
 func summaryOf(r *runlog.Run) *runlog.Summary {
 	if r.Summary == nil {
 		r.Summary = summary.FromLines(r.Manifest, r.Lines)

@@ -3,14 +3,12 @@ package plot
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/summary"
 
 	"github.com/membench/membench/systems"
 )
@@ -24,7 +22,7 @@ type runInfo struct {
 }
 
 func loadRun(dir string) (*runInfo, error) {
-	r, err := summary.Load(dir)
+	r, err := analysis.Load(dir)
 	if err != nil {
 		return nil, fmt.Errorf("--runs %s: %w", dir, err)
 	}
@@ -241,15 +239,12 @@ func BuildTokensChart(dirs []string) (*Chart, error) {
 		if err != nil {
 			return nil, err
 		}
-		recs, err := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(d, runlog.BuildFile))
-		if err != nil {
-			return nil, err
-		}
-		if len(recs) == 0 {
+		// The load read build.jsonl already: its last record per conversation.
+		if len(r.run.Builds) == 0 {
 			return nil, fmt.Errorf("run %s has no build.jsonl records; finish the run first", d)
 		}
 		last := map[string]runlog.BuildRecord{}
-		for _, b := range recs {
+		for _, b := range r.run.Builds {
 			last[b.ConversationID] = b
 		}
 		s := Series{Name: r.manifest.Config.System, X: []float64{0}, Y: []float64{0}}

@@ -27,7 +27,7 @@ type Run struct {
 	Builds  []BuildRecord
 	// Lines are the files' lines as read, every attempt's.
 	Lines Lines
-	// Summary is nil from Load: package summary computes it (summary.Load
+	// Summary is nil from Load: package summary computes it (analysis.Load
 	// reads a run with it).
 	Summary *Summary
 }

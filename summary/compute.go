@@ -24,16 +24,6 @@ func Compute(dir string) (*runlog.Summary, error) {
 	return FromLines(m, lines), nil
 }
 
-// Load is runlog.Load with the run's summary computed from the same read.
-func Load(dir string) (*runlog.Run, error) {
-	r, err := runlog.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	r.Summary = FromLines(r.Manifest, r.Lines)
-	return r, nil
-}
-
 // FromLines computes a run's summary from its manifest and every line of
 // its files (runlog.ReadLines): the last line per key is scored, and work
 // an earlier attempt did counts as redone.

@@ -19,7 +19,6 @@ import (
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil/browsertest"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/summary"
 	_ "github.com/membench/membench/systems/all"
 	"github.com/membench/membench/view"
 )
@@ -84,7 +83,7 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 	b := sampleRun(t, results, "fullcontext")
 	url := serve(t, a, b)
 
-	ra, err := summary.Load(a)
+	ra, err := analysis.Load(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -368,7 +368,7 @@ type convFile struct {
 }
 
 func loadRun(dir string, b *Bundle, convs *convCache, opt Options) (*RunView, runlog.Manifest, error) {
-	r, err := summary.Load(dir)
+	r, err := analysis.Load(dir)
 	if err != nil {
 		return nil, runlog.Manifest{}, err
 	}

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
-	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/view"
 )
@@ -55,7 +55,7 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, dir := range []string{a, b} {
-		r, err := summary.Load(dir)
+		r, err := analysis.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
@@ -32,7 +33,7 @@ type runState struct {
 
 func loadState(t *testing.T, dir string) runState {
 	t.Helper()
-	r, err := summary.Load(dir)
+	r, err := analysis.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -272,7 +272,7 @@ func underKey(o *Options) error {
 		if !runlog.IsRunDir(side.src) {
 			return clierr.Bad("--answer-key needs run directories; %s is not one", side.src)
 		}
-		r, err := runlog.Load(side.src)
+		r, err := analysis.Load(side.src)
 		if err != nil {
 			return clierr.AsBad(err)
 		}

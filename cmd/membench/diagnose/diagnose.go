@@ -94,7 +94,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	run, err := runlog.Load(dirs[0])
+	run, err := analysis.Load(dirs[0])
 	if err != nil {
 		return clierr.AsBad(err)
 	}
@@ -107,7 +107,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	rows := []analysis.AbstentionRate{d.Abstention}
 	for _, dir := range dirs[1:] {
-		r, err := runlog.Load(dir)
+		r, err := analysis.Load(dir)
 		if err != nil {
 			return clierr.AsBad(err)
 		}

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/summary"
 )
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
@@ -42,7 +42,7 @@ func TestImportFCBaseline(t *testing.T) {
 			t.Errorf("%s: published %v, records give %v", f.Name, f.Published, f.Ours)
 		}
 	}
-	loaded, err := summary.Load(out)
+	loaded, err := analysis.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

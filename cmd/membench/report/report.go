@@ -208,7 +208,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	var loaded []*runlog.Run
 	for _, d := range dirs {
-		r, err := summary.Load(d)
+		r, err := analysis.Load(d)
 		if err != nil {
 			return clierr.AsBad(err)
 		}

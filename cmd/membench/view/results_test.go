@@ -26,7 +26,6 @@ import (
 	"github.com/membench/membench/internal/testutil/browsertest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/runlog/runlogtest"
-	"github.com/membench/membench/summary"
 )
 
 // fiftyRuns fills results with about fifty runs as a results folder of
@@ -146,7 +145,7 @@ func TestViewAndReportOfAResultsFolder(t *testing.T) {
 	}
 	var loaded []*runlog.Run
 	for _, d := range dirs {
-		r, err := summary.Load(d)
+		r, err := analysis.Load(d)
 		if err != nil {
 			t.Fatal(err)
 		}
