@@ -56,7 +56,7 @@ func JudgeSpecOf(m runlog.Manifest, name string) string {
 		}
 	}
 	// A judge the run does not have, named by its kind (f1, em, llm).
-	if sp, ok := judge.Lookup(name); ok && sp.New != nil {
+	if sp, err := judge.Lookup(name); err == nil && sp.New != nil {
 		return name
 	}
 	return ""

@@ -135,7 +135,7 @@ func SpecPrompt(spec, promptFile string) (name, kind, prompt string, err error) 
 		return "", "", "", err
 	}
 	prompt = sp.opts["prompt"]
-	if s, ok := Lookup(sp.kind); ok && s.TakesModel && prompt == "" {
+	if s, err := Lookup(sp.kind); err == nil && s.TakesModel && prompt == "" {
 		prompt = promptFile
 	}
 	return sp.name(), sp.kind, prompt, nil
@@ -179,8 +179,8 @@ func WithPrompt(spec, prompt string) string {
 // Decline phrases are not recorded, so a judge given decline= gets the
 // default ones. "" when no --judge builds the kind (human, peer-llm).
 func SpecOf(in Info, runModel llm.ModelID) string {
-	sp, ok := Lookup(in.Kind)
-	if !ok || sp.New == nil {
+	sp, err := Lookup(in.Kind)
+	if err != nil || sp.New == nil {
 		return ""
 	}
 	m := in.Model
@@ -252,8 +252,10 @@ func parse(spec string, deps Deps) (Judge, error) {
 	if d, ok := opts["decline"]; ok {
 		phrases = strings.Split(d, "|")
 	}
-	sp, ok := Lookup(kind)
-	if !ok {
+	sp, err := Lookup(kind)
+	if err != nil {
+		// Not the registry's error: the hint and list name only the
+		// judges a spec can build, and the spec's other spellings.
 		return nil, fmt.Errorf("--judge-spec %q: unknown judge %q%s; known: %s, or NAME=BACKEND:MODEL, or name=N,backend=B,model=M[,base-url=U][,prompt=FILE]", spec, kind, suggest.Hint(kind, Known()), strings.Join(Known(), ", "))
 	}
 	if sp.New == nil {
@@ -386,7 +388,7 @@ func Describe(j Judge) Info {
 	} else {
 		in = Info{Name: j.Name(), Kind: j.Name()}
 	}
-	if sp, ok := Lookup(in.Kind); ok {
+	if sp, err := Lookup(in.Kind); err == nil {
 		in.Class = sp.Kind
 		if in.Description == "" {
 			in.Description = sp.Description

@@ -2,10 +2,9 @@ package judge
 
 import (
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 
+	"github.com/membench/membench/internal/registry"
 	"github.com/membench/membench/llm"
 )
 
@@ -61,10 +60,7 @@ var builtins = []Spec{
 	peerSpec,
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]Spec{}
-)
+var registered = registry.New[Spec]("judge")
 
 func init() {
 	for _, s := range builtins {
@@ -78,33 +74,16 @@ func Register(s Spec) {
 	if s.Name == "" || (s.Kind != KindMetric && s.Kind != KindVerdict) || s.Description == "" {
 		panic(fmt.Sprintf("judge.Register: spec %q needs a name, a kind (metric|verdict) and a description", s.Name))
 	}
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[s.Name]; dup {
-		panic("judge.Register: duplicate judge " + s.Name)
-	}
-	registry[s.Name] = s
+	registered.Register(s.Name, nil, s)
 }
 
-// Lookup returns the spec of a judge kind.
-func Lookup(kind string) (Spec, bool) {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	s, ok := registry[strings.ToLower(strings.TrimSpace(kind))]
-	return s, ok
+// Lookup returns the spec of a judge kind (case and spaces aside).
+func Lookup(kind string) (Spec, error) {
+	return registered.Lookup(strings.ToLower(strings.TrimSpace(kind)))
 }
 
 // Specs lists every registered judge kind by name.
-func Specs() []Spec {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	out := make([]Spec, 0, len(registry))
-	for _, s := range registry {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+func Specs() []Spec { return registered.Values() }
 
 // Known lists the judge kinds --judge-spec can build.
 func Known() []string {

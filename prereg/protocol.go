@@ -119,8 +119,8 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 	if name != p.Judge {
 		return nil, fmt.Errorf("%sjudge %q makes a judge named %s, but the plan tests judge %s; give it name=%s", where, pr.Judge, name, p.Judge, p.Judge)
 	}
-	sp, ok := judge.Lookup(kind)
-	if !ok {
+	sp, err := judge.Lookup(kind)
+	if err != nil {
 		return nil, fmt.Errorf("%sjudge %q: unknown judge kind %s (known: %s)", where, pr.Judge, kind, strings.Join(judge.Known(), ", "))
 	}
 	l.JudgeKind = kind

@@ -6,12 +6,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
-	"sync"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/internal/suggest"
+	"github.com/membench/membench/internal/registry"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 )
@@ -162,44 +159,13 @@ func (s Spec) Followed(given Options) []string {
 	return out
 }
 
-var (
-	mu       sync.RWMutex
-	registry = map[string]Spec{}
-)
+var registered = registry.New[Spec]("system")
 
 // Register adds a system; names must be unique.
-func Register(s Spec) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := registry[s.Name]; dup {
-		panic("systems: registered twice: " + s.Name)
-	}
-	registry[s.Name] = s
-}
+func Register(s Spec) { registered.Register(s.Name, nil, s) }
 
 // Lookup finds a system by name with an error that lists the known ones.
-func Lookup(name string) (Spec, error) {
-	mu.RLock()
-	defer mu.RUnlock()
-	s, ok := registry[name]
-	if !ok {
-		return Spec{}, badinput.Errorf("unknown system %q%s: choose one of %s", name, suggest.Hint(name, namesLocked()), strings.Join(namesLocked(), ", "))
-	}
-	return s, nil
-}
+func Lookup(name string) (Spec, error) { return registered.Lookup(name) }
 
 // Names lists registered systems, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	return namesLocked()
-}
-
-func namesLocked() []string {
-	var out []string
-	for k := range registry {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return registered.Names() }
