@@ -64,8 +64,8 @@ func ReadRecord(path string) string {
 // file is noticed instead of silently changing results.
 var Registry []Entry
 
-// Lookup finds a registry entry by name.
-func Lookup(name string) (Entry, bool) {
+// File finds a fetchable file by its registry name.
+func File(name string) (Entry, bool) {
 	for _, e := range Registry {
 		if e.Name == name {
 			return e, true

@@ -141,20 +141,20 @@ func TestVerify(t *testing.T) {
 
 func TestRegistry(t *testing.T) {
 	for _, name := range []string{"locomo", "longmemeval-s", "longmemeval-oracle", "longmemeval-m"} {
-		e, ok := Lookup(name)
+		e, ok := File(name)
 		if !ok || !strings.HasPrefix(e.URL, "https://") || e.File == "" || (e.Loader != "locomo" && e.Loader != "longmemeval") {
 			t.Errorf("registry entry %s: %+v", name, e)
 		}
 	}
-	if e, _ := Lookup("longmemeval-s"); e.Size != 277383467 || len(e.SHA256) != 64 {
+	if e, _ := File("longmemeval-s"); e.Size != 277383467 || len(e.SHA256) != 64 {
 		t.Errorf("longmemeval-s: %+v", e)
 	}
-	if e, _ := Lookup("longmemeval-oracle"); e.SHA256 != "" {
+	if e, _ := File("longmemeval-oracle"); e.SHA256 != "" {
 		t.Error("oracle has no published checksum")
 	}
 	// The real LoCoMo file, when present, verifies against the registry.
 	path := testutil.Shared(t, "datasets", "locomo10.json")
-	e, _ := Lookup("locomo")
+	e, _ := File("locomo")
 	if r, err := Verify(path, e, 0); err != nil || !r.Verified {
 		t.Errorf("real locomo verify: %v", err)
 	}

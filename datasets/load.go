@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/membench/membench/internal/suggest"
 )
 
 // DefaultTurnStep spaces turns inside a session when LoadOptions leaves it 0.
@@ -62,17 +60,17 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	if opt.TurnStep < 0 {
 		return nil, bad("turn step %s is negative; give a duration such as 30s", opt.TurnStep)
 	}
-	s, ok := Registered(name)
-	if !ok {
-		if e, ok := Lookup(name); ok && e.Key {
+	s, err := Lookup(name)
+	if err != nil {
+		if e, ok := File(name); ok && e.Key {
 			return nil, bad("%q is an answer key of dataset %s, not a dataset; run with --dataset %s --answer-key audited", name, e.Loader, e.Loader)
 		}
-		if e, ok := Lookup(name); ok && e.Loader != name {
+		if e, ok := File(name); ok && e.Loader != name {
 			// Registry names are for `datasets fetch`; the loader reads
 			// every variant under its own name plus the file.
 			return nil, bad("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset %s --data %s", name, e.Loader, filepath.Join(DefaultDir(opt.Home), e.File))
 		}
-		return nil, bad("unknown dataset %q%s (known: %s)", name, suggest.Hint(name, Names()), strings.Join(Names(), ", "))
+		return nil, &InputError{Err: err}
 	}
 	switch {
 	case s.Embedded && path != "":
@@ -82,7 +80,7 @@ func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	case !s.Embedded && path == "":
 		path = DefaultPath(opt.Home, name)
 		if _, err := os.Stat(path); err != nil {
-			if e, _ := Lookup(s.DefaultFile); e.URL == "" {
+			if e, _ := File(s.DefaultFile); e.URL == "" {
 				return nil, bad("dataset %s is not installed at %s; register your copy with `membench datasets add %s FILE` or pass --data FILE", name, path, s.DefaultFile)
 			}
 			return nil, bad("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, s.DefaultFile)
@@ -117,10 +115,10 @@ func DefaultDir(home string) string {
 // "longmemeval" means the S file); unknown names get a path under
 // DefaultDir(home) named after them.
 func DefaultPath(home, name string) string {
-	if s, ok := Registered(name); ok && s.DefaultFile != "" {
+	if s, err := Lookup(name); err == nil && s.DefaultFile != "" {
 		name = s.DefaultFile
 	}
-	if e, ok := Lookup(name); ok {
+	if e, ok := File(name); ok {
 		return filepath.Join(DefaultDir(home), e.File)
 	}
 	return filepath.Join(DefaultDir(home), name+".json")

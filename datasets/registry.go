@@ -2,8 +2,8 @@ package datasets
 
 import (
 	"fmt"
-	"sort"
-	"sync"
+
+	"github.com/membench/membench/internal/registry"
 )
 
 // Spec is a dataset membench loads by name. A dataset registers itself
@@ -52,21 +52,13 @@ func (d *Dataset) JudgePrompt(q *Question) string {
 	return ""
 }
 
-var (
-	regMu sync.RWMutex
-	specs = map[string]Spec{}
-)
+var registered = registry.New[Spec]("dataset")
 
 // Register adds a dataset; it panics on a malformed spec or a name taken,
 // as a program that registers one is wrong at build time, not at run time.
 func Register(s Spec) {
-	regMu.Lock()
-	defer regMu.Unlock()
 	if s.Name == "" || s.Load == nil {
 		panic("datasets.Register: a spec needs a Name and a Load")
-	}
-	if _, dup := specs[s.Name]; dup {
-		panic(fmt.Sprintf("datasets.Register: %q is registered twice", s.Name))
 	}
 	if len(s.Groups) == 0 {
 		panic(fmt.Sprintf("datasets.Register(%s): list the question groups (one is enough)", s.Name))
@@ -81,7 +73,7 @@ func Register(s Spec) {
 	fetch := make([]Entry, len(s.Fetch))
 	hasDefault := s.DefaultFile == ""
 	for i, e := range s.Fetch {
-		if _, taken := Lookup(e.Name); taken || e.Name == "" || e.File == "" {
+		if _, taken := File(e.Name); taken || e.Name == "" || e.File == "" {
 			panic(fmt.Sprintf("datasets.Register(%s): fetch entry %q has no name or file, or its name is taken", s.Name, e.Name))
 		}
 		if e.Loader == "" {
@@ -97,29 +89,15 @@ func Register(s Spec) {
 		panic(fmt.Sprintf("datasets.Register(%s): DefaultFile %q is not one of its Fetch entries", s.Name, s.DefaultFile))
 	}
 	s.Fetch, s.Groups = fetch, append([]GroupSpec(nil), s.Groups...)
-	specs[s.Name] = s
+	registered.Register(s.Name, nil, s) // panics on a name taken
 	Registry = append(Registry, fetch...)
 }
 
-// Registered returns the spec of a dataset name.
-func Registered(name string) (Spec, bool) {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	s, ok := specs[name]
-	return s, ok
-}
+// Lookup returns the spec of a dataset name.
+func Lookup(name string) (Spec, error) { return registered.Lookup(name) }
 
 // Names lists the registered dataset names (what Load accepts), sorted.
-func Names() []string {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	out := make([]string, 0, len(specs))
-	for n := range specs {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return registered.Names() }
 
 // Group returns the spec of one of the dataset's groups.
 func (s Spec) Group(name string) (GroupSpec, bool) {

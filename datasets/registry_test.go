@@ -15,7 +15,7 @@ func TestBuiltinsRegistered(t *testing.T) {
 			t.Fatalf("Names() = %v", Names())
 		}
 	}
-	loco, _ := Registered("locomo")
+	loco, _ := Lookup("locomo")
 	var names []string
 	for c := CatMultiHop; c <= CatAdversarial; c++ {
 		g, ok := loco.Group(CategoryName(c))
@@ -29,17 +29,17 @@ func TestBuiltinsRegistered(t *testing.T) {
 			t.Errorf("locomo groups out of category order: %v", loco.Groups)
 		}
 	}
-	lme, _ := Registered("longmemeval")
+	lme, _ := Lookup("longmemeval")
 	if g, ok := lme.Group("abstention"); !ok || !g.Abstains || lme.DefaultFile != "longmemeval-s" {
 		t.Errorf("longmemeval spec: %+v", lme)
 	}
-	if s, _ := Registered("sample"); !s.Embedded || len(s.Fetch) != 0 {
+	if s, _ := Lookup("sample"); !s.Embedded || len(s.Fetch) != 0 {
 		t.Errorf("sample spec: %+v", s)
 	}
 	// Every fetch entry came from a registration and names its dataset.
 	var fetch []string
 	for _, e := range Registry {
-		if _, ok := Registered(e.Loader); !ok {
+		if _, err := Lookup(e.Loader); err != nil {
 			t.Errorf("entry %s names unregistered loader %q", e.Name, e.Loader)
 		}
 		if !e.Key {
@@ -65,7 +65,7 @@ func TestRegisterAndLoad(t *testing.T) {
 			}}}}, nil
 		},
 	})
-	if e, ok := Lookup("regtest-file"); !ok || e.Loader != "regtest" {
+	if e, ok := File("regtest-file"); !ok || e.Loader != "regtest" {
 		t.Fatalf("fetch entry: %+v %v", e, ok)
 	}
 	home := t.TempDir()
@@ -122,7 +122,7 @@ func TestRegisterRefusesMalformedSpecs(t *testing.T) {
 		}()
 	}
 	for _, n := range []string{"x1", "x2", "x3", "x4", "x5", "x6"} {
-		if _, ok := Registered(n); ok {
+		if _, err := Lookup(n); err == nil {
 			t.Errorf("%s registered after a refusal", n)
 		}
 	}
@@ -145,7 +145,7 @@ var regtestPath string
 
 // registerOnce registers s unless a previous run of the test (-count) did.
 func registerOnce(name string, s Spec) {
-	if _, ok := Registered(name); !ok {
+	if _, err := Lookup(name); err != nil {
 		s.Name = name
 		Register(s)
 	}

@@ -32,7 +32,7 @@ func keyHome(t *testing.T) string {
 		}
 	}
 	home := t.TempDir()
-	e, _ := datasets.Lookup(answerkey.Entry)
+	e, _ := datasets.File(answerkey.Entry)
 	if _, err := datasets.AddLocal(e, datasets.DefaultDir(home), shippedKey, 0); err != nil {
 		t.Fatal(err)
 	}

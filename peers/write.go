@@ -143,7 +143,7 @@ func WriteRun(dir string, info RunInfo, ms []Matched, rep MatchReport) error {
 	if info.AnswerModel != "" {
 		man.Models = map[string]llm.ModelID{"answer": {Backend: backendOf(info.BaseURL), Model: info.AnswerModel}}
 	}
-	if s, ok := datasets.Registered(dataset); ok {
+	if s, err := datasets.Lookup(dataset); err == nil {
 		for _, g := range s.Groups {
 			man.DatasetGroups = append(man.DatasetGroups, runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains})
 		}

@@ -45,8 +45,8 @@ func TestOldRecordsGetTheirGroup(t *testing.T) {
 // The frozen names old records are read with are LoCoMo's groups by
 // category, as the registered dataset lists them today.
 func TestLegacyNamesMatchLoCoMo(t *testing.T) {
-	spec, ok := datasets.Registered("locomo")
-	if !ok {
+	spec, err := datasets.Lookup("locomo")
+	if err != nil {
 		t.Fatal("locomo is not registered")
 	}
 	for c := datasets.CatMultiHop; c <= datasets.CatAdversarial; c++ {

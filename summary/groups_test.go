@@ -71,7 +71,7 @@ func TestOldRunReadsTheSame(t *testing.T) {
 // manifest and records alone: the manifest's group order, its abstaining
 // group left out of overall.
 func TestSummaryOfUnknownDataset(t *testing.T) {
-	if _, ok := datasets.Registered("mystery"); ok {
+	if _, err := datasets.Lookup("mystery"); err == nil {
 		t.Fatal("the test needs a dataset name nobody registers")
 	}
 	r := runlogtest.Run{Manifest: runlog.Manifest{Schema: runlog.ManifestSchema, RunID: "mystery-run", Dataset: "mystery", Judges: []string{"j"},

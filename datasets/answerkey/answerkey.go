@@ -183,7 +183,7 @@ func Open(choice, home string) (*Key, error) {
 	case "", Published:
 		return nil, nil
 	case Audited:
-		e, ok := datasets.Lookup(Entry)
+		e, ok := datasets.File(Entry)
 		if !ok {
 			return nil, fmt.Errorf("the %s entry is not registered (a build without LoCoMo)", Entry)
 		}

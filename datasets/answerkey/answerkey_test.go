@@ -138,7 +138,7 @@ func TestOpen(t *testing.T) {
 	if _, err := os.Stat(shippedKey); err != nil {
 		t.Skip("shipped key absent")
 	}
-	e, _ := datasets.Lookup(Entry)
+	e, _ := datasets.File(Entry)
 	if _, err := datasets.AddLocal(e, datasets.DefaultDir(home), shippedKey, 0); err != nil {
 		t.Fatal(err)
 	}

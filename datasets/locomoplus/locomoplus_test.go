@@ -173,7 +173,7 @@ func TestLoadPublishedFiles(t *testing.T) {
 // checked with small synthetic files installed under an unpinned copy of
 // the entry: the published file is not shipped.
 func TestAddedCopyIsTheDefault(t *testing.T) {
-	e, ok := datasets.Lookup(locomoplus.Name)
+	e, ok := datasets.File(locomoplus.Name)
 	if !ok || e.File != "locomo_plus.json" || e.Loader != locomoplus.Name || len(e.SHA256) != 64 || e.Key {
 		t.Fatalf("registry entry %+v; want locomo_plus.json, pinned, read by locomo-plus", e)
 	}
@@ -203,7 +203,7 @@ func TestAddedCopyIsTheDefault(t *testing.T) {
 	if err := datasets.Synth(&base, shape, 4, 1); err != nil {
 		t.Fatal(err)
 	}
-	loc, _ := datasets.Lookup("locomo")
+	loc, _ := datasets.File("locomo")
 	loc.SHA256, loc.Size = "", 0
 	if _, err := datasets.AddLocal(loc, dir, write("base.json", base.String()), 0); err != nil {
 		t.Fatal(err)

@@ -51,11 +51,11 @@ func unknown(name string) error {
 // lookup finds a registry entry and its directory (dir, else the default
 // under home) for verb (fetch, add, verify); the embedded sample has none.
 func lookup(name, verb, dir, home string) (core.Entry, string, error) {
-	e, ok := core.Lookup(name)
+	e, ok := core.File(name)
 	if !ok {
-		if s, ok := core.Registered(name); ok && s.Embedded {
+		if s, err := core.Lookup(name); err == nil && s.Embedded {
 			return e, "", clierr.Bad("dataset %s is embedded in the binary; nothing to %s", name, verb)
-		} else if ok && len(s.Fetch) == 0 {
+		} else if err == nil && len(s.Fetch) == 0 {
 			return e, "", clierr.Bad("dataset %s has no registered file to %s; give run its file with --data FILE", name, verb)
 		}
 		return e, "", unknown(name)
@@ -112,7 +112,7 @@ func RunList(_ context.Context, o *ListOptions) error {
 	}
 	var embedded []string
 	for _, n := range core.Names() {
-		if s, _ := core.Registered(n); s.Embedded {
+		if s, _ := core.Lookup(n); s.Embedded {
 			embedded = append(embedded, n)
 		}
 	}

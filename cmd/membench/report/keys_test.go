@@ -32,7 +32,7 @@ func TestReportUnderBothKeys(t *testing.T) {
 	}
 	home := t.TempDir()
 	t.Setenv("MEMBENCH_HOME", home)
-	e, _ := datasets.Lookup(answerkey.Entry)
+	e, _ := datasets.File(answerkey.Entry)
 	if _, err := datasets.AddLocal(e, datasets.DefaultDir(home), shippedKey, 0); err != nil {
 		t.Fatal(err)
 	}
