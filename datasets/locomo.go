@@ -23,7 +23,7 @@ import (
 
 func init() {
 	Register(Spec{
-		Name: "locomo", Load: LoadLoCoMo, Groups: locomoGroups, DefaultFile: "locomo",
+		Name: "locomo", Load: LoadLoCoMo, Groups: locomoGroups, DefaultFile: "locomo", AnswerKeys: true,
 		Fetch: []Entry{{
 			Name: "locomo", File: "locomo10.json",
 			URL:    "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/membench/membench/internal/registry"
 )
@@ -28,6 +29,10 @@ type Spec struct {
 	// Groups are the dataset's question groups in the order summaries and
 	// tables show them.
 	Groups []GroupSpec
+	// AnswerKeys: the dataset's gold answers can be replaced by an answer
+	// key (--answer-key, package answerkey) and its image-dependent
+	// questions left out (--exclude-image-questions, package imagemarks).
+	AnswerKeys bool
 }
 
 // GroupSpec is one group of a dataset's questions, a row of the summary.
@@ -98,6 +103,25 @@ func Lookup(name string) (Spec, error) { return registered.Lookup(name) }
 
 // Names lists the registered dataset names (what Load accepts), sorted.
 func Names() []string { return registered.Names() }
+
+// HasAnswerKeys says whether the dataset name takes answer keys and image
+// marks (Spec.AnswerKeys); an unknown name does not.
+func HasAnswerKeys(name string) bool {
+	s, err := Lookup(name)
+	return err == nil && s.AnswerKeys
+}
+
+// KeyedNames lists, sorted, the datasets that take answer keys, for the
+// error that refuses one elsewhere.
+func KeyedNames() string {
+	var out []string
+	for _, s := range registered.Values() {
+		if s.AnswerKeys {
+			out = append(out, s.Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
 
 // Group returns the spec of one of the dataset's groups.
 func (s Spec) Group(name string) (GroupSpec, bool) {

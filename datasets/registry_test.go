@@ -150,3 +150,16 @@ func registerOnce(name string, s Spec) {
 		Register(s)
 	}
 }
+
+// Answer keys are the dataset's to declare: LoCoMo takes them, a dataset
+// that does not say so (or no dataset) does not.
+func TestAnswerKeysComeFromTheSpec(t *testing.T) {
+	for name, want := range map[string]bool{"locomo": true, "sample": false, "longmemeval": false, "nope": false} {
+		if got := HasAnswerKeys(name); got != want {
+			t.Errorf("HasAnswerKeys(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if got := KeyedNames(); got != "locomo" {
+		t.Errorf("KeyedNames() = %q, want locomo", got)
+	}
+}

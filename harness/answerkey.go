@@ -66,8 +66,8 @@ func ApplyScoring(ds *datasets.Dataset, keyChoice string, excludeImages bool, op
 	if err != nil {
 		return "", sc, err
 	}
-	if (key != nil || excludeImages) && ds.Name != "locomo" {
-		return "", sc, badinput.Errorf("--answer-key and --exclude-image-questions are for --dataset locomo (this run's is %s)", ds.Name)
+	if (key != nil || excludeImages) && !datasets.HasAnswerKeys(ds.Name) {
+		return "", sc, badinput.Errorf("--answer-key and --exclude-image-questions are for --dataset %s (this run's is %s)", datasets.KeyedNames(), ds.Name)
 	}
 	before := map[string]bool{}
 	for _, q := range ds.Questions() {

@@ -34,8 +34,8 @@ func openKey(choice, home string, m runlog.Manifest, answers []runlog.AnswerReco
 	if key.ID() == m.KeyID() {
 		return nil, badinput.Errorf("--answer-key %s: the run was judged under this key already; drop --answer-key", choice)
 	}
-	if m.Dataset != "locomo" {
-		return nil, badinput.Errorf("--answer-key is for LoCoMo runs; this run's dataset is %s", m.Dataset)
+	if !datasets.HasAnswerKeys(m.Dataset) {
+		return nil, badinput.Errorf("--answer-key is for runs on %s; this run's dataset is %s", datasets.KeyedNames(), m.Dataset)
 	}
 	ds, err := datasets.Load(m.Dataset, m.DatasetSource, datasets.LoadOptions{Home: home, Lazy: true})
 	if err != nil {

@@ -45,8 +45,8 @@ func openKeys(o *Options, runs []*runlog.Run) (*keyView, error) {
 	}
 	if o.ByImage || o.ExcludeImages {
 		m := runs[0].Manifest
-		if m.Dataset != "locomo" {
-			return nil, clierr.Bad("--by-image and --exclude-image-questions are for LoCoMo runs; %s is on %s", runs[0].Dir, m.Dataset)
+		if !datasets.HasAnswerKeys(m.Dataset) {
+			return nil, clierr.Bad("--by-image and --exclude-image-questions are for runs on %s; %s is on %s", datasets.KeyedNames(), runs[0].Dir, m.Dataset)
 		}
 		marks, err := imagemarks.Read(m.DatasetSource)
 		if err != nil {
@@ -102,8 +102,8 @@ func writeKeys(out io.Writer, o *Options, kv *keyView, runs []*runlog.Run, judge
 // the runs answered, per category and overall.
 func ceilingLine(k *answerkey.Key, runs []*runlog.Run, home string) (string, error) {
 	m := runs[0].Manifest
-	if m.Dataset != "locomo" {
-		return "", clierr.Bad("--answer-key is for LoCoMo runs; %s is on %s", runs[0].Dir, m.Dataset)
+	if !datasets.HasAnswerKeys(m.Dataset) {
+		return "", clierr.Bad("--answer-key is for runs on %s; %s is on %s", datasets.KeyedNames(), runs[0].Dir, m.Dataset)
 	}
 	ds, err := datasets.Load(m.Dataset, m.DatasetSource, datasets.LoadOptions{Home: home, Lazy: true})
 	if err != nil {
