@@ -13,6 +13,7 @@ import (
 	"github.com/membench/membench/datasets/answerkey"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
 )
@@ -176,7 +177,7 @@ func TestAnswerKeyRefusals(t *testing.T) {
 		{runlog.Config{System: "abstain", Dataset: "sample", ExcludeImageQuestions: true}, "--dataset locomo"},
 	} {
 		c.cfg.ResultsDir, c.cfg.Host = filepath.Join(home, "results"), runlog.Host{Home: home, Embedder: "hashed"}
-		_, err := harness.Resolve(c.cfg)
+		_, err := plan.Resolve(c.cfg, plan.Env{})
 		if err == nil || !badinputIs(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want a bad-input error with %q", c.cfg, err, c.want)
 		}
@@ -191,12 +192,12 @@ func TestAnswerKeyRefusals(t *testing.T) {
 	abs, _ := filepath.Abs(shippedKey)
 	ids := map[string]bool{}
 	for _, p := range []string{shippedKey, abs} {
-		cfg, err := harness.Resolve(runlog.Config{System: "abstain", Dataset: "locomo", Data: shippedLoCoMo, AnswerKey: p, Conversations: []string{"conv-26"},
-			Host: runlog.Host{Home: home, Embedder: "hashed"}})
+		cfg, err := plan.Resolve(runlog.Config{System: "abstain", Dataset: "locomo", Data: shippedLoCoMo, AnswerKey: p, Conversations: []string{"conv-26"},
+			Host: runlog.Host{Home: home, Embedder: "hashed"}}, plan.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids[cfg.ID()] = true
+		ids[cfg.ID] = true
 	}
 	if len(ids) != 1 {
 		t.Errorf("one key file under two paths gave run ids %v", ids)

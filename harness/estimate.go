@@ -11,8 +11,8 @@ import (
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/systems"
 )
 
 // An Estimate is what a run would spend, found before any paid call: a
@@ -67,23 +67,17 @@ type EstimateOptions struct {
 	PilotDir string
 }
 
-// EstimateRun estimates cfg's run. Nothing is written under cfg's results
-// folder; the dry runs go to temp folders.
-func EstimateRun(ctx context.Context, cfg runlog.Config, o EstimateOptions, log io.Writer) (*Estimate, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, badinput.Wrap(err)
-	}
-	cfg = WithDefaults(cfg)
+// EstimateRun estimates the plan's run. Nothing is written under its
+// results folder; the dry runs go to temp folders.
+func EstimateRun(ctx context.Context, pl *plan.Plan, o EstimateOptions, log io.Writer) (*Estimate, error) {
+	cfg := pl.Config
 	// A dry run would start an outside system for real, with whatever
 	// models it calls itself.
-	if spec, err := systems.Lookup(cfg.System); err == nil && len(spec.Outside) > 0 {
+	if len(pl.System.Outside) > 0 {
 		return nil, badinput.Errorf("--estimate: system %s runs outside membench, and a dry run would run it for real; estimate a membench system, or run a few questions with --limit to measure it", cfg.System)
 	}
-	table, err := PriceTable(cfg.PricesFile)
-	if err != nil {
-		return nil, err
-	}
-	full, err := dryRun(ctx, cfg)
+	table := pl.Prices
+	full, err := dryRun(ctx, pl)
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +90,16 @@ func EstimateRun(ctx context.Context, cfg runlog.Config, o EstimateOptions, log 
 			pc.Conversations = o.PilotConversations
 		}
 		pc.RunID = ""
-		pilot, err := runPilot(ctx, pc, o.PilotDir, table, log)
+		// The pilot is a run of its own: other conversations, another id.
+		pp, err := plan.Resolve(pc, plan.Env{})
 		if err != nil {
 			return nil, err
 		}
-		dry, err := dryRun(ctx, pc)
+		pilot, err := runPilot(ctx, pp, o.PilotDir, log)
+		if err != nil {
+			return nil, err
+		}
+		dry, err := dryRun(ctx, pp)
 		if err != nil {
 			return nil, err
 		}
@@ -142,16 +141,20 @@ type dryResult struct {
 	roles     map[string]string   // role -> the paid model it stood in for
 }
 
-// dryRun runs cfg with stand-ins for every paid model into a temp folder
-// and returns its recorded work.
-func dryRun(ctx context.Context, cfg runlog.Config) (*dryResult, error) {
+// dryRun runs the plan with stand-ins for every paid model into a temp
+// folder and returns its recorded work. None of the settings it changes
+// is in the run id.
+func dryRun(ctx context.Context, pl *plan.Plan) (*dryResult, error) {
 	tmp, err := os.MkdirTemp("", "membench-estimate-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	dry := *pl
+	cfg := &dry.Config
 	cfg.Dry, cfg.ResultsDir, cfg.Quiet, cfg.NoTranscripts = true, tmp, true, true
-	p, err := Prepare(cfg, io.Discard)
+	dry.Dir = filepath.Join(tmp, dry.ID)
+	p, err := Prepare(&dry, io.Discard)
 	if err != nil {
 		return nil, err
 	}
@@ -184,9 +187,9 @@ type pilotResult struct {
 	costs []runlog.CostRecord
 }
 
-// runPilot runs cfg (the pilot's conversations) for real into dir, or a
-// temp folder removed afterwards.
-func runPilot(ctx context.Context, cfg runlog.Config, dir string, table *prices.Table, log io.Writer) (*pilotResult, error) {
+// runPilot runs the pilot's plan for real into dir, or a temp folder
+// removed afterwards.
+func runPilot(ctx context.Context, pl *plan.Plan, dir string, log io.Writer) (*pilotResult, error) {
 	keep := dir != ""
 	if !keep {
 		tmp, err := os.MkdirTemp("", "membench-pilot-")
@@ -196,14 +199,14 @@ func runPilot(ctx context.Context, cfg runlog.Config, dir string, table *prices.
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	cfg.ResultsDir = dir
-	fmt.Fprintf(log, "estimate: pilot run of %d conversation(s) against the real backend (paid; its replies are cached for the run)\n", len(cfg.Conversations))
-	sum, err := Run(ctx, cfg, log)
-	if err != nil {
+	run := *pl
+	run.Config.ResultsDir, run.Dir = dir, filepath.Join(dir, pl.ID)
+	fmt.Fprintf(log, "estimate: pilot run of %d conversation(s) against the real backend (paid; its replies are cached for the run)\n", len(pl.Config.Conversations))
+	if _, err := RunPlan(ctx, &run, log); err != nil {
 		return nil, fmt.Errorf("estimate's pilot run: %w", err)
 	}
-	runDir := filepath.Join(dir, sum.RunID)
-	b, err := prices.ForRun(runDir, table)
+	runDir := run.Dir
+	b, err := prices.ForRun(runDir, pl.Prices)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +217,7 @@ func runPilot(ctx context.Context, cfg runlog.Config, dir string, table *prices.
 	if !keep {
 		runDir = ""
 	}
-	return &pilotResult{Pilot: Pilot{Conversations: cfg.Conversations, Spent: b.Total.Add(b.Redone), Dir: runDir}, costs: costs}, nil
+	return &pilotResult{Pilot: Pilot{Conversations: pl.Config.Conversations, Spent: b.Total.Add(b.Redone), Dir: runDir}, costs: costs}, nil
 }
 
 // scales is real / dry by stage, for calls, input and output tokens; a

@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 )
 
@@ -109,7 +110,11 @@ func TestEstimateWithinAQuarterOfTheSpend(t *testing.T) {
 			cfg.Dataset, cfg.Data, cfg.Conversations = "locomo", locomoFile, []string{"conv-26"}
 			cfg.Model = "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL
 			cfg.Concurrency = 8
-			est, err := harness.EstimateRun(context.Background(), cfg, harness.EstimateOptions{PilotConversations: tc.pilot}, io.Discard)
+			pl, err := plan.Resolve(cfg, plan.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			est, err := harness.EstimateRun(context.Background(), pl, harness.EstimateOptions{PilotConversations: tc.pilot}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}

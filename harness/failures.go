@@ -45,7 +45,7 @@ func (p *Prepared) questionFailed(ctx context.Context, conv *datasets.Conversati
 	if errors.As(err, &se) {
 		stage, err = se.stage, se.err
 	}
-	f := runlog.Failure{QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Stage: stage, Reason: err.Error(), At: time.Now().UTC()}
+	f := runlog.Failure{QuestionID: q.ID, ConversationID: conv.ID, System: p.Config.System, Stage: stage, Reason: err.Error(), At: time.Now().UTC()}
 	if werr := rec.Failure(f); werr != nil {
 		return errors.Join(err, werr)
 	}

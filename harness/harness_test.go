@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
 	_ "github.com/membench/membench/answer"
@@ -48,7 +49,7 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := len(answers) * len(harness.DefaultJudges("offline")); len(js) != want {
+			if want := len(answers) * len(plan.DefaultJudges("offline")); len(js) != want {
 				t.Fatalf("judgments %d, want questions × judges = %d", len(js), want)
 			}
 			for _, j := range js {
@@ -170,9 +171,9 @@ func TestAnswersCarryTheAbstentionFlag(t *testing.T) {
 // resolved config (embedder chosen, k in one place, the data file's hash).
 func runDir(t testing.TB, cfg runlog.Config) string {
 	t.Helper()
-	r, err := harness.Resolve(cfg)
+	r, err := plan.Resolve(cfg, plan.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.Dir()
+	return r.Dir
 }

@@ -12,17 +12,18 @@ import (
 	"github.com/membench/membench/embedder/uselite"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )
 
 func idOf(t *testing.T, cfg runlog.Config) string {
 	t.Helper()
-	r, err := harness.Resolve(cfg)
+	r, err := plan.Resolve(cfg, plan.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.ID()
+	return r.ID
 }
 
 // No --embedder means use-lite when installed, else the hashed embedder;

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 )
 
@@ -85,10 +86,11 @@ func TestLongMemEvalRunWithOneHaystackSlotEqualsUnbounded(t *testing.T) {
 		haystackBudget = budget
 		cfg := runlog.Config{System: "turns-cosine", Dataset: "longmemeval", Data: path, ResultsDir: t.TempDir(), CacheDir: t.TempDir(),
 			Quiet: true, Concurrency: 4, Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
-		if err := cfg.Validate(); err != nil {
+		pl, err := plan.Resolve(cfg, plan.Env{})
+		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := Prepare(WithDefaults(cfg), io.Discard)
+		p, err := Prepare(pl, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

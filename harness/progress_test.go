@@ -11,6 +11,7 @@ import (
 
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/plan"
 )
 
 // fakeClock is the time a test says it is: seconds after a fixed start.
@@ -284,7 +285,7 @@ func TestProgressLineShowsDollarsOnTerminal(t *testing.T) {
 	clk := newFakeClock()
 	var out bytes.Buffer
 	p := startProgress(&out, progressPlan{Questions: 2}, progressOptions{Terminal: true, Manual: true, Now: clk.now})
-	pr := &Prepared{prices: prices.Default()}
+	pr := &Prepared{Plan: &plan.Plan{Prices: prices.Default()}}
 	p.dollars = pr.dollarsSoFar
 	meter := llm.NewMeter()
 	untrack := p.track(meter)

@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
@@ -71,7 +72,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	cfg.PricesFile = o.PricesFile
 	cfg.ResultsDir, cfg.CacheDir, cfg.Concurrency, cfg.Quiet, cfg.Host = o.ResultsDir, o.CacheDir, o.Concurrency, o.Quiet, o.Host
 	play := &playback{tape: llm.NewPlayer(b.Replies), fallback: o.Fallback, baseURL: o.BaseURL}
-	cfg = WithDefaults(cfg)
+	cfg = plan.WithDefaults(cfg)
 	if runlog.IsRunDir(cfg.Dir()) {
 		return alreadyReplayed(b, cfg, log)
 	}
@@ -81,7 +82,11 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	if b.Partial {
 		fmt.Fprintf(log, "replay: %s is a partial bundle (its run had not finished); questions it did not reach fail unless --replay-fallback\n", filepath.Base(b.Path))
 	}
-	p, err := prepare(cfg, play, log)
+	pl, err := plan.Resolve(cfg, plan.Env{})
+	if err != nil {
+		return nil, err
+	}
+	p, err := prepare(pl, play, log)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +111,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 			err = werr
 		}
 		if s2, serr := summary.Compute(p.Dir); serr == nil {
-			if d, derr := prices.Dollars(p.Dir, p.prices); derr == nil {
+			if d, derr := prices.Dollars(p.Dir, p.Prices); derr == nil {
 				s2.Dollars = d
 			}
 			sum = s2

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/bundle"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/embedder"
@@ -21,20 +22,13 @@ import (
 	"github.com/membench/membench/systems"
 )
 
-// Roles of the models a run uses.
-const (
-	RoleBuild  = "build"
-	RoleAnswer = "answer"
-	RoleDecide = "decide"
-	RoleJudge  = "judge"
-)
-
 // Resources are the run's shared, unmetered models (cache → retry → rate
 // limit → backend), its embedder and caches. Each conversation wraps the
 // models in its own meter so its costs can be reported alone.
 type Resources struct {
 	cfg          runlog.Config
-	play         *playback // a replay's bundle; nil records the run's own replies
+	chosen       *plan.Embedder // the plan's embedder; nil: chosen here
+	play         *playback      // a replay's bundle; nil records the run's own replies
 	base         map[string]llm.Model
 	specs        map[string]llm.Spec
 	cache        *llm.Cache
@@ -66,13 +60,21 @@ type playback struct {
 }
 
 // OpenResources builds the models and the embedder the config names.
-func OpenResources(cfg runlog.Config) (*Resources, error) { return openResources(cfg, nil) }
+func OpenResources(cfg runlog.Config) (*Resources, error) {
+	models, err := plan.ModelSpecs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return openResources(cfg, models, nil, nil)
+}
 
-func openResources(cfg runlog.Config, play *playback) (*Resources, error) {
+// openResources builds the models of specs and the embedder (chosen, or
+// the config's when nil).
+func openResources(cfg runlog.Config, specs map[string]llm.Spec, chosen *plan.Embedder, play *playback) (*Resources, error) {
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = cfg.Host.CacheDir()
 	}
-	r := &Resources{cfg: cfg, play: play, base: map[string]llm.Model{}, specs: map[string]llm.Spec{}}
+	r := &Resources{cfg: cfg, chosen: chosen, play: play, base: map[string]llm.Model{}, specs: specs}
 	if cfg.Concurrency > 0 {
 		r.limit = llm.NewLimiter(cfg.Concurrency)
 		r.http = llm.NewHTTPClient(cfg.Concurrency, 120*time.Second)
@@ -80,19 +82,8 @@ func openResources(cfg runlog.Config, play *playback) (*Resources, error) {
 	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache dir %s: %w (set --cache-dir or MEMBENCH_HOME)", cfg.CacheDir, err)
 	}
-	roleSpecs := map[string]string{RoleBuild: cfg.BuildModel, RoleAnswer: cfg.AnswerModel, RoleDecide: cfg.DecideModel, RoleJudge: cfg.JudgeModel}
 	needCache := false
-	for role, s := range roleSpecs {
-		flag := "--" + role + "-model"
-		if s == "" {
-			s, flag = cfg.Model, "--model/--llm"
-		}
-		spec, err := llm.ParseSpec(s)
-		if err != nil {
-			return nil, badinput.Errorf("%s %q: %v", flag, llm.RedactText(s), err)
-		}
-		spec.NoCache = spec.NoCache || cfg.NoCache
-		r.specs[role] = spec
+	for _, spec := range specs {
 		if spec.Backend != "offline" && !spec.NoCache {
 			needCache = true
 		}
@@ -110,7 +101,7 @@ func openResources(cfg runlog.Config, play *playback) (*Resources, error) {
 	}
 	// A fixed order, so an error (a missing key, say) names the same role
 	// on every invocation.
-	for _, role := range []string{RoleBuild, RoleAnswer, RoleDecide, RoleJudge} {
+	for _, role := range []string{plan.RoleBuild, plan.RoleAnswer, plan.RoleDecide, plan.RoleJudge} {
 		spec := r.specs[role]
 		m, err := llm.Build(spec, r.buildDeps(role))
 		if err != nil {
@@ -120,7 +111,7 @@ func openResources(cfg runlog.Config, play *playback) (*Resources, error) {
 		r.base[role] = m
 	}
 	r.judges = &judging.Builder{
-		DefaultModel: func(meter *llm.Meter) llm.Model { return r.Model(RoleJudge, meter) },
+		DefaultModel: func(meter *llm.Meter) llm.Model { return r.Model(plan.RoleJudge, meter) },
 		PromptFile:   cfg.JudgePrompt, CacheDir: cfg.CacheDir, NoCache: cfg.NoCache, Cache: r.cache,
 		Deps: func(d llm.BuildDeps) llm.BuildDeps {
 			tuned := r.buildDeps(d.Role)
@@ -145,7 +136,7 @@ func openResources(cfg runlog.Config, play *playback) (*Resources, error) {
 func (r *Resources) openEmbedder() error {
 	var inner llm.Embedder
 	switch e := r.cfg.Embedder; {
-	case remoteEmbedder(e) && r.play != nil:
+	case plan.RemoteEmbedder(e) && r.play != nil:
 		spec, err := llm.ParseSpec(e)
 		if err != nil {
 			return badinput.Errorf("--embedder %s: %v", llm.RedactText(e), err)
@@ -172,7 +163,7 @@ func (r *Resources) openEmbedder() error {
 		if err != nil {
 			return badinput.Errorf("--embedder %s: %v", llm.RedactText(e), err)
 		}
-		if b := r.specs[RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
+		if b := r.specs[plan.RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
 			spec.BaseURL = b.BaseURL
 		}
 		if r.cfg.Dry {
@@ -188,8 +179,11 @@ func (r *Resources) openEmbedder() error {
 		}
 		inner = llm.LimitEmbedder(o, r.limit)
 		r.EmbedderName = o.Name()
+	case r.chosen != nil && r.chosen.Local != nil:
+		inner = r.chosen.Local
+		r.EmbedderName, r.EmbedderNote, r.EmbedderSHA256 = r.chosen.Name, r.chosen.Note, r.chosen.SHA256
 	default:
-		mode, from := embedderChoice(r.cfg)
+		mode, from := plan.EmbedderChoice(r.cfg)
 		d, info, err := embedder.Select(mode, embedder.DefaultModelDir(r.cfg.Host.Home))
 		if err != nil {
 			return badinput.Errorf("%s: %v", from, err)
@@ -288,13 +282,13 @@ func (r *Resources) Model(role string, meter *llm.Meter) llm.Model {
 	return llm.WithMeter(m, meter, role)
 }
 
-func (r *Resources) answer(meter *llm.Meter) llm.Model { return r.Model(RoleAnswer, meter) }
+func (r *Resources) answer(meter *llm.Meter) llm.Model { return r.Model(plan.RoleAnswer, meter) }
 
 // Env is the system environment for one conversation.
 func (r *Resources) Env(meter *llm.Meter, cfg runlog.Config) systems.Env {
 	return systems.Env{
-		Build:  r.Model(RoleBuild, meter),
-		Decide: r.Model(RoleDecide, meter),
+		Build:  r.Model(plan.RoleBuild, meter),
+		Decide: r.Model(plan.RoleDecide, meter),
 		// Embedding work is metered as "embed": systems embed while building
 		// and while retrieving, and the embedder cannot tell which.
 		Embedder:    llm.WithEmbedMeter(r.Embedder, meter, "embedder", "embed"),
@@ -364,4 +358,21 @@ func (r *Resources) Fresh() int64 {
 		return 0
 	}
 	return r.tape.Fresh()
+}
+
+// checkSystem builds the system once, with the run's models and embedder,
+// so an option value the system refuses (k=abc, order=sideways) is bad
+// input before any run folder exists. Systems' constructors only read
+// their options: they reach no service and start no process.
+func checkSystem(spec systems.Spec, res *Resources, cfg runlog.Config) error {
+	sys, err := spec.New(res.Env(llm.NewMeter(), cfg))
+	if err != nil {
+		return badinput.Errorf("--system %s: %v (see membench systems for its options)", cfg.System, err)
+	}
+	if c, ok := sys.(interface{ Close() error }); ok {
+		if err := c.Close(); err != nil {
+			return fmt.Errorf("system %s: %w", cfg.System, err)
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/membench/membench/answer"
+	"github.com/membench/membench/plan"
 	_ "github.com/membench/membench/systems/all"
 
 	"github.com/membench/membench/runlog"
@@ -194,7 +195,7 @@ func TestRerunResumesWithoutRedoingWork(t *testing.T) {
 	for _, j := range judged {
 		seen[j.QuestionID+"|"+j.Judge] = true
 	}
-	if len(seen) != len(ans)*len(harness.DefaultJudges("offline")) {
-		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(harness.DefaultJudges("offline")))
+	if len(seen) != len(ans)*len(plan.DefaultJudges("offline")) {
+		t.Fatalf("distinct judgments %d, want %d", len(seen), len(ans)*len(plan.DefaultJudges("offline")))
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
 	"golang.org/x/sync/errgroup"
@@ -27,20 +28,26 @@ import (
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
-	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
 
-// Run replays the dataset into the system and writes the run's artifacts.
-// Everything that can be checked before work starts is checked first, and
-// reported as bad input; then finished questions are skipped (resume).
+// Run resolves cfg (plan.Resolve, with the host cfg carries) and runs it:
+// the one call for callers that hold a config, not a plan.
 func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, badinput.Wrap(err)
+	p, err := plan.Resolve(cfg, plan.Env{})
+	if err != nil {
+		return nil, err
 	}
-	cfg = WithDefaults(cfg)
-	p, err := Prepare(cfg, log)
+	return RunPlan(ctx, p, log)
+}
+
+// RunPlan replays the plan's dataset into its system and writes the run's
+// artifacts. Everything that can be checked before work starts was
+// checked by plan.Resolve or is checked here, and reported as bad input;
+// then finished questions are skipped (resume).
+func RunPlan(ctx context.Context, pl *plan.Plan, log io.Writer) (*runlog.Summary, error) {
+	p, err := Prepare(pl, log)
 	if err != nil {
 		return nil, err
 	}
@@ -48,17 +55,12 @@ func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary
 	return p.Execute(ctx)
 }
 
-// Prepared is a validated run, ready to execute.
+// Prepared is a run ready to execute: its plan, with models, embedder and
+// caches open and the run folder locked.
 type Prepared struct {
-	Cfg    runlog.Config
-	Data   *datasets.Dataset
-	Spec   systems.Spec
-	Res    *Resources
-	Judges []judge.Judge
-	// Prompts are this run's templates (--answer-prompt replaces the
-	// answer's); LLM judges carry their own prompt files.
-	Prompts  prompts.Set
-	Dir      string
+	*plan.Plan
+	Res      *Resources
+	Judges   []judge.Judge
 	log      io.Writer
 	manifest runlog.Manifest
 	bar      *progress // the run's progress; it reads the meters in use (Execute)
@@ -68,85 +70,54 @@ type Prepared struct {
 
 	buildMu sync.Mutex
 	builds  map[string]systems.BuildStats // conversation -> its latest build's stats
-	shard   *runlog.ShardInfo             // --shard: this run's part of the whole set
 	lock    *runlog.DirLock
 
 	failMu sync.Mutex
 	failed []runlog.Failure // questions given up on in this attempt
-
-	scoring Scoring       // the answer key and image exclusion applied to Data
-	prices  *prices.Table // for the summary's and the progress line's dollars
-	paper   *runlog.PromptCheck
 }
 
-// Prepare validates the config, opens models, embedder and caches, and
-// writes (or checks) the manifest.
-func Prepare(cfg runlog.Config, log io.Writer) (*Prepared, error) { return prepare(cfg, nil, log) }
+// Prepare opens models, embedder and caches for the plan, and writes (or
+// checks) the manifest.
+func Prepare(pl *plan.Plan, log io.Writer) (*Prepared, error) { return prepare(pl, nil, log) }
 
 // prepare is Prepare playing the paid replies of play (nil: none).
-func prepare(cfg runlog.Config, play *playback, log io.Writer) (*Prepared, error) {
+func prepare(pl *plan.Plan, play *playback, log io.Writer) (*Prepared, error) {
 	// An unstamped build asks git for its version (the manifest records
-	// it); that runs while the dataset loads.
+	// it); that runs while the models open.
 	go BuildOf()
-	// A replayed bundle's run id comes from its manifest, not the flags.
-	if cfg.RunID != "" {
-		if err := runlog.CheckRunID(cfg.RunID); err != nil {
-			return nil, badinput.Wrap(err)
-		}
-	}
-	r, err := resolve(cfg)
-	if err != nil {
-		return nil, err
-	}
-	cfg, spec, set, ds, embedNote := r.cfg, r.spec, r.prompts, r.data, r.embedNote
-	var shard *runlog.ShardInfo
-	if cfg.Shard != "" {
-		i, n, err := ParseShard(cfg.Shard, "")
-		if err != nil {
-			return nil, badinput.Wrap(err)
-		}
-		nq := len(ds.Questions())
-		shard = &runlog.ShardInfo{Index: i, Count: n, SetConversations: len(ds.Conversations), SetQuestions: nq, SetSHA256: QuestionSetHash(ds.Questions())}
-		ds = ds.Shard(i, n)
-	}
-	priceTable, err := PriceTable(cfg.PricesFile)
-	if err != nil {
-		return nil, err
-	}
-	res, err := openResources(cfg, play)
+	res, err := openResources(pl.Config, pl.Models, &pl.Embedder, play)
 	if err != nil {
 		return nil, err
 	}
 	res.Log(log)
-	if embedNote != "" {
-		res.EmbedderNote = embedNote // why the automatic choice fell back
+	if pl.Embedder.Note != "" {
+		res.EmbedderNote = pl.Embedder.Note // why the automatic choice fell back
 	}
-	if spec.NoEmbeddings {
+	if pl.System.NoEmbeddings {
 		res.EmbedderNote = "" // a warning about vectors no one computes
 	}
-	judges, err := res.Judges(cfg.Judges, nil)
+	judges, err := res.Judges(pl.Config.Judges, nil)
 	if err != nil {
 		res.Close()
 		return nil, err
 	}
 	// Every input is checked before the run folder exists.
-	if err := checkSystem(spec, res, cfg); err != nil {
+	if err := checkSystem(pl.System, res, pl.Config); err != nil {
 		res.Close()
 		return nil, err
 	}
-	dir := cfg.Dir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(pl.Dir, 0o755); err != nil {
 		res.Close()
-		return nil, fmt.Errorf("results dir %s: %w", dir, err)
+		return nil, fmt.Errorf("results dir %s: %w", pl.Dir, err)
 	}
 	// One writer per run directory: a second run of the same command
 	// would write every record twice.
-	lock, err := runlog.LockDir(dir)
+	lock, err := runlog.LockDir(pl.Dir)
 	if err != nil {
 		res.Close()
 		return nil, err
 	}
-	p := &Prepared{Cfg: cfg, Data: ds, Spec: spec, Res: res, Judges: judges, Prompts: set, Dir: dir, log: log, shard: shard, lock: lock, scoring: r.scoring, prices: priceTable, paper: r.paper}
+	p := &Prepared{Plan: pl, Res: res, Judges: judges, log: log, lock: lock}
 	if err := p.writeManifest(); err != nil {
 		p.Close()
 		return nil, err
@@ -170,9 +141,9 @@ func (p *Prepared) writeManifest() error {
 		// The data file's content is in the config hash; say so by name
 		// before the config as a whole.
 		if old.DatasetSHA256 != "" && old.DatasetSHA256 != p.Data.SHA256 {
-			return badinput.Errorf("--data %s: the file changed since this run started (sha256 %.12s, now %.12s); restore it, or choose a new --run-id", p.Cfg.Data, old.DatasetSHA256, p.Data.SHA256)
+			return badinput.Errorf("--data %s: the file changed since this run started (sha256 %.12s, now %.12s); restore it, or choose a new --run-id", p.Config.Data, old.DatasetSHA256, p.Data.SHA256)
 		}
-		if old.ConfigHash != p.Cfg.Hash() {
+		if old.ConfigHash != p.Config.Hash() {
 			return badinput.Errorf("%s was made with a different configuration; resume only with the same flags, or choose a new --run-id", path)
 		}
 		// The embedder is part of the config (and of a derived run id);
@@ -207,9 +178,9 @@ func (p *Prepared) writeManifest() error {
 		GitCommit:        gitCommit(),
 		GitDirty:         BuildOf().Dirty,
 		VersionFrom:      BuildOf().From,
-		RunID:            p.Cfg.ID(),
-		ConfigHash:       p.Cfg.Hash(),
-		Config:           p.Cfg.Redacted(),
+		RunID:            p.ID,
+		ConfigHash:       p.Config.Hash(),
+		Config:           p.Config.Redacted(),
 		Dataset:          p.Data.Name,
 		DatasetSource:    p.Data.Source,
 		DatasetSHA256:    p.Data.SHA256,
@@ -225,21 +196,21 @@ func (p *Prepared) writeManifest() error {
 		JudgeSpecs:       judging.Describe(p.Judges),
 		Offline:          p.Res.Offline(),
 		Started:          time.Now().UTC(),
-		MaxBuildFailures: p.Cfg.MaxBuildFailures,
+		MaxBuildFailures: p.Config.MaxBuildFailures,
 		// What ran, beyond the config's strings: options after the
 		// system's defaults, the embedder's weights, the questions after
 		// --conversations/--limit.
 		SystemOptions:     p.systemOptions(),
-		FollowedOptions:   p.Spec.Followed(p.Cfg.Options),
+		FollowedOptions:   p.System.Followed(p.Config.Options),
 		EmbedderSHA256:    p.Res.EmbedderSHA256,
-		QuestionSetSHA256: QuestionSetHash(p.Data.Questions()),
-		TurnStep:          p.Cfg.TurnStep.String(),
+		QuestionSetSHA256: plan.QuestionSetHash(p.Data.Questions()),
+		TurnStep:          p.Config.TurnStep.String(),
 		Status:            &runlog.Status{State: runlog.StateIncomplete, Questions: nq},
-		Shard:             p.shard,
-		AnswerKey:         p.scoring.Key,
+		Shard:             p.Shard,
+		AnswerKey:         p.Scoring.Key,
 		// Counted over the whole set, before --shard.
-		ImageQuestionsExcluded: p.scoring.ImageExcluded,
-		PaperPrompts:           p.paper,
+		ImageQuestionsExcluded: p.Scoring.ImageExcluded,
+		PaperPrompts:           p.Paper,
 	}
 	m.OfflineParts = m.OfflineList()
 	// A judge with its own real model makes the run not fully offline.
@@ -302,9 +273,9 @@ func firstField(s string) string {
 // overlaid by --opt, with the values that follow from others
 // (systems.Spec.Resolved), and --k as k when given.
 func (p *Prepared) systemOptions() systems.Options {
-	o := p.Spec.Resolved(p.Cfg.Options)
-	if p.Cfg.K > 0 {
-		o["k"] = strconv.Itoa(p.Cfg.K)
+	o := p.System.Resolved(p.Config.Options)
+	if p.Config.K > 0 {
+		o["k"] = strconv.Itoa(p.Config.K)
 	}
 	return o
 }
@@ -315,7 +286,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := runlog.OpenRecorder(p.Dir, p.Cfg.System)
+	rec, err := runlog.OpenRecorder(p.Dir, p.Config.System)
 	if err != nil {
 		return nil, err
 	}
@@ -340,27 +311,27 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	p.Res.PreloadCache(total * (1 + len(p.Judges)))
 	// Opening the transcripts scans the file for a torn tail; a run with
 	// nothing left to answer writes none.
-	if !p.Cfg.NoTranscripts && total > 0 {
+	if !p.Config.NoTranscripts && total > 0 {
 		if err := rec.StartTranscripts(); err != nil {
 			return nil, err
 		}
 	}
 	if total == 0 {
-		fmt.Fprintf(p.log, "run %s: every question is already answered and judged; summarising\n", p.Cfg.ID())
+		fmt.Fprintf(p.log, "run %s: every question is already answered and judged; summarising\n", p.ID)
 	} else if done.answers > 0 {
-		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.Cfg.ID(), total)
+		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.ID, total)
 	}
-	bar := newProgress(p.log, progressPlan{Conversations: toBuild, Questions: total}, p.Cfg.Quiet, p.Cfg.Host.CI)
+	bar := newProgress(p.log, progressPlan{Conversations: toBuild, Questions: total}, p.Config.Quiet, p.Config.Host.CI)
 	defer bar.Finish()
 	bar.dollars = p.dollarsSoFar
 	p.bar = bar
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
-	p.work = newPool(p.Cfg.Concurrency)
-	p.mem = planMemory(p.Data.Conversations, p.Cfg.Concurrency, p.log)
+	p.work = newPool(p.Config.Concurrency)
+	p.mem = planMemory(p.Data.Conversations, p.Config.Concurrency, p.log)
 	defer p.mem.stop()
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(p.Cfg.Concurrency)
+	g.SetLimit(p.Config.Concurrency)
 	for _, conv := range p.Data.Conversations {
 		conv := conv
 		g.Go(func() error {
@@ -382,23 +353,20 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	known := done.known(rec)
 	rec.Close()
 	// One read of the records for the summary and the status, of the files
-	// whose lines the run does not hold already.
-	written, err := runlog.LoadManifest(p.Dir)
-	if err != nil {
-		return nil, errors.Join(runErr, err)
-	}
+	// whose lines the run does not hold already; the manifest is the one
+	// this attempt wrote.
 	lines, err := runlog.ReadLines(p.Dir, known)
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
-	sum, st := summary.FromLines(written, lines), lines.Status(p.manifest)
+	sum, st := summary.FromLines(p.manifest, lines), lines.Status(p.manifest)
 	p.manifest.CacheDamaged = p.manifest.CacheDamaged.Add(p.Res.Damaged())
 	sum.CacheDamaged = p.manifest.CacheDamaged
 	p.manifest.Finished = time.Now().UTC()
 	p.manifest.Status = &st
 	ts := sum.ContextTokens
 	p.manifest.RenderedTokens = &ts
-	if d, err := prices.Dollars(p.Dir, p.prices); err == nil {
+	if d, err := prices.DollarsOf(p.manifest, p.Dir, p.Prices); err == nil {
 		sum.Dollars = d
 	} else {
 		fmt.Fprintf(p.log, "dollars: %v\n", err)
@@ -412,22 +380,13 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	return sum, runErr
 }
 
-// PriceTable is the default price table with the --prices file (if
-// any) laid over it.
-func PriceTable(file string) (*prices.Table, error) {
-	if file == "" {
-		return prices.Default(), nil
-	}
-	return prices.Load(file)
-}
-
 // dollarsSoFar prices the progress line's usage: "$0.0123", "$0
 // (offline)", or unknown naming the models with no price. A run that calls
 // a priced model shows "$0" until its first priced call: its free work so
 // far (local embeddings, offline roles) does not make it offline.
 func (p *Prepared) dollarsSoFar(ts []llm.Tally) string {
 	var a prices.Amount
-	for _, st := range p.prices.Stages(ts, prices.Roles(p.manifest)) {
+	for _, st := range p.Prices.Stages(ts, prices.Roles(p.manifest)) {
 		a = a.Add(st)
 	}
 	switch {
@@ -545,7 +504,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	for _, b := range runlog.LastBy(bs, func(b runlog.BuildRecord) string { return b.ConversationID }) {
 		// A build with too many failed requests, or an empty memory, is
 		// done again.
-		if !runlog.BuildDegraded(b.Stats.Failed, b.Stats.Requests, p.Cfg.MaxBuildFailures) && b.EmptyMemory == "" {
+		if !runlog.BuildDegraded(b.Stats.Failed, b.Stats.Requests, p.Config.MaxBuildFailures) && b.EmptyMemory == "" {
 			d.built[b.ConversationID] = true
 			p.builds[b.ConversationID] = b.Stats
 		}
@@ -591,8 +550,8 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 			rec.Cost(c)
 		}
 	}()
-	env := p.Res.Env(meter, p.Cfg)
-	judges, err := p.Res.Judges(p.Cfg.Judges, meter)
+	env := p.Res.Env(meter, p.Config)
+	judges, err := p.Res.Judges(p.Config.Judges, meter)
 	if err != nil {
 		return err
 	}
@@ -622,9 +581,9 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	if conv, err = conv.Hydrate(); err != nil {
 		return err
 	}
-	sys, err := p.Spec.New(env)
+	sys, err := p.System.New(env)
 	if err != nil {
-		return badinput.Errorf("system %s: %v", p.Cfg.System, err)
+		return badinput.Errorf("system %s: %v", p.Config.System, err)
 	}
 	if c, ok := sys.(io.Closer); ok {
 		defer c.Close() // a system holding a process (the exec adapter's child)
@@ -640,7 +599,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 		return fmt.Errorf("ingest: %w", err)
 	}
 	secs := time.Since(start).Seconds()
-	empty := p.Spec.Memory.Empty(stats)
+	empty := p.System.Memory.Empty(stats)
 	if !done.built[conv.ID] {
 		// The recorder commits the memory dump, the build's costs and the
 		// build line in the order that makes a kill before the end rebuild.
@@ -653,7 +612,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 			memory = buf.Bytes()
 		}
 		written = meter.Snapshot()
-		br := buildRecord(conv, p.Cfg.System, meter, stats, start, secs)
+		br := buildRecord(conv, p.Config.System, meter, stats, start, secs)
 		br.EmptyMemory = empty
 		if err := rec.Build(memory, written, partial.attempt, br); err != nil {
 			return err
@@ -667,7 +626,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	// No answers on a memory that came out empty: the scores would be the
 	// empty memory's, not the system's.
 	if empty != "" {
-		return &EmptyMemoryError{System: p.Cfg.System, Conversation: conv.ID, Reason: empty}
+		return &EmptyMemoryError{System: p.Config.System, Conversation: conv.ID, Reason: empty}
 	}
 	// Built only now: a build the run stops on above is not one.
 	bar.Built()
@@ -721,7 +680,7 @@ func (p *Prepared) checkBuild(conv string, st systems.BuildStats) error {
 		p.builds = map[string]systems.BuildStats{}
 	}
 	p.builds[conv] = st
-	e := &BuildFailedError{System: p.Cfg.System, Max: p.Cfg.MaxBuildFailures}
+	e := &BuildFailedError{System: p.Config.System, Max: p.Config.MaxBuildFailures}
 	for _, c := range slices.Sorted(maps.Keys(p.builds)) {
 		b := p.builds[c]
 		e.Failed += b.Failed
@@ -758,13 +717,13 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 	defer p.bar.track(qm)()
 	ctx = llm.WithCallMeter(ctx, qm)
 	start := time.Now()
-	c, err := sys.Retrieve(ctx, q, systems.Budget{K: p.Cfg.K})
+	c, err := sys.Retrieve(ctx, q, systems.Budget{K: p.Config.K})
 	if err != nil {
 		return atStage("retrieve", err)
 	}
 	ctxSHA := llm.HashText(c.Rendered)
 	rr := runlog.RetrievalRecord{
-		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, K: p.Cfg.K,
+		QuestionID: q.ID, ConversationID: conv.ID, System: p.Config.System, K: p.Config.K,
 		Tokens: c.Tokens, Items: refs(c.Items), Candidates: refs(c.Candidates),
 		Evidence: q.Evidence, EvidenceHit: evidenceHit(q.Evidence, c.Items),
 		ContextSHA256: ctxSHA, Seconds: time.Since(start).Seconds(), Notes: c.Notes,
@@ -782,7 +741,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 		return atStage("answer", err)
 	}
 	a := runlog.AnswerRecord{
-		QuestionID: q.ID, ConversationID: conv.ID, System: p.Cfg.System, Category: q.Category, Type: q.Type, Abstention: q.Abstains(), Group: q.Group,
+		QuestionID: q.ID, ConversationID: conv.ID, System: p.Config.System, Category: q.Category, Type: q.Type, Abstention: q.Abstains(), Group: q.Group,
 		Question: q.Text, Gold: q.Gold, Prediction: res.Prediction, ContextTokens: c.Tokens,
 		Usage: res.Usage, Cached: res.Cached, ContextSHA256: ctxSHA, PromptSHA256: res.PromptSHA,
 		TargetSHA256: llm.HashText(q.Gold),
@@ -825,7 +784,7 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 			// Each judgment's calls are written just before it.
 			jm := llm.NewMeter()
 			untrack := p.bar.track(jm)
-			err := judging.Once(llm.WithCallMeter(ctx, jm), jd, r, s, p.Cfg.System, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
+			err := judging.Once(llm.WithCallMeter(ctx, jm), jd, r, s, p.Config.System, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
 				if tr != nil {
 					tr.Judges = append(tr.Judges, judging.TranscriptCall(j, v, secs))
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
@@ -115,7 +116,7 @@ func ReadPredictions(path string) ([]Prediction, error) {
 // Score judges external predictions and writes a run-shaped directory
 // (manifest, answers, judgments, summary) so every other command reads it.
 func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, error) {
-	table, err := PriceTable(sc.Prices) // a bad prices file is bad input before any work
+	table, err := plan.Prices(sc.Prices) // a bad prices file is bad input before any work
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,7 +131,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if sc.AnswerKey == "published" {
 		sc.AnswerKey = "" // the dataset's own
 	}
-	keySum, scoring, err := ApplyScoring(ds, sc.AnswerKey, sc.ExcludeImageQuestions, datasets.LoadOptions{Home: sc.Host.Home, MaxBytes: sc.MaxDataSize, Seed: sc.Seed, BaseData: sc.BaseData})
+	keySum, scoring, err := plan.ApplyScoring(ds, sc.AnswerKey, sc.ExcludeImageQuestions, datasets.LoadOptions{Home: sc.Host.Home, MaxBytes: sc.MaxDataSize, Seed: sc.Seed, BaseData: sc.BaseData})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +178,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out),
 		AnswerKey: sc.AnswerKey, AnswerKeySHA256: keySum, ExcludeImageQuestions: sc.ExcludeImageQuestions}
-	cfg = WithDefaults(cfg) // as run: one set of defaults
+	cfg = plan.WithDefaults(cfg) // as run: one set of defaults
 	lock, err := runlog.LockDir(sc.Out)
 	if err != nil {
 		return nil, nil, err
@@ -198,8 +199,8 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		Models: map[string]llm.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
 		Status: &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}}
 	// Only the judge model is used here: the answers come from outside.
-	if id, ok := res.ModelIDs()[RoleJudge]; ok {
-		m.Models[RoleJudge] = id
+	if id, ok := res.ModelIDs()[plan.RoleJudge]; ok {
+		m.Models[plan.RoleJudge] = id
 	}
 	scored := map[string]bool{}
 	for _, p := range preds {
@@ -211,7 +212,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 			qs = append(qs, q)
 		}
 	}
-	m.QuestionSetSHA256 = QuestionSetHash(qs)
+	m.QuestionSetSHA256 = plan.QuestionSetHash(qs)
 	m.AnswerKey, m.ImageQuestionsExcluded = scoring.Key, scoring.ImageExcluded
 	m.OfflineParts = m.OfflineList()
 	// Offline stays false: the answers come from outside, and the default

@@ -10,6 +10,7 @@ import (
 
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 )
 
@@ -128,7 +129,7 @@ func TestParseShard(t *testing.T) {
 		i, n   int
 	}{{"0/1", "", 0, 1}, {"3/4", "9", 3, 4}, {"auto/4", "2", 2, 4}, {" 1/2 ", "", 1, 2}}
 	for _, c := range ok {
-		i, n, err := harness.ParseShard(c.s, c.job)
+		i, n, err := plan.ParseShard(c.s, c.job)
 		if err != nil || i != c.i || n != c.n {
 			t.Errorf("ParseShard(%q, %q) = %d, %d, %v", c.s, c.job, i, n, err)
 		}
@@ -142,7 +143,7 @@ func TestParseShard(t *testing.T) {
 		{"auto/4", "4", "from 0 to 3"},
 	}
 	for _, c := range bad {
-		if _, _, err := harness.ParseShard(c.s, c.job); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := plan.ParseShard(c.s, c.job); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseShard(%q, %q): %v, want an error mentioning %q", c.s, c.job, err, c.want)
 		}
 	}

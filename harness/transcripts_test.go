@@ -10,6 +10,7 @@ import (
 
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 )
 
@@ -61,7 +62,7 @@ func TestTranscriptsHoldWhatTheModelsRead(t *testing.T) {
 			}
 		}
 		cands += len(tr.Candidates)
-		if len(tr.Judges) != len(harness.DefaultJudges("offline")) {
+		if len(tr.Judges) != len(plan.DefaultJudges("offline")) {
 			t.Fatalf("%s: %d judges in the transcript", a.QuestionID, len(tr.Judges))
 		}
 		for _, j := range tr.Judges {

@@ -23,14 +23,11 @@ func protocolRun(t *testing.T, root string, k int) string {
 	t.Helper()
 	cfg := runlog.Config{System: "turns-cosine", K: k, Limit: 12, Judges: []string{"lenient=offline,prompt=lenient", "lexical"},
 		ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Embedder: "hashed"}
-	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	r, err := harness.Resolve(cfg)
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.Dir()
+	return filepath.Join(root, "runs", sum.RunID)
 }
 
 // protocolPlan is a plan testing the two runs, with the protocol they were

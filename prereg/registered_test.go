@@ -25,14 +25,11 @@ func offlineRun(t *testing.T, root, system string, k int) string {
 	t.Helper()
 	cfg := runlog.Config{System: system, K: k, Judges: []string{"lexical"}, ResultsDir: filepath.Join(root, "runs"),
 		CacheDir: filepath.Join(root, "cache"), Quiet: true, Host: runlog.Host{Embedder: "hashed"}}
-	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	r, err := harness.Resolve(cfg)
+	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.Dir()
+	return filepath.Join(root, "runs", sum.RunID)
 }
 
 // meanTokens reads a run's retrievals.jsonl: the mean rendered tokens.

@@ -136,7 +136,7 @@ func (c Config) JudgeModelSpec() string {
 }
 
 // WithDefaults fills unset fields but the judges, whose default depends
-// on what the judge model is (harness.WithDefaults fills them too).
+// on what the judge model is (plan.WithDefaults fills them too).
 func (c Config) WithDefaults() Config {
 	if c.Dataset == "" {
 		c.Dataset = "sample"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/plan"
 
 	"github.com/membench/membench/runlog"
 
@@ -82,7 +83,7 @@ var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // RunID names a point's run directory like a run id: the id `membench
 // run` gives the point's config (dataset-system-hash10, after
-// harness.Resolve: embedder chosen, k in one form, the data file's sha256)
+// plan.Resolve: embedder chosen, k in one form, the data file's sha256)
 // with the point's grid values before the hash, e.g.
 // "sample-turns-cosine-k1-1a2b3c4d5e". A changed base config (e.g. --llm
 // openai) gets a new directory while a rerun of the same sweep resumes the
@@ -90,14 +91,23 @@ var unsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // would share one directory. It fails (bad input) where the run would,
 // e.g. on a data file that does not exist.
 func RunID(p Point) (string, error) {
-	c := p.Config
-	prefix := c.RunID
-	c.RunID = ""
-	r, err := harness.Resolve(c)
+	pl, err := resolve(p, p.Config)
 	if err != nil {
-		return "", fmt.Errorf("point %s: %w", p.Label, err)
+		return "", err
 	}
-	id := r.ID()
+	return pl.ID, nil
+}
+
+// resolve is the plan of point p's run (cfg: its config, results folder
+// chosen), named as RunID says.
+func resolve(p Point, cfg runlog.Config) (*plan.Plan, error) {
+	prefix := cfg.RunID
+	cfg.RunID = ""
+	pl, err := plan.Resolve(cfg, plan.Env{})
+	if err != nil {
+		return nil, fmt.Errorf("point %s: %w", p.Label, err)
+	}
+	id := pl.ID
 	var vals []string
 	for _, f := range strings.Fields(strings.TrimPrefix(p.Label, p.System)) {
 		vals = append(vals, strings.ReplaceAll(f, "=", ""))
@@ -112,7 +122,7 @@ func RunID(p Point) (string, error) {
 	if prefix != "" {
 		id = prefix + "-" + id
 	}
-	return id, nil
+	return pl.Named(id)
 }
 
 // Run executes every point in order (sequentially: the points share the
@@ -141,12 +151,12 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 			cfg.ResultsDir = filepath.Join(o.Out, "runs")
 		}
 		fmt.Fprintf(o.Log, "sweep %s: point %d/%d: %s\n", f.Spec.Name, i+1, len(points), p.Label)
-		id, err := RunID(p)
-		cfg.RunID = id
-		row := Row{Point: p, RunID: cfg.RunID, RunDir: cfg.WithDefaults().Dir()}
+		pl, err := resolve(p, cfg)
+		row := Row{Point: p}
 		var sum *runlog.Summary
 		if err == nil {
-			sum, err = harness.Run(ctx, cfg, o.Log)
+			row.RunID, row.RunDir = pl.ID, pl.Dir
+			sum, err = harness.RunPlan(ctx, pl, o.Log)
 		}
 		if sum != nil {
 			row.N = sum.Overall.N

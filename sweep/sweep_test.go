@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	_ "github.com/membench/membench/answer"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 	_ "github.com/membench/membench/systems/all"
 )
@@ -105,11 +105,11 @@ func TestRunIDIsARunIDWithGridValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resolved, err := harness.Resolve(ps[0].Config)
+	resolved, err := plan.Resolve(ps[0].Config, plan.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := resolved.ID() // what `membench run` names it: sample-structmem-<hash10>
+	plain := resolved.ID // what `membench run` names it: sample-structmem-<hash10>
 	want := strings.TrimSuffix(plain, plain[strings.LastIndex(plain, "-"):]) + "-k3-seeds5" + plain[strings.LastIndex(plain, "-"):]
 	if got, err := RunID(ps[0]); err != nil || got != want {
 		t.Errorf("RunID = %q, want %q (from the run id %q)", got, want, plain)

@@ -17,6 +17,7 @@ import (
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil/browsertest"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 	_ "github.com/membench/membench/systems/all"
 )
@@ -35,11 +36,11 @@ func TestLiveServesWhileTheRunsAreRead(t *testing.T) {
 		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		r, err := harness.Resolve(cfg)
+		r, err := plan.Resolve(cfg, plan.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		dirs = append(dirs, r.Dir())
+		dirs = append(dirs, r.Dir)
 	}
 	// Each run read waits for the test's word.
 	next := make(chan struct{})

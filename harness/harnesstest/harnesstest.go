@@ -1,12 +1,12 @@
-// Package harnesstest holds the test helpers that need the engine itself;
+// Package harnesstest holds the test helpers that need the run's plan;
 // it is its own package because internal/testutil is imported by the
-// engine's tests and so cannot import the engine.
+// plan's and the engine's tests and so cannot import them.
 package harnesstest
 
 import (
 	"testing"
 
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 )
 
@@ -14,9 +14,9 @@ import (
 // the resolved config: embedder chosen, k in one place, data hash).
 func Dir(tb testing.TB, cfg runlog.Config) string {
 	tb.Helper()
-	r, err := harness.Resolve(cfg)
+	r, err := plan.Resolve(cfg, plan.Env{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return r.Dir()
+	return r.Dir
 }

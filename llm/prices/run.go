@@ -38,6 +38,11 @@ func ForRun(dir string, t *Table) (*Bill, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ForManifest(m, dir, t)
+}
+
+// ForManifest is ForRun for a writer that holds the run's manifest m.
+func ForManifest(m runlog.Manifest, dir string, t *Table) (*Bill, error) {
 	costs, err := runlog.ReadJSONL[runlog.CostRecord](filepath.Join(dir, runlog.CostsFile))
 	if err != nil {
 		return nil, err
@@ -150,6 +155,15 @@ func (a Amount) Record() runlog.Amount {
 // reports and the view bill the run with ForRun, so the figures agree.
 func Dollars(dir string, t *Table) (*runlog.Dollars, error) {
 	b, err := ForRun(dir, t)
+	if err != nil {
+		return nil, err
+	}
+	return b.Record(), nil
+}
+
+// DollarsOf is Dollars for a writer that holds the run's manifest m.
+func DollarsOf(m runlog.Manifest, dir string, t *Table) (*runlog.Dollars, error) {
+	b, err := ForManifest(m, dir, t)
 	if err != nil {
 		return nil, err
 	}

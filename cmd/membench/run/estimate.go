@@ -9,13 +9,13 @@ import (
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/report"
-	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/plan"
 )
 
-// PrintEstimate prints what cfg's run would spend (harness.EstimateRun),
-// as a table or, with asJSON, as JSON; sweep calls it once per point.
-func PrintEstimate(ctx context.Context, stdout, stderr io.Writer, cfg runlog.Config, o harness.EstimateOptions, asJSON bool) error {
-	e, err := harness.EstimateRun(ctx, cfg, o, stderr)
+// PrintEstimate prints what the plan's run would spend
+// (harness.EstimateRun), as a table or, with asJSON, as JSON.
+func PrintEstimate(ctx context.Context, stdout, stderr io.Writer, p *plan.Plan, o harness.EstimateOptions, asJSON bool) error {
+	e, err := harness.EstimateRun(ctx, p, o, stderr)
 	if err != nil {
 		return err // bad input is marked so by the harness
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/bundle"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
 	"github.com/spf13/cobra"
@@ -220,16 +221,8 @@ func Run(ctx context.Context, o *Options) error {
 	set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
 	set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
 	set("max-data-size", func() { base.MaxDataSize = cfg.MaxDataSize })
-	if changed("shard") || base.Shard != "" {
-		if changed("shard") {
-			base.Shard = o.Shard
-		}
-		// auto/N is resolved here, so the manifest names the part.
-		i, n, err := harness.ParseShard(base.Shard, o.JobIndex)
-		if err != nil {
-			return clierr.AsBad(err)
-		}
-		base.Shard = fmt.Sprintf("%d/%d", i, n)
+	if changed("shard") {
+		base.Shard = o.Shard
 	}
 	if changed("turn-step") {
 		base.TurnStep = o.TurnStep
@@ -259,22 +252,23 @@ func Run(ctx context.Context, o *Options) error {
 	base.Quiet = o.Quiet
 	base.Host = o.Host
 	base.AllowPromptMismatch = cfg.AllowPromptMismatch
-	// A bad prices file is bad input before any work.
-	if _, err := loadPrices(o.Prices); err != nil {
-		return err
-	}
 	base.PricesFile = o.Prices
 	if o.EstimatePilot > 0 && !o.Estimate {
 		return clierr.Bad("--estimate-pilot goes with --estimate")
 	}
+	// The one resolution of the run: everything below reads the plan.
+	p, err := plan.Resolve(base, plan.Env{JobIndex: o.JobIndex})
+	if err != nil {
+		return err
+	}
 	if o.Estimate {
-		return PrintEstimate(ctx, stdout, stderr, base, harness.EstimateOptions{Pilot: o.EstimatePilot}, o.JSON)
+		return PrintEstimate(ctx, stdout, stderr, p, harness.EstimateOptions{Pilot: o.EstimatePilot}, o.JSON)
 	}
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
 	if err != nil {
 		return err
 	}
-	sum, err := harness.Run(ctx, base, stderr)
+	sum, err := harness.RunPlan(ctx, p, stderr)
 	if perr := stop(); perr != nil {
 		fmt.Fprintf(stderr, "profile: %v\n", perr)
 	}
@@ -283,9 +277,7 @@ func Run(ctx context.Context, o *Options) error {
 	if sum == nil {
 		return err // stopped before the run folder was written
 	}
-	// The run id is the harness's: it resolves the embedder, k and the
-	// data file's hash before deriving it.
-	dir := filepath.Join(base.WithDefaults().ResultsDir, sum.RunID)
+	dir := p.Dir
 	if err != nil {
 		fmt.Fprintf(stderr, "partial artifacts: %s (no results table: the run did not finish)\n", dir)
 		if failed := (*runlog.QuestionsFailedError)(nil); o.JSON && errors.As(err, &failed) {
@@ -302,8 +294,8 @@ func Run(ctx context.Context, o *Options) error {
 		}{sum, dir})
 	}
 	summary.Print(stdout, sum) // its notes hold the dollars line
-	if m, err := runlog.LoadManifest(dir); err == nil && m.ScoringNote() != "" {
-		fmt.Fprintln(stdout, m.ScoringNote())
+	if note := p.ScoringNote(); note != "" {
+		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "artifacts: %s\n", dir)
 	return nil
@@ -373,10 +365,6 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 		}
 		fmt.Fprintf(stderr, "replay: calls the bundle lacks go to %s (key from $OPENAI_API_KEY), the backend configured here; never to a server the bundle names\n", llm.RedactText(shown))
 	}
-	priceTable, err := loadPrices(o.Prices)
-	if err != nil {
-		return err
-	}
 	cfg := o.Config
 	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
 		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
@@ -391,7 +379,11 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	summary.Print(stdout, sum)
 	if sum.Dollars == nil {
 		// A folder replayed before summaries held dollars.
-		printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+		priceTable, err := loadPrices(o.Prices)
+		if err != nil {
+			return err
+		}
+		printBill(stdout, stderr, filepath.Join(plan.WithDefaults(cfg).ResultsDir, sum.RunID), priceTable)
 	}
 	return nil
 }

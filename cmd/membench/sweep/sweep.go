@@ -18,6 +18,7 @@ import (
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/sweep"
 )
@@ -166,7 +167,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// Prompts that are not the paper's are refused before any point runs.
 	for _, p := range points {
-		if err := harness.CheckPaperPrompts(p.Config); err != nil {
+		if err := plan.CheckPaperPrompts(p.Config); err != nil {
 			return clierr.AsBad(fmt.Errorf("point %s: %w", p.Label, err))
 		}
 	}
@@ -261,7 +262,11 @@ func estimate(ctx context.Context, o *Options, points []sweep.Point) error {
 	var total prices.Amount
 	var all []*harness.Estimate
 	for i, p := range points {
-		e, err := harness.EstimateRun(ctx, p.Config, harness.EstimateOptions{}, o.Err)
+		var e *harness.Estimate
+		pl, err := plan.Resolve(p.Config, plan.Env{})
+		if err == nil {
+			e, err = harness.EstimateRun(ctx, pl, harness.EstimateOptions{}, o.Err)
+		}
 		if err != nil {
 			return fmt.Errorf("point %s: %w", p.Label, err)
 		}

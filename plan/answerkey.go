@@ -1,4 +1,4 @@
-package harness
+package plan
 
 import (
 	"github.com/membench/membench/datasets"
