@@ -1,4 +1,4 @@
-// Package run is the `membench run` command: flags → runlog.Config → harness.Run.
+// Package run is the `membench run` command: flags and file → runlog.Config → plan.Resolve → harness.RunPlan.
 package run
 
 import (
@@ -39,14 +39,12 @@ type Options struct {
 	Config              runlog.Config // flag values
 	Opts                []string      // --opt key=value
 	LLM, Model, BaseURL string
-	TurnStep            time.Duration // applied only when Changed("turn-step")
 	Quiet               bool
 	JSON                bool   // print the summary as JSON on stdout
 	Replay              string // a bundle to reproduce (membench bundle)
 	ReplayFallback      bool   // with Replay: calls the bundle lacks go to the backend
 	ReplayLimits        bundle.Limits
 	EnvBaseURL          string // OPENAI_BASE_URL, read at the edge (clienv)
-	Shard               string // I/N or auto/N (applied when set or in the file)
 	JobIndex            string // JOB_COMPLETION_INDEX, for --shard auto/N
 	CPUProfile          string // file for a CPU profile of the run
 	MemProfile          string // file for a heap profile at the end
@@ -110,7 +108,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	cliflag.Int(c, &o.Config.Seed, "seed", 0, 0, math.MaxInt32, "seed of a stitched dataset's choices (locomo-plus: each item's base conversation); 0 = the dataset's default, 1")
 	f.StringSliceVar(&o.Config.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
 	cliflag.Int(c, &o.Config.Limit, "limit", 0, 0, math.MaxInt, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
-	cliflag.Duration(c, &o.TurnStep, "turn-step", 30*time.Second, 0, runlog.MaxTurnStep, "time between consecutive turns within a session")
+	cliflag.Duration(c, &o.Config.TurnStep, "turn-step", 30*time.Second, 0, runlog.MaxTurnStep, "time between consecutive turns within a session")
 	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline (default) or openai")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini (implies --llm openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
@@ -148,7 +146,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.BoolVar(&o.Estimate, "estimate", false, "print the calls, tokens and dollars by stage the run would spend, from a dry run with the offline heuristics standing in for paid models (no paid call), and run nothing")
 	cliflag.Int(c, &o.EstimatePilot, "estimate-pilot", 0, 0, math.MaxInt32, "with --estimate: first run N conversations against the real backend (paid; replies cached for the run) and scale the estimate by what they spent")
 	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile at the end of the run to this file (go tool pprof; -sample_index=alloc_space for allocations)")
-	f.StringVar(&o.Shard, "shard", "", "run only part I of N (I/N, I from 0; auto/N reads JOB_COMPLETION_INDEX): conversation j goes to part j mod N (LongMemEval: question j); join the parts with 'membench merge'")
+	f.StringVar(&o.Config.Shard, "shard", "", "run only part I of N (I/N, I from 0; auto/N reads JOB_COMPLETION_INDEX): conversation j goes to part j mod N (LongMemEval: question j); join the parts with 'membench merge'")
 	return c
 }
 
@@ -190,43 +188,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	// Flags override the file only where the user set them.
-	set := func(name string, apply func()) {
-		if changed(name) || cfgFile == "" {
-			apply()
-		}
-	}
-	set("system", func() { base.System = cfg.System })
-	set("dataset", func() { base.Dataset = cfg.Dataset })
-	set("data", func() { base.Data = cfg.Data })
-	set("base-data", func() { base.BaseData = cfg.BaseData })
-	set("seed", func() { base.Seed = cfg.Seed })
-	set("conversations", func() { base.Conversations = cfg.Conversations })
-	set("limit", func() { base.Limit = cfg.Limit })
-	set("k", func() { base.K = cfg.K })
-	set("judge-spec", func() { base.Judges = cfg.Judges })
-	set("build-model", func() { base.BuildModel = cfg.BuildModel })
-	set("answer-model", func() { base.AnswerModel = cfg.AnswerModel })
-	set("decide-model", func() { base.DecideModel = cfg.DecideModel })
-	set("judge-model", func() { base.JudgeModel = cfg.JudgeModel })
-	set("answer-prompt", func() { base.AnswerPrompt = cfg.AnswerPrompt })
-	set("answer-key", func() { base.AnswerKey = cfg.AnswerKey })
-	set("exclude-image-questions", func() { base.ExcludeImageQuestions = cfg.ExcludeImageQuestions })
-	set("judge-prompt", func() { base.JudgePrompt = cfg.JudgePrompt })
-	set("embedder", func() { base.Embedder = cfg.Embedder })
-	set("run-id", func() { base.RunID = cfg.RunID })
-	set("results", func() { base.ResultsDir = cfg.ResultsDir })
-	set("cache-dir", func() { base.CacheDir = cfg.CacheDir })
-	set("concurrency", func() { base.Concurrency = cfg.Concurrency })
-	set("no-cache", func() { base.NoCache = cfg.NoCache })
-	set("no-transcripts", func() { base.NoTranscripts = cfg.NoTranscripts })
-	set("max-build-failures", func() { base.MaxBuildFailures = cfg.MaxBuildFailures })
-	set("max-data-size", func() { base.MaxDataSize = cfg.MaxDataSize })
-	if changed("shard") {
-		base.Shard = o.Shard
-	}
-	if changed("turn-step") {
-		base.TurnStep = o.TurnStep
-	}
+	merge(&base, cfg, func(flag string) bool { return changed(flag) || cfgFile == "" })
 	if base.System == "" {
 		base.System = "turns-cosine"
 	}
