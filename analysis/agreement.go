@@ -92,9 +92,9 @@ type AgreementResult struct {
 // membench ships.
 func (s *Source) isMetric(judge string) bool {
 	if s.Manifest != nil {
-		return s.Manifest.IsMetric(judge)
+		return s.Manifest.JudgeSet().IsMetric(judge)
 	}
-	return runlog.Manifest{}.IsMetric(judge)
+	return runlog.Manifest{}.JudgeSet().IsMetric(judge)
 }
 
 // rater is one judge (RatersJudge) or one judge on one system of one file

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/judge"
@@ -22,13 +23,13 @@ func OwnKey(m runlog.Manifest) string {
 
 // KeyedJudgeOf is the judge whose verdicts on r are judgeName's under the
 // key labelled key: judgeName itself under the run's own key, else the
-// verdicts `membench judge --answer-key` logged (runlog.KeyedJudge). A
+// verdicts `membench judge --answer-key` logged (membench.KeyedJudge). A
 // run without them is refused with the command that adds them.
 func KeyedJudgeOf(r *runlog.Run, judgeName, key string) (string, error) {
 	if key == OwnKey(r.Manifest) {
 		return judgeName, nil
 	}
-	name := runlog.KeyedJudge(judgeName, key)
+	name := membench.KeyedJudge(judgeName, key)
 	if !HasJudge(r.Manifest, name) {
 		spec := JudgeSpecOf(r.Manifest, judgeName)
 		if spec == "" {
@@ -314,7 +315,7 @@ func (s *Source) UnderKey(key string) error {
 	// the key they judged against by its label, so that the runs compare
 	// as judged under one key.
 	if len(m.JudgeSpecs) > 0 {
-		var specs []runlog.JudgeInfo
+		var specs []membench.JudgeInfo
 		var names []string
 		for _, j := range m.JudgeSpecs {
 			if n := to(j.Name); n != "" {

@@ -5,14 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
 // A LongMemEval-shaped run: its abstention group gets a column of its
 // own, out of overall, whatever the dataset calls it.
 func TestKeyTableDecliningColumn(t *testing.T) {
-	fr := fakeRun{Manifest: runlog.Manifest{Dataset: "longmemeval", Config: runlog.Config{System: "abstain"}, Judges: []string{"llm"},
-		JudgeSpecs:    []runlog.JudgeInfo{{Name: "llm", Kind: "llm", Class: runlog.JudgeVerdict}},
+	fr := fakeRun{Manifest: runlog.Manifest{Dataset: "longmemeval", Config: membench.Config{System: "abstain"}, Judges: []string{"llm"},
+		JudgeSpecs:    []membench.JudgeInfo{{Name: "llm", Kind: "llm", Class: membench.JudgeVerdict}},
 		DatasetGroups: []runlog.DatasetGroup{{Name: "temporal-reasoning"}, {Name: "abstention", Abstains: true}}}}
 	for i, g := range []string{"temporal-reasoning", "temporal-reasoning", "abstention", "abstention"} {
 		id := string(rune('a' + i))
@@ -55,7 +56,7 @@ func TestKeyTableDecliningColumn(t *testing.T) {
 func TestSourceUnderKey(t *testing.T) {
 	src := func() *Source {
 		m := runlog.Manifest{Dataset: "locomo", Judges: []string{"lexical", "lexical+audited"},
-			JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "lexical+audited", Kind: "lexical", AnswerKey: "audited sha256:cccc"}}}
+			JudgeSpecs: []membench.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "lexical+audited", Kind: "lexical", AnswerKey: "audited sha256:cccc"}}}
 		return &Source{Path: "run", Name: "run", Manifest: &m, Judgments: []runlog.Judgment{
 			{QuestionID: "a", Judge: "lexical", Score: 1, Correct: true},
 			{QuestionID: "a", Judge: "lexical+audited", Score: 0},
@@ -87,11 +88,11 @@ func TestSourceUnderKey(t *testing.T) {
 // command to paste: the spec the run was given for the judge, or one
 // written from the manifest for a judge added later, never a placeholder.
 func TestKeyedJudgeOfPrintsTheJudgesSpec(t *testing.T) {
-	gpt := runlog.ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://localhost:8000/v1"}
-	m := runlog.Manifest{RunID: "r", Dataset: "locomo", Config: runlog.Config{Judges: []string{"lexical", "f1,threshold=0.3,name=loose", "judge4o=openai:gpt-4o"}},
-		Models: map[string]runlog.ModelID{"judge": {Backend: "offline", Model: "offline-heuristic"}},
+	gpt := membench.ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://localhost:8000/v1"}
+	m := runlog.Manifest{RunID: "r", Dataset: "locomo", Config: membench.Config{Judges: []string{"lexical", "f1,threshold=0.3,name=loose", "judge4o=openai:gpt-4o"}},
+		Models: map[string]membench.ModelID{"judge": {Backend: "offline", Model: "offline-heuristic"}},
 		Judges: []string{"lexical", "loose", "judge4o", "qwen", "human"},
-		JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "loose", Kind: "f1", Threshold: 0.3}, {Name: "judge4o", Kind: "llm"},
+		JudgeSpecs: []membench.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "loose", Kind: "f1", Threshold: 0.3}, {Name: "judge4o", Kind: "llm"},
 			{Name: "qwen", Kind: "llm", Model: &gpt, Repeats: 3}, {Name: "human", Kind: "human", AddedBy: "membench grade"}}}
 	r := &runlog.Run{Dir: "results/r", Manifest: m}
 	for judge, want := range map[string]string{

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 	_ "github.com/membench/membench/systems/structmem" // its defaults decide which options a label shows
 )
@@ -14,18 +15,18 @@ import (
 // StructMem authors' call counter beside ours when a run keeps it.
 func TestOptionRowsAndAuthorsCalls(t *testing.T) {
 	root := t.TempDir()
-	mk := func(name, sys string, k int, opts runlog.Options, counts ...map[string]int) *runlog.Run {
-		r := fakeRun{Manifest: runlog.Manifest{Config: runlog.Config{System: sys, K: k, Options: opts}, Judges: []string{"f1"}, Offline: true}}
+	mk := func(name, sys string, k int, opts membench.Options, counts ...map[string]int) *runlog.Run {
+		r := fakeRun{Manifest: runlog.Manifest{Config: membench.Config{System: sys, K: k, Options: opts}, Judges: []string{"f1"}, Offline: true}}
 		r.Answers = []runlog.AnswerRecord{{QuestionID: "q1", Category: 1}}
 		r.Judgments = []runlog.Judgment{{QuestionID: "q1", Judge: "f1", Score: 0.5}}
 		for i, c := range counts {
-			r.Builds = append(r.Builds, runlog.BuildRecord{ConversationID: string(rune('a' + i)), Calls: 3, Stats: runlog.BuildStats{Counts: c}})
+			r.Builds = append(r.Builds, runlog.BuildRecord{ConversationID: string(rune('a' + i)), Calls: 3, Stats: membench.BuildStats{Counts: c}})
 		}
 		return mustLoad(t, r.write(t, filepath.Join(root, name)))
 	}
-	zero := mk("zero", "structmem", 0, runlog.Options{"seeds": "0", "window": "3600"},
-		map[string]int{runlog.CountAuthorsCalls: 10}, map[string]int{runlog.CountAuthorsCalls: 12})
-	def := mk("def", "structmem", 0, nil, map[string]int{runlog.CountAuthorsCalls: 19})
+	zero := mk("zero", "structmem", 0, membench.Options{"seeds": "0", "window": "3600"},
+		map[string]int{membench.CountAuthorsCalls: 10}, map[string]int{membench.CountAuthorsCalls: 12})
+	def := mk("def", "structmem", 0, nil, map[string]int{membench.CountAuthorsCalls: 19})
 	cos := mk("cos", "turns-cosine", 3, nil, map[string]int{"entries": 4})
 	runs := []*runlog.Run{zero, def, cos}
 	rows, _ := labels(runs)

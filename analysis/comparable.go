@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
@@ -164,7 +165,7 @@ var facets = []struct {
 	{"judge", func(m *runlog.Manifest, judges []string) string {
 		var parts []string
 		for _, name := range judges {
-			if s := m.JudgeSpec(name); s != "" {
+			if s := m.JudgeSet().Spec(name); s != "" {
 				parts = append(parts, s)
 			}
 		}
@@ -185,7 +186,7 @@ func roleModel(role string) func(m *runlog.Manifest, _ []string) string {
 	}
 }
 
-func modelString(id runlog.ModelID) string {
+func modelString(id membench.ModelID) string {
 	s := id.Backend + ":" + id.Model
 	if id.BaseURL != "" {
 		s += "@" + id.BaseURL

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/runlog/runlogtest"
@@ -61,7 +62,7 @@ func TestOptionDifferencesWithinOneSystem(t *testing.T) {
 		t.Errorf("n differs where only k may: %v", diffs)
 	}
 	e := a
-	e.Models = map[string]runlog.ModelID{"build": {Backend: "offline"}, "answer": {Backend: "offline", Model: "heuristic"}, "decide": {Backend: "openai", Model: "x"}, "judge": {Backend: "offline", Model: "heuristic"}}
+	e.Models = map[string]membench.ModelID{"build": {Backend: "offline"}, "answer": {Backend: "offline", Model: "heuristic"}, "decide": {Backend: "openai", Model: "x"}, "judge": {Backend: "offline", Model: "heuristic"}}
 	if diffs := differences([]analysis.Side{side("a", &a), side("e", &e)}); len(diffs) < 2 || diffs[0].Field != "build model" || diffs[1].Field != "decide model" {
 		t.Errorf("build and decide models: %v", diffs)
 	}
@@ -73,7 +74,7 @@ func TestOptionDifferencesWithinOneSystem(t *testing.T) {
 func TestPeerSystemSettings(t *testing.T) {
 	peer := func(model string) runlog.Manifest {
 		return runlog.Manifest{Dataset: "locomo", DatasetSHA256: "aaaa", Embedder: runlog.PeerEmbedder, Peer: true,
-			Models: map[string]runlog.ModelID{"answer": {Backend: "openrouter", Model: model}}, Judges: []string{"peer-llm"}}
+			Models: map[string]membench.ModelID{"answer": {Backend: "openrouter", Model: model}}, Judges: []string{"peer-llm"}}
 	}
 	side := func(l string, m runlog.Manifest) analysis.Side { return analysis.Side{Label: l, Manifest: &m} }
 	p4o, p41 := peer("gpt-4o-mini"), peer("gpt-4.1-mini")
@@ -100,7 +101,7 @@ func TestPeerSystemSettings(t *testing.T) {
 	// Own runs differing in answer model are still mixed, beside a peer
 	// too (one that names no model, as Zep's file, so nothing else differs).
 	a, b := runlogtest.OfflineManifest(), runlogtest.OfflineManifest()
-	b.Models = map[string]runlog.ModelID{"build": a.Models["build"], "answer": {Backend: "offline", Model: "other"}, "decide": a.Models["decide"], "judge": a.Models["judge"]}
+	b.Models = map[string]membench.ModelID{"build": a.Models["build"], "answer": {Backend: "offline", Model: "other"}, "decide": a.Models["decide"], "judge": a.Models["judge"]}
 	zep := peer("")
 	zep.Models = nil
 	for _, s := range [][]analysis.Side{{side("a", a), side("b", b)}, {side("a", a), side("b", b), side("zep", zep)}} {

@@ -171,9 +171,9 @@ func (s *Source) InvalidBy(name string) map[string]bool {
 // source (its manifest; without one, by the judge's name).
 func (s *Source) IsMetric(name string) bool {
 	if s.Manifest != nil {
-		return s.Manifest.IsMetric(name)
+		return s.Manifest.JudgeSet().IsMetric(name)
 	}
-	return runlog.Manifest{}.IsMetric(name)
+	return runlog.Manifest{}.JudgeSet().IsMetric(name)
 }
 
 // CompareOptions are a paired comparison's inputs.
@@ -533,7 +533,7 @@ func threshold(j *Join) *float64 {
 		name string
 	}{{j.SourceA, j.JudgeA}, {j.SourceB, j.JudgeB}} {
 		if s.src != nil && s.src.Manifest != nil {
-			if th := s.src.Manifest.Threshold(s.name); th > 0 {
+			if th := s.src.Manifest.JudgeSet().Threshold(s.name); th > 0 {
 				return &th
 			}
 		}

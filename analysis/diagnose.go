@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
@@ -209,7 +210,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 // classify computes one question's evidence counts and outcome.
 func classify(rec runlog.RetrievalRecord) QuestionDiag {
 	q := QuestionDiag{QuestionID: rec.QuestionID, ConversationID: rec.ConversationID, Candidates: len(rec.Candidates), Tokens: rec.Tokens}
-	c := runlog.CountEvidence(rec)
+	c := membench.CountEvidence(rec.Evidence, rec.Candidates, rec.Items, rec.EvidenceHit)
 	q.Evidence, q.InCandidates, q.InContext = c.Evidence, c.InCandidates, c.InContext
 	if q.Evidence == 0 {
 		q.Outcome = OutcomeNoEvidence

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
-func items(sources ...string) []runlog.ItemRef {
-	var out []runlog.ItemRef
+func items(sources ...string) []membench.ItemRef {
+	var out []membench.ItemRef
 	for _, s := range sources {
-		out = append(out, runlog.ItemRef{ID: s, Sources: strings.Split(s, "+")})
+		out = append(out, membench.ItemRef{ID: s, Sources: strings.Split(s, "+")})
 	}
 	return out
 }
@@ -32,7 +33,7 @@ func rerankRun() fakeRun {
 	ans := func(id string, cat int) runlog.AnswerRecord {
 		return runlog.AnswerRecord{QuestionID: id, ConversationID: "c1", Category: cat}
 	}
-	ret := func(id string, ev []string, cands, ctx []runlog.ItemRef) runlog.RetrievalRecord {
+	ret := func(id string, ev []string, cands, ctx []membench.ItemRef) runlog.RetrievalRecord {
 		return runlog.RetrievalRecord{QuestionID: id, ConversationID: "c1", Evidence: ev, Candidates: cands, Items: ctx, Tokens: 10}
 	}
 	jd := func(id, j string, ok bool) runlog.Judgment {
@@ -43,7 +44,7 @@ func rerankRun() fakeRun {
 		return runlog.Judgment{QuestionID: id, Judge: j, Correct: ok, Score: s}
 	}
 	return fakeRun{
-		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-rerank", K: 3}, Judges: []string{"f1", "llm"}, Offline: true, Dataset: "locomo"},
+		Manifest: runlog.Manifest{Config: membench.Config{System: "turns-rerank", K: 3}, Judges: []string{"f1", "llm"}, Offline: true, Dataset: "locomo"},
 		Retrievals: []runlog.RetrievalRecord{
 			ret("q1", []string{"D1:1"}, nil, nil), // superseded by the later line
 			ret("q1", []string{"D1:1", "D1:2"}, items("D1:1", "D1:2", "D1:5"), items("D1:1+D9:9")),
@@ -195,7 +196,7 @@ func TestDiagnoseCounts(t *testing.T) {
 
 func TestDiagnoseWithoutCandidateStage(t *testing.T) {
 	fr := fakeRun{
-		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 5}, Judges: []string{"f1", "bleu1"}},
+		Manifest: runlog.Manifest{Config: membench.Config{System: "turns-cosine", K: 5}, Judges: []string{"f1", "bleu1"}},
 		Retrievals: []runlog.RetrievalRecord{
 			{QuestionID: "a", Evidence: []string{"D1:1", "D1:2"}, Items: items("D1:1", "D1:2")},
 			{QuestionID: "b", Evidence: []string{"D1:3"}, Items: items("D1:4")},
@@ -234,7 +235,7 @@ func TestAbstentionReadsTheRecordFlag(t *testing.T) {
 		return j
 	}
 	fr := fakeRun{
-		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm"}, Offline: true},
+		Manifest: runlog.Manifest{Config: membench.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm"}, Offline: true},
 		Answers: []runlog.AnswerRecord{
 			{QuestionID: "q1", Type: "multi-session", Abstention: true},
 			{QuestionID: "q2", Type: "multi-session", Abstention: true},
@@ -257,7 +258,7 @@ func TestAbstentionReadsTheRecordFlag(t *testing.T) {
 // overall, so Table 3's n and interval go with its scores.
 func TestOverallOfMatchesTheSummaryWithAbstention(t *testing.T) {
 	fr := fakeRun{
-		Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm"}, Offline: true},
+		Manifest: runlog.Manifest{Config: membench.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm"}, Offline: true},
 		Answers: []runlog.AnswerRecord{
 			{QuestionID: "q1", Type: "multi-session"},
 			{QuestionID: "q2", Type: "multi-session"},
@@ -282,7 +283,7 @@ func TestOverallOfMatchesTheSummaryWithAbstention(t *testing.T) {
 // studyRun is a turns-rerank run at k=3 over the given conversations, with
 // scored questions spread over them and abstaining ones after.
 func studyRun(system string, convs []string, scored, abstaining int) fakeRun {
-	r := fakeRun{Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: 3}, Judges: []string{"llm"}, Offline: true, Dataset: "locomo"}}
+	r := fakeRun{Manifest: runlog.Manifest{Config: membench.Config{System: system, K: 3}, Judges: []string{"llm"}, Offline: true, Dataset: "locomo"}}
 	add := func(i, cat int) {
 		id, conv := fmt.Sprintf("q%d", i), convs[i%len(convs)]
 		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, ConversationID: conv, Category: cat, Abstention: cat == 5})

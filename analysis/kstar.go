@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/internal/report"
@@ -30,7 +31,7 @@ type RunTokens struct {
 	HasTokens  bool              `json:"-"`
 	TokensFrom string            `json:"tokens_from"` // "manifest" or "retrievals.jsonl"
 	Finished   time.Time         `json:"-"`
-	Config     runlog.Config     `json:"-"`
+	Config     membench.Config   `json:"-"`
 	Manifest   runlog.Manifest   `json:"-"`
 }
 
@@ -420,7 +421,7 @@ func latest(rs []RunTokens) RunTokens {
 	return best
 }
 
-func questionSet(c runlog.Config) string {
+func questionSet(c membench.Config) string {
 	return fmt.Sprintf("dataset=%s data=%s conversations=%s limit=%d", c.Dataset, c.Data, strings.Join(c.Conversations, ","), c.Limit)
 }
 
@@ -428,13 +429,13 @@ func questionSet(c runlog.Config) string {
 // budget k with opts exactly as the reference run base was made: every
 // setting of base that changes an output (dataset and questions, turn
 // step, every model role, judges, answer and judge prompts, embedder).
-func RunCommand(base runlog.Config, system string, opts map[string]string, k int, resultsDir string) string {
+func RunCommand(base membench.Config, system string, opts map[string]string, k int, resultsDir string) string {
 	return runCommand(base, system, opts, strconv.Itoa(k), resultsDir)
 }
 
 // runCommand is RunCommand with k as written on the command line (a
 // number, or a shell variable in a loop).
-func runCommand(base runlog.Config, system string, opts map[string]string, k string, resultsDir string) string {
+func runCommand(base membench.Config, system string, opts map[string]string, k string, resultsDir string) string {
 	args := []string{"membench", "run", "--system", system, "--k", k}
 	add := func(flag, v string) {
 		if v != "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/systems"
@@ -14,12 +15,12 @@ import (
 
 func init() {
 	// A system whose default k resolves config.k = 0.
-	systems.Register(systems.Spec{Name: "kstar-test-default4", Defaults: systems.Options{"k": "4"}})
+	systems.Register(systems.Spec{Name: "kstar-test-default4", Defaults: membench.Options{"k": "4"}})
 }
 
 func tokRun(system string, k int, mean float64) fakeRun {
 	return fakeRun{Manifest: runlog.Manifest{
-		Config:         runlog.Config{System: system, K: k, Dataset: "locomo", Conversations: []string{"conv-44"}},
+		Config:         membench.Config{System: system, K: k, Dataset: "locomo", Conversations: []string{"conv-44"}},
 		RenderedTokens: &runlog.TokenStats{N: 10, Mean: mean, Min: 1, Max: 999},
 	}}
 }
@@ -96,7 +97,7 @@ func TestKStarResolvesDefaultKAndFallsBackToRetrievals(t *testing.T) {
 	d.write(t, filepath.Join(root, "def"))
 	// --opt k=7 counts as k=7.
 	o := tokRun("kstar-test-default4", 0, 400)
-	o.Manifest.Config.Options = systems.Options{"k": "7"}
+	o.Manifest.Config.Options = membench.Options{"k": "7"}
 	o.Manifest.Finished = time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
 	o.write(t, filepath.Join(root, "opt7"))
 	// An unregistered system with k=0 cannot be resolved.

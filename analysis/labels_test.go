@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/systems"
 )
 
 // Labels show the system, k, and what differs from another run that has
@@ -14,15 +14,15 @@ import (
 // model, a recorded config setting such as the seed; runs alike in
 // everything get their id's tail.
 func TestLabelsTellRunsApart(t *testing.T) {
-	man := func(system string, k int, opts systems.Options, answer string, seed int) runlog.Manifest {
-		return runlog.Manifest{Config: runlog.Config{System: system, K: k, Seed: seed}, SystemOptions: opts,
-			Models: map[string]runlog.ModelID{"answer": {Backend: "openai", Model: answer}}, Judges: []string{"llm"}, Dataset: "locomo"}
+	man := func(system string, k int, opts membench.Options, answer string, seed int) runlog.Manifest {
+		return runlog.Manifest{Config: membench.Config{System: system, K: k, Seed: seed}, SystemOptions: opts,
+			Models: map[string]membench.ModelID{"answer": {Backend: "openai", Model: answer}}, Judges: []string{"llm"}, Dataset: "locomo"}
 	}
 	ms := []runlog.Manifest{
-		man("turns-cosine", 3, systems.Options{"order": "time"}, "gpt-4o-mini", 0),
-		man("turns-cosine", 5, systems.Options{"order": "time"}, "gpt-4o-mini", 0),
-		man("structmem", 0, systems.Options{"seeds": "15"}, "gpt-4o-mini", 0),
-		man("structmem", 0, systems.Options{"seeds": "5"}, "gpt-4o-mini", 0),
+		man("turns-cosine", 3, membench.Options{"order": "time"}, "gpt-4o-mini", 0),
+		man("turns-cosine", 5, membench.Options{"order": "time"}, "gpt-4o-mini", 0),
+		man("structmem", 0, membench.Options{"seeds": "15"}, "gpt-4o-mini", 0),
+		man("structmem", 0, membench.Options{"seeds": "5"}, "gpt-4o-mini", 0),
 		man("fullcontext", 0, nil, "gpt-4o", 0),
 		man("fullcontext", 0, nil, "gpt-4o", 7),
 		man("fullcontext", 0, nil, "gpt-4o", 7),

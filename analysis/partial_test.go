@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestPartialVerdictsScoreHalf(t *testing.T) {
 	dir := t.TempDir()
 	run := func(name string, scores ...float64) string {
-		fr := fakeRun{Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine"}, Judges: []string{"llm"}}}
+		fr := fakeRun{Manifest: runlog.Manifest{Config: membench.Config{System: "turns-cosine"}, Judges: []string{"llm"}}}
 		for i, s := range scores {
 			id := "plus:" + string(rune('0'+i))
 			fr.Answers = append(fr.Answers, runlog.AnswerRecord{QuestionID: id, Category: 6})

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
@@ -109,7 +110,7 @@ func RunLabel(r *runlog.Run) string {
 }
 
 // promptMark is " [LABEL]" for a run of a paper config not made with the
-// paper's prompts (runlog.PromptCheck.Label), so the label stays beside
+// paper's prompts (membench.PromptCheck.Label), so the label stays beside
 // the row's figures; "" otherwise.
 func promptMark(r *runlog.Run) string {
 	if l := r.Manifest.PaperPrompts.Label(); l != "" {
@@ -141,8 +142,8 @@ func baseLabel(r *runlog.Run) string {
 // point outside membench (a command, a URL) say nothing about the method
 // and are left out. A system this binary does not know shows every
 // option it was given.
-func optionsLabel(cfg runlog.Config) string {
-	var defaults runlog.Options
+func optionsLabel(cfg membench.Config) string {
+	var defaults membench.Options
 	var outside []string
 	if spec, err := systems.Lookup(cfg.System); err == nil {
 		defaults, outside = spec.Defaults, spec.Outside
@@ -338,7 +339,7 @@ func readCells(r *runlog.Run) []any {
 	if len(r.Retrievals) == 0 {
 		return []any{"-", "-"} // no retrieval (scored predictions)
 	}
-	c, ok := summaryOf(r).Stages[string(runlog.StageRetrieve)]
+	c, ok := summaryOf(r).Stages[string(membench.StageRetrieve)]
 	if !ok || c.Calls == 0 {
 		return []any{0, report.F(0, 3)}
 	}
@@ -348,11 +349,11 @@ func readCells(r *runlog.Run) []any {
 const summedNote = "* Time s summed over conversations (the run predates recorded build start times): above the wall time when conversations were built in parallel"
 
 // authorsCalls is a run's build calls on the StructMem authors' counter
-// (runlog.CountAuthorsCalls), summed over its conversations; ok is false
+// (membench.CountAuthorsCalls), summed over its conversations; ok is false
 // when no build of the run keeps that counter.
 func authorsCalls(r *runlog.Run) (n int, ok bool) {
 	for _, b := range r.Builds {
-		if c, has := b.Stats.Counts[runlog.CountAuthorsCalls]; has {
+		if c, has := b.Stats.Counts[membench.CountAuthorsCalls]; has {
 			n, ok = n+c, true
 		}
 	}
@@ -517,7 +518,7 @@ func Table4(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 // score" for metric judges.
 func Measure(runs []*runlog.Run, judgeName string) string {
 	for _, r := range runs {
-		if HasJudge(r.Manifest, judgeName) && r.Manifest.IsMetric(judgeName) {
+		if HasJudge(r.Manifest, judgeName) && r.Manifest.JudgeSet().IsMetric(judgeName) {
 			return "mean " + judgeName + " score × 100 (metric judge)"
 		}
 	}
@@ -573,7 +574,7 @@ func metricJudges(runs []*runlog.Run) []string {
 	var out []string
 	for _, r := range runs {
 		for _, j := range r.Manifest.Judges {
-			if !seen[j] && r.Manifest.IsMetric(j) {
+			if !seen[j] && r.Manifest.JudgeSet().IsMetric(j) {
 				seen[j] = true
 				out = append(out, j)
 			}

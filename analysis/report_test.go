@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
@@ -16,8 +17,8 @@ func reportRuns(t *testing.T) (root string) {
 	root = t.TempDir()
 	cats := map[string]int{"q1": 1, "q2": 1, "q3": 2, "q4": 3, "q5": 4, "q6": 4, "q7": 5}
 	llmOK := map[string]bool{"q1": true, "q3": true, "q5": true, "q6": true, "q7": true}
-	a := fakeRun{Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm", "f1"}, Offline: true}}
-	b := fakeRun{Manifest: runlog.Manifest{Config: runlog.Config{System: "preds"}, Judges: []string{"f1", "lexical"}}}
+	a := fakeRun{Manifest: runlog.Manifest{Config: membench.Config{System: "turns-cosine", K: 3}, Judges: []string{"llm", "f1"}, Offline: true}}
+	b := fakeRun{Manifest: runlog.Manifest{Config: membench.Config{System: "preds"}, Judges: []string{"f1", "lexical"}}}
 	for _, q := range []string{"q1", "q2", "q3", "q4", "q5", "q6", "q7"} {
 		a.Answers = append(a.Answers, runlog.AnswerRecord{QuestionID: q, Category: cats[q]})
 		b.Answers = append(b.Answers, runlog.AnswerRecord{QuestionID: q, Category: cats[q]})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
@@ -30,20 +31,20 @@ type Input struct {
 	Question string
 	AskedAt  string
 	Speakers []string
-	Items    []systems.Item
+	Items    []membench.Item
 	Context  string
 }
 
 // Result is one prediction with its cost.
 type Result struct {
-	Prediction string    `json:"prediction"`
-	Usage      llm.Usage `json:"usage"`
-	Cached     bool      `json:"cached,omitempty"`
-	PromptSHA  string    `json:"prompt_sha256"`
+	Prediction string         `json:"prediction"`
+	Usage      membench.Usage `json:"usage"`
+	Cached     bool           `json:"cached,omitempty"`
+	PromptSHA  string         `json:"prompt_sha256"`
 	// Messages and Raw are the request and the reply before trimming, for
 	// the run's transcripts.
-	Messages []llm.Message `json:"-"`
-	Raw      string        `json:"-"`
+	Messages []membench.Message `json:"-"`
+	Raw      string             `json:"-"`
 }
 
 // Answer asks the model to answer q from ctx with the answer template tmpl
@@ -57,7 +58,7 @@ func Answer(c context.Context, model llm.Model, tmpl *prompts.Template, conv *da
 	if err != nil {
 		return Result{}, err
 	}
-	resp, err := model.Chat(c, llm.Request{Task: Task, Messages: msgs, Temperature: 0, MaxTokens: 200, Inputs: in, Stage: llm.StageAnswer, Label: "answer"})
+	resp, err := model.Chat(c, llm.Request{Task: Task, Messages: msgs, Temperature: 0, MaxTokens: 200, Inputs: in, Stage: membench.StageAnswer, Label: "answer"})
 	if err != nil {
 		return Result{}, err
 	}
@@ -117,7 +118,7 @@ func (in Input) PromptField(name string) (string, bool) {
 
 // itemLine is one retrieved entry as a foreign prompt lists it: its time
 // and its text.
-func itemLine(it systems.Item) string {
+func itemLine(it membench.Item) string {
 	if it.Time.IsZero() {
 		return it.Text
 	}

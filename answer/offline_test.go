@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/systems"
 )
 
-func ask(t *testing.T, question string, items []systems.Item) string {
+func ask(t *testing.T, question string, items []membench.Item) string {
 	t.Helper()
 	conv := &datasets.Conversation{Speakers: []string{"Ana", "Ben"}}
 	q := &datasets.Question{Text: question}
@@ -32,7 +33,7 @@ func ask(t *testing.T, question string, items []systems.Item) string {
 
 func TestOfflineAnswererExtractsTheBestSentence(t *testing.T) {
 	day := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
-	items := []systems.Item{
+	items := []membench.Item{
 		{Text: "I love hiking in the mountains.", Speaker: "Ben", Time: day},
 		{Text: "Thanks! My sister adopted a beagle puppy named Biscuit. She is so happy.", Speaker: "Ana", Time: day},
 	}
@@ -60,14 +61,14 @@ func TestOfflineAnswererResolvesRelativeDates(t *testing.T) {
 		case strings.Contains(text, "pottery"):
 			q = "When did Ana sign up for the pottery class?"
 		}
-		if got := ask(t, q, []systems.Item{{Text: text, Speaker: "Ana", Time: day}}); got != want {
+		if got := ask(t, q, []membench.Item{{Text: text, Speaker: "Ana", Time: day}}); got != want {
 			t.Errorf("%q: got %q, want %q", text, got, want)
 		}
 	}
 }
 
 func TestOfflineAnswererAbstainsWithoutSupport(t *testing.T) {
-	items := []systems.Item{{Text: "The weather was lovely on the beach.", Speaker: "Ben"}}
+	items := []membench.Item{{Text: "The weather was lovely on the beach.", Speaker: "Ben"}}
 	if got := ask(t, "What instrument does Ana play in the orchestra?", items); got != Abstain {
 		t.Fatalf("want abstention, got %q", got)
 	}
@@ -78,7 +79,7 @@ func TestOfflineAnswererAbstainsWithoutSupport(t *testing.T) {
 
 // The speakers' names are in every item; a rare word decides which item answers.
 func TestOfflineAnswererPrefersRareWords(t *testing.T) {
-	items := []systems.Item{
+	items := []membench.Item{
 		{Text: "Ana told Ben about her new job at the bakery.", Speaker: "Ana"},
 		{Text: "Ana adopted a kitten called Miso.", Speaker: "Ana"},
 		{Text: "Ana and Ben talked about Ana's weekend.", Speaker: "Ben"},
@@ -90,7 +91,7 @@ func TestOfflineAnswererPrefersRareWords(t *testing.T) {
 
 // In a dialogue the turn asking the question echoes its words; the reply answers.
 func TestOfflineAnswererPrefersTheReplyToTheEcho(t *testing.T) {
-	items := []systems.Item{
+	items := []membench.Item{
 		{Text: "What made you pick out the furniture and decor for the store?", Speaker: "Jon"},
 		{Text: "I picked the furniture for comfort and my own style.", Speaker: "Gina"},
 	}
@@ -111,7 +112,7 @@ func TestRemarksAreNotDeclined(t *testing.T) {
 			t.Errorf("isRemark(%q) = %v, want %v", text, got, want)
 		}
 	}
-	items := []systems.Item{{Text: "I signed up to volunteer at the shelter on weekends.", Speaker: "Caroline"}}
+	items := []membench.Item{{Text: "I signed up to volunteer at the shelter on weekends.", Speaker: "Caroline"}}
 	remark, _ := offlineAnswer(llm.Request{Inputs: Input{Question: "Caroline: the shelter work is wearing me out lately, honestly.", Items: items}})
 	if remark == Abstain {
 		t.Errorf("a remark sharing a word with memory was declined")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/stats"
 	"github.com/membench/membench/systems/structmem"
@@ -27,7 +28,7 @@ type scripted struct {
 	inputs  []any
 }
 
-func (s *scripted) ID() llm.ModelID { return llm.ModelID{Backend: "fake", Model: s.name} }
+func (s *scripted) ID() membench.ModelID { return membench.ModelID{Backend: "fake", Model: s.name} }
 
 func (s *scripted) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	s.mu.Lock()

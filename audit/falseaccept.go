@@ -9,11 +9,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/judge"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/stats"
 )
 
@@ -65,9 +65,9 @@ type JudgeAudit struct {
 	Format  string `json:"format"`
 	Answers int    `json:"answers"`
 	// Published is the file's own acceptance figure (its accuracy field).
-	Published *float64     `json:"published_rate,omitempty"`
-	Judges    []JudgeRates `json:"judges"`
-	Usage     []llm.Tally  `json:"usage,omitempty"` // model calls this time, by judge
+	Published *float64         `json:"published_rate,omitempty"`
+	Judges    []JudgeRates     `json:"judges"`
+	Usage     []membench.Tally `json:"usage,omitempty"` // model calls this time, by judge
 }
 
 // verdict states in the grid a tally reads.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/llm"
@@ -126,7 +127,7 @@ func Links(ctx context.Context, dirs []string, opts Options) (*Result, error) {
 	}
 	var allItems, allAudited []item
 	allRecs := map[string]Record{}
-	var usage []llm.Tally
+	var usage []membench.Tally
 	resumed := 0
 	for _, dir := range dirs {
 		mems, err := loadMemory(dir)
@@ -194,7 +195,7 @@ func sortGroups(items []item) []item {
 }
 
 // mergeTallies sums tallies with the same role, stage, label and model.
-func mergeTallies(a, b []llm.Tally) []llm.Tally {
+func mergeTallies(a, b []membench.Tally) []membench.Tally {
 	for _, t := range b {
 		found := false
 		for i := range a {

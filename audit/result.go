@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/report"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/stats"
 )
 
@@ -45,8 +45,8 @@ type Result struct {
 	Rows    []Row    `json:"rows"`
 	Resumed int      `json:"resumed"` // verdicts read back from the audit file
 	// Usage is the model calls this invocation made, by judge.
-	Usage   []llm.Tally `json:"usage,omitempty"`
-	Offline bool        `json:"offline"` // every judge is the offline backend
+	Usage   []membench.Tally `json:"usage,omitempty"`
+	Offline bool             `json:"offline"` // every judge is the offline backend
 	// Unit is what a links audit counts (LinkUnitNarrative, LinkUnitLink):
 	// not the paper's unit for narratives, so its table says so.
 	Unit string `json:"unit,omitempty"`

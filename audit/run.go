@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
 )
@@ -118,7 +119,7 @@ func ask(ctx context.Context, k kind, it item, j Judge, meter *llm.Meter) (Recor
 	}
 	resp, err := m.Chat(ctx, llm.Request{
 		Task: k.task, Messages: msgs, Temperature: 0, JSON: true,
-		Inputs: it.inputs, Stage: llm.StageJudge, Label: k.template,
+		Inputs: it.inputs, Stage: membench.StageJudge, Label: k.template,
 	})
 	if err != nil {
 		return Record{}, fmt.Errorf("audit %s, judge %s, conversation %s, %s: %w", k.name, j.Name, it.conv, it.id, err)

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
@@ -402,7 +403,7 @@ func (w *tapeWriter) Close() error {
 // files a bundle carries are written, whatever names the archive holds.
 // The manifest records cfg as the run's config: the bundle's own, made
 // safe by the caller (no servers, prompts pointing at dir/prompts).
-func (b *Bundle) Unpack(dir string, cfg runlog.Config) error {
+func (b *Bundle) Unpack(dir string, cfg membench.Config) error {
 	if runlog.IsRunDir(dir) {
 		return fmt.Errorf("%s already holds a run; unpack the bundle into another directory", dir)
 	}

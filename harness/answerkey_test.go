@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/answerkey"
@@ -63,7 +64,7 @@ func TestAuditedKeyHandCount(t *testing.T) {
 	score := func(out, key string) *runlog.Run {
 		t.Helper()
 		_, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "locomo", Data: shippedLoCoMo, Predictions: preds, Out: out,
-			Judges: []string{"em"}, AnswerKey: key, NoCache: true, Host: runlog.Host{Home: home}})
+			Judges: []string{"em"}, AnswerKey: key, NoCache: true, Host: membench.Host{Home: home}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,8 +133,8 @@ func TestAbstainSystemFloor(t *testing.T) {
 	if _, err := os.Stat(shippedLoCoMo); err != nil {
 		t.Skipf("shipped LoCoMo absent (%v)", err)
 	}
-	cfg := runlog.Config{System: "abstain", Dataset: "locomo", Data: shippedLoCoMo, Conversations: []string{"conv-26", "conv-30"}, Judges: []string{"lexical", "f1"},
-		ResultsDir: t.TempDir(), Quiet: true, NoTranscripts: true, Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	cfg := membench.Config{System: "abstain", Dataset: "locomo", Data: shippedLoCoMo, Conversations: []string{"conv-26", "conv-30"}, Judges: []string{"lexical", "f1"},
+		ResultsDir: t.TempDir(), Quiet: true, NoTranscripts: true, Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	sum, err := harness.Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -169,14 +170,14 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 func TestAnswerKeyRefusals(t *testing.T) {
 	home := t.TempDir()
 	for _, c := range []struct {
-		cfg  runlog.Config
+		cfg  membench.Config
 		want string
 	}{
-		{runlog.Config{System: "abstain", Dataset: "sample", AnswerKey: "audited"}, "not installed"},
-		{runlog.Config{System: "abstain", Dataset: "sample", AnswerKey: filepath.Join(home, "nokey.json")}, "nokey.json"},
-		{runlog.Config{System: "abstain", Dataset: "sample", ExcludeImageQuestions: true}, "--dataset locomo"},
+		{membench.Config{System: "abstain", Dataset: "sample", AnswerKey: "audited"}, "not installed"},
+		{membench.Config{System: "abstain", Dataset: "sample", AnswerKey: filepath.Join(home, "nokey.json")}, "nokey.json"},
+		{membench.Config{System: "abstain", Dataset: "sample", ExcludeImageQuestions: true}, "--dataset locomo"},
 	} {
-		c.cfg.ResultsDir, c.cfg.Host = filepath.Join(home, "results"), runlog.Host{Home: home, Embedder: "hashed"}
+		c.cfg.ResultsDir, c.cfg.Host = filepath.Join(home, "results"), membench.Host{Home: home, Embedder: "hashed"}
 		_, err := plan.Resolve(c.cfg, plan.Env{})
 		if err == nil || !badinputIs(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want a bad-input error with %q", c.cfg, err, c.want)
@@ -192,8 +193,8 @@ func TestAnswerKeyRefusals(t *testing.T) {
 	abs, _ := filepath.Abs(shippedKey)
 	ids := map[string]bool{}
 	for _, p := range []string{shippedKey, abs} {
-		cfg, err := plan.Resolve(runlog.Config{System: "abstain", Dataset: "locomo", Data: shippedLoCoMo, AnswerKey: p, Conversations: []string{"conv-26"},
-			Host: runlog.Host{Home: home, Embedder: "hashed"}}, plan.Env{})
+		cfg, err := plan.Resolve(membench.Config{System: "abstain", Dataset: "locomo", Data: shippedLoCoMo, AnswerKey: p, Conversations: []string{"conv-26"},
+			Host: membench.Host{Home: home, Embedder: "hashed"}}, plan.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}

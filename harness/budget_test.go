@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
-	"github.com/membench/membench/runlog"
 )
 
 // synthLoCoMo writes a synthetic LoCoMo-shaped file (20 questions per
@@ -41,7 +41,7 @@ func TestConcurrencyIsOneBudgetAcrossConversations(t *testing.T) {
 	const n = 6
 	srv := llmtest.New(t, llmtest.WithLatency(30*time.Millisecond), llmtest.WithChat(fakeModels), llmtest.WithoutBodies())
 	t.Setenv("OPENAI_API_KEY", "")
-	cfg := runlog.Config{
+	cfg := membench.Config{
 		System: "turns-cosine", Dataset: "locomo", Data: synthLoCoMo(t, 60),
 		Model: "backend=openai,model=m,base-url=" + srv.URL, Embedder: "hashed", Judges: []string{"llm", "f1"},
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), NoCache: true, Quiet: true, Concurrency: n,

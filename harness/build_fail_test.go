@@ -10,10 +10,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm/llmtest"
-	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
 
@@ -54,9 +54,9 @@ func TestJSONIgnoringServerFailsTheBuild(t *testing.T) {
 	}))
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	cfg := runlog.Config{System: "structmem", BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"},
+	cfg := membench.Config{System: "structmem", BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"},
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	var bf *harness.BuildFailedError
 	if !errors.As(err, &bf) {
@@ -101,9 +101,9 @@ func TestBuildFailureLimitOfOneNeverStops(t *testing.T) {
 	}))
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	cfg := runlog.Config{System: "structmem", BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"},
+	cfg := membench.Config{System: "structmem", BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"},
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2, MaxBuildFailures: 1,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatalf("limit 1 must not stop the run: %v", err)
@@ -119,9 +119,9 @@ func TestJSONIgnoringServerFailsFlatAndGraph(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	for _, system := range []string{"flat", "graph"} {
-		cfg := runlog.Config{System: system, BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"}, Limit: 3,
+		cfg := membench.Config{System: system, BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"}, Limit: 3,
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+			Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 		_, err := harness.Run(context.Background(), cfg, io.Discard)
 		var bf *harness.BuildFailedError
 		if !errors.As(err, &bf) || bf.Failed == 0 || bf.Failed != bf.Requests || bf.FirstRaw != proseReply {
@@ -140,9 +140,9 @@ func TestEmptyRepliesDegradeTheRun(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	for _, system := range []string{"structmem", "structmem-flat", "structmem-no-cross-event"} {
-		cfg := runlog.Config{System: system, BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"},
+		cfg := membench.Config{System: system, BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"},
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+			Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 		sum, err := harness.Run(context.Background(), cfg, io.Discard)
 		var em *harness.EmptyMemoryError
 		if !errors.As(err, &em) {
@@ -169,9 +169,9 @@ func TestEmptyRepliesDegradeTheRun(t *testing.T) {
 	noFacts := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Text: `{"facts": []}`} }))
 	t.Setenv("OPENAI_BASE_URL", noFacts.URL)
 	for _, system := range []string{"flat", "extract-rerank"} {
-		cfg := runlog.Config{System: system, BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"}, Limit: 2,
+		cfg := membench.Config{System: system, BuildModel: "openai:gpt-4o-mini", Judges: []string{"f1"}, Limit: 2,
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+			Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 		sum, err := harness.Run(context.Background(), cfg, io.Discard)
 		var em *harness.EmptyMemoryError
 		if !errors.As(err, &em) || !strings.Contains(err.Error(), "0 memory entries") || sum == nil || !sum.Degraded {
@@ -179,9 +179,9 @@ func TestEmptyRepliesDegradeTheRun(t *testing.T) {
 		}
 	}
 	// The same server, systems without a built memory: no degradation.
-	cfg := runlog.Config{System: "fullcontext", Model: "openai:gpt-4o-mini", Judges: []string{"f1"}, Limit: 2,
+	cfg := membench.Config{System: "fullcontext", Model: "openai:gpt-4o-mini", Judges: []string{"f1"}, Limit: 2,
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil || sum.Degraded || sum.Questions != 2 {
 		t.Fatalf("fullcontext: %v, %+v", err, sum)
@@ -198,9 +198,9 @@ func TestStoppedBuildIsNotCountedBuilt(t *testing.T) {
 		{"failed requests", proseReply},
 	} {
 		srv := llmtest.New(t, llmtest.WithChat(func(int, llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Text: c.reply} }))
-		cfg := runlog.Config{System: "structmem", BuildModel: "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL, Judges: []string{"f1"}, Limit: 2,
+		cfg := membench.Config{System: "structmem", BuildModel: "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL, Judges: []string{"f1"}, Limit: 2,
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Concurrency: 2,
-			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+			Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 		var log strings.Builder
 		if _, err := harness.Run(context.Background(), cfg, &log); err == nil {
 			t.Fatalf("%s: the run did not stop", c.name)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 )
@@ -41,7 +42,7 @@ func startPartialCosts(meter *llm.Meter, rec *runlog.Recorder, conv string) *par
 		defer close(p.done)
 		tick := time.NewTicker(buildCostPoll)
 		defer tick.Stop()
-		var last []llm.Tally
+		var last []membench.Tally
 		lastAt := time.Now()
 		for {
 			select {

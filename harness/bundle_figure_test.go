@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
@@ -36,7 +37,7 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithChat(fakeModels), llmtest.WithEmbed(denseVectors(1536)))
 	t.Setenv("OPENAI_API_KEY", "sk-test-bundle-figure")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	cfg := runlog.Config{
+	cfg := membench.Config{
 		System: "turns-rerank", Dataset: "locomo", Data: data,
 		Model: "openai:gpt-4o-mini", Embedder: "openai:text-embedding-3-small",
 		Judges: []string{"llm", "f1", "bleu1"}, RunID: "locomo-turns-rerank-fake-server",

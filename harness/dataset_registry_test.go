@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets/datasettest"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
@@ -62,7 +63,7 @@ func TestRegisteredDatasetRunsEndToEnd(t *testing.T) {
 		t.Errorf("manifest primary_judge %q, judge_specs %+v; want lexical and one spec per judge", m.Primary, m.JudgeSpecs)
 	}
 	for _, in := range m.JudgeSpecs {
-		if want := map[bool]string{true: runlog.JudgeMetric, false: runlog.JudgeVerdict}[in.Name != "lexical"]; in.Class != want {
+		if want := map[bool]string{true: membench.JudgeMetric, false: membench.JudgeVerdict}[in.Name != "lexical"]; in.Class != want {
 			t.Errorf("judge %s: class %q, want %q", in.Name, in.Class, want)
 		}
 	}

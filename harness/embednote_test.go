@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/examples/bm25memory"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/systems"
@@ -29,7 +30,7 @@ func TestEmbedderNoteOnlyWhenTheRunEmbeds(t *testing.T) {
 			cfg.Host.Embedder = "" // the automatic choice, with no USE-lite in this home
 			cfg.Limit = 4
 			if name == "http" {
-				cfg.Options = systems.Options{"url": srv.URL}
+				cfg.Options = membench.Options{"url": srv.URL}
 			}
 			sum, err := harness.Run(context.Background(), cfg, io.Discard)
 			if err != nil {

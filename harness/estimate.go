@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
@@ -223,8 +223,8 @@ func runPilot(ctx context.Context, pl *plan.Plan, dir string, log io.Writer) (*p
 // scales is real / dry by stage, for calls, input and output tokens; a
 // stage the dry run did not see keeps its figures (1).
 func scales(real, dry []runlog.CostRecord) map[string]Scale {
-	sum := func(cs []runlog.CostRecord) map[string]llm.Tally {
-		out := map[string]llm.Tally{}
+	sum := func(cs []runlog.CostRecord) map[string]membench.Tally {
+		out := map[string]membench.Tally{}
 		for _, c := range cs {
 			for _, t := range c.Tallies {
 				k := prices.StageKey(t)
@@ -256,14 +256,14 @@ func scales(real, dry []runlog.CostRecord) map[string]Scale {
 // model, so that scaling rounds once per sum.
 func merged(costs []runlog.CostRecord) []runlog.CostRecord {
 	type key struct{ stage, role, label, model string }
-	sums := map[key]*llm.Tally{}
+	sums := map[key]*membench.Tally{}
 	var order []key
 	for _, c := range costs {
 		for _, t := range c.Tallies {
 			k := key{string(t.Stage), t.Role, t.Label, t.Model}
 			s := sums[k]
 			if s == nil {
-				s = &llm.Tally{Role: t.Role, Stage: t.Stage, Label: t.Label, Model: t.Model}
+				s = &membench.Tally{Role: t.Role, Stage: t.Stage, Label: t.Label, Model: t.Model}
 				sums[k] = s
 				order = append(order, k)
 			}
@@ -286,7 +286,7 @@ func merged(costs []runlog.CostRecord) []runlog.CostRecord {
 func scaled(costs []runlog.CostRecord, sc map[string]Scale) []runlog.CostRecord {
 	out := make([]runlog.CostRecord, len(costs))
 	for i, c := range costs {
-		c.Tallies = append([]llm.Tally(nil), c.Tallies...)
+		c.Tallies = append([]membench.Tally(nil), c.Tallies...)
 		for j, t := range c.Tallies {
 			s, ok := sc[prices.StageKey(t)]
 			if !ok {

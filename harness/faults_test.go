@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -38,7 +39,7 @@ func TestRunThroughFaultsEqualsCleanRun(t *testing.T) {
 	}
 	t.Setenv("OPENAI_API_KEY", "sk-test-faults")
 	run := func(srv *llmtest.Server) (string, map[string]string) {
-		cfg := runlog.Config{
+		cfg := membench.Config{
 			System: "turns-rerank", Model: "backend=openai,model=m,base-url=" + srv.URL, Embedder: "hashed",
 			Judges: []string{"llm", "f1"}, Limit: 4,
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 4,
@@ -80,7 +81,7 @@ func TestBaseURLCredentialsNeverWritten(t *testing.T) {
 	withPW := func(p string) string { return strings.Replace(srv.URL, "http://", "http://"+user+":"+p+"@", 1) }
 	t.Setenv("OPENAI_API_KEY", "sk-test-cred")
 	t.Setenv("OPENAI_BASE_URL", withPW(pw)) // the embedder's server
-	cfg := runlog.Config{
+	cfg := membench.Config{
 		System: "turns-cosine", Model: "backend=openai,model=m,base-url=" + withPW(pw), Embedder: "openai:text-embedding-3-small",
 		Judges:     []string{"llm", "f1", "name=j2,backend=openai,model=m2,base-url=" + withPW(pw)},
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: false, Concurrency: 2,
@@ -147,8 +148,8 @@ func TestFaultMatrix(t *testing.T) {
 		t.Skip("waits out real backoff")
 	}
 	t.Setenv("OPENAI_API_KEY", "sk-test-matrix")
-	cfgFor := func(srv *llmtest.Server) runlog.Config {
-		return runlog.Config{
+	cfgFor := func(srv *llmtest.Server) membench.Config {
+		return membench.Config{
 			System: "turns-rerank", Model: "backend=openai,model=m,base-url=" + srv.URL, Embedder: "hashed",
 			Judges: []string{"llm", "f1"}, Limit: 6,
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 4,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
@@ -17,11 +18,11 @@ import (
 	_ "github.com/membench/membench/systems/all"
 )
 
-func testConfig(t *testing.T, system string) runlog.Config {
+func testConfig(t *testing.T, system string) membench.Config {
 	t.Helper()
 	// Hashed: independent of the installed model.
-	return runlog.Config{System: system, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	return membench.Config{System: system, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 }
 
 func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
@@ -169,7 +170,7 @@ func TestAnswersCarryTheAbstentionFlag(t *testing.T) {
 
 // runDir is the directory harness.Run makes of cfg: its id comes from the
 // resolved config (embedder chosen, k in one place, the data file's hash).
-func runDir(t testing.TB, cfg runlog.Config) string {
+func runDir(t testing.TB, cfg membench.Config) string {
 	t.Helper()
 	r, err := plan.Resolve(cfg, plan.Env{})
 	if err != nil {

@@ -8,16 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/embedder/uselite"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/systems"
 )
 
-func idOf(t *testing.T, cfg runlog.Config) string {
+func idOf(t *testing.T, cfg membench.Config) string {
 	t.Helper()
 	r, err := plan.Resolve(cfg, plan.Env{})
 	if err != nil {
@@ -32,7 +32,7 @@ func idOf(t *testing.T, cfg runlog.Config) string {
 // and naming the embedder that was chosen gives the same id.
 func TestEmbedderIsPartOfTheRunID(t *testing.T) {
 	bare := testConfig(t, "turns-cosine")
-	bare.Host = runlog.Host{Home: t.TempDir()} // no model, no MEMBENCH_EMBEDDER
+	bare.Host = membench.Host{Home: t.TempDir()} // no model, no MEMBENCH_EMBEDDER
 	sum, err := harness.Run(context.Background(), bare, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestEmbedderIsPartOfTheRunID(t *testing.T) {
 		t.Skipf("USE-lite not installed in %s (bash scripts/setup-embeddings.sh); the rest needs it", embedder.DefaultModelDir(home))
 	}
 	installed := bare
-	installed.Host = runlog.Host{Home: home}
+	installed.Host = membench.Host{Home: home}
 	sum2, err := harness.Run(context.Background(), installed, io.Discard)
 	if err != nil {
 		t.Fatalf("the same command after installing USE-lite: %v, want a new run", err)
@@ -95,7 +95,7 @@ func TestOptionsCheckedBeforeAnythingIsWritten(t *testing.T) {
 	withK := base
 	withK.K = 3
 	withOpt := base
-	withOpt.Options = systems.Options{"k": "3"}
+	withOpt.Options = membench.Options{"k": "3"}
 	if a, b := idOf(t, withK), idOf(t, withOpt); a != b {
 		t.Errorf("--k 3 gives %s, --opt k=3 gives %s; want one run id", a, b)
 	}
@@ -104,14 +104,14 @@ func TestOptionsCheckedBeforeAnythingIsWritten(t *testing.T) {
 	if a, b := idOf(t, both), idOf(t, withK); a != b {
 		t.Errorf("--k 3 --opt k=3 gives %s, want %s", a, b)
 	}
-	for name, c := range map[string]runlog.Config{
-		"--k 3 --opt k=5":      func() runlog.Config { c := withK; c.Options = systems.Options{"k": "5"}; return c }(),
-		"--opt k=abc":          func() runlog.Config { c := base; c.Options = systems.Options{"k": "abc"}; return c }(),
-		"--opt k=0":            func() runlog.Config { c := base; c.Options = systems.Options{"k": "0"}; return c }(),
-		"--opt order=sideways": func() runlog.Config { c := base; c.Options = systems.Options{"order": "sideways"}; return c }(),
-		"--opt n=abc (turns-rerank)": func() runlog.Config {
+	for name, c := range map[string]membench.Config{
+		"--k 3 --opt k=5":      func() membench.Config { c := withK; c.Options = membench.Options{"k": "5"}; return c }(),
+		"--opt k=abc":          func() membench.Config { c := base; c.Options = membench.Options{"k": "abc"}; return c }(),
+		"--opt k=0":            func() membench.Config { c := base; c.Options = membench.Options{"k": "0"}; return c }(),
+		"--opt order=sideways": func() membench.Config { c := base; c.Options = membench.Options{"order": "sideways"}; return c }(),
+		"--opt n=abc (turns-rerank)": func() membench.Config {
 			c := base
-			c.System, c.Options = "turns-rerank", systems.Options{"n": "abc"}
+			c.System, c.Options = "turns-rerank", membench.Options{"n": "abc"}
 			return c
 		}(),
 	} {

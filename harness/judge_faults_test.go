@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -53,10 +54,10 @@ func newJudgeServer(t *testing.T) *judgeServer {
 	return js
 }
 
-func judgeFaultConfig(t *testing.T, results, cache string) runlog.Config {
-	return runlog.Config{System: "turns-cosine", JudgeModel: "openai:gpt-4o-mini", Judges: []string{"f1", "llm"},
+func judgeFaultConfig(t *testing.T, results, cache string) membench.Config {
+	return membench.Config{System: "turns-cosine", JudgeModel: "openai:gpt-4o-mini", Judges: []string{"f1", "llm"},
 		ResultsDir: results, CacheDir: cache, Quiet: true, Concurrency: 2,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 }
 
 func verdictsOf(t *testing.T, dir, judgeName string) map[string]bool {
@@ -224,10 +225,10 @@ func TestStrictAndLenientJudgesSideBySide(t *testing.T) {
 	}))
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	cfg := runlog.Config{System: "turns-cosine", JudgeModel: "openai:gpt-4o-mini",
+	cfg := membench.Config{System: "turns-cosine", JudgeModel: "openai:gpt-4o-mini",
 		Judges:     []string{"llm,name=strict", "llm,name=lenient,prompt=lenient"},
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -273,10 +274,10 @@ func TestPartialPromptFileInARun(t *testing.T) {
 	if err := os.WriteFile(p, []byte("---labels: CORRECT PARTIAL WRONG---\nGrade in json.\n---user---\nQ: {{.Question}}\nEvidence:\n{{.Evidence}}\nEND\nA: {{.Prediction}}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := runlog.Config{System: "turns-cosine", JudgeModel: "openai:gpt-4o-mini",
+	cfg := membench.Config{System: "turns-cosine", JudgeModel: "openai:gpt-4o-mini",
 		Judges:     []string{"llm,name=half,prompt=" + p},
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
@@ -21,8 +22,8 @@ import (
 // and the cost line of the build is there): the resume rebuilds, drops the
 // orphaned dump and writes it once more, and the build costs count once.
 func TestKillBetweenMemoryAndBuildLineIsRepaired(t *testing.T) {
-	cfg := runlog.Config{System: "structmem", Judges: []string{"f1"}, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	cfg := membench.Config{System: "structmem", Judges: []string{"f1"}, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true,
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}

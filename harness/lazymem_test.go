@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
@@ -84,8 +85,8 @@ func TestLongMemEvalRunWithOneHaystackSlotEqualsUnbounded(t *testing.T) {
 	run := func(budget int64) (map[string]string, int32) {
 		defer func(b int64) { haystackBudget = b }(haystackBudget)
 		haystackBudget = budget
-		cfg := runlog.Config{System: "turns-cosine", Dataset: "longmemeval", Data: path, ResultsDir: t.TempDir(), CacheDir: t.TempDir(),
-			Quiet: true, Concurrency: 4, Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		cfg := membench.Config{System: "turns-cosine", Dataset: "longmemeval", Data: path, ResultsDir: t.TempDir(), CacheDir: t.TempDir(),
+			Quiet: true, Concurrency: 4, Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 		pl, err := plan.Resolve(cfg, plan.Env{})
 		if err != nil {
 			t.Fatal(err)

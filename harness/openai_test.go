@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
@@ -27,7 +28,7 @@ func TestRunAgainstOpenAICompatibleServer(t *testing.T) {
 	}))
 	t.Setenv("OPENAI_API_KEY", "sk-test-never-logged-42")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	cfg := runlog.Config{
+	cfg := membench.Config{
 		System: "turns-cosine", Model: "openai:gpt-4o-mini", Embedder: "openai:text-embedding-3-small",
 		Judges:     []string{"llm", "f1"},
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,

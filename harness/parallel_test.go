@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm"
@@ -26,7 +27,7 @@ import (
 // embedder a run was given is the one its system sees.
 type stubSystem struct {
 	emb   llm.Embedder
-	turns []systems.Item
+	turns []membench.Item
 }
 
 const stubName = "test-stub"
@@ -40,11 +41,11 @@ func init() {
 	}})
 }
 
-func (s *stubSystem) Ingest(_ context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (s *stubSystem) Ingest(_ context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	for _, t := range conv.AllTurns() {
-		s.turns = append(s.turns, systems.Item{ID: t.ID, Kind: "turn", Text: t.Speaker + ": " + t.Text, Speaker: t.Speaker, Time: t.Time, Sources: []string{t.ID}})
+		s.turns = append(s.turns, membench.Item{ID: t.ID, Kind: "turn", Text: t.Speaker + ": " + t.Text, Speaker: t.Speaker, Time: t.Time, Sources: []string{t.ID}})
 	}
-	return systems.BuildStats{Counts: map[string]int{"turns": len(s.turns)}}, nil
+	return membench.BuildStats{Counts: map[string]int{"turns": len(s.turns)}}, nil
 }
 
 func (s *stubSystem) Retrieve(ctx context.Context, q *datasets.Question, b systems.Budget) (*systems.Context, error) {
@@ -70,7 +71,7 @@ func (s *stubSystem) Retrieve(ctx context.Context, q *datasets.Question, b syste
 // parallelRun is one configuration of TestParallelRunsKeepTheirOwnPrompts.
 type parallelRun struct {
 	name        string
-	cfg         runlog.Config
+	cfg         membench.Config
 	srv         *llmtest.Server // nil: offline models
 	answerFile  string          // "" = the embedded answer prompt
 	judgeFile   string          // "" = the embedded judge prompts
@@ -106,12 +107,12 @@ func TestParallelRunsKeepTheirOwnPrompts(t *testing.T) {
 			return llmtest.Reply{Text: "prediction-from-" + tag}
 		}))
 		base := r.srv.URL // includes /v1
-		r.cfg = runlog.Config{
+		r.cfg = membench.Config{
 			System: stubName, K: 2, Judges: []string{"llm", "f1"},
 			Model:        "backend=openai,model=fake-" + tag + ",base-url=" + base,
 			AnswerPrompt: r.answerFile, JudgePrompt: r.judgeFile,
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"},
+			Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"},
 		}
 		r.wantEmbName = "tfidf-hash-512"
 		if openaiEmbedder {
@@ -123,9 +124,9 @@ func TestParallelRunsKeepTheirOwnPrompts(t *testing.T) {
 	}
 	runs := []*parallelRun{mk("A", false), mk("B", true), {
 		name: "C", wantEmbName: "tfidf-hash-512",
-		cfg: runlog.Config{System: stubName, K: 2, Judges: []string{"lexical", "f1"},
+		cfg: membench.Config{System: stubName, K: 2, Judges: []string{"lexical", "f1"},
 			ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}},
+			Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}},
 	}}
 	t.Run("group", func(t *testing.T) {
 		for _, r := range runs {
@@ -223,9 +224,9 @@ func checkParallelRun(t *testing.T, r *parallelRun, all []*parallelRun) {
 		switch {
 		case strings.HasPrefix(sys, "ANSWER-PROMPT-"+r.name+":"):
 			nAnswer++
-			var msgs []llm.Message
+			var msgs []membench.Message
 			for _, mm := range req.Messages {
-				msgs = append(msgs, llm.Message{Role: mm.Role, Content: mm.Content})
+				msgs = append(msgs, membench.Message{Role: mm.Role, Content: mm.Content})
 			}
 			rendered[llm.HashMessages(msgs)] = true
 		case strings.HasPrefix(sys, "JUDGE-PROMPT-"+r.name+":"):

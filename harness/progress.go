@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 )
 
@@ -68,10 +69,10 @@ type progress struct {
 	// Calls and tokens: the meters in use now, read when a line is drawn,
 	// and the sums of those already let go, by role, stage and label.
 	live    map[*llm.Meter]struct{}
-	settled map[tallyKey]llm.Tally
+	settled map[tallyKey]membench.Tally
 	// dollars prices the usage so far ("$0.0123", "unknown (no price
 	// for X)"); nil leaves dollars out of the line.
-	dollars func([]llm.Tally) string
+	dollars func([]membench.Tally) string
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -79,7 +80,7 @@ type progress struct {
 
 type tallyKey struct {
 	role  string
-	stage llm.Stage
+	stage membench.Stage
 	label string
 	model string // priced by it
 }
@@ -108,7 +109,7 @@ func startProgress(w io.Writer, plan progressPlan, opt progressOptions) *progres
 		opt.Now = time.Now
 	}
 	now := opt.Now()
-	p := &progress{w: w, opt: opt, plan: plan, start: now, live: map[*llm.Meter]struct{}{}, settled: map[tallyKey]llm.Tally{}}
+	p := &progress{w: w, opt: opt, plan: plan, start: now, live: map[*llm.Meter]struct{}{}, settled: map[tallyKey]membench.Tally{}}
 	if opt.Quiet || (plan.Questions == 0 && plan.Conversations == 0) {
 		p.opt.Quiet = true
 		return p
@@ -266,7 +267,7 @@ func (p *progress) track(m *llm.Meter) (untrack func()) {
 	}
 }
 
-func addTally(a, b llm.Tally) llm.Tally {
+func addTally(a, b membench.Tally) membench.Tally {
 	a.Role, a.Stage, a.Label, a.Model = b.Role, b.Stage, b.Label, b.Model
 	a.Calls += b.Calls
 	a.CachedCalls += b.CachedCalls
@@ -278,8 +279,8 @@ func addTally(a, b llm.Tally) llm.Tally {
 }
 
 // usage is every tally so far, settled and live; the caller holds p.mu.
-func (p *progress) usage() []llm.Tally {
-	sum := make(map[tallyKey]llm.Tally, len(p.settled))
+func (p *progress) usage() []membench.Tally {
+	sum := make(map[tallyKey]membench.Tally, len(p.settled))
 	for k, t := range p.settled {
 		sum[k] = t
 	}
@@ -289,7 +290,7 @@ func (p *progress) usage() []llm.Tally {
 			sum[k] = addTally(sum[k], t)
 		}
 	}
-	out := make([]llm.Tally, 0, len(sum))
+	out := make([]membench.Tally, 0, len(sum))
 	for _, t := range sum {
 		out = append(out, t)
 	}
@@ -335,8 +336,8 @@ func (p *progress) body(now time.Time) string {
 
 // spent is " · N calls · tokens X in, Y out" for LLM calls (embeddings
 // are not calls; llm.Meter.Total leaves them out the same way).
-func spent(ts []llm.Tally, dollars func([]llm.Tally) string) string {
-	var sum llm.Tally
+func spent(ts []membench.Tally, dollars func([]membench.Tally) string) string {
+	var sum membench.Tally
 	for _, t := range ts {
 		if t.Label == "embedding" {
 			continue

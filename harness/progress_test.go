@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/plan"
@@ -28,9 +29,9 @@ func secs2d(s float64) time.Duration           { return time.Duration(s * float6
 // fixedModel replies with a fixed usage, so the meters count known tokens.
 type fixedModel struct{ in, out int }
 
-func (m fixedModel) ID() llm.ModelID { return llm.ModelID{Backend: "test", Model: "fixed"} }
+func (m fixedModel) ID() membench.ModelID { return membench.ModelID{Backend: "test", Model: "fixed"} }
 func (m fixedModel) Chat(context.Context, llm.Request) (llm.Response, error) {
-	return llm.Response{Text: "ok", Usage: llm.Usage{InputTokens: m.in, OutputTokens: m.out}}, nil
+	return llm.Response{Text: "ok", Usage: membench.Usage{InputTokens: m.in, OutputTokens: m.out}}, nil
 }
 func (m fixedModel) Decide(context.Context, llm.DecideRequest) (llm.DecideResponse, error) {
 	return llm.DecideResponse{}, nil
@@ -39,7 +40,7 @@ func (m fixedModel) Decide(context.Context, llm.DecideRequest) (llm.DecideRespon
 func call(t *testing.T, m llm.Model, n int) {
 	t.Helper()
 	for range n {
-		if _, err := m.Chat(context.Background(), llm.Request{Stage: llm.StageAnswer}); err != nil {
+		if _, err := m.Chat(context.Background(), llm.Request{Stage: membench.StageAnswer}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -277,7 +278,9 @@ func TestFmtDurReadsBack(t *testing.T) {
 // pricedModel is fixedModel under a priced model's name.
 type pricedModel struct{ fixedModel }
 
-func (pricedModel) ID() llm.ModelID { return llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"} }
+func (pricedModel) ID() membench.ModelID {
+	return membench.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+}
 
 // On a terminal the live line and the end line carry the dollars so far,
 // priced by the run's table: $0 before any call, then the spend.

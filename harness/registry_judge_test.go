@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/judge"
@@ -51,13 +52,13 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info *runlog.JudgeInfo
+	var info *membench.JudgeInfo
 	for i := range r.Manifest.JudgeSpecs {
 		if r.Manifest.JudgeSpecs[i].Name == "lenratio" {
 			info = &r.Manifest.JudgeSpecs[i]
 		}
 	}
-	if info == nil || info.Class != runlog.JudgeMetric || info.Description == "" {
+	if info == nil || info.Class != membench.JudgeMetric || info.Description == "" {
 		t.Fatalf("manifest judge_specs lacks lenratio as a metric: %+v", r.Manifest.JudgeSpecs)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -22,9 +23,9 @@ func TestRunJudgeRepeats(t *testing.T) {
 		return llmtest.Reply{Text: "CORRECT"}
 	}))
 	root := t.TempDir()
-	cfg := runlog.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true,
+	cfg := membench.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true,
 		Judges: []string{"lexical", "name=rep,backend=openai,model=m,retries=-1,repeats=2,base-url=" + srv.URL},
-		Host:   runlog.Host{Embedder: "hashed", Home: root}}
+		Host:   membench.Host{Embedder: "hashed", Home: root}}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)

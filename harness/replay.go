@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
@@ -28,7 +29,7 @@ type ReplayOptions struct {
 	CacheDir    string
 	Concurrency int
 	Quiet       bool
-	Host        runlog.Host
+	Host        membench.Host
 	// Fallback sends calls the bundle lacks to the configured backend
 	// (needs its key); without it such a call is an error.
 	Fallback bool
@@ -41,7 +42,7 @@ type ReplayOptions struct {
 	PricesFile string
 	// Opts are the user's own values for the options of an outside
 	// system (exec's cmd, http's url): a bundle's values are never used.
-	Opts systems.Options
+	Opts membench.Options
 }
 
 // Replay reruns a bundled run with every paid reply served from the
@@ -59,7 +60,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	cfg.RunID = b.Manifest.RunID
 	// Checked before anything is written under --results: the id is the
 	// bundle's, and the run folder is named after it.
-	if err := runlog.CheckRunID(cfg.RunID); err != nil {
+	if err := membench.CheckRunID(cfg.RunID); err != nil {
 		return nil, badinput.Errorf("--replay %s: the bundle's run id: %v", b.Path, err)
 	}
 	opts, err := replayOptions(b, o.Opts)
@@ -127,7 +128,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 // replayOptions are the bundle's system options with every option that
 // points outside membench taken from the user instead (opts); the user
 // may give no other option.
-func replayOptions(b *bundle.Bundle, opts systems.Options) (systems.Options, error) {
+func replayOptions(b *bundle.Bundle, opts membench.Options) (membench.Options, error) {
 	cfg := b.Manifest.Config
 	spec, err := systems.Lookup(cfg.System)
 	if err != nil {
@@ -145,7 +146,7 @@ func replayOptions(b *bundle.Bundle, opts systems.Options) (systems.Options, err
 			return nil, badinput.Errorf("--opt %s cannot go with --replay: only the %s system's outside options (%s) may be given", k, cfg.System, strings.Join(spec.Outside, ", "))
 		}
 	}
-	out := systems.Options{}
+	out := membench.Options{}
 	for k, v := range cfg.Options {
 		out[k] = v
 	}
@@ -185,7 +186,7 @@ func UnpackBundle(b *bundle.Bundle, dir string) error {
 // --judge-prompt, a judge's prompt=) at the bundle's copy of its text,
 // written into runDir/prompts, so no path the bundle names is read. A
 // prompt the bundle lacks, or whose hash it does not record, is refused.
-func localPrompts(b *bundle.Bundle, cfg runlog.Config, runDir string) (runlog.Config, error) {
+func localPrompts(b *bundle.Bundle, cfg membench.Config, runDir string) (membench.Config, error) {
 	hashes := bundle.PromptFiles(b.Manifest)
 	dir := filepath.Join(runDir, "prompts")
 	local := func(what, path string) (string, error) {
@@ -237,7 +238,7 @@ func localPrompts(b *bundle.Bundle, cfg runlog.Config, runDir string) (runlog.Co
 // alreadyReplayed is the summary of a finished replay of the same bundle
 // already in the run's folder (replaying twice is a no-op); any other run
 // there is refused.
-func alreadyReplayed(b *bundle.Bundle, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
+func alreadyReplayed(b *bundle.Bundle, cfg membench.Config, log io.Writer) (*runlog.Summary, error) {
 	dir := cfg.Dir()
 	m, err := runlog.LoadManifest(dir)
 	if err == nil && m.Replay != nil && m.Replay.Bundle == filepath.Base(b.Path) && m.RunID == b.Manifest.RunID {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm"
@@ -51,11 +52,11 @@ func fakeModels(_ int, r llmtest.ChatRequest) llmtest.Reply {
 	return llmtest.Reply{Text: fmt.Sprintf("answer %d", x%50)}
 }
 
-func recordRun(t *testing.T, srvURL string) (runlog.Config, *runlog.Summary) {
+func recordRun(t *testing.T, srvURL string) (membench.Config, *runlog.Summary) {
 	t.Helper()
 	t.Setenv("OPENAI_API_KEY", "sk-test-replay-never-logged")
 	t.Setenv("OPENAI_BASE_URL", srvURL)
-	cfg := runlog.Config{
+	cfg := membench.Config{
 		System: "turns-rerank", Model: "openai:gpt-4o-mini", Embedder: "openai:text-embedding-3-small",
 		Judges: []string{"llm", "f1"}, Limit: 6,
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
@@ -166,7 +167,7 @@ func TestWriteCIBundle(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(64), llmtest.WithChat(fakeModels))
 	t.Setenv("OPENAI_API_KEY", "sk-test-replay-never-logged")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	cfg := runlog.Config{
+	cfg := membench.Config{
 		System: "turns-rerank", Model: "openai:gpt-4o-mini", Embedder: "openai:text-embedding-3-small",
 		Judges: []string{"llm", "f1"}, RunID: "sample-turns-rerank-recorded",
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,

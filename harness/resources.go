@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
@@ -26,7 +27,7 @@ import (
 // limit → backend), its embedder and caches. Each conversation wraps the
 // models in its own meter so its costs can be reported alone.
 type Resources struct {
-	cfg          runlog.Config
+	cfg          membench.Config
 	chosen       *plan.Embedder // the plan's embedder; nil: chosen here
 	play         *playback      // a replay's bundle; nil records the run's own replies
 	base         map[string]llm.Model
@@ -60,7 +61,7 @@ type playback struct {
 }
 
 // OpenResources builds the models and the embedder the config names.
-func OpenResources(cfg runlog.Config) (*Resources, error) {
+func OpenResources(cfg membench.Config) (*Resources, error) {
 	models, err := plan.ModelSpecs(cfg)
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func OpenResources(cfg runlog.Config) (*Resources, error) {
 
 // openResources builds the models of specs and the embedder (chosen, or
 // the config's when nil).
-func openResources(cfg runlog.Config, specs map[string]llm.Spec, chosen *plan.Embedder, play *playback) (*Resources, error) {
+func openResources(cfg membench.Config, specs map[string]llm.Spec, chosen *plan.Embedder, play *playback) (*Resources, error) {
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = cfg.Host.CacheDir()
 	}
@@ -285,7 +286,7 @@ func (r *Resources) Model(role string, meter *llm.Meter) llm.Model {
 func (r *Resources) answer(meter *llm.Meter) llm.Model { return r.Model(plan.RoleAnswer, meter) }
 
 // Env is the system environment for one conversation.
-func (r *Resources) Env(meter *llm.Meter, cfg runlog.Config) systems.Env {
+func (r *Resources) Env(meter *llm.Meter, cfg membench.Config) systems.Env {
 	return systems.Env{
 		Build:  r.Model(plan.RoleBuild, meter),
 		Decide: r.Model(plan.RoleDecide, meter),
@@ -309,8 +310,8 @@ func (r *Resources) Judges(specs []string, meter *llm.Meter) ([]judge.Judge, err
 }
 
 // ModelIDs lists the configured models by role (never keys).
-func (r *Resources) ModelIDs() map[string]llm.ModelID {
-	out := map[string]llm.ModelID{}
+func (r *Resources) ModelIDs() map[string]membench.ModelID {
+	out := map[string]membench.ModelID{}
 	for role, m := range r.base {
 		out[role] = m.ID()
 	}
@@ -364,7 +365,7 @@ func (r *Resources) Fresh() int64 {
 // so an option value the system refuses (k=abc, order=sideways) is bad
 // input before any run folder exists. Systems' constructors only read
 // their options: they reach no service and start no process.
-func checkSystem(spec systems.Spec, res *Resources, cfg runlog.Config) error {
+func checkSystem(spec systems.Spec, res *Resources, cfg membench.Config) error {
 	sys, err := spec.New(res.Env(llm.NewMeter(), cfg))
 	if err != nil {
 		return badinput.Errorf("--system %s: %v (see membench systems for its options)", cfg.System, err)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
@@ -34,7 +35,7 @@ import (
 
 // Run resolves cfg (plan.Resolve, with the host cfg carries) and runs it:
 // the one call for callers that hold a config, not a plan.
-func Run(ctx context.Context, cfg runlog.Config, log io.Writer) (*runlog.Summary, error) {
+func Run(ctx context.Context, cfg membench.Config, log io.Writer) (*runlog.Summary, error) {
 	p, err := plan.Resolve(cfg, plan.Env{})
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ type Prepared struct {
 	mem  *memPlan // haystack slots and memory limit of a lazily loaded dataset (Execute)
 
 	buildMu sync.Mutex
-	builds  map[string]systems.BuildStats // conversation -> its latest build's stats
+	builds  map[string]membench.BuildStats // conversation -> its latest build's stats
 	lock    *runlog.DirLock
 
 	failMu sync.Mutex
@@ -234,7 +235,7 @@ func (p *Prepared) writeManifest() error {
 			}
 		}
 	}
-	m.Primary = m.PrimaryByRule()
+	m.Primary = m.JudgeSet().PrimaryByRule()
 	p.manifest = m
 	return runlog.WriteJSON(path, m)
 }
@@ -272,7 +273,7 @@ func firstField(s string) string {
 // systemOptions are the options the system runs with: its defaults
 // overlaid by --opt, with the values that follow from others
 // (systems.Spec.Resolved), and --k as k when given.
-func (p *Prepared) systemOptions() systems.Options {
+func (p *Prepared) systemOptions() membench.Options {
 	o := p.System.Resolved(p.Config.Options)
 	if p.Config.K > 0 {
 		o["k"] = strconv.Itoa(p.Config.K)
@@ -384,7 +385,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 // (offline)", or unknown naming the models with no price. A run that calls
 // a priced model shows "$0" until its first priced call: its free work so
 // far (local embeddings, offline roles) does not make it offline.
-func (p *Prepared) dollarsSoFar(ts []llm.Tally) string {
+func (p *Prepared) dollarsSoFar(ts []membench.Tally) string {
 	var a prices.Amount
 	for _, st := range p.Prices.Stages(ts, prices.Roles(p.manifest)) {
 		a = a.Add(st)
@@ -398,7 +399,7 @@ func (p *Prepared) dollarsSoFar(ts []llm.Tally) string {
 	return a.String()
 }
 
-func worked(ts []llm.Tally) bool {
+func worked(ts []membench.Tally) bool {
 	for _, t := range ts {
 		if t.Calls > 0 || t.InputTokens > 0 {
 			return true
@@ -500,11 +501,11 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.builds = map[string]systems.BuildStats{}
+	p.builds = map[string]membench.BuildStats{}
 	for _, b := range runlog.LastBy(bs, func(b runlog.BuildRecord) string { return b.ConversationID }) {
 		// A build with too many failed requests, or an empty memory, is
 		// done again.
-		if !runlog.BuildDegraded(b.Stats.Failed, b.Stats.Requests, p.Config.MaxBuildFailures) && b.EmptyMemory == "" {
+		if !membench.BuildDegraded(b.Stats.Failed, b.Stats.Requests, p.Config.MaxBuildFailures) && b.EmptyMemory == "" {
 			d.built[b.ConversationID] = true
 			p.builds[b.ConversationID] = b.Stats
 		}
@@ -534,8 +535,8 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	// just before its record, so a kill -9 loses no cost a result rests on.
 	meter := llm.NewMeter()
 	defer bar.track(meter)()
-	var written []llm.Tally // what cost records already hold of meter
-	redone := false         // the build's costs are no result's (rebuilt on resume, or failed)
+	var written []membench.Tally // what cost records already hold of meter
+	redone := false              // the build's costs are no result's (rebuilt on resume, or failed)
 	var partial *partialCosts
 	defer func() {
 		partial.Stop()
@@ -673,11 +674,11 @@ func (e *EmptyMemoryError) Error() string {
 
 // checkBuild adds a conversation's build to the run's tally and fails when
 // the run's failed share of build requests is above the limit.
-func (p *Prepared) checkBuild(conv string, st systems.BuildStats) error {
+func (p *Prepared) checkBuild(conv string, st membench.BuildStats) error {
 	p.buildMu.Lock()
 	defer p.buildMu.Unlock()
 	if p.builds == nil {
-		p.builds = map[string]systems.BuildStats{}
+		p.builds = map[string]membench.BuildStats{}
 	}
 	p.builds[conv] = st
 	e := &BuildFailedError{System: p.Config.System, Max: p.Config.MaxBuildFailures}
@@ -689,18 +690,18 @@ func (p *Prepared) checkBuild(conv string, st systems.BuildStats) error {
 			e.Conversation, e.FirstRaw = c, b.FirstFailure
 		}
 	}
-	if runlog.BuildDegraded(e.Failed, e.Requests, e.Max) {
+	if membench.BuildDegraded(e.Failed, e.Requests, e.Max) {
 		return e
 	}
 	return nil
 }
 
-func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats systems.BuildStats, start time.Time, secs float64) runlog.BuildRecord {
-	t := meter.Total(llm.StageBuild)
-	var stages []llm.Tally
+func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, stats membench.BuildStats, start time.Time, secs float64) runlog.BuildRecord {
+	t := meter.Total(membench.StageBuild)
+	var stages []membench.Tally
 	// Written right after Ingest, so the embedding tally is the build's own.
 	for _, s := range meter.Snapshot() {
-		if s.Stage == llm.StageBuild || s.Label == "embedding" {
+		if s.Stage == membench.StageBuild || s.Label == "embedding" {
 			stages = append(stages, s)
 		}
 	}
@@ -799,19 +800,19 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 	return nil
 }
 
-func refs(items []systems.Item) []runlog.ItemRef {
+func refs(items []membench.Item) []membench.ItemRef {
 	if len(items) == 0 {
 		return nil
 	}
-	out := make([]runlog.ItemRef, len(items))
+	out := make([]membench.ItemRef, len(items))
 	for i, it := range items {
-		out[i] = runlog.ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score}
+		out[i] = membench.ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score}
 	}
 	return out
 }
 
 // evidenceHit counts evidence turn ids present in the items' sources.
-func evidenceHit(evidence []string, items []systems.Item) int {
+func evidenceHit(evidence []string, items []membench.Item) int {
 	have := map[string]bool{}
 	for _, it := range items {
 		for _, s := range it.Sources {
@@ -829,7 +830,7 @@ func evidenceHit(evidence []string, items []systems.Item) int {
 
 // firstDifference is the first option (in name order) whose value differs
 // between two resolved option sets.
-func firstDifference(a, b systems.Options) (key, was, is string, differ bool) {
+func firstDifference(a, b membench.Options) (key, was, is string, differ bool) {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)

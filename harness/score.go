@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/plan"
@@ -44,10 +45,10 @@ type ScoreConfig struct {
 	Model       string // judge model spec (default offline)
 	CacheDir    string
 	NoCache     bool
-	MaxDataSize int64       // bytes of the dataset file read at most; 0 = the default
-	Seed        int         // a stitched dataset's seed (0 = its default)
-	BaseData    string      // a stitched dataset's base file ("" = installed copy)
-	Host        runlog.Host // the command line's environment (MEMBENCH_HOME, ...)
+	MaxDataSize int64         // bytes of the dataset file read at most; 0 = the default
+	Seed        int           // a stitched dataset's seed (0 = its default)
+	BaseData    string        // a stitched dataset's base file ("" = installed copy)
+	Host        membench.Host // the command line's environment (MEMBENCH_HOME, ...)
 	// AnswerKey and ExcludeImageQuestions are run's --answer-key and
 	// --exclude-image-questions: predictions of questions they leave out
 	// are counted and not scored.
@@ -176,7 +177,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if system == "" {
 		system = trimExt(filepath.Base(sc.Predictions))
 	}
-	cfg := runlog.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out),
+	cfg := membench.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out),
 		AnswerKey: sc.AnswerKey, AnswerKeySHA256: keySum, ExcludeImageQuestions: sc.ExcludeImageQuestions}
 	cfg = plan.WithDefaults(cfg) // as run: one set of defaults
 	lock, err := runlog.LockDir(sc.Out)
@@ -196,7 +197,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	}
 	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: Version(), GitCommit: gitCommit(), GitDirty: BuildOf().Dirty, VersionFrom: BuildOf().From, RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, DatasetGroups: datasetGroups(ds), Questions: len(preds),
-		Models: map[string]llm.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
+		Models: map[string]membench.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
 		Status: &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}}
 	// Only the judge model is used here: the answers come from outside.
 	if id, ok := res.ModelIDs()[plan.RoleJudge]; ok {
@@ -228,7 +229,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		m.Judges = append(m.Judges, in.Name)
 		m.JudgeSpecs = append(m.JudgeSpecs, in)
 	}
-	m.Primary = m.PrimaryByRule() // over every judge listed, as readers chose it before it was recorded
+	m.Primary = m.JudgeSet().PrimaryByRule() // over every judge listed, as readers chose it before it was recorded
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]
@@ -293,7 +294,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 // run, their manifest entries, and the costs they metered.
 type addedLater struct {
 	judgments []any
-	specs     []runlog.JudgeInfo
+	specs     []membench.JudgeInfo
 	costs     []any
 }
 

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
@@ -190,7 +190,7 @@ func Merge(dirs []string, out, pricesFile string) (*runlog.Summary, error) {
 		}
 		for k, v := range mi.Models {
 			if m.Models == nil {
-				m.Models = map[string]llm.ModelID{}
+				m.Models = map[string]membench.ModelID{}
 			}
 			if _, ok := m.Models[k]; !ok {
 				m.Models[k] = v

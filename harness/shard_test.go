@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/plan"
@@ -19,7 +20,7 @@ import (
 func TestMergeRefusesMismatchedShards(t *testing.T) {
 	shard := func(t *testing.T, i, n int, mod func(*runlog.Manifest)) string {
 		d := t.TempDir()
-		m := runlog.Manifest{RunID: filepath.Base(d), Config: runlog.Config{System: "turns-cosine", Dataset: "locomo", Shard: "x"},
+		m := runlog.Manifest{RunID: filepath.Base(d), Config: membench.Config{System: "turns-cosine", Dataset: "locomo", Shard: "x"},
 			DatasetSHA256: "abc", Embedder: "hashed", Judges: []string{"f1"},
 			Shard: &runlog.ShardInfo{Index: i, Count: n, SetQuestions: 4, SetSHA256: "set"}}
 		if mod != nil {
@@ -69,7 +70,7 @@ func TestMergeSumsDamagedCacheEntries(t *testing.T) {
 	for i, d := range damage {
 		dir := t.TempDir()
 		qid := fmt.Sprintf("q%d", i)
-		m := runlog.Manifest{RunID: filepath.Base(dir), Config: runlog.Config{System: "turns-cosine", Dataset: "longmemeval", Shard: fmt.Sprintf("%d/3", i)},
+		m := runlog.Manifest{RunID: filepath.Base(dir), Config: membench.Config{System: "turns-cosine", Dataset: "longmemeval", Shard: fmt.Sprintf("%d/3", i)},
 			DatasetSHA256: "abc", Embedder: "hashed", Judges: []string{"f1"}, Questions: 1, Conversations: 1,
 			Shard: &runlog.ShardInfo{Index: i, Count: 3, SetQuestions: 3, SetConversations: 3, SetSHA256: "set"}, CacheDamaged: d}
 		if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {

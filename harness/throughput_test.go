@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
-	"github.com/membench/membench/runlog"
 )
 
 // benchLatency is the fixed reply time of the benchmark's model server:
@@ -65,8 +65,8 @@ func BenchmarkHarnessThroughput(b *testing.B) {
 			url := benchServer(b)
 			b.Setenv("OPENAI_API_KEY", "")
 			cache := b.TempDir() // embeddings and token counts cached across runs; LLM replies never
-			config := func() runlog.Config {
-				return runlog.Config{
+			config := func() membench.Config {
+				return membench.Config{
 					System: "turns-cosine", Dataset: "locomo", Data: data,
 					Model: "backend=openai,model=m,base-url=" + url, Embedder: "hashed", Judges: []string{"llm", "f1"},
 					ResultsDir: b.TempDir(), CacheDir: cache, NoCache: true, Quiet: true, Concurrency: n,
@@ -234,7 +234,7 @@ func BenchmarkHarnessColdWarm(b *testing.B) {
 	var cold, warm float64
 	for i := 0; i < b.N; i++ {
 		cache := b.TempDir()
-		cfg := runlog.Config{
+		cfg := membench.Config{
 			System: "turns-cosine", Dataset: "locomo", Data: data,
 			Model: "backend=openai,model=m,base-url=" + url, Embedder: "hashed", Judges: []string{"llm", "f1"},
 			ResultsDir: b.TempDir(), CacheDir: cache, Quiet: true, Concurrency: 64,

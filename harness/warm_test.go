@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
@@ -28,7 +29,7 @@ import (
 func TestWarmRerunEqualsCold(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithChat(fakeModels))
 	t.Setenv("OPENAI_API_KEY", "sk-test")
-	cfg := runlog.Config{
+	cfg := membench.Config{
 		System: "turns-cosine", Model: "backend=openai,model=m,base-url=" + srv.URL, Embedder: "hashed",
 		Judges: []string{"llm", "f1"}, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 4,
 	}

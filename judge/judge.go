@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/llm"
 )
 
 // Sample is what a judge sees of one answered question.
@@ -95,8 +95,8 @@ type Verdict struct {
 	Raw     string // the model's raw reply, for model judges
 	// Request and Usage are the model judge's request messages and its
 	// cost, for the run's transcripts (nil and zero for metrics).
-	Request []llm.Message
-	Usage   llm.Usage
+	Request []membench.Message
+	Usage   membench.Usage
 	Cached  bool
 	// Invalid: the model gave no verdict (its reply stayed unparseable
 	// after re-asking). Such a verdict is logged with its Raw reply, counted

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 )
@@ -107,7 +108,7 @@ func (r *recorder) Chat(ctx context.Context, req llm.Request) (llm.Response, err
 
 func (r *recorder) last() llm.Request { r.mu.Lock(); defer r.mu.Unlock(); return r.reqs[len(r.reqs)-1] }
 
-func allText(msgs []llm.Message) string {
+func allText(msgs []membench.Message) string {
 	var sb strings.Builder
 	for _, m := range msgs {
 		sb.WriteString(m.Content + "\n")
@@ -135,7 +136,7 @@ func TestLLMJudgeOffline(t *testing.T) {
 		t.Errorf("raw %q is not the JSON verdict: %v", got.Raw, err)
 	}
 	req := rec.last()
-	if req.Task != "judge" || req.Stage != llm.StageJudge || req.Temperature != 0 || !req.JSON || req.Label != "judge" {
+	if req.Task != "judge" || req.Stage != membench.StageJudge || req.Temperature != 0 || !req.JSON || req.Label != "judge" {
 		t.Errorf("request = %+v", req)
 	}
 	if txt := allText(req.Messages); !strings.Contains(txt, "Where did Mel go on holiday?") || !strings.Contains(txt, "Hawaii") || !strings.Contains(txt, "She flew to Hawaii.") {

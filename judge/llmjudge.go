@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
@@ -233,7 +234,7 @@ func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 		// user's prompt file may not; then the reply is parsed as text.
 		JSON:   mentionsJSON(msgs),
 		Inputs: in,
-		Stage:  llm.StageJudge,
+		Stage:  membench.StageJudge,
 		Label:  tmpl.Name(),
 		Accept: func(text string) error { _, err := ParseReplyIn(text, set); return err },
 	}
@@ -272,7 +273,7 @@ func (j *LLMJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 // case: what strings.Contains(strings.ToLower(content), "json") says,
 // without lowering a copy of every judge prompt (no rune outside ASCII
 // lowers to j, s, o or n: TestMentionsJSONEqualsToLower checks every rune).
-func mentionsJSON(msgs []llm.Message) bool {
+func mentionsJSON(msgs []membench.Message) bool {
 	for _, m := range msgs {
 		s := m.Content
 		for i := 0; i+4 <= len(s); i++ {

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench"
 )
 
 // The byte-wise fold in mentionsJSON is exact only if no rune outside
@@ -19,7 +19,7 @@ func TestMentionsJSONEqualsToLower(t *testing.T) {
 			t.Fatalf("%U lowers to %q: mentionsJSON's ASCII fold would miss it", r, unicode.ToLower(r))
 		}
 	}
-	old := func(msgs []llm.Message) bool {
+	old := func(msgs []membench.Message) bool {
 		for _, m := range msgs {
 			if strings.Contains(strings.ToLower(m.Content), "json") {
 				return true
@@ -34,7 +34,7 @@ func TestMentionsJSONEqualsToLower(t *testing.T) {
 		for n := rng.IntN(8); n > 0; n-- {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
-		msgs := []llm.Message{{Role: "user", Content: b.String()}}
+		msgs := []membench.Message{{Role: "user", Content: b.String()}}
 		if got, want := mentionsJSON(msgs), old(msgs); got != want {
 			t.Fatalf("mentionsJSON(%q) = %v, strings.ToLower says %v", b.String(), got, want)
 		}
@@ -43,7 +43,7 @@ func TestMentionsJSONEqualsToLower(t *testing.T) {
 		s    string
 		want bool
 	}{{"Reply in JSON.", true}, {"reply in Json", true}, {"no such word", false}, {"J-S-O-N", false}, {"", false}} {
-		if got := mentionsJSON([]llm.Message{{Content: "x"}, {Content: c.s}}); got != c.want {
+		if got := mentionsJSON([]membench.Message{{Content: "x"}, {Content: c.s}}); got != c.want {
 			t.Errorf("mentionsJSON(%q) = %v, want %v", c.s, got, c.want)
 		}
 	}

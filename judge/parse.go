@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/suggest"
 	"github.com/membench/membench/llm"
 )
@@ -178,7 +179,7 @@ func WithPrompt(spec, prompt string) string {
 // runModel is the run's judge model, which a spec need not name.
 // Decline phrases are not recorded, so a judge given decline= gets the
 // default ones. "" when no --judge builds the kind (human, peer-llm).
-func SpecOf(in Info, runModel llm.ModelID) string {
+func SpecOf(in Info, runModel membench.ModelID) string {
 	sp, err := Lookup(in.Kind)
 	if err != nil || sp.New == nil {
 		return ""
@@ -367,7 +368,7 @@ type Info struct {
 	Kind        string            `json:"kind"`  // the registry's name: f1 | bleu1 | em | lexical | llm | ...
 	Class       Kind              `json:"class"` // metric | verdict
 	Description string            `json:"description,omitempty"`
-	Model       *llm.ModelID      `json:"model,omitempty"` // backend, model and base URL (never credentials)
+	Model       *membench.ModelID `json:"model,omitempty"` // backend, model and base URL (never credentials)
 	Threshold   float64           `json:"threshold,omitempty"`
 	Prompts     map[string]string `json:"prompts,omitempty"`  // template -> sha256 [(file)]
 	AddedBy     string            `json:"added_by,omitempty"` // Spec.AddedBy: the command that logs a judge no run builds

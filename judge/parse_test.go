@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
 )
@@ -13,7 +14,9 @@ import (
 // realModel stands for a real judge model in tests that only parse.
 type realModel struct{ llm.Model }
 
-func (realModel) ID() llm.ModelID { return llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"} }
+func (realModel) ID() membench.ModelID {
+	return membench.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+}
 
 func TestParseKinds(t *testing.T) {
 	var gotSpecs []string

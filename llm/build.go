@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
 )
 
@@ -92,7 +93,7 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 					return nil, err
 				}
 			}
-			m = deps.Replay.Play(ModelID{Backend: "openai", Model: spec.Model, BaseURL: shownBaseURL(spec)}, fb)
+			m = deps.Replay.Play(membench.ModelID{Backend: "openai", Model: spec.Model, BaseURL: shownBaseURL(spec)}, fb)
 			break
 		}
 		o, err := openAIFromSpec(spec, deps.HTTP)

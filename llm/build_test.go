@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm/llmtest"
 )
@@ -70,7 +71,7 @@ func TestBuildOpenAIStack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id := m.ID(); id != (ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: srv.URL}) {
+	if id := m.ID(); id != (membench.ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: srv.URL}) {
 		t.Fatalf("ID = %+v", id)
 	}
 	// Make the retry fast: find the Retrying layer through the stack.
@@ -87,7 +88,7 @@ func TestBuildOpenAIStack(t *testing.T) {
 			t.Fatalf("unexpected layer %T before retry", cur)
 		}
 	}
-	req := Request{Messages: msgs("q"), Stage: StageAnswer, Label: "qa"}
+	req := Request{Messages: msgs("q"), Stage: membench.StageAnswer, Label: "qa"}
 	for i := 0; i < 2; i++ {
 		if r, err := m.Chat(context.Background(), req); err != nil || r.Text != "ok" {
 			t.Fatalf("call %d: %+v, %v", i, r, err)
@@ -96,7 +97,7 @@ func TestBuildOpenAIStack(t *testing.T) {
 	if n := srv.Count("/v1/chat/completions"); n != 2 {
 		t.Fatalf("server requests = %d, want 2 (one 503 + one success; second call cached)", n)
 	}
-	tot := meter.Total(StageAnswer)
+	tot := meter.Total(membench.StageAnswer)
 	if tot.Calls != 2 || tot.CachedCalls != 1 || tot.InputTokens != 20 || tot.OutputTokens != 4 {
 		t.Fatalf("meter = %+v", tot)
 	}

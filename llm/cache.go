@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/cachefile"
 	_ "modernc.org/sqlite" // registers driver "sqlite"
 )
@@ -226,17 +227,17 @@ func (c *Cache) Len() (int, error) {
 // and Inputs are left out: the server never sees them. The API key is not
 // part of ModelID and so never stored.
 type cacheKey struct {
-	Version     int       `json:"v"`
-	Backend     string    `json:"backend"`
-	Model       string    `json:"model"`
-	BaseURL     string    `json:"base_url"`
-	Kind        string    `json:"kind"` // chat | decide
-	Messages    []Message `json:"messages"`
-	Temperature float64   `json:"temperature"`
-	MaxTokens   int       `json:"max_tokens"`
-	JSON        bool      `json:"json"`
-	Seed        *int      `json:"seed"`
-	Choices     []string  `json:"choices"`
+	Version     int                `json:"v"`
+	Backend     string             `json:"backend"`
+	Model       string             `json:"model"`
+	BaseURL     string             `json:"base_url"`
+	Kind        string             `json:"kind"` // chat | decide
+	Messages    []membench.Message `json:"messages"`
+	Temperature float64            `json:"temperature"`
+	MaxTokens   int                `json:"max_tokens"`
+	JSON        bool               `json:"json"`
+	Seed        *int               `json:"seed"`
+	Choices     []string           `json:"choices"`
 }
 
 // hash is the sha256 of the key's JSON (json.Marshal's bytes); struct fields marshal in a fixed order, so the encoding is
@@ -251,13 +252,13 @@ func (k cacheKey) hash() string {
 	return hex.EncodeToString(s[:])
 }
 
-func chatKey(id ModelID, req Request) string {
+func chatKey(id membench.ModelID, req Request) string {
 	return cacheKey{Backend: id.Backend, Model: id.Model, BaseURL: id.BaseURL, Kind: "chat",
 		Messages: req.Messages, Temperature: req.Temperature, MaxTokens: req.MaxTokens,
 		JSON: req.JSON, Seed: req.Seed}.hash()
 }
 
-func decideKey(id ModelID, req DecideRequest) string {
+func decideKey(id membench.ModelID, req DecideRequest) string {
 	return cacheKey{Backend: id.Backend, Model: id.Model, BaseURL: id.BaseURL, Kind: "decide",
 		Messages: req.Messages, Choices: req.Choices}.hash()
 }
@@ -271,7 +272,7 @@ type Cached struct {
 	Cache *Cache
 }
 
-func (w *Cached) ID() ModelID { return w.Inner.ID() }
+func (w *Cached) ID() membench.ModelID { return w.Inner.ID() }
 
 func (w *Cached) Chat(ctx context.Context, req Request) (Response, error) {
 	id := w.Inner.ID()
@@ -335,7 +336,7 @@ type entry struct {
 
 // lookup reads an entry of the given kind; a missing or damaged one is a
 // miss (found false).
-func (c *Cache) lookup(ctx context.Context, key, kind string, text, probs *string, u *Usage) (bool, error) {
+func (c *Cache) lookup(ctx context.Context, key, kind string, text, probs *string, u *membench.Usage) (bool, error) {
 	e, found, err := c.read(ctx, key)
 	if err != nil || !found {
 		return false, err
@@ -380,7 +381,7 @@ func (c *Cache) read(ctx context.Context, key string) (entry, bool, error) {
 	return e, true, nil
 }
 
-func (c *Cache) store(ctx context.Context, key, kind, model, text, probs string, u Usage) error {
+func (c *Cache) store(ctx context.Context, key, kind, model, text, probs string, u membench.Usage) error {
 	crc := entrySum(key, kind, text, probs, u.InputTokens, u.OutputTokens)
 	put := func(d *cacheDB) error {
 		_, err := d.put.ExecContext(ctx, key, kind, model, text, probs, u.InputTokens, u.OutputTokens,

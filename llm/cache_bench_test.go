@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/membench/membench"
 )
 
 // BenchmarkCacheHit is one LLM-cache hit for an answer-sized prompt (about
@@ -19,14 +21,14 @@ func BenchmarkCacheHit(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	id := ModelID{Backend: "openai", Model: "m", BaseURL: "http://127.0.0.1:1/v1"}
+	id := membench.ModelID{Backend: "openai", Model: "m", BaseURL: "http://127.0.0.1:1/v1"}
 	ctx := context.Background()
 	const n = 4000
 	reqs := make([]Request, n)
 	for i := range reqs {
 		ctxText := strings.Repeat(fmt.Sprintf("turn %d said something about the weather. ", i), 40)
-		reqs[i] = Request{Messages: []Message{{Role: "system", Content: "Answer from the context."}, {Role: "user", Content: ctxText + "\nQuestion?"}}, MaxTokens: 64}
-		if err := c.store(ctx, chatKey(id, reqs[i]), "chat", id.Model, fmt.Sprint("answer ", i), "", Usage{InputTokens: 500, OutputTokens: 5}); err != nil {
+		reqs[i] = Request{Messages: []membench.Message{{Role: "system", Content: "Answer from the context."}, {Role: "user", Content: ctxText + "\nQuestion?"}}, MaxTokens: 64}
+		if err := c.store(ctx, chatKey(id, reqs[i]), "chat", id.Model, fmt.Sprint("answer ", i), "", membench.Usage{InputTokens: 500, OutputTokens: 5}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -38,7 +40,7 @@ func BenchmarkCacheHit(b *testing.B) {
 		i := 0
 		for pb.Next() {
 			var text string
-			var u Usage
+			var u membench.Usage
 			found, err := c.lookup(ctx, chatKey(id, reqs[i%n]), "chat", &text, nil, &u)
 			if err != nil || !found {
 				b.Fatalf("lookup: %v %v", found, err)
@@ -70,8 +72,8 @@ func BenchmarkCachePreload(b *testing.B) {
 	ctx := context.Background()
 	const n = 4000
 	for i := range n {
-		key := cacheKey{Model: "m", Messages: []Message{{Role: "user", Content: fmt.Sprint("q", i)}}}.hash()
-		if err := c.store(ctx, key, "chat", "m", fmt.Sprintf(`{"label": "CORRECT", "reason": "answer %d matches"}`, i), "", Usage{InputTokens: 500, OutputTokens: 5}); err != nil {
+		key := cacheKey{Model: "m", Messages: []membench.Message{{Role: "user", Content: fmt.Sprint("q", i)}}}.hash()
+		if err := c.store(ctx, key, "chat", "m", fmt.Sprintf(`{"label": "CORRECT", "reason": "answer %d matches"}`, i), "", membench.Usage{InputTokens: 500, OutputTokens: 5}); err != nil {
 			b.Fatal(err)
 		}
 	}

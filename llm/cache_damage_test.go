@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -99,7 +100,7 @@ func TestCacheOldFileIsMigrated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://x/v1"}
+	id := membench.ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://x/v1"}
 	req := Request{Messages: msgs("old question"), MaxTokens: 8}
 	key := chatKey(id, req)
 	for _, s := range []string{`CREATE TABLE responses (key TEXT PRIMARY KEY, kind TEXT NOT NULL, model TEXT NOT NULL,
@@ -117,9 +118,9 @@ func TestCacheOldFileIsMigrated(t *testing.T) {
 	}
 	defer cache.Close()
 	var text string
-	var u Usage
+	var u membench.Usage
 	found, err := cache.lookup(context.Background(), key, "chat", &text, nil, &u)
-	if err != nil || !found || text != "old answer" || u != (Usage{InputTokens: 12, OutputTokens: 3}) {
+	if err != nil || !found || text != "old answer" || u != (membench.Usage{InputTokens: 12, OutputTokens: 3}) {
 		t.Fatalf("migrated entry: found %v text %q usage %+v err %v", found, text, u, err)
 	}
 	if cache.Damaged() != 0 {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -54,7 +55,7 @@ func TestCachePreload(t *testing.T) {
 	}
 	m = cache.Wrap(newTestOpenAI(t, srv))
 	before := srv.Count("/v1/chat/completions")
-	if r, err := m.Chat(ctx, Request{Messages: msgs("a")}); err != nil || !r.Cached || r.Text != "first a" || r.Usage != (Usage{InputTokens: 30, OutputTokens: 4}) {
+	if r, err := m.Chat(ctx, Request{Messages: msgs("a")}); err != nil || !r.Cached || r.Text != "first a" || r.Usage != (membench.Usage{InputTokens: 30, OutputTokens: 4}) {
 		t.Fatalf("preloaded hit: %+v, %v", r, err)
 	}
 
@@ -108,7 +109,7 @@ func TestCachePreload(t *testing.T) {
 	}
 	defer big.Close()
 	for i := range 40 {
-		if err := big.store(ctx, fmt.Sprint("k", i), "chat", "m", strings.Repeat("x", 1000), "", Usage{}); err != nil {
+		if err := big.store(ctx, fmt.Sprint("k", i), "chat", "m", strings.Repeat("x", 1000), "", membench.Usage{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,7 +182,7 @@ func TestCachePreloadDamaged(t *testing.T) {
 // files still hit; changing the encoding means bumping cacheVersion.
 func TestCacheKeyHashIsStable(t *testing.T) {
 	seed := 7
-	msgs := []Message{{Role: "system", Content: "You answer <b>questions</b> & \"more\""}, {Role: "user", Content: "q \u2028 ü\n\t"}}
+	msgs := []membench.Message{{Role: "system", Content: "You answer <b>questions</b> & \"more\""}, {Role: "user", Content: "q \u2028 ü\n\t"}}
 	k := cacheKey{Backend: "openai", Model: "m", BaseURL: "http://x/v1", Kind: "chat", Messages: msgs, Temperature: 0.3, MaxTokens: 32, JSON: true, Seed: &seed, Choices: []string{"yes", "no"}}
 	if got, want := k.hash(), "78346a426eafcb4e34960e7629b263a0c94cd46bb964b8a4fd355479cbc0016a"; cacheVersion == 1 && got != want {
 		t.Fatalf("key hash %s, earlier builds wrote %s for the same key", got, want)

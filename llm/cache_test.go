@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -30,7 +31,7 @@ func TestCacheHitMissAndNoKey(t *testing.T) {
 	}
 	m := cache.Wrap(newTestOpenAI(t, srv))
 	ctx := context.Background()
-	req := Request{Task: "answer", Messages: msgs("when?"), Temperature: 0, MaxTokens: 32, Stage: StageAnswer}
+	req := Request{Task: "answer", Messages: msgs("when?"), Temperature: 0, MaxTokens: 32, Stage: membench.StageAnswer}
 
 	first, err := m.Chat(ctx, req)
 	if err != nil || first.Cached {
@@ -38,12 +39,12 @@ func TestCacheHitMissAndNoKey(t *testing.T) {
 	}
 	// Rerun, with tags that must not matter: served from the cache.
 	req2 := req
-	req2.Task, req2.Stage, req2.Label, req2.Inputs = "other", StageJudge, "lbl", map[string]int{"x": 1}
+	req2.Task, req2.Stage, req2.Label, req2.Inputs = "other", membench.StageJudge, "lbl", map[string]int{"x": 1}
 	again, err := m.Chat(ctx, req2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !again.Cached || again.Text != first.Text || again.Usage != (Usage{InputTokens: 100, OutputTokens: 5}) {
+	if !again.Cached || again.Text != first.Text || again.Usage != (membench.Usage{InputTokens: 100, OutputTokens: 5}) {
 		t.Fatalf("rerun = %+v, want cached copy of %+v", again, first)
 	}
 	if n := srv.Count("/v1/chat/completions"); n != 1 {
@@ -155,9 +156,9 @@ func TestCacheConcurrent(t *testing.T) {
 }
 
 func TestCacheKeyIgnoresTags(t *testing.T) {
-	id := ModelID{Backend: "openai", Model: "m", BaseURL: "http://x/v1"}
-	a := Request{Task: "a", Messages: msgs("q"), Stage: StageBuild, Label: "l1", Inputs: 1}
-	b := Request{Task: "b", Messages: msgs("q"), Stage: StageJudge, Label: "l2", Inputs: "z"}
+	id := membench.ModelID{Backend: "openai", Model: "m", BaseURL: "http://x/v1"}
+	a := Request{Task: "a", Messages: msgs("q"), Stage: membench.StageBuild, Label: "l1", Inputs: 1}
+	b := Request{Task: "b", Messages: msgs("q"), Stage: membench.StageJudge, Label: "l2", Inputs: "z"}
 	if chatKey(id, a) != chatKey(id, b) {
 		t.Fatal("tags changed the cache key")
 	}

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+
+	"github.com/membench/membench"
 )
 
 // A provider's prompt-cache count is read from the reply's
@@ -38,14 +40,14 @@ func TestCachedInputTokensFromReplyToTally(t *testing.T) {
 	}
 	m := NewMeter()
 	model := WithMeter(o, m, "answer")
-	want := []Usage{
+	want := []membench.Usage{
 		{InputTokens: 2048, OutputTokens: 3, CachedInputTokens: 1920},
 		{InputTokens: 100, OutputTokens: 2},
 		{InputTokens: 50, OutputTokens: 1},
 		{InputTokens: 10, OutputTokens: 1, CachedInputTokens: 10},
 	}
 	for i, w := range want {
-		r, err := model.Chat(context.Background(), Request{Messages: msgs("where?"), Stage: StageAnswer})
+		r, err := model.Chat(context.Background(), Request{Messages: msgs("where?"), Stage: membench.StageAnswer})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,12 +63,12 @@ func TestCachedInputTokensFromReplyToTally(t *testing.T) {
 	if tl.Model != "openai:gpt-4o-mini" || tl.Calls != 4 || tl.CachedCalls != 0 || tl.InputTokens != 2208 || tl.CachedInputTokens != 1930 {
 		t.Errorf("tally = %+v, want openai:gpt-4o-mini, 4 calls, 0 from membench's cache, 2208 input of which 1930 provider-cached", tl)
 	}
-	if tot := m.Total(StageAnswer); tot.CachedInputTokens != 1930 {
+	if tot := m.Total(membench.StageAnswer); tot.CachedInputTokens != 1930 {
 		t.Errorf("Total = %+v", tot)
 	}
 	// The difference of two snapshots keeps the cached count.
 	before := m.Snapshot()
-	model.Chat(context.Background(), Request{Messages: msgs("again"), Stage: StageAnswer})
+	model.Chat(context.Background(), Request{Messages: msgs("again"), Stage: membench.StageAnswer})
 	if d := Minus(m.Snapshot(), before); len(d) != 1 || d[0].CachedInputTokens != 1920 || d[0].Model != "openai:gpt-4o-mini" {
 		t.Errorf("Minus = %+v", d)
 	}

@@ -1,6 +1,10 @@
 package llm
 
-import "context"
+import (
+	"context"
+
+	"github.com/membench/membench"
+)
 
 // A dry model stands in for a paid one when a run's spend is estimated
 // (membench run --estimate): the offline heuristics reply, so the system's
@@ -8,15 +12,15 @@ import "context"
 // real, while the model keeps the paid model's ID, so its usage is billed
 // at that model's price. It never reaches a server.
 type dryModel struct {
-	id  ModelID
+	id  membench.ModelID
 	off *Offline
 }
 
 func newDry(spec Spec) *dryModel {
-	return &dryModel{id: ModelID{Backend: spec.Backend, Model: spec.Model, BaseURL: shownBaseURL(spec)}, off: NewOffline()}
+	return &dryModel{id: membench.ModelID{Backend: spec.Backend, Model: spec.Model, BaseURL: shownBaseURL(spec)}, off: NewOffline()}
 }
 
-func (d *dryModel) ID() ModelID { return d.id }
+func (d *dryModel) ID() membench.ModelID { return d.id }
 
 func (d *dryModel) Chat(ctx context.Context, req Request) (Response, error) {
 	return d.off.Chat(ctx, req)

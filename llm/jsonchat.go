@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/membench/membench"
 )
 
 // ErrMalformed marks a reply that stayed unparseable after the repair
@@ -49,7 +51,7 @@ type JSONOption func(*jsonOpts)
 
 type jsonOpts struct {
 	decode      func(raw string) error
-	instruct    func(problem error) ([]Message, error)
+	instruct    func(problem error) ([]membench.Message, error)
 	repairLabel string
 }
 
@@ -62,14 +64,14 @@ func DecodeWith(f func(raw string) error) JSONOption {
 
 // RepairWith replaces the repair instruction (the messages appended after
 // the bad reply) and the repair request's meter label.
-func RepairWith(label string, instruct func(problem error) ([]Message, error)) JSONOption {
+func RepairWith(label string, instruct func(problem error) ([]membench.Message, error)) JSONOption {
 	return func(o *jsonOpts) { o.instruct, o.repairLabel = instruct, label }
 }
 
 // RepairInstruction is the default repair message: it names the decode
 // problem and asks for bare JSON.
-func RepairInstruction(problem error) ([]Message, error) {
-	return []Message{{Role: "user", Content: "That reply was not valid JSON of the requested shape (" + problem.Error() + "). Reply again with only the JSON object, no prose and no code fence."}}, nil
+func RepairInstruction(problem error) ([]membench.Message, error) {
+	return []membench.Message{{Role: "user", Content: "That reply was not valid JSON of the requested shape (" + problem.Error() + "). Reply again with only the JSON object, no prose and no code fence."}}, nil
 }
 
 // ChatJSON sends req in JSON mode and decodes the reply into out (see
@@ -111,7 +113,7 @@ func ChatJSON(ctx context.Context, m Model, req Request, out any, opts ...JSONOp
 		return r, err
 	}
 	retry := req
-	retry.Messages = append(append(append([]Message{}, req.Messages...), Message{Role: "assistant", Content: resp.Text}), fix...)
+	retry.Messages = append(append(append([]membench.Message{}, req.Messages...), membench.Message{Role: "assistant", Content: resp.Text}), fix...)
 	retry.Label = o.repairLabel
 	resp, err = m.Chat(ctx, retry)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -150,9 +151,9 @@ func TestChatJSONCustomDecodeAndRepair(t *testing.T) {
 	var problem error
 	r, err := ChatJSON(context.Background(), model, Request{Task: "t", Messages: msgs("x"), Label: "consolidate"}, nil,
 		DecodeWith(decode),
-		RepairWith("consolidate", func(p error) ([]Message, error) {
+		RepairWith("consolidate", func(p error) ([]membench.Message, error) {
 			problem = p
-			return []Message{{Role: "user", Content: "Fix: " + p.Error()}}, nil
+			return []membench.Message{{Role: "user", Content: "Fix: " + p.Error()}}, nil
 		}))
 	if err != nil || r.Calls != 2 || problem != shapeErr {
 		t.Fatalf("reply %+v err %v problem %v", r, err, problem)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/membench/membench"
 )
 
 // Limiter is a run's one budget of model requests in flight (--concurrency
@@ -59,7 +61,7 @@ type limited struct {
 	l     *Limiter
 }
 
-func (w *limited) ID() ModelID { return w.inner.ID() }
+func (w *limited) ID() membench.ModelID { return w.inner.ID() }
 
 func (w *limited) Chat(ctx context.Context, req Request) (Response, error) {
 	if err := w.l.acquire(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
 )
@@ -33,7 +34,7 @@ func TestLimiterIsOneBudgetAcrossModels(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			_, err := models[i%2].Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: fmt.Sprint("q", i)}}})
+			_, err := models[i%2].Chat(context.Background(), llm.Request{Messages: []membench.Message{{Role: "user", Content: fmt.Sprint("q", i)}}})
 			if err != nil {
 				errs <- err
 			}
@@ -72,7 +73,7 @@ func TestHTTPClientKeepsConnectionsForTheBudget(t *testing.T) {
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					if _, err := m.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: fmt.Sprint(b, i)}}}); err != nil {
+					if _, err := m.Chat(context.Background(), llm.Request{Messages: []membench.Message{{Role: "user", Content: fmt.Sprint(b, i)}}}); err != nil {
 						t.Error(err)
 					}
 				}(i)
@@ -99,11 +100,11 @@ func TestLimiterWaitHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go m.Chat(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: "slow"}}})
+	go m.Chat(context.Background(), llm.Request{Messages: []membench.Message{{Role: "user", Content: "slow"}}})
 	time.Sleep(50 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, err := m.Chat(ctx, llm.Request{Messages: []llm.Message{{Role: "user", Content: "waits"}}}); err == nil {
+	if _, err := m.Chat(ctx, llm.Request{Messages: []membench.Message{{Role: "user", Content: "waits"}}}); err == nil {
 		t.Fatal("a request waiting for the only slot did not give up with its context")
 	}
 	if n := srv.Count("/v1/chat/completions"); n != 1 {

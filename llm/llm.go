@@ -7,45 +7,25 @@ import (
 	"context"
 	"errors"
 
-	"github.com/membench/membench/runlog"
-)
-
-// The types a run records of its model use are the run log's schema
-// (runlog); the model layer speaks them under its own names.
-type (
-	// Message is one chat message in the OpenAI sense.
-	Message = runlog.Message
-	// Stage tags a request for metering: where in the pipeline it was made.
-	Stage = runlog.Stage
-	// Usage is what one call cost.
-	Usage = runlog.Usage
-	// ModelID identifies a configured model (backend, model, base URL).
-	ModelID = runlog.ModelID
-)
-
-const (
-	StageBuild    = runlog.StageBuild
-	StageRetrieve = runlog.StageRetrieve
-	StageAnswer   = runlog.StageAnswer
-	StageJudge    = runlog.StageJudge
+	"github.com/membench/membench"
 )
 
 // Request is one chat completion. Task names the job ("answer", "judge",
 // "structmem.extract_fact", ...) so the offline backend can answer it from
 // Inputs with a heuristic; the OpenAI backend only sends Messages.
 type Request struct {
-	Task        string    `json:"task"`
-	Messages    []Message `json:"messages"`
-	Temperature float64   `json:"temperature"`
-	MaxTokens   int       `json:"max_tokens,omitempty"`
-	JSON        bool      `json:"json,omitempty"` // ask for a JSON object response
-	Seed        *int      `json:"seed,omitempty"`
+	Task        string             `json:"task"`
+	Messages    []membench.Message `json:"messages"`
+	Temperature float64            `json:"temperature"`
+	MaxTokens   int                `json:"max_tokens,omitempty"`
+	JSON        bool               `json:"json,omitempty"` // ask for a JSON object response
+	Seed        *int               `json:"seed,omitempty"`
 	// Inputs carries the structured data the prompt was rendered from. It is
 	// never sent and never part of the cache key (Messages already render it).
 	Inputs any `json:"-"`
 	// Stage and Label are metering tags; they do not change the output.
-	Stage Stage  `json:"-"`
-	Label string `json:"-"` // finer tag, e.g. "extract_fact", "consolidate"
+	Stage membench.Stage `json:"-"`
+	Label string         `json:"-"` // finer tag, e.g. "extract_fact", "consolidate"
 	// Fresh skips the cache read: the caller re-asks because the cached or
 	// previous reply was unusable. A usable reply is still stored.
 	Fresh bool `json:"-"`
@@ -57,26 +37,26 @@ type Request struct {
 
 // Response is a chat completion's result.
 type Response struct {
-	Text   string `json:"text"`
-	Usage  Usage  `json:"usage"`
-	Cached bool   `json:"cached,omitempty"`
+	Text   string         `json:"text"`
+	Usage  membench.Usage `json:"usage"`
+	Cached bool           `json:"cached,omitempty"`
 }
 
 // DecideRequest asks for a probability over fixed choices (e.g. "yes","no"),
 // read from the first generated token's logprobs, never parsed from text.
 type DecideRequest struct {
-	Task     string    `json:"task"`
-	Messages []Message `json:"messages"`
-	Choices  []string  `json:"choices"`
-	Inputs   any       `json:"-"`
-	Stage    Stage     `json:"-"`
-	Label    string    `json:"-"`
+	Task     string             `json:"task"`
+	Messages []membench.Message `json:"messages"`
+	Choices  []string           `json:"choices"`
+	Inputs   any                `json:"-"`
+	Stage    membench.Stage     `json:"-"`
+	Label    string             `json:"-"`
 }
 
 // DecideResponse holds the renormalised probability of each choice.
 type DecideResponse struct {
 	Probs  map[string]float64 `json:"probs"`
-	Usage  Usage              `json:"usage"`
+	Usage  membench.Usage     `json:"usage"`
 	Cached bool               `json:"cached,omitempty"`
 }
 
@@ -86,7 +66,7 @@ type Model interface {
 	Decide(ctx context.Context, req DecideRequest) (DecideResponse, error)
 	// ID names the model for manifests and cache keys: backend, model name
 	// and base URL, never a key.
-	ID() ModelID
+	ID() membench.ModelID
 }
 
 // Embedder turns texts into unit vectors.

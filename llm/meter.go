@@ -8,16 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/tokens"
-	"github.com/membench/membench/runlog"
 )
-
-// Tally is the usage of one (role, stage, label, model) bucket, as
-// build and cost records hold it (runlog.Tally).
-type Tally = runlog.Tally
-
-// ModelName is how tallies name a model: "backend:model".
-func ModelName(id ModelID) string { return runlog.ModelName(id) }
 
 // Meter counts calls, tokens and seconds by role, stage and label. One meter
 // may be shared by many metered models; it is safe for concurrent use.
@@ -27,7 +20,7 @@ type Meter struct {
 	// question's one or two, a run's one per model task), which a scan
 	// finds as soon as a map would; the harness makes three meters per
 	// question, and their maps were a KB of its allocation.
-	t []*Tally
+	t []*membench.Tally
 }
 
 // NewMeter returns an empty meter.
@@ -35,18 +28,18 @@ func NewMeter() *Meter { return &Meter{} }
 
 // tally returns the tally for role, stage, label and model, made on
 // first use; the caller holds m.mu.
-func (m *Meter) tally(role string, stage Stage, label, model string) *Tally {
+func (m *Meter) tally(role string, stage membench.Stage, label, model string) *membench.Tally {
 	for _, t := range m.t {
 		if t.Role == role && t.Stage == stage && t.Label == label && t.Model == model {
 			return t
 		}
 	}
-	t := &Tally{Role: role, Stage: stage, Label: label, Model: model}
+	t := &membench.Tally{Role: role, Stage: stage, Label: label, Model: model}
 	m.t = append(m.t, t)
 	return t
 }
 
-func (m *Meter) add(role string, stage Stage, label, model string, u Usage, cached bool, d time.Duration) {
+func (m *Meter) add(role string, stage membench.Stage, label, model string, u membench.Usage, cached bool, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.tally(role, stage, label, model)
@@ -62,7 +55,7 @@ func (m *Meter) add(role string, stage Stage, label, model string, u Usage, cach
 
 // AddEmbedding records embedding work (calls = texts embedded) by the
 // embedding model named model ("backend:model", "" when not known).
-func (m *Meter) AddEmbedding(role string, stage Stage, model string, texts, inputTokens int, d time.Duration) {
+func (m *Meter) AddEmbedding(role string, stage membench.Stage, model string, texts, inputTokens int, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.tally(role, stage, "embedding", model)
@@ -72,14 +65,14 @@ func (m *Meter) AddEmbedding(role string, stage Stage, model string, texts, inpu
 }
 
 // Snapshot returns all tallies, sorted by stage, role, label and model.
-func (m *Meter) Snapshot() []Tally {
+func (m *Meter) Snapshot() []membench.Tally {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Tally, len(m.t))
+	out := make([]membench.Tally, len(m.t))
 	for i, t := range m.t {
 		out[i] = *t
 	}
-	slices.SortFunc(out, func(a, b Tally) int {
+	slices.SortFunc(out, func(a, b membench.Tally) int {
 		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Role, b.Role), cmp.Compare(a.Label, b.Label), cmp.Compare(a.Model, b.Model))
 	})
 	return out
@@ -87,8 +80,8 @@ func (m *Meter) Snapshot() []Tally {
 
 // Total sums the tallies of one stage ("" for all stages); embedding
 // tallies are left out of LLM call counts.
-func (m *Meter) Total(stage Stage) Tally {
-	var sum Tally
+func (m *Meter) Total(stage membench.Stage) membench.Tally {
+	var sum membench.Tally
 	sum.Stage = stage
 	for _, t := range m.Snapshot() {
 		if (stage != "" && t.Stage != stage) || t.Label == "embedding" {
@@ -105,7 +98,7 @@ func (m *Meter) Total(stage Stage) Tally {
 }
 
 // TotalTokens is input+output LLM tokens of a stage, for cumulative curves.
-func (m *Meter) TotalTokens(stage Stage) int {
+func (m *Meter) TotalTokens(stage membench.Stage) int {
 	t := m.Total(stage)
 	return t.InputTokens + t.OutputTokens
 }
@@ -123,13 +116,13 @@ func WithMeter(m Model, meter *Meter, role string) Model {
 	return &Metered{Inner: m, Meter: meter, Role: role}
 }
 
-func (w *Metered) ID() ModelID { return w.Inner.ID() }
+func (w *Metered) ID() membench.ModelID { return w.Inner.ID() }
 
 func (w *Metered) Chat(ctx context.Context, req Request) (Response, error) {
 	start := time.Now()
 	r, err := w.Inner.Chat(ctx, req)
 	if err == nil {
-		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, ModelName(w.Inner.ID()), r.Usage, r.Cached, time.Since(start))
+		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, membench.ModelName(w.Inner.ID()), r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
 }
@@ -138,7 +131,7 @@ func (w *Metered) Decide(ctx context.Context, req DecideRequest) (DecideResponse
 	start := time.Now()
 	r, err := w.Inner.Decide(ctx, req)
 	if err == nil {
-		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, ModelName(w.Inner.ID()), r.Usage, r.Cached, time.Since(start))
+		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, membench.ModelName(w.Inner.ID()), r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
 }
@@ -149,11 +142,11 @@ type MeteredEmbedder struct {
 	Inner Embedder
 	Meter *Meter
 	Role  string
-	Stage Stage
+	Stage membench.Stage
 }
 
 // WithEmbedMeter wraps e so its work is counted in meter.
-func WithEmbedMeter(e Embedder, meter *Meter, role string, stage Stage) Embedder {
+func WithEmbedMeter(e Embedder, meter *Meter, role string, stage membench.Stage) Embedder {
 	return &MeteredEmbedder{Inner: e, Meter: meter, Role: role, Stage: stage}
 }
 
@@ -210,21 +203,21 @@ func meterFor(ctx context.Context, def *Meter) *Meter {
 
 // Minus returns the tallies of now less those of before (same role, stage,
 // label and model), leaving out empty ones: the usage between two snapshots.
-func Minus(now, before []Tally) []Tally {
+func Minus(now, before []membench.Tally) []membench.Tally {
 	type tallyKey struct {
 		role  string
-		stage Stage
+		stage membench.Stage
 		label string
 		model string
 	}
-	prev := map[tallyKey]Tally{}
+	prev := map[tallyKey]membench.Tally{}
 	for _, t := range before {
 		prev[tallyKey{t.Role, t.Stage, t.Label, t.Model}] = t
 	}
-	var out []Tally
+	var out []membench.Tally
 	for _, t := range now {
 		p := prev[tallyKey{t.Role, t.Stage, t.Label, t.Model}]
-		d := Tally{Role: t.Role, Stage: t.Stage, Label: t.Label, Model: t.Model, Calls: t.Calls - p.Calls, CachedCalls: t.CachedCalls - p.CachedCalls,
+		d := membench.Tally{Role: t.Role, Stage: t.Stage, Label: t.Label, Model: t.Model, Calls: t.Calls - p.Calls, CachedCalls: t.CachedCalls - p.CachedCalls,
 			InputTokens: t.InputTokens - p.InputTokens, OutputTokens: t.OutputTokens - p.OutputTokens,
 			CachedInputTokens: t.CachedInputTokens - p.CachedInputTokens, Seconds: t.Seconds - p.Seconds}
 		if d.Calls != 0 || d.InputTokens != 0 || d.OutputTokens != 0 {

@@ -6,17 +6,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/tokens"
 )
 
 // fakeModel returns fixed usage, optionally cached or failing.
 type fakeModel struct {
-	usage  Usage
+	usage  membench.Usage
 	cached bool
 	err    error
 }
 
-func (f *fakeModel) ID() ModelID { return ModelID{Backend: "fake", Model: "m"} }
+func (f *fakeModel) ID() membench.ModelID { return membench.ModelID{Backend: "fake", Model: "m"} }
 func (f *fakeModel) Chat(ctx context.Context, req Request) (Response, error) {
 	if f.err != nil {
 		return Response{}, f.err
@@ -44,53 +45,53 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
-func find(m *Meter, role string, stage Stage, label string) (Tally, bool) {
+func find(m *Meter, role string, stage membench.Stage, label string) (membench.Tally, bool) {
 	for _, t := range m.Snapshot() {
 		if t.Role == role && t.Stage == stage && t.Label == label {
 			return t, true
 		}
 	}
-	return Tally{}, false
+	return membench.Tally{}, false
 }
 
 func TestMeterTalliesByRoleStageLabel(t *testing.T) {
 	ctx := context.Background()
 	m := NewMeter()
-	build := WithMeter(&fakeModel{usage: Usage{InputTokens: 10, OutputTokens: 2}}, m, "build")
-	judge := WithMeter(&fakeModel{usage: Usage{InputTokens: 7, OutputTokens: 1}, cached: true}, m, "judge:x")
+	build := WithMeter(&fakeModel{usage: membench.Usage{InputTokens: 10, OutputTokens: 2}}, m, "build")
+	judge := WithMeter(&fakeModel{usage: membench.Usage{InputTokens: 7, OutputTokens: 1}, cached: true}, m, "judge:x")
 
 	for i := 0; i < 3; i++ {
-		if _, err := build.Chat(ctx, Request{Stage: StageBuild, Label: "extract"}); err != nil {
+		if _, err := build.Chat(ctx, Request{Stage: membench.StageBuild, Label: "extract"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	build.Chat(ctx, Request{Stage: StageBuild, Label: "update"})
-	build.Decide(ctx, DecideRequest{Stage: StageRetrieve, Label: "select"})
-	judge.Chat(ctx, Request{Stage: StageJudge})
-	judge.Chat(ctx, Request{Stage: StageJudge})
+	build.Chat(ctx, Request{Stage: membench.StageBuild, Label: "update"})
+	build.Decide(ctx, DecideRequest{Stage: membench.StageRetrieve, Label: "select"})
+	judge.Chat(ctx, Request{Stage: membench.StageJudge})
+	judge.Chat(ctx, Request{Stage: membench.StageJudge})
 
-	if got, _ := find(m, "build", StageBuild, "extract"); got.Calls != 3 || got.InputTokens != 30 || got.OutputTokens != 6 || got.CachedCalls != 0 {
+	if got, _ := find(m, "build", membench.StageBuild, "extract"); got.Calls != 3 || got.InputTokens != 30 || got.OutputTokens != 6 || got.CachedCalls != 0 {
 		t.Errorf("build/extract = %+v", got)
 	}
-	if got, _ := find(m, "build", StageBuild, "update"); got.Calls != 1 || got.InputTokens != 10 {
+	if got, _ := find(m, "build", membench.StageBuild, "update"); got.Calls != 1 || got.InputTokens != 10 {
 		t.Errorf("build/update = %+v", got)
 	}
-	if got, _ := find(m, "build", StageRetrieve, "select"); got.Calls != 1 || got.OutputTokens != 2 {
+	if got, _ := find(m, "build", membench.StageRetrieve, "select"); got.Calls != 1 || got.OutputTokens != 2 {
 		t.Errorf("decide = %+v", got)
 	}
-	if got, _ := find(m, "judge:x", StageJudge, ""); got.Calls != 2 || got.CachedCalls != 2 || got.InputTokens != 14 {
+	if got, _ := find(m, "judge:x", membench.StageJudge, ""); got.Calls != 2 || got.CachedCalls != 2 || got.InputTokens != 14 {
 		t.Errorf("judge = %+v", got)
 	}
 	if n := len(m.Snapshot()); n != 4 {
 		t.Errorf("Snapshot has %d tallies, want 4", n)
 	}
-	if b := m.Total(StageBuild); b.Calls != 4 || b.InputTokens != 40 || b.OutputTokens != 8 || b.Stage != StageBuild {
+	if b := m.Total(membench.StageBuild); b.Calls != 4 || b.InputTokens != 40 || b.OutputTokens != 8 || b.Stage != membench.StageBuild {
 		t.Errorf("Total(build) = %+v", b)
 	}
 	if all := m.Total(""); all.Calls != 7 || all.CachedCalls != 2 || all.InputTokens != 64 || all.OutputTokens != 12 {
 		t.Errorf("Total(all) = %+v", all)
 	}
-	if got := m.TotalTokens(StageJudge); got != 16 {
+	if got := m.TotalTokens(membench.StageJudge); got != 16 {
 		t.Errorf("TotalTokens(judge) = %d, want 16", got)
 	}
 	// Snapshot is sorted by stage, then role, then label.
@@ -107,17 +108,17 @@ func TestWithMeterRecordsOnlySuccess(t *testing.T) {
 	ctx := context.Background()
 	m := NewMeter()
 	boom := errors.New("boom")
-	w := WithMeter(&fakeModel{usage: Usage{InputTokens: 5}, err: boom}, m, "answer")
-	if _, err := w.Chat(ctx, Request{Stage: StageAnswer}); !errors.Is(err, boom) {
+	w := WithMeter(&fakeModel{usage: membench.Usage{InputTokens: 5}, err: boom}, m, "answer")
+	if _, err := w.Chat(ctx, Request{Stage: membench.StageAnswer}); !errors.Is(err, boom) {
 		t.Fatalf("Chat err = %v, want the inner error", err)
 	}
-	if _, err := w.Decide(ctx, DecideRequest{Stage: StageAnswer}); !errors.Is(err, boom) {
+	if _, err := w.Decide(ctx, DecideRequest{Stage: membench.StageAnswer}); !errors.Is(err, boom) {
 		t.Fatalf("Decide err = %v", err)
 	}
 	if s := m.Snapshot(); len(s) != 0 {
 		t.Fatalf("failed calls were metered: %+v", s)
 	}
-	if w.ID() != (ModelID{Backend: "fake", Model: "m"}) {
+	if w.ID() != (membench.ModelID{Backend: "fake", Model: "m"}) {
 		t.Fatalf("ID not passed through: %+v", w.ID())
 	}
 }
@@ -126,7 +127,7 @@ func TestMeteredEmbedderAndTotalExcludesIt(t *testing.T) {
 	ctx := context.Background()
 	m := NewMeter()
 	texts := []string{"hello world", "Caroline went hiking in May.", ""}
-	e := WithEmbedMeter(&fakeEmbedder{}, m, "build", StageBuild)
+	e := WithEmbedMeter(&fakeEmbedder{}, m, "build", membench.StageBuild)
 	if e.Name() != "fake-embed" {
 		t.Fatalf("Name = %q", e.Name())
 	}
@@ -137,36 +138,36 @@ func TestMeteredEmbedderAndTotalExcludesIt(t *testing.T) {
 	for _, s := range texts {
 		want += tokens.Count(s)
 	}
-	got, ok := find(m, "build", StageBuild, "embedding")
+	got, ok := find(m, "build", membench.StageBuild, "embedding")
 	if !ok || got.Calls != 3 || got.InputTokens != want || got.OutputTokens != 0 {
 		t.Fatalf("embedding tally = %+v (found %v), want 3 texts, %d tokens", got, ok, want)
 	}
 	// A failed embedding records nothing.
-	bad := WithEmbedMeter(&fakeEmbedder{err: errors.New("down")}, m, "build", StageBuild)
+	bad := WithEmbedMeter(&fakeEmbedder{err: errors.New("down")}, m, "build", membench.StageBuild)
 	if _, err := bad.Embed(ctx, texts); err == nil {
 		t.Fatal("inner error swallowed")
 	}
-	if again, _ := find(m, "build", StageBuild, "embedding"); again.Calls != 3 {
+	if again, _ := find(m, "build", membench.StageBuild, "embedding"); again.Calls != 3 {
 		t.Fatalf("failed embed was counted: %+v", again)
 	}
 
-	WithMeter(&fakeModel{usage: Usage{InputTokens: 4, OutputTokens: 1}}, m, "build").Chat(ctx, Request{Stage: StageBuild, Label: "extract"})
-	if tot := m.Total(StageBuild); tot.Calls != 1 || tot.InputTokens != 4 {
+	WithMeter(&fakeModel{usage: membench.Usage{InputTokens: 4, OutputTokens: 1}}, m, "build").Chat(ctx, Request{Stage: membench.StageBuild, Label: "extract"})
+	if tot := m.Total(membench.StageBuild); tot.Calls != 1 || tot.InputTokens != 4 {
 		t.Fatalf("Total(build) = %+v, want embedding left out", tot)
 	}
 	if tot := m.Total(""); tot.Calls != 1 || tot.InputTokens != 4 {
 		t.Fatalf("Total(all) = %+v, want embedding left out", tot)
 	}
-	if m.TotalTokens(StageBuild) != 5 {
-		t.Fatalf("TotalTokens(build) = %d", m.TotalTokens(StageBuild))
+	if m.TotalTokens(membench.StageBuild) != 5 {
+		t.Fatalf("TotalTokens(build) = %d", m.TotalTokens(membench.StageBuild))
 	}
 }
 
 func TestMeterConcurrent(t *testing.T) {
 	ctx := context.Background()
 	m := NewMeter()
-	w := WithMeter(&fakeModel{usage: Usage{InputTokens: 3, OutputTokens: 1}}, m, "build")
-	e := WithEmbedMeter(&fakeEmbedder{}, m, "build", StageBuild)
+	w := WithMeter(&fakeModel{usage: membench.Usage{InputTokens: 3, OutputTokens: 1}}, m, "build")
+	e := WithEmbedMeter(&fakeEmbedder{}, m, "build", membench.StageBuild)
 	var wg sync.WaitGroup
 	const G, N = 8, 100
 	for g := 0; g < G; g++ {
@@ -175,7 +176,7 @@ func TestMeterConcurrent(t *testing.T) {
 			defer wg.Done()
 			label := []string{"a", "b"}[g%2]
 			for i := 0; i < N; i++ {
-				w.Chat(ctx, Request{Stage: StageBuild, Label: label})
+				w.Chat(ctx, Request{Stage: membench.StageBuild, Label: label})
 				e.Embed(ctx, []string{"x"})
 				_ = m.Snapshot()
 				_ = m.Total("")
@@ -183,20 +184,20 @@ func TestMeterConcurrent(t *testing.T) {
 		}(g)
 	}
 	wg.Wait()
-	tot := m.Total(StageBuild)
+	tot := m.Total(membench.StageBuild)
 	if tot.Calls != G*N || tot.InputTokens != 3*G*N || tot.OutputTokens != G*N {
 		t.Fatalf("Total after concurrent use = %+v, want %d calls", tot, G*N)
 	}
-	if emb, _ := find(m, "build", StageBuild, "embedding"); emb.Calls != G*N {
+	if emb, _ := find(m, "build", membench.StageBuild, "embedding"); emb.Calls != G*N {
 		t.Fatalf("embedding calls = %d, want %d", emb.Calls, G*N)
 	}
 }
 
 func TestAddCallsEntersTotals(t *testing.T) {
 	m := NewMeter()
-	m.AddCalls("service", StageBuild, "ingest", 2, Usage{InputTokens: 900, OutputTokens: 120}, 0)
-	m.AddCalls("service", StageBuild, "ingest", 0, Usage{}, 0)
-	if got := m.Total(StageBuild); got.Calls != 2 || got.InputTokens != 900 || got.OutputTokens != 120 {
+	m.AddCalls("service", membench.StageBuild, "ingest", 2, membench.Usage{InputTokens: 900, OutputTokens: 120}, 0)
+	m.AddCalls("service", membench.StageBuild, "ingest", 0, membench.Usage{}, 0)
+	if got := m.Total(membench.StageBuild); got.Calls != 2 || got.InputTokens != 900 || got.OutputTokens != 120 {
 		t.Fatalf("total %+v", got)
 	}
 }
@@ -228,7 +229,7 @@ func (sparseEmb) EmbedSparse(ctx context.Context, texts []string) ([]SparseVecto
 func TestSparseThroughMeters(t *testing.T) {
 	outer, inner := NewMeter(), NewMeter()
 	wrap := func(e Embedder) Embedder {
-		return WithEmbedMeter(WithEmbedMeter(e, inner, "retrieval", StageBuild), outer, "retrieval", StageBuild)
+		return WithEmbedMeter(WithEmbedMeter(e, inner, "retrieval", membench.StageBuild), outer, "retrieval", membench.StageBuild)
 	}
 	if s := Sparse(wrap(denseEmb{})); s != nil {
 		t.Fatalf("Sparse of a dense embedder behind two meters = %T, want nil", s)

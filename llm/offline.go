@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/tokens"
 )
 
@@ -69,7 +70,7 @@ type Offline struct{ Name string }
 // NewOffline returns the offline backend; name defaults to "offline-heuristic".
 func NewOffline() *Offline { return &Offline{Name: "offline-heuristic"} }
 
-func (o *Offline) ID() ModelID { return ModelID{Backend: "offline", Model: o.Name} }
+func (o *Offline) ID() membench.ModelID { return membench.ModelID{Backend: "offline", Model: o.Name} }
 
 func (o *Offline) Chat(ctx context.Context, req Request) (Response, error) {
 	if err := ctx.Err(); err != nil {
@@ -85,7 +86,7 @@ func (o *Offline) Chat(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("offline backend, task %s: %w", req.Task, err)
 	}
-	return Response{Text: text, Usage: Usage{InputTokens: PromptTokens(req.Messages), OutputTokens: tokens.Count(text)}}, nil
+	return Response{Text: text, Usage: membench.Usage{InputTokens: PromptTokens(req.Messages), OutputTokens: tokens.Count(text)}}, nil
 }
 
 func (o *Offline) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
@@ -103,11 +104,11 @@ func (o *Offline) Decide(ctx context.Context, req DecideRequest) (DecideResponse
 		return DecideResponse{}, fmt.Errorf("offline backend, task %s: %w", req.Task, err)
 	}
 	// A decision is one generated token.
-	return DecideResponse{Probs: p, Usage: Usage{InputTokens: PromptTokens(req.Messages), OutputTokens: 1}}, nil
+	return DecideResponse{Probs: p, Usage: membench.Usage{InputTokens: PromptTokens(req.Messages), OutputTokens: 1}}, nil
 }
 
 // PromptTokens counts a chat prompt with the program's one token counter.
-func PromptTokens(msgs []Message) int {
+func PromptTokens(msgs []membench.Message) int {
 	cs := make([]string, len(msgs))
 	for i, m := range msgs {
 		cs[i] = m.Content

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/tokens"
 )
 
@@ -62,7 +63,7 @@ func TestOfflineTokenCounts(t *testing.T) {
 	registerDecide(t, "ztest.yesno", func(req DecideRequest) (map[string]float64, error) {
 		return map[string]float64{"yes": 0.25, "no": 0.75}, nil
 	})
-	msgs := []Message{
+	msgs := []membench.Message{
 		{Role: "system", Content: "You answer questions about a conversation."},
 		{Role: "user", Content: "Where did Caroline go on 7 May 2023?"},
 	}

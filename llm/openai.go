@@ -15,6 +15,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/tokens"
 )
 
@@ -91,16 +92,16 @@ func isOpenAIHost(host string) bool {
 	return h == "api.openai.com" || strings.HasSuffix(h, ".openai.com")
 }
 
-func (o *OpenAI) ID() ModelID {
+func (o *OpenAI) ID() membench.ModelID {
 	// Redacted: the id goes into manifests and cache keys; a password is
 	// not part of which model answered.
-	return ModelID{Backend: "openai", Model: o.cfg.Model, BaseURL: o.shown}
+	return membench.ModelID{Backend: "openai", Model: o.cfg.Model, BaseURL: o.shown}
 }
 
 // Name identifies the embedder: "openai:<embedding model>@<base url>".
 func (o *OpenAI) Name() string { return "openai:" + o.cfg.EmbeddingModel + "@" + o.shown }
 
-func toWire(msgs []Message) []openai.ChatCompletionMessage {
+func toWire(msgs []membench.Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {
 		out[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
@@ -159,11 +160,11 @@ func (o *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 
 // usage takes the server's counts, falling back to our token counter when a
 // server leaves usage out.
-func (o *OpenAI) usage(u openai.Usage, msgs []Message, text string) Usage {
+func (o *OpenAI) usage(u openai.Usage, msgs []membench.Message, text string) membench.Usage {
 	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
-		return Usage{InputTokens: PromptTokens(msgs), OutputTokens: tokens.Count(text)}
+		return membench.Usage{InputTokens: PromptTokens(msgs), OutputTokens: tokens.Count(text)}
 	}
-	out := Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	out := membench.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 	if u.PromptTokensDetails != nil {
 		// A server reporting more cached than prompt tokens is wrong; the
 		// cached count never exceeds what was sent.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkChatClient(b *testing.B) {
 		ctxLines = append(ctxLines, fmt.Sprintf("[2023-05-08 13:%02d] Caroline: I went to the LGBTQ support group yesterday and it was so powerful, thanks for asking (%d).", i, i))
 	}
 	prompt := "Memories:\n" + strings.Join(ctxLines, "\n") + "\n\nQuestion: When did Caroline go to the LGBTQ support group?\nAnswer in a short phrase."
-	req := Request{Messages: []Message{{Role: "system", Content: "You answer questions about a long conversation from retrieved memories."}, {Role: "user", Content: prompt + prompt}}, MaxTokens: 64}
+	req := Request{Messages: []membench.Message{{Role: "system", Content: "You answer questions about a long conversation from retrieved memories."}, {Role: "user", Content: prompt + prompt}}, MaxTokens: 64}
 	send := func(n int) {
 		work := make(chan struct{}, n)
 		for range n {

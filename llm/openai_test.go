@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/tokens"
 
 	"github.com/membench/membench/llm/llmtest"
@@ -26,8 +27,8 @@ func newTestOpenAI(t *testing.T, srv *llmtest.Server) *OpenAI {
 	return o
 }
 
-func msgs(user string) []Message {
-	return []Message{{Role: "system", Content: "You answer briefly."}, {Role: "user", Content: user}}
+func msgs(user string) []membench.Message {
+	return []membench.Message{{Role: "system", Content: "You answer briefly."}, {Role: "user", Content: user}}
 }
 
 func TestOpenAIChatRoundTrip(t *testing.T) {
@@ -39,11 +40,11 @@ func TestOpenAIChatRoundTrip(t *testing.T) {
 	o := newTestOpenAI(t, srv)
 	seed := 7
 	resp, err := o.Chat(context.Background(), Request{Task: "answer", Messages: msgs("capital of France?"),
-		Temperature: 0, MaxTokens: 64, JSON: true, Seed: &seed, Stage: StageAnswer, Label: "x"})
+		Temperature: 0, MaxTokens: 64, JSON: true, Seed: &seed, Stage: membench.StageAnswer, Label: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Text != `{"answer":"Paris"}` || resp.Usage != (Usage{InputTokens: 42, OutputTokens: 7}) || resp.Cached {
+	if resp.Text != `{"answer":"Paris"}` || resp.Usage != (membench.Usage{InputTokens: 42, OutputTokens: 7}) || resp.Cached {
 		t.Fatalf("response = %+v", resp)
 	}
 	if got.Model != "gpt-4o-mini" || len(got.Messages) != 2 || got.Messages[1].Content != "capital of France?" || got.Messages[0].Role != "system" {
@@ -85,7 +86,7 @@ func TestOpenAIChatTemperatureAndUsageFallback(t *testing.T) {
 	if temp == nil || math.Abs(*temp-0.7) > 1e-6 {
 		t.Fatalf("temperature sent = %v", temp)
 	}
-	want := Usage{InputTokens: PromptTokens(req.Messages), OutputTokens: 3}
+	want := membench.Usage{InputTokens: PromptTokens(req.Messages), OutputTokens: 3}
 	if resp.Usage != want {
 		t.Fatalf("fallback usage = %+v, want %+v", resp.Usage, want)
 	}

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 
+	"github.com/membench/membench"
 	"golang.org/x/time/rate"
 )
 
@@ -36,7 +37,7 @@ func WithRateLimit(m Model, rpm, tpm int) Model {
 	return r
 }
 
-func (r *RateLimited) ID() ModelID { return r.Inner.ID() }
+func (r *RateLimited) ID() membench.ModelID { return r.Inner.ID() }
 
 func (r *RateLimited) wait(ctx context.Context, est int) error {
 	if r.req != nil {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/membench/membench"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -56,7 +57,7 @@ func WithRetry(m Model, p RetryPolicy) Model {
 	return &Retrying{Inner: m, Policy: p, sleep: sleepCtx}
 }
 
-func (r *Retrying) ID() ModelID { return r.Inner.ID() }
+func (r *Retrying) ID() membench.ModelID { return r.Inner.ID() }
 
 func (r *Retrying) Chat(ctx context.Context, req Request) (Response, error) {
 	return retry(ctx, r, func() (Response, error) { return r.Inner.Chat(ctx, req) })

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/membench/membench"
 )
 
 // The pieces below let HTTP services that are not models (the memory-service
@@ -32,7 +34,7 @@ func StatusError(op string, status int, retryAfterHeader, msg string) *HTTPError
 // AddCalls records work a service reported about itself (calls and tokens
 // spent inside it) under role, stage and label, so it enters the same
 // build and retrieve totals as membench's own model calls.
-func (m *Meter) AddCalls(role string, stage Stage, label string, calls int, u Usage, d time.Duration) {
+func (m *Meter) AddCalls(role string, stage membench.Stage, label string, calls int, u membench.Usage, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.tally(role, stage, label, "")

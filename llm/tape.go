@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/membench/membench"
 )
 
 // A Tape holds every reply a run's paid models and its embedder gave,
@@ -40,7 +42,7 @@ type TapeEntry struct {
 	Text   string             `json:"text,omitempty"`
 	Probs  map[string]float64 `json:"probs,omitempty"`
 	Vector Vector             `json:"vector,omitempty"`
-	Usage  Usage              `json:"usage"`
+	Usage  membench.Usage     `json:"usage"`
 }
 
 // NewRecorder records replies through write; have holds entries recorded
@@ -122,12 +124,12 @@ func (t *Tape) put(e TapeEntry) error {
 	return t.write(e)
 }
 
-func tapeChatKey(id ModelID, req Request) string {
-	return chatKey(ModelID{Backend: id.Backend, Model: id.Model}, req)
+func tapeChatKey(id membench.ModelID, req Request) string {
+	return chatKey(membench.ModelID{Backend: id.Backend, Model: id.Model}, req)
 }
 
-func tapeDecideKey(id ModelID, req DecideRequest) string {
-	return decideKey(ModelID{Backend: id.Backend, Model: id.Model}, req)
+func tapeDecideKey(id membench.ModelID, req DecideRequest) string {
+	return decideKey(membench.ModelID{Backend: id.Backend, Model: id.Model}, req)
 }
 
 // tapeEmbedKey keys one text of an embedder; "openai:m@url" is keyed as
@@ -158,7 +160,7 @@ type taped struct {
 	tape  *Tape
 }
 
-func (w *taped) ID() ModelID { return w.inner.ID() }
+func (w *taped) ID() membench.ModelID { return w.inner.ID() }
 
 func (w *taped) Chat(ctx context.Context, req Request) (Response, error) {
 	r, err := w.inner.Chat(ctx, req)
@@ -182,17 +184,17 @@ func (w *taped) Decide(ctx context.Context, req DecideRequest) (DecideResponse, 
 // to fallback (counted in Fresh) or, with none, is a *MissingError.
 // Replies are not marked cached: a replay reproduces the recorded run's
 // records and costs, and its manifest says it was replayed.
-func (t *Tape) Play(id ModelID, fallback Model) Model {
+func (t *Tape) Play(id membench.ModelID, fallback Model) Model {
 	return &played{id: id, tape: t, fallback: fallback}
 }
 
 type played struct {
-	id       ModelID
+	id       membench.ModelID
 	tape     *Tape
 	fallback Model
 }
 
-func (p *played) ID() ModelID { return p.id }
+func (p *played) ID() membench.ModelID { return p.id }
 
 func (p *played) Chat(ctx context.Context, req Request) (Response, error) {
 	key := tapeChatKey(p.id, req)

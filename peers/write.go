@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
@@ -117,7 +118,7 @@ func WriteRun(dir string, info RunInfo, ms []Matched, rep MatchReport) error {
 		if model != "" {
 			model = backendOf(info.BaseURL) + ":" + model
 		}
-		files[runlog.CostsFile] = []any{runlog.CostRecord{System: system, Tallies: []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Label: "imported", Model: model,
+		files[runlog.CostsFile] = []any{runlog.CostRecord{System: system, Tallies: []membench.Tally{{Role: "answer", Stage: membench.StageAnswer, Label: "imported", Model: model,
 			Calls: t.Calls, InputTokens: t.Input, OutputTokens: t.Output}}}}
 	}
 	for name, recs := range files {
@@ -127,21 +128,21 @@ func WriteRun(dir string, info RunInfo, ms []Matched, rep MatchReport) error {
 	}
 	man := runlog.Manifest{RunID: filepath.Base(dir), Dataset: dataset, DatasetSource: datasetSource, DatasetSHA256: info.DatasetSHA256, Questions: len(sorted),
 		Judges: []string{JudgeName}, Embedder: runlog.PeerEmbedder, Peer: true,
-		Config: runlog.Config{System: system, Dataset: dataset, Data: datasetSource, DataSHA256: info.DatasetSHA256}}
+		Config: membench.Config{System: system, Dataset: dataset, Data: datasetSource, DataSHA256: info.DatasetSHA256}}
 	if len(judg) == 0 {
 		man.Judges = nil
 	} else {
-		in := runlog.JudgeInfo{Name: JudgeName, Kind: JudgeName, Class: runlog.JudgeVerdict, AddedBy: "membench peers import"}
+		in := membench.JudgeInfo{Name: JudgeName, Kind: JudgeName, Class: membench.JudgeVerdict, AddedBy: "membench peers import"}
 		if info.JudgeModel != "" {
-			in.Model = &llm.ModelID{Backend: backendOf(info.BaseURL), Model: info.JudgeModel}
+			in.Model = &membench.ModelID{Backend: backendOf(info.BaseURL), Model: info.JudgeModel}
 		}
 		if len(info.Runs) > 1 {
 			in.Repeats = len(info.Runs)
 		}
-		man.JudgeSpecs = []runlog.JudgeInfo{in}
+		man.JudgeSpecs = []membench.JudgeInfo{in}
 	}
 	if info.AnswerModel != "" {
-		man.Models = map[string]llm.ModelID{"answer": {Backend: backendOf(info.BaseURL), Model: info.AnswerModel}}
+		man.Models = map[string]membench.ModelID{"answer": {Backend: backendOf(info.BaseURL), Model: info.AnswerModel}}
 	}
 	if s, err := datasets.Lookup(dataset); err == nil {
 		for _, g := range s.Groups {

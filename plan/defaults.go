@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/runlog"
 )
 
 // DefaultJudges are the judges a run gets when it names none: the model
@@ -25,7 +25,7 @@ func DefaultJudges(judgeModel string) []string {
 // default depends on what the judge model is, which only the model layer
 // can tell. A run's id hashes its judges, so anything that names a run's
 // folder from a config (Config.Dir) takes the defaults from here.
-func WithDefaults(cfg runlog.Config) runlog.Config {
+func WithDefaults(cfg membench.Config) membench.Config {
 	cfg = cfg.WithDefaults()
 	if len(cfg.Judges) == 0 {
 		cfg.Judges = DefaultJudges(cfg.JudgeModelSpec())

@@ -4,11 +4,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/systems"
 )
 
 // A run's id is the hash of what decides its outputs. Settings that can
@@ -23,7 +22,7 @@ import (
 // EmbedderChoice is the embedder the config asks for and where that came
 // from, for error messages: --embedder, else MEMBENCH_EMBEDDER, else
 // nothing (choose automatically).
-func EmbedderChoice(cfg runlog.Config) (mode, from string) {
+func EmbedderChoice(cfg membench.Config) (mode, from string) {
 	if cfg.Embedder != "" {
 		return cfg.Embedder, "--embedder " + cfg.Embedder
 	}
@@ -42,7 +41,7 @@ func RemoteEmbedder(e string) bool {
 // cfg.Embedder ("use-lite", "tfidf-hash-512", or the remote spec). A local
 // one is loaded here and handed to the engine with the plan; the note is
 // the warning of its choice (a fallback, the hashed embedder's limits).
-func resolveEmbedder(cfg runlog.Config) (runlog.Config, Embedder, error) {
+func resolveEmbedder(cfg membench.Config) (membench.Config, Embedder, error) {
 	mode, from := EmbedderChoice(cfg)
 	if RemoteEmbedder(mode) {
 		cfg.Embedder = mode
@@ -62,7 +61,7 @@ func resolveEmbedder(cfg runlog.Config) (runlog.Config, Embedder, error) {
 // positive integer moves into cfg.K (so both spellings give one run id),
 // and a --k that disagrees with it is refused. Any other value of k stays
 // an option, for the system to refuse by name.
-func resolveK(cfg runlog.Config) (runlog.Config, error) {
+func resolveK(cfg membench.Config) (membench.Config, error) {
 	v, ok := cfg.Options["k"]
 	if !ok {
 		return cfg, nil
@@ -74,7 +73,7 @@ func resolveK(cfg runlog.Config) (runlog.Config, error) {
 	if cfg.K > 0 && cfg.K != n {
 		return cfg, badinput.Errorf("--k %d and --opt k=%d disagree; they are one setting (the retrieval budget): give one of them", cfg.K, n)
 	}
-	opts := systems.Options{}
+	opts := membench.Options{}
 	for key, val := range cfg.Options {
 		if key != "k" {
 			opts[key] = val
@@ -89,7 +88,7 @@ func resolveK(cfg runlog.Config) (runlog.Config, error) {
 
 // resolveData records the dataset's content hash in the config, so the
 // run id does not depend on how the path was typed.
-func resolveData(cfg runlog.Config, ds *datasets.Dataset) runlog.Config {
+func resolveData(cfg membench.Config, ds *datasets.Dataset) membench.Config {
 	cfg.DataSHA256 = ds.SHA256
 	return cfg
 }

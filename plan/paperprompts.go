@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/prompts"
-	"github.com/membench/membench/runlog"
 )
 
 // PaperPromptsDoc is where a user reads how to bring a paper's prompt
@@ -15,12 +15,12 @@ import (
 const PaperPromptsDoc = "docs/prompts.md (Bringing the papers' prompt files)"
 
 // paperPrompts checks a paper config's prompts against its pins
-// (runlog.PaperPrompts). --judge-prompt goes to the pinned judges only,
+// (membench.PaperPrompts). --judge-prompt goes to the pinned judges only,
 // so the run's other judges keep their own prompts (our strict one beside
 // the authors'). A file whose sha256 is not the pinned one is refused
 // (bad input) unless AllowPromptMismatch; every other case is recorded
 // for the labels (nil: the config pins nothing).
-func paperPrompts(cfg runlog.Config) (runlog.Config, *runlog.PromptCheck, error) {
+func paperPrompts(cfg membench.Config) (membench.Config, *membench.PromptCheck, error) {
 	pp := cfg.PaperPrompts
 	if pp == nil {
 		return cfg, nil, nil
@@ -46,10 +46,10 @@ func paperPrompts(cfg runlog.Config) (runlog.Config, *runlog.PromptCheck, error)
 			cfg.Judges, cfg.JudgePrompt = js, ""
 		}
 	}
-	check := &runlog.PromptCheck{Paper: pp.Paper}
+	check := &membench.PromptCheck{Paper: pp.Paper}
 	var refused []string
-	add := func(v runlog.PromptVerdict, flag string) {
-		if v.Status == runlog.PromptsMismatch && !cfg.AllowPromptMismatch {
+	add := func(v membench.PromptVerdict, flag string) {
+		if v.Status == membench.PromptsMismatch && !cfg.AllowPromptMismatch {
 			refused = append(refused, fmt.Sprintf("%s %s: its sha256 %.12s… is not the %s of %s (sha256 %.12s…: %s)", flag, v.File, v.SHA256, v.Prompt+" prompt", pp.Paper, v.Pinned, v.Source))
 		}
 		check.Add(v)
@@ -75,7 +75,7 @@ func paperPrompts(cfg runlog.Config) (runlog.Config, *runlog.PromptCheck, error)
 		if !found {
 			// The paper's judge is not among the run's: its figures come
 			// from judges of membench's own.
-			check.Add(runlog.PromptVerdict{Prompt: what + " (not in this run)", Status: runlog.PromptsOwn, Pinned: pin.SHA256, Source: pin.File})
+			check.Add(membench.PromptVerdict{Prompt: what + " (not in this run)", Status: membench.PromptsOwn, Pinned: pin.SHA256, Source: pin.File})
 			continue
 		}
 		v, err := verdictFor(what, &pin, file)
@@ -86,15 +86,15 @@ func paperPrompts(cfg runlog.Config) (runlog.Config, *runlog.PromptCheck, error)
 	}
 	if len(refused) > 0 {
 		return cfg, nil, badinput.Errorf("%s; save the authors' text byte for byte as %s says (or give no file to run membench's own prompts, labelled as such), or pass --allow-prompt-mismatch to run it with every figure labelled %q",
-			strings.Join(refused, "; "), PaperPromptsDoc, runlog.MismatchPromptsLabel)
+			strings.Join(refused, "; "), PaperPromptsDoc, membench.MismatchPromptsLabel)
 	}
 	return cfg, check, nil
 }
 
 // verdictFor is one prompt's standing: file is the prompt file given (""
 // = membench's own), pin the paper's (nil = none known for this run).
-func verdictFor(what string, pin *runlog.PromptPin, file string) (runlog.PromptVerdict, error) {
-	v := runlog.PromptVerdict{Prompt: what, File: file, Status: runlog.PromptsOwn}
+func verdictFor(what string, pin *membench.PromptPin, file string) (membench.PromptVerdict, error) {
+	v := membench.PromptVerdict{Prompt: what, File: file, Status: membench.PromptsOwn}
 	if pin != nil {
 		v.Pinned, v.Source = pin.SHA256, pin.File
 	}
@@ -108,13 +108,13 @@ func verdictFor(what string, pin *runlog.PromptPin, file string) (runlog.PromptV
 	v.SHA256 = sum
 	switch {
 	case pin == nil:
-		v.Status = runlog.PromptsOwn // no paper prompt is known for it: not the paper's
+		v.Status = membench.PromptsOwn // no paper prompt is known for it: not the paper's
 	case pin.SHA256 == "":
-		v.Status = runlog.PromptsUnverified
+		v.Status = membench.PromptsUnverified
 	case strings.EqualFold(pin.SHA256, sum):
-		v.Status = runlog.PromptsPaper
+		v.Status = membench.PromptsPaper
 	default:
-		v.Status = runlog.PromptsMismatch
+		v.Status = membench.PromptsMismatch
 	}
 	return v, nil
 }
@@ -122,7 +122,7 @@ func verdictFor(what string, pin *runlog.PromptPin, file string) (runlog.PromptV
 // CheckPaperPrompts refuses a config whose prompt files are not the ones
 // its paper_prompts: pins (without AllowPromptMismatch), before any work:
 // a sweep checks every point first.
-func CheckPaperPrompts(cfg runlog.Config) error {
+func CheckPaperPrompts(cfg membench.Config) error {
 	_, _, err := paperPrompts(WithDefaults(cfg))
 	return err
 }

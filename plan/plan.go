@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/answer"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
@@ -26,7 +27,7 @@ type Plan struct {
 	// Config is the config as the run records it: defaults filled, k in
 	// one form, the embedder chosen, the data file and answer key hashed,
 	// the shard written I/N.
-	Config runlog.Config
+	Config membench.Config
 	ID     string // the run id (Config.ID())
 	Dir    string // the run's folder: ResultsDir/ID
 	System systems.Spec
@@ -42,7 +43,7 @@ type Plan struct {
 	Prompts prompts.Set
 	// Paper is how the run's prompts stand against the paper's its
 	// config pins (nil: it pins none).
-	Paper    *runlog.PromptCheck
+	Paper    *membench.PromptCheck
 	Prices   *prices.Table // the default table with --prices over it
 	Embedder Embedder
 }
@@ -65,7 +66,7 @@ type Env struct {
 // Resolve checks cfg in the order a user fixes it and resolves it (see
 // identity.go for the one form of each setting). Every error is bad
 // input, found before any run folder exists.
-func Resolve(cfg runlog.Config, env Env) (*Plan, error) {
+func Resolve(cfg membench.Config, env Env) (*Plan, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, badinput.Wrap(err)
 	}
@@ -148,7 +149,7 @@ func Resolve(cfg runlog.Config, env Env) (*Plan, error) {
 // Named is the plan under another run id (a sweep names its points
 // after their grid values), checked as --run-id is.
 func (p *Plan) Named(id string) (*Plan, error) {
-	if err := runlog.CheckRunID(id); err != nil {
+	if err := membench.CheckRunID(id); err != nil {
 		return nil, badinput.Wrap(err)
 	}
 	q := *p
@@ -176,7 +177,7 @@ var Roles = []string{RoleBuild, RoleAnswer, RoleDecide, RoleJudge}
 
 // ModelSpecs parses each role's model spec (--ROLE-model, else --model),
 // with --no-cache applied.
-func ModelSpecs(cfg runlog.Config) (map[string]llm.Spec, error) {
+func ModelSpecs(cfg membench.Config) (map[string]llm.Spec, error) {
 	given := map[string]string{RoleBuild: cfg.BuildModel, RoleAnswer: cfg.AnswerModel, RoleDecide: cfg.DecideModel, RoleJudge: cfg.JudgeModel}
 	out := map[string]llm.Spec{}
 	for _, role := range Roles {

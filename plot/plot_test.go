@@ -8,20 +8,20 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
-	"github.com/membench/membench/systems"
 	_ "github.com/membench/membench/systems/all"
 )
 
-func sampleRun(t *testing.T, root string, cfg runlog.Config) string {
+func sampleRun(t *testing.T, root string, cfg membench.Config) string {
 	t.Helper()
 	cfg.ResultsDir, cfg.CacheDir, cfg.Quiet = filepath.Join(root, "runs"), filepath.Join(root, "cache"), true
 	cfg.Judges = []string{"lexical", "f1"}
-	cfg.Host = runlog.Host{Embedder: "hashed"} // independent of the installed model
+	cfg.Host = membench.Host{Embedder: "hashed"} // independent of the installed model
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,10 @@ func TestFiguresFromSampleRuns(t *testing.T) {
 	root := t.TempDir()
 	var kRuns, seedRuns []string
 	for _, k := range []int{1, 5} {
-		kRuns = append(kRuns, sampleRun(t, root, runlog.Config{System: "turns-cosine", K: k}))
+		kRuns = append(kRuns, sampleRun(t, root, membench.Config{System: "turns-cosine", K: k}))
 	}
 	for _, s := range []string{"0", "5"} {
-		seedRuns = append(seedRuns, sampleRun(t, root, runlog.Config{System: "structmem", Options: systems.Options{"seeds": s}}))
+		seedRuns = append(seedRuns, sampleRun(t, root, membench.Config{System: "structmem", Options: membench.Options{"seeds": s}}))
 	}
 
 	c, err := KChart(kRuns, "")
@@ -146,18 +146,18 @@ func TestPickJudgeFallbackCommonToAll(t *testing.T) {
 // a system this binary does not register is still placed; only a manifest
 // without them asks the registry.
 func TestPlotOptionsFromTheManifest(t *testing.T) {
-	future := runlog.Manifest{Config: runlog.Config{System: "system-from-the-future"}, SystemOptions: runlog.Options{"entries": "12", "seeds": "4"}}
+	future := runlog.Manifest{Config: membench.Config{System: "system-from-the-future"}, SystemOptions: membench.Options{"entries": "12", "seeds": "4"}}
 	if k, ok := BudgetK(future); !ok || k != 12 {
 		t.Errorf("BudgetK = %d, %v; want 12 from system_options", k, ok)
 	}
 	if s, ok := Seeds(future); !ok || s != 4 {
 		t.Errorf("Seeds = %d, %v; want 4 from system_options", s, ok)
 	}
-	future.Config.Options = runlog.Options{"seeds": "2"}
+	future.Config.Options = membench.Options{"seeds": "2"}
 	if s, _ := Seeds(future); s != 2 {
 		t.Errorf("Seeds = %d; the run's own --opt wins", s)
 	}
-	if _, ok := BudgetK(runlog.Manifest{Config: runlog.Config{System: "system-from-the-future"}}); ok {
+	if _, ok := BudgetK(runlog.Manifest{Config: membench.Config{System: "system-from-the-future"}}); ok {
 		t.Error("an unregistered system without system_options was given a budget")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/analysis"
@@ -57,7 +58,7 @@ type Plan struct {
 	// Lock refuses a registered prompt file of another sha256, and every
 	// line of the test says when the registered prompts are not the
 	// paper's.
-	PaperPrompts *runlog.PaperPrompts `yaml:"paper_prompts"`
+	PaperPrompts *membench.PaperPrompts `yaml:"paper_prompts"`
 }
 
 // KStarRun as a systems value stands for the candidate's run at the k*

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -64,7 +65,7 @@ type Locked struct {
 	SystemOptions map[string]map[string]string `json:"system_options"`
 	// PaperPrompts is how the registered prompts stand against the
 	// paper's the plan pins (nil: it pins none).
-	PaperPrompts *runlog.PromptCheck `json:"paper_prompts,omitempty"`
+	PaperPrompts *membench.PromptCheck `json:"paper_prompts,omitempty"`
 }
 
 // modelName is a model spec as "backend:model".
@@ -192,7 +193,7 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 		if err != nil {
 			return nil, fmt.Errorf("%ssystem_options.%s: %v", where, sys, err)
 		}
-		o := systems.Options{}
+		o := membench.Options{}
 		for k, v := range opts {
 			if k == "k" {
 				return nil, fmt.Errorf("%ssystem_options.%s.k: the budget is each test's (k* or its run's k), not the protocol's; leave k out", where, sys)
@@ -224,12 +225,12 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 // checkPaperPrompts holds the registered prompts against the plan's pins
 // as a run config's are (harness): another sha256 is refused unless
 // allowMismatch; membench's own are labelled.
-func (p *Plan) checkPaperPrompts(l *Locked, pr *Protocol, allowMismatch bool) (*runlog.PromptCheck, error) {
+func (p *Plan) checkPaperPrompts(l *Locked, pr *Protocol, allowMismatch bool) (*membench.PromptCheck, error) {
 	pp := p.PaperPrompts
-	check := &runlog.PromptCheck{Paper: pp.Paper}
+	check := &membench.PromptCheck{Paper: pp.Paper}
 	var refused []string
-	add := func(what, file, sum string, pin *runlog.PromptPin) {
-		v := runlog.PromptVerdict{Prompt: what, Status: runlog.PromptsOwn, File: file}
+	add := func(what, file, sum string, pin *membench.PromptPin) {
+		v := membench.PromptVerdict{Prompt: what, Status: membench.PromptsOwn, File: file}
 		if pin != nil {
 			v.Pinned, v.Source = pin.SHA256, pin.File
 		}
@@ -238,11 +239,11 @@ func (p *Plan) checkPaperPrompts(l *Locked, pr *Protocol, allowMismatch bool) (*
 			switch {
 			case pin == nil:
 			case pin.SHA256 == "":
-				v.Status = runlog.PromptsUnverified
+				v.Status = membench.PromptsUnverified
 			case strings.EqualFold(pin.SHA256, sum):
-				v.Status = runlog.PromptsPaper
+				v.Status = membench.PromptsPaper
 			default:
-				v.Status = runlog.PromptsMismatch
+				v.Status = membench.PromptsMismatch
 				if !allowMismatch {
 					refused = append(refused, fmt.Sprintf("%s %s: sha256 %.12s…, not the paper's %.12s… (%s)", what, file, sum, pin.SHA256, pin.File))
 				}
@@ -260,7 +261,7 @@ func (p *Plan) checkPaperPrompts(l *Locked, pr *Protocol, allowMismatch bool) (*
 		sys = append(sys, s)
 	}
 	sort.Strings(sys)
-	seen := map[*runlog.PromptPin]bool{}
+	seen := map[*membench.PromptPin]bool{}
 	for _, s := range sys {
 		pin := pp.AnswerPin(s)
 		if pin != nil {
@@ -314,7 +315,7 @@ func (l *Locked) check(dir, judgeName string) error {
 		return &ProtocolError{Run: filepath.Base(dir), Field: field, Has: orNone(has), Registered: orNone(want)}
 	}
 	// The judge.
-	var info *runlog.JudgeInfo
+	var info *membench.JudgeInfo
 	for i := range m.JudgeSpecs {
 		if m.JudgeSpecs[i].Name == judgeName {
 			info = &m.JudgeSpecs[i]

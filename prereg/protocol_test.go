@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/prompts"
-	"github.com/membench/membench/runlog"
 )
 
 // protocolRun runs turns-cosine at k offline on the embedded sample, judged
@@ -21,7 +21,7 @@ import (
 // prompt, into root/runs.
 func protocolRun(t *testing.T, root string, k int) string {
 	t.Helper()
-	cfg := runlog.Config{System: "turns-cosine", K: k, Limit: 12, Judges: []string{"lenient=offline,prompt=lenient", "lexical"},
+	cfg := membench.Config{System: "turns-cosine", K: k, Limit: 12, Judges: []string{"lenient=offline,prompt=lenient", "lexical"},
 		ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Embedder: "hashed"}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
@@ -167,11 +167,11 @@ func TestPlanPinsThePaperPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab := rep.Table()
-	if !strings.Contains(tab.Title, runlog.OwnPromptsLabel) {
+	if !strings.Contains(tab.Title, membench.OwnPromptsLabel) {
 		t.Errorf("title %q lacks the label", tab.Title)
 	}
 	for _, o := range rep.Outcomes {
-		if !strings.Contains(o.Decision, runlog.OwnPromptsLabel) {
+		if !strings.Contains(o.Decision, membench.OwnPromptsLabel) {
 			t.Errorf("%s: decision %q lacks the label", o.ID, o.Decision)
 		}
 	}

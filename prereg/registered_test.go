@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
 	_ "github.com/membench/membench/systems/all"
@@ -23,8 +24,8 @@ import (
 // root/runs, and returns the run directory.
 func offlineRun(t *testing.T, root, system string, k int) string {
 	t.Helper()
-	cfg := runlog.Config{System: system, K: k, Judges: []string{"lexical"}, ResultsDir: filepath.Join(root, "runs"),
-		CacheDir: filepath.Join(root, "cache"), Quiet: true, Host: runlog.Host{Embedder: "hashed"}}
+	cfg := membench.Config{System: system, K: k, Judges: []string{"lexical"}, ResultsDir: filepath.Join(root, "runs"),
+		CacheDir: filepath.Join(root, "cache"), Quiet: true, Host: membench.Host{Embedder: "hashed"}}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)

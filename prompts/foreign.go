@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/membench/membench/runlog"
+	"github.com/membench/membench"
 )
 
 // A prompt file may also be a prompt exactly as a paper's code holds it,
@@ -261,7 +261,7 @@ func pythonSegments(raw string) ([]segment, error) {
 
 // render fills the prompt from data and returns it as one message of the
 // prompt's role, trimmed as membench's own prompts are.
-func (f *foreign) render(t *Template, data any) ([]runlog.Message, error) {
+func (f *foreign) render(t *Template, data any) ([]membench.Message, error) {
 	src, ok := data.(FieldSource)
 	if !ok {
 		return nil, fmt.Errorf("prompt %s (%s): a %s prompt fills its fields from the data it is given, and %T gives none", t.name, t.source, f.format, data)
@@ -278,5 +278,5 @@ func (f *foreign) render(t *Template, data any) ([]runlog.Message, error) {
 		}
 		b.WriteString(v)
 	}
-	return []runlog.Message{{Role: f.role, Content: strings.TrimSpace(b.String())}}, nil
+	return []membench.Message{{Role: f.role, Content: strings.TrimSpace(b.String())}}, nil
 }

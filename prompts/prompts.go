@@ -31,7 +31,7 @@ import (
 	"sync"
 	"text/template"
 
-	"github.com/membench/membench/runlog"
+	"github.com/membench/membench"
 )
 
 //go:embed templates/*.tmpl
@@ -245,7 +245,7 @@ func clip(s string) string {
 }
 
 // Render fills the template with data and returns chat messages.
-func (t *Template) Render(data any) ([]runlog.Message, error) {
+func (t *Template) Render(data any) ([]membench.Message, error) {
 	if t.foreign != nil {
 		return t.foreign.render(t, data)
 	}
@@ -257,11 +257,11 @@ func (t *Template) Render(data any) ([]runlog.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	var msgs []runlog.Message
+	var msgs []membench.Message
 	if s := strings.TrimSpace(sys); s != "" {
-		msgs = append(msgs, runlog.Message{Role: "system", Content: s})
+		msgs = append(msgs, membench.Message{Role: "system", Content: s})
 	}
-	msgs = append(msgs, runlog.Message{Role: "user", Content: strings.TrimSpace(user)})
+	msgs = append(msgs, membench.Message{Role: "user", Content: strings.TrimSpace(user)})
 	return msgs, nil
 }
 
@@ -277,7 +277,7 @@ func (t *Template) execute(tt *template.Template, data any) (string, error) {
 // Render fills the embedded template called name with data and returns
 // chat messages. Systems use it for their own prompts, which no flag
 // replaces.
-func Render(name string, data any) ([]runlog.Message, error) {
+func Render(name string, data any) ([]membench.Message, error) {
 	t, err := Embedded(name)
 	if err != nil {
 		return nil, err

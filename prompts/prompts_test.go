@@ -10,7 +10,7 @@ import (
 	"testing"
 	"text/template/parse"
 
-	"github.com/membench/membench/runlog"
+	"github.com/membench/membench"
 )
 
 func writeFile(t *testing.T, body string) string {
@@ -400,7 +400,7 @@ func TestLabelsLine(t *testing.T) {
 }
 
 // Render fills the set's template called name with data.
-func (s Set) Render(name string, data any) ([]runlog.Message, error) {
+func (s Set) Render(name string, data any) ([]membench.Message, error) {
 	t, err := s.Template(name)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package rejudge
 import (
 	"context"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/answerkey"
 	"github.com/membench/membench/internal/badinput"
@@ -93,13 +94,13 @@ func (u *underKey) wrap(js []judge.Judge) []judge.Judge {
 	}
 	out := make([]judge.Judge, len(js))
 	for i, j := range js {
-		out[i] = keyedJudge{inner: j, name: runlog.KeyedJudge(j.Name(), u.label), keyID: u.key.ID()}
+		out[i] = keyedJudge{inner: j, name: membench.KeyedJudge(j.Name(), u.label), keyID: u.key.ID()}
 	}
 	return out
 }
 
 // describe marks the manifest entries of keyed judges.
-func (u *underKey) describe(in []runlog.JudgeInfo) []runlog.JudgeInfo {
+func (u *underKey) describe(in []membench.JudgeInfo) []membench.JudgeInfo {
 	if u == nil {
 		return in
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
@@ -21,8 +22,8 @@ import (
 
 func sampleRun(t *testing.T, root, system string) string {
 	t.Helper()
-	cfg := runlog.Config{System: system, ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"lexical"},
-		Host: runlog.Host{Embedder: "hashed"}}
+	cfg := membench.Config{System: system, ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"lexical"},
+		Host: membench.Host{Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +88,8 @@ func TestRejudgeAddsJudgeAndIsIdempotent(t *testing.T) {
 		t.Fatalf("rerun duplicated judgments: %d", n)
 	}
 	// The run still resumes cleanly (its config hash is untouched).
-	cfg := runlog.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"lexical"},
-		Host: runlog.Host{Embedder: "hashed"}}
+	cfg := membench.Config{System: "turns-cosine", ResultsDir: filepath.Join(root, "runs"), CacheDir: filepath.Join(root, "cache"), Quiet: true, Judges: []string{"lexical"},
+		Host: membench.Host{Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatalf("resume after rejudge: %v", err)
 	}

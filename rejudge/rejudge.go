@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/runlog"
@@ -42,7 +43,7 @@ type Options struct {
 	Prices string
 	// AnswerKey judges the answers against another answer key (published,
 	// audited or a file; "" = the run's own): the judges' verdicts are
-	// logged as NAME+KEY (runlog.KeyedJudge), the answers reused.
+	// logged as NAME+KEY (membench.KeyedJudge), the answers reused.
 	AnswerKey string
 }
 
@@ -88,7 +89,7 @@ func Run(ctx context.Context, dir string, specs []string, o Options) ([]JudgeCou
 		cfg.JudgePrompt = o.JudgePrompt
 	}
 	cfg.CacheDir, cfg.NoCache, cfg.Concurrency = o.CacheDir, o.NoCache, o.Concurrency
-	cfg.Host = runlog.Host{Home: o.Home}
+	cfg.Host = membench.Host{Home: o.Home}
 	cfg = cfg.WithDefaults()
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = cfg.Host.CacheDir()
@@ -123,7 +124,7 @@ func Run(ctx context.Context, dir string, specs []string, o Options) ([]JudgeCou
 		return nil, nil, err
 	}
 	for _, in := range judging.Describe(judges) {
-		if err := r.manifest.JudgeNameReuse(in); err != nil {
+		if err := r.manifest.JudgeSet().NameReuse(in); err != nil {
 			return nil, nil, err
 		}
 	}

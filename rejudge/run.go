@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
@@ -80,7 +81,7 @@ func Question(a runlog.AnswerRecord) *datasets.Question {
 // them) and rewrites summary.json/summary.md, its dollars priced from the
 // run's cost records with table (nil: the table its summary was priced
 // with, as prices.Again picks it), as every writer of a summary prices.
-func finish(dir string, judges []runlog.JudgeInfo, table *prices.Table) (*runlog.Summary, error) {
+func finish(dir string, judges []membench.JudgeInfo, table *prices.Table) (*runlog.Summary, error) {
 	if err := runlog.AddJudges(dir, judges); err != nil {
 		return nil, err
 	}

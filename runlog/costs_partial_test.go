@@ -2,14 +2,16 @@ package runlog
 
 import (
 	"testing"
+
+	"github.com/membench/membench"
 )
 
 // Partial lines of a build attempt count once: dropped when the attempt's
 // closing line (its build line, or the redone line of a failed build) is
 // there, counted as redone when it is not (a kill -9 mid-build).
 func TestEffectiveCostsPartialBuildLines(t *testing.T) {
-	calls := func(n int) []Tally {
-		return []Tally{{Role: "build", Stage: StageBuild, Label: "x", Calls: n, InputTokens: 10 * n}}
+	calls := func(n int) []membench.Tally {
+		return []membench.Tally{{Role: "build", Stage: membench.StageBuild, Label: "x", Calls: n, InputTokens: 10 * n}}
 	}
 	costs := []CostRecord{
 		{ConversationID: "a", Attempt: "1", Partial: true, Tallies: calls(8)}, // killed: never closed

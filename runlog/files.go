@@ -2,6 +2,8 @@
 // (manifest, records, summary), the one appender that writes them, readers
 // that keep the last line per key, and atomic writes. Every package that
 // reads runs reads them through runlog, never through the engine.
+// The run's vocabulary it records (config, model use, items, judge
+// classes) is the root package's (membench); runlog is its store.
 package runlog
 
 import (
@@ -22,6 +24,7 @@ import (
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/jsonl"
 )
 
@@ -43,17 +46,17 @@ const (
 type Manifest struct {
 	// Schema is the manifest layout's major version (ManifestSchema when
 	// written); 0 in manifests written before it was recorded.
-	Schema        int    `json:"schema,omitempty"`
-	Membench      string `json:"membench"`
-	GitCommit     string `json:"git_commit,omitempty"`
-	GitDirty      bool   `json:"git_dirty,omitempty"`    // the tree had uncommitted changes
-	VersionFrom   string `json:"version_from,omitempty"` // "build" (VCS stamp) or "checkout" (git at run time; the build had no stamp)
-	RunID         string `json:"run_id"`
-	ConfigHash    string `json:"config_hash"`
-	Config        Config `json:"config"`
-	Dataset       string `json:"dataset"`
-	DatasetSource string `json:"dataset_source"`
-	DatasetSHA256 string `json:"dataset_sha256"`
+	Schema        int             `json:"schema,omitempty"`
+	Membench      string          `json:"membench"`
+	GitCommit     string          `json:"git_commit,omitempty"`
+	GitDirty      bool            `json:"git_dirty,omitempty"`    // the tree had uncommitted changes
+	VersionFrom   string          `json:"version_from,omitempty"` // "build" (VCS stamp) or "checkout" (git at run time; the build had no stamp)
+	RunID         string          `json:"run_id"`
+	ConfigHash    string          `json:"config_hash"`
+	Config        membench.Config `json:"config"`
+	Dataset       string          `json:"dataset"`
+	DatasetSource string          `json:"dataset_source"`
+	DatasetSHA256 string          `json:"dataset_sha256"`
 	// Synthetic: the dataset file came from `membench datasets synth`;
 	// every figure computed from the run says SYNTHETIC (SyntheticNote).
 	Synthetic bool `json:"synthetic,omitempty"`
@@ -61,18 +64,18 @@ type Manifest struct {
 	// peers import`), so its models, embedder and prompts are part of
 	// the system under test rather than settings a comparison holds
 	// equal (ImportedPeer).
-	Peer          bool               `json:"peer,omitempty"`
-	Conversations int                `json:"conversations"`
-	Questions     int                `json:"questions"`
-	Prompts       map[string]string  `json:"prompts"`
-	Embedder      string             `json:"embedder"`
-	EmbedderNote  string             `json:"embedder_note,omitempty"`
-	Models        map[string]ModelID `json:"models"`
-	Judges        []string           `json:"judges"`
+	Peer          bool                        `json:"peer,omitempty"`
+	Conversations int                         `json:"conversations"`
+	Questions     int                         `json:"questions"`
+	Prompts       map[string]string           `json:"prompts"`
+	Embedder      string                      `json:"embedder"`
+	EmbedderNote  string                      `json:"embedder_note,omitempty"`
+	Models        map[string]membench.ModelID `json:"models"`
+	Judges        []string                    `json:"judges"`
 	// JudgeSpecs describes every judge in Judges in full (kind, model,
 	// prompt hashes, threshold), including judges added later by
 	// `membench judge` and `membench grade`.
-	JudgeSpecs []JudgeInfo `json:"judge_specs,omitempty"`
+	JudgeSpecs []membench.JudgeInfo `json:"judge_specs,omitempty"`
 	// Primary is the judge a reader uses when none is named, as the
 	// writer chose it (PrimaryJudge); empty in manifests written before
 	// it was recorded, which PrimaryJudge reads by its rule.
@@ -89,7 +92,7 @@ type Manifest struct {
 	OfflineParts []string `json:"offline_parts,omitempty"`
 	// SystemOptions are the system's options after its defaults, with
 	// --k as "k" when given: what the system really ran with.
-	SystemOptions Options `json:"system_options,omitempty"`
+	SystemOptions membench.Options `json:"system_options,omitempty"`
 	// FollowedOptions name the SystemOptions whose value follows from
 	// another option rather than being set or defaulted (StructMem's clock
 	// under granularity=buffer512), so comparisons count the option they
@@ -129,7 +132,7 @@ type Manifest struct {
 	// PaperPrompts is how the run's prompts stand against the paper's its
 	// config pins (nil: the config pins none); its Label goes beside every
 	// figure of the run.
-	PaperPrompts *PromptCheck `json:"paper_prompts,omitempty"`
+	PaperPrompts *membench.PromptCheck `json:"paper_prompts,omitempty"`
 }
 
 // AnswerKeyInfo is the answer key of a run as its manifest records it.
@@ -243,9 +246,9 @@ type BuildRecord struct {
 	Seconds        float64 `json:"seconds"` // wall time of Ingest
 	// Started is when Ingest began, so the build phase's wall time can be
 	// told from the per-conversation sum when conversations run in parallel.
-	Started time.Time  `json:"started,omitzero"`
-	Stages  []Tally    `json:"stages"` // LLM build calls and the build's embedding work, by role, stage and label
-	Stats   BuildStats `json:"stats"`
+	Started time.Time           `json:"started,omitzero"`
+	Stages  []membench.Tally    `json:"stages"` // LLM build calls and the build's embedding work, by role, stage and label
+	Stats   membench.BuildStats `json:"stats"`
 	// EmptyMemory says why the system's declared memory came out empty
 	// (systems.MemoryRule.Empty): the build is degraded and redone on resume.
 	EmptyMemory string `json:"empty_memory,omitempty"`
@@ -253,27 +256,27 @@ type BuildRecord struct {
 
 // RetrievalRecord is one line of retrievals.jsonl.
 type RetrievalRecord struct {
-	QuestionID     string         `json:"question_id"`
-	ConversationID string         `json:"conversation_id"`
-	System         string         `json:"system"`
-	K              int            `json:"k"`
-	Tokens         int            `json:"tokens"`
-	Items          []ItemRef      `json:"items"`
-	Candidates     []ItemRef      `json:"candidates,omitempty"`
-	Evidence       []string       `json:"evidence"`
-	EvidenceHit    int            `json:"evidence_hit"` // evidence ids found in the items' sources
-	ContextSHA256  string         `json:"context_sha256"`
-	Seconds        float64        `json:"seconds"`
-	Notes          map[string]any `json:"notes,omitempty"`
+	QuestionID     string             `json:"question_id"`
+	ConversationID string             `json:"conversation_id"`
+	System         string             `json:"system"`
+	K              int                `json:"k"`
+	Tokens         int                `json:"tokens"`
+	Items          []membench.ItemRef `json:"items"`
+	Candidates     []membench.ItemRef `json:"candidates,omitempty"`
+	Evidence       []string           `json:"evidence"`
+	EvidenceHit    int                `json:"evidence_hit"` // evidence ids found in the items' sources
+	ContextSHA256  string             `json:"context_sha256"`
+	Seconds        float64            `json:"seconds"`
+	Notes          map[string]any     `json:"notes,omitempty"`
 }
 
 // CostRecord is one line of costs.jsonl: every model call one attempt made
 // for one conversation (build, retrieve, answer, judge), by role and label.
 type CostRecord struct {
-	ConversationID string    `json:"conversation_id"`
-	System         string    `json:"system"`
-	At             time.Time `json:"at"`
-	Tallies        []Tally   `json:"tallies"`
+	ConversationID string           `json:"conversation_id"`
+	System         string           `json:"system"`
+	At             time.Time        `json:"at"`
+	Tallies        []membench.Tally `json:"tallies"`
 	// QuestionID and Part name the work the tallies paid for: "build",
 	// "answer" (a question's retrieval and answer) or "judge:NAME". Such a
 	// record is written just before the record it pays for (build.jsonl,
@@ -337,29 +340,21 @@ func EffectiveCosts(costs []CostRecord) (kept, redone []CostRecord) {
 	return kept, redone
 }
 
-// ItemRef is a retrieved item without its text (the text is in the context).
-type ItemRef struct {
-	ID      string   `json:"id"`
-	Kind    string   `json:"kind,omitempty"`
-	Sources []string `json:"sources,omitempty"`
-	Score   float64  `json:"score"`
-}
-
 // AnswerRecord is one line of answers.jsonl.
 type AnswerRecord struct {
-	QuestionID     string `json:"question_id"`
-	ConversationID string `json:"conversation_id"`
-	System         string `json:"system"`
-	Category       int    `json:"category"`
-	Type           string `json:"type,omitempty"`
-	Abstention     bool   `json:"abstention,omitempty"` // the right answer is to decline (its group abstains: LoCoMo adversarial, LongMemEval _abs)
-	Group          string `json:"group,omitempty"`      // the summary row: a group of the dataset (Manifest.DatasetGroups)
-	Question       string `json:"question"`
-	Gold           string `json:"gold"`
-	Prediction     string `json:"prediction"`
-	ContextTokens  int    `json:"context_tokens"`
-	Usage          Usage  `json:"usage"`
-	Cached         bool   `json:"cached,omitempty"`
+	QuestionID     string         `json:"question_id"`
+	ConversationID string         `json:"conversation_id"`
+	System         string         `json:"system"`
+	Category       int            `json:"category"`
+	Type           string         `json:"type,omitempty"`
+	Abstention     bool           `json:"abstention,omitempty"` // the right answer is to decline (its group abstains: LoCoMo adversarial, LongMemEval _abs)
+	Group          string         `json:"group,omitempty"`      // the summary row: a group of the dataset (Manifest.DatasetGroups)
+	Question       string         `json:"question"`
+	Gold           string         `json:"gold"`
+	Prediction     string         `json:"prediction"`
+	ContextTokens  int            `json:"context_tokens"`
+	Usage          membench.Usage `json:"usage"`
+	Cached         bool           `json:"cached,omitempty"`
 	// Hashes of the document (context), prompt and target, as every logged
 	// sample carries, so two runs can be compared sample by sample.
 	ContextSHA256 string `json:"context_sha256"`

@@ -1,5 +1,7 @@
 package runlog
 
+import "github.com/membench/membench"
+
 // JudgeModel names the model a model judge asked, and whether it is the
 // paid model that wrote the answers it judged (a model grading its own
 // answers is a caveat readers should see; the offline heuristics are not
@@ -19,11 +21,11 @@ func (m Manifest) JudgeModels() []JudgeModel {
 		if j.Model == nil || j.Model.Backend == "" {
 			continue
 		}
-		out = append(out, JudgeModel{Judge: j.Name, Model: ModelName(*j.Model), IsAnswerModel: hasAns && j.Model.Backend != "offline" && sameModel(*j.Model, ans)})
+		out = append(out, JudgeModel{Judge: j.Name, Model: membench.ModelName(*j.Model), IsAnswerModel: hasAns && j.Model.Backend != "offline" && sameModel(*j.Model, ans)})
 	}
 	return out
 }
 
-func sameModel(a, b ModelID) bool {
+func sameModel(a, b membench.ModelID) bool {
 	return a.Backend == b.Backend && a.Model == b.Model && a.BaseURL == b.BaseURL
 }

@@ -1,14 +1,11 @@
 package runlog
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/membench/membench/internal/badinput"
 )
 
 // Run states in Manifest.Status.
@@ -84,7 +81,7 @@ func computeStatus(m Manifest, answers []AnswerRecord, judgments []Judgment) Sta
 		s.State = StateIncomplete
 	}
 	for _, j := range m.Judges {
-		if m.loggedLater(j) {
+		if m.JudgeSet().LoggedLater(j) {
 			continue // human grades and imported verdicts may cover part of a run
 		}
 		if s.Judged[j] < s.Answered {
@@ -198,109 +195,6 @@ func SyntheticNotes(ms ...*Manifest) string {
 		list = fmt.Sprintf("%d runs, e.g. %s", len(names), strings.Join(names[:3], ", "))
 	}
 	return "SYNTHETIC dataset (" + list + ": written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
-}
-
-// JudgeSpec is the judge's full description (kind, model, threshold,
-// prompt hashes) as one comparable string; "" when the manifest has none.
-func (m Manifest) JudgeSpec(name string) string {
-	for _, in := range m.JudgeSpecs {
-		if in.Name == name {
-			return SpecString(in)
-		}
-	}
-	return ""
-}
-
-// SpecString is a judge's description as one comparable string: what
-// decides its verdicts, not its wording or who added it.
-func SpecString(in JudgeInfo) string {
-	in.Description, in.AddedBy = "", ""
-	if len(in.Prompts) > 0 {
-		// A prompt's content, not the path it was read from.
-		p := map[string]string{}
-		for k, v := range in.Prompts {
-			p[k], _, _ = strings.Cut(v, " ")
-		}
-		in.Prompts = p
-	}
-	b, _ := json.Marshal(in)
-	return string(b)
-}
-
-// JudgeNameReuse refuses to log verdicts under a judge name the run
-// already holds with another spec: the two kinds of verdicts would mix
-// under one name. It names both specs.
-func (m Manifest) JudgeNameReuse(in JudgeInfo) error {
-	old := m.JudgeSpec(in.Name)
-	if old == "" || old == SpecString(in) {
-		return nil
-	}
-	return badinput.Errorf("judge name %q is already in this run with another spec (run: %s; now: %s); give the new judge another name (name=%s-2 in its spec) or judge a copy of the run", in.Name, old, SpecString(in), in.Name)
-}
-
-// Threshold is the metric judge's threshold for its correct/wrong
-// outcome as the manifest records it (0 when not recorded).
-func (m Manifest) Threshold(name string) float64 {
-	for _, in := range m.JudgeSpecs {
-		if in.Name == name {
-			return in.Threshold
-		}
-	}
-	return 0
-}
-
-// EvidenceCount is one retrieval's evidence: the distinct evidence turn
-// ids, and how many of them are among the candidates' and the rendered
-// items' sources.
-type EvidenceCount struct {
-	Evidence, InCandidates, InContext int
-}
-
-// CountEvidence is the one definition of a retrieval's evidence hits,
-// used by the summary's evidence recall and by diagnose: an evidence turn
-// is hit when it is among the sources of an item read (or a candidate).
-// Systems list as an item's sources only the turns it cites
-// (docs/runs.md, "Evidence recall"), so a synthesis that cites whole sessions adds none.
-func CountEvidence(rec RetrievalRecord) EvidenceCount {
-	ev := map[string]bool{}
-	for _, e := range rec.Evidence {
-		if e != "" {
-			ev[e] = true
-		}
-	}
-	c := EvidenceCount{Evidence: len(ev)}
-	cands, ctx := sources(rec.Candidates), sources(rec.Items)
-	for e := range ev {
-		if cands[e] {
-			c.InCandidates++
-		}
-		if ctx[e] {
-			c.InContext++
-		}
-	}
-	if len(ctx) == 0 && rec.EvidenceHit > 0 {
-		// Items without sources: trust the harness's own count.
-		c.InContext = min(rec.EvidenceHit, c.Evidence)
-	}
-	return c
-}
-
-// CountsForRecall says whether a question enters evidence recall: it has
-// evidence and is not an abstention question (LoCoMo category 5 and
-// LongMemEval _abs, whose evidence points at a premise, not an answer),
-// the same questions the overall score counts.
-func CountsForRecall(a AnswerRecord, c EvidenceCount) bool {
-	return c.Evidence > 0 && !a.Abstains()
-}
-
-func sources(items []ItemRef) map[string]bool {
-	s := map[string]bool{}
-	for _, it := range items {
-		for _, src := range it.Sources {
-			s[src] = true
-		}
-	}
-	return s
 }
 
 // PeerEmbedder is the embedder an imported peer's manifest names: the

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/runlog/runlogtest"
 )
@@ -15,9 +16,9 @@ func TestBackendsNameTheOfflineParts(t *testing.T) {
 	if got := m.Backends(); got != "offline" {
 		t.Errorf("all offline: %q", got)
 	}
-	real := runlog.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+	real := membench.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
 	m.Judges = append(m.Judges, "gpt")
-	m.JudgeSpecs = append(m.JudgeSpecs, runlog.JudgeInfo{Name: "gpt", Kind: "llm", Model: &real})
+	m.JudgeSpecs = append(m.JudgeSpecs, membench.JudgeInfo{Name: "gpt", Kind: "llm", Model: &real})
 	got := m.Backends()
 	if got != "mixed (offline: answer model, build model, decide model)" {
 		t.Errorf("real judge, offline roles: %q", got)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/membench/membench"
 )
 
 // Recorder is one attempt's writer of a run directory's record files. It
@@ -84,7 +86,7 @@ func (r *Recorder) File(name string) *Appender { return r.files[name] }
 // Build commits a conversation's build: memory (a dump of JSON lines, nil
 // for none), the calls it made (tallies, closing build attempt attempt),
 // then the build line.
-func (r *Recorder) Build(memory []byte, tallies []Tally, attempt string, b BuildRecord) error {
+func (r *Recorder) Build(memory []byte, tallies []membench.Tally, attempt string, b BuildRecord) error {
 	if len(memory) > 0 {
 		if err := r.files[MemoryFile].WriteRaw(memory); err != nil {
 			return err
@@ -102,7 +104,7 @@ func (r *Recorder) Retrieval(rec RetrievalRecord) error { return r.files[Retriev
 
 // Answer commits a question's answer: the calls its retrieval and answer
 // made (none: no cost line), then the answer line.
-func (r *Recorder) Answer(tallies []Tally, a AnswerRecord) error {
+func (r *Recorder) Answer(tallies []membench.Tally, a AnswerRecord) error {
 	if err := r.keyedCost(a.ConversationID, a.QuestionID, "answer", tallies); err != nil {
 		return err
 	}
@@ -112,7 +114,7 @@ func (r *Recorder) Answer(tallies []Tally, a AnswerRecord) error {
 // Judgment commits one judge's verdict on a question of conversation
 // conv: the calls the judgment made (none: no cost line), then the
 // judgment line.
-func (r *Recorder) Judgment(conv string, tallies []Tally, j Judgment) error {
+func (r *Recorder) Judgment(conv string, tallies []membench.Tally, j Judgment) error {
 	part := "judge:" + j.Judge
 	if j.Repeat != 0 {
 		part += "#" + strconv.Itoa(j.Repeat) // as the judge's repeat is named (judging.RepeatName)
@@ -124,7 +126,7 @@ func (r *Recorder) Judgment(conv string, tallies []Tally, j Judgment) error {
 }
 
 // keyedCost writes the cost line of one part of a question (CostRecord).
-func (r *Recorder) keyedCost(conv, question, part string, tallies []Tally) error {
+func (r *Recorder) keyedCost(conv, question, part string, tallies []membench.Tally) error {
 	if len(tallies) == 0 {
 		return nil // offline metrics make no calls
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench"
 )
 
 // The recorder commits each piece of work after the cost line it rests
@@ -18,8 +20,8 @@ func TestRecorderCommitsCostsBeforeResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := []Tally{{Role: "answer", Stage: StageAnswer, Calls: 1, InputTokens: 40, Seconds: 0.5}}
-	build := []Tally{{Role: "build", Stage: StageBuild, Calls: 3, InputTokens: 300, Seconds: 1}}
+	calls := []membench.Tally{{Role: "answer", Stage: membench.StageAnswer, Calls: 1, InputTokens: 40, Seconds: 0.5}}
+	build := []membench.Tally{{Role: "build", Stage: membench.StageBuild, Calls: 3, InputTokens: 300, Seconds: 1}}
 	if err := rec.Build([]byte(`{"conversation_id":"c1","entry":"x"}`+"\n"), build, "att1", BuildRecord{ConversationID: "c1", System: "turns-cosine", Calls: 3}); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestRecorderCommitsCostsBeforeResults(t *testing.T) {
 	}
 	// A cost line that cannot be written (seconds not a number) keeps its
 	// answer out of the file too.
-	bad := []Tally{{Role: "answer", Stage: StageAnswer, Calls: 1, Seconds: math.NaN()}}
+	bad := []membench.Tally{{Role: "answer", Stage: membench.StageAnswer, Calls: 1, Seconds: math.NaN()}}
 	if err := rec.Answer(bad, AnswerRecord{QuestionID: "q2", ConversationID: "c1", System: "turns-cosine", Group: "all"}); err == nil {
 		t.Fatal("an answer whose cost line failed was committed")
 	}

@@ -5,17 +5,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
 )
 
 func TestCheckRunID(t *testing.T) {
 	for _, id := range []string{"..", ".", "../x", "a/b", "/abs", `a\b`, "x/..", ""} {
-		if CheckRunID(id) == nil {
+		if membench.CheckRunID(id) == nil {
 			t.Errorf("run id %q accepted", id)
 		}
 	}
 	for _, id := range []string{"my-run", "locomo-flat-0123456789", "a..b", ".hidden"} {
-		if err := CheckRunID(id); err != nil {
+		if err := membench.CheckRunID(id); err != nil {
 			t.Errorf("run id %q refused: %v", id, err)
 		}
 	}
@@ -26,7 +27,7 @@ func TestCheckRunID(t *testing.T) {
 func TestCheckRunIDRefusesUnsafeNames(t *testing.T) {
 	long := strings.Repeat("x", 101)
 	for _, id := range []string{"a\nb", "a\tb", "a\x1b[31m", "a b", "é", long, "a:b"} {
-		err := CheckRunID(id)
+		err := membench.CheckRunID(id)
 		if err == nil {
 			t.Errorf("run id %q accepted", id)
 			continue
@@ -35,10 +36,10 @@ func TestCheckRunIDRefusesUnsafeNames(t *testing.T) {
 			t.Errorf("run id %q: %v (want a one-line input error naming --run-id)", id, err)
 		}
 	}
-	if err := CheckRunID(strings.Repeat("x", 100)); err != nil {
+	if err := membench.CheckRunID(strings.Repeat("x", 100)); err != nil {
 		t.Errorf("a 100-character id refused: %v", err)
 	}
-	if err := (Config{Dataset: "locomo\n"}).Validate(); err == nil || !strings.Contains(err.Error(), "--dataset") {
+	if err := (membench.Config{Dataset: "locomo\n"}).Validate(); err == nil || !strings.Contains(err.Error(), "--dataset") {
 		t.Errorf("dataset name with a newline: %v", err)
 	}
 }
@@ -46,19 +47,19 @@ func TestCheckRunIDRefusesUnsafeNames(t *testing.T) {
 // Numbers from a YAML config get the flags' checks: NaN and values past
 // the bounds are refused, not defaulted or overflowed.
 func TestValidateRefusesNumbersOutOfRange(t *testing.T) {
-	for name, c := range map[string]Config{
+	for name, c := range map[string]membench.Config{
 		"NaN share":        {MaxBuildFailures: math.NaN()},
 		"share above 1":    {MaxBuildFailures: 1.5},
 		"infinite share":   {MaxBuildFailures: math.Inf(1)},
-		"long turn step":   {TurnStep: MaxTurnStep + 1},
-		"huge k":           {K: MaxK + 1},
-		"huge concurrency": {Concurrency: MaxConcurrency + 1},
+		"long turn step":   {TurnStep: membench.MaxTurnStep + 1},
+		"huge k":           {K: membench.MaxK + 1},
+		"huge concurrency": {Concurrency: membench.MaxConcurrency + 1},
 	} {
 		if err := c.Validate(); err == nil {
 			t.Errorf("%s accepted", name)
 		}
 	}
-	if err := (Config{MaxBuildFailures: 1, TurnStep: MaxTurnStep, K: MaxK, Concurrency: MaxConcurrency}).Validate(); err != nil {
+	if err := (membench.Config{MaxBuildFailures: 1, TurnStep: membench.MaxTurnStep, K: membench.MaxK, Concurrency: membench.MaxConcurrency}).Validate(); err != nil {
 		t.Errorf("the bounds themselves refused: %v", err)
 	}
 }

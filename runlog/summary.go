@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/membench/membench"
 )
 
 // Summary is a run's headline numbers, as summary.json holds them. Package
@@ -26,7 +28,7 @@ type Summary struct {
 	Groups         []Group      `json:"groups"`  // per group of the dataset, in its order
 	Overall        Group        `json:"overall"` // without the abstaining groups (LoCoMo adversarial, LongMemEval _abs), as the papers score it
 	ContextTokens  TokenStats   `json:"context_tokens"`
-	EvidenceRecall float64      `json:"evidence_recall"` // mean share of evidence turns in the context, over questions with evidence, abstention questions excluded (runlog.CountsForRecall)
+	EvidenceRecall float64      `json:"evidence_recall"` // mean share of evidence turns in the context, over questions with evidence, abstention questions excluded (membench.CountsForRecall)
 	// Build is the memory build's calls and tokens (build.jsonl, the last
 	// build of each conversation) and its time: the wall time of memory
 	// construction (BuildWallSeconds), conversations built in parallel
@@ -74,7 +76,7 @@ type Summary struct {
 	CacheDamaged *CacheDamage `json:"cache_damaged,omitempty"`
 	// PaperPrompts is the manifest's: whether the run's prompts are the
 	// paper's its config pins (nil: it pins none).
-	PaperPrompts *PromptCheck `json:"paper_prompts,omitempty"`
+	PaperPrompts *membench.PromptCheck `json:"paper_prompts,omitempty"`
 	// Dollars prices Stages and Redone (set by the run; nil when unpriced).
 	Dollars *Dollars `json:"dollars,omitempty"`
 }
@@ -111,7 +113,7 @@ type Cost struct {
 }
 
 // AddTally adds one tally of model use.
-func (c *Cost) AddTally(t Tally) {
+func (c *Cost) AddTally(t membench.Tally) {
 	c.Calls += t.Calls
 	c.CachedCalls += t.CachedCalls
 	c.InputTokens += t.InputTokens

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	kgzip "github.com/klauspost/compress/gzip"
+	"github.com/membench/membench"
 )
 
 // TranscriptsFile holds one Transcript per answered question: everything
@@ -33,9 +34,9 @@ type Transcript struct {
 	// Items are the retrieved items with their text, times and source
 	// turns; Candidates the candidate stage of two-stage selectors, with
 	// their scores (cosine, or ρ after the decision).
-	Items      []Item         `json:"items"`
-	Candidates []Item         `json:"candidates,omitempty"`
-	Notes      map[string]any `json:"notes,omitempty"`
+	Items      []membench.Item `json:"items"`
+	Candidates []membench.Item `json:"candidates,omitempty"`
+	Notes      map[string]any  `json:"notes,omitempty"`
 	// Context is the rendered context exactly as the answer prompt got it.
 	Context         string      `json:"context"`
 	ContextTokens   int         `json:"context_tokens"`
@@ -64,8 +65,8 @@ const ContextMark = "\x00context\x00"
 
 // AnswerMessages is the answer request exactly as it was sent, with the
 // context put back where the stored messages hold ContextMark.
-func (t Transcript) AnswerMessages() []Message {
-	out := make([]Message, len(t.Answer.Messages))
+func (t Transcript) AnswerMessages() []membench.Message {
+	out := make([]membench.Message, len(t.Answer.Messages))
 	for i, m := range t.Answer.Messages {
 		m.Content = strings.ReplaceAll(m.Content, ContextMark, t.Context)
 		out[i] = m
@@ -78,7 +79,7 @@ func (t Transcript) compact() Transcript {
 	if t.Context == "" || len(t.Answer.Messages) == 0 {
 		return t
 	}
-	msgs := make([]Message, len(t.Answer.Messages))
+	msgs := make([]membench.Message, len(t.Answer.Messages))
 	for i, m := range t.Answer.Messages {
 		m.Content = strings.ReplaceAll(m.Content, t.Context, ContextMark)
 		msgs[i] = m
@@ -89,11 +90,11 @@ func (t Transcript) compact() Transcript {
 
 // Call is one model request and its raw reply.
 type Call struct {
-	Messages []Message `json:"messages,omitempty"`
-	Raw      string    `json:"raw"`
-	Usage    Usage     `json:"usage"`
-	Cached   bool      `json:"cached,omitempty"`
-	Seconds  float64   `json:"seconds"`
+	Messages []membench.Message `json:"messages,omitempty"`
+	Raw      string             `json:"raw"`
+	Usage    membench.Usage     `json:"usage"`
+	Cached   bool               `json:"cached,omitempty"`
+	Seconds  float64            `json:"seconds"`
 }
 
 // JudgeCall is one judge's work on the question: the request and raw reply

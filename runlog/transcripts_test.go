@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/membench/membench"
 )
 
 func TestTranscriptsAppendTornTailAndResume(t *testing.T) {
@@ -26,7 +28,7 @@ func TestTranscriptsAppendTornTailAndResume(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			tr := Transcript{QuestionID: "q" + string(rune('a'+i)), Context: strings.Repeat("ctx ", 100),
-				Answer: Call{Messages: []Message{{Role: "user", Content: "hi"}}, Raw: "answer"}}
+				Answer: Call{Messages: []membench.Message{{Role: "user", Content: "hi"}}, Raw: "answer"}}
 			if err := w.Write(tr); err != nil {
 				t.Error(err)
 			}
@@ -111,7 +113,7 @@ func TestTranscriptsMergeJudgesAddedLater(t *testing.T) {
 	for _, tr := range []Transcript{
 		{QuestionID: "q1", Context: "ctx1", Answer: Call{Raw: "a1"}, Judges: []JudgeCall{{Judge: "f1", Score: 0.5}}},
 		{QuestionID: "q2", Context: "ctx2", Answer: Call{Raw: "a2"}, Judges: []JudgeCall{{Judge: "f1", Score: 1}}},
-		JudgePart("q1", "c", "s", JudgeCall{Judge: "gpt", Correct: false, Call: Call{Raw: "first", Messages: []Message{{Role: "user", Content: "judge q1"}}}}),
+		JudgePart("q1", "c", "s", JudgeCall{Judge: "gpt", Correct: false, Call: Call{Raw: "first", Messages: []membench.Message{{Role: "user", Content: "judge q1"}}}}),
 		JudgePart("q1", "c", "s", JudgeCall{Judge: "gpt", Correct: true, Call: Call{Raw: "second"}}),
 		JudgePart("q1", "c", "s", JudgeCall{Judge: "human", Correct: true, Reason: "human grade"}),
 		JudgePart("q3", "c", "s", JudgeCall{Judge: "gpt", Call: Call{Raw: "orphan"}}),
@@ -267,7 +269,7 @@ func TestTranscriptsSmallAndLargeMembers(t *testing.T) {
 			ctx.WriteByte(' ')
 		}
 		tr := Transcript{QuestionID: fmt.Sprintf("q%d", i), Context: ctx.String(),
-			Answer: Call{Messages: []Message{{Role: "user", Content: "Memories:\n" + ctx.String() + "\nQuestion?"}}, Raw: "answer"}}
+			Answer: Call{Messages: []membench.Message{{Role: "user", Content: "Memories:\n" + ctx.String() + "\nQuestion?"}}, Raw: "answer"}}
 		if err := w.Write(tr); err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"
 )
@@ -47,23 +48,23 @@ func benchTranscript(b *testing.B) Transcript {
 		}
 	}
 	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
-	var items []Item
+	var items []membench.Item
 	var lines []string
 	for i, s := range texts {
 		id := fmt.Sprintf("D1:%d", i+1)
-		items = append(items, Item{ID: id, Kind: "turn", Text: s, Time: at, Speaker: "Caroline", Sources: []string{id}, Score: 0.5})
+		items = append(items, membench.Item{ID: id, Kind: "turn", Text: s, Time: at, Speaker: "Caroline", Sources: []string{id}, Score: 0.5})
 		lines = append(lines, "[2023-05-08 13:56] Caroline: "+s)
 	}
 	ctx := strings.Join(lines, "\n")
 	return Transcript{
 		QuestionID: "conv-26:q17", ConversationID: "conv-26", System: "turns-cosine",
 		Items: items, Context: ctx, ContextTokens: 400, RetrieveSeconds: 0.001,
-		Answer: Call{Messages: []Message{{Role: "system", Content: "You answer questions about a conversation from memories."},
+		Answer: Call{Messages: []membench.Message{{Role: "system", Content: "You answer questions about a conversation from memories."},
 			{Role: "user", Content: "Memories:\n" + ctx + "\n\nQuestion: When did Caroline go to the support group?\nAnswer:"}},
-			Raw: "7 May 2023", Usage: Usage{InputTokens: 450, OutputTokens: 5}, Seconds: 0.25},
-		Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Call: Call{Messages: []Message{{Role: "user",
+			Raw: "7 May 2023", Usage: membench.Usage{InputTokens: 450, OutputTokens: 5}, Seconds: 0.25},
+		Judges: []JudgeCall{{Judge: "llm", Correct: true, Score: 1, Call: Call{Messages: []membench.Message{{Role: "user",
 			Content: "Question: When did Caroline go to the support group?\nGold: 7 May 2023\nPrediction: 7 May 2023\nReply in JSON."}},
-			Raw: `{"correct": true}`, Usage: Usage{InputTokens: 80, OutputTokens: 5}, Seconds: 0.25}}},
+			Raw: `{"correct": true}`, Usage: membench.Usage{InputTokens: 80, OutputTokens: 5}, Seconds: 0.25}}},
 	}
 }
 
@@ -109,7 +110,7 @@ func TestTranscriptMemberIsMarshalOutput(t *testing.T) {
 	trs := make([]Transcript, 40)
 	for i := range trs {
 		trs[i] = Transcript{QuestionID: fmt.Sprint("q", i), Context: strings.Repeat(fmt.Sprint("<ctx> & ", i), 10*i+1),
-			Answer: Call{Messages: []Message{{Role: "user", Content: "Memories:\n" + strings.Repeat(fmt.Sprint("<ctx> & ", i), 10*i+1) + "\nQ?"}}, Raw: "é\u2028"}}
+			Answer: Call{Messages: []membench.Message{{Role: "user", Content: "Memories:\n" + strings.Repeat(fmt.Sprint("<ctx> & ", i), 10*i+1) + "\nQ?"}}, Raw: "é\u2028"}}
 	}
 	var wg sync.WaitGroup
 	for i := range trs {
@@ -161,7 +162,7 @@ func TestAppenderLinesAreMarshalOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := []any{
-		AnswerRecord{QuestionID: "q1", Question: "<b>&é\u2028?", Prediction: "7 May 2023", Usage: Usage{InputTokens: 3}},
+		AnswerRecord{QuestionID: "q1", Question: "<b>&é\u2028?", Prediction: "7 May 2023", Usage: membench.Usage{InputTokens: 3}},
 		Judgment{QuestionID: "q1", Judge: "llm", Correct: true, Score: 1, Reason: "\"quoted\"\n"},
 		map[string]any{"x": []int{1, 2}, "y": nil},
 	}
@@ -191,9 +192,9 @@ func TestAppenderLinesAreMarshalOutput(t *testing.T) {
 // line shaped like a turns-cosine one on LoCoMo (JSON and one write).
 func BenchmarkAppenderWrite(b *testing.B) {
 	tr := benchTranscript(b)
-	var refs []ItemRef
+	var refs []membench.ItemRef
 	for _, it := range tr.Items {
-		refs = append(refs, ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score})
+		refs = append(refs, membench.ItemRef{ID: it.ID, Kind: it.Kind, Sources: it.Sources, Score: it.Score})
 	}
 	rec := RetrievalRecord{QuestionID: tr.QuestionID, ConversationID: tr.ConversationID, System: tr.System, K: 10, Tokens: 400,
 		Items: refs, Evidence: []string{"D1:3"}, EvidenceHit: 1, ContextSHA256: hashText(tr.Context), Seconds: 0.0012}

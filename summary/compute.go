@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
@@ -36,7 +37,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	s.CacheDamaged = m.CacheDamaged
 	s.JudgeModels = m.JudgeModels()
 	for _, j := range m.Judges {
-		if m.IsMetric(j) {
+		if m.JudgeSet().IsMetric(j) {
 			s.Metrics = append(s.Metrics, j)
 		}
 	}
@@ -86,7 +87,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	addRepeatStats(s, judgments, ans)
 	limit := m.MaxBuildFailures
 	if limit <= 0 {
-		limit = runlog.DefaultMaxBuildFailures
+		limit = membench.DefaultMaxBuildFailures
 	}
 	s.ContextTokens, s.EvidenceRecall = retrievalStats(retr, ans)
 	// A conversation rebuilt after a failed build has a newer line.
@@ -110,7 +111,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	} else {
 		s.BuildSecondsSummed = len(last) > 1 // one conversation: its Ingest time is the wall time
 	}
-	s.FailedOverLimit = runlog.BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
+	s.FailedOverLimit = membench.BuildDegraded(s.BuildFailed, s.BuildRequests, limit)
 	s.Degraded = s.FailedOverLimit || len(s.EmptyMemory) > 0
 	kept, redone := runlog.EffectiveCosts(costs)
 	// A judge's cost record replaced after an invalid verdict paid for
@@ -243,7 +244,7 @@ func retrievalStats(retr []runlog.RetrievalRecord, ans map[string]runlog.AnswerR
 		}
 		ts.Mean += float64(r.Tokens)
 		ts.N++
-		if c := runlog.CountEvidence(r); runlog.CountsForRecall(ans[qid], c) {
+		if c := membench.CountEvidence(r.Evidence, r.Candidates, r.Items, r.EvidenceHit); membench.CountsForRecall(ans[qid].Abstains(), c) {
 			recallSum += float64(c.InContext) / float64(c.Evidence)
 			recallN++
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/runlog/runlogtest"
 	"github.com/membench/membench/summary"
@@ -34,9 +35,9 @@ func verdicts(judge string, scores map[string]float64) []runlog.Judgment {
 // verdict judge, and a judge the manifest says is added after the run
 // does not leave the run unfinished when it covers part of it.
 func TestJudgesThisBinaryDoesNotKnowAreReadFromTheManifest(t *testing.T) {
-	m := runlog.Manifest{Dataset: "longmemeval", Config: runlog.Config{System: "turns-cosine"},
+	m := runlog.Manifest{Dataset: "longmemeval", Config: membench.Config{System: "turns-cosine"},
 		Judges: []string{"rubric-x", "lexical", "panel-z"},
-		JudgeSpecs: []runlog.JudgeInfo{
+		JudgeSpecs: []membench.JudgeInfo{
 			{Name: "rubric-x", Kind: "rubric-x", Class: "metric"},
 			{Name: "lexical", Kind: "lexical", Class: "verdict"},
 			{Name: "panel-z", Kind: "panel-z", Class: "verdict", AddedBy: "a panel's own tool"},
@@ -73,7 +74,7 @@ func TestJudgesThisBinaryDoesNotKnowAreReadFromTheManifest(t *testing.T) {
 
 	// The manifest's class wins over what the kind's name suggests.
 	loaded.JudgeSpecs[1].Class = "metric"
-	if !loaded.IsMetric("lexical") {
+	if !loaded.JudgeSet().IsMetric("lexical") {
 		t.Error("a judge the manifest classes as a metric is read as a verdict judge")
 	}
 }
@@ -83,9 +84,9 @@ func TestJudgesThisBinaryDoesNotKnowAreReadFromTheManifest(t *testing.T) {
 func TestOldManifestsReadByTheShippedJudgeKinds(t *testing.T) {
 	// No judge_specs: the config's --judge specs, then the names.
 	m := runlog.Manifest{Judges: []string{"f1", "gpt", "bleu1"},
-		Config: runlog.Config{Judges: []string{"f1,threshold=0.3", "gpt=openai:gpt-4o-mini", "bleu1"}}}
+		Config: membench.Config{Judges: []string{"f1,threshold=0.3", "gpt=openai:gpt-4o-mini", "bleu1"}}}
 	for name, metric := range map[string]bool{"f1": true, "gpt": false, "bleu1": true, "unheard-of": false} {
-		if m.IsMetric(name) != metric {
+		if m.JudgeSet().IsMetric(name) != metric {
 			t.Errorf("no judge_specs: IsMetric(%s) = %v", name, !metric)
 		}
 	}
@@ -94,14 +95,14 @@ func TestOldManifestsReadByTheShippedJudgeKinds(t *testing.T) {
 	}
 	// Config and names out of step (a judge added later): names alone.
 	m.Judges = append(m.Judges, "em")
-	if !m.IsMetric("em") || m.IsMetric("gpt") {
+	if !m.JudgeSet().IsMetric("em") || m.JudgeSet().IsMetric("gpt") {
 		t.Error("names out of step with the config are not read by name")
 	}
 
 	// judge_specs without a class or added_by: read by kind.
-	old := runlog.Manifest{Dataset: "longmemeval", Config: runlog.Config{System: "turns-cosine"},
+	old := runlog.Manifest{Dataset: "longmemeval", Config: membench.Config{System: "turns-cosine"},
 		Judges:     []string{"b", "lexical", "human"},
-		JudgeSpecs: []runlog.JudgeInfo{{Name: "b", Kind: "bleu1"}, {Name: "lexical", Kind: "lexical"}, {Name: "human", Kind: "human"}}}
+		JudgeSpecs: []membench.JudgeInfo{{Name: "b", Kind: "bleu1"}, {Name: "lexical", Kind: "lexical"}, {Name: "human", Kind: "human"}}}
 	js := verdicts("b", map[string]float64{"q1": 0.2, "q2": 0.6})
 	js = append(js, verdicts("lexical", map[string]float64{"q1": 1, "q2": 1})...)
 	js = append(js, verdicts("human", map[string]float64{"q2": 1})...)
@@ -126,9 +127,9 @@ func TestOldManifestsReadByTheShippedJudgeKinds(t *testing.T) {
 // the run moves it only as the writer's rule says (a verdict judge added
 // to a run of metrics), and the new choice is recorded.
 func TestPrimaryJudgeIsRecorded(t *testing.T) {
-	m := runlog.Manifest{Dataset: "locomo", Config: runlog.Config{System: "turns-cosine"},
+	m := runlog.Manifest{Dataset: "locomo", Config: membench.Config{System: "turns-cosine"},
 		Judges:     []string{"lexical", "oracle"},
-		JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical", Class: "verdict"}, {Name: "oracle", Kind: "oracle", Class: "verdict"}},
+		JudgeSpecs: []membench.JudgeInfo{{Name: "lexical", Kind: "lexical", Class: "verdict"}, {Name: "oracle", Kind: "oracle", Class: "verdict"}},
 		Primary:    "oracle"}
 	if p := m.PrimaryJudge(); p != "oracle" {
 		t.Errorf("primary %q, want the recorded oracle (the rule would say lexical)", p)
@@ -139,9 +140,9 @@ func TestPrimaryJudgeIsRecorded(t *testing.T) {
 	}
 
 	metrics := runlog.Manifest{Judges: []string{"f1", "bleu1"},
-		JudgeSpecs: []runlog.JudgeInfo{{Name: "f1", Kind: "f1", Class: "metric"}, {Name: "bleu1", Kind: "bleu1", Class: "metric"}}, Primary: "f1"}
+		JudgeSpecs: []membench.JudgeInfo{{Name: "f1", Kind: "f1", Class: "metric"}, {Name: "bleu1", Kind: "bleu1", Class: "metric"}}, Primary: "f1"}
 	dir := writeRun(t, metrics, []string{"q1"}, nil)
-	if err := runlog.AddJudges(dir, []runlog.JudgeInfo{{Name: "gpt", Kind: "llm", Class: "verdict"}}); err != nil {
+	if err := runlog.AddJudges(dir, []membench.JudgeInfo{{Name: "gpt", Kind: "llm", Class: "verdict"}}); err != nil {
 		t.Fatal(err)
 	}
 	loaded, err := runlog.LoadManifest(dir)

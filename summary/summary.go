@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/runlog"
 )
@@ -104,7 +105,7 @@ func notes(s *runlog.Summary) []string {
 	} else if s.BuildFailed > 0 {
 		notes = append(notes, fmt.Sprintf("build: %d of %d memory-build requests failed (within the limit)", s.BuildFailed, s.BuildRequests))
 	}
-	made := plus(s.Stages[string(runlog.StageBuild)], s.Redone[string(runlog.StageBuild)])
+	made := plus(s.Stages[string(membench.StageBuild)], s.Redone[string(membench.StageBuild)])
 	if made.Calls != b.Calls || made.InputTokens != b.InputTokens || made.OutputTokens != b.OutputTokens {
 		// An interrupted build, or a conversation built again on resume:
 		// the calls made (costs.jsonl) are not those of the finished

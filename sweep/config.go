@@ -2,7 +2,7 @@
 // from one YAML file and tabulates their headline numbers.
 //
 // A sweep file holds up to two YAML documents. The first is a plain
-// runlog.Config, so `membench run --config FILE` still runs it (the run
+// membench.Config, so `membench run --config FILE` still runs it (the run
 // command reads only the first document). The optional second document is
 // the Spec: which systems and which grid to expand around that base.
 package sweep
@@ -17,7 +17,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/membench/membench/runlog"
+	"github.com/membench/membench"
 
 	"gopkg.in/yaml.v3"
 
@@ -38,7 +38,7 @@ type Spec struct {
 	Judge string `yaml:"judge"` // judge plotted; empty = llm, else the first
 	// SystemOptions are options for one system only, on top of the base
 	// config's (e.g. flat's mode=combined, which structmem does not take).
-	SystemOptions map[string]systems.Options `yaml:"system_options"`
+	SystemOptions map[string]membench.Options `yaml:"system_options"`
 }
 
 // Axis is one grid dimension: a key and its values, in file order.
@@ -81,7 +81,7 @@ func (g *Grid) UnmarshalYAML(n *yaml.Node) error {
 // File is a parsed sweep file.
 type File struct {
 	Path string
-	Base runlog.Config
+	Base membench.Config
 	Spec Spec
 }
 
@@ -125,10 +125,10 @@ func Parse(path string, b []byte) (*File, error) {
 
 // Point is one run of the sweep.
 type Point struct {
-	Label  string        `json:"label"`
-	System string        `json:"system"`
-	Params Params        `json:"params"` // grid key -> value
-	Config runlog.Config `json:"-"`
+	Label  string          `json:"label"`
+	System string          `json:"system"`
+	Params Params          `json:"params"` // grid key -> value
+	Config membench.Config `json:"-"`
 }
 
 // Params are a point's grid values as the file gives them. In JSON a value
@@ -246,7 +246,7 @@ func (f *File) Expand() ([]Point, error) {
 func (f *File) point(sys string, vals []string) (Point, error) {
 	cfg := f.Base
 	cfg.System = sys
-	cfg.Options = systems.Options{}
+	cfg.Options = membench.Options{}
 	for k, v := range f.Base.Options {
 		cfg.Options[k] = v
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/judge"
-	"github.com/membench/membench/runlog"
 )
 
 // paperConfigs are the shipped configs that reproduce a paper's table or
@@ -77,7 +77,7 @@ func TestPaperConfigsPinTheirPrompts(t *testing.T) {
 		if authors == "" {
 			continue
 		}
-		for _, p := range append(append([]runlog.PromptPin{}, pp.Answer...), pp.Judge...) {
+		for _, p := range append(append([]membench.PromptPin{}, pp.Answer...), pp.Judge...) {
 			if p.SHA256 == "" {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/plan"
 
@@ -54,7 +55,7 @@ type Row struct {
 	// (left out of its accuracy).
 	Invalid map[string]int `json:"invalid,omitempty"`
 	// Prompts labels a point of a paper config not run on the paper's
-	// prompts (runlog.PromptCheck.Label); "" when it was, or pins none.
+	// prompts (membench.PromptCheck.Label); "" when it was, or pins none.
 	Prompts       string             `json:"prompts,omitempty"`
 	Accuracy      map[string]float64 `json:"accuracy"` // judge -> overall score × 100
 	ContextTokens float64            `json:"context_tokens"`
@@ -100,7 +101,7 @@ func RunID(p Point) (string, error) {
 
 // resolve is the plan of point p's run (cfg: its config, results folder
 // chosen), named as RunID says.
-func resolve(p Point, cfg runlog.Config) (*plan.Plan, error) {
+func resolve(p Point, cfg membench.Config) (*plan.Plan, error) {
 	prefix := cfg.RunID
 	cfg.RunID = ""
 	pl, err := plan.Resolve(cfg, plan.Env{})

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/plan"
-	"github.com/membench/membench/runlog"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -150,7 +150,7 @@ grid: {k: [1, 5, 20]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Base.Host = runlog.Host{Embedder: "hashed"} // as MEMBENCH_EMBEDDER=hashed
+	f.Base.Host = membench.Host{Embedder: "hashed"} // as MEMBENCH_EMBEDDER=hashed
 	ps, err := f.Expand()
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +314,7 @@ grid: {k: [1, 3]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Base.Host = runlog.Host{Embedder: "hashed"} // as MEMBENCH_EMBEDDER=hashed
+	f.Base.Host = membench.Host{Embedder: "hashed"} // as MEMBENCH_EMBEDDER=hashed
 	ps, err := f.Expand()
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +337,7 @@ grid: {k: [1, 3]}
 // A point's run name carries the embedder it will use: with none named and
 // no model installed that is tfidf-hash-512, the same name as naming it.
 func TestPointNamesCarryTheEmbedder(t *testing.T) {
-	name := func(host runlog.Host, emb string) string {
+	name := func(host membench.Host, emb string) string {
 		t.Helper()
 		tmp := t.TempDir()
 		f, err := Parse("e.yaml", []byte("dataset: sample\njudges: [f1]\nquiet: true\nlimit: 1\ncache_dir: "+filepath.Join(tmp, "cache")+"\n---\nname: e\nsystems: [turns-cosine]\ngrid: {k: [2]}\n"))
@@ -355,11 +355,11 @@ func TestPointNamesCarryTheEmbedder(t *testing.T) {
 		}
 		return res.Rows[0].RunID
 	}
-	auto := name(runlog.Host{Home: t.TempDir()}, "")
-	if named := name(runlog.Host{Home: t.TempDir()}, "tfidf-hash-512"); auto != named {
+	auto := name(membench.Host{Home: t.TempDir()}, "")
+	if named := name(membench.Host{Home: t.TempDir()}, "tfidf-hash-512"); auto != named {
 		t.Errorf("no embedder (none installed): %s; --embedder tfidf-hash-512: %s; want one name", auto, named)
 	}
-	if other := name(runlog.Host{Home: t.TempDir(), Embedder: "hashed"}, ""); other != auto {
+	if other := name(membench.Host{Home: t.TempDir(), Embedder: "hashed"}, ""); other != auto {
 		t.Errorf("MEMBENCH_EMBEDDER=hashed: %s, want %s", other, auto)
 	}
 }

@@ -3,6 +3,8 @@ package systems
 import (
 	"strings"
 	"testing"
+
+	"github.com/membench/membench"
 )
 
 func TestMemoryRuleEmpty(t *testing.T) {
@@ -11,18 +13,18 @@ func TestMemoryRuleEmpty(t *testing.T) {
 	msg := MemoryRule{Builds: true}
 	cases := []struct {
 		rule MemoryRule
-		st   BuildStats
+		st   membench.BuildStats
 		want string // substring; "" = fine
 	}{
-		{per, BuildStats{Entries: n(0), Extractions: 38, EmptyReplies: 38}, "0 memory entries (38 of 38"},
-		{per, BuildStats{Entries: n(500), Extractions: 38, EmptyReplies: 2}, "2 of 38 extraction replies were empty (5.3%, above this system's limit of 5%)"},
-		{per, BuildStats{Entries: n(500), Extractions: 40, EmptyReplies: 2}, ""},
-		{msg, BuildStats{Entries: n(500), Extractions: 600, EmptyReplies: 300}, ""},
-		{msg, BuildStats{Entries: n(3), Extractions: 600, EmptyReplies: 600}, "all 600 extraction replies were empty"},
-		{msg, BuildStats{Entries: n(0)}, "0 memory entries"},
-		{msg, BuildStats{}, ""}, // an adapter whose service reports no count
-		{msg, BuildStats{Entries: n(0), Requests: 5, Failed: 5}, ""}, // --max-build-failures decides
-		{MemoryRule{}, BuildStats{Entries: n(0), Extractions: 5, EmptyReplies: 5}, ""},
+		{per, membench.BuildStats{Entries: n(0), Extractions: 38, EmptyReplies: 38}, "0 memory entries (38 of 38"},
+		{per, membench.BuildStats{Entries: n(500), Extractions: 38, EmptyReplies: 2}, "2 of 38 extraction replies were empty (5.3%, above this system's limit of 5%)"},
+		{per, membench.BuildStats{Entries: n(500), Extractions: 40, EmptyReplies: 2}, ""},
+		{msg, membench.BuildStats{Entries: n(500), Extractions: 600, EmptyReplies: 300}, ""},
+		{msg, membench.BuildStats{Entries: n(3), Extractions: 600, EmptyReplies: 600}, "all 600 extraction replies were empty"},
+		{msg, membench.BuildStats{Entries: n(0)}, "0 memory entries"},
+		{msg, membench.BuildStats{}, ""},                                      // an adapter whose service reports no count
+		{msg, membench.BuildStats{Entries: n(0), Requests: 5, Failed: 5}, ""}, // --max-build-failures decides
+		{MemoryRule{}, membench.BuildStats{Entries: n(0), Extractions: 5, EmptyReplies: 5}, ""},
 	}
 	for i, c := range cases {
 		got := c.rule.Empty(c.st)

@@ -3,18 +3,13 @@ package systems
 import (
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/runlog"
 )
 
-// Options are a system's string-keyed settings, from YAML or --opt k=v,
-// with typed getters that validate and name the option in their errors.
-// The run log records them (runlog.Options), so they are defined there.
-type Options = runlog.Options
-
 // Parse reads "k=v" pairs (as given to --opt).
-func Parse(pairs []string) (Options, error) {
-	o := Options{}
+func Parse(pairs []string) (membench.Options, error) {
+	o := membench.Options{}
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || strings.TrimSpace(k) == "" {

@@ -6,14 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
 )
 
 func TestMerge(t *testing.T) {
-	defaults := Options{"k": "20", "mode": "fast"}
-	o := Options{"k": "5", "extra": "x"}
+	defaults := membench.Options{"k": "20", "mode": "fast"}
+	o := membench.Options{"k": "5", "extra": "x"}
 	got := o.Merge(defaults)
-	want := Options{"k": "5", "mode": "fast", "extra": "x"}
+	want := membench.Options{"k": "5", "mode": "fast", "extra": "x"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Merge = %v, want %v", got, want)
 	}
@@ -21,17 +22,17 @@ func TestMerge(t *testing.T) {
 	if defaults["mode"] != "fast" || o["mode"] != "" {
 		t.Fatal("Merge result aliases its inputs")
 	}
-	if got := Options(nil).Merge(defaults); !reflect.DeepEqual(got, defaults) {
+	if got := membench.Options(nil).Merge(defaults); !reflect.DeepEqual(got, defaults) {
 		t.Fatalf("nil.Merge = %v", got)
 	}
 }
 
 func TestCheckNamesUnknownAndKnown(t *testing.T) {
-	defaults := Options{"k": "20", "mode": "fast", "alpha": "0.5"}
-	if err := (Options{"k": "3"}).Check("flat", defaults); err != nil {
+	defaults := membench.Options{"k": "20", "mode": "fast", "alpha": "0.5"}
+	if err := (membench.Options{"k": "3"}).Check("flat", defaults); err != nil {
 		t.Fatalf("known key rejected: %v", err)
 	}
-	err := Options{"kk": "3"}.Check("flat", defaults)
+	err := membench.Options{"kk": "3"}.Check("flat", defaults)
 	if err == nil {
 		t.Fatal("unknown key accepted")
 	}
@@ -41,7 +42,7 @@ func TestCheckNamesUnknownAndKnown(t *testing.T) {
 		}
 	}
 	// With several unknown keys the message must not depend on map order.
-	bad := Options{"zeta": "1", "beta": "2", "k": "1", "gamma": "3"}
+	bad := membench.Options{"zeta": "1", "beta": "2", "k": "1", "gamma": "3"}
 	first := bad.Check("flat", defaults).Error()
 	for i := 0; i < 50; i++ {
 		if msg := bad.Check("flat", defaults).Error(); msg != first {
@@ -56,7 +57,7 @@ func TestCheckNamesUnknownAndKnown(t *testing.T) {
 }
 
 func TestTypedGetters(t *testing.T) {
-	o := Options{"k": "12", "alpha": "0.25", "on": "true", "mode": "slow", "empty": "", "bad": "twelve"}
+	o := membench.Options{"k": "12", "alpha": "0.25", "on": "true", "mode": "slow", "empty": "", "bad": "twelve"}
 	if n, err := o.Int("k", 5); n != 12 || err != nil {
 		t.Errorf("Int(k) = %d, %v", n, err)
 	}
@@ -112,7 +113,7 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{"k": "25", "mode": "slow", "expr": "a=b", "empty": ""}
+	want := membench.Options{"k": "25", "mode": "slow", "expr": "a=b", "empty": ""}
 	if !reflect.DeepEqual(o, want) {
 		t.Fatalf("Parse = %v, want %v", o, want)
 	}
@@ -132,7 +133,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestOptionsJSONRedactsURLCredentials(t *testing.T) {
-	o := Options{"url": "https://alice:s3cret@mem.example.com:8443/v1", "cmd": "python3 m.py --db postgres://u:pw@db/x", "k": "10"}
+	o := membench.Options{"url": "https://alice:s3cret@mem.example.com:8443/v1", "cmd": "python3 m.py --db postgres://u:pw@db/x", "k": "10"}
 	b, err := json.Marshal(o)
 	if err != nil {
 		t.Fatal(err)

@@ -7,17 +7,17 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/registry"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/runlog"
 )
 
 // System is one memory system holding one conversation's memory. The
 // harness makes a fresh instance per conversation (as the papers do: one
 // store per conversation), calls Ingest once, then Retrieve per question.
 type System interface {
-	Ingest(ctx context.Context, conv *datasets.Conversation) (BuildStats, error)
+	Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error)
 	Retrieve(ctx context.Context, q *datasets.Question, b Budget) (*Context, error)
 }
 
@@ -28,24 +28,17 @@ type Budget struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
-// Item is one retrieved memory unit; transcripts record it (runlog.Item).
-type Item = runlog.Item
-
 // Context is what the answer model reads for one question.
 type Context struct {
-	Items    []Item `json:"items"`
-	Rendered string `json:"rendered"`
-	Tokens   int    `json:"tokens"` // o200k_base count of Rendered
+	Items    []membench.Item `json:"items"`
+	Rendered string          `json:"rendered"`
+	Tokens   int             `json:"tokens"` // o200k_base count of Rendered
 	// Candidates is the candidate stage of two-stage selectors (before the
 	// selector); empty for single-stage systems. Used by diagnose.
-	Candidates []Item `json:"candidates,omitempty"`
+	Candidates []membench.Item `json:"candidates,omitempty"`
 	// Notes holds system-specific facts worth logging (fallbacks, ρ values).
 	Notes map[string]any `json:"notes,omitempty"`
 }
-
-// BuildStats is what a system reports about its build besides metered
-// calls; build records hold it (runlog.BuildStats).
-type BuildStats = runlog.BuildStats
 
 // MemoryRule is what a system declares about the memory its build makes.
 // A system that keeps the raw conversation (fullcontext, turns-*, abstain)
@@ -65,7 +58,7 @@ type MemoryRule struct {
 // entry at all, every extraction reply empty, or more empty replies than
 // the limit allows. "" means the memory is fine or the rule does not
 // apply.
-func (r MemoryRule) Empty(b BuildStats) string {
+func (r MemoryRule) Empty(b membench.BuildStats) string {
 	if !r.Builds {
 		return ""
 	}
@@ -95,9 +88,11 @@ type Env struct {
 	Decide   llm.Model    // decision model (relevance probabilities)
 	Embedder llm.Embedder // shared, cached embedder
 	// Meter, when set, lets a system read cumulative usage (for TurnTokens).
-	Meter interface{ TotalTokens(stage llm.Stage) int }
+	Meter interface {
+		TotalTokens(stage membench.Stage) int
+	}
 	// Options are the system's own settings from config/flags (--opt key=value).
-	Options Options
+	Options membench.Options
 	// Concurrency bounds parallel model calls inside one system.
 	Concurrency int
 }
@@ -109,7 +104,7 @@ type Factory func(env Env) (System, error)
 type Spec struct {
 	Name        string
 	Description string
-	Defaults    Options // option defaults, shown by `membench systems`
+	Defaults    membench.Options // option defaults, shown by `membench systems`
 	New         Factory
 	// Memory declares whether Ingest builds a memory, and how many of its
 	// extraction replies may be empty, so that an empty memory marks the
@@ -127,13 +122,13 @@ type Spec struct {
 	// another option (StructMem's clock follows its granularity): given
 	// are the options as the user gave them, merged the options over
 	// Defaults; it returns merged with those values set. Nil: merged as is.
-	Follow func(given, merged Options) Options
+	Follow func(given, merged membench.Options) membench.Options
 }
 
 // Resolved is the option set a system runs with: the given options over
 // its defaults, with the values that follow from other options, as the
 // manifest records it.
-func (s Spec) Resolved(given Options) Options {
+func (s Spec) Resolved(given membench.Options) membench.Options {
 	m := given.Merge(s.Defaults)
 	if s.Follow != nil {
 		m = s.Follow(given, m)
@@ -144,7 +139,7 @@ func (s Spec) Resolved(given Options) Options {
 // Followed names, sorted, the resolved options whose value Follow set
 // rather than the user or the defaults: a comparison does not count them
 // as a difference of their own beside the option they follow.
-func (s Spec) Followed(given Options) []string {
+func (s Spec) Followed(given membench.Options) []string {
 	if s.Follow == nil {
 		return nil
 	}

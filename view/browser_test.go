@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
@@ -64,8 +65,8 @@ func serveEncoded(t *testing.T, enc *view.Encoded) string {
 
 func sampleRun(t *testing.T, results, system string) string {
 	t.Helper()
-	cfg := runlog.Config{System: system, ResultsDir: results, CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	cfg := membench.Config{System: system, ResultsDir: results, CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}

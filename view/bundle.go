@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
@@ -396,7 +397,7 @@ func loadRun(dir string, b *Bundle, convs *convCache, opt Options) (*RunView, ru
 	rv := &RunView{ID: r.ID(), Dir: dir, System: m.Config.System, Dataset: m.Dataset, Offline: m.Offline, Primary: m.PrimaryJudge()}
 	rv.Complete = !m.Finished.IsZero() && len(r.Answers) >= m.Questions
 	for _, j := range m.Judges {
-		col := JudgeCol{Name: j, Metric: m.IsMetric(j)}
+		col := JudgeCol{Name: j, Metric: m.JudgeSet().IsMetric(j)}
 		for _, in := range m.JudgeSpecs {
 			if in.Name == j {
 				col.Desc = in.Description
@@ -599,7 +600,7 @@ func (cc *convCache) read(m runlog.Manifest, b *Bundle, key func(string) string,
 	return ""
 }
 
-func sourcesOf(items []runlog.ItemRef) []string {
+func sourcesOf(items []membench.ItemRef) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, it := range items {

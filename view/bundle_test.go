@@ -16,10 +16,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
-	"github.com/membench/membench/systems"
 	"github.com/membench/membench/view"
 )
 
@@ -80,12 +80,12 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 				if math.Abs(c.V-v) > 1e-9 {
 					t.Fatalf("group %s judge %s: view %.4f, summary %.4f", g.Name, j, c.V, v)
 				}
-				if r.Manifest.IsMetric(j) && c.N > 1 && c.V > 0 && c.V < 100 && (!(c.Hi > c.Lo) || !strings.HasPrefix(c.CI, "Wilson over questions")) {
+				if r.Manifest.JudgeSet().IsMetric(j) && c.N > 1 && c.V > 0 && c.V < 100 && (!(c.Hi > c.Lo) || !strings.HasPrefix(c.CI, "Wilson over questions")) {
 					// One conversation: a cluster bootstrap has nothing to
 					// resample (zero width); Wilson over questions has width.
 					t.Fatalf("group %s metric %s on one conversation: [%f, %f] by %q, want a Wilson interval with width", g.Name, j, c.Lo, c.Hi, c.CI)
 				}
-				if !r.Manifest.IsMetric(j) {
+				if !r.Manifest.JudgeSet().IsMetric(j) {
 					lo, hi, _ := stats.Wilson(int(math.Round(v*float64(c.N)/100)), c.N, 0.95)
 					if math.Abs(c.Lo-100*lo) > 1e-9 || math.Abs(c.Hi-100*hi) > 1e-9 {
 						t.Fatalf("group %s judge %s: interval [%f, %f], Wilson [%f, %f]", g.Name, j, c.Lo, c.Hi, 100*lo, 100*hi)
@@ -150,7 +150,7 @@ func TestBundleMatchesTheRuns(t *testing.T) {
 		for k := range r.Chunks {
 			var part struct {
 				Ctx   []string
-				Items [][]systems.Item
+				Items [][]membench.Item
 				Tx    []struct {
 					*runlog.Transcript
 					C, I int

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
 // A manifest written when redaction kept the user name shows none.
 func TestFactsHideOldRedactedUserNames(t *testing.T) {
 	m := runlog.Manifest{Embedder: "openai:e@http://alice-OLD:xxxxx@h:1/v1",
-		Models: map[string]llm.ModelID{"answer": {Backend: "openai", Model: "m", BaseURL: "http://alice-OLD:xxxxx@h:1/v1"}}}
+		Models: map[string]membench.ModelID{"answer": {Backend: "openai", Model: "m", BaseURL: "http://alice-OLD:xxxxx@h:1/v1"}}}
 	m.Config.System = "turns-cosine"
 	for _, kv := range facts(&runlog.Run{Dir: "r", Manifest: m}, 0) {
 		if strings.Contains(kv[1], "alice-OLD") {

@@ -16,9 +16,9 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
-	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/view"
 )
 
@@ -28,8 +28,8 @@ func kRuns(t *testing.T) []string {
 	results := t.TempDir()
 	var dirs []string
 	for _, k := range []int{1, 2, 3, 5} {
-		cfg := runlog.Config{System: "turns-cosine", K: k, ResultsDir: results, CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		cfg := membench.Config{System: "turns-cosine", K: k, ResultsDir: results, CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+			Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/membench/membench"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil/browsertest"
@@ -31,8 +32,8 @@ func TestLiveServesWhileTheRunsAreRead(t *testing.T) {
 	results := t.TempDir()
 	var dirs []string
 	for _, k := range []int{2, 4} {
-		cfg := runlog.Config{System: "turns-cosine", K: k, ResultsDir: results, CacheDir: t.TempDir(), Quiet: true,
-			Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		cfg := membench.Config{System: "turns-cosine", K: k, ResultsDir: results, CacheDir: t.TempDir(), Quiet: true,
+			Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 			t.Fatal(err)
 		}

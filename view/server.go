@@ -19,8 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/systems"
 )
 
 //go:embed assets/index.html assets/app.js assets/app.css
@@ -140,7 +140,7 @@ func (e *Encoded) chunk(i, k int) ([]byte, error) {
 		if c.err = loadChunk(c.qs); c.err != nil {
 			return
 		}
-		p := &chunk{Ctx: []string{}, Items: [][]systems.Item{}, seen: map[string]int{}}
+		p := &chunk{Ctx: []string{}, Items: [][]membench.Item{}, seen: map[string]int{}}
 		for _, q := range c.qs {
 			p.add(q.Tx)
 		}
@@ -175,9 +175,9 @@ func (e *Encoded) pack(v any) ([]byte, error) {
 // item lists are stored once per chunk: a system that reads the whole
 // conversation gives every question the same ones.
 type chunk struct {
-	Ctx   []string         `json:"ctx"`
-	Items [][]systems.Item `json:"items"`
-	Tx    []*chunkTx       `json:"tx"`
+	Ctx   []string          `json:"ctx"`
+	Items [][]membench.Item `json:"items"`
+	Tx    []*chunkTx        `json:"tx"`
 	seen  map[string]int
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // goTypeName matches what yaml.v3 says of a Go type ("in type
-// runlog.Config", "into int", "!!str").
+// membench.Config", "into int", "!!str").
 var goTypeName = regexp.MustCompile(`in type|into |!!|\b[a-z]+\.[A-Z]\w+\b|unmarshal`)
 
 // A typo in a YAML file names the file, the line and the key, suggests

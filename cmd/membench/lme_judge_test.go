@@ -75,7 +75,7 @@ func TestLongMemEvalJudgeModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec := m.JudgeSpec("llm"); !strings.Contains(spec, "lme-judge") {
+	if spec := m.JudgeSet().Spec("llm"); !strings.Contains(spec, "lme-judge") {
 		t.Errorf("manifest judge spec %q does not name the judge model", spec)
 	}
 

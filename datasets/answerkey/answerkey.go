@@ -77,7 +77,7 @@ func (k *Key) ID() string {
 	return k.Name + " sha256:" + k.SHA256
 }
 
-// Label names the key in judge names (runlog.KeyedJudge: "llm+audited"):
+// Label names the key in judge names (membench.KeyedJudge: "llm+audited"):
 // its name with characters a judge name may not hold replaced by "-".
 func (k *Key) Label() string {
 	if k == nil {

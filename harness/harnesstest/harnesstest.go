@@ -6,13 +6,13 @@ package harnesstest
 import (
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/plan"
-	"github.com/membench/membench/runlog"
 )
 
 // Dir is the run directory harness.Run makes of cfg (the id comes from
 // the resolved config: embedder chosen, k in one place, data hash).
-func Dir(tb testing.TB, cfg runlog.Config) string {
+func Dir(tb testing.TB, cfg membench.Config) string {
 	tb.Helper()
 	r, err := plan.Resolve(cfg, plan.Env{})
 	if err != nil {

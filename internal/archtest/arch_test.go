@@ -118,56 +118,84 @@ func TestReadersDoNotDependOnTheEngine(t *testing.T) {
 	}
 }
 
-// runlogMayImport are the membench packages the run log may depend on,
-// directly or not: leaf utilities, each depending on none but others of
-// this list. Everything else (llm, systems, datasets, judges, tables, the
-// engine) sits above the run log and reads or writes runs through it; the
-// record types they share with it are defined in runlog. This list only
-// shrinks.
-var runlogMayImport = []string{"internal/badinput", "internal/jsonl", "internal/names", "internal/redact"}
+// leafUtilities are the membench packages the bottom layers (the root
+// package membench and the run log) may depend on, directly or not: each
+// depends on none but others of this list. This list only shrinks.
+var leafUtilities = []string{"internal/badinput", "internal/jsonl", "internal/names", "internal/redact"}
 
-// runlogViolations lists the membench packages p depends on (as go list
-// -deps shows them) beyond runlogMayImport, saying whether p imports each
-// itself. It checks the run log and each leaf utility it may use.
-func runlogViolations(p pkg) []string {
+// root is the root package membench, the run's vocabulary, as rel gives it.
+const root = ""
+
+// show names a package for a message: the root package is "membench".
+func show(r string) string {
+	if r == root {
+		return "membench"
+	}
+	return r
+}
+
+// violations lists the membench packages p depends on (as go list -deps
+// shows them) beyond allowed, saying whether p imports each itself.
+func violations(p pkg, allowed []string) []string {
 	var bad []string
 	for _, d := range p.Deps {
 		r := rel(d)
-		if !strings.HasPrefix(d, module+"/") || slices.Contains(runlogMayImport, r) {
+		if (d != module && !strings.HasPrefix(d, module+"/")) || slices.Contains(allowed, r) {
 			continue
 		}
 		if slices.Contains(p.Imports, d) {
-			bad = append(bad, "imports "+r)
+			bad = append(bad, "imports "+show(r))
 		} else {
-			bad = append(bad, "depends on "+r)
+			bad = append(bad, "depends on "+show(r))
 		}
 	}
 	return bad
 }
 
-func TestRunlogIsTheBottomLayer(t *testing.T) {
+// The root package is the bottom layer: the run's types and vocabulary,
+// below the run log and every package that speaks them (llm, systems,
+// judge, datasets), importing leaf utilities only.
+func TestTheRootPackageIsTheBottom(t *testing.T) {
 	checked := map[string]bool{}
 	for _, p := range listPackages(t) {
 		r := rel(p.ImportPath)
-		if r != "runlog" && !slices.Contains(runlogMayImport, r) {
+		if r != root && !slices.Contains(leafUtilities, r) {
 			continue
 		}
 		checked[r] = true
-		for _, v := range runlogViolations(p) {
-			if r == "runlog" {
-				t.Errorf("runlog %s: the run log is the bottom layer, below every package that writes or reads runs; define the record type in runlog, move the code that needs %s to its user (bundle, summary, harness, analysis), or record what readers need in the manifest", v, v[strings.Index(v, " ")+1:])
+		for _, v := range violations(p, leafUtilities) {
+			if r == root {
+				t.Errorf("membench (the root package) %s: it holds the run's vocabulary below every other package; move the code that needs %s to that package, or the type it needs here", v, v[strings.LastIndex(v, " ")+1:])
 			} else {
-				t.Errorf("%s %s: the run log uses it as a leaf utility, which depends on no membench package but the others of runlogMayImport", r, v)
+				t.Errorf("%s %s: the bottom layers use it as a leaf utility, which depends on no membench package but the others of leafUtilities", r, v)
 			}
 		}
 	}
-	if !checked["runlog"] {
-		t.Error("package runlog not found; update this test")
+	if !checked[root] {
+		t.Error("the root package membench not found; update this test")
 	}
-	for _, u := range runlogMayImport {
+	for _, u := range leafUtilities {
 		if !checked[u] {
-			t.Errorf("leaf utility %s not found; drop it from runlogMayImport", u)
+			t.Errorf("leaf utility %s not found; drop it from leafUtilities", u)
 		}
+	}
+}
+
+// The run log is the store, on the root package: it records the run's
+// types and depends on nothing above them.
+func TestRunlogSitsOnTheRootPackage(t *testing.T) {
+	found := false
+	for _, p := range listPackages(t) {
+		if rel(p.ImportPath) != "runlog" {
+			continue
+		}
+		found = true
+		for _, v := range violations(p, append([]string{root}, leafUtilities...)) {
+			t.Errorf("runlog %s: the run log is the store, below every package that writes or reads runs; define the type in the root package membench, move the code that needs %s to its user (bundle, summary, harness, analysis), or record what readers need in the manifest", v, v[strings.LastIndex(v, " ")+1:])
+		}
+	}
+	if !found {
+		t.Error("package runlog not found; update this test")
 	}
 }
 
@@ -321,7 +349,7 @@ func TestMembenchEnvOnlyAtTheEdge(t *testing.T) {
 				t.Logf("known exception %s: %s", c, why)
 				continue
 			}
-			t.Errorf("%s: MEMBENCH_* variables are read only in cmd/membench/clienv and set nowhere outside tests; pass the value down (runlog.Host)", c)
+			t.Errorf("%s: MEMBENCH_* variables are read only in cmd/membench/clienv and set nowhere outside tests; pass the value down (membench.Host)", c)
 		}
 	}
 }
@@ -340,14 +368,22 @@ func TestChecksCatchViolations(t *testing.T) {
 	if got := cliImports(pkg{ImportPath: module + "/internal/client", Imports: []string{module + "/internal/clix"}}); len(got) != 0 {
 		t.Errorf("a name merely starting with cli flagged: %v", got)
 	}
-	if got := runlogViolations(pkg{ImportPath: module + "/runlog", Imports: []string{module + "/llm", "fmt", module + "/internal/jsonl"},
-		Deps: []string{"fmt", module + "/llm", module + "/internal/tokens", module + "/internal/jsonl"}}); !slices.Equal(got, []string{"imports llm", "depends on internal/tokens"}) {
-		t.Errorf("runlog importing llm (and through it internal/tokens): %v, want those two violations and none for internal/jsonl", got)
+	runlogMay := append([]string{root}, leafUtilities...)
+	if got := violations(pkg{ImportPath: module + "/runlog", Imports: []string{module + "/llm", "fmt", module + "/internal/jsonl", module},
+		Deps: []string{"fmt", module + "/llm", module + "/internal/tokens", module + "/internal/jsonl", module}}, runlogMay); !slices.Equal(got, []string{"imports llm", "depends on internal/tokens"}) {
+		t.Errorf("runlog importing llm (and through it internal/tokens): %v, want those two violations and none for internal/jsonl or the root package", got)
 	}
-	if got := runlogViolations(pkg{ImportPath: module + "/internal/names", Imports: []string{module + "/internal/badinput"}, Deps: []string{module + "/internal/badinput"}}); len(got) != 0 {
+	if got := violations(pkg{ImportPath: module, Imports: []string{module + "/runlog", module + "/internal/names"},
+		Deps: []string{module + "/runlog", module + "/internal/names", module + "/internal/jsonl"}}, leafUtilities); !slices.Equal(got, []string{"imports runlog"}) {
+		t.Errorf("the root package importing runlog: %v, want that one violation", got)
+	}
+	if got := violations(pkg{ImportPath: module + "/internal/jsonl", Imports: []string{module}, Deps: []string{module}}, leafUtilities); !slices.Equal(got, []string{"imports membench"}) {
+		t.Errorf("a leaf utility importing the root package: %v, want that one violation", got)
+	}
+	if got := violations(pkg{ImportPath: module + "/internal/names", Imports: []string{module + "/internal/badinput"}, Deps: []string{module + "/internal/badinput"}}, leafUtilities); len(got) != 0 {
 		t.Errorf("a leaf utility importing another flagged: %v", got)
 	}
-	if got := runlogViolations(pkg{ImportPath: module + "/internal/jsonl", Imports: []string{module + "/datasets"}, Deps: []string{module + "/datasets", module + "/internal/badinput"}}); len(got) != 1 {
+	if got := violations(pkg{ImportPath: module + "/internal/jsonl", Imports: []string{module + "/datasets"}, Deps: []string{module + "/datasets", module + "/internal/badinput"}}, leafUtilities); len(got) != 1 {
 		t.Errorf("a leaf utility importing datasets: %v, want 1 violation", got)
 	}
 	src := `package x

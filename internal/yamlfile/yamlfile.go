@@ -2,7 +2,7 @@
 // files, preregistered plans) so that a mistake is reported by file, line
 // and key, in the file's own words: an unknown key gets the nearest known
 // one, a value of the wrong kind says what the key takes. yaml.v3's own
-// messages name Go types ("field sytem not found in type runlog.Config"),
+// messages name Go types ("field sytem not found in type membench.Config"),
 // which mean nothing to the person who wrote the file.
 package yamlfile
 

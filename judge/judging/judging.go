@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -213,8 +214,8 @@ func Names(js []judge.Judge) []string {
 }
 
 // Describe lists the judges' manifest entries in order.
-func Describe(js []judge.Judge) []runlog.JudgeInfo {
-	out := make([]runlog.JudgeInfo, len(js))
+func Describe(js []judge.Judge) []membench.JudgeInfo {
+	out := make([]membench.JudgeInfo, len(js))
 	for i, j := range js {
 		out[i] = Info(judge.Describe(j))
 	}
@@ -224,8 +225,8 @@ func Describe(js []judge.Judge) []runlog.JudgeInfo {
 // Info is a judge's description as the manifest records it: every field
 // a reader needs (the class above all) is written down, so no reader has
 // to ask a registry that may not know the judge.
-func Info(in judge.Info) runlog.JudgeInfo {
-	return runlog.JudgeInfo{Name: in.Name, Kind: in.Kind, Class: string(in.Class), Description: in.Description,
+func Info(in judge.Info) membench.JudgeInfo {
+	return membench.JudgeInfo{Name: in.Name, Kind: in.Kind, Class: string(in.Class), Description: in.Description,
 		Model: in.Model, Threshold: in.Threshold, Prompts: in.Prompts, AddedBy: in.AddedBy, Repeats: in.Repeats}
 }
 

@@ -9,14 +9,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench"
 )
 
 // Price is what a model costs in US dollars per million tokens.
 type Price struct {
 	Input float64 `json:"input" yaml:"input"`
 	// CachedInput is the rate of input tokens the provider served from its
-	// prompt cache (llm.Usage.CachedInputTokens).
+	// prompt cache (membench.Usage.CachedInputTokens).
 	CachedInput float64 `json:"cached_input" yaml:"cached_input"`
 	Output      float64 `json:"output" yaml:"output"`
 }
@@ -118,7 +118,7 @@ func free(model string) bool {
 }
 
 // Tally prices one tally, whose model is model ("backend:model").
-func (t *Table) Tally(tl llm.Tally, model string) Amount {
+func (t *Table) Tally(tl membench.Tally, model string) Amount {
 	if tl.Calls == 0 && tl.InputTokens == 0 && tl.OutputTokens == 0 {
 		return Amount{}
 	}
@@ -141,7 +141,7 @@ func (t *Table) Tally(tl llm.Tally, model string) Amount {
 // ModelOf names a tally's model: its own, else the model the run's
 // manifest gives its role (tallies written before they named their
 // model), else "".
-func ModelOf(tl llm.Tally, roles map[string]string) string {
+func ModelOf(tl membench.Tally, roles map[string]string) string {
 	if tl.Model != "" {
 		return tl.Model
 	}
@@ -155,7 +155,7 @@ func ModelOf(tl llm.Tally, roles map[string]string) string {
 
 // StageKey is the stage a tally is billed under: its stage, with
 // embedding work as "embed" (systems embed while building and retrieving).
-func StageKey(tl llm.Tally) string {
+func StageKey(tl membench.Tally) string {
 	if tl.Label == "embedding" {
 		return "embed"
 	}
@@ -164,7 +164,7 @@ func StageKey(tl llm.Tally) string {
 
 // Stages bills tallies by StageKey; roles maps a role to its model for
 // tallies that do not name one (see ModelOf).
-func (t *Table) Stages(tallies []llm.Tally, roles map[string]string) map[string]Amount {
+func (t *Table) Stages(tallies []membench.Tally, roles map[string]string) map[string]Amount {
 	out := map[string]Amount{}
 	for _, tl := range tallies {
 		k := StageKey(tl)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 )
 
@@ -23,11 +23,11 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 //	embed, text-embedding-3-small: 50,000 in: 0.001
 //	build, offline: 0
 func TestStagesPricedByHand(t *testing.T) {
-	tallies := []llm.Tally{
-		{Role: "answer", Stage: llm.StageAnswer, Model: "openai:gpt-4o-mini", Calls: 100, InputTokens: 1_000_000, CachedInputTokens: 600_000, OutputTokens: 20_000},
-		{Role: "judge", Stage: llm.StageJudge, Model: "openai:gpt-4.1", Calls: 100, InputTokens: 10_000, OutputTokens: 1_000},
+	tallies := []membench.Tally{
+		{Role: "answer", Stage: membench.StageAnswer, Model: "openai:gpt-4o-mini", Calls: 100, InputTokens: 1_000_000, CachedInputTokens: 600_000, OutputTokens: 20_000},
+		{Role: "judge", Stage: membench.StageJudge, Model: "openai:gpt-4.1", Calls: 100, InputTokens: 10_000, OutputTokens: 1_000},
 		{Role: "embedder", Stage: "embed", Label: "embedding", Model: "openai:text-embedding-3-small", Calls: 300, InputTokens: 50_000},
-		{Role: "build", Stage: llm.StageBuild, Model: "offline:heuristic", Calls: 7, InputTokens: 9_999, OutputTokens: 99},
+		{Role: "build", Stage: membench.StageBuild, Model: "offline:heuristic", Calls: 7, InputTokens: 9_999, OutputTokens: 99},
 	}
 	got := Default().Stages(tallies, nil)
 	want := map[string]float64{"answer": 0.117, "judge": 0.028, "embed": 0.001, "build": 0}
@@ -46,11 +46,11 @@ func TestStagesPricedByHand(t *testing.T) {
 }
 
 func TestUnknownModelIsUnknownNotZero(t *testing.T) {
-	tallies := []llm.Tally{
-		{Role: "answer", Stage: llm.StageAnswer, Model: "openai:gpt-4o-mini", Calls: 1, InputTokens: 1000, OutputTokens: 10},
-		{Role: "answer", Stage: llm.StageAnswer, Model: "openai:qwen2.5-7b", Calls: 1, InputTokens: 1000, OutputTokens: 10},
+	tallies := []membench.Tally{
+		{Role: "answer", Stage: membench.StageAnswer, Model: "openai:gpt-4o-mini", Calls: 1, InputTokens: 1000, OutputTokens: 10},
+		{Role: "answer", Stage: membench.StageAnswer, Model: "openai:qwen2.5-7b", Calls: 1, InputTokens: 1000, OutputTokens: 10},
 		// A service's own calls (no model recorded, no role in the manifest).
-		{Role: "service", Stage: llm.StageBuild, Calls: 2, InputTokens: 900},
+		{Role: "service", Stage: membench.StageBuild, Calls: 2, InputTokens: 900},
 	}
 	got := Default().Stages(tallies, map[string]string{"answer": "openai:gpt-4o-mini"})
 	a := got["answer"]
@@ -65,19 +65,19 @@ func TestUnknownModelIsUnknownNotZero(t *testing.T) {
 		t.Errorf("sum with an unknown part = %+v", tot)
 	}
 	// Another backend serving a priced name is not OpenAI's price.
-	if a := Default().Tally(llm.Tally{Calls: 1, InputTokens: 5}, "vllm:gpt-4o-mini"); a.Known() {
+	if a := Default().Tally(membench.Tally{Calls: 1, InputTokens: 5}, "vllm:gpt-4o-mini"); a.Known() {
 		t.Errorf("non-openai backend priced: %+v", a)
 	}
 }
 
 func TestOldTalliesTakeTheirRolesModel(t *testing.T) {
-	tl := llm.Tally{Role: "answer", Stage: llm.StageAnswer, Calls: 1, InputTokens: 1_000_000}
-	got := Default().Stages([]llm.Tally{tl}, map[string]string{"answer": "openai:gpt-4o"})
+	tl := membench.Tally{Role: "answer", Stage: membench.StageAnswer, Calls: 1, InputTokens: 1_000_000}
+	got := Default().Stages([]membench.Tally{tl}, map[string]string{"answer": "openai:gpt-4o"})
 	if a := got["answer"]; !a.Known() || !near(a.Dollars, 2.5) || a.String() != "$2.50" {
 		t.Errorf("answer = %+v", a)
 	}
-	emb := llm.Tally{Role: "embedder", Stage: "embed", Label: "embedding", Calls: 3, InputTokens: 100}
-	if a := Default().Stages([]llm.Tally{emb}, map[string]string{"embedder": "use-lite"})["embed"]; !a.Known() || a.Paid {
+	emb := membench.Tally{Role: "embedder", Stage: "embed", Label: "embedding", Calls: 3, InputTokens: 100}
+	if a := Default().Stages([]membench.Tally{emb}, map[string]string{"embedder": "use-lite"})["embed"]; !a.Known() || a.Paid {
 		t.Errorf("local embedder = %+v, want free", a)
 	}
 }
@@ -134,17 +134,17 @@ func TestLoadMissingFile(t *testing.T) {
 // without a model take their role's, redone work is billed apart.
 func TestForRunReadsCostRecords(t *testing.T) {
 	dir := t.TempDir()
-	m := runlog.Manifest{RunID: "r", Models: map[string]llm.ModelID{
+	m := runlog.Manifest{RunID: "r", Models: map[string]membench.ModelID{
 		"answer": {Backend: "openai", Model: "gpt-4o-mini"}, "build": {Backend: "offline", Model: "heuristic"}}, Embedder: "use-lite"}
 	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
 		t.Fatal(err)
 	}
 	recs := []any{
-		runlog.CostRecord{ConversationID: "c", Part: "build", Tallies: []llm.Tally{{Role: "build", Stage: llm.StageBuild, Calls: 5, InputTokens: 500}}},
-		runlog.CostRecord{ConversationID: "c", QuestionID: "q1", Part: "answer", Tallies: []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Model: "openai:gpt-4o-mini", Calls: 1, InputTokens: 1_000_000, CachedInputTokens: 1_000_000, OutputTokens: 0}}},
+		runlog.CostRecord{ConversationID: "c", Part: "build", Tallies: []membench.Tally{{Role: "build", Stage: membench.StageBuild, Calls: 5, InputTokens: 500}}},
+		runlog.CostRecord{ConversationID: "c", QuestionID: "q1", Part: "answer", Tallies: []membench.Tally{{Role: "answer", Stage: membench.StageAnswer, Model: "openai:gpt-4o-mini", Calls: 1, InputTokens: 1_000_000, CachedInputTokens: 1_000_000, OutputTokens: 0}}},
 		// q2 answered twice (a resume): the first line is redone work.
-		runlog.CostRecord{ConversationID: "c", QuestionID: "q2", Part: "answer", Tallies: []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Calls: 1, InputTokens: 1_000_000}}},
-		runlog.CostRecord{ConversationID: "c", QuestionID: "q2", Part: "answer", Tallies: []llm.Tally{{Role: "answer", Stage: llm.StageAnswer, Calls: 1, CachedCalls: 1, OutputTokens: 1_000_000}}},
+		runlog.CostRecord{ConversationID: "c", QuestionID: "q2", Part: "answer", Tallies: []membench.Tally{{Role: "answer", Stage: membench.StageAnswer, Calls: 1, InputTokens: 1_000_000}}},
+		runlog.CostRecord{ConversationID: "c", QuestionID: "q2", Part: "answer", Tallies: []membench.Tally{{Role: "answer", Stage: membench.StageAnswer, Calls: 1, CachedCalls: 1, OutputTokens: 1_000_000}}},
 	}
 	if err := runlog.WriteJSONLines(filepath.Join(dir, runlog.CostsFile), recs); err != nil {
 		t.Fatal(err)
@@ -200,23 +200,23 @@ func FuzzPricesFile(f *testing.F) {
 // Paid: a run calls a priced backend through a role's model that some
 // judge or role asks, a judge's own model, or its embedder.
 func TestPaid(t *testing.T) {
-	off := runlog.ModelID{Backend: "offline", Model: "offline-heuristic"}
-	paid := runlog.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
-	lexical := runlog.JudgeInfo{Name: "lexical", Kind: "lexical"}
-	roles := func(judge runlog.ModelID) map[string]llm.ModelID {
-		return map[string]llm.ModelID{"answer": off, "build": off, "judge": judge}
+	off := membench.ModelID{Backend: "offline", Model: "offline-heuristic"}
+	paid := membench.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+	lexical := membench.JudgeInfo{Name: "lexical", Kind: "lexical"}
+	roles := func(judge membench.ModelID) map[string]membench.ModelID {
+		return map[string]membench.ModelID{"answer": off, "build": off, "judge": judge}
 	}
 	for _, c := range []struct {
 		name string
 		m    runlog.Manifest
 		want bool
 	}{
-		{"all offline", runlog.Manifest{Models: roles(off), Embedder: "tfidf-hash-512", JudgeSpecs: []runlog.JudgeInfo{lexical}}, false},
-		{"judge model no judge asks", runlog.Manifest{Models: roles(paid), JudgeSpecs: []runlog.JudgeInfo{lexical}}, false},
-		{"judge model asked", runlog.Manifest{Models: roles(paid), JudgeSpecs: []runlog.JudgeInfo{{Name: "llm", Model: &paid}}}, true},
-		{"a judge's own model", runlog.Manifest{Models: roles(off), JudgeSpecs: []runlog.JudgeInfo{{Name: "big", Model: &paid}}}, true},
-		{"answer model", runlog.Manifest{Models: map[string]llm.ModelID{"answer": paid, "judge": off}, JudgeSpecs: []runlog.JudgeInfo{lexical}}, true},
-		{"embedder", runlog.Manifest{Models: roles(off), Embedder: "openai:text-embedding-3-small", JudgeSpecs: []runlog.JudgeInfo{lexical}}, true},
+		{"all offline", runlog.Manifest{Models: roles(off), Embedder: "tfidf-hash-512", JudgeSpecs: []membench.JudgeInfo{lexical}}, false},
+		{"judge model no judge asks", runlog.Manifest{Models: roles(paid), JudgeSpecs: []membench.JudgeInfo{lexical}}, false},
+		{"judge model asked", runlog.Manifest{Models: roles(paid), JudgeSpecs: []membench.JudgeInfo{{Name: "llm", Model: &paid}}}, true},
+		{"a judge's own model", runlog.Manifest{Models: roles(off), JudgeSpecs: []membench.JudgeInfo{{Name: "big", Model: &paid}}}, true},
+		{"answer model", runlog.Manifest{Models: map[string]membench.ModelID{"answer": paid, "judge": off}, JudgeSpecs: []membench.JudgeInfo{lexical}}, true},
+		{"embedder", runlog.Manifest{Models: roles(off), Embedder: "openai:text-embedding-3-small", JudgeSpecs: []membench.JudgeInfo{lexical}}, true},
 	} {
 		if got := Paid(c.m); got != c.want {
 			t.Errorf("%s: Paid = %v, want %v", c.name, got, c.want)

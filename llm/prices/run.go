@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 )
@@ -56,7 +57,7 @@ func ForManifest(m runlog.Manifest, dir string, t *Table) (*Bill, error) {
 func Roles(m runlog.Manifest) map[string]string {
 	roles := map[string]string{}
 	for role, id := range m.Models {
-		roles[role] = llm.ModelName(id)
+		roles[role] = membench.ModelName(id)
 	}
 	if m.Embedder != "" {
 		roles["embedder"] = llm.EmbedderModel(m.Embedder)
@@ -211,7 +212,7 @@ func Paid(m runlog.Manifest) bool {
 		if *in.Model == m.Models["judge"] {
 			judgeModel = true
 		}
-		if !free(runlog.ModelName(*in.Model)) {
+		if !free(membench.ModelName(*in.Model)) {
 			return true
 		}
 	}

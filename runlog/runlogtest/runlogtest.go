@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 )
 
@@ -31,7 +32,7 @@ type Run struct {
 
 // New is a run of system at retrieval budget k with judge as its one judge.
 func New(system string, k int, judge string) *Run {
-	return &Run{Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: k}, Judges: []string{judge}}}
+	return &Run{Manifest: runlog.Manifest{Config: membench.Config{System: system, K: k}, Judges: []string{judge}}}
 }
 
 // Scored adds n questions q0…q(n-1) of category cat, the first right of
@@ -105,9 +106,9 @@ func writeLines[T any](tb testing.TB, path string, recs []T) {
 // OfflineManifest is the manifest of an offline LoCoMo run judged by
 // lexical and f1 (threshold 0.5), with dataset and question-set hashes.
 func OfflineManifest() runlog.Manifest {
-	off := runlog.ModelID{Backend: "offline", Model: "heuristic"}
+	off := membench.ModelID{Backend: "offline", Model: "heuristic"}
 	return runlog.Manifest{Dataset: "locomo", DatasetSHA256: "aaaa", QuestionSetSHA256: "qqqq", Questions: 10, Embedder: "use-lite",
-		Models:     map[string]runlog.ModelID{"build": off, "answer": off, "decide": off, "judge": off},
+		Models:     map[string]membench.ModelID{"build": off, "answer": off, "decide": off, "judge": off},
 		Judges:     []string{"lexical", "f1"},
-		JudgeSpecs: []runlog.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
+		JudgeSpecs: []membench.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
 }

@@ -10,6 +10,7 @@ package abstain
 import (
 	"context"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/systems"
 )
@@ -18,10 +19,10 @@ func init() {
 	systems.Register(systems.Spec{
 		Name:         "abstain",
 		Description:  "remembers nothing: every answer declines (the gaming floor of adversarial / _abs questions)",
-		Defaults:     systems.Options{},
+		Defaults:     membench.Options{},
 		NoEmbeddings: true,
 		New: func(env systems.Env) (systems.System, error) {
-			if err := env.Options.Check("abstain", systems.Options{}); err != nil {
+			if err := env.Options.Check("abstain", membench.Options{}); err != nil {
 				return nil, err
 			}
 			return System{}, nil
@@ -33,8 +34,8 @@ func init() {
 type System struct{}
 
 // Ingest reads nothing.
-func (System) Ingest(context.Context, *datasets.Conversation) (systems.BuildStats, error) {
-	return systems.BuildStats{}, nil
+func (System) Ingest(context.Context, *datasets.Conversation) (membench.BuildStats, error) {
+	return membench.BuildStats{}, nil
 }
 
 // Retrieve returns an empty context.

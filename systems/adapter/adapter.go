@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/llm"
@@ -38,13 +39,13 @@ type System struct {
 	k     int
 	order string
 	meter interface {
-		AddCalls(role string, stage llm.Stage, label string, calls int, u llm.Usage, d time.Duration)
+		AddCalls(role string, stage membench.Stage, label string, calls int, u membench.Usage, d time.Duration)
 	}
 	convID string
 }
 
 // common reads the options both adapters share.
-func common(name string, env systems.Env, t transport, defaults systems.Options) (*System, error) {
+func common(name string, env systems.Env, t transport, defaults membench.Options) (*System, error) {
 	o := env.Options.Merge(defaults)
 	k, err := o.Int("k", 10)
 	if err != nil {
@@ -61,7 +62,7 @@ func common(name string, env systems.Env, t transport, defaults systems.Options)
 	// The harness's meter takes the service's own usage; a meter without
 	// AddCalls (tests) simply does not record it.
 	if m, ok := env.Meter.(interface {
-		AddCalls(role string, stage llm.Stage, label string, calls int, u llm.Usage, d time.Duration)
+		AddCalls(role string, stage membench.Stage, label string, calls int, u membench.Usage, d time.Duration)
 	}); ok {
 		s.meter = m
 	}
@@ -69,7 +70,7 @@ func common(name string, env systems.Env, t transport, defaults systems.Options)
 }
 
 // replyLimit reads max_reply_mb, the largest reply read into memory.
-func replyLimit(o systems.Options) (int, error) {
+func replyLimit(o membench.Options) (int, error) {
 	n, err := o.Int("max_reply_mb", defaultReplyMB)
 	if err != nil {
 		return 0, err
@@ -89,7 +90,7 @@ func tooLarge(request string, limit int) error {
 	return fmt.Errorf("%s: reply larger than %d MB (option max_reply_mb); have the service return fewer or shorter items (%w)", request, limit>>20, llm.ErrBadReply)
 }
 
-func timeout(o systems.Options) (time.Duration, error) {
+func timeout(o membench.Options) (time.Duration, error) {
 	v := o["timeout"]
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
@@ -98,10 +99,10 @@ func timeout(o systems.Options) (time.Duration, error) {
 	return d, nil
 }
 
-func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	s.convID = conv.ID
 	what := "conversation " + conv.ID
-	st := systems.BuildStats{Counts: map[string]int{}, Notes: map[string]any{"service": s.t.describe()}}
+	st := membench.BuildStats{Counts: map[string]int{}, Notes: map[string]any{"service": s.t.describe()}}
 	if info := s.t.info(ctx); info != nil {
 		st.Notes["service_info"] = info
 	}
@@ -127,7 +128,7 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 		if err != nil {
 			return st, fmt.Errorf("%s: ingest for %s: %w", s.t.describe(), w, err)
 		}
-		s.record(llm.StageBuild, "ingest", u, time.Since(start))
+		s.record(membench.StageBuild, "ingest", u, time.Since(start))
 		held, err := ParseMemories(body)
 		if err != nil {
 			return st, fmt.Errorf("%s: ingest for %s: %w", s.t.describe(), w, err)
@@ -164,10 +165,10 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	if err != nil {
 		return nil, fmt.Errorf("%s: retrieve for %s: %w", s.t.describe(), what, err)
 	}
-	s.record(llm.StageRetrieve, "retrieve", r.Usage, time.Since(start))
-	items := make([]systems.Item, len(r.Items))
+	s.record(membench.StageRetrieve, "retrieve", r.Usage, time.Since(start))
+	items := make([]membench.Item, len(r.Items))
 	for i, it := range r.Items {
-		items[i] = systems.Item{ID: it.ID, Kind: "memory", Text: it.Text, Time: it.Time, Speaker: it.Speaker, Sources: it.Sources, Score: it.Score}
+		items[i] = membench.Item{ID: it.ID, Kind: "memory", Text: it.Text, Time: it.Time, Speaker: it.Speaker, Sources: it.Sources, Score: it.Score}
 	}
 	notes := map[string]any{"returned": len(items)}
 	var c *systems.Context
@@ -189,11 +190,11 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 }
 
 // record meters the usage a service reported.
-func (s *System) record(stage llm.Stage, label string, u *Usage, d time.Duration) {
+func (s *System) record(stage membench.Stage, label string, u *Usage, d time.Duration) {
 	if s.meter == nil || u == nil {
 		return
 	}
-	s.meter.AddCalls(Role, stage, label, u.Calls, llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}, d)
+	s.meter.AddCalls(Role, stage, label, u.Calls, membench.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}, d)
 }
 
 // Close ends the service's side of the conversation (the exec child).

@@ -15,13 +15,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/examples/bm25memory"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/systems"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -64,17 +64,17 @@ func (f *faulty) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.next.ServeHTTP(w, r)
 }
 
-func config(t *testing.T, system string, opts systems.Options) runlog.Config {
+func config(t *testing.T, system string, opts membench.Options) membench.Config {
 	t.Helper()
 	// Hashed: the adapters embed nothing, so no model needs loading.
-	return runlog.Config{System: system, Options: opts, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	return membench.Config{System: system, Options: opts, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 }
 
 // checkRun asserts what a finished adapter run must show: every question
 // answered, evidence recall from the items' sources, the service's usage
 // in the build costs (one call per session from the example).
-func checkRun(t *testing.T, cfg runlog.Config, sum *runlog.Summary, wantQuestions int) {
+func checkRun(t *testing.T, cfg membench.Config, sum *runlog.Summary, wantQuestions int) {
 	t.Helper()
 	dir := harnesstest.Dir(t, cfg)
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
@@ -118,7 +118,7 @@ func TestHTTPAdapterEndToEnd(t *testing.T) {
 	defer srv.Close()
 	// Credentials in the URL reach the server but never the artifacts.
 	url := strings.Replace(srv.URL, "http://", "http://alice:s3cret@", 1)
-	cfg := config(t, "http", systems.Options{"url": url})
+	cfg := config(t, "http", membench.Options{"url": url})
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestHTTPAdapterLoCoMo(t *testing.T) {
 	path := testutil.Shared(t, "datasets", "locomo10.json")
 	srv := httptest.NewServer(bm25memory.New().Handler())
 	defer srv.Close()
-	cfg := config(t, "http", systems.Options{"url": srv.URL})
+	cfg := config(t, "http", membench.Options{"url": srv.URL})
 	cfg.Dataset, cfg.Data, cfg.Conversations = "locomo", path, []string{"conv-26"}
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
@@ -160,7 +160,7 @@ func TestHTTPAdapterMalformedResponse(t *testing.T) {
 	f := &faulty{next: bm25memory.New().Handler(), calls: map[string]int{}, malformed: "sample-1:0", failed: true}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	cfg := config(t, "http", systems.Options{"url": srv.URL})
+	cfg := config(t, "http", membench.Options{"url": srv.URL})
 	_, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "response field items[0].sources") || !strings.Contains(err.Error(), "question sample-1:0") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v: want one line naming the question and items[0].sources", err)
@@ -172,7 +172,7 @@ func TestHTTPAdapterClientErrorQuotesBody(t *testing.T) {
 		http.Error(w, "no such tenant", http.StatusNotFound)
 	}))
 	defer srv.Close()
-	cfg := config(t, "http", systems.Options{"url": srv.URL + "/v1"})
+	cfg := config(t, "http", membench.Options{"url": srv.URL + "/v1"})
 	_, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "/v1/reset for conversation sample-1") || !strings.Contains(err.Error(), `status 404: "no such tenant"`) || strings.Contains(err.Error(), "tries") {
 		t.Fatalf("error %v: want the 404 at once with its body quoted", err)
@@ -192,7 +192,7 @@ func buildExample(t *testing.T) string {
 
 func TestExecAdapterEndToEnd(t *testing.T) {
 	bin := buildExample(t)
-	cfg := config(t, "exec", systems.Options{"cmd": bin + " -stdio"})
+	cfg := config(t, "exec", membench.Options{"cmd": bin + " -stdio"})
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func TestExecAdapterMalformedAndErrors(t *testing.T) {
   *'"method":"retrieve"'*) echo '{"result": {"items": [{"id": "D1:1", "text": "hi", "time": "last tuesday"}]}}' ;;
   *) echo '{"result": {}}' ;;
 esac; done`
-	cfg := config(t, "exec", systems.Options{"cmd": script})
+	cfg := config(t, "exec", membench.Options{"cmd": script})
 	_, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "response field items[0].time") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v: want one line naming items[0].time", err)
@@ -217,7 +217,7 @@ esac; done`
 		`read -r line; echo 'loading model...'`:             "not a JSON object",
 		`echo oops >&2; exit 3`:                             "exited (exit status 3) before answering; its stderr ends: \"oops\"",
 	} {
-		cfg := config(t, "exec", systems.Options{"cmd": script})
+		cfg := config(t, "exec", membench.Options{"cmd": script})
 		_, err := harness.Run(context.Background(), cfg, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", script, err, want)
@@ -228,14 +228,14 @@ esac; done`
 func TestBadOptionsAreBadInput(t *testing.T) {
 	for _, c := range []struct {
 		system string
-		opts   systems.Options
+		opts   membench.Options
 		want   string
 	}{
 		{"http", nil, "--opt url=http://localhost:8080"},
-		{"http", systems.Options{"url": "ftp://u:pw@host"}, `option url="ftp://[redacted]@host"`},
-		{"http", systems.Options{"url": "http://h", "timeout": "soon"}, `option timeout="soon"`},
+		{"http", membench.Options{"url": "ftp://u:pw@host"}, `option url="ftp://[redacted]@host"`},
+		{"http", membench.Options{"url": "http://h", "timeout": "soon"}, `option timeout="soon"`},
 		{"exec", nil, `--opt cmd="python3 my_memory.py"`},
-		{"exec", systems.Options{"cmd": "true", "k": "0"}, "option k=0"},
+		{"exec", membench.Options{"cmd": "true", "k": "0"}, "option k=0"},
 	} {
 		_, err := harness.Run(context.Background(), config(t, c.system, c.opts), io.Discard)
 		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "pw@") {
@@ -263,7 +263,7 @@ func TestDocsPythonExample(t *testing.T) {
 	if err := os.WriteFile(file, []byte(code), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config(t, "exec", systems.Options{"cmd": py + " " + file})
+	cfg := config(t, "exec", membench.Options{"cmd": py + " " + file})
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestHTTPAdapterReportsItsMemory(t *testing.T) {
 				w.Write([]byte(`{}`))
 			}
 		}))
-		cfg := config(t, "http", systems.Options{"url": srv.URL})
+		cfg := config(t, "http", membench.Options{"url": srv.URL})
 		cfg.Judges = []string{"f1"}
 		sum, err := harness.Run(context.Background(), cfg, io.Discard)
 		srv.Close()

@@ -13,12 +13,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
 
 // ExecDefaults are the exec adapter's options; cmd is required.
-var ExecDefaults = systems.Options{"cmd": "", "timeout": "60s", "k": "10", "order": "score", "max_reply_mb": strconv.Itoa(defaultReplyMB)}
+var ExecDefaults = membench.Options{"cmd": "", "timeout": "60s", "k": "10", "order": "score", "max_reply_mb": strconv.Itoa(defaultReplyMB)}
 
 func init() {
 	systems.Register(systems.Spec{

@@ -13,12 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
 
 // HTTPDefaults are the http adapter's options; url is required.
-var HTTPDefaults = systems.Options{
+var HTTPDefaults = membench.Options{
 	"url": "", "timeout": "60s", "retries": strconv.Itoa(llm.DefaultRetries), "k": "10", "order": "score",
 	"max_reply_mb": strconv.Itoa(defaultReplyMB),
 }

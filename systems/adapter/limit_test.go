@@ -15,11 +15,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/examples/bm25memory"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/systems"
 )
 
 // childEnv turns the test binary into an exec memory (see runChild).
@@ -87,7 +87,7 @@ func childCmd(t *testing.T, mode string) string {
 
 // failedRun runs cfg, which must end with some questions failed, and
 // returns the failures by question and the questions answered.
-func failedRun(t *testing.T, cfg runlog.Config) (map[string]runlog.Failure, int) {
+func failedRun(t *testing.T, cfg membench.Config) (map[string]runlog.Failure, int) {
 	t.Helper()
 	_, err := harness.Run(context.Background(), cfg, io.Discard)
 	var qf *harness.QuestionsFailedError
@@ -118,7 +118,7 @@ func failedRun(t *testing.T, cfg runlog.Config) (map[string]runlog.Failure, int)
 
 func TestExecEndlessStdoutFailsTheQuestion(t *testing.T) {
 	const target = "sample-1:2"
-	cfg := config(t, "exec", systems.Options{"cmd": childCmd(t, "endless:"+target), "max_reply_mb": "1", "timeout": "2s"})
+	cfg := config(t, "exec", membench.Options{"cmd": childCmd(t, "endless:"+target), "max_reply_mb": "1", "timeout": "2s"})
 	cfg.Concurrency = 1 // in question order: some answered before the endless line, some after it
 	failed, answered := failedRun(t, cfg)
 	f, ok := failed[target]
@@ -144,7 +144,7 @@ func TestExecEndlessStdoutFailsTheQuestion(t *testing.T) {
 
 func TestExecLongLineFailsOnlyItsQuestion(t *testing.T) {
 	const target = "sample-1:2"
-	cfg := config(t, "exec", systems.Options{"cmd": childCmd(t, "long:"+target), "max_reply_mb": "1"})
+	cfg := config(t, "exec", membench.Options{"cmd": childCmd(t, "long:"+target), "max_reply_mb": "1"})
 	failed, _ := failedRun(t, cfg)
 	// The line ends: its rest is dropped and the child answers the rest in step.
 	if f, ok := failed[target]; len(failed) != 1 || !ok || !strings.Contains(f.Reason, "reply larger than 1 MB") {
@@ -195,7 +195,7 @@ func TestHTTPEndlessBodyFailsTheQuestion(t *testing.T) {
 	srv := httptest.NewServer(e)
 	defer srv.Close()
 	// The default limit, as a user meets it.
-	failed, answered := failedRun(t, config(t, "http", systems.Options{"url": srv.URL}))
+	failed, answered := failedRun(t, config(t, "http", membench.Options{"url": srv.URL}))
 	for _, q := range []string{e.endless, e.declared} {
 		if f := failed[q]; !strings.Contains(f.Reason, "POST "+srv.URL+"/retrieve for question "+q+": reply larger than 64 MB (option max_reply_mb)") {
 			t.Errorf("failure of %s: %q, want reply larger than 64 MB naming the request", q, f.Reason)

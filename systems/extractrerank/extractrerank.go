@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/systems"
@@ -28,7 +29,7 @@ const (
 
 // Defaults: flat's build options (batch, similar) and turns-rerank's
 // selector settings (n=30, floor=10, threshold=0.5, k=10).
-var Defaults = systems.Options{
+var Defaults = membench.Options{
 	"batch": "message", "similar": "5",
 	"n": "30", "floor": "10", "threshold": "0.5", "k": "10", "order": OrderTime,
 }
@@ -68,7 +69,7 @@ func New(env systems.Env) (systems.System, error) {
 	if env.Decide == nil {
 		return nil, errors.New("extract-rerank needs a decision model (--decide-model)")
 	}
-	fc, err := flat.ParseConfig(systems.Options{"batch": o["batch"], "similar": o["similar"], "mode": "combined"})
+	fc, err := flat.ParseConfig(membench.Options{"batch": o["batch"], "similar": o["similar"], "mode": "combined"})
 	if err != nil {
 		return nil, fmt.Errorf("system extract-rerank: %w", err)
 	}
@@ -107,7 +108,7 @@ func New(env systems.Env) (systems.System, error) {
 // Store is the built fact store (nil before Ingest).
 func (s *System) Store() *flat.Store { return s.store }
 
-func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	st, stats, err := flat.Build(ctx, s.env, conv, s.flat)
 	if err != nil {
 		return stats, err
@@ -128,7 +129,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	if err != nil {
 		return nil, fmt.Errorf("extract-rerank: embedding question %s: %w", q.ID, err)
 	}
-	var cands []systems.Item
+	var cands []membench.Item
 	for _, h := range s.store.Search(v[0], cfg.N) {
 		cands = append(cands, flat.Item(h))
 	}
@@ -139,7 +140,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	// The budget cuts the selection (best first) before reordering.
 	items := flat.TrimToTokens([]flat.Group{{Title: "Memories", Items: sel}}, b.MaxTokens)[0].Items
 	if s.order == OrderTime {
-		items = append([]systems.Item(nil), items...)
+		items = append([]membench.Item(nil), items...)
 		sort.SliceStable(items, func(i, j int) bool { return items[i].Time.Before(items[j].Time) })
 	}
 	rendered := flat.Render([]flat.Group{{Title: "Memories", Items: items}})

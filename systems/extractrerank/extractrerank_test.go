@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/llm"
@@ -23,7 +24,7 @@ type decider struct {
 	seen []string
 }
 
-func (d *decider) ID() llm.ModelID { return llm.ModelID{Backend: "test", Model: "decider"} }
+func (d *decider) ID() membench.ModelID { return membench.ModelID{Backend: "test", Model: "decider"} }
 func (d *decider) Chat(context.Context, llm.Request) (llm.Response, error) {
 	return llm.Response{}, fmt.Errorf("not used")
 }
@@ -68,7 +69,7 @@ func TestFactsGoThroughSelector(t *testing.T) {
 	}
 	d := &decider{}
 	sys, err := spec.New(systems.Env{Build: llm.NewOffline(), Decide: d, Embedder: embedder.NewHashed(512), Concurrency: 2,
-		Options: systems.Options{"n": "4", "floor": "1", "k": "3", "order": "score"}})
+		Options: membench.Options{"n": "4", "floor": "1", "k": "3", "order": "score"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestNeedsDecisionModel(t *testing.T) {
 	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embedder.NewHashed(8)}); err == nil || !strings.Contains(err.Error(), "decide-model") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Decide: &decider{}, Embedder: embedder.NewHashed(8), Options: systems.Options{"mode": "combined"}}); err == nil {
+	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Decide: &decider{}, Embedder: embedder.NewHashed(8), Options: membench.Options{"mode": "combined"}}); err == nil {
 		t.Fatal("unknown option accepted")
 	}
 }

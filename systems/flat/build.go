@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
@@ -26,7 +27,7 @@ const (
 // Defaults are flat's options: extraction batch, how many stored facts each
 // new fact is compared with, retrieval mode and k (10 per speaker is the
 // mem0 baseline setting in the StructMem paper).
-var Defaults = systems.Options{"batch": "message", "similar": "5", "mode": "per-speaker", "k": "10"}
+var Defaults = membench.Options{"batch": "message", "similar": "5", "mode": "per-speaker", "k": "10"}
 
 // Config is flat's parsed options.
 type Config struct {
@@ -38,7 +39,7 @@ type Config struct {
 
 // ParseConfig reads flat's options (defaults filled in; unknown keys are
 // left to the caller's Options.Check, since graph adds its own).
-func ParseConfig(o systems.Options) (Config, error) {
+func ParseConfig(o membench.Options) (Config, error) {
 	o = o.Merge(Defaults)
 	var c Config
 	var err error
@@ -125,7 +126,7 @@ type Builder struct {
 	speakers []string
 	store    *Store
 	counts   map[string]int
-	tally    systems.BuildStats // requests and failures (Apply runs in order)
+	tally    membench.BuildStats // requests and failures (Apply runs in order)
 }
 
 // Note counts one logical build request, failed or not, with the raw reply
@@ -133,7 +134,7 @@ type Builder struct {
 func (b *Builder) Note(failed bool, raw string) { b.tally.AddRequest(failed, raw) }
 
 // Tally is the build's request and failure counts so far.
-func (b *Builder) Tally() systems.BuildStats { return b.tally }
+func (b *Builder) Tally() membench.BuildStats { return b.tally }
 
 // FailedRaw is the first reply of a ChatJSON call that stayed malformed.
 func FailedRaw(err error) string {
@@ -168,7 +169,7 @@ func (b *Builder) Extract(ctx context.Context, batch Batch) (Extraction, error) 
 		return Extraction{}, err
 	}
 	var out extractReply
-	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_facts"}, &out)
+	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "extract_facts"}, &out)
 	ex := Extraction{Call: CallOf(r)}
 	if errors.Is(err, llm.ErrMalformed) {
 		ex.Failed, ex.Raw = true, FailedRaw(err)
@@ -289,7 +290,7 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 		}
 		var out updateReply
 		var r llm.JSONReply
-		r, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "update_decision"}, &out)
+		r, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "update_decision"}, &out)
 		call = CallOf(r)
 		b.counts["llm_calls"] += call.Calls
 		b.Note(errors.Is(err, llm.ErrMalformed), FailedRaw(err))
@@ -412,20 +413,20 @@ func (c *TurnCurve) Total() int { return c.total }
 // the updates, so only per-batch attribution gives a per-turn curve that
 // does not depend on scheduling. It equals what the meter records for this
 // conversation's chat calls (embeddings are left out, as in the meter).
-func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cfg Config) (*Store, systems.BuildStats, error) {
+func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cfg Config) (*Store, membench.BuildStats, error) {
 	b := NewBuilder(env, cfg, conv.Speakers)
 	batches := Batches(conv, cfg.Batch)
 	exs, err := ParallelMap(ctx, len(batches), env.Concurrency, func(ctx context.Context, i int) (Extraction, error) {
 		return b.Extract(ctx, batches[i])
 	})
 	if err != nil {
-		return nil, systems.BuildStats{}, fmt.Errorf("flat: conversation %s: %w", conv.ID, err)
+		return nil, membench.BuildStats{}, fmt.Errorf("flat: conversation %s: %w", conv.ID, err)
 	}
 	curve := NewTurnCurve(len(conv.AllTurns()))
 	for i, batch := range batches {
 		call, err := b.Apply(ctx, batch, exs[i])
 		if err != nil {
-			return nil, systems.BuildStats{}, fmt.Errorf("flat: conversation %s, turn %s: %w", conv.ID, batch.Turns[0].ID, err)
+			return nil, membench.BuildStats{}, fmt.Errorf("flat: conversation %s, turn %s: %w", conv.ID, batch.Turns[0].ID, err)
 		}
 		curve.Add(batch, exs[i].Call.Tokens+call.Tokens)
 	}

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/systems"
@@ -61,7 +62,7 @@ func New(env systems.Env) (systems.System, error) {
 // Store is the built fact store (nil before Ingest).
 func (s *System) Store() *Store { return s.store }
 
-func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	store, stats, err := Build(ctx, s.env, conv, s.cfg)
 	if err != nil {
 		return stats, err
@@ -103,12 +104,12 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 // Group is a titled list of retrieved facts ("Memories of Melanie").
 type Group struct {
 	Title string
-	Items []systems.Item
+	Items []membench.Item
 }
 
 // Item turns a hit into a retrieval item.
-func Item(h Hit) systems.Item {
-	return systems.Item{ID: h.ID, Kind: "fact", Text: h.Text, Time: h.Time, Speaker: h.Speaker, Sources: h.Sources, Score: h.Score}
+func Item(h Hit) membench.Item {
+	return membench.Item{ID: h.ID, Kind: "fact", Text: h.Text, Time: h.Time, Speaker: h.Speaker, Sources: h.Sources, Score: h.Score}
 }
 
 // Retrieve returns the top-k live facts for a question vector: per speaker

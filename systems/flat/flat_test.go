@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/llm"
@@ -27,7 +28,7 @@ type scripted struct {
 	calls   int
 }
 
-func (s *scripted) ID() llm.ModelID { return llm.ModelID{Backend: "test", Model: "scripted"} }
+func (s *scripted) ID() membench.ModelID { return membench.ModelID{Backend: "test", Model: "scripted"} }
 func (s *scripted) Decide(context.Context, llm.DecideRequest) (llm.DecideResponse, error) {
 	return llm.DecideResponse{}, fmt.Errorf("not used")
 }
@@ -42,7 +43,7 @@ func (s *scripted) Chat(_ context.Context, req llm.Request) (llm.Response, error
 			facts = []string{}
 		}
 		b, _ := json.Marshal(map[string]any{"facts": facts})
-		return llm.Response{Text: string(b), Usage: llm.Usage{InputTokens: 10, OutputTokens: 2}}, nil
+		return llm.Response{Text: string(b), Usage: membench.Usage{InputTokens: 10, OutputTokens: 2}}, nil
 	case UpdateInput:
 		s.seen = append(s.seen, in)
 		if len(s.updates) == 0 {
@@ -50,7 +51,7 @@ func (s *scripted) Chat(_ context.Context, req llm.Request) (llm.Response, error
 		}
 		r := s.updates[0]
 		s.updates = s.updates[1:]
-		return llm.Response{Text: r, Usage: llm.Usage{InputTokens: 20, OutputTokens: 5}}, nil
+		return llm.Response{Text: r, Usage: membench.Usage{InputTokens: 20, OutputTokens: 5}}, nil
 	}
 	return llm.Response{}, fmt.Errorf("unexpected inputs %T", req.Inputs)
 }
@@ -176,7 +177,7 @@ type badModel struct {
 	labels  []string
 }
 
-func (b *badModel) ID() llm.ModelID { return llm.ModelID{Backend: "test"} }
+func (b *badModel) ID() membench.ModelID { return membench.ModelID{Backend: "test"} }
 func (b *badModel) Decide(context.Context, llm.DecideRequest) (llm.DecideResponse, error) {
 	return llm.DecideResponse{}, nil
 }
@@ -244,7 +245,7 @@ func TestOfflineSystemAndDeterminism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(conc int, opts systems.Options) (*System, systems.BuildStats) {
+	run := func(conc int, opts membench.Options) (*System, membench.BuildStats) {
 		s, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embedder.NewHashed(512), Concurrency: conc, Options: opts})
 		if err != nil {
 			t.Fatal(err)
@@ -285,11 +286,11 @@ func TestOfflineSystemAndDeterminism(t *testing.T) {
 		t.Fatalf("retrieve: %+v", ctx)
 	}
 	// session batching: same store shape, far fewer calls.
-	s, ss := run(2, systems.Options{"batch": "session", "mode": "combined"})
+	s, ss := run(2, membench.Options{"batch": "session", "mode": "combined"})
 	if ss.Counts["llm_calls"] >= c["llm_calls"] || len(s.Store().Live()) == 0 {
 		t.Fatalf("session batch counts %v vs message %v", ss.Counts, c)
 	}
-	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embedder.NewHashed(8), Options: systems.Options{"mode": "both"}}); err == nil || !strings.Contains(err.Error(), "mode") {
+	if _, err := spec.New(systems.Env{Build: llm.NewOffline(), Embedder: embedder.NewHashed(8), Options: membench.Options{"mode": "both"}}); err == nil || !strings.Contains(err.Error(), "mode") {
 		t.Fatalf("bad option error: %v", err)
 	}
 }

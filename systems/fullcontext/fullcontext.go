@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/systems"
@@ -18,10 +19,10 @@ func init() {
 	systems.Register(systems.Spec{
 		Name:         "fullcontext",
 		Description:  "the whole conversation, session by session with session dates; no retrieval, budget ignored",
-		Defaults:     systems.Options{},
+		Defaults:     membench.Options{},
 		NoEmbeddings: true,
 		New: func(env systems.Env) (systems.System, error) {
-			if err := env.Options.Check("fullcontext", systems.Options{}); err != nil {
+			if err := env.Options.Check("fullcontext", membench.Options{}); err != nil {
 				return nil, err
 			}
 			return &System{}, nil
@@ -35,8 +36,8 @@ type System struct {
 	ctx *systems.Context
 }
 
-func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
-	var items []systems.Item
+func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
+	var items []membench.Item
 	var b strings.Builder
 	for i, sess := range conv.Sessions {
 		if i > 0 {
@@ -50,7 +51,7 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 				b.WriteString(": ")
 			}
 			b.WriteString(strings.ReplaceAll(t.Text, "\n", " "))
-			items = append(items, systems.Item{
+			items = append(items, membench.Item{
 				ID: t.ID, Kind: "turn", Text: t.Text, Time: t.Time,
 				Speaker: t.Speaker, Sources: []string{t.ID},
 			})
@@ -58,7 +59,7 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 	}
 	r := b.String()
 	s.ctx = &systems.Context{Items: items, Rendered: r, Tokens: tokens.Count(r)}
-	return systems.BuildStats{Counts: map[string]int{"turns": len(items), "sessions": len(conv.Sessions)}}, nil
+	return membench.BuildStats{Counts: map[string]int{"turns": len(items), "sessions": len(conv.Sessions)}}, nil
 }
 
 // Retrieve returns the whole conversation whatever the question and budget.

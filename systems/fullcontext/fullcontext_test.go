@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/systems"
@@ -50,7 +51,7 @@ func TestRendersAllSessionsWithDates(t *testing.T) {
 	if c.Tokens != tokens.Count(want) {
 		t.Errorf("tokens %d, want %d", c.Tokens, tokens.Count(want))
 	}
-	if _, err := spec.New(systems.Env{Options: systems.Options{"k": "3"}}); err == nil {
+	if _, err := spec.New(systems.Env{Options: membench.Options{"k": "3"}}); err == nil {
 		t.Error("unknown option accepted")
 	}
 }

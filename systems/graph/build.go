@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
@@ -46,7 +47,7 @@ func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, er
 		return extraction{}, err
 	}
 	var ex extraction
-	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "extract_triples"}, &ex.reply)
+	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "extract_triples"}, &ex.reply)
 	ex.call = flat.CallOf(r)
 	if errors.Is(err, llm.ErrMalformed) {
 		ex.failed, ex.raw = true, flat.FailedRaw(err)
@@ -193,7 +194,7 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 		return flat.Call{}, err
 	}
 	var out conflictReply
-	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskConflict, Messages: msgs, Inputs: in, Stage: llm.StageBuild, Label: "conflict_decision"}, &out)
+	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskConflict, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "conflict_decision"}, &out)
 	call := flat.CallOf(r)
 	b.counts["llm_calls"] += call.Calls
 	b.counts["graph_calls"] += call.Calls
@@ -219,7 +220,7 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 // update decision) and the graph calls (extract triples, conflict
 // decision); the two extraction calls run ahead concurrently, the rest in
 // turn order. TurnTokens charges all four to the batch's last turn.
-func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cfg Config) (*Graph, *flat.Store, systems.BuildStats, error) {
+func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cfg Config) (*Graph, *flat.Store, membench.BuildStats, error) {
 	fb := flat.NewBuilder(env, cfg.Flat, conv.Speakers)
 	b := &builder{env: env, cfg: cfg, g: NewGraph(), counts: fb.Counts(), speaker: conv.Speakers, fb: fb}
 	for _, k := range []string{"entities", "entity_merges", "edges", "obsolete", "graph_failed", "graph_calls"} {
@@ -239,17 +240,17 @@ func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cf
 		return both{f, g}, err
 	})
 	if err != nil {
-		return nil, nil, systems.BuildStats{}, fmt.Errorf("graph: conversation %s: %w", conv.ID, err)
+		return nil, nil, membench.BuildStats{}, fmt.Errorf("graph: conversation %s: %w", conv.ID, err)
 	}
 	curve := flat.NewTurnCurve(len(conv.AllTurns()))
 	for i, batch := range batches {
 		fc, err := fb.Apply(ctx, batch, exs[i].f)
 		if err != nil {
-			return nil, nil, systems.BuildStats{}, fmt.Errorf("graph: conversation %s, turn %s: %w", conv.ID, batch.Turns[0].ID, err)
+			return nil, nil, membench.BuildStats{}, fmt.Errorf("graph: conversation %s, turn %s: %w", conv.ID, batch.Turns[0].ID, err)
 		}
 		gc, err := b.apply(ctx, batch, exs[i].g)
 		if err != nil {
-			return nil, nil, systems.BuildStats{}, fmt.Errorf("graph: conversation %s, turn %s: %w", conv.ID, batch.Turns[0].ID, err)
+			return nil, nil, membench.BuildStats{}, fmt.Errorf("graph: conversation %s, turn %s: %w", conv.ID, batch.Turns[0].ID, err)
 		}
 		curve.Add(batch, exs[i].f.Call.Tokens+fc.Tokens+exs[i].g.call.Tokens+gc.Tokens)
 	}

@@ -38,6 +38,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/llm"
@@ -47,7 +48,7 @@ import (
 )
 
 // Defaults are flat's options plus the graph's own.
-var Defaults = systems.Options{
+var Defaults = membench.Options{
 	"merge-threshold":   "0.85",
 	"link-threshold":    "0.7",
 	"max-edges":         "40",
@@ -66,7 +67,7 @@ type Config struct {
 }
 
 // ParseConfig reads the options (defaults filled in).
-func ParseConfig(o systems.Options) (Config, error) {
+func ParseConfig(o membench.Options) (Config, error) {
 	o = o.Merge(Defaults)
 	var c Config
 	var err error
@@ -137,7 +138,7 @@ func New(env systems.Env) (systems.System, error) {
 func (s *System) Graph() *Graph      { return s.g }
 func (s *System) Facts() *flat.Store { return s.facts }
 
-func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	g, st, stats, err := Build(ctx, s.env, conv, s.cfg)
 	if err != nil {
 		return stats, err
@@ -159,7 +160,7 @@ func (s *System) QuestionEntities(ctx context.Context, q *datasets.Question) ([]
 		return nil, false, err
 	}
 	var out entitiesReply
-	_, err = llm.ChatJSON(ctx, s.env.Build, llm.Request{Task: TaskEntities, Messages: msgs, Inputs: in, Stage: llm.StageRetrieve, Label: "question_entities"}, &out)
+	_, err = llm.ChatJSON(ctx, s.env.Build, llm.Request{Task: TaskEntities, Messages: msgs, Inputs: in, Stage: membench.StageRetrieve, Label: "question_entities"}, &out)
 	if errors.Is(err, llm.ErrMalformed) {
 		return OfflineQuestionEntities(q.Text, s.speakers), true, nil
 	}
@@ -241,7 +242,7 @@ func (s *System) link(ctx context.Context, ents []string) (map[string]bool, erro
 
 // neighbourhood returns the linked nodes' edges as items, best cosine to
 // the question first, at most max-edges.
-func (s *System) neighbourhood(linked map[string]bool, qv []float32) []systems.Item {
+func (s *System) neighbourhood(linked map[string]bool, qv []float32) []membench.Item {
 	edges := s.g.Touching(linked, s.cfg.ShowObsolete)
 	if len(edges) == 0 || s.cfg.MaxEdges == 0 {
 		return nil
@@ -258,9 +259,9 @@ func (s *System) neighbourhood(linked map[string]bool, qv []float32) []systems.I
 	if len(edges) > s.cfg.MaxEdges {
 		edges = edges[:s.cfg.MaxEdges]
 	}
-	out := make([]systems.Item, len(edges))
+	out := make([]membench.Item, len(edges))
 	for i, e := range edges {
-		out[i] = systems.Item{ID: e.ID, Kind: "triple", Text: s.g.EdgeLine(*e), Time: e.Time, Speaker: e.Speaker, Sources: append([]string(nil), e.Sources...), Score: score[e.ID]}
+		out[i] = membench.Item{ID: e.ID, Kind: "triple", Text: s.g.EdgeLine(*e), Time: e.Time, Speaker: e.Speaker, Sources: append([]string(nil), e.Sources...), Score: score[e.ID]}
 	}
 	return out
 }

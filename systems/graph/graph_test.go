@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/llm"
@@ -112,7 +113,7 @@ func conv(turns ...[2]string) *datasets.Conversation {
 	return &datasets.Conversation{ID: "c1", Speakers: []string{"Melanie", "Caroline"}, Sessions: []*datasets.Session{s}}
 }
 
-func newSys(t *testing.T, m llm.Model, e llm.Embedder, conc int, opts systems.Options) *System {
+func newSys(t *testing.T, m llm.Model, e llm.Embedder, conc int, opts membench.Options) *System {
 	spec, err := systems.Lookup("graph")
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func TestConflictMarksObsoleteNotDeleted(t *testing.T) {
 		[2]string{"Melanie", "I live in Boston with my family."},
 		[2]string{"Melanie", "I live in Denver now with my family."},
 	)
-	s := newSys(t, llm.NewOffline(), embedder.NewHashed(256), 1, systems.Options{"question-entities": "heuristic"})
+	s := newSys(t, llm.NewOffline(), embedder.NewHashed(256), 1, membench.Options{"question-entities": "heuristic"})
 	stats, err := s.Ingest(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +196,7 @@ func TestConflictMarksObsoleteNotDeleted(t *testing.T) {
 		!strings.Contains(ctx.Rendered, "- [9 May 2023] melanie —lives_in→ denver") || ctx.Items[0].Kind != "triple" {
 		t.Fatalf("rendered:\n%s", ctx.Rendered)
 	}
-	hidden := newSys(t, llm.NewOffline(), embedder.NewHashed(256), 1, systems.Options{"show-obsolete": "false", "question-entities": "heuristic"})
+	hidden := newSys(t, llm.NewOffline(), embedder.NewHashed(256), 1, membench.Options{"show-obsolete": "false", "question-entities": "heuristic"})
 	hidden.Ingest(context.Background(), c)
 	ctx, _ = hidden.Retrieve(context.Background(), &datasets.Question{ID: "q", Text: "Where does Melanie live?"}, systems.Budget{})
 	if strings.Contains(ctx.Rendered, "boston (no longer") {
@@ -244,7 +245,7 @@ func sample() *datasets.Conversation {
 }
 
 func TestDeterministicAndCountsMatchMeter(t *testing.T) {
-	build := func(conc int) (*System, systems.BuildStats, *llm.Meter) {
+	build := func(conc int) (*System, membench.BuildStats, *llm.Meter) {
 		meter := llm.NewMeter()
 		m := llm.WithMeter(llm.NewOffline(), meter, "build")
 		s := newSys(t, m, embedder.NewHashed(256), conc, nil)
@@ -260,12 +261,12 @@ func TestDeterministicAndCountsMatchMeter(t *testing.T) {
 		!reflect.DeepEqual(a.Facts().Facts(), b.Facts().Facts()) || !reflect.DeepEqual(sa, sb) {
 		t.Fatalf("builds differ\n%v\n%v", sa, sb)
 	}
-	tot := meter.Total(llm.StageBuild)
+	tot := meter.Total(membench.StageBuild)
 	if tot.Calls != sa.Counts["llm_calls"] || sa.Counts["llm_calls"] != sa.Counts["flat_calls"]+sa.Counts["graph_calls"] {
 		t.Fatalf("meter calls %d vs counts %v", tot.Calls, sa.Counts)
 	}
-	if last := sa.TurnTokens[len(sa.TurnTokens)-1]; last != meter.TotalTokens(llm.StageBuild) {
-		t.Fatalf("turn tokens end at %d, meter says %d", last, meter.TotalTokens(llm.StageBuild))
+	if last := sa.TurnTokens[len(sa.TurnTokens)-1]; last != meter.TotalTokens(membench.StageBuild) {
+		t.Fatalf("turn tokens end at %d, meter says %d", last, meter.TotalTokens(membench.StageBuild))
 	}
 	// Every turn makes one flat and one graph extraction call at least.
 	if sa.Counts["llm_calls"] < 2*8 || sa.Counts["edges"] == 0 || sa.Counts["obsolete"] != 1 {
@@ -279,7 +280,7 @@ func TestDeterministicAndCountsMatchMeter(t *testing.T) {
 		t.Fatalf("rendered:\n%s", ctx.Rendered)
 	}
 	// One question-entity call per question, metered as retrieval, not build.
-	if got := meter.Total(llm.StageRetrieve).Calls; got != 1 || meter.Total(llm.StageBuild).Calls != tot.Calls {
+	if got := meter.Total(membench.StageRetrieve).Calls; got != 1 || meter.Total(membench.StageBuild).Calls != tot.Calls {
 		t.Fatalf("retrieve-stage calls %d", got)
 	}
 	small, _ := a.Retrieve(context.Background(), &datasets.Question{ID: "q", Text: "What did Melanie paint?"}, systems.Budget{K: 2, MaxTokens: 30})

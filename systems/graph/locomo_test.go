@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/testutil"
@@ -48,8 +49,8 @@ func TestLoCoMoConv26Offline(t *testing.T) {
 			t.Fatalf("turn curve falls at %d: %v", i, st.TurnTokens[i-1:i+1])
 		}
 	}
-	if st.TurnTokens[n-1] != meter.TotalTokens(llm.StageBuild) {
-		t.Fatalf("curve end %d != meter %d", st.TurnTokens[n-1], meter.TotalTokens(llm.StageBuild))
+	if st.TurnTokens[n-1] != meter.TotalTokens(membench.StageBuild) {
+		t.Fatalf("curve end %d != meter %d", st.TurnTokens[n-1], meter.TotalTokens(membench.StageBuild))
 	}
 	obsolete := 0
 	for _, e := range s.Graph().Edges() {

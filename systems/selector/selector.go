@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
-	"github.com/membench/membench/systems"
 )
 
 // Task and template name of the relevance decision.
@@ -67,7 +67,7 @@ type RelevanceInput struct {
 }
 
 // InputFor builds the relevance input for one candidate item.
-func InputFor(q *datasets.Question, it systems.Item) RelevanceInput {
+func InputFor(q *datasets.Question, it membench.Item) RelevanceInput {
 	in := RelevanceInput{Question: q.Text, Candidate: strings.ReplaceAll(it.Text, "\n", " "), Speaker: it.Speaker}
 	if !q.AskedAt.IsZero() {
 		in.QuestionDate = q.AskedAt.Format(timeLayout)
@@ -83,7 +83,7 @@ const timeLayout = "2006-01-02 15:04"
 // Select judges the first cfg.N candidates (given in cosine order, best
 // first) and returns the selection. Each returned item's Score is its ρ.
 // Requests run concurrently, but the result depends only on the ρ values.
-func Select(ctx context.Context, model llm.Model, q *datasets.Question, candidates []systems.Item, cfg Config) ([]systems.Item, Notes, error) {
+func Select(ctx context.Context, model llm.Model, q *datasets.Question, candidates []membench.Item, cfg Config) ([]membench.Item, Notes, error) {
 	if model == nil {
 		return nil, Notes{}, errors.New("selector: no decision model (set --decide-model)")
 	}
@@ -116,7 +116,7 @@ func Select(ctx context.Context, model llm.Model, q *datasets.Question, candidat
 }
 
 // choose applies threshold, ordering, floor and cut to judged candidates.
-func choose(cands []systems.Item, rho []float64, cfg Config) ([]systems.Item, Notes) {
+func choose(cands []membench.Item, rho []float64, cfg Config) ([]membench.Item, Notes) {
 	notes := Notes{Rho: map[string]float64{}, Judged: len(cands)}
 	var pass []int
 	for i, it := range cands {
@@ -143,7 +143,7 @@ func choose(cands []systems.Item, rho []float64, cfg Config) ([]systems.Item, No
 	if cfg.K > 0 && len(order) > cfg.K {
 		order = order[:cfg.K]
 	}
-	out := make([]systems.Item, len(order))
+	out := make([]membench.Item, len(order))
 	for j, i := range order {
 		out[j] = cands[i]
 		out[j].Score = rho[i]
@@ -154,7 +154,7 @@ func choose(cands []systems.Item, rho []float64, cfg Config) ([]systems.Item, No
 
 // Judge asks one relevance question and returns ρ = P(yes); turns-graph
 // asks it about the frontier turns of its walk.
-func Judge(ctx context.Context, model llm.Model, q *datasets.Question, it systems.Item) (float64, error) {
+func Judge(ctx context.Context, model llm.Model, q *datasets.Question, it membench.Item) (float64, error) {
 	in := InputFor(q, it)
 	msgs, err := prompts.Render(Task, in)
 	if err != nil {
@@ -162,7 +162,7 @@ func Judge(ctx context.Context, model llm.Model, q *datasets.Question, it system
 	}
 	resp, err := model.Decide(ctx, llm.DecideRequest{
 		Task: Task, Messages: msgs, Choices: []string{"yes", "no"},
-		Inputs: in, Stage: llm.StageRetrieve, Label: Task,
+		Inputs: in, Stage: membench.StageRetrieve, Label: Task,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("selector: relevance of memory %s for question %s (model %s): %w", it.ID, q.ID, model.ID().Model, err)

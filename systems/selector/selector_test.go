@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
 )
 
 // scripted is a fake decision model: ρ per candidate id, read back from the
@@ -24,7 +24,7 @@ type scripted struct {
 	seen []llm.DecideRequest
 }
 
-func (s *scripted) ID() llm.ModelID { return llm.ModelID{Backend: "fake", Model: "scripted"} }
+func (s *scripted) ID() membench.ModelID { return membench.ModelID{Backend: "fake", Model: "scripted"} }
 func (s *scripted) Chat(context.Context, llm.Request) (llm.Response, error) {
 	return llm.Response{}, errors.New("not used")
 }
@@ -44,16 +44,16 @@ func (s *scripted) Decide(_ context.Context, req llm.DecideRequest) (llm.DecideR
 }
 
 // cands makes candidates c0..c(n-1) in cosine order; text equals the id.
-func cands(n int) []systems.Item {
-	out := make([]systems.Item, n)
+func cands(n int) []membench.Item {
+	out := make([]membench.Item, n)
 	for i := range out {
 		id := fmt.Sprintf("c%d", i)
-		out[i] = systems.Item{ID: id, Text: id, Score: 1 - float64(i)/100}
+		out[i] = membench.Item{ID: id, Text: id, Score: 1 - float64(i)/100}
 	}
 	return out
 }
 
-func idsOf(items []systems.Item) []string {
+func idsOf(items []membench.Item) []string {
 	var out []string
 	for _, it := range items {
 		out = append(out, it.ID)
@@ -92,7 +92,7 @@ func TestSelectThresholdFloorOrder(t *testing.T) {
 		t.Errorf("%d requests, want one per candidate", len(m.seen))
 	}
 	for _, r := range m.seen {
-		if r.Task != "relevance" || r.Stage != llm.StageRetrieve || r.Label != "relevance" || !reflect.DeepEqual(r.Choices, []string{"yes", "no"}) {
+		if r.Task != "relevance" || r.Stage != membench.StageRetrieve || r.Label != "relevance" || !reflect.DeepEqual(r.Choices, []string{"yes", "no"}) {
 			t.Errorf("request tags %q %q %q %v", r.Task, r.Stage, r.Label, r.Choices)
 		}
 	}
@@ -157,8 +157,8 @@ func TestSelectNoLogprobsPassesUp(t *testing.T) {
 func TestRelevancePromptRenders(t *testing.T) {
 	m := &scripted{rho: map[string]float64{"I adopted a puppy.": 0.9}}
 	at := time.Date(2023, 6, 1, 9, 1, 0, 0, time.UTC)
-	it := systems.Item{ID: "D2:2", Text: "I adopted a puppy.", Speaker: "Caroline", Time: at}
-	if _, _, err := Select(context.Background(), m, q, []systems.Item{it}, DefaultConfig()); err != nil {
+	it := membench.Item{ID: "D2:2", Text: "I adopted a puppy.", Speaker: "Caroline", Time: at}
+	if _, _, err := Select(context.Background(), m, q, []membench.Item{it}, DefaultConfig()); err != nil {
 		t.Fatal(err)
 	}
 	user := m.seen[0].Messages[len(m.seen[0].Messages)-1].Content

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"
-	"github.com/membench/membench/runlog"
-	"github.com/membench/membench/systems"
 
 	"github.com/membench/membench/internal/tokens"
 )
@@ -46,12 +45,12 @@ func conv26(t *testing.T) *datasets.Conversation {
 
 // figures is the line a build's report gives: what the memory holds and
 // what it cost on both call counters.
-func figures(st systems.BuildStats) string {
+func figures(st membench.BuildStats) string {
 	c := st.Counts
 	return fmt.Sprintf("events %d, entries %d, batches %d, windows %d, syntheses %d, calls %d (ours: %d extraction + %d synthesis), authors' counter %d",
 		c["events"], c["entries"], c["batches"], c["windows"], c["syntheses"],
 		c["calls_extract_fact"]+c["calls_extract_rel"]+c["calls_consolidate"], c["calls_extract_fact"]+c["calls_extract_rel"], c["calls_consolidate"],
-		c[runlog.CountAuthorsCalls])
+		c[membench.CountAuthorsCalls])
 }
 
 // The default build on conv-26, the reference the options differ from:
@@ -62,7 +61,7 @@ func TestConv26Default(t *testing.T) {
 	m, st := build(t, Name, testEnv(newFake(nil), nil), conv)
 	t.Logf("conv-26 default: %s", figures(st))
 	n := len(conv.Sessions)
-	if st.Counts["batches"] != n || st.Counts["windows"] != n || st.Counts[runlog.CountAuthorsCalls] != 2*n {
+	if st.Counts["batches"] != n || st.Counts["windows"] != n || st.Counts[membench.CountAuthorsCalls] != 2*n {
 		t.Errorf("counts %v: want %d batches, %d windows, %d on the authors' counter", st.Counts, n, n, 2*n)
 	}
 	for _, w := range m.windows {
@@ -78,7 +77,7 @@ func TestConv26Default(t *testing.T) {
 func TestConv26AuthorsCodeSeeds(t *testing.T) {
 	conv := conv26(t)
 	fm := newFake(nil)
-	m, st := build(t, Name, testEnv(fm, systems.Options{"seed-scope": "authors-code"}), conv)
+	m, st := build(t, Name, testEnv(fm, membench.Options{"seed-scope": "authors-code"}), conv)
 	t.Logf("conv-26 seed-scope=authors-code: %s, seeds from the window itself %d of %d", figures(st), st.Counts["seeds_in_window"], st.Counts["seeds"])
 	inWindow, windows := 0, 0
 	for _, w := range m.windows {
@@ -110,7 +109,7 @@ func TestConv26AuthorsCodeSeeds(t *testing.T) {
 func TestConv26Buffer512(t *testing.T) {
 	conv := conv26(t)
 	fm := newFake(nil)
-	m, st := build(t, Name, testEnv(fm, systems.Options{"granularity": "buffer512"}), conv)
+	m, st := build(t, Name, testEnv(fm, membench.Options{"granularity": "buffer512"}), conv)
 	t.Logf("conv-26 granularity=buffer512: %s", figures(st))
 	if m.cfg.Clock != BatchClock {
 		t.Fatalf("clock %s, want %s", m.cfg.Clock, BatchClock)
@@ -156,7 +155,7 @@ func TestConv26Buffer512(t *testing.T) {
 		t.Errorf("the batches do not cover the conversation's %d utterances in order (%d listed)", len(all), len(order))
 	}
 	nb := st.Counts["batches"]
-	if nb == 0 || st.Counts["calls_extract_fact"] != nb || st.Counts["calls_extract_rel"] != nb || st.Counts[runlog.CountAuthorsCalls] != nb+st.Counts["windows"] {
+	if nb == 0 || st.Counts["calls_extract_fact"] != nb || st.Counts["calls_extract_rel"] != nb || st.Counts[membench.CountAuthorsCalls] != nb+st.Counts["windows"] {
 		t.Errorf("counts %v: want one factual and one relational call per batch, authors' counter = batches + windows", st.Counts)
 	}
 	if crossing == 0 {
@@ -198,15 +197,15 @@ func TestConv26Buffer512(t *testing.T) {
 func TestConv26SeedsZero(t *testing.T) {
 	conv := conv26(t)
 	fm := newFake(nil)
-	m, st := build(t, Name, testEnv(fm, systems.Options{"seeds": "0"}), conv)
+	m, st := build(t, Name, testEnv(fm, membench.Options{"seeds": "0"}), conv)
 	t.Logf("conv-26 seeds=0: %s", figures(st))
 	n := len(conv.Sessions)
 	if len(m.syns) != n || st.Counts["syntheses"] != n || st.Counts["seeds"] != 0 || fm.count(TaskConsolidate) != n {
 		t.Errorf("seeds=0: %d syntheses, %d synthesis calls, counts %v; want one synthesis per window, no seed", len(m.syns), fm.count(TaskConsolidate), st.Counts)
 	}
-	_, none := build(t, Name, testEnv(newFake(nil), systems.Options{"synthesis": "none"}), conv)
+	_, none := build(t, Name, testEnv(newFake(nil), membench.Options{"synthesis": "none"}), conv)
 	t.Logf("conv-26 synthesis=none: %s", figures(none))
-	if none.Counts["syntheses"] != 0 || none.Counts["calls_consolidate"] != 0 || none.Counts[runlog.CountAuthorsCalls] != n {
+	if none.Counts["syntheses"] != 0 || none.Counts["calls_consolidate"] != 0 || none.Counts[membench.CountAuthorsCalls] != n {
 		t.Errorf("synthesis=none counts %v", none.Counts)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/testutil"
@@ -48,7 +49,7 @@ func BenchmarkBuildConv26(b *testing.B) {
 		if _, err := m.Ingest(context.Background(), conv); err != nil {
 			b.Fatal(err)
 		}
-		t := meter.Total(llm.StageBuild)
+		t := meter.Total(membench.StageBuild)
 		calls, in, out = calls+t.Calls, in+t.InputTokens, out+t.OutputTokens
 	}
 	b.ReportMetric(float64(calls)/float64(b.N), "calls/op")

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/systems"
 )
 
 func turnTimes(conv *datasets.Conversation) map[string]*datasets.Turn {
@@ -47,7 +47,7 @@ func TestBindingToSessionTime(t *testing.T) {
 	for _, gran := range []string{"session", "utterance"} {
 		t.Run(gran, func(t *testing.T) {
 			conv := testConv()
-			m, _ := build(t, NameNoCross, testEnv(newFake(nil), systems.Options{"granularity": gran, "anchor": "session"}), conv)
+			m, _ := build(t, NameNoCross, testEnv(newFake(nil), membench.Options{"granularity": gran, "anchor": "session"}), conv)
 			sess := sessionOf(conv)
 			events := map[string]bool{}
 			for _, e := range m.entries {
@@ -72,7 +72,7 @@ func TestBindingKeepsUtteranceTimes(t *testing.T) {
 		t.Run(gran, func(t *testing.T) {
 			conv := testConv()
 			fm := newFake(nil)
-			m, st := build(t, NameNoCross, testEnv(fm, systems.Options{"granularity": gran}), conv)
+			m, st := build(t, NameNoCross, testEnv(fm, membench.Options{"granularity": gran}), conv)
 			turns := turnTimes(conv)
 			clock := utteranceClock(conv)
 			if len(m.entries) == 0 {
@@ -113,7 +113,7 @@ func TestBindingKeepsUtteranceTimes(t *testing.T) {
 				t.Error("binding-only variant consolidated")
 			}
 			for _, r := range fm.reqs {
-				if r.Stage != llm.StageBuild || (r.Label != LabelFact && r.Label != LabelRel) {
+				if r.Stage != membench.StageBuild || (r.Label != LabelFact && r.Label != LabelRel) {
 					t.Errorf("request tagged %q/%q", r.Stage, r.Label)
 				}
 			}

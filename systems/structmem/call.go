@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
 )
@@ -33,10 +34,10 @@ type reply struct {
 // repair. A reply still malformed after the repair is a failure to record,
 // not an error; transport errors (after the decorators' own retries) are
 // returned: they mean a broken setup, not a bad answer.
-func ask(ctx context.Context, model llm.Model, task, label string, msgs []llm.Message, inputs any, shape string, parse func(string) error) (reply, error) {
-	req := llm.Request{Task: task, Messages: msgs, Temperature: 0, Inputs: inputs, Stage: llm.StageBuild, Label: label}
+func ask(ctx context.Context, model llm.Model, task, label string, msgs []membench.Message, inputs any, shape string, parse func(string) error) (reply, error) {
+	req := llm.Request{Task: task, Messages: msgs, Temperature: 0, Inputs: inputs, Stage: membench.StageBuild, Label: label}
 	r, err := llm.ChatJSON(ctx, model, req, nil, llm.DecodeWith(parse),
-		llm.RepairWith(label, func(problem error) ([]llm.Message, error) {
+		llm.RepairWith(label, func(problem error) ([]membench.Message, error) {
 			return prompts.Render("structmem_repair", map[string]string{"Problem": problem.Error(), "Shape": shape})
 		}))
 	out := reply{JSONReply: r}

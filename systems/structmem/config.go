@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/membench/membench/systems"
+	"github.com/membench/membench"
 )
 
 // UtteranceClock is how StructMem dates utterances by default, whatever
@@ -40,7 +40,7 @@ const BufferTokens = 512
 // it says, the behaviour is an option, not the default:
 // seed-scope=authors-code and granularity=buffer512 (docs/structmem.md).
 var (
-	fullDefaults = systems.Options{
+	fullDefaults = membench.Options{
 		"seeds":       "15",
 		"seed-scope":  "global",
 		"synthesis":   "constrained",
@@ -54,7 +54,7 @@ var (
 	}
 	// The ablations have no consolidation, so they accept no consolidation
 	// options: asking for seeds there is a configuration mistake.
-	bindingDefaults = systems.Options{
+	bindingDefaults = membench.Options{
 		"granularity": "session",
 		"compression": "1",
 		"anchor":      "utterance",
@@ -65,7 +65,7 @@ var (
 
 // follow sets the clock granularity=buffer512 implies when the user did
 // not choose one, so the manifest records the clock the build used.
-func follow(given, merged systems.Options) systems.Options {
+func follow(given, merged membench.Options) membench.Options {
 	if _, set := given["clock"]; !set && merged["granularity"] == "buffer512" {
 		merged["clock"] = BatchClock
 	}
@@ -113,7 +113,7 @@ func (c Config) Constrained() bool { return c.Synthesis == "constrained" }
 func (c Config) Consolidates() bool { return c.Synthesis != "none" }
 
 // ParseConfig validates o against the variant's defaults and resolves it.
-func ParseConfig(system string, o systems.Options, defaults systems.Options) (Config, error) {
+func ParseConfig(system string, o membench.Options, defaults membench.Options) (Config, error) {
 	if err := o.Check(system, defaults); err != nil {
 		return Config{}, err
 	}

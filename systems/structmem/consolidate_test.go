@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/llm"
@@ -64,7 +65,7 @@ func TestConsolidationWindowsAndSeedScope(t *testing.T) {
 			// seeds above the entry count: every admissible entry is a seed,
 			// so the expected seed sets are exact.
 			fm := newFake(nil)
-			m, st := build(t, Name, testEnv(fm, systems.Options{"seeds": "1000", "seed-scope": c.scope}), testConv())
+			m, st := build(t, Name, testEnv(fm, membench.Options{"seeds": "1000", "seed-scope": c.scope}), testConv())
 			if fm.count(TaskConsolidate) != 3 || st.Counts["calls_consolidate"] != 3 || len(m.syns) != 3 {
 				t.Errorf("%d consolidation calls, %d syntheses for 3 windows (counts %v)", fm.count(TaskConsolidate), len(m.syns), st.Counts)
 			}
@@ -99,7 +100,7 @@ func TestConsolidationWindowsAndSeedScope(t *testing.T) {
 
 func TestSeedsAndEventReconstruction(t *testing.T) {
 	fm := newFake(nil)
-	m, _ := build(t, Name, testEnv(fm, systems.Options{"seeds": "2", "seed-scope": "historical"}), testConv())
+	m, _ := build(t, Name, testEnv(fm, membench.Options{"seeds": "2", "seed-scope": "historical"}), testConv())
 	s := m.Dump()
 	byID := map[string]Entry{}
 	for _, e := range s.Entries {
@@ -177,7 +178,7 @@ func questions() []*datasets.Question {
 // context as structmem-no-cross-event, and no consolidation call.
 func TestSynthesisNoneEqualsNoCrossEvent(t *testing.T) {
 	fa, fb := newFake(nil), newFake(nil)
-	a, sa := build(t, Name, testEnv(fa, systems.Options{"synthesis": "none"}), testConv())
+	a, sa := build(t, Name, testEnv(fa, membench.Options{"synthesis": "none"}), testConv())
 	b, _ := build(t, NameNoCross, testEnv(fb, nil), testConv())
 	if fa.count(TaskConsolidate) != 0 || sa.Counts["calls_consolidate"] != 0 || len(a.syns) != 0 || len(a.windows) != 0 {
 		t.Errorf("synthesis=none consolidated: %d calls, counts %v", fa.count(TaskConsolidate), sa.Counts)
@@ -198,7 +199,7 @@ func TestSynthesisNoneEqualsNoCrossEvent(t *testing.T) {
 // is still summarised, from its own entries alone.
 func TestSeedsZeroSynthesisesEveryWindowWithoutSeeds(t *testing.T) {
 	fm := newFake(nil)
-	m, st := build(t, Name, testEnv(fm, systems.Options{"seeds": "0"}), testConv())
+	m, st := build(t, Name, testEnv(fm, membench.Options{"seeds": "0"}), testConv())
 	if fm.count(TaskConsolidate) != 3 || st.Counts["windows"] != 3 || len(m.syns) != 3 || st.Counts["seeds"] != 0 || st.Counts["windows_no_seeds"] != 3 {
 		t.Errorf("seeds=0: %d synthesis calls, %d syntheses, counts %v; want 3 windows, each synthesised without seeds", fm.count(TaskConsolidate), len(m.syns), st.Counts)
 	}
@@ -283,7 +284,7 @@ func TestNarrativeCitations(t *testing.T) {
 		t.Errorf("failures %+v", n.failures)
 	}
 	fu := newFake(uncited)
-	u, _ := build(t, Name, testEnv(fu, systems.Options{"synthesis": "unconstrained"}), testConv())
+	u, _ := build(t, Name, testEnv(fu, membench.Options{"synthesis": "unconstrained"}), testConv())
 	if len(u.syns) != 3 || fu.count(TaskConsolidate) != 3 {
 		t.Errorf("unconstrained: %d syntheses from %d calls", len(u.syns), fu.count(TaskConsolidate))
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/llm"
@@ -97,7 +98,7 @@ func TestOddConversationsDoNotCrash(t *testing.T) {
 	for name, conv := range convs {
 		for _, sys := range []string{Name, NameNoCross} {
 			for _, gran := range []string{"session", "utterance"} {
-				m, st := build(t, sys, testEnv(newFake(nil), systems.Options{"granularity": gran}), conv)
+				m, st := build(t, sys, testEnv(newFake(nil), membench.Options{"granularity": gran}), conv)
 				if len(st.TurnTokens) != len(conv.AllTurns()) {
 					t.Errorf("%s: %d turn token points for %d turns", name, len(st.TurnTokens), len(conv.AllTurns()))
 				}
@@ -124,7 +125,7 @@ func TestOddConversationsDoNotCrash(t *testing.T) {
 
 func TestBuildsAreDeterministic(t *testing.T) {
 	dump := func() []byte {
-		env := testEnv(newFake(nil), systems.Options{"granularity": "utterance"})
+		env := testEnv(newFake(nil), membench.Options{"granularity": "utterance"})
 		env.Concurrency = 8
 		m, _ := build(t, Name, env, testConv())
 		b, err := json.Marshal(m.Dump())
@@ -213,24 +214,24 @@ func TestRetrieve(t *testing.T) {
 func TestOptions(t *testing.T) {
 	bad := []struct {
 		sys  string
-		opts systems.Options
+		opts membench.Options
 		want string
 	}{
-		{Name, systems.Options{"k": "3"}, `no option "k"`},
-		{NameNoCross, systems.Options{"seeds": "15"}, `no option "seeds"`},
-		{Name, systems.Options{"seed-scope": "future"}, "global, historical, authors-code"},
-		{Name, systems.Options{"seeds": "authors-code"}, "seed-scope=authors-code"},
-		{Name, systems.Options{"compression": "0.8"}, "applies only to granularity=buffer512"},
-		{Name, systems.Options{"granularity": "buffer512", "compression": "0"}, "want a rate in (0, 1]"},
-		{Name, systems.Options{"clock": BatchClock}, "applies only to granularity=buffer512"},
-		{NameNoCross, systems.Options{"anchor": "turn"}, "utterance, session"},
-		{NameFlat, systems.Options{"synthesis": "constrained"}, `no option "synthesis"`},
-		{Name, systems.Options{"clock": "turn-step"}, "whatever --turn-step says"},
-		{Name, systems.Options{"window": "0"}, "at least 1"},
-		{Name, systems.Options{"seeds": "-1"}, "at least 0"},
-		{Name, systems.Options{"granularity": "turn"}, "session, utterance, buffer512"},
-		{Name, systems.Options{"synthesis": "free"}, "constrained, unconstrained, none"},
-		{Name, systems.Options{"entries": "x"}, "want an integer"},
+		{Name, membench.Options{"k": "3"}, `no option "k"`},
+		{NameNoCross, membench.Options{"seeds": "15"}, `no option "seeds"`},
+		{Name, membench.Options{"seed-scope": "future"}, "global, historical, authors-code"},
+		{Name, membench.Options{"seeds": "authors-code"}, "seed-scope=authors-code"},
+		{Name, membench.Options{"compression": "0.8"}, "applies only to granularity=buffer512"},
+		{Name, membench.Options{"granularity": "buffer512", "compression": "0"}, "want a rate in (0, 1]"},
+		{Name, membench.Options{"clock": BatchClock}, "applies only to granularity=buffer512"},
+		{NameNoCross, membench.Options{"anchor": "turn"}, "utterance, session"},
+		{NameFlat, membench.Options{"synthesis": "constrained"}, `no option "synthesis"`},
+		{Name, membench.Options{"clock": "turn-step"}, "whatever --turn-step says"},
+		{Name, membench.Options{"window": "0"}, "at least 1"},
+		{Name, membench.Options{"seeds": "-1"}, "at least 0"},
+		{Name, membench.Options{"granularity": "turn"}, "session, utterance, buffer512"},
+		{Name, membench.Options{"synthesis": "free"}, "constrained, unconstrained, none"},
+		{Name, membench.Options{"entries": "x"}, "want an integer"},
 	}
 	for _, b := range bad {
 		spec, _ := systems.Lookup(b.sys)
@@ -248,7 +249,7 @@ func TestOptions(t *testing.T) {
 	if got, want := def.(*Memory).Config(), (Config{Seeds: 15, SeedScope: "global", Synthesis: "constrained", WindowSec: 3600, Granularity: "session", Compression: 1, Anchor: "utterance", Clock: UtteranceClock, Entries: 60, Syntheses: 5}); got != want {
 		t.Errorf("default config %+v, want %+v", got, want)
 	}
-	sys, err := spec.New(testEnv(llm.NewOffline(), systems.Options{"seeds": "5", "seed-scope": "global", "window": "600", "entries": "30", "syntheses": "2", "synthesis": "unconstrained", "granularity": "utterance", "anchor": "utterance"}))
+	sys, err := spec.New(testEnv(llm.NewOffline(), membench.Options{"seeds": "5", "seed-scope": "global", "window": "600", "entries": "30", "syntheses": "2", "synthesis": "unconstrained", "granularity": "utterance", "anchor": "utterance"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,11 +260,11 @@ func TestOptions(t *testing.T) {
 	// buffer512 brings the authors' batch clock unless a clock is given,
 	// and the manifest's resolved options say which.
 	for _, c := range []struct {
-		given systems.Options
+		given membench.Options
 		clock string
 	}{
-		{systems.Options{"granularity": "buffer512", "compression": "0.8"}, BatchClock},
-		{systems.Options{"granularity": "buffer512", "clock": UtteranceClock}, UtteranceClock},
+		{membench.Options{"granularity": "buffer512", "compression": "0.8"}, BatchClock},
+		{membench.Options{"granularity": "buffer512", "clock": UtteranceClock}, UtteranceClock},
 		{nil, UtteranceClock},
 	} {
 		sys, err := spec.New(testEnv(llm.NewOffline(), c.given))
@@ -298,7 +299,7 @@ func TestTurnTokensFollowTheMeter(t *testing.T) {
 			t.Fatal("cumulative tokens decrease")
 		}
 	}
-	if total := meter.TotalTokens(llm.StageBuild); tt[len(tt)-1] != total || total == 0 {
+	if total := meter.TotalTokens(membench.StageBuild); tt[len(tt)-1] != total || total == 0 {
 		t.Errorf("last point %d, meter %d", tt[len(tt)-1], total)
 	}
 	if tt[0] != 0 || tt[2] == 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/llm"
@@ -26,7 +27,7 @@ func newFake(answer func(llm.Request, int) (string, bool)) *fakeModel {
 	return &fakeModel{answer: answer, calls: map[string]int{}}
 }
 
-func (f *fakeModel) ID() llm.ModelID { return llm.ModelID{Backend: "fake", Model: "test"} }
+func (f *fakeModel) ID() membench.ModelID { return membench.ModelID{Backend: "fake", Model: "test"} }
 
 func (f *fakeModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
 	f.mu.Lock()
@@ -39,7 +40,7 @@ func (f *fakeModel) Chat(ctx context.Context, req llm.Request) (llm.Response, er
 	}
 	if f.answer != nil {
 		if text, ok := f.answer(req, attempt); ok {
-			return llm.Response{Text: text, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}, nil
+			return llm.Response{Text: text, Usage: membench.Usage{InputTokens: 10, OutputTokens: 5}}, nil
 		}
 	}
 	return llm.NewOffline().Chat(ctx, req)
@@ -100,11 +101,11 @@ func testConv() *datasets.Conversation {
 	}
 }
 
-func testEnv(model llm.Model, opts systems.Options) systems.Env {
+func testEnv(model llm.Model, opts membench.Options) systems.Env {
 	return systems.Env{Build: model, Embedder: embedder.NewHashed(512), Options: opts, Concurrency: 3}
 }
 
-func build(t *testing.T, name string, env systems.Env, conv *datasets.Conversation) (*Memory, systems.BuildStats) {
+func build(t *testing.T, name string, env systems.Env, conv *datasets.Conversation) (*Memory, membench.BuildStats) {
 	t.Helper()
 	spec, err := systems.Lookup(name)
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/systems"
 )
 
@@ -89,7 +89,7 @@ type Memory struct {
 }
 
 // New makes a store for one conversation; defaults decide the variant.
-func New(name string, env systems.Env, defaults systems.Options) (*Memory, error) {
+func New(name string, env systems.Env, defaults membench.Options) (*Memory, error) {
 	cfg, err := ParseConfig(name, env.Options, defaults)
 	if err != nil {
 		return nil, err
@@ -139,15 +139,15 @@ func (t *turnInfo) stamp(pos int) {
 
 // Ingest binds every utterance into entries, then (unless synthesis=none
 // or the variant has no consolidation) consolidates all windows.
-func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	if m.entries != nil || m.convID != "" {
-		return systems.BuildStats{}, errors.New("structmem: Ingest called twice on one store; make a new system per conversation")
+		return membench.BuildStats{}, errors.New("structmem: Ingest called twice on one store; make a new system per conversation")
 	}
 	m.convID = conv.ID
 	m.speakers = speakersOf(conv)
 	var meterStart int
 	if m.env.Meter != nil {
-		meterStart = m.env.Meter.TotalTokens(llm.StageBuild)
+		meterStart = m.env.Meter.TotalTokens(membench.StageBuild)
 	}
 
 	var sessions [][]*turnInfo
@@ -180,18 +180,18 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 
 	batches := m.batches(conv, sessions)
 	if err := m.bind(ctx, batches, turnCost); err != nil {
-		return systems.BuildStats{}, err
+		return membench.BuildStats{}, err
 	}
 	if err := m.embedEntries(ctx); err != nil {
-		return systems.BuildStats{}, err
+		return membench.BuildStats{}, err
 	}
 	if m.cfg.Consolidates() {
 		if err := m.consolidate(ctx, turnCost); err != nil {
-			return systems.BuildStats{}, err
+			return membench.BuildStats{}, err
 		}
 	}
 
-	st := systems.BuildStats{Counts: map[string]int{}, Notes: map[string]any{}}
+	st := membench.BuildStats{Counts: map[string]int{}, Notes: map[string]any{}}
 	for k, v := range m.counts {
 		st.Counts[k] = v
 	}
@@ -210,7 +210,7 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 	// The authors' call counter: one per extraction batch (their factual
 	// and relational replies are merged into one result), one per
 	// synthesis window, plus their offline-update calls (we make none).
-	st.Counts[runlog.CountAuthorsCalls] = m.counts["batches"] + m.counts["windows"]
+	st.Counts[membench.CountAuthorsCalls] = m.counts["batches"] + m.counts["windows"]
 	cum := 0
 	st.TurnTokens = make([]int, nTurns)
 	for i, c := range turnCost {
@@ -237,7 +237,7 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 	if m.env.Meter != nil {
 		// The meter may be shared with other conversations running at the
 		// same time, so it is only a cross-check here.
-		st.Notes["meter_build_tokens_delta"] = m.env.Meter.TotalTokens(llm.StageBuild) - meterStart
+		st.Notes["meter_build_tokens_delta"] = m.env.Meter.TotalTokens(membench.StageBuild) - meterStart
 	}
 	return st, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/systems"
@@ -69,7 +70,7 @@ func TestOpenAIPathCallsPerSession(t *testing.T) {
 		return llmtest.Reply{Text: `{"entries": []}`}
 	}))
 	model2, _ := llm.NewOpenAI(llm.OpenAIConfig{Model: "gpt-4o-mini", BaseURL: srv2.URL})
-	_, st = build(t, Name, testEnv(model2, systems.Options{"granularity": "session"}), conv)
+	_, st = build(t, Name, testEnv(model2, membench.Options{"granularity": "session"}), conv)
 	// No entries means nothing to consolidate: still 2 calls per session,
 	// and the build reports an empty memory its spec calls degraded.
 	if got := srv2.Count("/v1/chat/completions"); got != 2*len(conv.Sessions) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/systems"
 )
@@ -17,7 +18,7 @@ import (
 func TestSynthesisRecallCountsCitedTurns(t *testing.T) {
 	q := &datasets.Question{Text: "What did Caroline paint at her painting class?"}
 	for _, anchor := range []string{"session", "utterance"} {
-		m, _ := build(t, Name, testEnv(newFake(narrativeAnswer), systems.Options{"anchor": anchor}), testConv())
+		m, _ := build(t, Name, testEnv(newFake(narrativeAnswer), membench.Options{"anchor": anchor}), testConv())
 		if len(m.syns) == 0 {
 			t.Fatalf("anchor=%s: no syntheses to test", anchor)
 		}

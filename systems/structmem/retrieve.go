@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/systems"
@@ -27,7 +28,7 @@ func (m *Memory) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	}
 	qv := vecs[0]
 	type cand struct {
-		item systems.Item
+		item membench.Item
 		line string
 		syn  bool
 	}
@@ -36,7 +37,7 @@ func (m *Memory) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 		for _, h := range m.events.Search(qv, k, nil) {
 			e := m.byID[h.ID]
 			cands = append(cands, cand{
-				item: systems.Item{ID: e.ID, Kind: e.Kind, Text: e.Text, Time: e.Time, Speaker: e.Speaker, Sources: e.Sources, Score: h.Score},
+				item: membench.Item{ID: e.ID, Kind: e.Kind, Text: e.Text, Time: e.Time, Speaker: e.Speaker, Sources: e.Sources, Score: h.Score},
 				line: fmt.Sprintf("[%s] %s: %s", renderTime(e.Time), e.Speaker, e.Text),
 			})
 		}
@@ -49,7 +50,7 @@ func (m *Memory) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 		for _, h := range m.synthIdx.Search(qv, m.cfg.Syntheses, nil) {
 			s := byID[h.ID]
 			cands = append(cands, cand{
-				item: systems.Item{ID: s.ID, Kind: "synthesis", Text: s.Text, Time: s.Time, Sources: s.CitedTurns, Score: h.Score},
+				item: membench.Item{ID: s.ID, Kind: "synthesis", Text: s.Text, Time: s.Time, Sources: s.CitedTurns, Score: h.Score},
 				line: fmt.Sprintf("[synthesis, events %s] %s", synthDates(m, s), s.Text),
 				syn:  true,
 			})

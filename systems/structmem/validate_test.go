@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/membench/membench/systems"
+	"github.com/membench/membench"
 )
 
 // A narrative's citations come from its times list and from timestamps
@@ -43,7 +43,7 @@ func TestNarrativeCitationsResolve(t *testing.T) {
 func TestGlobalScopePromptDoesNotSayEarlier(t *testing.T) {
 	for _, scope := range []string{"historical", "global"} {
 		fm := newFake(nil)
-		build(t, Name, testEnv(fm, systems.Options{"seed-scope": scope}), testConv())
+		build(t, Name, testEnv(fm, membench.Options{"seed-scope": scope}), testConv())
 		n := 0
 		for _, r := range fm.reqs {
 			if r.Task != TaskConsolidate {

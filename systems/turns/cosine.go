@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/systems"
 )
 
-var cosineDefaults = systems.Options{"k": "10", "order": OrderTime}
+var cosineDefaults = membench.Options{"k": "10", "order": OrderTime}
 
 func init() {
 	systems.Register(systems.Spec{
@@ -46,7 +47,7 @@ func newCosine(env systems.Env) (systems.System, error) {
 	return &Cosine{st: st, k: k, order: order}, nil
 }
 
-func (c *Cosine) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (c *Cosine) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	return c.st.ingest(ctx, conv)
 }
 
@@ -63,7 +64,7 @@ func (c *Cosine) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 }
 
 // positive reads an integer option that must be at least 1.
-func positive(o systems.Options, key string, def int) (int, error) {
+func positive(o membench.Options, key string, def int) (int, error) {
 	n, err := o.Int(key, def)
 	if err != nil {
 		return 0, err

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/tokens"
@@ -38,7 +39,7 @@ func testConv() *datasets.Conversation {
 	}
 }
 
-func newSys(t *testing.T, name string, opts systems.Options) systems.System {
+func newSys(t *testing.T, name string, opts membench.Options) systems.System {
 	t.Helper()
 	spec, err := systems.Lookup(name)
 	if err != nil {
@@ -54,7 +55,7 @@ func newSys(t *testing.T, name string, opts systems.Options) systems.System {
 	return s
 }
 
-func ids(items []systems.Item) string {
+func ids(items []membench.Item) string {
 	var out []string
 	for _, it := range items {
 		out = append(out, it.ID)
@@ -63,7 +64,7 @@ func ids(items []systems.Item) string {
 }
 
 func TestCosineTopKAndRendering(t *testing.T) {
-	s := newSys(t, "turns-cosine", systems.Options{"k": "3"})
+	s := newSys(t, "turns-cosine", membench.Options{"k": "3"})
 	q := &datasets.Question{ID: "q1", Text: "What is the name of the puppy?"}
 	c, err := s.Retrieve(context.Background(), q, systems.Budget{})
 	if err != nil {
@@ -103,7 +104,7 @@ func TestCosineTopKAndRendering(t *testing.T) {
 }
 
 func TestCosineScoreOrderAndBudgetK(t *testing.T) {
-	s := newSys(t, "turns-cosine", systems.Options{"order": "score"})
+	s := newSys(t, "turns-cosine", membench.Options{"order": "score"})
 	q := &datasets.Question{ID: "q2", Text: "Where did Melanie go camping with the kids?"}
 	c, err := s.Retrieve(context.Background(), q, systems.Budget{K: 2})
 	if err != nil {
@@ -142,7 +143,7 @@ func TestCosineMaxTokens(t *testing.T) {
 
 func TestCosineBadOptions(t *testing.T) {
 	spec, _ := systems.Lookup("turns-cosine")
-	for _, o := range []systems.Options{{"k": "0"}, {"k": "x"}, {"order": "random"}, {"kk": "3"}} {
+	for _, o := range []membench.Options{{"k": "0"}, {"k": "x"}, {"order": "random"}, {"kk": "3"}} {
 		if _, err := spec.New(systems.Env{Embedder: embedder.NewHashed(64), Options: o}); err == nil {
 			t.Errorf("options %v accepted", o)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/systems"
 )
@@ -24,7 +25,7 @@ func NewStore(env systems.Env) (*Store, error) {
 }
 
 // Ingest embeds every turn of the conversation.
-func (s *Store) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (s *Store) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	return s.s.ingest(ctx, conv)
 }
 
@@ -71,6 +72,6 @@ func (s *Store) Earlier(pos, m int) []Neighbour {
 }
 
 // FitBudget keeps items (best first) while their rendered lines fit in maxTokens.
-func FitBudget(items []systems.Item, maxTokens int) []systems.Item {
+func FitBudget(items []membench.Item, maxTokens int) []membench.Item {
 	return fitBudget(items, maxTokens)
 }

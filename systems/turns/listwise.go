@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
@@ -23,7 +24,7 @@ const (
 	listwiseTemplate = "turns_listwise"
 )
 
-var listwiseDefaults = systems.Options{"n": "30", "k": "10", "order": OrderTime}
+var listwiseDefaults = membench.Options{"n": "30", "k": "10", "order": OrderTime}
 
 func init() {
 	systems.Register(systems.Spec{
@@ -88,7 +89,7 @@ func newListwise(env systems.Env) (systems.System, error) {
 	return &Listwise{st: st, model: env.Build, n: n, k: k, order: order}, nil
 }
 
-func (l *Listwise) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (l *Listwise) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	return l.st.ingest(ctx, conv)
 }
 
@@ -118,14 +119,14 @@ func (l *Listwise) Retrieve(ctx context.Context, q *datasets.Question, b systems
 	}
 	resp, err := l.model.Chat(ctx, llm.Request{
 		Task: ListwiseTask, Messages: msgs, Temperature: 0, MaxTokens: 8 * (len(cands) + 4),
-		Inputs: in, Stage: llm.StageRetrieve, Label: ListwiseTask,
+		Inputs: in, Stage: membench.StageRetrieve, Label: ListwiseTask,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("turns-llm: listwise rerank for question %s: %w", q.ID, err)
 	}
 	ranked := ParseOrder(resp.Text, len(cands))
 	order, fallback := completeOrder(ranked, len(cands))
-	sel := make([]systems.Item, 0, k)
+	sel := make([]membench.Item, 0, k)
 	used := 0
 	for j, n := range order {
 		if j == k {

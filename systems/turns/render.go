@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/systems"
@@ -35,8 +36,8 @@ func appendTime(b []byte, t time.Time) []byte {
 }
 
 // TurnItem is the retrieval item for one raw turn.
-func TurnItem(t *datasets.Turn, score float64) systems.Item {
-	return systems.Item{
+func TurnItem(t *datasets.Turn, score float64) membench.Item {
+	return membench.Item{
 		ID:      t.ID,
 		Kind:    "turn",
 		Text:    t.Text,
@@ -48,7 +49,7 @@ func TurnItem(t *datasets.Turn, score float64) systems.Item {
 }
 
 // Line renders one item as "[2023-05-08 13:56] Caroline: text".
-func Line(it systems.Item) string {
+func Line(it membench.Item) string {
 	var b strings.Builder
 	b.Grow(lineLen(it))
 	writeLine(&b, it)
@@ -56,10 +57,10 @@ func Line(it systems.Item) string {
 }
 
 // lineLen is an upper bound on Line's length (TimeLayout renders 16 bytes).
-func lineLen(it systems.Item) int { return len(it.Text) + len(it.Speaker) + len("[no date] : ") + 16 }
+func lineLen(it membench.Item) int { return len(it.Text) + len(it.Speaker) + len("[no date] : ") + 16 }
 
 // writeLine appends Line(it) to b, with the text's newlines as spaces.
-func writeLine(b *strings.Builder, it systems.Item) {
+func writeLine(b *strings.Builder, it membench.Item) {
 	var at [32]byte
 	b.WriteByte('[')
 	b.Write(appendTime(at[:0], it.Time))
@@ -84,7 +85,7 @@ func writeLine(b *strings.Builder, it systems.Item) {
 // fitBudget keeps items (given best first) while their rendered lines fit in
 // maxTokens; maxTokens <= 0 keeps everything. The budget is a hard limit, so
 // the result is empty when even the best line is too long.
-func fitBudget(items []systems.Item, maxTokens int) []systems.Item {
+func fitBudget(items []membench.Item, maxTokens int) []membench.Item {
 	if maxTokens <= 0 {
 		return items
 	}
@@ -101,8 +102,8 @@ func fitBudget(items []systems.Item, maxTokens int) []systems.Item {
 
 // MakeContext orders the selected items (given best first) for reading,
 // renders one line each and counts the tokens.
-func MakeContext(selected []systems.Item, order string) *systems.Context {
-	items := append([]systems.Item(nil), selected...)
+func MakeContext(selected []membench.Item, order string) *systems.Context {
+	items := append([]membench.Item(nil), selected...)
 	if order == OrderTime {
 		// Stable, so same-time turns keep their selection order.
 		sort.SliceStable(items, func(a, b int) bool { return items[a].Time.Before(items[b].Time) })

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/internal/tokens"
-	"github.com/membench/membench/systems"
 )
 
 // MakeContext's token count, summed line by line, equals counting the
@@ -18,7 +18,7 @@ import (
 // contractions, emoji), and on 3,000 random contexts of real LoCoMo turns.
 func TestJoinedTokensAreExact(t *testing.T) {
 	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
-	var items []systems.Item
+	var items []membench.Item
 	for i, text := range []string{
 		"Sure.", "what?!", "ends with spaces   ", "line\nbreak inside\n", "42", "it's", "I'll", "emoji 🎉",
 		"\r", "", " ", "slash/", "...", "[bracket]", "café", "A", "\t", "trailing newline\n\n", "50%", "(ok)",
@@ -27,10 +27,10 @@ func TestJoinedTokensAreExact(t *testing.T) {
 		if i%3 == 0 {
 			sp = "" // a turn without speaker starts "[date] text"
 		}
-		items = append(items, systems.Item{ID: "x", Text: text, Time: at.Add(time.Duration(i) * time.Minute), Speaker: sp})
+		items = append(items, membench.Item{ID: "x", Text: text, Time: at.Add(time.Duration(i) * time.Minute), Speaker: sp})
 	}
 	items[7].Time = time.Time{} // "[no date] ..."
-	check := func(name string, sel []systems.Item) {
+	check := func(name string, sel []membench.Item) {
 		c := MakeContext(sel, OrderTime)
 		// The whole text is never counted before, so this is the encoder's
 		// own count, not a memoised sum.
@@ -40,7 +40,7 @@ func TestJoinedTokensAreExact(t *testing.T) {
 	}
 	for i := range items {
 		for j := range items {
-			check("pair", []systems.Item{items[i], items[j]})
+			check("pair", []membench.Item{items[i], items[j]})
 		}
 	}
 	check("all", items)
@@ -57,7 +57,7 @@ func TestJoinedTokensAreExact(t *testing.T) {
 	for n := 0; n < 3000; n++ {
 		conv := d.Conversations[rng.IntN(len(d.Conversations))]
 		turns := conv.AllTurns()
-		var sel []systems.Item
+		var sel []membench.Item
 		for range 1 + rng.IntN(12) {
 			sel = append(sel, TurnItem(turns[rng.IntN(len(turns))], 0))
 		}
@@ -68,7 +68,7 @@ func TestJoinedTokensAreExact(t *testing.T) {
 // The sum rests on every line starting with "[": a line that did not would
 // break it, so Line's first byte is checked too.
 func TestLineStartsWithBracket(t *testing.T) {
-	for _, it := range []systems.Item{{Text: "x"}, {Text: "y", Speaker: "S", Time: time.Now()}} {
+	for _, it := range []membench.Item{{Text: "x"}, {Text: "y", Speaker: "S", Time: time.Now()}} {
 		if l := Line(it); !strings.HasPrefix(l, "[") {
 			t.Fatalf("Line = %q", l)
 		}
@@ -80,15 +80,15 @@ func TestLineStartsWithBracket(t *testing.T) {
 // newlines as spaces, lines joined by newlines.
 func TestLineIsTheFormula(t *testing.T) {
 	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
-	var items []systems.Item
+	var items []membench.Item
 	for i, text := range []string{"", "a", "two\nlines", "\n", "\n\nx\n", "ends\n", "café\n🎉", strings.Repeat("long ", 300)} {
 		for _, sp := range []string{"", "Caroline", "Mel Jones"} {
 			for _, tm := range []time.Time{{}, at.Add(time.Duration(i) * time.Hour), time.Date(12345, 1, 2, 3, 4, 0, 0, time.UTC)} {
-				items = append(items, systems.Item{Text: text, Speaker: sp, Time: tm})
+				items = append(items, membench.Item{Text: text, Speaker: sp, Time: tm})
 			}
 		}
 	}
-	formula := func(it systems.Item) string {
+	formula := func(it membench.Item) string {
 		s := "[" + FormatTime(it.Time) + "] "
 		if it.Speaker != "" {
 			s += it.Speaker + ": "

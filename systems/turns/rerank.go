@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/selector"
 )
 
-var rerankDefaults = systems.Options{"n": "30", "floor": "10", "threshold": "0.5", "k": "10", "order": OrderTime}
+var rerankDefaults = membench.Options{"n": "30", "floor": "10", "threshold": "0.5", "k": "10", "order": OrderTime}
 
 func init() {
 	systems.Register(systems.Spec{
@@ -74,7 +75,7 @@ func newRerank(env systems.Env) (systems.System, error) {
 	return &Rerank{st: st, model: env.Decide, cfg: cfg, order: order}, nil
 }
 
-func (r *Rerank) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (r *Rerank) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	return r.st.ingest(ctx, conv)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/systems"
@@ -36,7 +37,7 @@ func TestRerankOverOpenAIWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newWith(t, "turns-rerank", m, systems.Options{"floor": "0", "order": "score"})
+	s := newWith(t, "turns-rerank", m, membench.Options{"floor": "0", "order": "score"})
 	c, err := s.Retrieve(context.Background(), puppyQ, systems.Budget{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/llm"
@@ -23,7 +24,9 @@ type fakeModel struct {
 	chats []llm.Request
 }
 
-func (f *fakeModel) ID() llm.ModelID { return llm.ModelID{Backend: "fake", Model: "scripted"} }
+func (f *fakeModel) ID() membench.ModelID {
+	return membench.ModelID{Backend: "fake", Model: "scripted"}
+}
 func (f *fakeModel) Chat(_ context.Context, r llm.Request) (llm.Response, error) {
 	f.mu.Lock()
 	f.chats = append(f.chats, r)
@@ -36,7 +39,7 @@ func (f *fakeModel) Decide(_ context.Context, r llm.DecideRequest) (llm.DecideRe
 	return llm.DecideResponse{Probs: map[string]float64{"yes": p, "no": 1 - p}}, nil
 }
 
-func newWith(t *testing.T, name string, m llm.Model, opts systems.Options) systems.System {
+func newWith(t *testing.T, name string, m llm.Model, opts membench.Options) systems.System {
 	t.Helper()
 	spec, err := systems.Lookup(name)
 	if err != nil {
@@ -60,7 +63,7 @@ func TestRerankWithScriptedDecisions(t *testing.T) {
 		"I adopted a puppy named Oscar.":                0.8,
 		"Oscar is a lovely name for a puppy.":           0.4,
 	}}
-	s := newWith(t, "turns-rerank", m, systems.Options{"n": "5", "floor": "1", "order": "score"})
+	s := newWith(t, "turns-rerank", m, membench.Options{"n": "5", "floor": "1", "order": "score"})
 	c, err := s.Retrieve(context.Background(), puppyQ, systems.Budget{})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +115,7 @@ func boolInt(b bool) int {
 }
 
 func TestRerankOffline(t *testing.T) {
-	s := newWith(t, "turns-rerank", llm.NewOffline(), systems.Options{"floor": "0"})
+	s := newWith(t, "turns-rerank", llm.NewOffline(), membench.Options{"floor": "0"})
 	c, err := s.Retrieve(context.Background(), puppyQ, systems.Budget{})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +163,7 @@ func TestParseOrder(t *testing.T) {
 
 func TestListwiseWithScriptedReply(t *testing.T) {
 	m := &fakeModel{reply: "3, 3, 99, x, 1"}
-	s := newWith(t, "turns-llm", m, systems.Options{"k": "3", "order": "score"})
+	s := newWith(t, "turns-llm", m, membench.Options{"k": "3", "order": "score"})
 	c, err := s.Retrieve(context.Background(), puppyQ, systems.Budget{})
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +180,7 @@ func TestListwiseWithScriptedReply(t *testing.T) {
 		t.Errorf("notes %v", c.Notes)
 	}
 	r := m.chats[0]
-	if r.Task != "listwise" || r.Stage != llm.StageRetrieve || r.Label != "listwise" {
+	if r.Task != "listwise" || r.Stage != membench.StageRetrieve || r.Label != "listwise" {
 		t.Errorf("request tags %q %q %q", r.Task, r.Stage, r.Label)
 	}
 	user := r.Messages[len(r.Messages)-1].Content
@@ -187,7 +190,7 @@ func TestListwiseWithScriptedReply(t *testing.T) {
 }
 
 func TestListwiseOffline(t *testing.T) {
-	s := newWith(t, "turns-llm", llm.NewOffline(), systems.Options{"k": "2", "order": "score"})
+	s := newWith(t, "turns-llm", llm.NewOffline(), membench.Options{"k": "2", "order": "score"})
 	q := &datasets.Question{ID: "q", Text: "Where did Melanie go camping with her kids?"}
 	c, err := s.Retrieve(context.Background(), q, systems.Budget{})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/llm"
@@ -81,7 +82,7 @@ func newStore(env systems.Env) (*store, error) {
 	return &store{emb: env.Embedder}, nil
 }
 
-func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	s.turns = conv.AllTurns()
 	s.index, s.sparse = nil, nil
 	s.vecs = nil
@@ -110,10 +111,10 @@ func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (system
 			vecs, err = s.emb.Embed(ctx, texts)
 		}
 		if err != nil {
-			return systems.BuildStats{}, fmt.Errorf("embedding turns of conversation %s: %w", conv.ID, err)
+			return membench.BuildStats{}, fmt.Errorf("embedding turns of conversation %s: %w", conv.ID, err)
 		}
 		if len(vecs) != len(texts) {
-			return systems.BuildStats{}, fmt.Errorf("embedding turns of conversation %s: embedder %s returned %d vectors for %d texts", conv.ID, s.emb.Name(), len(vecs), len(texts))
+			return membench.BuildStats{}, fmt.Errorf("embedding turns of conversation %s: embedder %s returned %d vectors for %d texts", conv.ID, s.emb.Name(), len(vecs), len(texts))
 		}
 		if s.keepVecs {
 			s.vecs = append(s.vecs, vecs...)
@@ -141,7 +142,7 @@ func (s *store) ingest(ctx context.Context, conv *datasets.Conversation) (system
 	if s.index == nil && s.sparse == nil {
 		s.index = vindex.New() // no turns
 	}
-	return systems.BuildStats{Counts: map[string]int{"turns": len(s.turns)}}, nil
+	return membench.BuildStats{Counts: map[string]int{"turns": len(s.turns)}}, nil
 }
 
 // ingestSparse adds a batch of turns to the sparse index from their
@@ -186,12 +187,12 @@ func dense(vecs []llm.SparseVector) [][]float32 {
 
 // search returns the n turns most similar to the question, best first, as
 // items scored by cosine.
-func (s *store) search(ctx context.Context, q *datasets.Question, n int) ([]systems.Item, error) {
+func (s *store) search(ctx context.Context, q *datasets.Question, n int) ([]membench.Item, error) {
 	hits, err := s.nearest(ctx, q, n)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]systems.Item, len(hits))
+	out := make([]membench.Item, len(hits))
 	for i, h := range hits {
 		pos, _ := strconv.Atoi(h.ID)
 		out[i] = TurnItem(s.turns[pos], h.Score)

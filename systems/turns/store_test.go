@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/testutil"
@@ -49,7 +50,7 @@ func compareStores(t *testing.T, ctx context.Context, convs []*datasets.Conversa
 	t.Helper()
 	emb := func(m *llm.Meter) llm.Embedder {
 		if metered {
-			return llm.WithEmbedMeter(embedder.NewHashed(dim), m, "retrieval", llm.StageBuild)
+			return llm.WithEmbedMeter(embedder.NewHashed(dim), m, "retrieval", membench.StageBuild)
 		}
 		return embedder.NewHashed(dim)
 	}
@@ -91,13 +92,13 @@ func compareStores(t *testing.T, ctx context.Context, convs []*datasets.Conversa
 }
 
 // embedded is m's embedding tally (zero when there is none).
-func embedded(m *llm.Meter) llm.Tally {
+func embedded(m *llm.Meter) membench.Tally {
 	for _, t := range m.Snapshot() {
 		if t.Label == "embedding" {
 			return t
 		}
 	}
-	return llm.Tally{}
+	return membench.Tally{}
 }
 
 // A dense embedder's vectors stay in the dense index.

@@ -7,10 +7,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
-	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/turns"
 )
 
@@ -66,7 +66,7 @@ func (g *Graph) Neighbours(n int) []Edge {
 	return out
 }
 
-func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (systems.BuildStats, error) {
+func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
 	st, err := s.store.Ingest(ctx, conv)
 	if err != nil {
 		return st, err
@@ -99,7 +99,7 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 			})
 		}
 		if err := eg.Wait(); err != nil {
-			return systems.BuildStats{}, err
+			return membench.BuildStats{}, err
 		}
 		counts["edge_decisions"] += len(nbrs)
 		// Sequential after the parallel calls, so edge order is deterministic.
@@ -117,7 +117,7 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (syste
 			counts["edges_"+e.Type]++
 		}
 		if s.meter != nil {
-			turnTokens[i] = s.meter.TotalTokens(llm.StageBuild)
+			turnTokens[i] = s.meter.TotalTokens(membench.StageBuild)
 		}
 	}
 	s.g = g
@@ -154,7 +154,7 @@ func typeEdge(ctx context.Context, model llm.Model, in EdgeInput) (map[string]fl
 	}
 	resp, err := model.Decide(ctx, llm.DecideRequest{
 		Task: EdgeTask, Messages: msgs, Choices: Choices, Inputs: in,
-		Stage: llm.StageBuild, Label: "edge_type",
+		Stage: membench.StageBuild, Label: "edge_type",
 	})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
@@ -35,8 +36,8 @@ func TestLoCoMoConv26Offline(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(conv.AllTurns())
-	if want := 5*n - 15; st.Counts["edge_decisions"] != want || meter.Total(llm.StageBuild).Calls != want {
-		t.Fatalf("%d turns: counts %v, build calls %d, want %d", n, st.Counts, meter.Total(llm.StageBuild).Calls, want)
+	if want := 5*n - 15; st.Counts["edge_decisions"] != want || meter.Total(membench.StageBuild).Calls != want {
+		t.Fatalf("%d turns: counts %v, build calls %d, want %d", n, st.Counts, meter.Total(membench.StageBuild).Calls, want)
 	}
 	if st.Counts["edges"] == 0 {
 		t.Fatalf("no edges kept: %v", st.Counts)

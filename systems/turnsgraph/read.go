@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/selector"
@@ -138,8 +139,8 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	}
 
 	ranked := rank(nodes, s.cfg.Threshold)
-	items := make([]systems.Item, 0, k)
-	var cands []systems.Item
+	items := make([]membench.Item, 0, k)
+	var cands []membench.Item
 	for _, r := range ranked {
 		it := turns.TurnItem(ts[r.n.pos], r.score)
 		if r.n.seed || r.n.judged {

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/turns"
@@ -39,7 +40,7 @@ const Name = "turns-graph"
 // Defaults: m=5 edges per new turn (the default), 10 seeds (the
 // size of turns-rerank's cosine floor), 2–16 decisions per read in rounds
 // of 4, ρ threshold 0.5 and k=10 as turns-rerank.
-var Defaults = systems.Options{
+var Defaults = membench.Options{
 	"m": "5", "seeds": "10", "min_calls": "2", "max_calls": "16", "width": "4",
 	"threshold": "0.5", "k": "10", "order": turns.OrderTime,
 }
@@ -67,7 +68,7 @@ type Config struct {
 }
 
 // ParseConfig validates the options, naming the option in each error.
-func ParseConfig(o systems.Options) (Config, error) {
+func ParseConfig(o membench.Options) (Config, error) {
 	if err := o.Check(Name, Defaults); err != nil {
 		return Config{}, err
 	}
@@ -111,7 +112,9 @@ func ParseConfig(o systems.Options) (Config, error) {
 type System struct {
 	cfg   Config
 	model llm.Model
-	meter interface{ TotalTokens(stage llm.Stage) int }
+	meter interface {
+		TotalTokens(stage membench.Stage) int
+	}
 	store *turns.Store
 	g     *Graph
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/llm"
@@ -41,7 +42,7 @@ func testConv() *datasets.Conversation {
 	}
 }
 
-func newSys(t *testing.T, m llm.Model, meter *llm.Meter, opts systems.Options) *System {
+func newSys(t *testing.T, m llm.Model, meter *llm.Meter, opts membench.Options) *System {
 	t.Helper()
 	env := systems.Env{Embedder: embedder.NewHashed(512), Decide: m, Options: opts, Concurrency: 3}
 	if meter != nil {
@@ -56,7 +57,7 @@ func newSys(t *testing.T, m llm.Model, meter *llm.Meter, opts systems.Options) *
 
 func TestOfflineBuildTypesEdgesAndMeters(t *testing.T) {
 	meter := llm.NewMeter()
-	s := newSys(t, llm.WithMeter(llm.NewOffline(), meter, "decide"), meter, systems.Options{"m": "3"})
+	s := newSys(t, llm.WithMeter(llm.NewOffline(), meter, "decide"), meter, membench.Options{"m": "3"})
 	st, err := s.Ingest(context.Background(), testConv())
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +69,11 @@ func TestOfflineBuildTypesEdgesAndMeters(t *testing.T) {
 	if st.Counts["edges"]+st.Counts["edges_dropped"] != 18 || st.Counts["edges"] == 0 || st.Counts["edges_dropped"] == 0 {
 		t.Fatalf("counts %v: want some edges kept and some dropped", st.Counts)
 	}
-	tally := meter.Total(llm.StageBuild)
+	tally := meter.Total(membench.StageBuild)
 	if tally.Calls != 18 || tally.InputTokens == 0 {
 		t.Fatalf("build tally %+v, want 18 metered decisions", tally)
 	}
-	if n := len(st.TurnTokens); n != 8 || st.TurnTokens[7] != meter.TotalTokens(llm.StageBuild) || st.TurnTokens[0] != 0 {
+	if n := len(st.TurnTokens); n != 8 || st.TurnTokens[7] != meter.TotalTokens(membench.StageBuild) || st.TurnTokens[0] != 0 {
 		t.Fatalf("turn tokens %v", st.TurnTokens)
 	}
 	// The answer D1:3 -> question D1:2 (different speakers, "?") is typed answers.
@@ -144,7 +145,7 @@ func (c *counting) Decide(ctx context.Context, r llm.DecideRequest) (llm.DecideR
 func TestReadWalksEdgesWithinBudget(t *testing.T) {
 	m := &counting{Model: llm.NewOffline()}
 	// One seed, so the other turns come only through edges.
-	s := newSys(t, m, nil, systems.Options{"seeds": "2", "k": "3", "order": "score"})
+	s := newSys(t, m, nil, membench.Options{"seeds": "2", "k": "3", "order": "score"})
 	if _, err := s.Ingest(context.Background(), testConv()); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestReadBudgetBounds(t *testing.T) {
 		all[tn.Text] = 0.9
 	}
 	m := &counting{Model: llm.NewOffline(), rho: all}
-	s := newSys(t, m, nil, systems.Options{"seeds": "1", "min_calls": "1", "max_calls": "1"})
+	s := newSys(t, m, nil, membench.Options{"seeds": "1", "min_calls": "1", "max_calls": "1"})
 	if _, err := s.Ingest(context.Background(), testConv()); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestReadBudgetBounds(t *testing.T) {
 	// Everything rejected, no edges at all, rounds of one: the walk still
 	// makes the minimum 2 decisions before a rejected round stops it.
 	m2 := &counting{Model: llm.NewOffline(), rho: map[string]float64{}}
-	s2 := newSys(t, m2, nil, systems.Options{"seeds": "3", "m": "1", "width": "1", "order": "score"})
+	s2 := newSys(t, m2, nil, membench.Options{"seeds": "3", "m": "1", "width": "1", "order": "score"})
 	conv := testConv()
 	if _, err := s2.Ingest(context.Background(), conv); err != nil {
 		t.Fatal(err)
@@ -224,7 +225,7 @@ func TestReadBudgetBounds(t *testing.T) {
 
 func TestDeterministicOffline(t *testing.T) {
 	run := func() []string {
-		s := newSys(t, llm.NewOffline(), nil, systems.Options{"seeds": "2", "k": "5", "order": "score"})
+		s := newSys(t, llm.NewOffline(), nil, membench.Options{"seeds": "2", "k": "5", "order": "score"})
 		if _, err := s.Ingest(context.Background(), testConv()); err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +255,7 @@ func TestOptionsValidated(t *testing.T) {
 		"order=random":            "option order",
 		"hops=2":                  "has no option \"hops\"",
 	} {
-		o := systems.Options{}
+		o := membench.Options{}
 		for _, kv := range strings.Split(opts, ",") {
 			k, v, _ := strings.Cut(kv, "=")
 			o[k] = v

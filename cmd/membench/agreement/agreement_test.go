@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/runlog/runlogtest"
@@ -237,11 +238,11 @@ func TestDefaultRatersAreVerdictJudges(t *testing.T) {
 // published one (NAME+published) is rated by those under --answer-key
 // published, and by its own otherwise.
 func TestAgreementUnderAnAnswerKey(t *testing.T) {
-	m := runlog.Manifest{Dataset: "locomo", Config: runlog.Config{System: "s"}, Judges: []string{"p", "q", "p+published", "q+published"},
+	m := runlog.Manifest{Dataset: "locomo", Config: membench.Config{System: "s"}, Judges: []string{"p", "q", "p+published", "q+published"},
 		AnswerKey: &runlog.AnswerKeyInfo{Key: "audited sha256:aaaa"},
-		JudgeSpecs: []runlog.JudgeInfo{{Name: "p", Kind: "llm", Class: runlog.JudgeVerdict}, {Name: "q", Kind: "llm", Class: runlog.JudgeVerdict},
-			{Name: "p+published", Kind: "llm", Class: runlog.JudgeVerdict, AnswerKey: "published sha256:bbbb"},
-			{Name: "q+published", Kind: "llm", Class: runlog.JudgeVerdict, AnswerKey: "published sha256:bbbb"}}}
+		JudgeSpecs: []membench.JudgeInfo{{Name: "p", Kind: "llm", Class: membench.JudgeVerdict}, {Name: "q", Kind: "llm", Class: membench.JudgeVerdict},
+			{Name: "p+published", Kind: "llm", Class: membench.JudgeVerdict, AnswerKey: "published sha256:bbbb"},
+			{Name: "q+published", Kind: "llm", Class: membench.JudgeVerdict, AnswerKey: "published sha256:bbbb"}}}
 	r := &runlogtest.Run{Manifest: m}
 	for i := range x {
 		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: fmt.Sprintf("q%d", i), System: "s", Group: "single-hop"})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/audit"
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
@@ -29,7 +30,7 @@ type Options struct {
 	CacheDir    string // "" = Host's cache directory
 	NoCache     bool
 	Concurrency int
-	Host        runlog.Host // environment, read at the edge (clienv)
+	Host        membench.Host // environment, read at the edge (clienv)
 	Out         io.Writer
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/audit"
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
@@ -14,7 +15,6 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/runlog"
 )
 
 // JudgeOptions are `audit judge`'s inputs.
@@ -28,7 +28,7 @@ type JudgeOptions struct {
 	NoCache     bool
 	Concurrency int
 	JSON        bool
-	Host        runlog.Host
+	Host        membench.Host
 	Out         io.Writer
 }
 

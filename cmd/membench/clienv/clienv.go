@@ -1,6 +1,6 @@
 // Package clienv reads membench's own environment variables. It is the only
 // place outside tests that does: commands read them once and pass the
-// values down (runlog.Host), so nothing on the run path depends on, or
+// values down (membench.Host), so nothing on the run path depends on, or
 // changes, process-wide state.
 package clienv
 
@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/embedder"
-	"github.com/membench/membench/runlog"
 )
 
 // Home is the environment variable naming membench's home directory
@@ -45,8 +45,8 @@ func Getenv(ctx context.Context, key string) string {
 }
 
 // Host returns what MEMBENCH_HOME, MEMBENCH_EMBEDDER and CI say.
-func Host(ctx context.Context) runlog.Host {
-	return runlog.Host{
+func Host(ctx context.Context) membench.Host {
+	return membench.Host{
 		Home: Getenv(ctx, Home), Embedder: Getenv(ctx, embedder.EnvEmbedder), CI: Getenv(ctx, "CI") != "",
 	}
 }

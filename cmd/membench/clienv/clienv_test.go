@@ -112,9 +112,9 @@ func TestEnvironmentOnlyAtTheEdge(t *testing.T) {
 			at := fset.Position(sel.Pos())
 			switch fn := sel.Sel.Name; {
 			case writes[fn]:
-				t.Errorf("%s:%d: os.%s outside a test changes process-wide state; pass the value down instead (see runlog.Host)", rel, at.Line, fn)
+				t.Errorf("%s:%d: os.%s outside a test changes process-wide state; pass the value down instead (see membench.Host)", rel, at.Line, fn)
 			case reads[fn] && !mayRead(rel, call):
-				t.Errorf("%s:%d: os.%s below the command line; read it in cmd/membench/clienv and pass it down in runlog.Host", rel, at.Line, fn)
+				t.Errorf("%s:%d: os.%s below the command line; read it in cmd/membench/clienv and pass it down in membench.Host", rel, at.Line, fn)
 			}
 			return true
 		})

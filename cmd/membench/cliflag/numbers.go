@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/runlog"
 )
 
 // Every numeric flag is registered through the functions below, with the
@@ -208,8 +208,8 @@ func Concurrency(c *cobra.Command, dst *int, usage string) {
 // MaxConcurrency bounds every --concurrency, MaxK every retrieval budget
 // (--k, --reference-k): the run config's own bounds.
 const (
-	MaxConcurrency = runlog.MaxConcurrency
-	MaxK           = runlog.MaxK
+	MaxConcurrency = membench.MaxConcurrency
+	MaxK           = membench.MaxK
 )
 
 type sizeValue struct {

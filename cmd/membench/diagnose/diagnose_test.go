@@ -5,14 +5,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/membench/membench/runlog/runlogtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
+	"github.com/membench/membench/runlog/runlogtest"
+
 	"github.com/membench/membench/internal/testutil"
-	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/analysis"
@@ -23,13 +24,13 @@ import (
 // and one adversarial question the llm judge accepts.
 func writeRun(t *testing.T, dir, system string, k int, abstainOK bool) {
 	t.Helper()
-	it := func(s string) []runlog.ItemRef { return []runlog.ItemRef{{ID: s, Sources: []string{s}}} }
+	it := func(s string) []membench.ItemRef { return []membench.ItemRef{{ID: s, Sources: []string{s}}} }
 	j := runlog.Judgment{QuestionID: "q3", Judge: "llm", Correct: abstainOK}
 	if abstainOK {
 		j.Score = 1 // readers refuse correct judgments scored 0
 	}
 	r := runlogtest.Run{
-		Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: k}, Dataset: "locomo", Judges: []string{"f1", "llm"}},
+		Manifest: runlog.Manifest{Config: membench.Config{System: system, K: k}, Dataset: "locomo", Judges: []string{"f1", "llm"}},
 		Retrievals: []runlog.RetrievalRecord{
 			{QuestionID: "q1", Evidence: []string{"D1:1"}, Candidates: append(it("D1:1"), it("D1:2")...), Items: it("D1:2")},
 			{QuestionID: "q2", Evidence: []string{"D1:3"}, Candidates: it("D1:3"), Items: it("D1:3")},
@@ -157,9 +158,9 @@ func TestDiagnoseRunOutAndNoPaperTable(t *testing.T) {
 // among the candidates and in the context.
 func writeStudyRun(t *testing.T, dir string) {
 	t.Helper()
-	it := func(s string) []runlog.ItemRef { return []runlog.ItemRef{{ID: s, Sources: []string{s}}} }
+	it := func(s string) []membench.ItemRef { return []membench.ItemRef{{ID: s, Sources: []string{s}}} }
 	convs := analysis.HeldOutSet.Conversations
-	r := runlogtest.Run{Manifest: runlog.Manifest{Config: runlog.Config{System: "turns-rerank", K: 3}, Dataset: "locomo", Judges: []string{"llm"}, Embedder: "tfidf-hash-512",
+	r := runlogtest.Run{Manifest: runlog.Manifest{Config: membench.Config{System: "turns-rerank", K: 3}, Dataset: "locomo", Judges: []string{"llm"}, Embedder: "tfidf-hash-512",
 		Prompts: map[string]string{"relevance": "55cffed978e6c8443699c6bbe656d8b1299e8b16aa9cc8a9cfce6a3fe9cb61ea"}}}
 	add := func(i int, conv string, cat int) {
 		id := fmt.Sprintf("q%d", i)
@@ -185,7 +186,7 @@ func TestDiagnoseMarksOfflineFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Models = map[string]llm.ModelID{"answer": {Backend: "offline", Model: "heuristic"}, "decide": {Backend: "offline", Model: "heuristic"}}
+	m.Models = map[string]membench.ModelID{"answer": {Backend: "offline", Model: "heuristic"}, "decide": {Backend: "offline", Model: "heuristic"}}
 	if err := runlog.WriteJSON(mp, m); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/rejudge"
@@ -17,7 +18,7 @@ import (
 
 func TestGradeWithOptions(t *testing.T) {
 	dir := t.TempDir()
-	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), runlog.Manifest{RunID: "r", Config: runlog.Config{System: "s"}}); err != nil {
+	if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), runlog.Manifest{RunID: "r", Config: membench.Config{System: "s"}}); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WriteJSONL(t, filepath.Join(dir, runlog.AnswersFile),

@@ -8,20 +8,20 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/membench/membench"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/rejudge"
-	"github.com/membench/membench/runlog"
 	_ "github.com/membench/membench/systems/all"
 )
 
 func TestJudgeWithOptions(t *testing.T) {
 	dir := t.TempDir()
-	cfg := runlog.Config{System: "turns-cosine", Dataset: "sample", Limit: 3, Judges: []string{"f1"}, Concurrency: 1,
+	cfg := membench.Config{System: "turns-cosine", Dataset: "sample", Limit: 3, Judges: []string{"f1"}, Concurrency: 1,
 		ResultsDir: filepath.Join(dir, "results"), CacheDir: filepath.Join(dir, "cache"), Quiet: true,
-		Host: runlog.Host{Home: dir, Embedder: "hashed"}}
+		Host: membench.Host{Home: dir, Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}

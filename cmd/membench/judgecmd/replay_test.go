@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/harness"
@@ -84,10 +85,10 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test-judge-replay")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	root := t.TempDir()
-	cfg := runlog.Config{System: "turns-cosine", Dataset: "sample", Limit: 5, Model: "openai:gpt-4o-mini",
+	cfg := membench.Config{System: "turns-cosine", Dataset: "sample", Limit: 5, Model: "openai:gpt-4o-mini",
 		Judges: []string{"llm", "f1"}, Concurrency: 2,
 		ResultsDir: filepath.Join(root, "results"), CacheDir: filepath.Join(root, "cache"), Quiet: true,
-		Host: runlog.Host{Home: root, Embedder: "hashed"}}
+		Host: membench.Host{Home: root, Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,13 @@ package kstar
 import (
 	"context"
 	"encoding/json"
-	"github.com/membench/membench/runlog/runlogtest"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench"
+	"github.com/membench/membench/runlog/runlogtest"
 
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
@@ -17,7 +19,7 @@ import (
 
 func writeRun(t *testing.T, dir, system string, k int, mean float64) {
 	t.Helper()
-	r := runlogtest.Run{Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: k, Dataset: "sample"},
+	r := runlogtest.Run{Manifest: runlog.Manifest{Config: membench.Config{System: system, K: k, Dataset: "sample"},
 		RenderedTokens: &runlog.TokenStats{N: 3, Mean: mean}}}
 	r.Write(t, dir)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/compare"
 	"github.com/membench/membench/datasets"
@@ -78,7 +79,7 @@ func install(t *testing.T, src string) string {
 
 func importRun(t *testing.T, home, file, out string, flags ...string) {
 	t.Helper()
-	o := &Options{In: file, Out: out, Host: runlog.Host{Home: home}, W: &bytes.Buffer{}}
+	o := &Options{In: file, Out: out, Host: membench.Host{Home: home}, W: &bytes.Buffer{}}
 	for i := 0; i+1 < len(flags); i += 2 {
 		switch flags[i] {
 		case "--data":
@@ -155,7 +156,7 @@ func TestImportWithoutDataRecordsInstalledSHA(t *testing.T) {
 func TestImportWithoutAnyLoCoMo(t *testing.T) {
 	dir := t.TempDir()
 	zep := write(t, filepath.Join(dir, "zep.json"), tinyZep)
-	err := Run(&Options{In: zep, Out: filepath.Join(dir, "out"), Format: "zep", Host: runlog.Host{Home: filepath.Join(dir, "home")}, W: &bytes.Buffer{}})
+	err := Run(&Options{In: zep, Out: filepath.Join(dir, "out"), Format: "zep", Host: membench.Host{Home: filepath.Join(dir, "home")}, W: &bytes.Buffer{}})
 	if clierr.Code(err) != 2 || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v; want one line of bad input", err)
 	}
@@ -200,9 +201,9 @@ func TestRealImportWithoutDataCompares(t *testing.T) {
 func ownRun(t *testing.T, data, answer string, convs ...string) string {
 	t.Helper()
 	results := t.TempDir()
-	cfg := runlog.Config{System: "turns-cosine", Dataset: "locomo", Data: data, Conversations: convs, AnswerModel: answer,
+	cfg := membench.Config{System: "turns-cosine", Dataset: "locomo", Data: data, Conversations: convs, AnswerModel: answer,
 		Judges: []string{"lexical"}, ResultsDir: results, RunID: "own", CacheDir: t.TempDir(), Quiet: true,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
@@ -35,7 +36,7 @@ type Options struct {
 	System  string   // --system: the run's system name
 	Only    []string // --only: known systems to import from a directory
 	JSON    bool
-	Host    runlog.Host
+	Host    membench.Host
 	W       io.Writer // where the tables go
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/harness"
@@ -57,7 +58,7 @@ func TestImportFCBaseline(t *testing.T) {
 	// score re-judges the imported answers with our offline judges.
 	rescored := filepath.Join(t.TempDir(), "rescored")
 	sum, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "locomo", Data: data, Predictions: filepath.Join(out, "predictions.jsonl"),
-		Out: rescored, Judges: []string{"f1", "lexical"}, NoCache: true, Host: runlog.Host{Home: t.TempDir()}})
+		Out: rescored, Judges: []string{"f1", "lexical"}, NoCache: true, Host: membench.Host{Home: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"encoding/csv"
-	"github.com/membench/membench/runlog/runlogtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench"
+	"github.com/membench/membench/runlog/runlogtest"
 
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
@@ -22,7 +22,7 @@ import (
 // writeRun writes n single-hop questions of which right are correct.
 func writeRun(t *testing.T, dir, system string, k, n, right int, offline, build bool) {
 	t.Helper()
-	r := runlogtest.Run{Manifest: runlog.Manifest{Config: runlog.Config{System: system, K: k}, Judges: []string{"bleu1", "llm"}, Offline: offline}}
+	r := runlogtest.Run{Manifest: runlog.Manifest{Config: membench.Config{System: system, K: k}, Judges: []string{"bleu1", "llm"}, Offline: offline}}
 	for i := 0; i < n; i++ {
 		id := system + string(rune('a'+i))
 		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, Category: 4})
@@ -52,9 +52,9 @@ func TestReportCommand(t *testing.T) {
 	rr := filepath.Join(root, "r-rerank")
 	writeRun(t, rr, "turns-rerank", 3, 5, 4, false, false)
 	testutil.WriteJSONL(t, filepath.Join(rr, runlog.RetrievalsFile), runlog.RetrievalRecord{QuestionID: "turns-reranka"})
-	testutil.WriteJSONL(t, filepath.Join(rr, runlog.CostsFile), runlog.CostRecord{ConversationID: "c1", Tallies: []llm.Tally{
-		{Role: "decide", Stage: llm.StageRetrieve, Calls: 150, InputTokens: 20_000, OutputTokens: 150},
-		{Role: "answer", Stage: llm.StageAnswer, Calls: 5, InputTokens: 2_000, OutputTokens: 50}}})
+	testutil.WriteJSONL(t, filepath.Join(rr, runlog.CostsFile), runlog.CostRecord{ConversationID: "c1", Tallies: []membench.Tally{
+		{Role: "decide", Stage: membench.StageRetrieve, Calls: 150, InputTokens: 20_000, OutputTokens: 150},
+		{Role: "answer", Stage: membench.StageAnswer, Calls: 5, InputTokens: 2_000, OutputTokens: 50}}})
 
 	out, err := run("--runs", root, "--table", "2", "--format", "csv")
 	if err != nil {
@@ -130,9 +130,9 @@ func (p provRun) write(t *testing.T) {
 	if p.offline {
 		backend = "offline"
 	}
-	r := runlogtest.Run{Manifest: runlog.Manifest{Config: runlog.Config{System: p.system, K: p.k},
+	r := runlogtest.Run{Manifest: runlog.Manifest{Config: membench.Config{System: p.system, K: p.k},
 		Dataset: "locomo", DatasetSHA256: "0123456789abcdef", Questions: p.asked, Embedder: "tfidf-hash-512",
-		Models: map[string]llm.ModelID{"answer": {Backend: backend, Model: "m"}}, Judges: []string{"llm"}, Offline: p.offline}}
+		Models: map[string]membench.ModelID{"answer": {Backend: backend, Model: "m"}}, Judges: []string{"llm"}, Offline: p.offline}}
 	for i := 0; i < p.n; i++ {
 		id := p.system + string(rune('a'+i))
 		r.Answers = append(r.Answers, runlog.AnswerRecord{QuestionID: id, Category: 1})
@@ -217,11 +217,11 @@ func maxRunes(s string) int {
 // answer model; runs whose judges differ are named run by run.
 func TestReportCaveatsOnceAndJudgeModel(t *testing.T) {
 	root := t.TempDir()
-	mini := llm.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
-	big := llm.ModelID{Backend: "openai", Model: "gpt-4o"}
+	mini := membench.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+	big := membench.ModelID{Backend: "openai", Model: "gpt-4o"}
 	for _, r := range []struct {
 		name  string
-		judge llm.ModelID
+		judge membench.ModelID
 	}{{"a-self", mini}, {"b-other", big}} {
 		dir := filepath.Join(root, r.name)
 		writeRun(t, dir, "turns-cosine", 3, 6, 4, false, false)
@@ -230,8 +230,8 @@ func TestReportCaveatsOnceAndJudgeModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		judge := r.judge
-		m.Models = map[string]llm.ModelID{"answer": mini, "judge": judge}
-		m.JudgeSpecs = []runlog.JudgeInfo{{Name: "llm", Kind: "llm", Class: runlog.JudgeVerdict, Model: &judge}, {Name: "bleu1", Kind: "bleu1", Class: runlog.JudgeMetric}}
+		m.Models = map[string]membench.ModelID{"answer": mini, "judge": judge}
+		m.JudgeSpecs = []membench.JudgeInfo{{Name: "llm", Kind: "llm", Class: membench.JudgeVerdict, Model: &judge}, {Name: "bleu1", Kind: "bleu1", Class: membench.JudgeMetric}}
 		if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
 			t.Fatal(err)
 		}

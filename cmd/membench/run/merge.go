@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/membench/membench/runlog"
+	"github.com/membench/membench"
 )
 
 // flagOf names the flag of a Config field whose flag is not its YAML key
@@ -23,7 +23,7 @@ var flagOf = map[string]string{
 // field by field, where use says the flag applies (set by the user, or no
 // file given). Every Config field with a YAML key takes part, so a new
 // setting needs only its field and its flag.
-func merge(base *runlog.Config, flags runlog.Config, use func(flag string) bool) {
+func merge(base *membench.Config, flags membench.Config, use func(flag string) bool) {
 	dst, src := reflect.ValueOf(base).Elem(), reflect.ValueOf(flags)
 	for i := 0; i < dst.NumField(); i++ {
 		key, _, _ := strings.Cut(dst.Type().Field(i).Tag.Get("yaml"), ",")

@@ -1,4 +1,4 @@
-// Package run is the `membench run` command: flags and file → runlog.Config → plan.Resolve → harness.RunPlan.
+// Package run is the `membench run` command: flags and file → membench.Config → plan.Resolve → harness.RunPlan.
 package run
 
 import (
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
@@ -36,8 +37,8 @@ import (
 // and which flags the user set (flags override the file only where set).
 type Options struct {
 	ConfigFile          string
-	Config              runlog.Config // flag values
-	Opts                []string      // --opt key=value
+	Config              membench.Config // flag values
+	Opts                []string        // --opt key=value
 	LLM, Model, BaseURL string
 	Quiet               bool
 	JSON                bool   // print the summary as JSON on stdout
@@ -54,8 +55,8 @@ type Options struct {
 	// Changed reports whether the user set a flag; nil means none was set,
 	// so with no ConfigFile every Config field applies.
 	Changed  func(flag string) bool
-	Host     runlog.Host // environment, read at the edge (clienv)
-	Out, Err io.Writer   // summary; progress and log lines
+	Host     membench.Host // environment, read at the edge (clienv)
+	Out, Err io.Writer     // summary; progress and log lines
 }
 
 // NewCmd returns the run command.
@@ -108,7 +109,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	cliflag.Int(c, &o.Config.Seed, "seed", 0, 0, math.MaxInt32, "seed of a stitched dataset's choices (locomo-plus: each item's base conversation); 0 = the dataset's default, 1")
 	f.StringSliceVar(&o.Config.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
 	cliflag.Int(c, &o.Config.Limit, "limit", 0, 0, math.MaxInt, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
-	cliflag.Duration(c, &o.Config.TurnStep, "turn-step", 30*time.Second, 0, runlog.MaxTurnStep, "time between consecutive turns within a session")
+	cliflag.Duration(c, &o.Config.TurnStep, "turn-step", 30*time.Second, 0, membench.MaxTurnStep, "time between consecutive turns within a session")
 	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline (default) or openai")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini (implies --llm openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
@@ -130,7 +131,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.StringVar(&o.Config.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
 	cliflag.Concurrency(c, &o.Config.Concurrency, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
 	f.BoolVar(&o.Config.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", runlog.DefaultMaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
+	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", membench.DefaultMaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
 	cliflag.Size(c, &o.Config.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
 	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
@@ -150,7 +151,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	return c
 }
 
-// Run merges the config file and the flags into one runlog.Config, runs it
+// Run merges the config file and the flags into one membench.Config, runs it
 // and prints the summary (also of a run that stopped part way).
 func Run(ctx context.Context, o *Options) error {
 	changed := o.Changed
@@ -168,7 +169,7 @@ func Run(ctx context.Context, o *Options) error {
 	if o.ReplayFallback {
 		return clierr.Bad("--replay-fallback goes with --replay FILE")
 	}
-	base := runlog.Config{}
+	base := membench.Config{}
 	if cfgFile != "" {
 		b, err := os.ReadFile(cfgFile)
 		if err != nil {
@@ -198,7 +199,7 @@ func Run(ctx context.Context, o *Options) error {
 			return clierr.AsBad(err)
 		}
 		if base.Options == nil {
-			base.Options = systems.Options{}
+			base.Options = membench.Options{}
 		}
 		for k, v := range parsed {
 			base.Options[k] = v

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/llm/llmtest"
@@ -19,10 +20,10 @@ import (
 func options(t *testing.T, out *bytes.Buffer) *Options {
 	dir := t.TempDir()
 	return &Options{
-		Config: runlog.Config{System: "turns-cosine", Dataset: "sample", Limit: 2, Judges: []string{"f1"},
+		Config: membench.Config{System: "turns-cosine", Dataset: "sample", Limit: 2, Judges: []string{"f1"},
 			ResultsDir: filepath.Join(dir, "results"), CacheDir: filepath.Join(dir, "cache"), Concurrency: 1},
 		Quiet: true,
-		Host:  runlog.Host{Home: dir, Embedder: "hashed"},
+		Host:  membench.Host{Home: dir, Embedder: "hashed"},
 		Out:   out,
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -57,7 +58,7 @@ func TestScoreRepeatsJudgesEachAnswerThreeTimes(t *testing.T) {
 	score := func(out string) string {
 		var buf bytes.Buffer
 		o := &Options{Score: harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: out, Judges: []string{spec},
-			CacheDir: filepath.Join(dir, "cache"), Host: runlog.Host{Home: dir}}, Out: &buf}
+			CacheDir: filepath.Join(dir, "cache"), Host: membench.Host{Home: dir}}, Out: &buf}
 		if err := Run(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
@@ -22,7 +23,7 @@ func TestScoreWithOptions(t *testing.T) {
 	var out bytes.Buffer
 	o := &Options{
 		Score: harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: filepath.Join(dir, "out"), Judges: []string{"f1"},
-			Host: runlog.Host{Home: dir}},
+			Host: membench.Host{Home: dir}},
 		Out: &out,
 	}
 	if err := Run(context.Background(), o); err != nil {

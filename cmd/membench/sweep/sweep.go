@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
@@ -19,7 +20,6 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/plan"
-	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/sweep"
 )
 
@@ -45,7 +45,7 @@ type Options struct {
 	AllowPromptMismatch bool                   // run prompt files whose sha256 is not the pinned one, labelled
 	YFull               bool                   // accuracy plot on 0-100, not fitted
 	Changed             func(flag string) bool // nil: no flag set
-	Host                runlog.Host
+	Host                membench.Host
 	Out, Err            io.Writer // table; progress
 }
 

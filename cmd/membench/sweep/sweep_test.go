@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/runlog"
@@ -27,7 +28,7 @@ func TestSweepWithOptions(t *testing.T) {
 	var out bytes.Buffer
 	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"),
 		Changed: func(flag string) bool { return flag == "cache-dir" },
-		DryRun:  true, Host: runlog.Host{Home: dir}, Out: &out}
+		DryRun:  true, Host: membench.Host{Home: dir}, Out: &out}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestDryRunResolvesRunIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err := Run(context.Background(), &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), DryRun: true, Host: runlog.Host{Home: dir}, Out: &out})
+	err := Run(context.Background(), &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), DryRun: true, Host: membench.Host{Home: dir}, Out: &out})
 	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("dry run with a missing data file: %v (exit %d), want exit 2 naming the file", err, clierr.Code(err))
 	}
@@ -77,7 +78,7 @@ func TestSweepDecideModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), DecideModel: "name=mydecider,backend=offline", Host: runlog.Host{Home: dir}, Out: &out, Err: &out}
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), DecideModel: "name=mydecider,backend=offline", Host: membench.Host{Home: dir}, Out: &out, Err: &out}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -108,7 +109,7 @@ func TestSweepEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), Model: "gpt-4o-mini", Estimate: true, Host: runlog.Host{Home: dir}, Out: &out, Err: &out}
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), Model: "gpt-4o-mini", Estimate: true, Host: membench.Host{Home: dir}, Out: &out, Err: &out}
 	t.Setenv("OPENAI_API_KEY", "")
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)

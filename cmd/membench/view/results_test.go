@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/cmd/membench/peers"
 	"github.com/membench/membench/cmd/membench/report"
@@ -36,37 +37,37 @@ import (
 func fiftyRuns(t *testing.T, results, repo, shared string) {
 	t.Helper()
 	home, cache := t.TempDir(), t.TempDir()
-	offline := func(c runlog.Config) {
+	offline := func(c membench.Config) {
 		c.ResultsDir, c.CacheDir, c.Quiet, c.Concurrency = results, cache, true, 2
-		c.Host = runlog.Host{Home: home, Embedder: "hashed"}
+		c.Host = membench.Host{Home: home, Embedder: "hashed"}
 		if _, err := harness.Run(context.Background(), c, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, k := range []int{1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30} {
-		offline(runlog.Config{System: "turns-cosine", K: k})
+		offline(membench.Config{System: "turns-cosine", K: k})
 	}
 	for _, sys := range []string{"fullcontext", "abstain", "turns-rerank", "turns-llm"} {
-		offline(runlog.Config{System: sys})
+		offline(membench.Config{System: sys})
 	}
-	offline(runlog.Config{System: "fullcontext", Judges: []string{"f1", "bleu1"}})
-	offline(runlog.Config{System: "turns-cosine", K: 5, Judges: []string{"f1", "bleu1"}})
+	offline(membench.Config{System: "fullcontext", Judges: []string{"f1", "bleu1"}})
+	offline(membench.Config{System: "turns-cosine", K: 5, Judges: []string{"f1", "bleu1"}})
 	lme := filepath.Join(repo, "datasets", "testdata", "longmemeval_mini.json")
 	for _, k := range []int{1, 2, 3, 5, 10, 20} {
-		offline(runlog.Config{System: "turns-cosine", K: k, Dataset: "longmemeval", Data: lme})
+		offline(membench.Config{System: "turns-cosine", K: k, Dataset: "longmemeval", Data: lme})
 	}
 	for _, sys := range []string{"fullcontext", "abstain"} {
-		offline(runlog.Config{System: sys, Dataset: "longmemeval", Data: lme})
+		offline(membench.Config{System: sys, Dataset: "longmemeval", Data: lme})
 	}
 
 	// Model-judged runs of the real datasets, as their record files hold them.
 	judged := func(dir, dataset, sha string, n int, key, system string, k int, group func(i int) (cat int, typ string, abs bool)) {
-		gpt := runlog.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
+		gpt := membench.ModelID{Backend: "openai", Model: "gpt-4o-mini"}
 		r := runlogtest.New(system, k, "llm")
 		m := &r.Manifest
 		m.Dataset, m.DatasetSHA256, m.DatasetSource, m.QuestionSetSHA256 = dataset, sha, dataset+".json", sha+"-all"
-		m.Embedder, m.Models = "openai:text-embedding-3-small", map[string]runlog.ModelID{"answer": gpt, "judge": gpt}
-		m.JudgeSpecs = []runlog.JudgeInfo{{Name: "llm", Kind: "llm", Class: runlog.JudgeVerdict, Model: &gpt}}
+		m.Embedder, m.Models = "openai:text-embedding-3-small", map[string]membench.ModelID{"answer": gpt, "judge": gpt}
+		m.JudgeSpecs = []membench.JudgeInfo{{Name: "llm", Kind: "llm", Class: membench.JudgeVerdict, Model: &gpt}}
 		m.Started, m.Finished = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC), time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
 		if key != "" {
 			m.AnswerKey = &runlog.AnswerKeyInfo{Key: key}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/cmd/membench/clierr"
@@ -42,8 +43,8 @@ func TestViewOpensResultsExportsAndRefusesBadRuns(t *testing.T) {
 	if err != nil || !strings.Contains(out, "no runs under results;") {
 		t.Fatalf("empty ./results: %q %v", out, err)
 	}
-	cfg := runlog.Config{System: "turns-cosine", ResultsDir: "results", CacheDir: t.TempDir(), Quiet: true,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	cfg := membench.Config{System: "turns-cosine", ResultsDir: "results", CacheDir: t.TempDir(), Quiet: true,
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +118,8 @@ func startView(t *testing.T, args ...string) (url, printed string) {
 // offlineRun makes one small offline run and returns its directory.
 func offlineRun(t *testing.T) string {
 	t.Helper()
-	cfg := runlog.Config{System: "turns-cosine", ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true,
-		Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	cfg := membench.Config{System: "turns-cosine", ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true,
+		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -222,8 +223,8 @@ func TestViewABEqualsCompare(t *testing.T) {
 	results := t.TempDir()
 	var dirs []string
 	for _, sys := range []string{"turns-cosine", "fullcontext"} {
-		cfg := runlog.Config{System: sys, Dataset: "locomo", Data: data, Conversations: []string{"conv-26"}, ResultsDir: results,
-			CacheDir: t.TempDir(), Quiet: true, Concurrency: 2, Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+		cfg := membench.Config{System: sys, Dataset: "locomo", Data: data, Conversations: []string{"conv-26"}, ResultsDir: results,
+			CacheDir: t.TempDir(), Quiet: true, Concurrency: 2, Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 			t.Fatal(err)
 		}
@@ -289,8 +290,8 @@ func TestViewDollarsAreTheReportsBill(t *testing.T) {
 	srv := llmtest.New(t)
 	t.Setenv("OPENAI_API_KEY", "sk-test-view-dollars")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	cfg := runlog.Config{System: "fullcontext", Limit: 3, Model: "openai:gpt-4o-mini", Judges: []string{"lexical"}, ResultsDir: t.TempDir(),
-		CacheDir: t.TempDir(), Quiet: true, Host: runlog.Host{Home: t.TempDir(), Embedder: "hashed"}}
+	cfg := membench.Config{System: "fullcontext", Limit: 3, Model: "openai:gpt-4o-mini", Judges: []string{"lexical"}, ResultsDir: t.TempDir(),
+		CacheDir: t.TempDir(), Quiet: true, Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -349,9 +350,9 @@ func TestViewABOfUnlikeRunsSaysWhy(t *testing.T) {
 	data := testutil.Shared(t, "datasets", "locomo10.json")
 	results := t.TempDir()
 	var dirs []string
-	for _, c := range []runlog.Config{{System: "turns-cosine"}, {System: "turns-cosine", Dataset: "locomo", Data: data, Conversations: []string{"conv-26"}}} {
+	for _, c := range []membench.Config{{System: "turns-cosine"}, {System: "turns-cosine", Dataset: "locomo", Data: data, Conversations: []string{"conv-26"}}} {
 		c.ResultsDir, c.CacheDir, c.Quiet = results, t.TempDir(), true
-		c.Host = runlog.Host{Home: t.TempDir(), Embedder: "hashed"}
+		c.Host = membench.Host{Home: t.TempDir(), Embedder: "hashed"}
 		if _, err := harness.Run(context.Background(), c, io.Discard); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,9 @@
-package runlog
+package membench
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // PaperPrompts is a paper config's pin of the prompts its authors used
 // (paper_prompts: in the YAML): for each prompt, the sha256 of the file a
@@ -38,7 +41,7 @@ func (p *PaperPrompts) AnswerPin(system string) *PromptPin {
 		return nil
 	}
 	for i, pin := range p.Answer {
-		if len(pin.Systems) == 0 || contains(pin.Systems, system) {
+		if len(pin.Systems) == 0 || slices.Contains(pin.Systems, system) {
 			return &p.Answer[i]
 		}
 	}

@@ -1,4 +1,4 @@
-package runlog
+package membench
 
 import (
 	"crypto/sha256"

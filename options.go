@@ -1,4 +1,4 @@
-package runlog
+package membench
 
 import (
 	"encoding/json"

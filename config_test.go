@@ -1,4 +1,4 @@
-package runlog_test
+package membench_test
 
 import (
 	"path/filepath"
@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/membench/membench/runlog"
+	"github.com/membench/membench"
 )
 
-func baseConfig() runlog.Config {
-	return runlog.Config{
+func baseConfig() membench.Config {
+	return membench.Config{
 		System:  "turns-cosine",
-		Options: runlog.Options{"k": "10", "mode": "a"},
+		Options: membench.Options{"k": "10", "mode": "a"},
 		K:       10,
 		Dataset: "locomo",
 		Model:   "offline",
@@ -105,13 +105,13 @@ func TestHashNamedCases(t *testing.T) {
 		t.Fatal("changing TurnStep kept the run id")
 	}
 	opt := base
-	opt.Options = runlog.Options{"k": "10", "mode": "b"}
+	opt.Options = membench.Options{"k": "10", "mode": "b"}
 	if opt.ID() == base.ID() {
 		t.Fatal("changing an option value kept the run id")
 	}
 	// Map insertion order must not matter.
 	same := base
-	same.Options = runlog.Options{}
+	same.Options = membench.Options{}
 	same.Options["mode"] = "a"
 	same.Options["k"] = "10"
 	if same.Hash() != base.Hash() {
@@ -133,7 +133,7 @@ func TestIDShape(t *testing.T) {
 		t.Fatalf("given RunID not used: %s %s", c.ID(), c.Dir())
 	}
 	// Defaults that only touch json:"-" fields keep the id.
-	d := runlog.Config{System: "x", Dataset: "sample", Model: "offline", TurnStep: 30 * time.Second, Judges: []string{"lexical", "f1", "bleu1"}}
+	d := membench.Config{System: "x", Dataset: "sample", Model: "offline", TurnStep: 30 * time.Second, Judges: []string{"lexical", "f1", "bleu1"}}
 	if d.ID() != d.WithDefaults().ID() {
 		t.Fatal("WithDefaults changed the id of an already complete config")
 	}
