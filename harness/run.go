@@ -29,6 +29,7 @@ import (
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/progress"
 	"github.com/membench/membench/summary"
 	"github.com/membench/membench/systems"
 )
@@ -64,7 +65,7 @@ type Prepared struct {
 	Judges   []judge.Judge
 	log      io.Writer
 	manifest runlog.Manifest
-	bar      *progress // the run's progress; it reads the meters in use (Execute)
+	bar      *progress.Bar // the run's progress; it reads the meters in use (Execute)
 
 	work *pool    // the run's question workers (Execute)
 	mem  *memPlan // haystack slots and memory limit of a lazily loaded dataset (Execute)
@@ -322,9 +323,8 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	} else if done.answers > 0 {
 		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.ID, total)
 	}
-	bar := newProgress(p.log, progressPlan{Conversations: toBuild, Questions: total}, p.Config.Quiet, p.Config.Host.CI)
+	bar := progress.New(p.log, progress.Work{Conversations: toBuild, Questions: total}, p.Config.Quiet, p.Config.Host.CI, progress.Priced(p.Prices, p.manifest))
 	defer bar.Finish()
-	bar.dollars = p.dollarsSoFar
 	p.bar = bar
 	// Conversations open at once are bounded by N too (their memories are
 	// what a run holds); their questions share the one pool of N.
@@ -379,33 +379,6 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		return nil, err
 	}
 	return sum, runErr
-}
-
-// dollarsSoFar prices the progress line's usage: "$0.0123", "$0
-// (offline)", or unknown naming the models with no price. A run that calls
-// a priced model shows "$0" until its first priced call: its free work so
-// far (local embeddings, offline roles) does not make it offline.
-func (p *Prepared) dollarsSoFar(ts []membench.Tally) string {
-	var a prices.Amount
-	for _, st := range p.Prices.Stages(ts, prices.Roles(p.manifest)) {
-		a = a.Add(st)
-	}
-	switch {
-	case !a.Known():
-		return "$ " + a.String()
-	case !a.Paid && (!worked(ts) || prices.Paid(p.manifest)):
-		return "$0" // nothing spent yet: not "offline"
-	}
-	return a.String()
-}
-
-func worked(ts []membench.Tally) bool {
-	for _, t := range ts {
-		if t.Calls > 0 || t.InputTokens > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // doneSet is what earlier attempts of this run finished.
@@ -518,7 +491,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	return d, nil
 }
 
-func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversation, done *doneSet, rec *runlog.Recorder, bar *progress) error {
+func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversation, done *doneSet, rec *runlog.Recorder, bar *progress.Bar) error {
 	var needAnswer, needJudge []*datasets.Question
 	for _, q := range conv.Questions {
 		if _, ok := done.answered[q.ID]; !ok {
@@ -534,7 +507,7 @@ func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversat
 	// judgment meters its own calls (llm.WithCallMeter) and writes them
 	// just before its record, so a kill -9 loses no cost a result rests on.
 	meter := llm.NewMeter()
-	defer bar.track(meter)()
+	defer bar.Track(meter)()
 	var written []membench.Tally // what cost records already hold of meter
 	redone := false              // the build's costs are no result's (rebuilt on resume, or failed)
 	var partial *partialCosts
@@ -715,7 +688,7 @@ func buildRecord(conv *datasets.Conversation, system string, meter *llm.Meter, s
 func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []judge.Judge, conv *datasets.Conversation, q *datasets.Question, rec *runlog.Recorder) error {
 	// The question's retrieval and answer calls, written with its answer.
 	qm := llm.NewMeter()
-	defer p.bar.track(qm)()
+	defer p.bar.Track(qm)()
 	ctx = llm.WithCallMeter(ctx, qm)
 	start := time.Now()
 	c, err := sys.Retrieve(ctx, q, systems.Budget{K: p.Config.K})
@@ -784,7 +757,7 @@ func (p *Prepared) judgeOne(ctx context.Context, judges []judge.Judge, conv *dat
 			}
 			// Each judgment's calls are written just before it.
 			jm := llm.NewMeter()
-			untrack := p.bar.track(jm)
+			untrack := p.bar.Track(jm)
 			err := judging.Once(llm.WithCallMeter(ctx, jm), jd, r, s, p.Config.System, func(j runlog.Judgment, v judge.Verdict, secs float64) error {
 				if tr != nil {
 					tr.Judges = append(tr.Judges, judging.TranscriptCall(j, v, secs))

@@ -1,4 +1,4 @@
-package harness
+package progress
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
-	"github.com/membench/membench/plan"
+	"github.com/membench/membench/runlog"
 )
 
 // fakeClock is the time a test says it is: seconds after a fixed start.
@@ -77,9 +77,9 @@ func TestProgressETAOnTerminalIsSmoothAcrossStageAndRateChange(t *testing.T) {
 	clk := newFakeClock()
 	var out bytes.Buffer
 	const total = 200
-	p := startProgress(&out, progressPlan{Conversations: 2, Questions: total}, progressOptions{Terminal: true, Manual: true, Now: clk.now})
+	p := start(&out, Work{Conversations: 2, Questions: total}, options{Terminal: true, Manual: true, Now: clk.now})
 	meter := llm.NewMeter()
-	untrack := p.track(meter)
+	untrack := p.Track(meter)
 	model := llm.WithMeter(fixedModel{in: 1000, out: 20}, meter, "answer")
 
 	// Events: conversation builds at 8 s and 15 s; then answers.
@@ -201,9 +201,9 @@ func TestProgressLogLinesOffTerminal(t *testing.T) {
 	drive := func(quiet bool) string {
 		clk := newFakeClock()
 		var out bytes.Buffer
-		p := startProgress(&out, progressPlan{Conversations: 1, Questions: 4}, progressOptions{Quiet: quiet, Every: 30 * time.Second, Manual: true, Now: clk.now})
+		p := start(&out, Work{Conversations: 1, Questions: 4}, options{Quiet: quiet, Every: 30 * time.Second, Manual: true, Now: clk.now})
 		build := llm.NewMeter()
-		untrackBuild := p.track(build)
+		untrackBuild := p.Track(build)
 		call(t, llm.WithMeter(fixedModel{in: 100, out: 10}, build, "build"), 3)
 		tick := func(s float64) { clk.set(secs2d(s)); p.tick(clk.now()) }
 		tick(10)
@@ -211,7 +211,7 @@ func TestProgressLogLinesOffTerminal(t *testing.T) {
 		p.Built()
 		untrackBuild()
 		q := llm.NewMeter()
-		untrackQ := p.track(q)
+		untrackQ := p.Track(q)
 		call(t, llm.WithMeter(fixedModel{in: 100, out: 10}, q, "answer"), 1)
 		clk.set(20 * time.Second)
 		p.Add(1)
@@ -253,7 +253,7 @@ progress: done · 4/4 questions, 1/1 conversations built · elapsed 1m17s · 5 c
 func TestProgressEndSaysStopped(t *testing.T) {
 	clk := newFakeClock()
 	var out bytes.Buffer
-	p := startProgress(&out, progressPlan{Conversations: 2, Questions: 10}, progressOptions{Manual: true, Now: clk.now})
+	p := start(&out, Work{Conversations: 2, Questions: 10}, options{Manual: true, Now: clk.now})
 	clk.set(5 * time.Second)
 	p.Built()
 	p.Finish()
@@ -287,11 +287,9 @@ func (pricedModel) ID() membench.ModelID {
 func TestProgressLineShowsDollarsOnTerminal(t *testing.T) {
 	clk := newFakeClock()
 	var out bytes.Buffer
-	p := startProgress(&out, progressPlan{Questions: 2}, progressOptions{Terminal: true, Manual: true, Now: clk.now})
-	pr := &Prepared{Plan: &plan.Plan{Prices: prices.Default()}}
-	p.dollars = pr.dollarsSoFar
+	p := start(&out, Work{Questions: 2}, options{Terminal: true, Manual: true, Now: clk.now, Dollars: Priced(prices.Default(), runlog.Manifest{})})
 	meter := llm.NewMeter()
-	untrack := p.track(meter)
+	untrack := p.Track(meter)
 	p.tick(clk.now())
 	if !strings.HasSuffix(out.String(), "· 0 calls · tokens 0 in, 0 out · $0\x1b[K") {
 		t.Errorf("before any call: %q", out.String())

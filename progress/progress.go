@@ -1,4 +1,4 @@
-package harness
+package progress
 
 import (
 	"fmt"
@@ -30,15 +30,15 @@ const (
 	stageSummary = "summary"
 )
 
-// progressPlan is what an attempt of a run has to do: memories to build
+// Work is what an attempt of a run has to do: memories to build
 // and questions to answer and judge.
-type progressPlan struct {
+type Work struct {
 	Conversations, Questions int
 }
 
-// progressOptions choose how progress shows. The zero value is a log
+// options choose how progress shows. The zero value is a log
 // line every logEvery on the real clock.
-type progressOptions struct {
+type options struct {
 	Quiet    bool          // print nothing
 	Terminal bool          // one live line, redrawn; otherwise log lines
 	Every    time.Duration // between log lines off a terminal
@@ -48,16 +48,19 @@ type progressOptions struct {
 	Manual bool
 	// Width is the terminal's width in columns (0: unknown).
 	Width func() int
+	// Dollars prices the usage so far ("$0.0123", "unknown (no price
+	// for X)"); nil leaves dollars out of the line.
+	Dollars func([]membench.Tally) string
 }
 
-// progress reports a run's stage, counts, elapsed time, a smoothed ETA of
+// Bar reports a run's stage, counts, elapsed time, a smoothed ETA of
 // the stage, and the calls and tokens spent so far. On a terminal it is
 // one line redrawn a few times a second; elsewhere a line at the start,
 // every Every, at each stage change and at the end. --quiet silences both.
-type progress struct {
+type Bar struct {
 	w    io.Writer
-	opt  progressOptions
-	plan progressPlan
+	opt  options
+	plan Work
 
 	mu          sync.Mutex
 	start       time.Time
@@ -70,9 +73,6 @@ type progress struct {
 	// and the sums of those already let go, by role, stage and label.
 	live    map[*llm.Meter]struct{}
 	settled map[tallyKey]membench.Tally
-	// dollars prices the usage so far ("$0.0123", "unknown (no price
-	// for X)"); nil leaves dollars out of the line.
-	dollars func([]membench.Tally) string
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -85,10 +85,10 @@ type tallyKey struct {
 	model string // priced by it
 }
 
-// newProgress is the run's progress on w: a live line when w is a
-// terminal and CI is not set, log lines otherwise.
-func newProgress(w io.Writer, plan progressPlan, quiet, ci bool) *progress {
-	opt := progressOptions{Quiet: quiet}
+// New is the run's progress on w: a live line when w is a terminal and
+// CI is not set, log lines otherwise; dollars as options.Dollars.
+func New(w io.Writer, plan Work, quiet, ci bool, dollars func([]membench.Tally) string) *Bar {
+	opt := options{Quiet: quiet, Dollars: dollars}
 	if f, ok := w.(*os.File); ok && !ci && term.IsTerminal(int(f.Fd())) {
 		opt.Terminal = true
 		opt.Width = func() int {
@@ -98,10 +98,10 @@ func newProgress(w io.Writer, plan progressPlan, quiet, ci bool) *progress {
 			return 0
 		}
 	}
-	return startProgress(w, plan, opt)
+	return start(w, plan, opt)
 }
 
-func startProgress(w io.Writer, plan progressPlan, opt progressOptions) *progress {
+func start(w io.Writer, plan Work, opt options) *Bar {
 	if opt.Every <= 0 {
 		opt.Every = logEvery
 	}
@@ -109,7 +109,7 @@ func startProgress(w io.Writer, plan progressPlan, opt progressOptions) *progres
 		opt.Now = time.Now
 	}
 	now := opt.Now()
-	p := &progress{w: w, opt: opt, plan: plan, start: now, live: map[*llm.Meter]struct{}{}, settled: map[tallyKey]membench.Tally{}}
+	p := &Bar{w: w, opt: opt, plan: plan, start: now, live: map[*llm.Meter]struct{}{}, settled: map[tallyKey]membench.Tally{}}
 	if opt.Quiet || (plan.Questions == 0 && plan.Conversations == 0) {
 		p.opt.Quiet = true
 		return p
@@ -156,7 +156,7 @@ func plural(n int, unit string) string {
 }
 
 // stageNow is the stage the counts say; the caller holds p.mu (or owns p).
-func (p *progress) stageNow() string {
+func (p *Bar) stageNow() string {
 	switch {
 	case p.stage == stageSummary:
 		return stageSummary
@@ -167,14 +167,14 @@ func (p *progress) stageNow() string {
 	}
 }
 
-func (p *progress) counted() int {
+func (p *Bar) counted() int {
 	if p.stage == stageBuild {
 		return p.built
 	}
 	return p.done
 }
 
-func (p *progress) stageTotal() int {
+func (p *Bar) stageTotal() int {
 	if p.stage == stageBuild {
 		return p.plan.Conversations
 	}
@@ -182,12 +182,12 @@ func (p *progress) stageTotal() int {
 }
 
 // Built marks one conversation's memory as built.
-func (p *progress) Built() { p.count(1, 0) }
+func (p *Bar) Built() { p.count(1, 0) }
 
 // Add marks n questions as answered and judged.
-func (p *progress) Add(n int) { p.count(0, n) }
+func (p *Bar) Add(n int) { p.count(0, n) }
 
-func (p *progress) count(built, done int) {
+func (p *Bar) count(built, done int) {
 	if p == nil || p.opt.Quiet {
 		return
 	}
@@ -201,7 +201,7 @@ func (p *progress) count(built, done int) {
 }
 
 // Summarize marks the questions done and the summary being computed.
-func (p *progress) Summarize() {
+func (p *Bar) Summarize() {
 	if p == nil || p.opt.Quiet {
 		return
 	}
@@ -213,7 +213,7 @@ func (p *progress) Summarize() {
 
 // moveTo enters stage (when it is a new one): its ETA starts afresh, and
 // off a terminal a line says so. The caller holds p.mu.
-func (p *progress) moveTo(now time.Time, stage string) {
+func (p *Bar) moveTo(now time.Time, stage string) {
 	if stage == p.stage || p.finished {
 		return
 	}
@@ -228,7 +228,7 @@ func (p *progress) moveTo(now time.Time, stage string) {
 
 // tick draws the live line, or logs a line when one is due; the ticker
 // goroutine calls it, and tests call it with their own clock.
-func (p *progress) tick(now time.Time) {
+func (p *Bar) tick(now time.Time) {
 	if p.opt.Quiet {
 		return
 	}
@@ -249,7 +249,7 @@ func (p *progress) tick(now time.Time) {
 
 // track counts m's calls and tokens in the run's so far; calling the
 // returned func folds them in for good when m is no longer used.
-func (p *progress) track(m *llm.Meter) (untrack func()) {
+func (p *Bar) Track(m *llm.Meter) (untrack func()) {
 	if p == nil || p.opt.Quiet {
 		return func() {}
 	}
@@ -279,7 +279,7 @@ func addTally(a, b membench.Tally) membench.Tally {
 }
 
 // usage is every tally so far, settled and live; the caller holds p.mu.
-func (p *progress) usage() []membench.Tally {
+func (p *Bar) usage() []membench.Tally {
 	sum := make(map[tallyKey]membench.Tally, len(p.settled))
 	for k, t := range p.settled {
 		sum[k] = t
@@ -309,7 +309,7 @@ func (p *progress) usage() []membench.Tally {
 
 // body is the line's text after any prefix: stage and counts, elapsed,
 // ETA, calls and tokens. The caller holds p.mu.
-func (p *progress) body(now time.Time) string {
+func (p *Bar) body(now time.Time) string {
 	var b strings.Builder
 	switch p.stage {
 	case stageBuild:
@@ -330,7 +330,7 @@ func (p *progress) body(now time.Time) string {
 			b.WriteString(" · eta ?")
 		}
 	}
-	b.WriteString(spent(p.usage(), p.dollars))
+	b.WriteString(spent(p.usage(), p.opt.Dollars))
 	return b.String()
 }
 
@@ -356,14 +356,14 @@ func spent(ts []membench.Tally, dollars func([]membench.Tally) string) string {
 }
 
 // println writes one log line; the caller holds p.mu.
-func (p *progress) println(now time.Time, s string) {
+func (p *Bar) println(now time.Time, s string) {
 	fmt.Fprintf(p.w, "progress: %s\n", s)
 	p.lastLine = now
 }
 
 // redraw draws the live line over the last, cut to the terminal's width
 // so it never wraps; the caller holds p.mu.
-func (p *progress) redraw(now time.Time) {
+func (p *Bar) redraw(now time.Time) {
 	line := bar(p.counted(), p.stageTotal()) + " " + p.body(now)
 	if p.opt.Width != nil {
 		if w := p.opt.Width(); w > 1 && utf8.RuneCountInString(line) > w-1 {
@@ -385,7 +385,7 @@ func bar(done, total int) string {
 
 // Finish ends the progress: a last line with what was done (the live
 // line stays on the terminal as the record).
-func (p *progress) Finish() {
+func (p *Bar) Finish() {
 	if p == nil || p.opt.Quiet {
 		return
 	}
@@ -409,7 +409,7 @@ func (p *progress) Finish() {
 	if p.plan.Conversations > 0 {
 		s += fmt.Sprintf(", %d/%d conversations built", p.built, p.plan.Conversations)
 	}
-	s += fmt.Sprintf(" · elapsed %s", fmtDur(now.Sub(p.start))) + spent(p.usage(), p.dollars)
+	s += fmt.Sprintf(" · elapsed %s", fmtDur(now.Sub(p.start))) + spent(p.usage(), p.opt.Dollars)
 	if p.opt.Terminal {
 		fmt.Fprintf(p.w, "\r%s\x1b[K\n", s)
 	} else {

@@ -1,4 +1,4 @@
-package harness
+package progress
 
 import (
 	"bytes"
@@ -46,10 +46,10 @@ func readAll(term, reader *os.File) string {
 // On a real terminal progress redraws one line in place; with CI set it
 // logs lines there as it would to a file; with --quiet it prints nothing.
 func TestProgressOnARealTerminal(t *testing.T) {
-	plan := progressPlan{Conversations: 1, Questions: 3}
+	plan := Work{Conversations: 1, Questions: 3}
 	drive := func(quiet, ci bool) (bool, string) {
 		term, reader := openPTY(t)
-		p := newProgress(term, plan, quiet, ci)
+		p := New(term, plan, quiet, ci, nil)
 		p.Built()
 		p.Add(3)
 		p.tick(p.opt.Now().Add(time.Second))
@@ -79,7 +79,7 @@ func TestProgressLiveLineFitsTheTerminal(t *testing.T) {
 	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, term.Fd(), syscall.TIOCSWINSZ, uintptr(unsafe.Pointer(&ws))); e != 0 {
 		t.Skipf("TIOCSWINSZ: %v", e)
 	}
-	p := newProgress(term, progressPlan{Conversations: 2, Questions: 100}, false, false)
+	p := New(term, Work{Conversations: 2, Questions: 100}, false, false, nil)
 	p.Built()
 	p.tick(p.opt.Now())
 	p.Finish()
