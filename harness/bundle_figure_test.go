@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -43,7 +44,7 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 		Judges: []string{"llm", "f1", "bleu1"}, RunID: "locomo-turns-rerank-fake-server",
 		ResultsDir: filepath.Join(out, "results"), CacheDir: t.TempDir(), Quiet: true, Concurrency: 4,
 	}
-	if dir := runDir(t, cfg); runlog.IsRunDir(dir) {
+	if dir := harnesstest.Dir(t, cfg); runlog.IsRunDir(dir) {
 		t.Fatalf("%s already holds the run; remove %s first", dir, out)
 	}
 	start := time.Now()
@@ -52,7 +53,7 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 		t.Fatal(err)
 	}
 	recorded := time.Since(start)
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	bundleFile := filepath.Join(out, "locomo-turns-rerank.tar.gz")
 	b, err := bundle.Write(dir, bundleFile, bundle.Options{Version: harness.Version()})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
@@ -22,7 +23,7 @@ import (
 // Damaged embedding-cache entries found by a run are counted in its
 // manifest and summary, with a note line; a run without any has none.
 func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	// An embedder whose vectors are cached (the hashed one is not: it is
 	// cheaper to compute than to look up).
 	srv := llmtest.New(t)
@@ -129,7 +130,7 @@ func (l *lockedBuffer) String() string {
 func TestDamagedCacheFilesAreSetAside(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(llmtest.Plausible))
 	t.Setenv("OPENAI_API_KEY", "sk-test-damage")
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	cfg.Model = "backend=openai,model=m,base-url=" + srv.URL
 	cfg.Embedder = "backend=openai,model=e,base-url=" + srv.URL
 	first, err := harness.Run(context.Background(), cfg, io.Discard)

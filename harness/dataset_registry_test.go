@@ -10,6 +10,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets/datasettest"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
@@ -19,7 +20,7 @@ import (
 // the summary has its groups in its spec's order, leaves its abstaining
 // group out of overall, and the run folder says so without any registry.
 func TestRegisteredDatasetRunsEndToEnd(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	cfg.Dataset, cfg.Data = datasettest.Name, filepath.Join("..", "datasets", "datasettest", "testdata", "tiny.json")
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
@@ -49,7 +50,7 @@ func TestRegisteredDatasetRunsEndToEnd(t *testing.T) {
 		t.Errorf("table:\n%s", b.String())
 	}
 
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	m, err := runlog.LoadManifest(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -29,7 +30,7 @@ func TestOfflineStructMemIsDeterministic(t *testing.T) {
 			var dirs []string
 			var overall []map[string]float64
 			for i := 0; i < 2; i++ {
-				cfg := testConfig(t, "structmem")
+				cfg := harnesstest.Config(t, "structmem")
 				cfg.Dataset, cfg.Data = c.dataset, c.data
 				if c.dataset == "locomo" {
 					cfg.Conversations = []string{"conv-26"}
@@ -39,7 +40,7 @@ func TestOfflineStructMemIsDeterministic(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				dirs = append(dirs, runDir(t, cfg))
+				dirs = append(dirs, harnesstest.Dir(t, cfg))
 				overall = append(overall, sum.Overall.Scores)
 			}
 			for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile, runlog.MemoryFile} {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/llm/prices"
@@ -31,7 +32,7 @@ func TestSummaryDollarsByStage(t *testing.T) {
 		known bool
 	}{{"gpt-4o-mini", true}, {"my-local-model", false}} {
 		t.Run(tc.model, func(t *testing.T) {
-			cfg := testConfig(t, "fullcontext")
+			cfg := harnesstest.Config(t, "fullcontext")
 			cfg.Quiet = false
 			cfg.Model = "backend=openai,model=" + tc.model + ",base-url=" + srv.URL
 			cfg.Judges = []string{"llm", "f1"}
@@ -45,7 +46,7 @@ func TestSummaryDollarsByStage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := runDir(t, cfg)
+			dir := harnesstest.Dir(t, cfg)
 			var onDisk runlog.Summary
 			b, err := os.ReadFile(filepath.Join(dir, runlog.SummaryJSON))
 			if err != nil {
@@ -106,7 +107,7 @@ func TestReplayPricesItsRecords(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
 	cfg, _ := recordRun(t, srv.URL)
 	bundleFile := filepath.Join(t.TempDir(), "run.tar.gz")
-	if _, err := bundle.Write(runDir(t, cfg), bundleFile, bundle.Options{Version: "test"}); err != nil {
+	if _, err := bundle.Write(harnesstest.Dir(t, cfg), bundleFile, bundle.Options{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	pricesFile := filepath.Join(t.TempDir(), "prices.yaml")
@@ -123,7 +124,7 @@ func TestReplayPricesItsRecords(t *testing.T) {
 			Fallback: fallback, BaseURL: srv.URL, PricesFile: pricesFile}, io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		dir := filepath.Join(out, filepath.Base(runDir(t, cfg)))
+		dir := filepath.Join(out, filepath.Base(harnesstest.Dir(t, cfg)))
 		table, err := prices.Load(pricesFile)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/examples/bm25memory"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/systems"
 )
 
@@ -26,7 +27,7 @@ func TestEmbedderNoteOnlyWhenTheRunEmbeds(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			cfg := testConfig(t, name)
+			cfg := harnesstest.Config(t, name)
 			cfg.Host.Embedder = "" // the automatic choice, with no USE-lite in this home
 			cfg.Limit = 4
 			if name == "http" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
@@ -47,7 +48,7 @@ func TestRunThroughFaultsEqualsCleanRun(t *testing.T) {
 		if _, err := harness.Run(context.Background(), cfg, &bytes.Buffer{}); err != nil {
 			t.Fatalf("run: %v", err)
 		}
-		dir := runDir(t, cfg)
+		dir := harnesstest.Dir(t, cfg)
 		return dir, verdicts(t, dir)
 	}
 	_, clean := run(llmtest.New(t, llmtest.WithChat(llmtest.Plausible)))
@@ -93,7 +94,7 @@ func TestBaseURLCredentialsNeverWritten(t *testing.T) {
 	}
 	var printed bytes.Buffer
 	summary.Print(&printed, sum)
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	man, _ := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if !strings.Contains(string(man), "http://[redacted]@127.0.0.1") || strings.Contains(string(man), user) {
 		t.Errorf("manifest does not show the base URL with its credentials removed whole:\n%s", man)
@@ -160,7 +161,7 @@ func TestFaultMatrix(t *testing.T) {
 	if _, err := harness.Run(context.Background(), ccfg, &bytes.Buffer{}); err != nil {
 		t.Fatalf("clean run: %v", err)
 	}
-	want := verdicts(t, runDir(t, ccfg))
+	want := verdicts(t, harnesstest.Dir(t, ccfg))
 	if len(want) != 12 {
 		t.Fatalf("clean run: %d verdicts, want 6 questions x 2 judges", len(want))
 	}
@@ -207,7 +208,7 @@ func TestFaultMatrix(t *testing.T) {
 						t.Errorf("%s: not finished after one rerun: %s", f, outcome)
 					}
 				}
-				got := verdicts(t, runDir(t, cfg))
+				got := verdicts(t, harnesstest.Dir(t, cfg))
 				equal := "yes"
 				if fmt.Sprint(got) != fmt.Sprint(want) {
 					equal = "no"

@@ -8,32 +8,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/summary"
 	_ "github.com/membench/membench/systems/all"
 )
 
-func testConfig(t *testing.T, system string) membench.Config {
-	t.Helper()
-	// Hashed: independent of the installed model.
-	return membench.Config{System: system, ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
-		Host: membench.Host{Home: t.TempDir(), Embedder: "hashed"}}
-}
-
 func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 	for _, system := range []string{"turns-cosine", "fullcontext"} {
 		t.Run(system, func(t *testing.T) {
-			cfg := testConfig(t, system)
+			cfg := harnesstest.Config(t, system)
 			sum, err := harness.Run(context.Background(), cfg, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := runDir(t, cfg)
+			dir := harnesstest.Dir(t, cfg)
 			for _, f := range []string{runlog.ManifestFile, runlog.BuildFile, runlog.RetrievalsFile, runlog.AnswersFile, runlog.JudgmentsFile, runlog.CostsFile, runlog.SummaryJSON, runlog.SummaryMD} {
 				if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 					t.Errorf("%s missing or empty: %v", f, err)
@@ -84,7 +77,7 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 }
 
 func TestChangedConfigRefusesToMixIntoARun(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	cfg.RunID = "fixed"
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
@@ -97,17 +90,17 @@ func TestChangedConfigRefusesToMixIntoARun(t *testing.T) {
 }
 
 func TestBadInputIsNamed(t *testing.T) {
-	cfg := testConfig(t, "no-such-system")
+	cfg := harnesstest.Config(t, "no-such-system")
 	_, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "turns-cosine") {
 		t.Fatalf("unknown system error should list known systems, got %v", err)
 	}
-	cfg = testConfig(t, "turns-cosine")
+	cfg = harnesstest.Config(t, "turns-cosine")
 	cfg.Judges = []string{"nonsense-judge"}
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err == nil {
 		t.Fatal("unknown judge accepted")
 	}
-	cfg = testConfig(t, "turns-cosine")
+	cfg = harnesstest.Config(t, "turns-cosine")
 	cfg.Model = "openai:gpt-4o-mini"
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENAI_BASE_URL", "")
@@ -135,13 +128,13 @@ func writeLines(t *testing.T, path string, lines []string) {
 // The answer records carry the question's abstention flag (LongMemEval
 // "_abs" here), so readers never re-derive it from the id.
 func TestAnswersCarryTheAbstentionFlag(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	cfg.Dataset, cfg.Data = "longmemeval", "../datasets/testdata/longmemeval_mini.json"
 	sum, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(runDir(t, cfg), runlog.AnswersFile))
+	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(harnesstest.Dir(t, cfg), runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,15 +159,4 @@ func TestAnswersCarryTheAbstentionFlag(t *testing.T) {
 	if !found || sum.Overall.N != len(answers)-flagged {
 		t.Errorf("summary groups %+v, overall n %d: want an abstention group of %d scored apart", sum.Groups, sum.Overall.N, flagged)
 	}
-}
-
-// runDir is the directory harness.Run makes of cfg: its id comes from the
-// resolved config (embedder chosen, k in one place, the data file's hash).
-func runDir(t testing.TB, cfg membench.Config) string {
-	t.Helper()
-	r, err := plan.Resolve(cfg, plan.Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.Dir
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/embedder/uselite"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
@@ -31,7 +32,7 @@ func idOf(t *testing.T, cfg membench.Config) string {
 // README's optional step) gives a new run id instead of a refused resume,
 // and naming the embedder that was chosen gives the same id.
 func TestEmbedderIsPartOfTheRunID(t *testing.T) {
-	bare := testConfig(t, "turns-cosine")
+	bare := harnesstest.Config(t, "turns-cosine")
 	bare.Host = membench.Host{Home: t.TempDir()} // no model, no MEMBENCH_EMBEDDER
 	sum, err := harness.Run(context.Background(), bare, io.Discard)
 	if err != nil {
@@ -74,7 +75,7 @@ func TestEmbedderIsPartOfTheRunID(t *testing.T) {
 // An unknown embedder is refused naming where the name came from, never
 // a variable the user did not set.
 func TestEmbedderErrorsNameTheirSource(t *testing.T) {
-	c := testConfig(t, "turns-cosine")
+	c := harnesstest.Config(t, "turns-cosine")
 	c.Host.Embedder = ""
 	c.Embedder = "bert"
 	_, err := harness.Run(context.Background(), c, io.Discard)
@@ -91,7 +92,7 @@ func TestEmbedderErrorsNameTheirSource(t *testing.T) {
 // --k and --opt k are one setting: one run id, a conflict is an error.
 // Option values a system refuses are refused before any run folder exists.
 func TestOptionsCheckedBeforeAnythingIsWritten(t *testing.T) {
-	base := testConfig(t, "turns-cosine")
+	base := harnesstest.Config(t, "turns-cosine")
 	withK := base
 	withK.K = 3
 	withOpt := base
@@ -145,7 +146,7 @@ func TestDataPathSpellingsGiveOneRunID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := testConfig(t, "turns-cosine")
+	c := harnesstest.Config(t, "turns-cosine")
 	c.Dataset, c.Data = "locomo", rel
 	d := c
 	d.Data = abs

@@ -15,6 +15,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
@@ -122,7 +123,7 @@ func TestUnparseableVerdictsAreInvalidAndReasked(t *testing.T) {
 	}
 	// Invalid verdicts are logged with the raw reply and left out of the
 	// accuracy: the llm column is computed over the valid ones only.
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	r, err := runlog.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +165,7 @@ func TestUnparseableVerdictsAreInvalidAndReasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := verdictsOf(t, dir, "llm"), verdictsOf(t, runDir(t, clean), "llm")
+	got, want := verdictsOf(t, dir, "llm"), verdictsOf(t, harnesstest.Dir(t, clean), "llm")
 	if len(got) != len(want) || len(got) != sum.Questions {
 		t.Fatalf("verdicts: %d after rerun, %d clean, %d questions", len(got), len(want), sum.Questions)
 	}
@@ -203,7 +204,7 @@ func TestResumeAfterFailedJudgeWritesEachPairOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := linesPerPair(t, runDir(t, cfg))
+	lines := linesPerPair(t, harnesstest.Dir(t, cfg))
 	if len(lines) != 2*sum.Questions {
 		t.Fatalf("%d (question, judge) pairs, want %d", len(lines), 2*sum.Questions)
 	}
@@ -236,7 +237,7 @@ func TestStrictAndLenientJudgesSideBySide(t *testing.T) {
 	if sum.Overall.Scores["strict"] != 0 || sum.Overall.Scores["lenient"] != 100 {
 		t.Fatalf("scores %v: want strict 0 and lenient 100", sum.Overall.Scores)
 	}
-	m, err := runlog.LoadManifest(runDir(t, cfg))
+	m, err := runlog.LoadManifest(harnesstest.Dir(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestPartialPromptFileInARun(t *testing.T) {
 	if got := sum.Overall.Scores["half"]; got != 50 {
 		t.Errorf("overall %v, want 50: every sample question has evidence and reads PARTIAL", sum.Overall.Scores)
 	}
-	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(runDir(t, cfg), runlog.JudgmentsFile))
+	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(harnesstest.Dir(t, cfg), runlog.JudgmentsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
@@ -27,7 +28,7 @@ func TestKillBetweenMemoryAndBuildLineIsRepaired(t *testing.T) {
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	read := func(name string) []byte { b, _ := os.ReadFile(filepath.Join(dir, name)); return b }
 	sorted := func(b []byte) []string {
 		l := strings.Split(strings.TrimSpace(string(b)), "\n")

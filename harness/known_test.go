@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
@@ -22,13 +23,13 @@ import (
 // lines were lost (held: the lines read at the start, then those written)
 // and a rerun with nothing to do.
 func TestSummaryFromHeldRecordsEqualsTheFiles(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	check := func(stage string) {
 		t.Helper()
 		if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 			t.Fatalf("%s: %v", stage, err)
 		}
-		dir := runDir(t, cfg)
+		dir := harnesstest.Dir(t, cfg)
 		fromFiles, err := summary.Compute(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +54,7 @@ func TestSummaryFromHeldRecordsEqualsTheFiles(t *testing.T) {
 		}
 	}
 	check("fresh run")
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile, runlog.RetrievalsFile, runlog.CostsFile} {
 		lines := readLines(t, filepath.Join(dir, f))
 		writeLines(t, filepath.Join(dir, f), lines[:len(lines)-2])

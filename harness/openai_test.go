@@ -12,6 +12,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -52,7 +53,7 @@ func TestRunAgainstOpenAICompatibleServer(t *testing.T) {
 	if got := sum.Overall.Scores["llm"]; got != 100 {
 		t.Fatalf("server said CORRECT to everything; llm judge accuracy = %v", got)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	man, _ := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if !strings.Contains(string(man), srv.URL) || !strings.Contains(string(man), "gpt-4o-mini") {
 		t.Fatalf("manifest lacks model and base URL:\n%s", man)

@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/prompts"
@@ -147,7 +148,7 @@ func TestParallelRunsKeepTheirOwnPrompts(t *testing.T) {
 }
 
 func checkParallelRun(t *testing.T, r *parallelRun, all []*parallelRun) {
-	dir := runDir(t, r.cfg)
+	dir := harnesstest.Dir(t, r.cfg)
 	var m runlog.Manifest
 	b, err := os.ReadFile(filepath.Join(dir, runlog.ManifestFile))
 	if err != nil {

@@ -12,17 +12,18 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/summary"
 )
 
 // A judge that saw only some questions (human grading in progress) shows
 // how many it judged instead of passing for a full column.
 func TestPartialJudgeShowsItsN(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)

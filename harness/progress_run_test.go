@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 )
@@ -21,7 +22,7 @@ import (
 func TestRunLogsProgressToAFile(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
 	t.Setenv("OPENAI_API_KEY", "sk-test-progress")
-	cfg := testConfig(t, "fullcontext")
+	cfg := harnesstest.Config(t, "fullcontext")
 	cfg.Quiet = false
 	cfg.Model = "backend=openai,model=m,base-url=" + srv.URL
 	cfg.Judges = []string{"llm", "f1"}
@@ -65,7 +66,7 @@ func TestRunLogsProgressToAFile(t *testing.T) {
 		t.Errorf("last line = %q, want %v", lines[len(lines)-1], end)
 	}
 	// The calls counted live are the calls the run's costs record.
-	costs, err := runlog.ReadJSONL[runlog.CostRecord](filepath.Join(runDir(t, cfg), runlog.CostsFile))
+	costs, err := runlog.ReadJSONL[runlog.CostRecord](filepath.Join(harnesstest.Dir(t, cfg), runlog.CostsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestPaidRunProgressIsNotCalledOffline(t *testing.T) {
 		{"offline", "", []string{"lexical", "f1"}, regexp.MustCompile(` · 0 calls · tokens 0 in, 0 out · \$0 \(offline\)$`), regexp.MustCompile(` · \$0 \(offline\)$`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := testConfig(t, "turns-cosine") // builds with the offline embedder before any answer
+			cfg := harnesstest.Config(t, "turns-cosine") // builds with the offline embedder before any answer
 			cfg.Quiet = false
 			cfg.Model, cfg.Judges = tc.model, tc.judges
 			logPath := filepath.Join(t.TempDir(), "run.log")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/summary"
 )
@@ -30,7 +31,7 @@ func TestReaskedInvalidVerdictsHaveTheirOwnLabel(t *testing.T) {
 		return llmtest.Reply{Text: "Biscuit"}
 	}))
 	t.Setenv("OPENAI_API_KEY", "sk-test-reask")
-	cfg := testConfig(t, "fullcontext")
+	cfg := harnesstest.Config(t, "fullcontext")
 	cfg.Limit = 3
 	cfg.Model = "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL
 	cfg.Judges = []string{"llm"}

@@ -10,6 +10,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
@@ -37,7 +38,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 		Description: "test only: prediction length over gold length",
 		New:         func(c judge.Config) (judge.Judge, error) { return lengthRatio{c.Name}, nil }})
 
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	// Listed first on purpose: a reader that took "the first judge" or
 	// treated unknown names as verdicts would pick it as the primary judge.
 	cfg.Judges = []string{"lenratio", "lexical", "f1"}
@@ -45,7 +46,7 @@ func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 
 	// Manifest: the judge is described in full, with its registry class.
 	r, err := runlog.Load(dir)

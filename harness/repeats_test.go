@@ -8,6 +8,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
 )
@@ -30,7 +31,7 @@ func TestRunJudgeRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	answers, _ := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	n := len(answers)
 	if calls := srv.Count("/v1/chat/completions"); calls != 2*n {

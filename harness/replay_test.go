@@ -18,6 +18,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -71,7 +72,7 @@ func recordRun(t *testing.T, srvURL string) (membench.Config, *runlog.Summary) {
 func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
 	cfg, orig := recordRun(t, srv.URL)
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	bundleFile := filepath.Join(t.TempDir(), "run.tar.gz")
 	b, err := bundle.Write(dir, bundleFile, bundle.Options{Version: "test"})
 	if err != nil {
@@ -106,7 +107,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 	}
 	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile} {
 		a := recordLines(t, filepath.Join(dir, f))
-		r := recordLines(t, filepath.Join(out, filepath.Base(runDir(t, cfg)), f))
+		r := recordLines(t, filepath.Join(out, filepath.Base(harnesstest.Dir(t, cfg)), f))
 		if !reflect.DeepEqual(a, r) {
 			t.Errorf("%s: replay differs from the recorded run (%d vs %d lines)\n%s\n%s", f, len(r), len(a), a[0], r[0])
 		}
@@ -116,7 +117,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 func TestReplayNamesACallTheBundleLacks(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
 	cfg, _ := recordRun(t, srv.URL)
-	b, err := bundle.Write(runDir(t, cfg), filepath.Join(t.TempDir(), "b.tar.gz"), bundle.Options{Version: "test"})
+	b, err := bundle.Write(harnesstest.Dir(t, cfg), filepath.Join(t.TempDir(), "b.tar.gz"), bundle.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestWriteCIBundle(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(ciBundle), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bundle.Write(runDir(t, cfg), ciBundle, bundle.Options{Version: "recorded-by-test"}); err != nil {
+	if _, err := bundle.Write(harnesstest.Dir(t, cfg), ciBundle, bundle.Options{Version: "recorded-by-test"}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.MarshalIndent(sum, "", "  ")

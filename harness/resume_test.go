@@ -16,17 +16,18 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 )
 
 // An interrupted write leaves a last line without its newline. The resumed
 // run must not glue its first new line onto it, or the file stays corrupt
 // (and every later run and summary fails on it).
 func TestResumeAfterTornLastLineKeepsFilesReadable(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	for _, f := range []string{runlog.AnswersFile, runlog.JudgmentsFile} {
 		lines := readLines(t, filepath.Join(dir, f))
 		keep := strings.Join(lines[:len(lines)-4], "\n") + "\n" + lines[len(lines)-4][:20] // torn
@@ -67,7 +68,7 @@ func TestResumeRefusesChangedDataOrPromptFile(t *testing.T) {
 	tmp := t.TempDir()
 	data := filepath.Join(tmp, "conv.json")
 	os.WriteFile(data, src, 0o644)
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	cfg.Dataset, cfg.Data = "locomo", data
 	first, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
@@ -96,7 +97,7 @@ func TestResumeRefusesChangedJudgePromptFile(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "judge.tmpl")
 	os.WriteFile(file, src, 0o644)
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	cfg.JudgePrompt = file
 	// A model judge reads the prompt file; here one on the offline backend,
 	// named for what it is.
@@ -115,11 +116,11 @@ func TestResumeRefusesChangedJudgePromptFile(t *testing.T) {
 // a manifest edited as if another embedder had been used) must not change
 // it mid-run.
 func TestResumeRefusesAnotherEmbedder(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(runDir(t, cfg), runlog.ManifestFile)
+	path := filepath.Join(harnesstest.Dir(t, cfg), runlog.ManifestFile)
 	b, _ := os.ReadFile(path)
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -137,11 +138,11 @@ func TestResumeRefusesAnotherEmbedder(t *testing.T) {
 // A run started by an older membench whose system defaults differed (the
 // config hash leaves defaults out) must not be finished with the new ones.
 func TestResumeRefusesChangedSystemDefaults(t *testing.T) {
-	cfg := testConfig(t, "structmem")
+	cfg := harnesstest.Config(t, "structmem")
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(runDir(t, cfg), runlog.ManifestFile)
+	path := filepath.Join(harnesstest.Dir(t, cfg), runlog.ManifestFile)
 	b, _ := os.ReadFile(path)
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -161,12 +162,12 @@ func TestResumeRefusesChangedSystemDefaults(t *testing.T) {
 }
 
 func TestRerunResumesWithoutRedoingWork(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	first, err := harness.Run(context.Background(), cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	// Simulate an interruption: drop the last three answers and one judgment line.
 	ans := readLines(t, filepath.Join(dir, runlog.AnswersFile))
 	writeLines(t, filepath.Join(dir, runlog.AnswersFile), ans[:len(ans)-3])

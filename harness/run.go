@@ -78,6 +78,9 @@ type Prepared struct {
 	failed []runlog.Failure // questions given up on in this attempt
 }
 
+// Manifest is the manifest Prepare wrote.
+func (p *Prepared) Manifest() runlog.Manifest { return p.manifest }
+
 // Prepare opens models, embedder and caches for the plan, and writes (or
 // checks) the manifest.
 func Prepare(pl *plan.Plan, log io.Writer) (*Prepared, error) { return prepare(pl, nil, log) }

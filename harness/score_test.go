@@ -11,16 +11,17 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 )
 
 // `membench score --out` must not overwrite a real run's artifacts; an
 // earlier score directory may be rescored.
 func TestScoreRefusesToOverwriteARun(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	before, _ := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
 	preds := filepath.Join(t.TempDir(), "p.jsonl")
 	os.WriteFile(preds, []byte(`{"question_id":"sample-1:0","prediction":"x"}`+"\n"), 0o644)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
@@ -18,11 +19,11 @@ import (
 // read (the context whose hash answers.jsonl logs), its raw reply, and each
 // judge's verdict, with the request for model judges.
 func TestTranscriptsHoldWhatTheModelsRead(t *testing.T) {
-	cfg := testConfig(t, "turns-rerank")
+	cfg := harnesstest.Config(t, "turns-rerank")
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	dir := runDir(t, cfg)
+	dir := harnesstest.Dir(t, cfg)
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		t.Fatal(err)
@@ -78,12 +79,12 @@ func TestTranscriptsHoldWhatTheModelsRead(t *testing.T) {
 }
 
 func TestNoTranscripts(t *testing.T) {
-	cfg := testConfig(t, "turns-cosine")
+	cfg := harnesstest.Config(t, "turns-cosine")
 	cfg.NoTranscripts = true
 	if _, err := harness.Run(context.Background(), cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(runDir(t, cfg), runlog.TranscriptsFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(harnesstest.Dir(t, cfg), runlog.TranscriptsFile)); !os.IsNotExist(err) {
 		t.Fatalf("transcripts written with NoTranscripts: %v", err)
 	}
 }

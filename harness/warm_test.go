@@ -12,6 +12,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
@@ -46,7 +47,7 @@ func TestWarmRerunEqualsCold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return sum, runDir(t, c)
+		return sum, harnesstest.Dir(t, c)
 	}
 	cold, coldDir := run("cold")
 	sent := srv.Count("/v1/chat/completions")

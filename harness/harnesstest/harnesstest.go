@@ -20,3 +20,11 @@ func Dir(tb testing.TB, cfg membench.Config) string {
 	}
 	return r.Dir
 }
+
+// Config is an offline run of system on the sample in temp folders, with
+// the hashed embedder so that it does not depend on the installed model.
+func Config(tb testing.TB, system string) membench.Config {
+	tb.Helper()
+	return membench.Config{System: system, ResultsDir: tb.TempDir(), CacheDir: tb.TempDir(), Quiet: true, Concurrency: 2,
+		Host: membench.Host{Home: tb.TempDir(), Embedder: "hashed"}}
+}

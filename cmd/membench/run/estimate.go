@@ -7,15 +7,15 @@ import (
 	"strings"
 
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/estimate"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/plan"
 )
 
 // PrintEstimate prints what the plan's run would spend
-// (harness.EstimateRun), as a table or, with asJSON, as JSON.
-func PrintEstimate(ctx context.Context, stdout, stderr io.Writer, p *plan.Plan, o harness.EstimateOptions, asJSON bool) error {
-	e, err := harness.EstimateRun(ctx, p, o, stderr)
+// (estimate.Run), as a table or, with asJSON, as JSON.
+func PrintEstimate(ctx context.Context, stdout, stderr io.Writer, p *plan.Plan, o estimate.Options, asJSON bool) error {
+	e, err := estimate.Run(ctx, p, o, stderr)
 	if err != nil {
 		return err // bad input is marked so by the harness
 	}
@@ -27,7 +27,7 @@ func PrintEstimate(ctx context.Context, stdout, stderr io.Writer, p *plan.Plan, 
 
 // EstimateTable is the estimate as a table: a row per stage and the total,
 // with notes saying how it was made.
-func EstimateTable(e *harness.Estimate) *report.Table {
+func EstimateTable(e *estimate.Result) *report.Table {
 	what := fmt.Sprintf("estimate: %s on %s, %s, %s", e.System, e.Dataset, count(e.Conversations, "conversation"), count(e.Questions, "question"))
 	t := &report.Table{Title: what + " (nothing run, no paid call)"}
 	if e.Pilot != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/cmd/membench/clierr"
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/estimate"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -50,7 +50,7 @@ func TestRunEstimate(t *testing.T) {
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	var e harness.Estimate
+	var e estimate.Result
 	if err := json.Unmarshal(out.Bytes(), &e); err != nil {
 		t.Fatalf("%v:\n%s", err, out.String())
 	}

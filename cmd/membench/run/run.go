@@ -16,6 +16,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
+	"github.com/membench/membench/estimate"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 
@@ -225,7 +226,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	if o.Estimate {
-		return PrintEstimate(ctx, stdout, stderr, p, harness.EstimateOptions{Pilot: o.EstimatePilot}, o.JSON)
+		return PrintEstimate(ctx, stdout, stderr, p, estimate.Options{Pilot: o.EstimatePilot}, o.JSON)
 	}
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
 	if err != nil {

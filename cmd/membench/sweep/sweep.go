@@ -15,7 +15,7 @@ import (
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/estimate"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
@@ -200,7 +200,7 @@ func Run(ctx context.Context, o *Options) error {
 		return t.Terminal(o.Out)
 	}
 	if o.Estimate {
-		return estimate(ctx, o, points)
+		return estimateAll(ctx, o, points)
 	}
 	res, runErr := sweep.Run(ctx, f, points, sweep.Options{Out: out, ResultsDir: o.Results, Log: o.Err, AllowMixed: o.AllowMixed, YFull: o.YFull})
 	if res != nil && o.JSON {
@@ -255,17 +255,17 @@ func answerPrompts(points []sweep.Point, flags []string) ([]sweep.Point, error) 
 	return points, nil
 }
 
-// estimate prints each point's estimated spend (membench run --estimate)
+// estimateAll prints each point's estimated spend (membench run --estimate)
 // as a row, and the sweep's total.
-func estimate(ctx context.Context, o *Options, points []sweep.Point) error {
+func estimateAll(ctx context.Context, o *Options, points []sweep.Point) error {
 	t := &report.Table{Title: fmt.Sprintf("sweep estimate: %d points (nothing run, no paid call)", len(points)), Header: []string{"#", "point", "calls", "input tokens", "output tokens", "dollars by stage", "dollars"}}
 	var total prices.Amount
-	var all []*harness.Estimate
+	var all []*estimate.Result
 	for i, p := range points {
-		var e *harness.Estimate
+		var e *estimate.Result
 		pl, err := plan.Resolve(p.Config, plan.Env{})
 		if err == nil {
-			e, err = harness.EstimateRun(ctx, pl, harness.EstimateOptions{}, o.Err)
+			e, err = estimate.Run(ctx, pl, estimate.Options{}, o.Err)
 		}
 		if err != nil {
 			return fmt.Errorf("point %s: %w", p.Label, err)

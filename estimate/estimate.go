@@ -1,4 +1,4 @@
-package harness
+package estimate
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"path/filepath"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 )
 
-// An Estimate is what a run would spend, found before any paid call: a
+// A Result is what a run would spend, found before any paid call: a
 // dry run of the whole pipeline (the system's own build, retrieval,
 // answer and judge code) with every paid model stood in for by the
 // offline heuristics under its own name (llm.BuildDeps.Dry). Calls and
@@ -23,10 +24,10 @@ import (
 // and so output tokens and prompts built from earlier replies, are the
 // heuristics'. A pilot runs a few conversations for real first and
 // scales the dry figures by what it saw.
-type Estimate struct {
+type Result struct {
 	System, Dataset          string
 	Conversations, Questions int
-	Stages                   []StageEstimate // in prices.StageOrder, stages with work only
+	Stages                   []Stage // in prices.StageOrder, stages with work only
 	Total                    prices.Amount
 	Table                    *prices.Table `json:"-"`
 	PricesAsOf               string        `json:"prices_as_of"`
@@ -34,8 +35,8 @@ type Estimate struct {
 	Pilot *Pilot
 }
 
-// StageEstimate is one stage's estimated work and its price.
-type StageEstimate struct {
+// Stage is one stage's estimated work and its price.
+type Stage struct {
 	Stage                            string
 	Calls, InputTokens, OutputTokens int
 	Dollars                          prices.Amount
@@ -53,8 +54,8 @@ type Pilot struct {
 // Scale multiplies a stage's dry figures.
 type Scale struct{ Calls, Input, Output float64 }
 
-// EstimateOptions choose how an estimate is made.
-type EstimateOptions struct {
+// Options choose how an estimate is made.
+type Options struct {
 	// Pilot runs the first Pilot conversations for real (paid calls, kept
 	// in the LLM cache so the run itself gets them free) and scales the
 	// dry run's figures by stage to match; 0 uses the heuristics alone.
@@ -67,9 +68,9 @@ type EstimateOptions struct {
 	PilotDir string
 }
 
-// EstimateRun estimates the plan's run. Nothing is written under its
+// Run estimates the plan's run. Nothing is written under its
 // results folder; the dry runs go to temp folders.
-func EstimateRun(ctx context.Context, pl *plan.Plan, o EstimateOptions, log io.Writer) (*Estimate, error) {
+func Run(ctx context.Context, pl *plan.Plan, o Options, log io.Writer) (*Result, error) {
 	cfg := pl.Config
 	// A dry run would start an outside system for real, with whatever
 	// models it calls itself.
@@ -81,7 +82,7 @@ func EstimateRun(ctx context.Context, pl *plan.Plan, o EstimateOptions, log io.W
 	if err != nil {
 		return nil, err
 	}
-	e := &Estimate{System: cfg.System, Dataset: full.dataset, Conversations: len(full.convs), Questions: full.questions, Table: table, PricesAsOf: table.AsOf}
+	e := &Result{System: cfg.System, Dataset: full.dataset, Conversations: len(full.convs), Questions: full.questions, Table: table, PricesAsOf: table.AsOf}
 	kept := merged(full.costs)
 	if o.Pilot > 0 || len(o.PilotConversations) > 0 {
 		pc := cfg
@@ -108,13 +109,13 @@ func EstimateRun(ctx context.Context, pl *plan.Plan, o EstimateOptions, log io.W
 		kept = scaled(kept, pilot.Scale)
 	}
 	bill := prices.Of(kept, nil, full.roles, table)
-	sums := map[string]*StageEstimate{}
+	sums := map[string]*Stage{}
 	for _, c := range kept {
 		for _, t := range c.Tallies {
 			k := prices.StageKey(t)
 			s := sums[k]
 			if s == nil {
-				s = &StageEstimate{Stage: k}
+				s = &Stage{Stage: k}
 				sums[k] = s
 			}
 			s.Calls += t.Calls
@@ -154,12 +155,12 @@ func dryRun(ctx context.Context, pl *plan.Plan) (*dryResult, error) {
 	cfg := &dry.Config
 	cfg.Dry, cfg.ResultsDir, cfg.Quiet, cfg.NoTranscripts = true, tmp, true, true
 	dry.Dir = filepath.Join(tmp, dry.ID)
-	p, err := Prepare(&dry, io.Discard)
+	p, err := harness.Prepare(&dry, io.Discard)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	r := &dryResult{dataset: p.Data.Name, roles: prices.Roles(p.manifest)}
+	r := &dryResult{dataset: p.Data.Name, roles: prices.Roles(p.Manifest())}
 	for _, c := range p.Data.Conversations {
 		r.convs = append(r.convs, c.ID)
 		r.questions += len(c.Questions)
@@ -202,7 +203,7 @@ func runPilot(ctx context.Context, pl *plan.Plan, dir string, log io.Writer) (*p
 	run := *pl
 	run.Config.ResultsDir, run.Dir = dir, filepath.Join(dir, pl.ID)
 	fmt.Fprintf(log, "estimate: pilot run of %d conversation(s) against the real backend (paid; its replies are cached for the run)\n", len(pl.Config.Conversations))
-	if _, err := RunPlan(ctx, &run, log); err != nil {
+	if _, err := harness.RunPlan(ctx, &run, log); err != nil {
 		return nil, fmt.Errorf("estimate's pilot run: %w", err)
 	}
 	runDir := run.Dir

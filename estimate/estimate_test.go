@@ -1,4 +1,4 @@
-package harness_test
+package estimate_test
 
 import (
 	"context"
@@ -12,12 +12,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/estimate"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
+
+	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/systems/all"
 )
 
 const locomoFile = "/work/shared/datasets/locomo10.json"
@@ -106,7 +111,7 @@ func TestEstimateWithinAQuarterOfTheSpend(t *testing.T) {
 		t.Run(system, func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.WithChat(modelLike), llmtest.WithoutBodies(), llmtest.WithTokenizer(tokens.Count))
 			t.Setenv("OPENAI_API_KEY", "sk-test-estimate")
-			cfg := testConfig(t, system)
+			cfg := harnesstest.Config(t, system)
 			cfg.Dataset, cfg.Data, cfg.Conversations = "locomo", locomoFile, []string{"conv-26"}
 			cfg.Model = "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL
 			cfg.Concurrency = 8
@@ -114,7 +119,7 @@ func TestEstimateWithinAQuarterOfTheSpend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			est, err := harness.EstimateRun(context.Background(), pl, harness.EstimateOptions{PilotConversations: tc.pilot}, io.Discard)
+			est, err := estimate.Run(context.Background(), pl, estimate.Options{PilotConversations: tc.pilot}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
