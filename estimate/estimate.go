@@ -155,12 +155,12 @@ func dryRun(ctx context.Context, pl *plan.Plan) (*dryResult, error) {
 	cfg := &dry.Config
 	cfg.Dry, cfg.ResultsDir, cfg.Quiet, cfg.NoTranscripts = true, tmp, true, true
 	dry.Dir = filepath.Join(tmp, dry.ID)
-	p, err := harness.Prepare(&dry, io.Discard)
+	p, err := harness.Prepare(&dry, nil, io.Discard)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	r := &dryResult{dataset: p.Data.Name, roles: prices.Roles(p.Manifest())}
+	r := &dryResult{dataset: p.Data.Name, roles: prices.Roles(p.Manifest)}
 	for _, c := range p.Data.Conversations {
 		r.convs = append(r.convs, c.ID)
 		r.questions += len(c.Questions)

@@ -11,6 +11,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 )
 
@@ -39,7 +40,7 @@ func synthLoCoMo(t testing.TB, questions int) string {
 // conversation through, 3N here), and the run still reaches N.
 func TestConcurrencyIsOneBudgetAcrossConversations(t *testing.T) {
 	const n = 6
-	srv := llmtest.New(t, llmtest.WithLatency(30*time.Millisecond), llmtest.WithChat(fakeModels), llmtest.WithoutBodies())
+	srv := llmtest.New(t, llmtest.WithLatency(30*time.Millisecond), llmtest.WithChat(harnesstest.Replies), llmtest.WithoutBodies())
 	t.Setenv("OPENAI_API_KEY", "")
 	cfg := membench.Config{
 		System: "turns-cosine", Dataset: "locomo", Data: synthLoCoMo(t, 60),

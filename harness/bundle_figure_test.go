@@ -35,7 +35,7 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 		t.Skip("set MEMBENCH_BUNDLE_FIGURE=DIR to record full LoCoMo against the fake server and bundle it into DIR")
 	}
 	data := testutil.Shared(t, "datasets", "locomo10.json")
-	srv := llmtest.New(t, llmtest.WithChat(fakeModels), llmtest.WithEmbed(denseVectors(1536)))
+	srv := llmtest.New(t, llmtest.WithChat(harnesstest.Replies), llmtest.WithEmbed(denseVectors(1536)))
 	t.Setenv("OPENAI_API_KEY", "sk-test-bundle-figure")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	cfg := membench.Config{

@@ -3,20 +3,15 @@ package harness_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
-	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
-	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 )
 
@@ -97,46 +92,5 @@ func TestSummaryDollarsByStage(t *testing.T) {
 				t.Errorf("progress end %q, want the dollars unknown", end)
 			}
 		})
-	}
-}
-
-// A replay writes the dollars that pricing its own records gives, with
-// its --prices file, also when --replay-fallback has it rewrite the
-// summary after the run.
-func TestReplayPricesItsRecords(t *testing.T) {
-	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
-	cfg, _ := recordRun(t, srv.URL)
-	bundleFile := filepath.Join(t.TempDir(), "run.tar.gz")
-	if _, err := bundle.Write(harnesstest.Dir(t, cfg), bundleFile, bundle.Options{Version: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	pricesFile := filepath.Join(t.TempDir(), "prices.yaml")
-	if err := os.WriteFile(pricesFile, []byte("models:\n  gpt-4o-mini: {input: 50, output: 50}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, fallback := range []bool{false, true} {
-		b, err := bundle.Open(bundleFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := t.TempDir()
-		if _, err := harness.Replay(context.Background(), b, harness.ReplayOptions{ResultsDir: out, CacheDir: t.TempDir(), Concurrency: 2, Quiet: true,
-			Fallback: fallback, BaseURL: srv.URL, PricesFile: pricesFile}, io.Discard); err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join(out, filepath.Base(harnesstest.Dir(t, cfg)))
-		table, err := prices.Load(pricesFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := prices.Dollars(dir, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var s runlog.Summary
-		testutil.ReadJSON(t, filepath.Join(dir, runlog.SummaryJSON), &s)
-		if s.Dollars == nil || !reflect.DeepEqual(*s.Dollars, *want) || want.Total.USD == nil || *want.Total.USD == 0 {
-			t.Errorf("replay (fallback %v): summary.json dollars %+v,\nwant its records priced: %+v", fallback, s.Dollars, want)
-		}
 	}
 }

@@ -91,7 +91,7 @@ func TestLongMemEvalRunWithOneHaystackSlotEqualsUnbounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := Prepare(pl, io.Discard)
+		p, err := Prepare(pl, nil, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ import (
 type Resources struct {
 	cfg          membench.Config
 	chosen       *plan.Embedder // the plan's embedder; nil: chosen here
-	play         *playback      // a replay's bundle; nil records the run's own replies
+	play         *Playback      // a replay's bundle; nil records the run's own replies
 	base         map[string]llm.Model
 	specs        map[string]llm.Spec
 	cache        *llm.Cache
@@ -48,16 +48,16 @@ type Resources struct {
 	EmbedderSHA256 string
 }
 
-// playback serves every paid model's reply (and a paid embedder's
-// vectors) from a bundle (`membench run --replay`); with fallback a call
-// the bundle lacks goes to baseURL, the server configured now, never one
+// Playback serves every paid model's reply (and a paid embedder's
+// vectors) from a bundle (`membench run --replay`); with Fallback a call
+// the bundle lacks goes to BaseURL, the server configured now, never one
 // the bundle names ("" = $OPENAI_BASE_URL, else the default). It is the
 // engine's, not the run's: the run log records only that a run was
 // replayed (runlog.ReplayInfo).
-type playback struct {
-	tape     *llm.Tape
-	fallback bool
-	baseURL  string
+type Playback struct {
+	Tape     *llm.Tape
+	Fallback bool
+	BaseURL  string
 }
 
 // OpenResources builds the models and the embedder the config names.
@@ -71,7 +71,7 @@ func OpenResources(cfg membench.Config) (*Resources, error) {
 
 // openResources builds the models of specs and the embedder (chosen, or
 // the config's when nil).
-func openResources(cfg membench.Config, specs map[string]llm.Spec, chosen *plan.Embedder, play *playback) (*Resources, error) {
+func openResources(cfg membench.Config, specs map[string]llm.Spec, chosen *plan.Embedder, play *Playback) (*Resources, error) {
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = cfg.Host.CacheDir()
 	}
@@ -144,11 +144,11 @@ func (r *Resources) openEmbedder() error {
 		}
 		// The bundle's spec was stripped of its server: the one configured now.
 		if spec.BaseURL == "" {
-			spec.BaseURL = r.play.baseURL
+			spec.BaseURL = r.play.BaseURL
 		}
 		name := llm.EmbedderName(spec)
 		var fb llm.Embedder
-		if r.play.fallback {
+		if r.play.Fallback {
 			o, err := llm.BuildEmbedder(spec, r.http)
 			if err != nil {
 				return badinput.Wrap(fmt.Errorf("--embedder %s: %w", e, err))
@@ -334,7 +334,7 @@ func (r *Resources) Offline() bool {
 func (r *Resources) buildDeps(role string) llm.BuildDeps {
 	d := llm.BuildDeps{Cache: r.cache, Role: role, Limit: r.limit, HTTP: r.http, Dry: r.cfg.Dry}
 	if r.play != nil {
-		d.Replay, d.ReplayFallback, d.ReplayBaseURL = r.play.tape, r.play.fallback, r.play.baseURL
+		d.Replay, d.ReplayFallback, d.ReplayBaseURL = r.play.Tape, r.play.Fallback, r.play.BaseURL
 	} else {
 		d.Tape = r.tape
 	}
@@ -345,7 +345,7 @@ func (r *Resources) buildDeps(role string) llm.BuildDeps {
 // replies.jsonl, keeping the replies an earlier attempt recorded.
 func (r *Resources) openTape() error {
 	if r.play != nil {
-		r.tape = r.play.tape
+		r.tape = r.play.Tape
 		return nil
 	}
 	var err error

@@ -49,7 +49,7 @@ func Run(ctx context.Context, cfg membench.Config, log io.Writer) (*runlog.Summa
 // checked by plan.Resolve or is checked here, and reported as bad input;
 // then finished questions are skipped (resume).
 func RunPlan(ctx context.Context, pl *plan.Plan, log io.Writer) (*runlog.Summary, error) {
-	p, err := Prepare(pl, log)
+	p, err := Prepare(pl, nil, log)
 	if err != nil {
 		return nil, err
 	}
@@ -64,8 +64,8 @@ type Prepared struct {
 	Res      *Resources
 	Judges   []judge.Judge
 	log      io.Writer
-	manifest runlog.Manifest
-	bar      *progress.Bar // the run's progress; it reads the meters in use (Execute)
+	Manifest runlog.Manifest // as written when the run started, and again when it ends
+	bar      *progress.Bar   // the run's progress; it reads the meters in use (Execute)
 
 	work *pool    // the run's question workers (Execute)
 	mem  *memPlan // haystack slots and memory limit of a lazily loaded dataset (Execute)
@@ -78,15 +78,9 @@ type Prepared struct {
 	failed []runlog.Failure // questions given up on in this attempt
 }
 
-// Manifest is the manifest Prepare wrote.
-func (p *Prepared) Manifest() runlog.Manifest { return p.manifest }
-
 // Prepare opens models, embedder and caches for the plan, and writes (or
-// checks) the manifest.
-func Prepare(pl *plan.Plan, log io.Writer) (*Prepared, error) { return prepare(pl, nil, log) }
-
-// prepare is Prepare playing the paid replies of play (nil: none).
-func prepare(pl *plan.Plan, play *playback, log io.Writer) (*Prepared, error) {
+// checks) the manifest; the paid replies come from play (nil: none).
+func Prepare(pl *plan.Plan, play *Playback, log io.Writer) (*Prepared, error) {
 	// An unstamped build asks git for its version (the manifest records
 	// it); that runs while the models open.
 	go BuildOf()
@@ -240,8 +234,13 @@ func (p *Prepared) writeManifest() error {
 		}
 	}
 	m.Primary = m.JudgeSet().PrimaryByRule()
-	p.manifest = m
+	p.Manifest = m
 	return runlog.WriteJSON(path, m)
+}
+
+// SaveManifest writes p.Manifest over the run's manifest.json.
+func (p *Prepared) SaveManifest() error {
+	return runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.Manifest)
 }
 
 // datasetGroups is what the manifest records of the dataset's groups.
@@ -326,7 +325,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	} else if done.answers > 0 {
 		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.ID, total)
 	}
-	bar := progress.New(p.log, progress.Work{Conversations: toBuild, Questions: total}, p.Config.Quiet, p.Config.Host.CI, progress.Priced(p.Prices, p.manifest))
+	bar := progress.New(p.log, progress.Work{Conversations: toBuild, Questions: total}, p.Config.Quiet, p.Config.Host.CI, progress.Priced(p.Prices, p.Manifest))
 	defer bar.Finish()
 	p.bar = bar
 	// Conversations open at once are bounded by N too (their memories are
@@ -363,19 +362,19 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
-	sum, st := summary.FromLines(p.manifest, lines), lines.Status(p.manifest)
-	p.manifest.CacheDamaged = p.manifest.CacheDamaged.Add(p.Res.Damaged())
-	sum.CacheDamaged = p.manifest.CacheDamaged
-	p.manifest.Finished = time.Now().UTC()
-	p.manifest.Status = &st
+	sum, st := summary.FromLines(p.Manifest, lines), lines.Status(p.Manifest)
+	p.Manifest.CacheDamaged = p.Manifest.CacheDamaged.Add(p.Res.Damaged())
+	sum.CacheDamaged = p.Manifest.CacheDamaged
+	p.Manifest.Finished = time.Now().UTC()
+	p.Manifest.Status = &st
 	ts := sum.ContextTokens
-	p.manifest.RenderedTokens = &ts
-	if d, err := prices.DollarsOf(p.manifest, p.Dir, p.Prices); err == nil {
+	p.Manifest.RenderedTokens = &ts
+	if d, err := prices.DollarsOf(p.Manifest, p.Dir, p.Prices); err == nil {
 		sum.Dollars = d
 	} else {
 		fmt.Fprintf(p.log, "dollars: %v\n", err)
 	}
-	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
+	if err := p.SaveManifest(); err != nil {
 		return nil, err
 	}
 	if err := summary.Write(p.Dir, sum); err != nil {

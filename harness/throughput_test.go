@@ -16,6 +16,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
+	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 )
@@ -199,7 +200,7 @@ func cpuTimes() (user, sys time.Duration) {
 func benchServer(b *testing.B) string {
 	switch mode := os.Getenv("MEMBENCH_BENCH_SERVER"); mode {
 	case "", "inproc":
-		return llmtest.New(b, llmtest.WithLatency(benchLatency), llmtest.WithChat(fakeModels), llmtest.WithoutBodies()).URL
+		return llmtest.New(b, llmtest.WithLatency(benchLatency), llmtest.WithChat(harnesstest.Replies), llmtest.WithoutBodies()).URL
 	case "child":
 		return llmtest.InChild(b, "TestLatencyServerProcess", "MEMBENCH_LATENCY_SERVER")
 	default:
@@ -214,7 +215,7 @@ func TestLatencyServerProcess(t *testing.T) {
 	if os.Getenv("MEMBENCH_LATENCY_SERVER") == "" {
 		t.Skip("the benchmark's child server (MEMBENCH_BENCH_SERVER=child)")
 	}
-	srv := llmtest.New(t, llmtest.WithLatency(benchLatency), llmtest.WithChat(fakeModels), llmtest.WithoutBodies())
+	srv := llmtest.New(t, llmtest.WithLatency(benchLatency), llmtest.WithChat(harnesstest.Replies), llmtest.WithoutBodies())
 	llmtest.Serve(srv)
 }
 

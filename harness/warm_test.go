@@ -28,7 +28,7 @@ import (
 // finished folder appends nothing and rewrites the same summary. Uses two
 // real LoCoMo conversations when the file is present, else the sample.
 func TestWarmRerunEqualsCold(t *testing.T) {
-	srv := llmtest.New(t, llmtest.WithChat(fakeModels))
+	srv := llmtest.New(t, llmtest.WithChat(harnesstest.Replies))
 	t.Setenv("OPENAI_API_KEY", "sk-test")
 	cfg := membench.Config{
 		System: "turns-cosine", Model: "backend=openai,model=m,base-url=" + srv.URL, Embedder: "hashed",

@@ -4,9 +4,14 @@
 package harnesstest
 
 import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/plan"
 )
 
@@ -27,4 +32,33 @@ func Config(tb testing.TB, system string) membench.Config {
 	tb.Helper()
 	return membench.Config{System: system, ResultsDir: tb.TempDir(), CacheDir: tb.TempDir(), Quiet: true, Concurrency: 2,
 		Host: membench.Host{Home: tb.TempDir(), Embedder: "hashed"}}
+}
+
+// Replies answers like a real model would be asked: relevance decisions
+// with first-token logprobs that vary by request, answers and verdicts that
+// depend on the prompt, so a replay that served the wrong reply would show.
+func Replies(_ int, r llmtest.ChatRequest) llmtest.Reply {
+	u := r.LastUser()
+	h := fnv.New32a()
+	h.Write([]byte(u))
+	x := h.Sum32()
+	if r.Logprobs {
+		p := float64(x%1000) / 1000
+		lp := func(q float64) float64 {
+			if q < 1e-6 {
+				q = 1e-6
+			}
+			return math.Log(q)
+		}
+		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: lp(p)}, {Token: "no", Logprob: lp(1 - p)}}}
+	}
+	low := strings.ToLower(r.Messages[0].Content + u)
+	if strings.Contains(low, "judge") || strings.Contains(low, "gold") {
+		label := "CORRECT"
+		if x%3 == 0 {
+			label = "WRONG"
+		}
+		return llmtest.Reply{Text: fmt.Sprintf(`{"reason": "r%d", "label": %q}`, x%97, label)}
+	}
+	return llmtest.Reply{Text: fmt.Sprintf("answer %d", x%50)}
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/rejudge"
+	"github.com/membench/membench/replay"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
@@ -131,7 +131,7 @@ func Run(ctx context.Context, o *Options) error {
 			return clierr.AsBad(err)
 		}
 		if !runlog.IsRunDir(o.Run) {
-			if err := harness.UnpackBundle(b, o.Run); err != nil {
+			if err := replay.Unpack(b, o.Run); err != nil {
 				return clierr.AsBad(fmt.Errorf("--run %s: %w", o.Run, err))
 			}
 			if !o.JSON {

@@ -18,6 +18,7 @@ import (
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/estimate"
 	"github.com/membench/membench/plan"
+	"github.com/membench/membench/replay"
 	"github.com/membench/membench/runlog"
 
 	"github.com/spf13/cobra"
@@ -330,7 +331,7 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 		fmt.Fprintf(stderr, "replay: calls the bundle lacks go to %s (key from $OPENAI_API_KEY), the backend configured here; never to a server the bundle names\n", llm.RedactText(shown))
 	}
 	cfg := o.Config
-	sum, err := harness.Replay(ctx, b, harness.ReplayOptions{
+	sum, err := replay.Run(ctx, b, replay.Options{
 		Data: cfg.Data, ResultsDir: cfg.ResultsDir, CacheDir: cfg.CacheDir, Concurrency: cfg.Concurrency,
 		Quiet: o.Quiet, Host: o.Host, Fallback: o.ReplayFallback, BaseURL: base, Opts: opts, MaxDataSize: cfg.MaxDataSize, PricesFile: o.Prices,
 	}, stderr)

@@ -1,13 +1,10 @@
-package harness_test
+package replay_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"hash/fnv"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,39 +16,16 @@ import (
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
+	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/llm/prices"
+	"github.com/membench/membench/replay"
 	"github.com/membench/membench/runlog"
-)
 
-// fakeModels answers like a real model would be asked: relevance decisions
-// with first-token logprobs that vary by request, answers and verdicts that
-// depend on the prompt, so a replay that served the wrong reply would show.
-func fakeModels(_ int, r llmtest.ChatRequest) llmtest.Reply {
-	u := r.LastUser()
-	h := fnv.New32a()
-	h.Write([]byte(u))
-	x := h.Sum32()
-	if r.Logprobs {
-		p := float64(x%1000) / 1000
-		lp := func(q float64) float64 {
-			if q < 1e-6 {
-				q = 1e-6
-			}
-			return math.Log(q)
-		}
-		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: lp(p)}, {Token: "no", Logprob: lp(1 - p)}}}
-	}
-	low := strings.ToLower(r.Messages[0].Content + u)
-	if strings.Contains(low, "judge") || strings.Contains(low, "gold") {
-		label := "CORRECT"
-		if x%3 == 0 {
-			label = "WRONG"
-		}
-		return llmtest.Reply{Text: fmt.Sprintf(`{"reason": "r%d", "label": %q}`, x%97, label)}
-	}
-	return llmtest.Reply{Text: fmt.Sprintf("answer %d", x%50)}
-}
+	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/systems/all"
+)
 
 func recordRun(t *testing.T, srvURL string) (membench.Config, *runlog.Summary) {
 	t.Helper()
@@ -70,7 +44,7 @@ func recordRun(t *testing.T, srvURL string) (membench.Config, *runlog.Summary) {
 }
 
 func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
-	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
+	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(harnesstest.Replies))
 	cfg, orig := recordRun(t, srv.URL)
 	dir := harnesstest.Dir(t, cfg)
 	bundleFile := filepath.Join(t.TempDir(), "run.tar.gz")
@@ -95,7 +69,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	rep, err := harness.Replay(context.Background(), opened, harness.ReplayOptions{ResultsDir: out, CacheDir: t.TempDir(), Concurrency: 2, Quiet: true}, io.Discard)
+	rep, err := replay.Run(context.Background(), opened, replay.Options{ResultsDir: out, CacheDir: t.TempDir(), Concurrency: 2, Quiet: true}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +89,7 @@ func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
 }
 
 func TestReplayNamesACallTheBundleLacks(t *testing.T) {
-	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(fakeModels))
+	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(harnesstest.Replies))
 	cfg, _ := recordRun(t, srv.URL)
 	b, err := bundle.Write(harnesstest.Dir(t, cfg), filepath.Join(t.TempDir(), "b.tar.gz"), bundle.Options{Version: "test"})
 	if err != nil {
@@ -133,7 +107,7 @@ func TestReplayNamesACallTheBundleLacks(t *testing.T) {
 	}
 	b.Replies = kept
 	srv.Close()
-	_, err = harness.Replay(context.Background(), b, harness.ReplayOptions{ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 1}, io.Discard)
+	_, err = replay.Run(context.Background(), b, replay.Options{ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 1}, io.Discard)
 	var miss *llm.MissingError
 	if !errors.As(err, &miss) || !strings.Contains(err.Error(), "question ") || !strings.Contains(err.Error(), "request key") || !strings.Contains(err.Error(), "answer") {
 		t.Fatalf("want a missing-reply error naming the question, role and key; got %v", err)
@@ -158,14 +132,14 @@ func recordLines(t *testing.T, path string) []string {
 
 // The committed bundle (testdata/bundles) is a small real-model-shaped run
 // on the embedded sample recorded against the fake server. Regenerate it
-// with: MEMBENCH_WRITE_BUNDLE=1 go test ./harness -run TestWriteCIBundle
+// with: MEMBENCH_WRITE_BUNDLE=1 go test ./replay -run TestWriteCIBundle
 const ciBundle = "../testdata/bundles/sample-turns-rerank.tar.gz"
 
 func TestWriteCIBundle(t *testing.T) {
 	if os.Getenv("MEMBENCH_WRITE_BUNDLE") == "" {
 		t.Skip("set MEMBENCH_WRITE_BUNDLE=1 to re-record testdata/bundles")
 	}
-	srv := llmtest.New(t, llmtest.WithEmbedDim(64), llmtest.WithChat(fakeModels))
+	srv := llmtest.New(t, llmtest.WithEmbedDim(64), llmtest.WithChat(harnesstest.Replies))
 	t.Setenv("OPENAI_API_KEY", "sk-test-replay-never-logged")
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	cfg := membench.Config{
@@ -208,11 +182,52 @@ func TestCommittedBundleReplays(t *testing.T) {
 		want.Groups[i].Abstains = want.Groups[i].Name == "adversarial"
 	}
 	t.Setenv("OPENAI_API_KEY", "")
-	got, err := harness.Replay(context.Background(), b, harness.ReplayOptions{ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2}, io.Discard)
+	got, err := replay.Run(context.Background(), b, replay.Options{ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got.Groups, want.Groups) || !reflect.DeepEqual(got.Overall, want.Overall) || got.Questions != want.Questions || got.EvidenceRecall != want.EvidenceRecall {
 		t.Fatalf("replay of the committed bundle differs from its recorded summary:\n got %+v %+v q=%d er=%v\nwant %+v %+v q=%d er=%v", got.Overall, got.Groups, got.Questions, got.EvidenceRecall, want.Overall, want.Groups, want.Questions, want.EvidenceRecall)
+	}
+}
+
+// A replay writes the dollars that pricing its own records gives, with
+// its --prices file, also when --replay-fallback has it rewrite the
+// summary after the run.
+func TestReplayPricesItsRecords(t *testing.T) {
+	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(harnesstest.Replies))
+	cfg, _ := recordRun(t, srv.URL)
+	bundleFile := filepath.Join(t.TempDir(), "run.tar.gz")
+	if _, err := bundle.Write(harnesstest.Dir(t, cfg), bundleFile, bundle.Options{Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	pricesFile := filepath.Join(t.TempDir(), "prices.yaml")
+	if err := os.WriteFile(pricesFile, []byte("models:\n  gpt-4o-mini: {input: 50, output: 50}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fallback := range []bool{false, true} {
+		b, err := bundle.Open(bundleFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		if _, err := replay.Run(context.Background(), b, replay.Options{ResultsDir: out, CacheDir: t.TempDir(), Concurrency: 2, Quiet: true,
+			Fallback: fallback, BaseURL: srv.URL, PricesFile: pricesFile}, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(out, filepath.Base(harnesstest.Dir(t, cfg)))
+		table, err := prices.Load(pricesFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := prices.Dollars(dir, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s runlog.Summary
+		testutil.ReadJSON(t, filepath.Join(dir, runlog.SummaryJSON), &s)
+		if s.Dollars == nil || !reflect.DeepEqual(*s.Dollars, *want) || want.Total.USD == nil || *want.Total.USD == 0 {
+			t.Errorf("replay (fallback %v): summary.json dollars %+v,\nwant its records priced: %+v", fallback, s.Dollars, want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package replay
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -21,9 +22,9 @@ import (
 	"github.com/membench/membench/systems"
 )
 
-// ReplayOptions are the settings a replay may choose; everything that
+// Options are the settings a replay may choose; everything that
 // changes the outputs comes from the bundle's manifest.
-type ReplayOptions struct {
+type Options struct {
 	Data        string // the dataset file here, when not where the author had it; checked by sha256
 	ResultsDir  string
 	CacheDir    string
@@ -45,7 +46,7 @@ type ReplayOptions struct {
 	Opts membench.Options
 }
 
-// Replay reruns a bundled run with every paid reply served from the
+// Run reruns a bundled run with every paid reply served from the
 // bundle: no network and no key. Offline roles and local embedders are
 // recomputed (they are deterministic); the dataset and the embedder must
 // be the ones the run used.
@@ -55,7 +56,7 @@ type ReplayOptions struct {
 // the user's own command or URL (o.Opts), paths it recorded (the dataset,
 // prompt files) are not read (prompts come from the bundle's own text,
 // checked by hash), and calls it lacks go only to o.BaseURL.
-func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Writer) (*runlog.Summary, error) {
+func Run(ctx context.Context, b *bundle.Bundle, o Options, log io.Writer) (*runlog.Summary, error) {
 	cfg := b.Manifest.Config.MapSpecs(llm.StripEndpoint)
 	cfg.RunID = b.Manifest.RunID
 	// Checked before anything is written under --results: the id is the
@@ -72,7 +73,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	cfg.MaxDataSize = o.MaxDataSize
 	cfg.PricesFile = o.PricesFile
 	cfg.ResultsDir, cfg.CacheDir, cfg.Concurrency, cfg.Quiet, cfg.Host = o.ResultsDir, o.CacheDir, o.Concurrency, o.Quiet, o.Host
-	play := &playback{tape: llm.NewPlayer(b.Replies), fallback: o.Fallback, baseURL: o.BaseURL}
+	play := &harness.Playback{Tape: llm.NewPlayer(b.Replies), Fallback: o.Fallback, BaseURL: o.BaseURL}
 	cfg = plan.WithDefaults(cfg)
 	if runlog.IsRunDir(cfg.Dir()) {
 		return alreadyReplayed(b, cfg, log)
@@ -87,7 +88,7 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	if err != nil {
 		return nil, err
 	}
-	p, err := prepare(pl, play, log)
+	p, err := harness.Prepare(pl, play, log)
 	if err != nil {
 		return nil, err
 	}
@@ -99,16 +100,16 @@ func Replay(ctx context.Context, b *bundle.Bundle, o ReplayOptions, log io.Write
 	if want := b.Manifest.Embedder; want != "" && llm.EmbedderModel(p.Res.EmbedderName) != llm.EmbedderModel(want) {
 		return nil, badinput.Errorf("embedder %s here, but the bundled run embedded with %s; install it (USE-lite: bash scripts/setup-embeddings.sh) so local embeddings are recomputed alike", p.Res.EmbedderName, want)
 	}
-	p.manifest.Replay = &runlog.ReplayInfo{Bundle: filepath.Base(b.Path), Membench: b.Membench, Replies: len(b.Replies), Partial: b.Partial}
+	p.Manifest.Replay = &runlog.ReplayInfo{Bundle: filepath.Base(b.Path), Membench: b.Membench, Replies: len(b.Replies), Partial: b.Partial}
 	// Written now, so the summary Execute computes says it was replayed.
-	if err := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); err != nil {
+	if err := p.SaveManifest(); err != nil {
 		return nil, err
 	}
 	sum, err := p.Execute(ctx)
-	if play.fallback && sum != nil {
+	if play.Fallback && sum != nil {
 		fresh := p.Res.Fresh()
-		p.manifest.Replay.Fresh = fresh
-		if werr := runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.manifest); werr != nil && err == nil {
+		p.Manifest.Replay.Fresh = fresh
+		if werr := p.SaveManifest(); werr != nil && err == nil {
 			err = werr
 		}
 		if s2, serr := summary.Compute(p.Dir); serr == nil {
@@ -163,11 +164,11 @@ func replayOptions(b *bundle.Bundle, opts membench.Options) (membench.Options, e
 	return out, nil
 }
 
-// UnpackBundle writes the bundle's run into dir (a directory holding no
+// Unpack writes the bundle's run into dir (a directory holding no
 // run) for commands that read runs, with a config safe to reuse: no
 // server or key variable from the bundle, prompts pointing at the copies
 // written into dir/prompts.
-func UnpackBundle(b *bundle.Bundle, dir string) error {
+func Unpack(b *bundle.Bundle, dir string) error {
 	if runlog.IsRunDir(dir) {
 		return badinput.Errorf("%s already holds a run; unpack the bundle into another directory", dir)
 	}
