@@ -8,8 +8,8 @@ import (
 
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/shards"
 	"github.com/membench/membench/summary"
 )
 
@@ -40,7 +40,7 @@ priced with (their --prices file when they share one), or --prices FILE.`,
 			if err != nil {
 				return clierr.AsBad(err)
 			}
-			sum, err := harness.Merge(dirs, out, pricesFile)
+			sum, err := shards.Merge(dirs, out, pricesFile)
 			if err != nil {
 				return err
 			}

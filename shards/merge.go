@@ -1,4 +1,6 @@
-package harness
+// Package shards joins the runs of one command's shards (--shard I/N)
+// into one run.
+package shards
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package harness_test
+package shards_test
 
 import (
 	"encoding/json"
@@ -9,10 +9,9 @@ import (
 	"testing"
 
 	"github.com/membench/membench"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
-	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/shards"
 )
 
 // Shards that are not the parts of one command are refused before
@@ -52,7 +51,7 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "merged")
-		_, err := harness.Merge(c.dirs(t), out, "")
+		_, err := shards.Merge(c.dirs(t), out, "")
 		if !badinput.Is(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want a bad-shards error mentioning %q", c.name, err, c.want)
 		}
@@ -92,7 +91,7 @@ func TestMergeSumsDamagedCacheEntries(t *testing.T) {
 		dirs = append(dirs, dir)
 	}
 	out := filepath.Join(t.TempDir(), "merged")
-	sum, err := harness.Merge(dirs, out, "")
+	sum, err := shards.Merge(dirs, out, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,31 +120,5 @@ func TestMergeSumsDamagedCacheEntries(t *testing.T) {
 	// The merged run is priced like a run (offline here: $0, not unknown).
 	if d := onDisk.Dollars; d == nil || d.Total.USD == nil || *d.Total.USD != 0 || !d.Total.Offline {
 		t.Errorf("summary.json dollars = %+v, want $0 offline", d)
-	}
-}
-
-func TestParseShard(t *testing.T) {
-	ok := []struct {
-		s, job string
-		i, n   int
-	}{{"0/1", "", 0, 1}, {"3/4", "9", 3, 4}, {"auto/4", "2", 2, 4}, {" 1/2 ", "", 1, 2}}
-	for _, c := range ok {
-		i, n, err := plan.ParseShard(c.s, c.job)
-		if err != nil || i != c.i || n != c.n {
-			t.Errorf("ParseShard(%q, %q) = %d, %d, %v", c.s, c.job, i, n, err)
-		}
-	}
-	bad := []struct{ s, job, want string }{
-		{"4/4", "", "from 0 to 3"},
-		{"-1/4", "", "from 0 to 3"},
-		{"1/0", "", "positive"},
-		{"2", "", "I/N"},
-		{"auto/4", "", "JOB_COMPLETION_INDEX is not set"},
-		{"auto/4", "4", "from 0 to 3"},
-	}
-	for _, c := range bad {
-		if _, _, err := plan.ParseShard(c.s, c.job); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("ParseShard(%q, %q): %v, want an error mentioning %q", c.s, c.job, err, c.want)
-		}
 	}
 }
