@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
+	"github.com/membench/membench/internal/stamp"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -55,7 +56,7 @@ func TestBundleFigureFullLoCoMo(t *testing.T) {
 	recorded := time.Since(start)
 	dir := harnesstest.Dir(t, cfg)
 	bundleFile := filepath.Join(out, "locomo-turns-rerank.tar.gz")
-	b, err := bundle.Write(dir, bundleFile, bundle.Options{Version: harness.Version()})
+	b, err := bundle.Write(dir, bundleFile, bundle.Options{Version: stamp.Version()})
 	if err != nil {
 		t.Fatal(err)
 	}

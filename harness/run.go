@@ -25,6 +25,7 @@ import (
 	"github.com/membench/membench/answer"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/stamp"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
@@ -83,7 +84,7 @@ type Prepared struct {
 func Prepare(pl *plan.Plan, play *Playback, log io.Writer) (*Prepared, error) {
 	// An unstamped build asks git for its version (the manifest records
 	// it); that runs while the models open.
-	go BuildOf()
+	go stamp.Of()
 	res, err := openResources(pl.Config, pl.Models, &pl.Embedder, play)
 	if err != nil {
 		return nil, err
@@ -173,10 +174,10 @@ func (p *Prepared) writeManifest() error {
 	}
 	m := runlog.Manifest{
 		Schema:           runlog.ManifestSchema,
-		Membench:         Version(),
-		GitCommit:        gitCommit(),
-		GitDirty:         BuildOf().Dirty,
-		VersionFrom:      BuildOf().From,
+		Membench:         stamp.Version(),
+		GitCommit:        stamp.Of().Revision,
+		GitDirty:         stamp.Of().Dirty,
+		VersionFrom:      stamp.Of().From,
 		RunID:            p.ID,
 		ConfigHash:       p.Config.Hash(),
 		Config:           p.Config.Redacted(),

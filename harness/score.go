@@ -22,6 +22,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/jsonl"
+	"github.com/membench/membench/internal/stamp"
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/summary"
@@ -195,7 +196,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: Version(), GitCommit: gitCommit(), GitDirty: BuildOf().Dirty, VersionFrom: BuildOf().From, RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
+	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: stamp.Version(), GitCommit: stamp.Of().Revision, GitDirty: stamp.Of().Dirty, VersionFrom: stamp.Of().From, RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
 		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, DatasetGroups: datasetGroups(ds), Questions: len(preds),
 		Models: map[string]membench.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
 		Status: &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}}

@@ -12,7 +12,7 @@ import (
 	"github.com/membench/membench/bundle"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/stamp"
 	"github.com/membench/membench/runlog"
 )
 
@@ -77,7 +77,7 @@ func Run(o *Options, out io.Writer) error {
 	if err := runlog.GuardOut("--out", o.Out); err != nil {
 		return err
 	}
-	b, err := bundle.Write(o.Run, o.Out, bundle.Options{Version: harness.Version(), Partial: o.Partial})
+	b, err := bundle.Write(o.Run, o.Out, bundle.Options{Version: stamp.Version(), Partial: o.Partial})
 	if err != nil {
 		return clierr.AsBad(err)
 	}

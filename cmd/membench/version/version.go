@@ -8,14 +8,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/harness"
+	"github.com/membench/membench/internal/stamp"
 )
 
 // Line is what `membench version` and `membench --version` print: the
 // version as manifests record it, and where a revision came from when the
 // build carries no VCS stamp.
 func Line() string {
-	b := harness.BuildOf()
+	b := stamp.Of()
 	line := "membench " + b.String()
 	if b.From == "checkout" {
 		line += " (revision read from the source checkout at run time: this build has no VCS stamp)"
@@ -41,10 +41,10 @@ version_from).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON {
-				b := harness.BuildOf()
+				b := stamp.Of()
 				return cliflag.PrintJSON(cmd.OutOrStdout(), struct {
 					Membench string `json:"membench"` // as manifests record it
-					harness.Build
+					stamp.Build
 				}{b.String(), b})
 			}
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), Line())

@@ -1,4 +1,6 @@
-package harness
+// Package stamp says which membench is running: the module version, or
+// the commit (and uncommitted changes) it was built from.
+package stamp
 
 import (
 	"bytes"
@@ -73,7 +75,7 @@ func sourceRoot() string {
 	if !ok || !filepath.IsAbs(file) {
 		return ""
 	}
-	root := filepath.Dir(filepath.Dir(file))
+	root := filepath.Join(filepath.Dir(file), "..", "..")
 	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil || !bytes.Contains(mod, []byte("module github.com/membench/membench\n")) {
 		return ""
@@ -116,10 +118,8 @@ var buildOnce = sync.OnceValue(func() Build {
 	return b
 })
 
-// BuildOf is this binary's Build.
-func BuildOf() Build { return buildOnce() }
+// Of is this binary's Build.
+func Of() Build { return buildOnce() }
 
-// Version is BuildOf().String(): what manifests record as "membench".
+// Version is Of().String(): what manifests record as "membench".
 func Version() string { return buildOnce().String() }
-
-func gitCommit() string { return buildOnce().Revision }

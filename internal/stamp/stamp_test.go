@@ -1,4 +1,4 @@
-package harness
+package stamp
 
 import (
 	"os/exec"
@@ -51,7 +51,7 @@ func TestBuildFromCheckout(t *testing.T) {
 	if err != nil {
 		t.Skipf("no git checkout at %s: %v", root, err)
 	}
-	b := BuildOf()
+	b := Of()
 	if b.From == "build" {
 		t.Skip("this test binary carries a VCS stamp")
 	}
