@@ -17,6 +17,7 @@ import (
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/scoring"
 )
 
 const (
@@ -63,7 +64,7 @@ func TestAuditedKeyHandCount(t *testing.T) {
 	}
 	score := func(out, key string) *runlog.Run {
 		t.Helper()
-		_, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "locomo", Data: shippedLoCoMo, Predictions: preds, Out: out,
+		_, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "locomo", Data: shippedLoCoMo, Predictions: preds, Out: out,
 			Judges: []string{"em"}, AnswerKey: key, NoCache: true, Host: membench.Host{Home: home}})
 		if err != nil {
 			t.Fatal(err)

@@ -60,13 +60,10 @@ type Playback struct {
 	BaseURL  string
 }
 
-// OpenResources builds the models and the embedder the config names.
-func OpenResources(cfg membench.Config) (*Resources, error) {
-	models, err := plan.ModelSpecs(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return openResources(cfg, models, nil, nil)
+// OpenResources builds the models of specs and the embedder the config
+// names, for work that is not a run (scoring predictions).
+func OpenResources(cfg membench.Config, specs map[string]llm.Spec) (*Resources, error) {
+	return openResources(cfg, specs, nil, nil)
 }
 
 // openResources builds the models of specs and the embedder (chosen, or

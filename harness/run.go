@@ -185,7 +185,7 @@ func (p *Prepared) writeManifest() error {
 		DatasetSource:    p.Data.Source,
 		DatasetSHA256:    p.Data.SHA256,
 		Synthetic:        p.Data.Synthetic,
-		DatasetGroups:    datasetGroups(p.Data),
+		DatasetGroups:    plan.DatasetGroups(p.Data),
 		Conversations:    len(p.Data.Conversations),
 		Questions:        nq,
 		Prompts:          p.promptHashes(),
@@ -242,15 +242,6 @@ func (p *Prepared) writeManifest() error {
 // SaveManifest writes p.Manifest over the run's manifest.json.
 func (p *Prepared) SaveManifest() error {
 	return runlog.WriteJSON(filepath.Join(p.Dir, runlog.ManifestFile), p.Manifest)
-}
-
-// datasetGroups is what the manifest records of the dataset's groups.
-func datasetGroups(ds *datasets.Dataset) []runlog.DatasetGroup {
-	var out []runlog.DatasetGroup
-	for _, g := range ds.Groups {
-		out = append(out, runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains})
-	}
-	return out
 }
 
 // promptHashes is the manifest's prompts: every template of the run's set

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/scoring"
 
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -150,7 +150,7 @@ func TestWriteRun(t *testing.T) {
 	if js[0] != want {
 		t.Errorf("first judgment %+v, want %+v", js[0], want)
 	}
-	preds, err := harness.ReadPredictions(filepath.Join(dir, PredictionsFile))
+	preds, err := scoring.ReadPredictions(filepath.Join(dir, PredictionsFile))
 	if err != nil || len(preds) != 4 || preds[0].Prediction != "In 2020." {
 		t.Errorf("predictions %+v %v", preds, err)
 	}

@@ -3,7 +3,8 @@
 // and the model specs, loads the prompts, the dataset (hashed, under the
 // answer key, cut to the shard) and the price table, chooses the embedder,
 // and names the run. Run, estimate, replay and sweep take the Plan and
-// never parse the config again.
+// never parse the config again; scoring a predictions file takes the
+// part of it that applies (Scored).
 package plan
 
 import (
@@ -103,27 +104,11 @@ func Resolve(cfg membench.Config, env Env) (*Plan, error) {
 		}
 		set = set.With(t)
 	}
-	opt := datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home, MaxBytes: cfg.MaxDataSize, Seed: cfg.Seed, BaseData: cfg.BaseData}
-	load := opt
-	load.Conversations, load.Limit, load.Lazy = cfg.Conversations, cfg.Limit, true
-	ds, err := datasets.Load(cfg.Dataset, cfg.Data, load)
-	if err != nil {
-		return nil, badinput.Wrap(err)
-	}
-	if len(cfg.Conversations) > 0 || cfg.Limit > 0 {
-		if ds, err = ds.Filter(cfg.Conversations, cfg.Limit); err != nil {
-			return nil, badinput.Errorf("--conversations: %v", err)
-		}
-	}
-	cfg = resolveData(cfg, ds)
-	if cfg.AnswerKey == "published" {
-		cfg.AnswerKey = "" // the dataset's own key: one run id for both spellings
-	}
-	sum, scoring, err := ApplyScoring(ds, cfg.AnswerKey, cfg.ExcludeImageQuestions, opt)
+	cfg, ds, scoring, err := loadData(cfg, true)
 	if err != nil {
 		return nil, err
 	}
-	cfg.AnswerKeySHA256 = sum
+	cfg = resolveData(cfg, ds)
 	cfg, emb, err := resolveEmbedder(cfg)
 	if err != nil {
 		return nil, err
@@ -144,6 +129,59 @@ func Resolve(cfg membench.Config, env Env) (*Plan, error) {
 	return &Plan{Config: cfg, ID: id, Dir: filepath.Join(cfg.ResultsDir, id), System: spec, Models: models,
 		Data: ds, Shard: shard, Scoring: scoring, Prompts: set, Paper: paper, Prices: table,
 		Embedder: emb}, nil
+}
+
+// loadData loads the config's dataset (lazy: conversations read when
+// used), keeps the part --conversations/--limit ask for and applies the
+// answer key, whose sha256 it records in the config.
+func loadData(cfg membench.Config, lazy bool) (membench.Config, *datasets.Dataset, Scoring, error) {
+	opt := datasets.LoadOptions{TurnStep: cfg.TurnStep, Home: cfg.Host.Home, MaxBytes: cfg.MaxDataSize, Seed: cfg.Seed, BaseData: cfg.BaseData}
+	load := opt
+	load.Conversations, load.Limit, load.Lazy = cfg.Conversations, cfg.Limit, lazy
+	ds, err := datasets.Load(cfg.Dataset, cfg.Data, load)
+	if err != nil {
+		return cfg, nil, Scoring{}, badinput.Wrap(err)
+	}
+	if len(cfg.Conversations) > 0 || cfg.Limit > 0 {
+		if ds, err = ds.Filter(cfg.Conversations, cfg.Limit); err != nil {
+			return cfg, nil, Scoring{}, badinput.Errorf("--conversations: %v", err)
+		}
+	}
+	if cfg.AnswerKey == "published" {
+		cfg.AnswerKey = "" // the dataset's own key: one run id for both spellings
+	}
+	sum, scoring, err := ApplyScoring(ds, cfg.AnswerKey, cfg.ExcludeImageQuestions, opt)
+	cfg.AnswerKeySHA256 = sum
+	return cfg, ds, scoring, err
+}
+
+// Scored resolves cfg for scoring a file of predictions, where no system
+// runs: the price table, defaults filled, the whole dataset loaded under
+// the answer key, the model specs (the judge's is used).
+func Scored(cfg membench.Config) (*Plan, error) {
+	table, err := Prices(cfg.PricesFile) // a bad prices file is bad input before any work
+	if err != nil {
+		return nil, err
+	}
+	cfg, ds, scoring, err := loadData(WithDefaults(cfg), false)
+	if err != nil {
+		return nil, err
+	}
+	models, err := ModelSpecs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	id := cfg.ID()
+	return &Plan{Config: cfg, ID: id, Dir: filepath.Join(cfg.ResultsDir, id), Models: models, Data: ds, Scoring: scoring, Prices: table}, nil
+}
+
+// DatasetGroups is what the manifest records of the dataset's groups.
+func DatasetGroups(ds *datasets.Dataset) []runlog.DatasetGroup {
+	var out []runlog.DatasetGroup
+	for _, g := range ds.Groups {
+		out = append(out, runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains})
+	}
+	return out
 }
 
 // Named is the plan under another run id (a sweep names its points

@@ -199,6 +199,42 @@ func TestRunlogSitsOnTheRootPackage(t *testing.T) {
 	}
 }
 
+// The packages that used to live in harness: the engine depends on none
+// of those that do work of their own (estimate, replay, scoring and shards
+// build on it or beside it), and those it uses or that read finished runs
+// (progress, shards, stamp) depend on nothing of the engine.
+var (
+	notTheEngine     = []string{"estimate", "replay", "scoring", "shards"}
+	withoutTheEngine = []string{"progress", "shards", "internal/stamp"}
+)
+
+// The engine is only the engine: it runs a plan, and what estimates,
+// replays, scores, merges or shows progress lives in packages named for it.
+func TestTheEngineIsOnlyTheEngine(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range listPackages(t) {
+		r := rel(p.ImportPath)
+		seen[r] = true
+		for _, d := range p.Deps {
+			dep := rel(d)
+			if !strings.HasPrefix(d, module+"/") {
+				continue
+			}
+			if r == "harness" && slices.Contains(notTheEngine, dep) {
+				t.Errorf("harness depends on %s: the engine runs a plan; %s builds on it, not the other way round", dep, dep)
+			}
+			if slices.Contains(withoutTheEngine, r) && under(dep, "harness") {
+				t.Errorf("%s depends on %s (via its imports %v): it needs nothing of the engine; pass it what it uses", r, dep, p.Imports)
+			}
+		}
+	}
+	for _, want := range slices.Concat([]string{"harness"}, notTheEngine, withoutTheEngine) {
+		if !seen[want] {
+			t.Errorf("package %s not found; update the lists in this test", want)
+		}
+	}
+}
+
 // envCalls returns "file:line os.Func(arg)" for each call in src that reads
 // or writes a MEMBENCH_* variable: a literal name, or a constant whose
 // name is in envConsts (constants declared anywhere as "MEMBENCH_...").

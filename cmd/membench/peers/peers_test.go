@@ -12,9 +12,9 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/cmd/membench/clierr"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/scoring"
 )
 
 func run(args ...string) (string, error) { return testutil.Execute(NewCmd(), args...) }
@@ -57,7 +57,7 @@ func TestImportFCBaseline(t *testing.T) {
 	}
 	// score re-judges the imported answers with our offline judges.
 	rescored := filepath.Join(t.TempDir(), "rescored")
-	sum, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "locomo", Data: data, Predictions: filepath.Join(out, "predictions.jsonl"),
+	sum, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "locomo", Data: data, Predictions: filepath.Join(out, "predictions.jsonl"),
 		Out: rescored, Judges: []string{"f1", "lexical"}, NoCache: true, Host: membench.Host{Home: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/answerkey"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/rejudge"
+	"github.com/membench/membench/scoring"
 )
 
 const (
@@ -53,7 +53,7 @@ func TestReportUnderBothKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "runs", "gold")
-	if _, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "locomo", Data: shippedLoCoMo, Predictions: pf, Out: out, Judges: []string{"em"}, NoCache: true, Host: membench.Host{Home: home}}); err != nil {
+	if _, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "locomo", Data: shippedLoCoMo, Predictions: pf, Out: out, Judges: []string{"em"}, NoCache: true, Host: membench.Host{Home: home}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = run("--run", out, "--answer-key", "published,audited", "--judge", "em")

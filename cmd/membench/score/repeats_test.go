@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/membench/membench"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/scoring"
 	"github.com/membench/membench/summary"
 )
 
@@ -57,7 +57,7 @@ func TestScoreRepeatsJudgesEachAnswerThreeTimes(t *testing.T) {
 	spec := "name=rep,backend=openai,model=m,retries=-1,repeats=3,base-url=" + srv.URL
 	score := func(out string) string {
 		var buf bytes.Buffer
-		o := &Options{Score: harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: out, Judges: []string{spec},
+		o := &Options{Score: scoring.Config{Dataset: "sample", Predictions: preds, Out: out, Judges: []string{spec},
 			CacheDir: filepath.Join(dir, "cache"), Host: membench.Host{Home: dir}}, Out: &buf}
 		if err := Run(context.Background(), o); err != nil {
 			t.Fatal(err)

@@ -14,17 +14,17 @@ import (
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/scoring"
 	"github.com/membench/membench/summary"
 )
 
 // Options are the score command's inputs.
 type Options struct {
-	Score               harness.ScoreConfig // Host is set from the environment by NewCmd
-	LLM, Model, BaseURL string              // --llm/--model/--base-url for llm judges
-	JSON                bool                // print the summary as JSON
+	Score               scoring.Config // Host is set from the environment by NewCmd
+	LLM, Model, BaseURL string         // --llm/--model/--base-url for llm judges
+	JSON                bool           // print the summary as JSON
 	Out                 io.Writer
 }
 
@@ -90,7 +90,7 @@ func Run(ctx context.Context, o *Options) error {
 		return clierr.AsBad(err)
 	}
 	sc.Model = m
-	sum, missing, err := harness.Score(ctx, sc)
+	sum, missing, err := scoring.Run(ctx, sc)
 	if err != nil {
 		return err
 	}

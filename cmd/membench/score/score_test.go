@@ -10,8 +10,8 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/cmd/membench/clierr"
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/scoring"
 )
 
 func TestScoreWithOptions(t *testing.T) {
@@ -22,7 +22,7 @@ func TestScoreWithOptions(t *testing.T) {
 	}
 	var out bytes.Buffer
 	o := &Options{
-		Score: harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: filepath.Join(dir, "out"), Judges: []string{"f1"},
+		Score: scoring.Config{Dataset: "sample", Predictions: preds, Out: filepath.Join(dir, "out"), Judges: []string{"f1"},
 			Host: membench.Host{Home: dir}},
 		Out: &out,
 	}

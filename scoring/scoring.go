@@ -1,4 +1,6 @@
-package harness
+// Package scoring judges a file of external predictions against a dataset
+// and writes a run-shaped folder (membench score).
+package scoring
 
 import (
 	"bytes"
@@ -20,6 +22,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/jsonl"
 	"github.com/membench/membench/internal/stamp"
@@ -35,8 +38,8 @@ type Prediction struct {
 	System     string `json:"system,omitempty"`
 }
 
-// ScoreConfig scores external predictions against a dataset.
-type ScoreConfig struct {
+// Config scores external predictions against a dataset.
+type Config struct {
 	Dataset     string
 	Data        string
 	Predictions string
@@ -115,25 +118,21 @@ func ReadPredictions(path string) ([]Prediction, error) {
 	return out, nil
 }
 
-// Score judges external predictions and writes a run-shaped directory
+// Run judges external predictions and writes a run-shaped directory
 // (manifest, answers, judgments, summary) so every other command reads it.
-func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, error) {
-	table, err := plan.Prices(sc.Prices) // a bad prices file is bad input before any work
+func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
+	system := sc.System
+	if system == "" {
+		system = trimExt(filepath.Base(sc.Predictions))
+	}
+	pl, err := plan.Scored(membench.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host,
+		ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out), AnswerKey: sc.AnswerKey, ExcludeImageQuestions: sc.ExcludeImageQuestions,
+		MaxDataSize: sc.MaxDataSize, Seed: sc.Seed, BaseData: sc.BaseData, PricesFile: sc.Prices})
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg, ds := pl.Config, pl.Data
 	preds, err := ReadPredictions(sc.Predictions)
-	if err != nil {
-		return nil, nil, err
-	}
-	ds, err := datasets.Load(sc.Dataset, sc.Data, datasets.LoadOptions{Home: sc.Host.Home, MaxBytes: sc.MaxDataSize, Seed: sc.Seed, BaseData: sc.BaseData})
-	if err != nil {
-		return nil, nil, badinput.Wrap(err)
-	}
-	if sc.AnswerKey == "published" {
-		sc.AnswerKey = "" // the dataset's own
-	}
-	keySum, scoring, err := plan.ApplyScoring(ds, sc.AnswerKey, sc.ExcludeImageQuestions, datasets.LoadOptions{Home: sc.Host.Home, MaxBytes: sc.MaxDataSize, Seed: sc.Seed, BaseData: sc.BaseData})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -141,7 +140,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	for _, p := range preds {
 		given[p.QuestionID] = true
 	}
-	scoring = scoring.Within(given) // the key's counts over the predictions' questions
+	scoring := pl.Scoring.Within(given) // the key's counts over the predictions' questions
 	if len(scoring.Dropped) > 0 {
 		kept := preds[:0:0]
 		for _, p := range preds {
@@ -174,19 +173,12 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 	if err := checkScoreOut(sc.Out, sc.Predictions); err != nil {
 		return nil, nil, err
 	}
-	system := sc.System
-	if system == "" {
-		system = trimExt(filepath.Base(sc.Predictions))
-	}
-	cfg := membench.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host, ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out),
-		AnswerKey: sc.AnswerKey, AnswerKeySHA256: keySum, ExcludeImageQuestions: sc.ExcludeImageQuestions}
-	cfg = plan.WithDefaults(cfg) // as run: one set of defaults
 	lock, err := runlog.LockDir(sc.Out)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer lock.Unlock()
-	res, err := OpenResources(cfg)
+	res, err := harness.OpenResources(cfg, pl.Models)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -197,7 +189,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		return nil, nil, err
 	}
 	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: stamp.Version(), GitCommit: stamp.Of().Revision, GitDirty: stamp.Of().Dirty, VersionFrom: stamp.Of().From, RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
-		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, DatasetGroups: datasetGroups(ds), Questions: len(preds),
+		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, DatasetGroups: plan.DatasetGroups(ds), Questions: len(preds),
 		Models: map[string]membench.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
 		Status: &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}}
 	// Only the judge model is used here: the answers come from outside.
@@ -273,7 +265,7 @@ func Score(ctx context.Context, sc ScoreConfig) (*runlog.Summary, []string, erro
 		return nil, nil, err
 	}
 	// The judges' spend, priced as a run's is (offline judges: $0).
-	if d, err := prices.Dollars(sc.Out, table); err == nil {
+	if d, err := prices.Dollars(sc.Out, pl.Prices); err == nil {
 		sum.Dollars = d
 	}
 	given = map[string]bool{}
@@ -351,18 +343,18 @@ func addedToScore(out string, preds []Prediction, judges []string) (addedLater, 
 		return a, badinput.Wrap(err)
 	}
 	for _, c := range costs {
-		if c.ConversationID != "" { // judge's lines; Score's own has none
+		if c.ConversationID != "" { // judge's lines; Run's own has none
 			a.costs = append(a.costs, c)
 		}
 	}
 	return a, nil
 }
 
-// scoreEmbedder marks a manifest written by Score.
+// scoreEmbedder marks a manifest written by Run.
 const scoreEmbedder = "none (scoring only)"
 
-// checkScoreOut accepts as Score's output a missing or empty directory, one
-// holding only the predictions file, or one an earlier Score wrote; anything
+// checkScoreOut accepts as Run's output a missing or empty directory, one
+// holding only the predictions file, or one an earlier Run wrote; anything
 // else (above all a run's directory) would be overwritten, so it is refused.
 func checkScoreOut(out, predictions string) error {
 	entries, err := os.ReadDir(out)

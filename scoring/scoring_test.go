@@ -1,4 +1,4 @@
-package harness_test
+package scoring_test
 
 import (
 	"context"
@@ -9,9 +9,13 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/scoring"
 
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
+
+	_ "github.com/membench/membench/answer"
+	_ "github.com/membench/membench/systems/all"
 )
 
 // `membench score --out` must not overwrite a real run's artifacts; an
@@ -25,8 +29,8 @@ func TestScoreRefusesToOverwriteARun(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
 	preds := filepath.Join(t.TempDir(), "p.jsonl")
 	os.WriteFile(preds, []byte(`{"question_id":"sample-1:0","prediction":"x"}`+"\n"), 0o644)
-	sc := harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: dir, CacheDir: cfg.CacheDir}
-	_, _, err := harness.Score(context.Background(), sc)
+	sc := scoring.Config{Dataset: "sample", Predictions: preds, Out: dir, CacheDir: cfg.CacheDir}
+	_, _, err := scoring.Run(context.Background(), sc)
 	if err == nil || !strings.Contains(err.Error(), "--out") {
 		t.Fatalf("score into a run dir: want a refusal naming --out, got %v", err)
 	}
@@ -37,13 +41,13 @@ func TestScoreRefusesToOverwriteARun(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "notes")
 	os.MkdirAll(other, 0o755)
 	os.WriteFile(filepath.Join(other, "readme.txt"), []byte("mine"), 0o644)
-	if _, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: other, CacheDir: cfg.CacheDir}); err == nil {
+	if _, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "sample", Predictions: preds, Out: other, CacheDir: cfg.CacheDir}); err == nil {
 		t.Fatal("score into a non-empty directory that is no score dir was accepted")
 	}
 	out := filepath.Join(t.TempDir(), "scored")
 	sc.Out = out
 	for i := 0; i < 2; i++ { // fresh, then rescoring its own output
-		if _, _, err := harness.Score(context.Background(), sc); err != nil {
+		if _, _, err := scoring.Run(context.Background(), sc); err != nil {
 			t.Fatalf("score #%d into %s: %v", i+1, out, err)
 		}
 	}

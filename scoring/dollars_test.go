@@ -1,4 +1,4 @@
-package harness_test
+package scoring_test
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/scoring"
 )
 
 // Scoring outside predictions prices its judges' spend as a run does: a
@@ -32,7 +32,7 @@ func TestScorePricesItsJudges(t *testing.T) {
 	}
 
 	offline := filepath.Join(t.TempDir(), "offline")
-	if _, _, err := harness.Score(context.Background(), harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: offline, NoCache: true}); err != nil {
+	if _, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "sample", Predictions: preds, Out: offline, NoCache: true}); err != nil {
 		t.Fatal(err)
 	}
 	s, md := read(offline)
@@ -46,9 +46,9 @@ func TestScorePricesItsJudges(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
 	t.Setenv("OPENAI_API_KEY", "sk-test-score-dollars")
 	priced := filepath.Join(t.TempDir(), "priced")
-	sc := harness.ScoreConfig{Dataset: "sample", Predictions: preds, Out: priced, NoCache: true, Judges: []string{"llm"},
+	sc := scoring.Config{Dataset: "sample", Predictions: preds, Out: priced, NoCache: true, Judges: []string{"llm"},
 		Model: "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL}
-	if _, _, err := harness.Score(context.Background(), sc); err != nil {
+	if _, _, err := scoring.Run(context.Background(), sc); err != nil {
 		t.Fatal(err)
 	}
 	s, md = read(priced)
@@ -62,7 +62,7 @@ func TestScorePricesItsJudges(t *testing.T) {
 
 	// A prices file that cannot be read is refused before any work.
 	sc.Out, sc.Prices = filepath.Join(t.TempDir(), "bad"), filepath.Join(t.TempDir(), "missing.yaml")
-	if _, _, err := harness.Score(context.Background(), sc); err == nil || !strings.Contains(err.Error(), "--prices") {
+	if _, _, err := scoring.Run(context.Background(), sc); err == nil || !strings.Contains(err.Error(), "--prices") {
 		t.Fatalf("a missing --prices file: %v, want an error naming --prices", err)
 	}
 	if _, err := os.Stat(sc.Out); err == nil {
