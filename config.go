@@ -135,8 +135,9 @@ func (c Config) JudgeModelSpec() string {
 	return c.Model
 }
 
-// WithDefaults fills unset fields but the judges, whose default depends
-// on what the judge model is (plan.WithDefaults fills them too).
+// WithDefaults fills unset fields: the one place of a run's defaults
+// (run's flags show them). The judges are left to plan, whose default
+// depends on what the judge model is, which only the model layer tells.
 func (c Config) WithDefaults() Config {
 	if c.Dataset == "" {
 		c.Dataset = "sample"

@@ -15,7 +15,6 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
-	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/summary"
 )
@@ -36,7 +35,7 @@ func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
 	if first.CacheDamaged != nil {
 		t.Fatalf("a clean run reports damaged cache entries: %+v", first.CacheDamaged)
 	}
-	md, _ := os.ReadFile(filepath.Join(plan.WithDefaults(cfg).Dir(), runlog.SummaryMD))
+	md, _ := os.ReadFile(filepath.Join(harnesstest.Dir(t, cfg), runlog.SummaryMD))
 	if strings.Contains(string(md), "CACHE:") {
 		t.Fatalf("a clean run's summary has a cache note:\n%s", md)
 	}
@@ -82,7 +81,7 @@ func TestDamagedCacheEntriesAreCountedInTheSummary(t *testing.T) {
 	if sum.CacheDamaged == nil || sum.CacheDamaged.Embeddings != 3 || sum.CacheDamaged.LLM != 0 {
 		t.Fatalf("summary counts %+v damaged entries; want 3 embeddings", sum.CacheDamaged)
 	}
-	dir := plan.WithDefaults(cfg).Dir()
+	dir := harnesstest.Dir(t, cfg)
 	md, _ = os.ReadFile(filepath.Join(dir, runlog.SummaryMD))
 	if !strings.Contains(string(md), "CACHE: 3 damaged entries (LLM cache 0, embedding cache 3, token counts 0)") {
 		t.Fatalf("summary lacks the damaged-entries note:\n%s", md)

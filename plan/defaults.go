@@ -21,11 +21,10 @@ func DefaultJudges(judgeModel string) []string {
 	return []string{"lexical", "f1", "bleu1"}
 }
 
-// WithDefaults is cfg.WithDefaults with the judges filled too: their
-// default depends on what the judge model is, which only the model layer
-// can tell. A run's id hashes its judges, so anything that names a run's
-// folder from a config (Config.Dir) takes the defaults from here.
-func WithDefaults(cfg membench.Config) membench.Config {
+// withDefaults is cfg.WithDefaults, the one place of a run's defaults,
+// with the judges filled too: their default depends on what the judge
+// model is, which only the model layer can tell.
+func withDefaults(cfg membench.Config) membench.Config {
 	cfg = cfg.WithDefaults()
 	if len(cfg.Judges) == 0 {
 		cfg.Judges = DefaultJudges(cfg.JudgeModelSpec())

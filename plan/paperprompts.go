@@ -123,6 +123,6 @@ func verdictFor(what string, pin *membench.PromptPin, file string) (membench.Pro
 // its paper_prompts: pins (without AllowPromptMismatch), before any work:
 // a sweep checks every point first.
 func CheckPaperPrompts(cfg membench.Config) error {
-	_, _, err := paperPrompts(WithDefaults(cfg))
+	_, _, err := paperPrompts(withDefaults(cfg))
 	return err
 }

@@ -71,7 +71,7 @@ func Resolve(cfg membench.Config, env Env) (*Plan, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	cfg = WithDefaults(cfg)
+	cfg = withDefaults(cfg)
 	var shard *runlog.ShardInfo
 	if cfg.Shard != "" {
 		i, n, err := ParseShard(cfg.Shard, env.JobIndex)
@@ -163,7 +163,7 @@ func Scored(cfg membench.Config) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, ds, scoring, err := loadData(WithDefaults(cfg), false)
+	cfg, ds, scoring, err := loadData(withDefaults(cfg), false)
 	if err != nil {
 		return nil, err
 	}

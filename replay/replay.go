@@ -74,7 +74,7 @@ func Run(ctx context.Context, b *bundle.Bundle, o Options, log io.Writer) (*runl
 	cfg.PricesFile = o.PricesFile
 	cfg.ResultsDir, cfg.CacheDir, cfg.Concurrency, cfg.Quiet, cfg.Host = o.ResultsDir, o.CacheDir, o.Concurrency, o.Quiet, o.Host
 	play := &harness.Playback{Tape: llm.NewPlayer(b.Replies), Fallback: o.Fallback, BaseURL: o.BaseURL}
-	cfg = plan.WithDefaults(cfg)
+	cfg = cfg.WithDefaults() // the folder is --results and the bundle's run id
 	if runlog.IsRunDir(cfg.Dir()) {
 		return alreadyReplayed(b, cfg, log)
 	}

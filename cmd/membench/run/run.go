@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"time"
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/bundle"
@@ -98,20 +97,21 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 		},
 	}
 	f := c.Flags()
+	def := membench.Config{}.WithDefaults() // the defaults a config file gets, shown by the flags
 	f.StringVar(&o.ConfigFile, "config", "", "YAML run config (flags override it)")
 	f.StringVar(&o.Config.System, "system", "turns-cosine", "memory system (list them with: membench systems)")
 	_ = c.RegisterFlagCompletionFunc("config", cliflag.CompleteConfigs)
 	_ = c.RegisterFlagCompletionFunc("system", cliflag.CompleteSystems)
 	f.StringArrayVar(&o.Opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
 	cliflag.Int(c, &o.Config.K, "k", 0, 0, cliflag.MaxK, "retrieval budget (items), the same setting as --opt k; 0 = the system's default")
-	f.StringVar(&o.Config.Dataset, "dataset", "sample", "dataset: "+strings.Join(datasets.Names(), ", "))
+	f.StringVar(&o.Config.Dataset, "dataset", def.Dataset, "dataset: "+strings.Join(datasets.Names(), ", "))
 	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&o.Config.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
 	f.StringVar(&o.Config.BaseData, "base-data", "", "base conversations of a stitched dataset (locomo-plus: a LoCoMo file; default: the installed locomo copy)")
 	cliflag.Int(c, &o.Config.Seed, "seed", 0, 0, math.MaxInt32, "seed of a stitched dataset's choices (locomo-plus: each item's base conversation); 0 = the dataset's default, 1")
 	f.StringSliceVar(&o.Config.Conversations, "conversations", nil, "only these conversation ids (comma-separated), e.g. conv-26")
 	cliflag.Int(c, &o.Config.Limit, "limit", 0, 0, math.MaxInt, "at most N questions in all, in dataset order; conversations left without questions are not built (0 = all)")
-	cliflag.Duration(c, &o.Config.TurnStep, "turn-step", 30*time.Second, 0, membench.MaxTurnStep, "time between consecutive turns within a session")
+	cliflag.Duration(c, &o.Config.TurnStep, "turn-step", def.TurnStep, 0, membench.MaxTurnStep, "time between consecutive turns within a session")
 	f.StringVar(&o.LLM, "llm", "", "backend for every role: offline (default) or openai")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini (implies --llm openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
@@ -129,21 +129,21 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.BoolVar(&o.Config.AllowPromptMismatch, "allow-prompt-mismatch", false, "run a prompt file whose sha256 is not the one the paper config pins (paper_prompts:), every figure labelled PROMPT MISMATCH, instead of refusing")
 	f.StringVar(&o.Config.Embedder, "embedder", "", "embedder: use-lite, tfidf-hash-512 (also: hashed), or openai:MODEL (default: use-lite when installed, else tfidf-hash-512; the run id records which)")
 	f.StringVar(&o.Config.RunID, "run-id", "", "run directory name (default: derived from the config, so reruns resume)")
-	f.StringVar(&o.Config.ResultsDir, "results", "results", "where run directories go")
+	f.StringVar(&o.Config.ResultsDir, "results", def.ResultsDir, "where run directories go")
 	f.StringVar(&o.Config.CacheDir, "cache-dir", "", "LLM and embedding caches (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
 	cliflag.Concurrency(c, &o.Config.Concurrency, "one budget for the whole run: at most N model requests in flight and N questions in progress, shared by every conversation, build and judge")
 	f.BoolVar(&o.Config.NoCache, "no-cache", false, "do not read or write the LLM cache")
-	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", membench.DefaultMaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
+	cliflag.Float64(c, &o.Config.MaxBuildFailures, "max-build-failures", def.MaxBuildFailures, 0, 1, "share of memory-build requests that may fail (unusable reply after a repair retry) before the run stops with exit 1 (1 = never stop)")
 	cliflag.Size(c, &o.Config.MaxDataSize, "max-data-size", datasets.DefaultMaxBytes, 1<<10, 1<<50, "read at most this much of the dataset file (a larger one is refused), e.g. 8GiB")
 	f.BoolVar(&o.Config.NoTranscripts, "no-transcripts", false, "do not write transcripts.jsonl.gz (what the answer model and judges read and replied, per question)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
 	f.BoolVar(&o.JSON, "json", false, "print the summary (summary.json's content) as JSON on stdout instead of the table")
 	f.StringVar(&o.Replay, "replay", "", "reproduce a bundled run (membench bundle): its config, every paid reply from the bundle, no network, no key; only --data, --results, --cache-dir, --concurrency and --quiet apply (and --opt for an outside system's cmd or url)")
 	f.BoolVar(&o.ReplayFallback, "replay-fallback", false, "with --replay: send calls the bundle lacks to the backend configured here (--base-url, else $OPENAI_BASE_URL, else OpenAI; key from $OPENAI_API_KEY), never one the bundle names; the summary counts them")
-	def := bundle.DefaultLimits
-	cliflag.Size(c, &o.ReplayLimits.Entry, "replay-max-entry", def.Entry, 1<<10, 1<<50, "with --replay: the most one bundle entry may unpack to, e.g. 2GiB")
-	cliflag.Size(c, &o.ReplayLimits.Total, "replay-max-total", def.Total, 1<<10, 1<<50, "with --replay: the most a whole bundle may unpack to, e.g. 8GiB")
-	cliflag.Float64(c, &o.ReplayLimits.Ratio, "replay-max-ratio", def.Ratio, 1, 1e6, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
+	lim := bundle.DefaultLimits
+	cliflag.Size(c, &o.ReplayLimits.Entry, "replay-max-entry", lim.Entry, 1<<10, 1<<50, "with --replay: the most one bundle entry may unpack to, e.g. 2GiB")
+	cliflag.Size(c, &o.ReplayLimits.Total, "replay-max-total", lim.Total, 1<<10, 1<<50, "with --replay: the most a whole bundle may unpack to, e.g. 8GiB")
+	cliflag.Float64(c, &o.ReplayLimits.Ratio, "replay-max-ratio", lim.Ratio, 1, 1e6, "with --replay: unpacked bytes per byte of the bundle file (real bundles expand about 5x)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	f.StringVar(&o.Prices, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table, for the summary's dollars line")
 	f.BoolVar(&o.Estimate, "estimate", false, "print the calls, tokens and dollars by stage the run would spend, from a dry run with the offline heuristics standing in for paid models (no paid call), and run nothing")
@@ -266,18 +266,6 @@ func Run(ctx context.Context, o *Options) error {
 	return nil
 }
 
-// loadPrices is the default price table, with the --prices file over it.
-func loadPrices(path string) (*prices.Table, error) {
-	if path == "" {
-		return prices.Default(), nil
-	}
-	t, err := prices.Load(path)
-	if err != nil {
-		return nil, clierr.AsBad(err)
-	}
-	return t, nil
-}
-
 // printBill prints the run's dollars line under its summary; a run whose
 // costs cannot be read still printed its scores, so that is only said.
 func printBill(stdout, stderr io.Writer, dir string, t *prices.Table) {
@@ -344,11 +332,11 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	summary.Print(stdout, sum)
 	if sum.Dollars == nil {
 		// A folder replayed before summaries held dollars.
-		priceTable, err := loadPrices(o.Prices)
+		priceTable, err := plan.Prices(o.Prices)
 		if err != nil {
-			return err
+			return clierr.AsBad(err)
 		}
-		printBill(stdout, stderr, filepath.Join(plan.WithDefaults(cfg).ResultsDir, sum.RunID), priceTable)
+		printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
 	}
 	return nil
 }
