@@ -271,10 +271,6 @@ func LockPath(path, runsDir string) string {
 	return filepath.Join(runsDir, filepath.Base(path)+".lock")
 }
 
-// legacyLockPath is where locks lived before: beside the plan. Such a
-// lock is still read (never written), so earlier registrations stay valid.
-func legacyLockPath(path string) string { return path + ".lock" }
-
 func digest(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
@@ -294,7 +290,7 @@ func LockWith(path, runsDir string, now time.Time, o LockOptions) (*LockInfo, er
 		return nil, err
 	}
 	l := &LockInfo{File: filepath.Base(path), SHA256: digest(b), LockedAt: now.UTC()}
-	if old, _, err := ReadLock(path, runsDir); err == nil {
+	if old, err := ReadLock(path, runsDir); err == nil {
 		if old.SHA256 == l.SHA256 {
 			return old, nil
 		}
@@ -313,27 +309,21 @@ func LockWith(path, runsDir string, now time.Time, o LockOptions) (*LockInfo, er
 	return l, runlog.WriteFileAtomic(lp, append(jb, '\n'))
 }
 
-// ReadLock reads the plan's lock and says where it was found: in the runs
-// directory, else (an older lock) beside the plan.
-func ReadLock(path, runsDir string) (*LockInfo, string, error) {
+// ReadLock reads the plan's lock from LockPath.
+func ReadLock(path, runsDir string) (*LockInfo, error) {
 	lp := LockPath(path, runsDir)
 	b, err := os.ReadFile(lp)
-	if errors.Is(err, fs.ErrNotExist) {
-		if lb, lerr := os.ReadFile(legacyLockPath(path)); lerr == nil {
-			lp, b, err = legacyLockPath(path), lb, nil
-		}
-	}
 	if err != nil {
-		return nil, lp, err
+		return nil, err
 	}
 	var l LockInfo
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, lp, fmt.Errorf("%s: %v", lp, err)
+		return nil, fmt.Errorf("%s: %v", lp, err)
 	}
 	if _, err := hex.DecodeString(l.SHA256); err != nil || len(l.SHA256) != 64 {
-		return nil, lp, fmt.Errorf("%s: sha256 %q is not a 64-digit hex digest; the lock is damaged: restore it (e.g. from version control), or delete it and lock again only if no data were seen", lp, l.SHA256)
+		return nil, fmt.Errorf("%s: sha256 %q is not a 64-digit hex digest; the lock is damaged: restore it (e.g. from version control), or delete it and lock again only if no data were seen", lp, l.SHA256)
 	}
-	return &l, lp, nil
+	return &l, nil
 }
 
 // ChangedError: the plan's content differs from its lock.
@@ -350,7 +340,7 @@ func (e *ChangedError) Error() string {
 
 // Verify checks the plan against its lock.
 func Verify(path, runsDir string, b []byte) (*LockInfo, error) {
-	l, _, err := ReadLock(path, runsDir)
+	l, err := ReadLock(path, runsDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		flag := ""
 		if runsDir != "" {

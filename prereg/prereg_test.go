@@ -330,16 +330,6 @@ func TestLockGoesNextToTheResults(t *testing.T) {
 	if _, err := Verify(path, other, []byte(plan)); err == nil || !strings.Contains(err.Error(), "--runs-dir "+other) {
 		t.Errorf("verify elsewhere: %v", err)
 	}
-	// An older lock beside the plan still counts.
-	old := filepath.Join(root, "old")
-	os.MkdirAll(old, 0o755)
-	legacy := filepath.Join(old, "plan.yaml")
-	os.WriteFile(legacy, []byte(plan), 0o644)
-	b, _ := os.ReadFile(filepath.Join(runs, "plan.yaml.lock"))
-	os.WriteFile(legacy+".lock", b, 0o644)
-	if _, err := Verify(legacy, filepath.Join(root, "nothing-here"), []byte(plan)); err != nil {
-		t.Errorf("legacy lock: %v", err)
-	}
 }
 
 // Lock validates the plan and records its hash and its resolved protocol
