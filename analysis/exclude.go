@@ -18,8 +18,8 @@ func Excluded(exclude []string, group string, abstains bool) bool {
 	return slices.Contains(exclude, group) || (abstains && slices.Contains(exclude, Abstaining))
 }
 
-// CategoryExclusion reads LoCoMo's category numbers as the deprecated
-// --exclude-category and older preregistrations give them: 0 excludes
+// CategoryExclusion reads LoCoMo's category numbers as
+// older preregistrations (exclude_category) give them: 0 excludes
 // nothing, 5 every abstaining question (it always stood for LongMemEval's
 // _abs too), 1-4 LoCoMo's group of that number.
 func CategoryExclusion(cs []int) []string {

@@ -57,7 +57,7 @@ var locomoGroups = []GroupSpec{
 
 // CategoryName is the group of a LoCoMo category number ("unknown" for
 // others), for what still speaks LoCoMo's numbers: peers' files, answer
-// keys and the deprecated --exclude-category.
+// keys and older preregistrations (exclude_category).
 func CategoryName(c int) string {
 	if c < CatMultiHop || c > CatAdversarial {
 		return "unknown"

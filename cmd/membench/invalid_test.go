@@ -78,11 +78,11 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 		}
 	}
 	// Every question is in both runs; the pair needs a valid verdict on
-	// each side. Abstention questions are kept (--exclude-category 0) so
+	// each side. Abstention questions are kept (--exclude-group none) so
 	// the counts are the raw files'.
 	wantN := total - len(invA) - len(invB) + both
 
-	out, code := membench(t, env, "compare", "--run", a, "--run", b, "--judge", "llm", "--exclude-category", "0", "--json")
+	out, code := membench(t, env, "compare", "--run", a, "--run", b, "--judge", "llm", "--exclude-group", "none", "--json")
 	if code != 0 {
 		t.Fatalf("compare: exit %d\n%s", code, out)
 	}
@@ -101,12 +101,12 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 	if !strings.Contains(out, "have an invalid verdict from judge llm") {
 		t.Errorf("compare should note the invalid verdicts on stderr:\n%s", out)
 	}
-	out, code = membench(t, env, "compare", "--run", a, "--run", b, "--judge", "llm", "--exclude-category", "0")
+	out, code = membench(t, env, "compare", "--run", a, "--run", b, "--judge", "llm", "--exclude-group", "none")
 	if code != 0 || !strings.Contains(out, "note: invalid verdicts left out:") {
 		t.Errorf("compare text: exit %d, want a note line\n%s", code, out)
 	}
 
-	out, code = membench(t, env, "agreement", "--run", a, "--run", b, "--judge", "llm", "--judge", "f1", "--exclude-category", "0", "--json")
+	out, code = membench(t, env, "agreement", "--run", a, "--run", b, "--judge", "llm", "--judge", "f1", "--exclude-group", "none", "--json")
 	if code != 0 {
 		t.Fatalf("agreement: exit %d\n%s", code, out)
 	}

@@ -92,8 +92,6 @@ verdict judge) and --judge-spec SPEC to run a new one (run, score, judge).`,
   membench report --run results`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Old spellings of flags still work; say which to use instead.
-		PersistentPreRun: func(c *cobra.Command, _ []string) { cliflag.WarnDeprecated(c) },
 	}
 	// --version prints what `membench version` does; the template calls
 	// it lazily, so other commands never ask git.

@@ -114,15 +114,9 @@ func TestCompareTwoDefaultRunsNeedsNoJudge(t *testing.T) {
 	if out, code := in(t, dir, "compare", "--run", "results/A/judgments.jsonl", "--run", "results/B/judgments.jsonl"); code != 0 {
 		t.Fatalf("judgments files: exit %d\n%s", code, out)
 	}
-	// The old spelling still works; its notice goes to stderr, not into the JSON.
-	stdout, stderr, code = split(t, dir, "compare", "--a", "results/A", "--b", "results/B", "--json")
-	if code != 0 || json.Unmarshal([]byte(stdout), &r) != nil || !strings.Contains(stderr, "--a is deprecated, use --run A --run B") {
-		t.Fatalf("--a/--b: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
-	}
 	for _, bad := range [][]string{
 		{"compare", "--run", "results/A"},
 		{"compare", "--run", "results/A", "--run", "results/B", "--run", "results/S"},
-		{"compare", "--run", "results/A", "--b", "results/B"},
 	} {
 		if out, code := in(t, dir, bad...); code != 2 {
 			t.Errorf("%v: exit %d, want 2\n%s", bad, code, out)
@@ -183,47 +177,6 @@ func TestJSONOnStdout(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Judge != "lexical" || len(rep.Runs) != 1 || rep.Runs[0].K == nil || *rep.Runs[0].K != 10 || rep.Runs[0].Overall.Score == nil || rep.Runs[0].Overall.N == 0 {
 		t.Errorf("report --json: %v %+v\n%s", err, rep, stdout)
 	}
-}
-
-// Old spellings keep working (hidden from help, one stderr line each).
-func TestDeprecatedSpellingsStillWork(t *testing.T) {
-	t.Parallel()
-	dir := sharedWorkspace(t)
-	for _, c := range []struct {
-		args []string
-		old  string
-	}{
-		{[]string{"report", "--runs", "results/A"}, "--runs"},
-		{[]string{"kstar", "--runs-dir", "results", "--reference", "turns-cosine", "--reference-k", "10", "--candidate", "fullcontext", "--k", "1"}, "--runs-dir"},
-		{[]string{"diagnose", "--run", "results/A", "--runs", "results/B", "--per-question", filepath.Join(dir, "pq.csv")}, "--per-question"},
-		{[]string{"agreement", "--judgments", "results/A/judgments.jsonl", "--judge", "lexical", "--judge", "f1"}, "--judgments"},
-		{[]string{"plot", "k", "--runs", "results/A", "--out", filepath.Join(dir, "k")}, "--runs"},
-		{[]string{"run", "--quiet", "--run-id", "C", "--judge", "lexical", "--judge", "em"}, "--judge"},
-		{[]string{"audit", "extraction", "--run", "results/S", "--judge", "offline"}, "--judge"},
-		{[]string{"view", "--run", "results/A", "--export", filepath.Join(dir, "a.html")}, "--export"},
-	} {
-		stdout, stderr, code := split(t, dir, c.args...)
-		if code != 0 || !strings.Contains(stderr, c.old+" is deprecated") {
-			t.Errorf("%v: exit %d, stderr %q (want a deprecation note)\nstdout:\n%s", c.args, code, stderr, stdout)
-		}
-		if help, _ := in(t, dir, append(strings.Fields(c.args[0]+" "+sub(c.args)), "--help")...); strings.Contains(help, "\n      "+c.old+" ") {
-			t.Errorf("%s --help still shows %s", c.args[0], c.old)
-		}
-	}
-	// run --judge (deprecated) and --judge-spec set the same judges.
-	m, err := os.ReadFile(filepath.Join(dir, "results", "C", "manifest.json"))
-	if err != nil || !strings.Contains(string(m), `"judges": [`) || !strings.Contains(string(m), `"em"`) {
-		t.Errorf("run --judge lexical --judge em: manifest %v\n%s", err, m)
-	}
-}
-
-// sub is the subcommand of args when the command has one (plot k, audit
-// extraction), for asking its help.
-func sub(args []string) string {
-	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
-		return args[1]
-	}
-	return ""
 }
 
 // Completion offers values for --system, --dataset, --judge (names of the

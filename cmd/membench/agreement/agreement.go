@@ -78,7 +78,7 @@ judge --answer-key KEY' added (NAME+KEY, rated as NAME).`,
 		},
 	}
 	f := c.Flags()
-	cliflag.Runs(c, &o.Runs, "run directory, judgments.jsonl file, glob, or directory of runs (repeatable)", "judgments")
+	cliflag.Runs(c, &o.Runs, "run directory, judgments.jsonl file, glob, or directory of runs (repeatable)")
 	f.StringVar(&o.Raters, "raters", analysis.RatersJudge, "judge: raters are judges, items (system, question) pairs; run: raters are run/system/judge, items questions; repeat: raters are a judge's repeats")
 	f.StringArrayVar(&o.Judges, "judge", nil, "only these judges, by name (repeatable; default every verdict judge: metric judges such as f1 and bleu1 are raters only when named)")
 	_ = c.RegisterFlagCompletionFunc("judge", cliflag.CompleteJudgeNames)

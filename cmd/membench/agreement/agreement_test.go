@@ -68,7 +68,7 @@ func TestKnownKappaAcrossFiles(t *testing.T) {
 	a := write(t, filepath.Join(root, "v1"), judgments("mb-v1", "peer-llm", x))
 	extra := append(judgments("mb-v2", "peer-llm", y), runlog.Judgment{QuestionID: "q99", System: "mb-v2", Judge: "peer-llm"})
 	b := write(t, filepath.Join(root, "v2"), extra)
-	out, stderr := run(t, "--raters", "run", "--judgments", a, "--run", filepath.Dir(b), "--json")
+	out, stderr := run(t, "--raters", "run", "--run", a, "--run", filepath.Dir(b), "--json")
 	var res struct {
 		Judges      []string `json:"judges"`
 		N           int      `json:"n"`
@@ -119,7 +119,7 @@ func TestHumanAgreementPerSystem(t *testing.T) {
 	js = append(js, judgments("s2", "llm", y)...) // 10/10
 	js = append(js, judgments("s2", "gpt", x)...) // 8/10
 	p := write(t, filepath.Join(root, "r"), js)
-	out, _ := run(t, "--judgments", p, "--json")
+	out, _ := run(t, "--run", p, "--json")
 	var res analysis.AgreementResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func TestDefaultRatersAreVerdictJudges(t *testing.T) {
 	js = append(js, judgments("sys", "f1", x)...)
 	js = append(js, judgments("sys", "bleu1", x)...)
 	p := write(t, filepath.Join(root, "r"), js)
-	out, _ := run(t, "--judgments", p, "--json")
+	out, _ := run(t, "--run", p, "--json")
 	var res struct {
 		Judges  []string `json:"judges"`
 		LeftOut []string `json:"metrics_left_out"`
@@ -221,11 +221,11 @@ func TestDefaultRatersAreVerdictJudges(t *testing.T) {
 	if strings.Join(res.Judges, ",") != "gpt,qwen" || strings.Join(res.LeftOut, ",") != "bleu1,f1" {
 		t.Errorf("default raters %v, left out %v; want gpt,qwen and bleu1,f1", res.Judges, res.LeftOut)
 	}
-	out, _ = run(t, "--judgments", p)
+	out, _ = run(t, "--run", p)
 	if !strings.Contains(out, "--judge") || !strings.Contains(out, "not raters by default") {
 		t.Errorf("text output should say the metrics were left out:\n%s", out)
 	}
-	out, _ = run(t, "--judgments", p, "--judge", "gpt", "--judge", "f1", "--json")
+	out, _ = run(t, "--run", p, "--judge", "gpt", "--judge", "f1", "--json")
 	res.Judges = nil
 	json.Unmarshal([]byte(out), &res)
 	if strings.Join(res.Judges, ",") != "f1,gpt" {

@@ -37,7 +37,6 @@ type Options struct {
 func (o *Options) register(c *cobra.Command) {
 	fs := c.Flags()
 	fs.StringArrayVar(&o.Judges, "audit-model", nil, "model that decides support (repeatable, one column each): offline, openai:gpt-4o-mini, gpt=openai:gpt-4o-mini or name=qwen,backend=openai,model=M,base-url=U (default offline)")
-	cliflag.Alias(c, "judge", "audit-model")
 	cliflag.Int(c, &o.Sample, "sample", 0, 0, math.MaxInt, "audit a seeded random sample of N items instead of all (0 = all)")
 	cliflag.Uint64(c, &o.Seed, "seed", 1, "seed of --sample")
 	cliflag.JSON(c, &o.JSON)

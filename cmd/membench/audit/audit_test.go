@@ -77,7 +77,6 @@ func TestBadInputExitCode(t *testing.T) {
 		{"extraction"},
 		{"extraction", "--run", t.TempDir()},
 		{"links", "--run", t.TempDir()},
-		{"extraction", "--run", runDir(t), "--judge", "name=x,colour=red"}, // the deprecated spelling
 		{"extraction", "--run", runDir(t), "--audit-model", "name=x,colour=red"},
 		{"extraction", "--run", runDir(t), "--sample", "-1"},
 	} {

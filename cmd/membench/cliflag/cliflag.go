@@ -1,29 +1,23 @@
 // Package cliflag holds the flags every command spells the same way:
 // --run DIR (repeatable) wherever runs are read, --judge NAME wherever a
-// reader picks a judge, --json to print a result as JSON on stdout, the
-// deprecated spellings they replace, and the completion of their values.
+// reader picks a judge, --json to print a result as JSON on stdout, and
+// the completion of their values.
 package cliflag
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/runlog"
 )
 
-// aliasOf marks a deprecated alias flag with the name it stands for.
-const aliasOf = "membench_alias_of"
-
-// runsValue appends every occurrence, whichever of its names was used,
-// so --run A --runs B keeps both.
+// runsValue appends every occurrence, so --run A --run B keeps both.
 type runsValue struct{ dst *[]string }
 
 func (v runsValue) Set(s string) error { *v.dst = append(*v.dst, s); return nil }
@@ -39,80 +33,11 @@ func (v runsValue) String() string {
 // directories of runs.
 const RunsUsage = "run directory, glob, or directory holding run directories (repeatable)"
 
-// Runs registers --run DIR (repeatable) appending to dst, its value
-// completion, and the deprecated spellings old (e.g. "runs", "runs-dir"),
-// which append to the same list.
-func Runs(c *cobra.Command, dst *[]string, usage string, old ...string) {
+// Runs registers --run DIR (repeatable) appending to dst, and its value
+// completion.
+func Runs(c *cobra.Command, dst *[]string, usage string) {
 	c.Flags().Var(runsValue{dst}, "run", usage)
 	must(c.RegisterFlagCompletionFunc("run", CompleteRuns))
-	for _, name := range old {
-		Alias(c, name, "run")
-	}
-}
-
-// Alias registers name as a hidden, deprecated spelling of the flag
-// target: the same value, so either spelling sets it. Using it prints one
-// line on stderr (WarnDeprecated).
-func Alias(c *cobra.Command, name, target string) {
-	f := c.Flags()
-	t := f.Lookup(target)
-	if t == nil {
-		panic(fmt.Sprintf("cliflag.Alias: %s has no flag --%s", c.Name(), target))
-	}
-	f.AddFlag(&pflag.Flag{
-		Name: name, Value: t.Value, DefValue: t.DefValue, NoOptDefVal: t.NoOptDefVal,
-		Usage: "deprecated: use --" + target, Annotations: map[string][]string{aliasOf: {target}},
-	})
-	Deprecate(c, name, "use --"+target)
-	if fn, ok := c.GetFlagCompletionFunc(target); ok {
-		must(c.RegisterFlagCompletionFunc(name, fn))
-	}
-}
-
-// Deprecate hides the flag name from help; WarnDeprecated says what to use
-// instead when it is used. (pflag's own MarkDeprecated prints through
-// cobra's Print, which goes to stdout when a command's output is set, and
-// would mix into --json.)
-func Deprecate(c *cobra.Command, name, instead string) {
-	fl := c.Flags().Lookup(name)
-	if fl == nil {
-		panic(fmt.Sprintf("cliflag.Deprecate: %s has no flag --%s", c.Name(), name))
-	}
-	fl.Hidden = true
-	if fl.Annotations == nil {
-		fl.Annotations = map[string][]string{}
-	}
-	fl.Annotations[deprecated] = []string{instead}
-}
-
-const deprecated = "membench_deprecated"
-
-// WarnDeprecated prints one stderr line per deprecated flag the user set
-// on c (the root's PersistentPreRun calls it for every command).
-func WarnDeprecated(c *cobra.Command) {
-	c.Flags().Visit(func(fl *pflag.Flag) {
-		if msg := fl.Annotations[deprecated]; len(msg) == 1 {
-			fmt.Fprintf(c.ErrOrStderr(), "membench: --%s is deprecated, %s\n", fl.Name, msg[0])
-		}
-	})
-}
-
-// Changed reports whether the user set the flag name under any of its
-// spellings (the flag itself or one of its deprecated aliases).
-func Changed(c *cobra.Command) func(name string) bool {
-	return func(name string) bool {
-		f := c.Flags()
-		if f.Changed(name) {
-			return true
-		}
-		set := false
-		f.VisitAll(func(fl *pflag.Flag) {
-			if fl.Changed && len(fl.Annotations[aliasOf]) == 1 && fl.Annotations[aliasOf][0] == name {
-				set = true
-			}
-		})
-		return set
-	}
 }
 
 // JSON registers --json.

@@ -2,7 +2,6 @@ package cliflag
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,39 +12,17 @@ import (
 
 // ExcludeGroups registers --exclude-group, the question groups a reader
 // leaves out by the names the runs' answers carry (analysis.Abstaining
-// for every abstaining question, "none" for none), def as the default;
-// and the deprecated --exclude-category, LoCoMo's numbers for the same
-// (analysis.CategoryExclusion). Either one's first use replaces the
-// default, later uses add to it.
+// for every abstaining question, "none" for none), def as the default.
+// Its first use replaces the default, later uses add to it.
 func ExcludeGroups(c *cobra.Command, dst *[]string, def []string, usage string) {
 	*dst = append([]string(nil), def...)
-	x := &exclusion{dst: dst}
-	c.Flags().Var(&groupsValue{x}, "exclude-group", usage)
-	c.Flags().Var(&categoriesValue{x}, "exclude-category", "deprecated: use --exclude-group (0 = none; 5 = abstention)")
-	Deprecate(c, "exclude-category", "use --exclude-group (5 is --exclude-group abstention, 0 is --exclude-group none)")
+	c.Flags().Var(&groupsValue{dst: dst}, "exclude-group", usage)
 }
 
-// exclusion is the list both flags write.
-type exclusion struct {
+type groupsValue struct {
 	dst     *[]string
 	changed bool
 }
-
-func (x *exclusion) add(names []string) {
-	if !x.changed {
-		*x.dst, x.changed = []string{}, true
-	}
-	*x.dst = append(*x.dst, names...)
-}
-
-func (x *exclusion) String() string {
-	if x.dst == nil || len(*x.dst) == 0 {
-		return ""
-	}
-	return "[" + strings.Join(*x.dst, ",") + "]"
-}
-
-type groupsValue struct{ *exclusion }
 
 func (v *groupsValue) Set(s string) error {
 	var names []string
@@ -58,30 +35,18 @@ func (v *groupsValue) Set(s string) error {
 			names = append(names, f)
 		}
 	}
-	v.add(names)
+	if !v.changed {
+		*v.dst, v.changed = []string{}, true
+	}
+	*v.dst = append(*v.dst, names...)
 	return nil
 }
 
 func (v *groupsValue) Type() string { return "strings" }
 
-// categoriesValue is Bounded like every numeric flag: 0 to 5.
-type categoriesValue struct{ *exclusion }
-
-func (v *categoriesValue) Set(s string) error {
-	var cs []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 || n > 5 {
-			return fmt.Errorf("%q: %w", f, errRange(v.Range()+", comma-separated"))
-		}
-		cs = append(cs, n)
+func (v *groupsValue) String() string {
+	if v.dst == nil || len(*v.dst) == 0 {
+		return ""
 	}
-	v.add(analysis.CategoryExclusion(cs))
-	return nil
-}
-
-func (v *categoriesValue) Type() string  { return "intSlice" }
-func (v *categoriesValue) Range() string { return "whole numbers from 0 to 5" }
-func (v *categoriesValue) Outside() []string {
-	return []string{"NaN", "Inf", "1.5", "-1", "6", "1,6"}
+	return "[" + strings.Join(*v.dst, ",") + "]"
 }

@@ -199,9 +199,6 @@ func expandedFlag(c *cobra.Command, word string, argv []string) (string, []strin
 	if fl == nil || fl.NoOptDefVal != "" {
 		return "", paths // a switch such as --json takes no value
 	}
-	if target := fl.Annotations[aliasOf]; len(target) == 1 {
-		return target[0], paths
-	}
 	return fl.Name, paths
 }
 

@@ -31,7 +31,7 @@ type Options struct {
 	// side's judge is read from its JUDGE+KEY verdicts unless the key is
 	// the run's own.
 	AnswerKey string
-	// ExcludeGiven: the user gave --exclude-group (or --exclude-category);
+	// ExcludeGiven: the user gave --exclude-group;
 	// otherwise Exclude is the default, and the note about it says so.
 	ExcludeGiven bool
 	Home         string
@@ -85,18 +85,12 @@ note says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Out, o.Err, o.Home = cmd.OutOrStdout(), cmd.ErrOrStderr(), clienv.Host(cmd.Context()).Home
-			o.ExcludeGiven = cmd.Flags().Changed("exclude-group") || cmd.Flags().Changed("exclude-category")
+			o.ExcludeGiven = cmd.Flags().Changed("exclude-group")
 			return Run(o)
 		},
 	}
 	f := c.Flags()
 	cliflag.Runs(c, &o.Runs, "run directory or judgments.jsonl: the first is A, the second B")
-	f.StringVar(&o.A, "a", "", "deprecated: use --run (first)")
-	f.StringVar(&o.B, "b", "", "deprecated: use --run (second)")
-	for _, n := range []string{"a", "b"} {
-		cliflag.Deprecate(c, n, "use --run A --run B")
-		_ = c.RegisterFlagCompletionFunc(n, cliflag.CompleteRuns)
-	}
 	cliflag.JudgeName(c, &o.JudgeBoth, "judge name on both sides (default: each run's primary judge)")
 	f.StringVar(&o.JudgeA, "judge-a", "", "judge name for A (overrides --judge)")
 	f.StringVar(&o.JudgeB, "judge-b", "", "judge name for B (overrides --judge)")
@@ -114,22 +108,17 @@ note says so.`,
 
 // Run checks the options, runs the test and prints it.
 func Run(o *Options) error {
-	if len(o.Runs) > 0 {
-		if o.A != "" || o.B != "" {
-			return clierr.Bad("give the two runs as --run A --run B (not mixed with the deprecated --a/--b)")
-		}
-		srcs, err := cliflag.Sources(o.Runs)
-		if err != nil {
-			return err
-		}
-		if len(srcs) != 2 {
-			return clierr.Bad("compare needs exactly two runs (--run A --run B); %v gave %d: %v", o.Runs, len(srcs), srcs)
-		}
-		o.A, o.B = srcs[0], srcs[1]
-	}
-	if o.A == "" || o.B == "" {
+	if len(o.Runs) == 0 {
 		return clierr.Bad("compare needs --run A --run B (run directories or judgments.jsonl files)")
 	}
+	srcs, err := cliflag.Sources(o.Runs)
+	if err != nil {
+		return err
+	}
+	if len(srcs) != 2 {
+		return clierr.Bad("compare needs exactly two runs (--run A --run B); %v gave %d: %v", o.Runs, len(srcs), srcs)
+	}
+	o.A, o.B = srcs[0], srcs[1]
 	if o.JudgeA == "" {
 		o.JudgeA = o.JudgeBoth
 	}

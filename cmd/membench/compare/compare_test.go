@@ -62,7 +62,7 @@ func pairFixture(t *testing.T) (string, string) {
 
 func TestMcNemarJSON(t *testing.T) {
 	a, b := pairFixture(t)
-	out, _, err := run(t, "--a", a, "--b", filepath.Join(b, "judgments.jsonl"), "--judge-a", "llm", "--judge-b", "gpt", "--test", "mcnemar", "--json")
+	out, _, err := run(t, "--run", a, "--run", filepath.Join(b, "judgments.jsonl"), "--judge-a", "llm", "--judge-b", "gpt", "--test", "mcnemar", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestNonInferiorityAndMissing(t *testing.T) {
 	data, _ := os.ReadFile(p)
 	lines := strings.SplitAfter(string(data), "\n")
 	os.WriteFile(p, []byte(strings.Join(lines[:18], "")+strings.Join(lines[20:], "")), 0o644)
-	out, stderr, err := run(t, "--a", a, "--b", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "-5", "--json")
+	out, stderr, err := run(t, "--run", a, "--run", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "-5", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +133,13 @@ func TestNonInferiorityAndMissing(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	a, b := pairFixture(t)
-	if _, _, err := run(t, "--a", a, "--b", b, "--judge", "nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch") {
+	if _, _, err := run(t, "--run", a, "--run", b, "--judge", "nosuch"); err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("unknown judge: %v", err)
 	}
-	if _, _, err := run(t, "--a", a); err == nil {
+	if _, _, err := run(t, "--run", a); err == nil {
 		t.Error("missing --b accepted")
 	}
-	if _, _, err := run(t, "--a", a, "--b", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "t-test"); err == nil {
+	if _, _, err := run(t, "--run", a, "--run", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "t-test"); err == nil {
 		t.Error("unknown test accepted")
 	}
 }
@@ -147,11 +147,11 @@ func TestBadInput(t *testing.T) {
 // "--margin 5" (as the issue and papers write it) is the same test as -5.
 func TestPositiveMarginIsATolerance(t *testing.T) {
 	a, b := pairFixture(t)
-	neg, _, err := run(t, "--a", a, "--b", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "-5", "--json")
+	neg, _, err := run(t, "--run", a, "--run", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "-5", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pos, stderr, err := run(t, "--a", a, "--b", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "5", "--json")
+	pos, stderr, err := run(t, "--run", a, "--run", b, "--judge-a", "llm", "--judge-b", "gpt", "--test", "noninferiority", "--margin", "5", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestNonInferiorityDegenerate(t *testing.T) {
 	cat := func(int) int { return 1 }
 	a := writeRun(t, "sysA", "llm", 12, same, cat)
 	b := writeRun(t, "sysB", "llm", 12, same, cat)
-	out, _, err := run(t, "--a", a, "--b", b, "--test", "noninferiority", "--json")
+	out, _, err := run(t, "--run", a, "--run", b, "--test", "noninferiority", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,13 +181,13 @@ func TestNonInferiorityDegenerate(t *testing.T) {
 		r.PValue != nil || r.Statistic != nil || !strings.Contains(r.Verdict, "above the margin -5.00") {
 		t.Errorf("result %+v", r)
 	}
-	text, _, err := run(t, "--a", a, "--b", b, "--test", "noninferiority")
+	text, _, err := run(t, "--run", a, "--run", b, "--test", "noninferiority")
 	if err != nil || !strings.Contains(text, "degenerate") {
 		t.Errorf("text output %v:\n%s", err, text)
 	}
 	// One discordant question gives spread again: not degenerate.
 	c := writeRun(t, "sysC", "llm", 12, func(i int) bool { return same(i) || i == 1 }, cat)
-	out, _, _ = run(t, "--a", c, "--b", b, "--test", "noninferiority", "--json")
+	out, _, _ = run(t, "--run", c, "--run", b, "--test", "noninferiority", "--json")
 	r = analysis.CompareResult{}
 	json.Unmarshal([]byte(out), &r)
 	if r.Degenerate || strings.Contains(r.Verdict, "degenerate") {
@@ -208,7 +208,7 @@ func TestPrintPartial(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(a, runlog.JudgmentsFile), jl, 0o644)
 	b := writeRun(t, "b", "llm", 4, func(i int) bool { return i < 2 }, func(int) int { return 1 })
-	out, _, err := run(t, "--a", a, "--b", b, "--judge", "llm", "--test", "mcnemar")
+	out, _, err := run(t, "--run", a, "--run", b, "--judge", "llm", "--test", "mcnemar")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,6 @@ func fetchCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&o.Dir, "out", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
-	cliflag.Alias(c, "dir", "out")
 	c.Flags().StringVar(&o.URL, "url", "", "download from this URL instead (a URL ending in / is a mirror directory; the file name is appended)")
 	c.Flags().BoolVar(&o.Force, "force", false, "download even if a verified copy is installed")
 	maxDataSize(c, &o.MaxBytes)

@@ -76,10 +76,9 @@ column does not apply, and why.`,
 		},
 	}
 	f := c.Flags()
-	cliflag.Runs(c, &o.Runs, "run to decompose; more runs (globs, directories of runs) join the abstention table (repeatable)", "runs")
+	cliflag.Runs(c, &o.Runs, "run to decompose; more runs (globs, directories of runs) join the abstention table (repeatable)")
 	cliflag.JudgeName(c, &o.Judge, "judge whose verdicts give the abstention rate (default: the run's primary judge)")
 	f.StringVar(&o.PerQuestion, "out", "", "write one CSV line per question to FILE")
-	cliflag.Alias(c, "per-question", "out")
 	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
 	cliflag.JSON(c, &o.JSON)
 	return c

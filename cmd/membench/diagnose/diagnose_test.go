@@ -49,7 +49,7 @@ func TestDiagnoseCommand(t *testing.T) {
 	writeRun(t, a, "turns-rerank", 3, true)
 	writeRun(t, b, "turns-cosine", 3, false)
 	pq := filepath.Join(root, "pq.csv")
-	out, err := run("--run", a, "--runs", root, "--per-question", pq, "--format", "markdown")
+	out, err := run("--run", a, "--run", root, "--out", pq, "--format", "markdown")
 	if err != nil {
 		t.Fatal(err)
 	}

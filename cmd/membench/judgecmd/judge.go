@@ -77,7 +77,6 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
 	cliflag.Runs(c, &runs, "finished run directory (a glob or directory must name exactly one run)")
 	f.StringArrayVar(&o.Judges, "judge-spec", nil, "judge to add (repeatable): "+cliflag.JudgeSpecSyntax)
 	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
-	cliflag.Alias(c, "judge", "judge-spec")
 	f.StringVar(&o.Rejudge.JudgeModel, "judge-model", "", "model spec for the llm judge (default: the run's judge model)")
 	f.StringVar(&o.LLM, "llm", "", "backend for the llm judge: offline or openai")
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai")

@@ -64,7 +64,7 @@ answer but k (exit 2 otherwise; --allow-mixed shows them with a warning).`,
 		},
 	}
 	f := c.Flags()
-	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs-dir")
+	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)")
 	f.StringVar(&o.Reference, "reference", "", "comparator system, e.g. turns-cosine or extract-rerank")
 	_ = c.RegisterFlagCompletionFunc("reference", cliflag.CompleteSystems)
 	cliflag.Int(c, &o.ReferenceK, "reference-k", 3, 1, cliflag.MaxK, "the comparator's k")

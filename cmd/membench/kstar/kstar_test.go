@@ -33,7 +33,7 @@ func TestKStarCommand(t *testing.T) {
 	writeRun(t, filepath.Join(root, "c3"), "rr", 3, 210)
 	writeRun(t, filepath.Join(root, "c4"), "rr", 4, 260)
 
-	out, err := run("--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "1..5")
+	out, err := run("--run", root, "--reference", "cos", "--candidate", "rr", "--k", "1..5")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestKStarCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	out, err = run("--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "1,4", "--json")
+	out, err = run("--run", root, "--reference", "cos", "--candidate", "rr", "--k", "1,4", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,10 @@ func TestKStarCommand(t *testing.T) {
 		t.Errorf("json k*=%d rows=%d, want 4 (|260-200| < |90-200|) and 2 rows", res.KStar, len(res.Rows))
 	}
 	for _, bad := range [][]string{
-		{"--runs-dir", root, "--reference", "cos", "--candidate", "rr", "--k", "0..3"},
-		{"--runs-dir", root, "--candidate", "rr"},
-		{"--runs-dir", root, "--reference", "nope", "--candidate", "rr"},
-		{"--runs-dir", filepath.Join(root, "missing"), "--reference", "cos", "--candidate", "rr"},
+		{"--run", root, "--reference", "cos", "--candidate", "rr", "--k", "0..3"},
+		{"--run", root, "--candidate", "rr"},
+		{"--run", root, "--reference", "nope", "--candidate", "rr"},
+		{"--run", filepath.Join(root, "missing"), "--reference", "cos", "--candidate", "rr"},
 	} {
 		if _, err := run(bad...); clierr.Code(err) != 2 {
 			t.Errorf("%v: err %v, want a bad-input error (exit 2)", bad, err)
@@ -100,7 +100,7 @@ func TestKStarRunFlag(t *testing.T) {
 	for _, args := range [][]string{
 		{"--run", ref, "--run", filepath.Join(root, "c*")},
 		{"--run", root},
-		{"--runs-dir", root},
+		{"--run", root},
 	} {
 		var out strings.Builder
 		c := NewCmd()

@@ -93,7 +93,7 @@ func sub(name, short, defOut string) *cobra.Command {
 		},
 	}
 	f := c.Flags()
-	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
+	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)")
 	f.StringVar(&o.OutPath, "out", defOut, "output path without extension (writes OUT.png, OUT.svg and OUT.pdf)")
 	f.StringVar(&o.Title, "title", "", "chart title (default: the figure's)")
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "plot runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends), with a warning")

@@ -74,7 +74,7 @@ defined) enters as "not run, p = 1".`,
 		},
 	}
 	lock.Flags().BoolVar(&allowPromptMismatch, "allow-prompt-mismatch", false, "register prompt files whose sha256 is not the one the plan pins (paper_prompts:), every line of the test labelled")
-	cliflag.Runs(lock, &lockDirs, "the runs directory 'prereg test --run' will read; the lock goes there (default: "+prereg.DefaultLockDir+")", "runs-dir")
+	cliflag.Runs(lock, &lockDirs, "the runs directory 'prereg test --run' will read; the lock goes there (default: "+prereg.DefaultLockDir+")")
 	var runs []string
 	var asJSON, allowMixed, exploratory, invalidAsWrong bool
 	test := &cobra.Command{
@@ -103,7 +103,7 @@ defined) enters as "not run, p = 1".`,
 			return rep.Table().Terminal(cmd.OutOrStdout())
 		},
 	}
-	cliflag.Runs(test, &runs, "directory the plan's system paths are relative to, and where its lock is (default lock directory: "+prereg.DefaultLockDir+")", "runs-dir")
+	cliflag.Runs(test, &runs, "directory the plan's system paths are relative to, and where its lock is (default lock directory: "+prereg.DefaultLockDir+")")
 	cliflag.JSON(test, &asJSON)
 	cliflag.InvalidAs(test, &invalidAsWrong)
 	test.Flags().BoolVar(&allowMixed, "allow-mixed", false, "test hypotheses on runs whose manifests differ (dataset, embedder, answer model, judge, backends), with a warning")

@@ -24,11 +24,11 @@ func TestTestRefusesChangedPlanWithExit2(t *testing.T) {
 		err := c.Execute()
 		return out.String(), err
 	}
-	if out, err := run("lock", plan, "--runs-dir", dir); err != nil || !strings.Contains(out, "locked") {
+	if out, err := run("lock", plan, "--run", dir); err != nil || !strings.Contains(out, "locked") {
 		t.Fatalf("lock: %v %s", err, out)
 	}
 	os.WriteFile(plan, []byte(src+"planned_n: 10\n"), 0o644)
-	_, err := run("test", plan, "--runs-dir", dir)
+	_, err := run("test", plan, "--run", dir)
 	if clierr.Code(err) != 2 || !strings.Contains(err.Error(), "changed since it was locked") {
 		t.Fatalf("changed plan: exit %d, %v", clierr.Code(err), err)
 	}

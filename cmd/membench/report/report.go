@@ -133,7 +133,7 @@ leaves them out (docs/answer-keys.md).`,
 	cliflag.InvalidAs(c, &o.InvalidAsWrong)
 	f.BoolVar(&o.AllowMixed, "allow-mixed", false, "show runs whose manifests differ (dataset, questions, embedder, answer model, judge, backends) side by side, with a warning")
 	f.BoolVar(&o.Wide, "wide", false, "terminal: every column (run ids, input/output tokens, dataset, questions, embedder, backend, status) instead of fitting 120 columns")
-	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)", "runs")
+	cliflag.Runs(c, &o.Runs, cliflag.RunsUsage+" (default: results)")
 	cliflag.JudgeName(c, &o.Judge, "judge for tables 2 and 4 and the interval (default: the runs' primary judge)")
 	f.StringArrayVar(&o.FalseAccept, "false-accept", nil, "[JUDGE=]FILE: a judge's measured false-accept rate (membench audit judge --json, or a wrong-answer file's recorded verdicts), shown beside the accuracies it gives; JUDGE names the runs' judge the file's one judge stands for (repeatable)")
 	cliflag.JSON(c, &o.JSON)

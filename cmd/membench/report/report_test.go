@@ -56,7 +56,7 @@ func TestReportCommand(t *testing.T) {
 		{Role: "decide", Stage: membench.StageRetrieve, Calls: 150, InputTokens: 20_000, OutputTokens: 150},
 		{Role: "answer", Stage: membench.StageAnswer, Calls: 5, InputTokens: 2_000, OutputTokens: 50}}})
 
-	out, err := run("--runs", root, "--table", "2", "--format", "csv")
+	out, err := run("--run", root, "--table", "2", "--format", "csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,16 +80,16 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 
-	out, err = run("--runs", filepath.Join(root, "z-*"), "--table", "4", "--format", "markdown")
+	out, err = run("--run", filepath.Join(root, "z-*"), "--table", "4", "--format", "markdown")
 	if err != nil || !strings.Contains(out, "| z-struct | structmem | 10 | 0 | 70.00 | [39.7, 89.2] | - | - | 70.00 | - | - | 10 | - | - | complete |") {
 		t.Errorf("markdown table 4 (%v):\n%s", err, out)
 	}
-	out, err = run("--runs", root)
+	out, err = run("--run", root)
 	if err != nil || strings.Count(out, "shape") != 3 {
 		t.Errorf("--table all should print 3 tables (%v):\n%s", err, out)
 	}
-	for _, bad := range [][]string{{}, {"--runs", root, "--table", "5"}, {"--runs", root, "--format", "html"},
-		{"--runs", root, "--judge", "gpt"}, {"--runs", filepath.Join(root, "nothing-*")}} {
+	for _, bad := range [][]string{{}, {"--run", root, "--table", "5"}, {"--run", root, "--format", "html"},
+		{"--run", root, "--judge", "gpt"}, {"--run", filepath.Join(root, "nothing-*")}} {
 		if _, err := run(bad...); clierr.Code(err) != 2 {
 			t.Errorf("%v: err %v, want exit 2", bad, err)
 		}
@@ -164,7 +164,7 @@ func TestReportFitsTerminal(t *testing.T) {
 	for _, r := range runs {
 		r.write(t)
 	}
-	out, err := run("--runs", root, "--allow-mixed")
+	out, err := run("--run", root, "--allow-mixed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestReportFitsTerminal(t *testing.T) {
 		t.Errorf("brief table shows summed time or provenance columns:\n%s", out)
 	}
 
-	wide, err := run("--runs", root, "--allow-mixed", "--wide", "--table", "2")
+	wide, err := run("--run", root, "--allow-mixed", "--wide", "--table", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestReportCaveatsOnceAndJudgeModel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, err := run("--runs", root, "--allow-mixed")
+	out, err := run("--run", root, "--allow-mixed")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
   membench run --shard 0/2 --results /tmp/shards   # then --shard 1/2, and: membench merge --run '/tmp/shards/*' --out DIR`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Changed = cliflag.Changed(cmd)
+			o.Changed = cmd.Flags().Changed
 			o.Host = clienv.Host(cmd.Context())
 			o.JobIndex = clienv.JobIndex(cmd.Context())
 			o.EnvBaseURL = clienv.OpenAIBaseURL(cmd.Context())
@@ -121,7 +121,6 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	f.StringVar(&o.Config.JudgeModel, "judge-model", "", "model spec for the llm judge")
 	f.StringArrayVar(&o.Config.Judges, "judge-spec", nil, "judge to run (repeatable): "+cliflag.JudgeSpecSyntax+" (default: lexical, f1, bleu1; llm, f1, bleu1 with a real judge model)")
 	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
-	cliflag.Alias(c, "judge", "judge-spec")
 	cliflag.AnswerKey(c, &o.Config.AnswerKey, "published")
 	cliflag.ExcludeImageQuestions(c, &o.Config.ExcludeImageQuestions)
 	f.StringVar(&o.Config.AnswerPrompt, "answer-prompt", "", "file replacing the answer prompt template")

@@ -68,7 +68,6 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 	f.StringVar(&sc.System, "system", "", "system name recorded in the judgments (default: predictions file name)")
 	f.StringArrayVar(&sc.Judges, "judge-spec", nil, "judge to score with (repeatable): "+cliflag.JudgeSpecSyntax+" (default: lexical, f1, bleu1; llm, f1, bleu1 with a real judge model)")
 	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
-	cliflag.Alias(c, "judge", "judge-spec")
 	f.StringVar(&o.LLM, "llm", "", "backend for llm judges: offline or openai")
 	f.StringVar(&o.Model, "model", "", "judge model for --llm openai")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")

@@ -78,7 +78,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
   membench sweep --config configs/sample_seeds_sweep.yaml --dry-run --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Changed = cliflag.Changed(cmd)
+			o.Changed = cmd.Flags().Changed
 			o.Host = clienv.Host(cmd.Context())
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return Run(cmd.Context(), o)

@@ -207,7 +207,6 @@ inside a run folder). The server answers only requests addressed to
 	f.IntVar(&port, "port", 0, "port on 127.0.0.1 (0 = a free one)")
 	f.BoolVar(&open, "open", false, "open the page in the default browser")
 	f.StringVar(&export, "out", "", "write one self-contained HTML file instead of serving")
-	cliflag.Alias(c, "export", "out")
 	return c
 }
 

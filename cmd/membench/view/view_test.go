@@ -66,7 +66,7 @@ func TestViewOpensResultsExportsAndRefusesBadRuns(t *testing.T) {
 	}
 
 	file := filepath.Join(t.TempDir(), "sub", "v.html")
-	out, err = testutil.Execute(view.NewCmd(), "--run", dir, "--export", file)
+	out, err = testutil.Execute(view.NewCmd(), "--run", dir, "--out", file)
 	if err != nil || !strings.Contains(out, "wrote "+file) {
 		t.Fatalf("export: %q %v", out, err)
 	}
