@@ -3,7 +3,7 @@ package analysis
 import (
 	"slices"
 
-	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 )
 
 // Abstaining is the exclusion name that stands for every question whose
@@ -26,10 +26,10 @@ func CategoryExclusion(cs []int) []string {
 	out := []string{}
 	for _, c := range cs {
 		switch {
-		case c == datasets.CatAdversarial:
+		case c == locomo.CatAdversarial:
 			out = append(out, Abstaining)
 		case c != 0:
-			out = append(out, datasets.CategoryName(c))
+			out = append(out, locomo.CategoryName(c))
 		}
 	}
 	return out

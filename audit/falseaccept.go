@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/membench/membench"
-	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/judge"
@@ -211,7 +211,7 @@ func categoryLabel(c int) string {
 	if c < 0 {
 		return "unknown"
 	}
-	return fmt.Sprintf("%d %s", c, datasets.CategoryName(c))
+	return fmt.Sprintf("%d %s", c, locomo.CategoryName(c))
 }
 
 // meanRate is the mean over runs of Accepted/Judged with its Wilson 95%

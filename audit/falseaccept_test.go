@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/stats"
@@ -123,7 +124,7 @@ func tinyDataset(t *testing.T) *datasets.Dataset {
 	if err := os.WriteFile(p, []byte(tinyLoCoMo), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := datasets.LoadLoCoMo(p, datasets.LoadOptions{})
+	ds, err := locomo.Load(p, datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

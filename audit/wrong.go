@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
 )
 
@@ -178,7 +179,7 @@ func (w *WrongFile) add(raw []byte, where, source string) error {
 			return badinput.Errorf("%s %s (%s): category %s: %v", source, where, a.ID, r.Category, err)
 		}
 		// LoCoMo's answer keys: the category is LoCoMo's, so is the group.
-		q.Category, q.Abstention, q.Group = c, c == datasets.CatAdversarial, datasets.CategoryName(c)
+		q.Category, q.Abstention, q.Group = c, c == locomo.CatAdversarial, locomo.CategoryName(c)
 	}
 	a.Question, a.complete = q, r.Question != nil && hasGold && q.Category >= 0
 	for name, v := range r.Judgments {
@@ -286,7 +287,7 @@ func categoryOf(raw json.RawMessage) (int, error) {
 		s = string(raw)
 	}
 	c, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || c < 1 || c > datasets.CatAdversarial {
+	if err != nil || c < 1 || c > locomo.CatAdversarial {
 		return 0, errors.New("is not a LoCoMo category 1-5 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial)")
 	}
 	return c, nil

@@ -1,9 +1,14 @@
-package datasets
+package datasets_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/membench/membench/datasets"
+	_ "github.com/membench/membench/datasets/locomo"
+	_ "github.com/membench/membench/datasets/longmemeval"
+	_ "github.com/membench/membench/datasets/sample"
 
 	"github.com/membench/membench/internal/badinput"
 )
@@ -31,12 +36,12 @@ func TestLoadErrorsAreBadInput(t *testing.T) {
 		{"longmemeval", lme},
 		{"sample", broken},
 	} {
-		_, err := Load(c.name, c.path, LoadOptions{Home: dir})
+		_, err := datasets.Load(c.name, c.path, datasets.LoadOptions{Home: dir})
 		if err == nil || !badinput.Is(err) {
 			t.Errorf("Load(%s, %s) = %v, want a bad-input error", c.name, c.path, err)
 		}
 	}
-	ds, err := Load("sample", "", LoadOptions{})
+	ds, err := datasets.Load("sample", "", datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

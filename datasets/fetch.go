@@ -211,8 +211,8 @@ func install(entry Entry, destDir string, body io.Reader, src string, maxBytes i
 	}()
 	h := sha256.New()
 	var n counter
-	copied := io.TeeReader(newCapReader(body, src, LoadOptions{MaxBytes: maxBytes}.maxBytes()), io.MultiWriter(tmp, h, &n))
-	if err := shapeOf(entry, src).check(copied); err != nil {
+	copied := io.TeeReader(NewCapReader(body, src, LoadOptions{MaxBytes: maxBytes}.Cap()), io.MultiWriter(tmp, h, &n))
+	if err := shapeOf(entry, src).Check(copied); err != nil {
 		if IsInputError(err) {
 			return nil, err
 		}
@@ -243,7 +243,7 @@ func Verify(path string, entry Entry, maxBytes int64) (*Result, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, newCapReader(f, path, LoadOptions{MaxBytes: maxBytes}.maxBytes()))
+	n, err := io.Copy(h, NewCapReader(f, path, LoadOptions{MaxBytes: maxBytes}.Cap()))
 	if err != nil {
 		if IsInputError(err) {
 			return nil, err
@@ -291,12 +291,10 @@ func (c *counter) Write(p []byte) (int, error) {
 }
 
 // shapeOf checks a file of entry's loader as that loader would.
-func shapeOf(entry Entry, src string) listChecker {
-	switch entry.Loader {
-	case "locomo":
-		return listChecker{source: src, what: locomoShape, list: "sample list", line: fileLine(src)}
-	case "longmemeval", "":
-		return listChecker{source: src, what: lmeShape, list: "item list", line: fileLine(src)}
+func shapeOf(entry Entry, src string) ListChecker {
+	c := ListChecker{Source: src, What: "a " + entry.Loader + " file is a JSON list", List: "list", Line: FileLine(src)}
+	if s, err := Lookup(entry.Loader); err == nil && s.Shape != "" {
+		c.What, c.List = s.Shape, s.List
 	}
-	return listChecker{source: src, what: "a " + entry.Loader + " file is a JSON list", list: "list", line: fileLine(src)}
+	return c
 }

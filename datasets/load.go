@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -45,7 +44,7 @@ type LoadOptions struct {
 	BaseData string
 }
 
-func (o LoadOptions) step() time.Duration {
+func (o LoadOptions) Step() time.Duration {
 	if o.TurnStep <= 0 {
 		return DefaultTurnStep
 	}
@@ -58,32 +57,32 @@ func (o LoadOptions) step() time.Duration {
 // spec: their group, and abstention for abstaining groups.
 func Load(name, path string, opt LoadOptions) (*Dataset, error) {
 	if opt.TurnStep < 0 {
-		return nil, bad("turn step %s is negative; give a duration such as 30s", opt.TurnStep)
+		return nil, Bad("turn step %s is negative; give a duration such as 30s", opt.TurnStep)
 	}
 	s, err := Lookup(name)
 	if err != nil {
 		if e, ok := File(name); ok && e.Key {
-			return nil, bad("%q is an answer key of dataset %s, not a dataset; run with --dataset %s --answer-key audited", name, e.Loader, e.Loader)
+			return nil, Bad("%q is an answer key of dataset %s, not a dataset; run with --dataset %s --answer-key audited", name, e.Loader, e.Loader)
 		}
 		if e, ok := File(name); ok && e.Loader != name {
 			// Registry names are for `datasets fetch`; the loader reads
 			// every variant under its own name plus the file.
-			return nil, bad("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset %s --data %s", name, e.Loader, filepath.Join(DefaultDir(opt.Home), e.File))
+			return nil, Bad("dataset %q is a registry name for `membench datasets fetch`; run it with --dataset %s --data %s", name, e.Loader, filepath.Join(DefaultDir(opt.Home), e.File))
 		}
 		return nil, &InputError{Err: err}
 	}
 	switch {
 	case s.Embedded && path != "":
-		return nil, bad("dataset %s is embedded and takes no file (got %q); drop --data, or name the file's dataset with --dataset (known: %s)", name, path, strings.Join(Names(), ", "))
+		return nil, Bad("dataset %s is embedded and takes no file (got %q); drop --data, or name the file's dataset with --dataset (known: %s)", name, path, strings.Join(Names(), ", "))
 	case !s.Embedded && path == "" && s.DefaultFile == "":
-		return nil, bad("dataset %s has no installed default; pass its file with --data FILE", name)
+		return nil, Bad("dataset %s has no installed default; pass its file with --data FILE", name)
 	case !s.Embedded && path == "":
 		path = DefaultPath(opt.Home, name)
 		if _, err := os.Stat(path); err != nil {
 			if e, _ := File(s.DefaultFile); e.URL == "" {
-				return nil, bad("dataset %s is not installed at %s; register your copy with `membench datasets add %s FILE` or pass --data FILE", name, path, s.DefaultFile)
+				return nil, Bad("dataset %s is not installed at %s; register your copy with `membench datasets add %s FILE` or pass --data FILE", name, path, s.DefaultFile)
 			}
-			return nil, bad("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, s.DefaultFile)
+			return nil, Bad("dataset %s is not installed at %s; run `membench datasets fetch %s` or pass --data FILE", name, path, s.DefaultFile)
 		}
 	}
 	ds, err := s.Load(path, opt)
@@ -131,7 +130,7 @@ func DefaultPath(home, name string) string {
 // The receiver is not changed; sessions are shared with it.
 func (d *Dataset) Filter(convIDs []string, limitQuestions int) (*Dataset, error) {
 	if limitQuestions < 0 {
-		return nil, bad("question limit %d is negative; use 0 for no limit", limitQuestions)
+		return nil, Bad("question limit %d is negative; use 0 for no limit", limitQuestions)
 	}
 	want := map[string]bool{}
 	for _, id := range convIDs {
@@ -154,7 +153,7 @@ func (d *Dataset) Filter(convIDs []string, limitQuestions int) (*Dataset, error)
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, bad("dataset %s has no conversation %s (it has: %s)", d.Name, strings.Join(unknown, ", "), convList(d))
+		return nil, Bad("dataset %s has no conversation %s (it has: %s)", d.Name, strings.Join(unknown, ", "), convList(d))
 	}
 	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256, Groups: d.Groups, Synthetic: d.Synthetic}
 	left := limitQuestions
@@ -193,17 +192,12 @@ func convList(d *Dataset) string {
 	return strings.Join(ids, ", ")
 }
 
-// jsonErr makes decoder errors say where in the file they happened.
-func jsonErr(file string, data []byte, err error) error {
+// JSONErr makes decoder errors say where in the file they happened.
+func JSONErr(file string, data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) && data != nil {
 		line := 1 + strings.Count(string(data[:min(int(se.Offset), len(data))]), "\n")
-		return bad("%s: malformed JSON at line %d: %v; fix the file or re-fetch it with `membench datasets fetch`", file, line, se)
+		return Bad("%s: malformed JSON at line %d: %v; fix the file or re-fetch it with `membench datasets fetch`", file, line, se)
 	}
-	return bad("%s: malformed JSON: %v; fix the file or re-fetch it with `membench datasets fetch`", file, err)
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
+	return Bad("%s: malformed JSON: %v; fix the file or re-fetch it with `membench datasets fetch`", file, err)
 }

@@ -3,6 +3,7 @@
 package datasets
 
 import (
+	"strings"
 	"time"
 )
 
@@ -41,6 +42,12 @@ func (c *Conversation) Lazy() bool { return c.hydrate != nil }
 // Hydrate reads back), 0 when its sessions are resident. The harness sizes
 // its memory plan by it.
 func (c *Conversation) LazyBytes() int64 { return c.lazyBytes }
+
+// SetLazy makes c a lazily loaded conversation of size bytes in its file,
+// whose sessions hydrate reads back (a loader's call).
+func (c *Conversation) SetLazy(size int64, hydrate func() (*Conversation, error)) {
+	c.lazyBytes, c.hydrate = size, hydrate
+}
 
 // Hydrate returns the conversation with its sessions: c itself when they
 // are resident, else a fresh copy read from the file, which the caller
@@ -91,13 +98,6 @@ type Question struct {
 // one abstention predicate; judges, the harness and every reader ask it.
 func (q *Question) Abstains() bool { return q.Abstention }
 
-// IsAbstention is the abstention test of lexical judge inputs, which
-// carry LoCoMo's category beside the flag: category 5 counts even
-// unflagged. Questions and run records ask their own Abstains.
-func IsAbstention(category int, flagged bool) bool {
-	return flagged || category == CatAdversarial
-}
-
 // AllTurns returns the conversation's turns in order.
 func (c *Conversation) AllTurns() []*Turn {
 	var out []*Turn
@@ -128,4 +128,24 @@ func (d *Dataset) Shard(index, count int) *Dataset {
 		}
 	}
 	return out
+}
+
+// SynthIDPrefix begins every conversation id a synthetic file holds
+// (LoCoMo sample_id "synth-1", LongMemEval question_id "synth1a2b3c"): the
+// mark by which a loaded dataset is known to be synthetic, in files made
+// before and after it was read.
+const SynthIDPrefix = "synth"
+
+// IsSynthetic reports whether every conversation of ds carries the
+// synthetic id prefix.
+func IsSynthetic(ds *Dataset) bool {
+	if len(ds.Conversations) == 0 {
+		return false
+	}
+	for _, c := range ds.Conversations {
+		if !strings.HasPrefix(c.ID, SynthIDPrefix) {
+			return false
+		}
+	}
+	return true
 }

@@ -57,7 +57,7 @@ func readCapped(path, hint string, c *capReader) ([]byte, error) {
 	return b, err
 }
 
-func (o LoadOptions) maxBytes() int64 {
+func (o LoadOptions) Cap() int64 {
 	if o.MaxBytes <= 0 {
 		return DefaultMaxBytes
 	}
@@ -74,7 +74,7 @@ type capReader struct {
 	flag   string
 }
 
-func newCapReader(r io.Reader, source string, max int64) *capReader {
+func NewCapReader(r io.Reader, source string, max int64) *capReader {
 	return &capReader{r: r, source: source, max: max, flag: MaxBytesFlag}
 }
 
@@ -96,9 +96,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 
 func (c *capReader) tooBig() error {
 	if c.flag == "" {
-		return bad("%s is larger than %s, the most membench reads of an input file of this kind; check that it is the right file", c.source, ByteSize(c.max))
+		return Bad("%s is larger than %s, the most membench reads of an input file of this kind; check that it is the right file", c.source, ByteSize(c.max))
 	}
-	return bad("%s is larger than %s, the most membench reads of a dataset file; if it is the right file, raise the cap with %s (e.g. %s %s)",
+	return Bad("%s is larger than %s, the most membench reads of a dataset file; if it is the right file, raise the cap with %s (e.g. %s %s)",
 		c.source, ByteSize(c.max), c.flag, c.flag, ByteSize(2*c.max))
 }
 
@@ -144,83 +144,83 @@ func ParseByteSize(s string) (int64, error) {
 	return int64(f), nil
 }
 
-// listChecker reads a whole JSON value that must be a list, checking its
+// ListChecker reads a whole JSON value that must be a list, checking its
 // syntax and UTF-8 as it streams, without keeping it. what describes the
 // expected file for messages; line, when set, finds the line of a byte
 // offset for messages.
-type listChecker struct {
-	source, what string
-	list         string // "sample list", "item list"
-	line         func(off int64) (int, bool)
+type ListChecker struct {
+	Source, What string
+	List         string // "sample list", "item list"
+	Line         func(off int64) (int, bool)
 }
 
 // check reads r to its end.
-func (c listChecker) check(r io.Reader) error {
-	d := jsontext.NewDecoder(newUTF8Reader(r, c.source), permissive...)
-	if err := c.open(d); err != nil {
+func (c ListChecker) Check(r io.Reader) error {
+	d := jsontext.NewDecoder(NewUTF8Reader(r, c.Source), Permissive...)
+	if err := c.Open(d); err != nil {
 		return err
 	}
 	if err := d.SkipValue(); err != nil {
-		return c.syntax(err)
+		return c.Syntax(err)
 	}
-	return c.close(d)
+	return c.Close(d)
 }
 
-// permissive decodes what encoding/json accepts: repeated names and
+// Permissive decodes what encoding/json accepts: repeated names and
 // escapes of lone surrogates are the careful decoders' to judge.
-var permissive = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+var Permissive = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
 // open checks that d's value is a list, leaving the list unread.
-func (c listChecker) open(d *jsontext.Decoder) error {
+func (c ListChecker) Open(d *jsontext.Decoder) error {
 	switch k := d.PeekKind(); k {
 	case '[':
 		return nil
 	case 0:
 		_, err := d.ReadToken()
 		if err == io.EOF {
-			return bad("%s is empty; %s", c.source, c.what)
+			return Bad("%s is empty; %s", c.Source, c.What)
 		}
-		return c.syntax(err)
+		return c.Syntax(err)
 	default:
 		v, err := d.ReadValue()
 		if err != nil {
-			return c.syntax(err)
+			return c.Syntax(err)
 		}
-		return bad("%s: %s, got %s first", c.source, c.what, show(json.RawMessage(v)))
+		return Bad("%s: %s, got %s first", c.Source, c.What, Show(json.RawMessage(v)))
 	}
 }
 
 // close checks that nothing but white space follows the list.
-func (c listChecker) close(d *jsontext.Decoder) error {
+func (c ListChecker) Close(d *jsontext.Decoder) error {
 	v, err := d.ReadValue()
 	switch {
 	case err == io.EOF:
 		return nil
 	case err == nil:
-		return bad("%s: text after the closing ] of the %s (%s); remove it", c.at(d.InputOffset()-int64(len(v))), c.list, show(json.RawMessage(v)))
+		return Bad("%s: text after the closing ] of the %s (%s); remove it", c.at(d.InputOffset()-int64(len(v))), c.List, Show(json.RawMessage(v)))
 	}
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return bad("%s: text after the closing ] of the %s; remove it", c.at(se.ByteOffset), c.list)
+		return Bad("%s: text after the closing ] of the %s; remove it", c.at(se.ByteOffset), c.List)
 	}
-	return c.syntax(err)
+	return c.Syntax(err)
 }
 
 // at names a place in the file: "FILE line L (byte B)", or "FILE byte B"
 // when the line is not known.
-func (c listChecker) at(off int64) string {
-	if c.line != nil {
-		if l, ok := c.line(off); ok {
-			return fmt.Sprintf("%s line %d (byte %d)", c.source, l, off)
+func (c ListChecker) at(off int64) string {
+	if c.Line != nil {
+		if l, ok := c.Line(off); ok {
+			return fmt.Sprintf("%s line %d (byte %d)", c.Source, l, off)
 		}
 	}
-	return fmt.Sprintf("%s byte %d", c.source, off)
+	return fmt.Sprintf("%s byte %d", c.Source, off)
 }
 
 // syntax turns a decoder error into a one-line input error at its place.
 // Errors that already are input errors (the UTF-8 check, the size cap)
 // pass through; a failed read stays a plain error.
-func (c listChecker) syntax(err error) error {
+func (c ListChecker) Syntax(err error) error {
 	var ie *InputError
 	if errors.As(err, &ie) {
 		return ie
@@ -231,20 +231,20 @@ func (c listChecker) syntax(err error) error {
 	var se *jsontext.SyntacticError
 	if !errors.As(err, &se) {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return bad("%s: the file ends inside a value (cut short?); fix the file or re-fetch it with `membench datasets fetch`", c.source)
+			return Bad("%s: the file ends inside a value (cut short?); fix the file or re-fetch it with `membench datasets fetch`", c.Source)
 		}
-		return fmt.Errorf("read %s: %w", c.source, err)
+		return fmt.Errorf("read %s: %w", c.Source, err)
 	}
 	msg := strings.TrimPrefix(se.Err.Error(), "jsontext: ")
 	if errors.Is(se.Err, io.ErrUnexpectedEOF) {
 		msg = "the file ends inside a value (cut short?)"
 	}
-	return bad("%s: malformed JSON: %s; fix the file or re-fetch it with `membench datasets fetch`", c.at(se.ByteOffset), oneLine(msg))
+	return Bad("%s: malformed JSON: %s; fix the file or re-fetch it with `membench datasets fetch`", c.at(se.ByteOffset), oneLine(msg))
 }
 
-// fileLine finds the line of byte off of a regular file by reading up to
+// FileLine finds the line of byte off of a regular file by reading up to
 // it again (only when a message needs it).
-func fileLine(path string) func(off int64) (int, bool) {
+func FileLine(path string) func(off int64) (int, bool) {
 	return func(off int64) (int, bool) {
 		if off == 0 {
 			return 1, true

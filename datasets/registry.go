@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/internal/registry"
@@ -33,6 +34,15 @@ type Spec struct {
 	// key (--answer-key, package answerkey) and its image-dependent
 	// questions left out (--exclude-image-questions, package imagemarks).
 	AnswerKeys bool
+	// Shape says what the dataset's file is ("a LoCoMo file is a JSON list
+	// of samples ..."), and List what its top-level list holds ("sample
+	// list"), for the messages that refuse a file being fetched or added.
+	Shape, List string
+	// Base names the dataset a stitched dataset takes its conversations
+	// from ("" for none). A stitched dataset's files list after those of
+	// the datasets that stand alone, whatever order the packages
+	// registered in.
+	Base string
 }
 
 // GroupSpec is one group of a dataset's questions, a row of the summary.
@@ -58,6 +68,9 @@ func (d *Dataset) JudgePrompt(q *Question) string {
 }
 
 var registered = registry.New[Spec]("dataset")
+
+// standalone counts the Registry entries of datasets without a Base.
+var standalone int
 
 // Register adds a dataset; it panics on a malformed spec or a name taken,
 // as a program that registers one is wrong at build time, not at run time.
@@ -95,7 +108,12 @@ func Register(s Spec) {
 	}
 	s.Fetch, s.Groups = fetch, append([]GroupSpec(nil), s.Groups...)
 	registered.Register(s.Name, nil, s) // panics on a name taken
-	Registry = append(Registry, fetch...)
+	if s.Base == "" {
+		Registry = slices.Insert(Registry, standalone, fetch...)
+		standalone += len(fetch)
+	} else {
+		Registry = append(Registry, fetch...)
+	}
 }
 
 // Lookup returns the spec of a dataset name.

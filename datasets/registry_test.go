@@ -1,4 +1,4 @@
-package datasets
+package datasets_test
 
 import (
 	"os"
@@ -6,20 +6,25 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
+	_ "github.com/membench/membench/datasets/longmemeval"
+	_ "github.com/membench/membench/datasets/sample"
 )
 
 func TestBuiltinsRegistered(t *testing.T) {
 	// Other tests of this package register more; the built-ins are always there.
 	for _, n := range []string{"locomo", "longmemeval", "sample"} {
-		if !slices.Contains(Names(), n) || !slices.IsSorted(Names()) {
-			t.Fatalf("Names() = %v", Names())
+		if !slices.Contains(datasets.Names(), n) || !slices.IsSorted(datasets.Names()) {
+			t.Fatalf("Names() = %v", datasets.Names())
 		}
 	}
-	loco, _ := Lookup("locomo")
+	loco, _ := datasets.Lookup("locomo")
 	var names []string
-	for c := CatMultiHop; c <= CatAdversarial; c++ {
-		g, ok := loco.Group(CategoryName(c))
-		if !ok || g.Abstains != (c == CatAdversarial) {
+	for c := locomo.CatMultiHop; c <= locomo.CatAdversarial; c++ {
+		g, ok := loco.Group(locomo.CategoryName(c))
+		if !ok || g.Abstains != (c == locomo.CatAdversarial) {
 			t.Errorf("locomo category %d: group %+v %v", c, g, ok)
 		}
 		names = append(names, g.Name)
@@ -29,17 +34,17 @@ func TestBuiltinsRegistered(t *testing.T) {
 			t.Errorf("locomo groups out of category order: %v", loco.Groups)
 		}
 	}
-	lme, _ := Lookup("longmemeval")
+	lme, _ := datasets.Lookup("longmemeval")
 	if g, ok := lme.Group("abstention"); !ok || !g.Abstains || lme.DefaultFile != "longmemeval-s" {
 		t.Errorf("longmemeval spec: %+v", lme)
 	}
-	if s, _ := Lookup("sample"); !s.Embedded || len(s.Fetch) != 0 {
+	if s, _ := datasets.Lookup("sample"); !s.Embedded || len(s.Fetch) != 0 {
 		t.Errorf("sample spec: %+v", s)
 	}
 	// Every fetch entry came from a registration and names its dataset.
 	var fetch []string
-	for _, e := range Registry {
-		if _, err := Lookup(e.Loader); err != nil {
+	for _, e := range datasets.Registry {
+		if _, err := datasets.Lookup(e.Loader); err != nil {
 			t.Errorf("entry %s names unregistered loader %q", e.Name, e.Loader)
 		}
 		if !e.Key {
@@ -54,22 +59,22 @@ func TestBuiltinsRegistered(t *testing.T) {
 // A dataset registered outside the built-ins loads through Load: the
 // default file from its fetch entry, abstention from its groups.
 func TestRegisterAndLoad(t *testing.T) {
-	registerOnce("regtest", Spec{
+	registerOnce("regtest", datasets.Spec{
 		Name: "regtest", DefaultFile: "regtest-file",
-		Fetch:  []Entry{{Name: "regtest-file", File: "regtest.json", URL: "https://example.invalid/regtest.json"}},
-		Groups: []GroupSpec{{Name: "plain"}, {Name: "decline", Abstains: true}},
-		Load: func(path string, _ LoadOptions) (*Dataset, error) {
+		Fetch:  []datasets.Entry{{Name: "regtest-file", File: "regtest.json", URL: "https://example.invalid/regtest.json"}},
+		Groups: []datasets.GroupSpec{{Name: "plain"}, {Name: "decline", Abstains: true}},
+		Load: func(path string, _ datasets.LoadOptions) (*datasets.Dataset, error) {
 			regtestPath = path
-			return &Dataset{Name: "regtest", Conversations: []*Conversation{{ID: "c", Questions: []*Question{
+			return &datasets.Dataset{Name: "regtest", Conversations: []*datasets.Conversation{{ID: "c", Questions: []*datasets.Question{
 				{ID: "c:0", Group: "plain"}, {ID: "c:1", Group: "decline"}, {ID: "c:2", Group: "unlisted"},
 			}}}}, nil
 		},
 	})
-	if e, ok := File("regtest-file"); !ok || e.Loader != "regtest" {
+	if e, ok := datasets.File("regtest-file"); !ok || e.Loader != "regtest" {
 		t.Fatalf("fetch entry: %+v %v", e, ok)
 	}
 	home := t.TempDir()
-	if _, err := Load("regtest", "", LoadOptions{Home: home}); err == nil || !strings.Contains(err.Error(), "membench datasets fetch regtest-file") {
+	if _, err := datasets.Load("regtest", "", datasets.LoadOptions{Home: home}); err == nil || !strings.Contains(err.Error(), "membench datasets fetch regtest-file") {
 		t.Fatalf("missing default file: %v", err)
 	}
 	want := filepath.Join(home, "datasets", "regtest.json")
@@ -79,7 +84,7 @@ func TestRegisterAndLoad(t *testing.T) {
 	if err := os.WriteFile(want, []byte("[]"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := Load("regtest", "", LoadOptions{Home: home})
+	ds, err := datasets.Load("regtest", "", datasets.LoadOptions{Home: home})
 	if err != nil || regtestPath != want {
 		t.Fatalf("load: %v, path %q", err, regtestPath)
 	}
@@ -87,30 +92,30 @@ func TestRegisterAndLoad(t *testing.T) {
 	if qs[0].Abstains() || !qs[1].Abstains() || qs[2].Abstains() || len(ds.Groups) != 2 || ds.Groups[1].Name != "decline" {
 		t.Errorf("marked questions %+v %+v %+v, groups %v", qs[0], qs[1], qs[2], ds.Groups)
 	}
-	if !slices.Contains(Names(), "regtest") {
-		t.Errorf("Names() = %v", Names())
+	if !slices.Contains(datasets.Names(), "regtest") {
+		t.Errorf("Names() = %v", datasets.Names())
 	}
 	// A loader that leaves a question without a group is caught at once.
-	registerOnce("regtest-nogroup", Spec{Groups: []GroupSpec{{Name: "all"}},
-		Load: func(string, LoadOptions) (*Dataset, error) {
-			return &Dataset{Conversations: []*Conversation{{ID: "c", Questions: []*Question{{ID: "c:0"}}}}}, nil
+	registerOnce("regtest-nogroup", datasets.Spec{Groups: []datasets.GroupSpec{{Name: "all"}},
+		Load: func(string, datasets.LoadOptions) (*datasets.Dataset, error) {
+			return &datasets.Dataset{Conversations: []*datasets.Conversation{{ID: "c", Questions: []*datasets.Question{{ID: "c:0"}}}}}, nil
 		}})
-	if _, err := Load("regtest-nogroup", "x.json", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "c:0 no group") {
+	if _, err := datasets.Load("regtest-nogroup", "x.json", datasets.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "c:0 no group") {
 		t.Errorf("question without a group: %v", err)
 	}
 }
 
 func TestRegisterRefusesMalformedSpecs(t *testing.T) {
-	load := func(string, LoadOptions) (*Dataset, error) { return &Dataset{}, nil }
-	one := []GroupSpec{{Name: "all"}}
-	for name, s := range map[string]Spec{
+	load := func(string, datasets.LoadOptions) (*datasets.Dataset, error) { return &datasets.Dataset{}, nil }
+	one := []datasets.GroupSpec{{Name: "all"}}
+	for name, s := range map[string]datasets.Spec{
 		"taken":          {Name: "locomo", Load: load, Groups: one},
 		"no load":        {Name: "x1", Groups: one},
 		"no groups":      {Name: "x2", Load: load},
-		"repeated group": {Name: "x3", Load: load, Groups: []GroupSpec{{Name: "a"}, {Name: "a"}}},
+		"repeated group": {Name: "x3", Load: load, Groups: []datasets.GroupSpec{{Name: "a"}, {Name: "a"}}},
 		"default absent": {Name: "x4", Load: load, Groups: one, DefaultFile: "x4-file"},
-		"entry taken":    {Name: "x5", Load: load, Groups: one, Fetch: []Entry{{Name: "longmemeval-s", File: "f.json"}}},
-		"foreign loader": {Name: "x6", Load: load, Groups: one, Fetch: []Entry{{Name: "x6-f", File: "f.json", Loader: "locomo"}}},
+		"entry taken":    {Name: "x5", Load: load, Groups: one, Fetch: []datasets.Entry{{Name: "longmemeval-s", File: "f.json"}}},
+		"foreign loader": {Name: "x6", Load: load, Groups: one, Fetch: []datasets.Entry{{Name: "x6-f", File: "f.json", Loader: "locomo"}}},
 	} {
 		func() {
 			defer func() {
@@ -118,11 +123,11 @@ func TestRegisterRefusesMalformedSpecs(t *testing.T) {
 					t.Errorf("%s: registered", name)
 				}
 			}()
-			Register(s)
+			datasets.Register(s)
 		}()
 	}
 	for _, n := range []string{"x1", "x2", "x3", "x4", "x5", "x6"} {
-		if _, err := Lookup(n); err == nil {
+		if _, err := datasets.Lookup(n); err == nil {
 			t.Errorf("%s registered after a refusal", n)
 		}
 	}
@@ -130,12 +135,12 @@ func TestRegisterRefusesMalformedSpecs(t *testing.T) {
 
 // A dataset with no default file asks for --data; an embedded one refuses it.
 func TestLoadNeedsFileOrRefusesOne(t *testing.T) {
-	registerOnce("regtest-nofile", Spec{Name: "regtest-nofile", Groups: []GroupSpec{{Name: "all"}},
-		Load: func(string, LoadOptions) (*Dataset, error) { return &Dataset{}, nil }})
-	if _, err := Load("regtest-nofile", "", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "--data FILE") {
+	registerOnce("regtest-nofile", datasets.Spec{Name: "regtest-nofile", Groups: []datasets.GroupSpec{{Name: "all"}},
+		Load: func(string, datasets.LoadOptions) (*datasets.Dataset, error) { return &datasets.Dataset{}, nil }})
+	if _, err := datasets.Load("regtest-nofile", "", datasets.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "--data FILE") {
 		t.Errorf("no file: %v", err)
 	}
-	if _, err := Load("sample", "x.json", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "takes no file") {
+	if _, err := datasets.Load("sample", "x.json", datasets.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "takes no file") {
 		t.Errorf("embedded with a file: %v", err)
 	}
 }
@@ -144,10 +149,10 @@ func TestLoadNeedsFileOrRefusesOne(t *testing.T) {
 var regtestPath string
 
 // registerOnce registers s unless a previous run of the test (-count) did.
-func registerOnce(name string, s Spec) {
-	if _, err := Lookup(name); err != nil {
+func registerOnce(name string, s datasets.Spec) {
+	if _, err := datasets.Lookup(name); err != nil {
 		s.Name = name
-		Register(s)
+		datasets.Register(s)
 	}
 }
 
@@ -155,11 +160,11 @@ func registerOnce(name string, s Spec) {
 // that does not say so (or no dataset) does not.
 func TestAnswerKeysComeFromTheSpec(t *testing.T) {
 	for name, want := range map[string]bool{"locomo": true, "sample": false, "longmemeval": false, "nope": false} {
-		if got := HasAnswerKeys(name); got != want {
+		if got := datasets.HasAnswerKeys(name); got != want {
 			t.Errorf("HasAnswerKeys(%s) = %v, want %v", name, got, want)
 		}
 	}
-	if got := KeyedNames(); got != "locomo" {
+	if got := datasets.KeyedNames(); got != "locomo" {
 		t.Errorf("KeyedNames() = %q, want locomo", got)
 	}
 }

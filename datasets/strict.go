@@ -23,7 +23,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // bad formats an InputError; it wraps a badinput error, so the CLI exits 2
 // on it without knowing this type.
-func bad(format string, a ...any) error { return &InputError{Err: badinput.Errorf(format, a...)} }
+func Bad(format string, a ...any) error { return &InputError{Err: badinput.Errorf(format, a...)} }
 
 // IsInputError reports whether err (or anything it wraps) is an InputError.
 func IsInputError(err error) bool {
@@ -31,10 +31,10 @@ func IsInputError(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// decodeField decodes raw into v and reports a type mismatch in the
+// DecodeField decodes raw into v and reports a type mismatch in the
 // dataset's own terms ("qa[3].category: want a number, got \"x\"") rather
 // than Go's ("locomoQA.qa.category of type int"). where names raw's place.
-func decodeField(raw json.RawMessage, v any, where string) error {
+func DecodeField(raw json.RawMessage, v any, where string) error {
 	err := json.Unmarshal(raw, v)
 	if err == nil {
 		return nil
@@ -87,7 +87,7 @@ func decodeField(raw json.RawMessage, v any, where string) error {
 	if g := bytes.TrimSpace(got); want == "a number" && te.Type.Kind() != reflect.Float64 && len(g) > 0 && (g[0] == '-' || (g[0] >= '0' && g[0] <= '9')) {
 		want = "a whole number" // 3.5 where an int belongs
 	}
-	return fmt.Errorf("%s: want %s, got %s", path, want, show(got))
+	return fmt.Errorf("%s: want %s, got %s", path, want, Show(got))
 }
 
 // wantType names a Go type the way a dataset's documentation would.
@@ -116,7 +116,7 @@ func wantType(t reflect.Type) string {
 }
 
 // show renders a JSON value for an error message, cut short.
-func show(raw json.RawMessage) string {
+func Show(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "nothing"
@@ -143,10 +143,10 @@ func oneLine(s string) string {
 	return s
 }
 
-// scalarText reads an answer: a string or a number (LoCoMo writes some
+// ScalarText reads an answer: a string or a number (LoCoMo writes some
 // years as integers); null or absent is empty. Objects, lists and booleans
 // are refused: stringifying them would make gold text like {"obj": 1}.
-func scalarText(raw json.RawMessage, where string) (string, error) {
+func ScalarText(raw json.RawMessage, where string) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
@@ -165,11 +165,11 @@ func scalarText(raw json.RawMessage, where string) (string, error) {
 		}
 		return n.String(), nil
 	}
-	return "", fmt.Errorf("%s: want a string or a number, got %s", where, show(raw))
+	return "", fmt.Errorf("%s: want a string or a number, got %s", where, Show(raw))
 }
 
-// lineAt is the 1-based line holding byte offset off of data.
-func lineAt(data []byte, off int64) int {
+// LineAt is the 1-based line holding byte offset off of data.
+func LineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
 }
@@ -184,7 +184,7 @@ type utf8Reader struct {
 	line   int
 }
 
-func newUTF8Reader(r io.Reader, source string) *utf8Reader {
+func NewUTF8Reader(r io.Reader, source string) *utf8Reader {
 	return &utf8Reader{r: r, source: source, line: 1}
 }
 
@@ -208,7 +208,7 @@ func (u *utf8Reader) Read(p []byte) (int, error) {
 				u.carry = append([]byte(nil), buf[i:]...)
 				break
 			}
-			return 0, bad("%s line %d (byte %d): not UTF-8 (byte 0x%02x); re-save the file as UTF-8 or re-fetch it with `membench datasets fetch`", u.source, u.line, u.off+int64(i), buf[i])
+			return 0, Bad("%s line %d (byte %d): not UTF-8 (byte 0x%02x); re-save the file as UTF-8 or re-fetch it with `membench datasets fetch`", u.source, u.line, u.off+int64(i), buf[i])
 		}
 		i += size
 	}
@@ -217,9 +217,17 @@ func (u *utf8Reader) Read(p []byte) (int, error) {
 }
 
 // who names an element by its id, or by its index when it has none.
-func who(kind string, i int, id string) string {
+func Who(kind string, i int, id string) string {
 	if id != "" {
 		return kind + " " + oneLine(id)
 	}
 	return kind + " " + strconv.Itoa(i)
+}
+
+// Required decodes a field that must be present.
+func Required(raw json.RawMessage, v any, where, hint string) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return fmt.Errorf("field %q missing; %s", where, hint)
+	}
+	return DecodeField(raw, v, where)
 }

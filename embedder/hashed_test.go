@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/internal/testutil"

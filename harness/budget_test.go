@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/membench/membench"
-	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/synth"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
@@ -19,7 +19,7 @@ import (
 // conversation) for plumbing tests.
 func synthLoCoMo(t testing.TB, questions int) string {
 	t.Helper()
-	shape, ok := datasets.LookupSynthShape("locomo")
+	shape, ok := synth.Lookup("locomo")
 	if !ok {
 		t.Fatal("no locomo synth shape")
 	}
@@ -29,7 +29,7 @@ func synthLoCoMo(t testing.TB, questions int) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := datasets.Synth(f, shape, questions, 1); err != nil {
+	if err := synth.Write(f, shape, questions, 1); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 

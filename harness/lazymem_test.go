@@ -13,6 +13,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/synth"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 )
@@ -20,12 +21,12 @@ import (
 // synthLME writes a synthetic LongMemEval-S-shaped file of n questions.
 func synthLME(t *testing.T, n int) string {
 	t.Helper()
-	shape, ok := datasets.LookupSynthShape("longmemeval-s")
+	shape, ok := synth.Lookup("longmemeval-s")
 	if !ok {
 		t.Fatal("no longmemeval-s synth shape")
 	}
 	var buf bytes.Buffer
-	if err := datasets.Synth(&buf, shape, n, 1); err != nil {
+	if err := synth.Write(&buf, shape, n, 1); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "lme-s.json")

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 )
@@ -65,7 +65,7 @@ const LexicalF1Threshold = 0.5
 // evidence instead (evidenceReply).
 func LexicalReply(in LLMJudgeInput) Reply {
 	declines := Declines(in.Prediction, DeclinePhrases)
-	if datasets.IsAbstention(in.Category, in.Abstention) {
+	if locomo.IsAbstention(in.Category, in.Abstention) {
 		if declines {
 			return Reply{Reason: "the question has no answer in the conversation and the prediction declines", Label: LabelCorrect}
 		}

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 )
 
 // The lexical metrics follow LoCoMo's task_eval/evaluation.py so that our
@@ -127,7 +128,7 @@ func MultiF1(prediction, gold string) float64 {
 // ScoredGold is the gold text LoCoMo scores against: for category 3 only
 // the part before the first ';' counts.
 func ScoredGold(q *datasets.Question) string {
-	if q.Category == datasets.CatOpenDomain {
+	if q.Category == locomo.CatOpenDomain {
 		g, _, _ := strings.Cut(q.Gold, ";")
 		return strings.TrimSpace(g)
 	}
@@ -161,7 +162,7 @@ func LoCoMoF1(q *datasets.Question, prediction string, declinePhrases []string) 
 			return 1
 		}
 		return 0
-	case q.Category == datasets.CatMultiHop:
+	case q.Category == locomo.CatMultiHop:
 		return MultiF1(prediction, q.Gold)
 	}
 	return TokenF1(prediction, ScoredGold(q))

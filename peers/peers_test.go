@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench/datasets/longmemeval"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/scoring"
 
@@ -241,7 +242,7 @@ func TestRealPeers(t *testing.T) {
 // A peer's LongMemEval "_abs" question is written with the dataset
 // question's abstention flag, which readers use instead of the id.
 func TestWriteRunCarriesAbstention(t *testing.T) {
-	ds, err := datasets.LoadLongMemEval(filepath.Join("..", "datasets", "testdata", "longmemeval_mini.json"), datasets.LoadOptions{})
+	ds, err := longmemeval.Load(filepath.Join("..", "datasets", "testdata", "longmemeval_mini.json"), datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/membench/membench/audit"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/runlog"
 )
@@ -85,7 +86,7 @@ func ParseScoredMeta(data []byte, source string) (*ScoredMeta, *float64, error) 
 		}
 	}
 	for c, ca := range m.CategoryAccuracies {
-		if n, err := strconv.Atoi(c); err != nil || n < 1 || n > datasets.CatAdversarial {
+		if n, err := strconv.Atoi(c); err != nil || n < 1 || n > locomo.CatAdversarial {
 			return nil, nil, badinput.Errorf("%s: metadata.category_accuracies key %q is not a LoCoMo category 1-5", source, c)
 		}
 		if err := check("category_accuracies."+c+".mean", ca.Mean); err != nil {
@@ -240,8 +241,8 @@ func (p *Published) Figures(sum *runlog.Summary) []Figure {
 	}
 	sort.Ints(cats)
 	for _, c := range cats {
-		v, ok := byGroup[datasets.CategoryName(c)]
-		out = append(out, Figure{Name: fmt.Sprintf("%d %s", c, datasets.CategoryName(c)), Published: p.ByCategory[c], Ours: v, Has: ok})
+		v, ok := byGroup[locomo.CategoryName(c)]
+		out = append(out, Figure{Name: fmt.Sprintf("%d %s", c, locomo.CategoryName(c)), Published: p.ByCategory[c], Ours: v, Has: ok})
 	}
 	if p.Majority != nil {
 		f := Figure{Name: "majority vote", Published: *p.Majority}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
@@ -70,7 +71,7 @@ func TestScoredFCBaselineReproducesMetadata(t *testing.T) {
 		for c, ca := range m.CategoryAccuracies {
 			found := false
 			for _, g := range sum.Groups {
-				if g.Name == datasets.CategoryName(int(c[0]-'0')) {
+				if g.Name == locomo.CategoryName(int(c[0]-'0')) {
 					found = true
 					if !near(g.Scores[JudgeName], 100*ca.Mean) || g.N != ca.Total {
 						t.Errorf("%s: category %s %.12f (n %d), metadata %.12f (n %d)", name, c, g.Scores[JudgeName], g.N, 100*ca.Mean, ca.Total)

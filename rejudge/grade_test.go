@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/runlog"
 )
 
@@ -49,7 +50,7 @@ func TestLegacyNamesMatchLoCoMo(t *testing.T) {
 	if err != nil {
 		t.Fatal("locomo is not registered")
 	}
-	for c := datasets.CatMultiHop; c <= datasets.CatAdversarial; c++ {
+	for c := locomo.CatMultiHop; c <= locomo.CatAdversarial; c++ {
 		p := filepath.Join(t.TempDir(), runlog.AnswersFile)
 		if err := os.WriteFile(p, []byte(`{"question_id":"x","category":`+string(rune('0'+c))+"}\n"), 0o644); err != nil {
 			t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -35,7 +36,7 @@ func hashText(s string) string {
 func benchTranscript(b *testing.B) Transcript {
 	var texts []string
 	if path, ok := testutil.SharedPath("datasets", "locomo10.json"); ok {
-		d, err := datasets.LoadLoCoMo(path, datasets.LoadOptions{})
+		d, err := locomo.Load(path, datasets.LoadOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
 )
 
@@ -139,7 +140,7 @@ func Parse(data []byte, source string) (*Key, error) {
 		switch {
 		case f.ErrorType == "":
 			return nil, badinput.Errorf("answer key %s: entry %d (%s): no error_type; give %s, %s or a type that replaces the answer", source, i, f.QuestionID, WrongCitation, Ambiguous)
-		case f.ErrorType == WrongCitation && len(datasets.SplitEvidence(f.CorrectEvidence)) == 0:
+		case f.ErrorType == WrongCitation && len(locomo.SplitEvidence(f.CorrectEvidence)) == 0:
 			return nil, badinput.Errorf("answer key %s: entry %d (%s): %s without correct_evidence; list the right turn ids (e.g. [\"D1:14\"])", source, i, f.QuestionID, WrongCitation)
 		case f.ChangesAnswer() && strings.TrimSpace(f.CorrectAnswer) == "":
 			return nil, badinput.Errorf("answer key %s: entry %d (%s): error_type %s replaces the answer but correct_answer is empty; give the right answer", source, i, f.QuestionID, f.ErrorType)
@@ -244,7 +245,7 @@ func (k *Key) Match(ds *datasets.Dataset) (Changes, error) {
 		case f.ErrorType == Ambiguous:
 			c.Excluded = true
 		case f.ErrorType == WrongCitation:
-			c.Evidence = datasets.SplitEvidence(f.CorrectEvidence)
+			c.Evidence = locomo.SplitEvidence(f.CorrectEvidence)
 		default:
 			c.Gold = f.CorrectAnswer
 		}
@@ -305,7 +306,7 @@ func (cs Changes) Ceilings(qs []*datasets.Question) []Ceiling {
 	by := map[int]*Ceiling{}
 	all := &Ceiling{}
 	for _, q := range qs {
-		if q.Abstains() || q.Category < datasets.CatMultiHop || q.Category > datasets.CatSingleHop {
+		if q.Abstains() || q.Category < locomo.CatMultiHop || q.Category > locomo.CatSingleHop {
 			continue
 		}
 		c := by[q.Category]

@@ -22,7 +22,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/lexical"
 )
@@ -102,13 +102,13 @@ func Parse(data []byte, source string) (Marks, error) {
 				return nil, badinput.Errorf("image marks: %s: sample %d (%s) %s: %v; a session is a list of turns {dia_id, text, blip_caption, query}", source, si, s.ID, key, err)
 			}
 			for _, t := range ts {
-				for _, id := range datasets.SplitEvidence([]string{t.DiaID}) {
+				for _, id := range locomo.SplitEvidence([]string{t.DiaID}) {
 					turns[id] = t
 				}
 			}
 		}
 		for j, q := range s.QA {
-			if q.Category == datasets.CatAdversarial {
+			if q.Category == locomo.CatAdversarial {
 				continue
 			}
 			if mk := mark(q, turns); mk.WithImage {
@@ -123,7 +123,7 @@ func mark(q qa, turns map[string]turn) Mark {
 	var mk Mark
 	gold := words(answerText(q.Answer))
 	text, image := map[string]bool{}, map[string]bool{}
-	for _, id := range datasets.SplitEvidence(q.Evidence) {
+	for _, id := range locomo.SplitEvidence(q.Evidence) {
 		t, ok := turns[id]
 		if !ok {
 			continue

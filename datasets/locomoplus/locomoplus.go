@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
 )
 
@@ -54,7 +55,7 @@ var File = datasets.Entry{
 }
 
 func init() {
-	datasets.Register(datasets.Spec{Name: Name, Load: Load, Groups: Groups, Fetch: []datasets.Entry{File}, DefaultFile: Name})
+	datasets.Register(datasets.Spec{Name: Name, Load: Load, Groups: Groups, Fetch: []datasets.Entry{File}, DefaultFile: Name, Base: locomo.Name})
 }
 
 // Item is one record of locomo_plus.json (the fields the loader uses).
@@ -74,12 +75,12 @@ func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	}
 	base := opt.BaseData
 	if base == "" {
-		base = datasets.DefaultPath(opt.Home, "locomo")
+		base = datasets.DefaultPath(opt.Home, locomo.Name)
 		if _, err := os.Stat(base); err != nil {
 			return nil, badinput.Errorf("locomo-plus stitches its items into LoCoMo conversations, and no LoCoMo file is installed at %s; run `membench datasets add locomo FILE` (or `datasets fetch locomo`), or pass --base-data FILE", base)
 		}
 	}
-	bds, err := datasets.Load("locomo", base, datasets.LoadOptions{TurnStep: opt.TurnStep, MaxBytes: opt.MaxBytes})
+	bds, err := datasets.Load(locomo.Name, base, datasets.LoadOptions{TurnStep: opt.TurnStep, MaxBytes: opt.MaxBytes})
 	if err != nil {
 		return nil, badinput.Errorf("--base-data: %v", err)
 	}

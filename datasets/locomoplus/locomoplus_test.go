@@ -9,6 +9,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/locomoplus"
+	"github.com/membench/membench/datasets/synth"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -197,10 +198,10 @@ func TestAddedCopyIsTheDefault(t *testing.T) {
 	if _, err := datasets.AddLocal(unpinned, dir, items, 0); err != nil {
 		t.Fatal(err)
 	}
-	shape, _ := datasets.LookupSynthShape("locomo")
+	shape, _ := synth.Lookup("locomo")
 	shape.Sessions, shape.Turns = 3, 4
 	var base strings.Builder
-	if err := datasets.Synth(&base, shape, 4, 1); err != nil {
+	if err := synth.Write(&base, shape, 4, 1); err != nil {
 		t.Fatal(err)
 	}
 	loc, _ := datasets.File("locomo")

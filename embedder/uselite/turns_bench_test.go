@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/systems/turns"
 )
@@ -23,7 +24,7 @@ var turnsOut = flag.String("turns-out", "", "write the LoCoMo turn texts (JSON a
 // text, image caption; turns.EmbedText), per conversation in dataset order.
 func locomoTurns(tb testing.TB) [][]string {
 	path := testutil.Shared(tb, "datasets", "locomo10.json")
-	ds, err := datasets.LoadLoCoMo(path, datasets.LoadOptions{})
+	ds, err := locomo.Load(path, datasets.LoadOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}

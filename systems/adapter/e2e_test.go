@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench"
 	"github.com/membench/membench/examples/bm25memory"
 	"github.com/membench/membench/harness"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
@@ -63,7 +64,7 @@ func TestLoCoMoConv26Offline(t *testing.T) {
 	}
 	hit, asked := 0, 0
 	for _, q := range conv.Questions {
-		if len(q.Evidence) == 0 || q.Category == datasets.CatAdversarial {
+		if len(q.Evidence) == 0 || q.Category == locomo.CatAdversarial {
 			continue
 		}
 		asked++

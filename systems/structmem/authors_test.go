@@ -8,6 +8,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/testutil"
 
 	"github.com/membench/membench/internal/tokens"
@@ -22,7 +23,7 @@ func loadLoCoMo(t *testing.T) []*datasets.Conversation {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	ds, err := datasets.LoadLoCoMo(testutil.Shared(t, "datasets", "locomo10.json"), datasets.LoadOptions{})
+	ds, err := locomo.Load(testutil.Shared(t, "datasets", "locomo10.json"), datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"
@@ -18,7 +19,7 @@ import (
 // vector search. calls/op and input-tokens/op are the build's model usage
 // (offline token counts are those of the real rendered prompts).
 func BenchmarkBuildConv26(b *testing.B) {
-	ds, err := datasets.LoadLoCoMo(testutil.Shared(b, "datasets", "locomo10.json"), datasets.LoadOptions{})
+	ds, err := locomo.Load(testutil.Shared(b, "datasets", "locomo10.json"), datasets.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

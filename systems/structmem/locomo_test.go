@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/systems"
 )
@@ -22,7 +23,7 @@ func TestRealLoCoMoConversation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	ds, err := datasets.LoadLoCoMo(testutil.Shared(t, "datasets", "locomo10.json"), datasets.LoadOptions{TurnStep: 2 * time.Minute})
+	ds, err := locomo.Load(testutil.Shared(t, "datasets", "locomo10.json"), datasets.LoadOptions{TurnStep: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/internal/tokens"
 )
@@ -49,7 +50,7 @@ func TestJoinedTokensAreExact(t *testing.T) {
 	if !ok {
 		t.Skipf("LoCoMo not found at %s: the real-context half of this test needs it", path)
 	}
-	d, err := datasets.LoadLoCoMo(path, datasets.LoadOptions{})
+	d, err := locomo.Load(path, datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"

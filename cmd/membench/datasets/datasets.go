@@ -19,6 +19,7 @@ import (
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 	core "github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/synth"
 	"github.com/membench/membench/internal/suggest"
 	"github.com/membench/membench/llm"
 )
@@ -447,9 +448,9 @@ func synthCmd() *cobra.Command {
 		Example: "  membench datasets synth --shape locomo --questions 20 --seed 1 --out /tmp/synth-locomo.json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sh, ok := core.LookupSynthShape(shape)
+			sh, ok := synth.Lookup(shape)
 			if !ok {
-				return clierr.Bad("--shape %q: use one of %s", shape, strings.Join(core.SynthShapeNames(), ", "))
+				return clierr.Bad("--shape %q: use one of %s", shape, strings.Join(synth.Names(), ", "))
 			}
 			if n <= 0 {
 				return clierr.Bad("--questions %d: give a positive number of questions", n)
@@ -462,7 +463,7 @@ func synthCmd() *cobra.Command {
 			if err != nil {
 				return clierr.Bad("--out %s: %v", out, err)
 			}
-			if err := core.Synth(f, sh, n, seed); err != nil {
+			if err := synth.Write(f, sh, n, seed); err != nil {
 				f.Close()
 				os.Remove(tmp)
 				return err
@@ -480,8 +481,8 @@ func synthCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&shape, "shape", "", "layout: "+strings.Join(core.SynthShapeNames(), ", "))
-	cliflag.Int(c, &n, "questions", 10, 1, core.MaxSynthQuestions, "number of questions")
+	c.Flags().StringVar(&shape, "shape", "", "layout: "+strings.Join(synth.Names(), ", "))
+	cliflag.Int(c, &n, "questions", 10, 1, synth.MaxQuestions, "number of questions")
 	cliflag.Uint64(c, &seed, "seed", 1, "random seed (same seed, same bytes)")
 	c.Flags().StringVar(&out, "out", "", "file to write")
 	return c

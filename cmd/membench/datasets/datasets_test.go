@@ -12,6 +12,7 @@ import (
 
 	"github.com/membench/membench/cmd/membench/clierr"
 	core "github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/sample"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -31,7 +32,7 @@ func run(t *testing.T, args ...string) (string, error) {
 func TestFetchVerifyList(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("MEMBENCH_HOME", home)
-	body := core.SampleJSON()
+	body := sample.JSON()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/m/locomo10.json" {
 			http.NotFound(w, r)

@@ -10,6 +10,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/answerkey"
 	"github.com/membench/membench/datasets/imagemarks"
+	"github.com/membench/membench/datasets/locomo"
 	tables "github.com/membench/membench/internal/report"
 	"github.com/membench/membench/runlog"
 )
@@ -129,7 +130,7 @@ func ceilingLine(k *answerkey.Key, runs []*runlog.Run, home string) (string, err
 	for _, c := range cs.Ceilings(qs) {
 		name := "overall"
 		if c.Category != 0 {
-			name = datasets.CategoryName(c.Category)
+			name = locomo.CategoryName(c.Category)
 		}
 		parts = append(parts, fmt.Sprintf("%s %.2f%% (%d of %d wrong)", name, 100*c.Ceiling, c.GoldWrong, c.Questions))
 	}

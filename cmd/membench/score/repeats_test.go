@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"

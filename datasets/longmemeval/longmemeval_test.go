@@ -1,21 +1,21 @@
-package datasets
+package longmemeval
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/membench/membench/datasets"
 )
 
 func TestLongMemEvalFixture(t *testing.T) {
-	path := filepath.Join("testdata", "longmemeval_mini.json")
-	ds, err := LoadLongMemEval(path, LoadOptions{})
+	path := filepath.Join("..", "testdata", "longmemeval_mini.json")
+	ds, err := Load(path, datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestLongMemEvalFixture(t *testing.T) {
 		t.Errorf("evidence %v", q.Evidence)
 	}
 	s := c.Sessions[0]
-	if want := time.Date(2023, 5, 20, 2, 21, 0, 0, time.UTC); s.ID != "noise_a1" || !s.Time.Equal(want) || !s.Turns[1].Time.Equal(want.Add(DefaultTurnStep)) || s.RawTime != "2023/05/20 (Sat) 02:21" {
+	if want := time.Date(2023, 5, 20, 2, 21, 0, 0, time.UTC); s.ID != "noise_a1" || !s.Time.Equal(want) || !s.Turns[1].Time.Equal(want.Add(datasets.DefaultTurnStep)) || s.RawTime != "2023/05/20 (Sat) 02:21" {
 		t.Errorf("session 0: %+v, turn 1 at %v", s, s.Turns[1].Time)
 	}
 	if want := time.Date(2023, 6, 2, 9, 15, 0, 0, time.UTC); !q.AskedAt.Equal(want) {
@@ -83,7 +83,7 @@ func TestLongMemEvalErrors(t *testing.T) {
 		if err := os.WriteFile(p, []byte(c.json), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := LoadLongMemEval(p, LoadOptions{})
+		_, err := Load(p, datasets.LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: error %v, want %q and the path", c.name, err, c.want)
 		}
@@ -101,43 +101,6 @@ func TestParseLongMemEvalTime(t *testing.T) {
 	for _, bad := range []string{"", "2023-05-20 02:21", "2023/02/30 (Thu) 01:00", "2023/05/20 (Sat) 25:00"} {
 		if _, err := ParseLongMemEvalTime(bad); err == nil {
 			t.Errorf("%q parsed", bad)
-		}
-	}
-}
-
-// A lazily loaded item knows its size in the file (the harness sizes its
-// memory plan by it); a resident one reports 0.
-func TestLongMemEvalLazyBytesAreTheItemsBytes(t *testing.T) {
-	shape, _ := LookupSynthShape("longmemeval-s")
-	var buf bytes.Buffer
-	if err := Synth(&buf, shape, 3, 7); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "s.json")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(buf.Bytes(), &items); err != nil {
-		t.Fatal(err)
-	}
-	lazy, err := LoadLongMemEval(path, LoadOptions{Lazy: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resident, err := LoadLongMemEval(path, LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(lazy.Conversations) != len(items) {
-		t.Fatalf("%d conversations, %d items", len(lazy.Conversations), len(items))
-	}
-	for i, c := range lazy.Conversations {
-		if c.LazyBytes() != int64(len(items[i])) {
-			t.Errorf("item %d: LazyBytes %d, the item is %d bytes", i, c.LazyBytes(), len(items[i]))
-		}
-		if r := resident.Conversations[i].LazyBytes(); r != 0 {
-			t.Errorf("resident item %d: LazyBytes %d, want 0", i, r)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package datasets
+package locomo
 
 import (
 	"bytes"
@@ -19,13 +19,18 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/membench/membench/datasets"
 )
 
+// Name is the dataset's --dataset name.
+const Name = "locomo"
+
 func init() {
-	Register(Spec{
-		Name: "locomo", Load: LoadLoCoMo, Groups: locomoGroups, DefaultFile: "locomo", AnswerKeys: true,
-		Fetch: []Entry{{
-			Name: "locomo", File: "locomo10.json",
+	datasets.Register(datasets.Spec{
+		Name: Name, Load: Load, Groups: Groups, DefaultFile: Name, AnswerKeys: true,
+		Shape: shape, List: "sample list",
+		Fetch: []datasets.Entry{{
+			Name: Name, File: "locomo10.json",
 			URL:    "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json",
 			SHA256: "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4",
 			Note:   "LoCoMo, 10 conversations, 1,986 questions",
@@ -48,9 +53,9 @@ const (
 	CatAdversarial = 5
 )
 
-// locomoGroups are LoCoMo's groups, one per category in category order;
+// Groups are LoCoMo's groups, one per category in category order;
 // adversarial questions (category 5) are answered by declining.
-var locomoGroups = []GroupSpec{
+var Groups = []datasets.GroupSpec{
 	{Name: "multi-hop"}, {Name: "temporal"}, {Name: "open-domain"}, {Name: "single-hop"},
 	{Name: "adversarial", Abstains: true},
 }
@@ -62,7 +67,7 @@ func CategoryName(c int) string {
 	if c < CatMultiHop || c > CatAdversarial {
 		return "unknown"
 	}
-	return locomoGroups[c-1].Name
+	return Groups[c-1].Name
 }
 
 // LoCoMo's file is a JSON list of samples; each has a sample_id, a
@@ -92,7 +97,7 @@ type locomoTurn struct {
 
 var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 
-// LoadLoCoMo reads a LoCoMo file (locomo10.json or the same schema).
+// Load reads a LoCoMo file (locomo10.json or the same schema).
 //
 // Quirks handled: integer answers are stringified; category 5 items are
 // abstentions whose misleading answer goes to AdversarialAnswer; evidence
@@ -107,83 +112,83 @@ var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 // bracket, a dia_id used twice in a sample, two keys for one session number
 // (session_1 and session_01), answers that are objects, lists or booleans,
 // and any field of the wrong type.
-func LoadLoCoMo(path string, opt LoadOptions) (*Dataset, error) {
+func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, bad("read LoCoMo file: %w; pass --data FILE or run `membench datasets fetch locomo`", err)
+		return nil, datasets.Bad("read LoCoMo file: %w; pass --data FILE or run `membench datasets fetch locomo`", err)
 	}
 	defer f.Close()
 	size := int64(0)
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		size = st.Size()
 	}
-	return readLoCoMo(f, size, path, "locomo", opt)
+	return readLoCoMo(f, size, path, Name, opt)
 }
 
-func parseLoCoMo(data []byte, source, name string, opt LoadOptions) (*Dataset, error) {
+func Parse(data []byte, source, name string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	return readLoCoMo(bytes.NewReader(data), int64(len(data)), source, name, opt)
 }
 
-// locomoShape is what a LoCoMo file is, for messages.
-const locomoShape = "a LoCoMo file is a JSON list of samples {sample_id, conversation, qa}"
+// shape is what a LoCoMo file is, for messages.
+const shape = "a LoCoMo file is a JSON list of samples {sample_id, conversation, qa}"
 
 // readLoCoMo reads a LoCoMo file from r (size bytes when known, else 0),
 // never more than opt's cap. The fast decoder reads it as it streams in,
 // which checks its syntax on the way; when it gives up, the rest of the
 // file is read with a syntax check (so a broken file fails at its first
 // bad byte) and the careful decoder decides.
-func readLoCoMo(r io.Reader, size int64, source, name string, opt LoadOptions) (*Dataset, error) {
-	max := opt.maxBytes()
+func readLoCoMo(r io.Reader, size int64, source, name string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
+	max := opt.Cap()
 	var buf bytes.Buffer
 	if size > 0 {
 		buf.Grow(int(min(size, max)) + bytes.MinRead)
 	}
-	src := io.TeeReader(newCapReader(r, source, max), &buf)
+	src := io.TeeReader(datasets.NewCapReader(r, source, max), &buf)
 	convs, err := fastLoCoMoFrom(jsontext.NewDecoder(src), opt)
 	if err == nil {
 		data := buf.Bytes()
 		sum := sha256.Sum256(data)
-		return &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Conversations: convs, Groups: locomoGroups}, nil
+		return &datasets.Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Conversations: convs, Groups: Groups}, nil
 	}
 	// The bytes read so far, then the rest as it comes (the tee keeps
 	// appending to buf; the slice taken here is not changed by that).
 	seen := buf.Bytes()
-	check := listChecker{source: source, what: locomoShape, list: "sample list", line: func(off int64) (int, bool) {
+	check := datasets.ListChecker{Source: source, What: shape, List: "sample list", Line: func(off int64) (int, bool) {
 		if off > int64(buf.Len()) {
 			return 0, false
 		}
-		return lineAt(buf.Bytes(), off), true
+		return datasets.LineAt(buf.Bytes(), off), true
 	}}
-	if err := check.check(io.MultiReader(bytes.NewReader(seen), src)); err != nil {
+	if err := check.Check(io.MultiReader(bytes.NewReader(seen), src)); err != nil {
 		return nil, err
 	}
 	data := buf.Bytes()
 	sum := sha256.Sum256(data)
-	return slowLoCoMo(data, source, &Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Groups: locomoGroups}, opt)
+	return slowLoCoMo(data, source, &datasets.Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Groups: Groups}, opt)
 }
 
 // slowLoCoMo is the careful decoder: field by field, so that a file the
 // fast decoder gave up on is either loaded or refused naming the problem.
-func slowLoCoMo(data []byte, source string, ds *Dataset, opt LoadOptions) (*Dataset, error) {
+func slowLoCoMo(data []byte, source string, ds *datasets.Dataset, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	var samples []json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&samples); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, bad("%s: a LoCoMo file is a JSON list of samples {sample_id, conversation, qa}, got %s first", source, te.Value)
+			return nil, datasets.Bad("%s: a LoCoMo file is a JSON list of samples {sample_id, conversation, qa}, got %s first", source, te.Value)
 		}
-		return nil, jsonErr(source, data, err)
+		return nil, datasets.JSONErr(source, data, err)
 	}
 	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
-		return nil, bad("%s line %d: text after the closing ] of the sample list (%s); remove it", source, lineAt(data, int64(len(data)-len(rest))), show(rest))
+		return nil, datasets.Bad("%s line %d: text after the closing ] of the sample list (%s); remove it", source, datasets.LineAt(data, int64(len(data)-len(rest))), datasets.Show(rest))
 	}
 	if len(samples) == 0 {
-		return nil, bad("%s: no samples; a LoCoMo file is a JSON list of {sample_id, conversation, qa}", source)
+		return nil, datasets.Bad("%s: no samples; a LoCoMo file is a JSON list of {sample_id, conversation, qa}", source)
 	}
 	// Samples are converted in parallel (decoding is most of a cached
 	// rerun's start); errors are reported in file order as before.
 	type conv struct {
-		c   *Conversation
+		c   *datasets.Conversation
 		id  string
 		err error
 	}
@@ -205,10 +210,10 @@ func slowLoCoMo(data []byte, source string, ds *Dataset, opt LoadOptions) (*Data
 	for i, cv := range convs {
 		c, id, err := cv.c, cv.id, cv.err
 		if err != nil {
-			return nil, bad("%s: %s, %v", source, who("sample", i, id), err)
+			return nil, datasets.Bad("%s: %s, %v", source, datasets.Who("sample", i, id), err)
 		}
 		if prev, dup := seen[c.ID]; dup {
-			return nil, bad("%s: sample %d: duplicate sample_id %q (also sample %d); give each sample a unique id", source, i, c.ID, prev)
+			return nil, datasets.Bad("%s: sample %d: duplicate sample_id %q (also sample %d); give each sample a unique id", source, i, c.ID, prev)
 		}
 		seen[c.ID] = i
 		ds.Conversations = append(ds.Conversations, c)
@@ -216,36 +221,28 @@ func slowLoCoMo(data []byte, source string, ds *Dataset, opt LoadOptions) (*Data
 	return ds, nil
 }
 
-// required decodes a field that must be present.
-func required(raw json.RawMessage, v any, where, hint string) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		return fmt.Errorf("field %q missing; %s", where, hint)
-	}
-	return decodeField(raw, v, where)
-}
-
 // locomoConversation converts one sample; it also returns the sample_id
 // when it could be read, so errors can name the sample.
-func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, string, error) {
+func locomoConversation(raw json.RawMessage, opt datasets.LoadOptions) (*datasets.Conversation, string, error) {
 	var s locomoSample
-	if err := decodeField(raw, &s, ""); err != nil {
+	if err := datasets.DecodeField(raw, &s, ""); err != nil {
 		return nil, "", err
 	}
 	var id string
-	if err := required(s.SampleID, &id, "sample_id", `add a unique id such as "conv-1"`); err != nil {
+	if err := datasets.Required(s.SampleID, &id, "sample_id", `add a unique id such as "conv-1"`); err != nil {
 		return nil, "", err
 	}
 	if id == "" {
 		return nil, "", fmt.Errorf(`field "sample_id" is empty; add a unique id such as "conv-1"`)
 	}
 	var conv map[string]json.RawMessage
-	if err := required(s.Conversation, &conv, "conversation", "add the object with speaker_a, speaker_b and session_N lists"); err != nil {
+	if err := datasets.Required(s.Conversation, &conv, "conversation", "add the object with speaker_a, speaker_b and session_N lists"); err != nil {
 		return nil, id, err
 	}
-	c := &Conversation{ID: id}
+	c := &datasets.Conversation{ID: id}
 	for _, k := range []string{"speaker_a", "speaker_b"} {
 		var sp string
-		if err := required(conv[k], &sp, "conversation."+k, "name both speakers"); err != nil {
+		if err := datasets.Required(conv[k], &sp, "conversation."+k, "name both speakers"); err != nil {
 			return nil, id, err
 		}
 		if sp == "" {
@@ -279,22 +276,22 @@ func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, st
 		keys = append(keys, sessKey{n, k})
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].n < keys[j].n })
-	step := opt.step()
+	step := opt.Step()
 	var last time.Time
 	diaAt := map[string]string{}
 	for _, sk := range keys {
 		key := sk.key
 		var turns []json.RawMessage
-		if err := decodeField(conv[key], &turns, "conversation."+key); err != nil {
+		if err := datasets.DecodeField(conv[key], &turns, "conversation."+key); err != nil {
 			return nil, id, err
 		}
 		// Session ids stay "session_N" (the canonical form every artifact uses).
-		sess := &Session{ID: fmt.Sprintf("session_%d", sk.n)}
+		sess := &datasets.Session{ID: fmt.Sprintf("session_%d", sk.n)}
 		if raw, ok := conv[key+"_date_time"]; ok && string(raw) != "null" {
-			if err := decodeField(raw, &sess.RawTime, "conversation."+key+"_date_time"); err != nil {
+			if err := datasets.DecodeField(raw, &sess.RawTime, "conversation."+key+"_date_time"); err != nil {
 				return nil, id, err
 			}
-			sess.Time, _ = ParseLoCoMoTime(sess.RawTime)
+			sess.Time, _ = ParseTime(sess.RawTime)
 		}
 		if sess.Time.After(last) {
 			last = sess.Time
@@ -302,7 +299,7 @@ func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, st
 		for j, traw := range turns {
 			where := fmt.Sprintf("conversation.%s[%d]", key, j)
 			var t locomoTurn
-			if err := decodeField(traw, &t, where); err != nil {
+			if err := datasets.DecodeField(traw, &t, where); err != nil {
 				return nil, id, err
 			}
 			if t.DiaID == "" || t.Speaker == "" {
@@ -323,14 +320,14 @@ func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, st
 	asked := askedAfter(last)
 	var qas []json.RawMessage
 	if len(s.QA) > 0 {
-		if err := decodeField(s.QA, &qas, "qa"); err != nil {
+		if err := datasets.DecodeField(s.QA, &qas, "qa"); err != nil {
 			return nil, id, err
 		}
 	}
 	for j, qraw := range qas {
 		where := fmt.Sprintf("qa[%d]", j)
 		var q locomoQA
-		if err := decodeField(qraw, &q, where); err != nil {
+		if err := datasets.DecodeField(qraw, &q, where); err != nil {
 			return nil, id, err
 		}
 		if q.Question == nil || q.Category == nil {
@@ -339,11 +336,11 @@ func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, st
 		if *q.Category < CatMultiHop || *q.Category > CatAdversarial {
 			return nil, id, fmt.Errorf(`%s.category: %d is not one of LoCoMo's 1-5`, where, *q.Category)
 		}
-		gold, err := scalarText(q.Answer, where+".answer")
+		gold, err := datasets.ScalarText(q.Answer, where+".answer")
 		if err != nil {
 			return nil, id, err
 		}
-		adv, err := scalarText(q.Adversarial, where+".adversarial_answer")
+		adv, err := datasets.ScalarText(q.Adversarial, where+".adversarial_answer")
 		if err != nil {
 			return nil, id, err
 		}
@@ -353,12 +350,12 @@ func locomoConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, st
 }
 
 // turn is the j-th turn of a session that started at start (zero: undated).
-func (t locomoTurn) turn(start time.Time, j int, step time.Duration) *Turn {
+func (t locomoTurn) turn(start time.Time, j int, step time.Duration) *datasets.Turn {
 	text := t.Text
 	if t.BlipCaption != "" {
 		text = strings.TrimSpace(text + " [image: " + t.BlipCaption + "]")
 	}
-	turn := &Turn{ID: t.DiaID, Speaker: t.Speaker, Text: text}
+	turn := &datasets.Turn{ID: t.DiaID, Speaker: t.Speaker, Text: text}
 	if !start.IsZero() {
 		turn.Time = start.Add(time.Duration(j) * step)
 	}
@@ -375,9 +372,9 @@ func askedAfter(last time.Time) time.Time {
 }
 
 // locomoQuestion is qa[j] of sample id.
-func locomoQuestion(id string, j int, text, gold, adv string, evidence []string, category int, asked time.Time) *Question {
-	g := locomoGroups[category-1] // the loaders check 1-5
-	return &Question{
+func locomoQuestion(id string, j int, text, gold, adv string, evidence []string, category int, asked time.Time) *datasets.Question {
+	g := Groups[category-1] // the loaders check 1-5
+	return &datasets.Question{
 		ID:                id + ":" + strconv.Itoa(j),
 		ConversationID:    id,
 		Text:              text,
@@ -413,9 +410,9 @@ func SplitEvidence(raw []string) []string {
 
 var locomoTime = regexp.MustCompile(`^(\d{1,2})\s*:\s*(\d{2})\s*([ap])\.?\s*m\.?\s*(?:on\s+)?(\d{1,2})\s+([a-z]+)\.?\s*,?\s*(\d{4})$`)
 
-// ParseLoCoMoTime parses "1:56 pm on 8 May, 2023" (case and spacing are
+// ParseTime parses "1:56 pm on 8 May, 2023" (case and spacing are
 // free; months may be abbreviated). Times are UTC: LoCoMo gives no zone.
-func ParseLoCoMoTime(s string) (time.Time, error) {
+func ParseTime(s string) (time.Time, error) {
 	norm := strings.Join(strings.Fields(strings.ToLower(s)), " ")
 	m := locomoTime.FindStringSubmatch(norm)
 	if m == nil {
@@ -447,4 +444,16 @@ func monthByName(s string) (time.Month, bool) {
 		}
 	}
 	return 0, false
+}
+
+// IsAbstention is the abstention test of lexical judge inputs, which
+// carry LoCoMo's category beside the flag: category 5 counts even
+// unflagged. Questions and run records ask their own Abstains.
+func IsAbstention(category int, flagged bool) bool {
+	return flagged || category == CatAdversarial
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

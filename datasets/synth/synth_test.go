@@ -1,4 +1,4 @@
-package datasets
+package synth
 
 import (
 	"bytes"
@@ -7,22 +7,25 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/longmemeval"
 )
 
 // Every shape must load through its real loader with the promised counts,
 // evidence pointing at real turns, and the same bytes for the same seed.
 func TestSynthLoads(t *testing.T) {
-	for _, shape := range SynthShapes {
+	for _, shape := range Shapes {
 		small := shape
 		if small.Sessions > 40 {
 			small.Sessions = 40 // the layout is what is tested, not the size
 		}
 		var a, b, c bytes.Buffer
-		if err := Synth(&a, small, 23, 7); err != nil {
+		if err := Write(&a, small, 23, 7); err != nil {
 			t.Fatal(err)
 		}
-		Synth(&b, small, 23, 7)
-		Synth(&c, small, 23, 8)
+		Write(&b, small, 23, 7)
+		Write(&c, small, 23, 8)
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("%s: same seed, different bytes", shape.Name)
 		}
@@ -33,7 +36,7 @@ func TestSynthLoads(t *testing.T) {
 		if err := os.WriteFile(path, a.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ds, err := Load(shape.Dataset, path, LoadOptions{})
+		ds, err := datasets.Load(shape.Dataset, path, datasets.LoadOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", shape.Name, err)
 		}
@@ -50,7 +53,7 @@ func TestSynthLoads(t *testing.T) {
 				abst++
 				continue
 			}
-			turns := map[string]*Turn{}
+			turns := map[string]*datasets.Turn{}
 			for _, c := range ds.Conversations {
 				if c.ID == q.ConversationID {
 					for _, tu := range c.AllTurns() {
@@ -79,20 +82,20 @@ func TestSynthLoads(t *testing.T) {
 // Filters apply while the file streams, and a lazy load keeps no sessions
 // but hydrates each conversation to exactly what an eager load holds.
 func TestLongMemEvalStreamingFiltersAndLazy(t *testing.T) {
-	shape, _ := LookupSynthShape("longmemeval-s")
+	shape, _ := Lookup("longmemeval-s")
 	shape.Sessions = 6
 	var buf bytes.Buffer
-	if err := Synth(&buf, shape, 12, 1); err != nil {
+	if err := Write(&buf, shape, 12, 1); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "s.json")
 	os.WriteFile(path, buf.Bytes(), 0o644)
-	eager, err := LoadLongMemEval(path, LoadOptions{})
+	eager, err := longmemeval.Load(path, datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ids := []string{eager.Conversations[7].ID, eager.Conversations[2].ID, eager.Conversations[9].ID}
-	lazy, err := LoadLongMemEval(path, LoadOptions{Conversations: ids, Limit: 2, Lazy: true})
+	lazy, err := longmemeval.Load(path, datasets.LoadOptions{Conversations: ids, Limit: 2, Lazy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +113,7 @@ func TestLongMemEvalStreamingFiltersAndLazy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want *Conversation
+		var want *datasets.Conversation
 		for _, e := range eager.Conversations {
 			if e.ID == c.ID {
 				want = e
@@ -123,7 +126,7 @@ func TestLongMemEvalStreamingFiltersAndLazy(t *testing.T) {
 			t.Errorf("%s: hydrating kept the sessions on the stub", c.ID)
 		}
 	}
-	if _, err := LoadLongMemEval(path, LoadOptions{Conversations: []string{"nope"}, Limit: 1}); err == nil || !strings.Contains(err.Error(), "no conversation nope") {
+	if _, err := longmemeval.Load(path, datasets.LoadOptions{Conversations: []string{"nope"}, Limit: 1}); err == nil || !strings.Contains(err.Error(), "no conversation nope") {
 		t.Errorf("unknown id: %v", err)
 	}
 	// The file changing under a lazy run is caught, not silently read.

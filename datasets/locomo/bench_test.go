@@ -1,8 +1,9 @@
-package datasets
+package locomo
 
 import (
 	"testing"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -12,7 +13,7 @@ func BenchmarkLoadLoCoMo(b *testing.B) {
 	path := testutil.Shared(b, "datasets", "locomo10.json")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := LoadLoCoMo(path, LoadOptions{}); err != nil {
+		if _, err := Load(path, datasets.LoadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,10 @@
-package datasets
+// Package synth writes synthetic files for scale tests. They follow the real files' schemas
+// (field names, nesting, date formats, id styles) so the loaders read them
+// like the real thing, but every word is generated here from small word
+// lists: they measure memory, speed and plumbing, never model quality, and
+// their results must not be mixed with results on the real benchmarks.
+
+package synth
 
 import (
 	"bufio"
@@ -9,87 +15,64 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/membench/membench/datasets/locomo"
+	"github.com/membench/membench/datasets/longmemeval"
 )
 
-// Synthetic files for scale tests. They follow the real files' schemas
-// (field names, nesting, date formats, id styles) so the loaders read them
-// like the real thing, but every word is generated here from small word
-// lists: they measure memory, speed and plumbing, never model quality, and
-// their results must not be mixed with results on the real benchmarks.
-
-// SynthIDPrefix begins every conversation id a synthetic file holds
-// (LoCoMo sample_id "synth-1", LongMemEval question_id "synth1a2b3c"): the
-// mark by which a loaded dataset is known to be synthetic, in files made
-// before and after it was read.
-const SynthIDPrefix = "synth"
-
-// IsSynthetic reports whether every conversation of ds carries the
-// synthetic id prefix.
-func IsSynthetic(ds *Dataset) bool {
-	if len(ds.Conversations) == 0 {
-		return false
-	}
-	for _, c := range ds.Conversations {
-		if !strings.HasPrefix(c.ID, SynthIDPrefix) {
-			return false
-		}
-	}
-	return true
-}
-
-// SynthShape is the layout of one synthetic file.
-type SynthShape struct {
+// Shape is the layout of one synthetic file.
+type Shape struct {
 	Name             string
-	Dataset          string // loader name: "longmemeval" or "locomo"
+	Dataset          string // the dataset whose schema it follows
 	Sessions         int    // per question (LongMemEval) or per conversation (LoCoMo)
 	Turns            int    // per session
 	QuestionsPerConv int    // LoCoMo only
 }
 
-// SynthShapes are the shapes `membench datasets synth` knows. The
+// Shapes are the shapes `membench datasets synth` knows. The
 // LongMemEval ones mirror S (about 50 sessions per question) and M (500
 // sessions per question); the LoCoMo one has 20 questions per conversation.
-var SynthShapes = []SynthShape{
-	{Name: "longmemeval-s", Dataset: "longmemeval", Sessions: 50, Turns: 10},
-	{Name: "longmemeval-m", Dataset: "longmemeval", Sessions: 500, Turns: 10},
-	{Name: "locomo", Dataset: "locomo", Sessions: 20, Turns: 16, QuestionsPerConv: 20},
+var Shapes = []Shape{
+	{Name: "longmemeval-s", Dataset: longmemeval.Name, Sessions: 50, Turns: 10},
+	{Name: "longmemeval-m", Dataset: longmemeval.Name, Sessions: 500, Turns: 10},
+	{Name: "locomo", Dataset: locomo.Name, Sessions: 20, Turns: 16, QuestionsPerConv: 20},
 }
 
-// LookupSynthShape finds a shape by name.
-func LookupSynthShape(name string) (SynthShape, bool) {
-	for _, s := range SynthShapes {
+// Lookup finds a shape by name.
+func Lookup(name string) (Shape, bool) {
+	for _, s := range Shapes {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return SynthShape{}, false
+	return Shape{}, false
 }
 
-// SynthShapeNames lists the shape names.
-func SynthShapeNames() []string {
+// Names lists the shape names.
+func Names() []string {
 	var out []string
-	for _, s := range SynthShapes {
+	for _, s := range Shapes {
 		out = append(out, s.Name)
 	}
 	return out
 }
 
-// MaxSynthQuestions bounds Synth's n: a scale test's file, not a disk filler.
-const MaxSynthQuestions = 100000
+// MaxQuestions bounds Synth's n: a scale test's file, not a disk filler.
+const MaxQuestions = 100000
 
-// Synth writes a synthetic file of the shape with n questions, streaming
+// Write writes a synthetic file of the shape with n questions, streaming
 // item by item so a large M-shaped file needs little memory. The same
 // shape, n and seed give the same bytes.
-func Synth(w io.Writer, shape SynthShape, n int, seed uint64) error {
-	if n <= 0 || n > MaxSynthQuestions {
-		return fmt.Errorf("--questions %d: give 1 to %d questions", n, MaxSynthQuestions)
+func Write(w io.Writer, shape Shape, n int, seed uint64) error {
+	if n <= 0 || n > MaxQuestions {
+		return fmt.Errorf("--questions %d: give 1 to %d questions", n, MaxQuestions)
 	}
 	h := fnv.New64a()
 	h.Write([]byte(shape.Name))
 	g := &synthGen{r: rand.New(rand.NewPCG(seed, h.Sum64()))}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var err error
-	if shape.Dataset == "locomo" {
+	if shape.Dataset == locomo.Name {
 		err = g.locomo(bw, shape, n)
 	} else {
 		err = g.longmemeval(bw, shape, n)
@@ -159,7 +142,7 @@ type synthLME struct {
 
 func lmeDate(t time.Time) string { return t.Format("2006/01/02 (Mon) 15:04") }
 
-func (g *synthGen) longmemeval(w *bufio.Writer, shape SynthShape, n int) error {
+func (g *synthGen) longmemeval(w *bufio.Writer, shape Shape, n int) error {
 	w.WriteString("[")
 	base := time.Date(2023, 1, 2, 9, 0, 0, 0, time.UTC)
 	for qi := 0; qi < n; qi++ {
@@ -259,7 +242,7 @@ func locomoDate(t time.Time) string {
 	return strings.ToLower(t.Format("3:04 pm")) + " on " + t.Format("2 January, 2006")
 }
 
-func (g *synthGen) locomo(w *bufio.Writer, shape SynthShape, n int) error {
+func (g *synthGen) locomo(w *bufio.Writer, shape Shape, n int) error {
 	w.WriteString("[")
 	convs := (n + shape.QuestionsPerConv - 1) / shape.QuestionsPerConv
 	left := n
@@ -312,9 +295,9 @@ func (g *synthGen) locomo(w *bufio.Writer, shape SynthShape, n int) error {
 				sp = b
 			}
 			ev := []string{fmt.Sprintf("D%d:%d", f.sess+1, f.turn+1)}
-			cat := []int{CatSingleHop, CatMultiHop, CatTemporal, CatOpenDomain, CatAdversarial}[k%5]
+			cat := []int{locomo.CatSingleHop, locomo.CatMultiHop, locomo.CatTemporal, locomo.CatOpenDomain, locomo.CatAdversarial}[k%5]
 			q := synthQA{Question: fmt.Sprintf("What is %s's %s called?", sp, f.attr), Answer: f.val, Evidence: ev, Category: cat}
-			if cat == CatAdversarial {
+			if cat == locomo.CatAdversarial {
 				other := a
 				if sp == a {
 					other = b

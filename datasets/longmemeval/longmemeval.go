@@ -1,4 +1,4 @@
-package datasets
+package longmemeval
 
 import (
 	"bufio"
@@ -11,17 +11,23 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/membench/membench/datasets"
 )
+
+// Name is the dataset's --dataset name.
+const Name = "longmemeval"
 
 func init() {
 	const hf = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main/"
-	Register(Spec{
-		Name: "longmemeval", Load: LoadLongMemEval, Groups: lmeGroups, DefaultFile: "longmemeval-s",
-		Fetch: []Entry{
+	datasets.Register(datasets.Spec{
+		Name: Name, Load: Load, Groups: lmeGroups, DefaultFile: "longmemeval-s",
+		Shape: shape, List: "item list",
+		Fetch: []datasets.Entry{
 			{
 				Name: "longmemeval-s", File: "longmemeval_s_cleaned.json",
 				URL:    hf + "longmemeval_s_cleaned.json",
@@ -49,7 +55,7 @@ const lmeAbstention = "abstention"
 
 // lmeGroups are LongMemEval's question types in its paper's order, then
 // the abstention questions. A type the list lacks is still its own group.
-var lmeGroups = []GroupSpec{
+var lmeGroups = []datasets.GroupSpec{
 	{Name: "single-session-user"}, {Name: "single-session-assistant"}, {Name: "single-session-preference"},
 	{Name: "multi-session"}, {Name: "knowledge-update"}, {Name: "temporal-reasoning"},
 	{Name: lmeAbstention, Abstains: true},
@@ -74,28 +80,28 @@ type lmeTurn struct {
 	HasAnswer bool   `json:"has_answer"`
 }
 
-// LoadLongMemEval reads a LongMemEval file (S, M or oracle). Each item is
+// Load reads a LongMemEval file (S, M or oracle). Each item is
 // its own conversation holding one question. The file is streamed item by
 // item, so the large M file needs memory for the model only, not for the
 // raw JSON as well. Sessions keep the file's order. Refused (InputError):
 // bytes that are not UTF-8, text after the closing bracket, answers that are
 // objects, lists or booleans, and any field of the wrong type.
-func LoadLongMemEval(path string, opt LoadOptions) (*Dataset, error) {
+func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, bad("read LongMemEval file: %w; pass --data FILE or run `membench datasets fetch longmemeval-s`", err)
+		return nil, datasets.Bad("read LongMemEval file: %w; pass --data FILE or run `membench datasets fetch longmemeval-s`", err)
 	}
 	defer f.Close()
 	h := sha256.New()
-	br := bufio.NewReaderSize(newCapReader(f, path, opt.maxBytes()), 1<<20)
-	ds, err := decodeLongMemEval(newUTF8Reader(io.TeeReader(br, h), path), path, fileLine(path), opt)
+	br := bufio.NewReaderSize(datasets.NewCapReader(f, path, opt.Cap()), 1<<20)
+	ds, err := decodeLongMemEval(datasets.NewUTF8Reader(io.TeeReader(br, h), path), path, datasets.FileLine(path), opt)
 	if err != nil {
 		return nil, err
 	}
 	// Hash the trailing bytes the decoder did not need (only spaces, as
 	// the decoder checked, unless --limit stopped it early).
 	if _, err := io.Copy(h, br); err != nil {
-		if IsInputError(err) {
+		if datasets.IsInputError(err) {
 			return nil, err // the size cap
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -104,23 +110,23 @@ func LoadLongMemEval(path string, opt LoadOptions) (*Dataset, error) {
 	return ds, nil
 }
 
-// lmeShape is what a LongMemEval file is, for messages.
-const lmeShape = "a LongMemEval file is a JSON list of items {question_id, question, answer, haystack_sessions, ...}"
+// shape is what a LongMemEval file is, for messages.
+const shape = "a LongMemEval file is a JSON list of items {question_id, question, answer, haystack_sessions, ...}"
 
 // decodeLongMemEval reads the items of r one at a time, checking the
 // file's syntax as it streams (a broken file fails at its first bad
 // byte); line, when set, finds the line of a byte offset for messages.
-func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool), opt LoadOptions) (*Dataset, error) {
+func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool), opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	if opt.Limit < 0 {
-		return nil, bad("question limit %d is negative; use 0 for no limit", opt.Limit)
+		return nil, datasets.Bad("question limit %d is negative; use 0 for no limit", opt.Limit)
 	}
-	check := listChecker{source: source, what: lmeShape, list: "item list", line: line}
-	d := jsontext.NewDecoder(r, permissive...)
-	if err := check.open(d); err != nil {
+	check := datasets.ListChecker{Source: source, What: shape, List: "item list", Line: line}
+	d := jsontext.NewDecoder(r, datasets.Permissive...)
+	if err := check.Open(d); err != nil {
 		return nil, err
 	}
 	if _, err := d.ReadToken(); err != nil {
-		return nil, check.syntax(err)
+		return nil, check.Syntax(err)
 	}
 	want := map[string]bool{}
 	for _, id := range opt.Conversations {
@@ -130,7 +136,7 @@ func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool),
 	}
 	found := map[string]bool{}
 	var ids []string // the first ids, for the unknown-id message
-	ds := &Dataset{Name: "longmemeval", Source: source, Groups: lmeGroups}
+	ds := &datasets.Dataset{Name: Name, Source: source, Groups: lmeGroups}
 	seen := map[string]int{}
 	full := false // Limit reached: later items are only looked at for names
 	for i := 0; d.PeekKind() != ']'; i++ {
@@ -141,7 +147,7 @@ func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool),
 		}
 		v, err := d.ReadValue()
 		if err != nil {
-			return nil, check.syntax(err)
+			return nil, check.Syntax(err)
 		}
 		end := d.InputOffset()
 		var head struct {
@@ -167,18 +173,17 @@ func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool),
 		raw := json.RawMessage(bytes.Clone(v))
 		c, id, err := lmeConversation(raw, opt)
 		if err != nil {
-			return nil, bad("%s: %s, %v", source, who("item", i, id), err)
+			return nil, datasets.Bad("%s: %s, %v", source, datasets.Who("item", i, id), err)
 		}
 		if prev, dup := seen[c.ID]; dup {
-			return nil, bad("%s: item %d: duplicate question_id %q (also item %d); give each item a unique id", source, i, c.ID, prev)
+			return nil, datasets.Bad("%s: item %d: duplicate question_id %q (also item %d); give each item a unique id", source, i, c.ID, prev)
 		}
 		seen[c.ID] = i
 		if opt.Lazy {
 			// Keep the question and its evidence; read the haystack
 			// back from the file when the run gets to it.
 			c.Sessions = nil
-			c.hydrate = lmeHydrator(source, end-int64(len(raw)), end, i, c, opt)
-			c.lazyBytes = int64(len(raw))
+			c.SetLazy(int64(len(raw)), lmeHydrator(source, end-int64(len(raw)), end, i, c, opt))
 		}
 		ds.Conversations = append(ds.Conversations, c)
 		if opt.Limit > 0 && len(ds.Conversations) >= opt.Limit {
@@ -186,9 +191,9 @@ func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool),
 		}
 	}
 	if _, err := d.ReadToken(); err != nil {
-		return nil, check.syntax(err)
+		return nil, check.Syntax(err)
 	}
-	if err := check.close(d); err != nil {
+	if err := check.Close(d); err != nil {
 		return nil, err
 	}
 	if len(found) < len(want) {
@@ -199,17 +204,17 @@ func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool),
 			}
 		}
 		sort.Strings(unknown)
-		return nil, bad("dataset longmemeval (%s) has no conversation %s (it has: %s …)", source, strings.Join(unknown, ", "), strings.Join(ids, ", "))
+		return nil, datasets.Bad("dataset longmemeval (%s) has no conversation %s (it has: %s …)", source, strings.Join(unknown, ", "), strings.Join(ids, ", "))
 	}
 	if len(ds.Conversations) == 0 {
-		return nil, bad("%s: no items; expected a list of {question_id, question, answer, haystack_sessions, ...}", source)
+		return nil, datasets.Bad("%s: no items; expected a list of {question_id, question, answer, haystack_sessions, ...}", source)
 	}
 	return ds, nil
 }
 
 // lmeHydrator reads item i back from bytes [start, end) of the file.
-func lmeHydrator(path string, start, end int64, i int, stub *Conversation, opt LoadOptions) func() (*Conversation, error) {
-	return func() (*Conversation, error) {
+func lmeHydrator(path string, start, end int64, i int, stub *datasets.Conversation, opt datasets.LoadOptions) func() (*datasets.Conversation, error) {
+	return func() (*datasets.Conversation, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, fmt.Errorf("re-read LongMemEval item %s: %w", stub.ID, err)
@@ -239,17 +244,17 @@ func lmeSessions(raw json.RawMessage) ([][]lmeTurn, error) {
 		return out, nil
 	}
 	var sessions []json.RawMessage
-	if err := decodeField(raw, &sessions, "haystack_sessions"); err != nil {
+	if err := datasets.DecodeField(raw, &sessions, "haystack_sessions"); err != nil {
 		return nil, err
 	}
 	for i, sraw := range sessions {
 		var turns []json.RawMessage
-		if err := decodeField(sraw, &turns, fmt.Sprintf("haystack_sessions[%d]", i)); err != nil {
+		if err := datasets.DecodeField(sraw, &turns, fmt.Sprintf("haystack_sessions[%d]", i)); err != nil {
 			return nil, err
 		}
 		for j, traw := range turns {
 			var t lmeTurn
-			if err := decodeField(traw, &t, fmt.Sprintf("haystack_sessions[%d][%d]", i, j)); err != nil {
+			if err := datasets.DecodeField(traw, &t, fmt.Sprintf("haystack_sessions[%d][%d]", i, j)); err != nil {
 				return nil, err
 			}
 		}
@@ -257,9 +262,9 @@ func lmeSessions(raw json.RawMessage) ([][]lmeTurn, error) {
 	return nil, fmt.Errorf("haystack_sessions: want a list of lists of turns {role, content}")
 }
 
-func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, string, error) {
+func lmeConversation(raw json.RawMessage, opt datasets.LoadOptions) (*datasets.Conversation, string, error) {
 	var it lmeItem
-	if err := decodeField(raw, &it, ""); err != nil {
+	if err := datasets.DecodeField(raw, &it, ""); err != nil {
 		var named struct {
 			QuestionID string `json:"question_id"`
 		}
@@ -267,7 +272,7 @@ func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, strin
 		return nil, named.QuestionID, err
 	}
 	var id string
-	if err := required(it.QuestionID, &id, "question_id", "give each item a unique id"); err != nil {
+	if err := datasets.Required(it.QuestionID, &id, "question_id", "give each item a unique id"); err != nil {
 		return nil, "", err
 	}
 	sessions, err := lmeSessions(it.Sessions)
@@ -284,12 +289,12 @@ func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, strin
 	case len(it.Dates) != 0 && len(it.Dates) != len(sessions):
 		return nil, id, fmt.Errorf(`"haystack_dates" has %d entries but "haystack_sessions" has %d; they must pair up`, len(it.Dates), len(sessions))
 	}
-	gold, err := scalarText(it.Answer, "answer")
+	gold, err := datasets.ScalarText(it.Answer, "answer")
 	if err != nil {
 		return nil, id, err
 	}
-	c := &Conversation{ID: id, Speakers: []string{"user", "assistant"}}
-	q := &Question{
+	c := &datasets.Conversation{ID: id, Speakers: []string{"user", "assistant"}}
+	q := &datasets.Question{
 		ID:             id,
 		ConversationID: id,
 		Text:           *it.Question,
@@ -311,7 +316,7 @@ func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, strin
 		answerSess[id] = true
 	}
 	var fromSessions []string
-	step := opt.step()
+	step := opt.Step()
 	used := map[string]int{}
 	for i, turns := range sessions {
 		id := it.SessionIDs[i]
@@ -320,7 +325,7 @@ func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, strin
 			id = fmt.Sprintf("%s#%d", id, n)
 		}
 		used[it.SessionIDs[i]]++
-		s := &Session{ID: id}
+		s := &datasets.Session{ID: id}
 		if i < len(it.Dates) {
 			s.RawTime = it.Dates[i]
 			s.Time, _ = ParseLongMemEvalTime(s.RawTime)
@@ -329,7 +334,7 @@ func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, strin
 			if t.Role == "" {
 				return nil, c.ID, fmt.Errorf(`haystack_sessions[%d][%d]: "role" missing; use "user" or "assistant"`, i, j)
 			}
-			turn := &Turn{ID: fmt.Sprintf("%s:%d", id, j), Speaker: t.Role, Text: t.Content, HasAnswer: t.HasAnswer}
+			turn := &datasets.Turn{ID: fmt.Sprintf("%s:%d", id, j), Speaker: t.Role, Text: t.Content, HasAnswer: t.HasAnswer}
 			if !s.Time.IsZero() {
 				turn.Time = s.Time.Add(time.Duration(j) * step)
 			}
@@ -346,7 +351,7 @@ func lmeConversation(raw json.RawMessage, opt LoadOptions) (*Conversation, strin
 	if len(q.Evidence) == 0 && len(fromSessions) > 0 {
 		q.Evidence = fromSessions
 	}
-	c.Questions = []*Question{q}
+	c.Questions = []*datasets.Question{q}
 	return c, c.ID, nil
 }
 
@@ -369,4 +374,9 @@ func ParseLongMemEvalTime(s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("date %q names a day its month does not have", s)
 	}
 	return t, nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

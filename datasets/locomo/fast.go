@@ -1,4 +1,4 @@
-package datasets
+package locomo
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/membench/membench/datasets"
 )
 
 // The fast LoCoMo decoder reads a well-formed file in one pass over its
@@ -16,7 +17,7 @@ import (
 // the careful decoder (locomoConversation) accepts without a word, and
 // gives up on anything else: a null where a value belongs, a key that
 // matches a field only when case is ignored, a duplicate key, a wrong type,
-// a bad escape. parseLoCoMo then decodes the file again the careful way,
+// a bad escape. Parse then decodes the file again the careful way,
 // which either loads it the same (FuzzLoCoMoFast checks that both agree
 // whenever the fast one succeeds) or names the problem.
 
@@ -26,11 +27,11 @@ var errNotPlain = errors.New("not a plain LoCoMo file")
 // fastLoCoMoFrom decodes the whole of d's input, or returns errNotPlain.
 // The decoder's own checks (syntax, UTF-8, no repeated names) hold for
 // whatever it accepts.
-func fastLoCoMoFrom(d *jsontext.Decoder, opt LoadOptions) ([]*Conversation, error) {
+func fastLoCoMoFrom(d *jsontext.Decoder, opt datasets.LoadOptions) ([]*datasets.Conversation, error) {
 	if err := fastDelim(d, '['); err != nil {
 		return nil, err
 	}
-	var convs []*Conversation
+	var convs []*datasets.Conversation
 	seen := map[string]bool{}
 	for {
 		switch d.PeekKind() {
@@ -114,7 +115,7 @@ type fastQA struct {
 }
 
 // fastSample decodes one sample object.
-func fastSample(d *jsontext.Decoder, opt LoadOptions) (*Conversation, error) {
+func fastSample(d *jsontext.Decoder, opt datasets.LoadOptions) (*datasets.Conversation, error) {
 	if err := fastDelim(d, '{'); err != nil {
 		return nil, err
 	}
@@ -165,15 +166,15 @@ func fastSample(d *jsontext.Decoder, opt LoadOptions) (*Conversation, error) {
 		byNum[s.n] = true
 	}
 	sortSessions(sessions)
-	c := &Conversation{ID: id, Speakers: []string{speakers[0], speakers[1]}}
-	step := opt.step()
+	c := &datasets.Conversation{ID: id, Speakers: []string{speakers[0], speakers[1]}}
+	step := opt.Step()
 	var last time.Time
 	diaSeen := map[string]bool{}
 	for _, fs := range sessions {
-		sess := &Session{ID: "session_" + strconv.Itoa(fs.n)}
+		sess := &datasets.Session{ID: "session_" + strconv.Itoa(fs.n)}
 		if raw, ok := dates[fs.key+"_date_time"]; ok {
 			sess.RawTime = raw
-			sess.Time, _ = ParseLoCoMoTime(raw)
+			sess.Time, _ = ParseTime(raw)
 		}
 		if sess.Time.After(last) {
 			last = sess.Time
@@ -385,7 +386,7 @@ func fastQAs(d *jsontext.Decoder) ([]fastQA, error) {
 	return qas, fastDelim(d, ']')
 }
 
-// fastScalar reads an answer as scalarText does: a string as its text, a
+// fastScalar reads an answer as ScalarText does: a string as its text, a
 // number as written, null as empty.
 func fastScalar(d *jsontext.Decoder) (string, error) {
 	switch d.PeekKind() {

@@ -1,24 +1,26 @@
-package datasets
+package locomo
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/testutil"
 )
 
 func TestLoCoMoRealFile(t *testing.T) {
 	path := testutil.Shared(t, "datasets", "locomo10.json")
-	ds, err := LoadLoCoMo(path, LoadOptions{})
+	ds, err := Load(path, datasets.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sessions, turns := 0, 0
 	cats := map[int]int{}
-	byID := map[string]*Question{}
+	byID := map[string]*datasets.Question{}
 	for _, c := range ds.Conversations {
 		sessions += len(c.Sessions)
 		for _, s := range c.Sessions {
@@ -88,7 +90,7 @@ func TestLoCoMoRealFile(t *testing.T) {
 		t.Errorf("found %d stringified integer answers, want at least 6", ints)
 	}
 	// Every image turn carries its caption; D1:5 of conv-26 is one.
-	var d15 *Turn
+	var d15 *datasets.Turn
 	for _, tr := range ds.Conversations[0].AllTurns() {
 		if tr.ID == "D1:5" {
 			d15 = tr
@@ -121,7 +123,7 @@ const quirks = `[{"sample_id":"x-1","conversation":{
        {"question":"open?","answer":"maybe","evidence":[],"category":3}]}]`
 
 func TestLoCoMoQuirks(t *testing.T) {
-	ds, err := parseLoCoMo([]byte(quirks), "quirks.json", "locomo", LoadOptions{TurnStep: time.Minute})
+	ds, err := Parse([]byte(quirks), "quirks.json", "locomo", datasets.LoadOptions{TurnStep: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,12 +171,12 @@ func TestLoCoMoErrors(t *testing.T) {
 		{"empty", `[]`, "no samples"},
 	}
 	for _, c := range cases {
-		_, err := parseLoCoMo([]byte(c.json), "bad.json", "locomo", LoadOptions{})
+		_, err := Parse([]byte(c.json), "bad.json", "locomo", datasets.LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.json") {
 			t.Errorf("%s: error %v, want it to contain %q and the file name", c.name, err, c.want)
 		}
 	}
-	if _, err := LoadLoCoMo(filepath.Join(t.TempDir(), "none.json"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "datasets fetch locomo") {
+	if _, err := Load(filepath.Join(t.TempDir(), "none.json"), datasets.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "datasets fetch locomo") {
 		t.Errorf("missing file error %v should say how to fetch", err)
 	}
 }
@@ -187,14 +189,24 @@ func TestParseLoCoMoTime(t *testing.T) {
 		"10:37am on 27 june,2023":        time.Date(2023, 6, 27, 10, 37, 0, 0, time.UTC),
 	}
 	for in, want := range good {
-		got, err := ParseLoCoMoTime(in)
+		got, err := ParseTime(in)
 		if err != nil || !got.Equal(want) {
 			t.Errorf("%q -> %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "yesterday", "13:00 pm on 1 May, 2023", "1:00 pm on 31 June, 2023", "1:00 pm on 3 Smarch, 2023"} {
-		if _, err := ParseLoCoMoTime(in); err == nil {
+		if _, err := ParseTime(in); err == nil {
 			t.Errorf("%q parsed, want error", in)
 		}
 	}
+}
+
+// sampleJSON is the embedded sample's file (package sample imports this one).
+func sampleJSON(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "sample", "sample.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

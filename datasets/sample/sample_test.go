@@ -1,8 +1,11 @@
-package datasets
+package sample
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 )
 
 func TestSampleInvariants(t *testing.T) {
@@ -33,7 +36,7 @@ func TestSampleInvariants(t *testing.T) {
 	if len(days) != len(c.Sessions) {
 		t.Errorf("sessions share days: %v", days)
 	}
-	turns := map[string]*Turn{}
+	turns := map[string]*datasets.Turn{}
 	images := 0
 	for _, tr := range c.AllTurns() {
 		if turns[tr.ID] != nil {
@@ -61,7 +64,7 @@ func TestSampleInvariants(t *testing.T) {
 				t.Errorf("%s cites missing turn %s", q.ID, e)
 			}
 		}
-		if q.Abstention != (q.Category == CatAdversarial) {
+		if q.Abstention != (q.Category == locomo.CatAdversarial) {
 			t.Errorf("%s abstention %v for category %d", q.ID, q.Abstention, q.Category)
 		}
 		if q.Abstention {
@@ -75,7 +78,7 @@ func TestSampleInvariants(t *testing.T) {
 		}
 		// Single-hop and temporal answers name words said in the evidence,
 		// so an extractive answerer has something to find.
-		if q.Category == CatSingleHop {
+		if q.Category == locomo.CatSingleHop {
 			var ev strings.Builder
 			for _, e := range q.Evidence {
 				ev.WriteString(turns[e].Text + " ")
@@ -88,12 +91,12 @@ func TestSampleInvariants(t *testing.T) {
 	if len(c.Questions) < 15 {
 		t.Errorf("%d questions, want >= 15", len(c.Questions))
 	}
-	for cat := CatMultiHop; cat <= CatAdversarial; cat++ {
+	for cat := locomo.CatMultiHop; cat <= locomo.CatAdversarial; cat++ {
 		if cats[cat] == 0 {
-			t.Errorf("no question of category %d (%s)", cat, CategoryName(cat))
+			t.Errorf("no question of category %d (%s)", cat, locomo.CategoryName(cat))
 		}
 	}
 }
 
 // Sample loads the embedded sample with default options.
-func Sample() (*Dataset, error) { return SampleWith(LoadOptions{}) }
+func Sample() (*datasets.Dataset, error) { return Load(datasets.LoadOptions{}) }
