@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/runlog"

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/internal/testutil"

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/membench/membench"
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/cmd/membench/clierr"

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/membench/membench/datasets/all"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/membench/membench"
