@@ -139,9 +139,6 @@ func (c Config) JudgeModelSpec() string {
 // (run's flags show them). The judges are left to plan, whose default
 // depends on what the judge model is, which only the model layer tells.
 func (c Config) WithDefaults() Config {
-	if c.Dataset == "" {
-		c.Dataset = "sample"
-	}
 	if c.Model == "" {
 		c.Model = "offline"
 	}

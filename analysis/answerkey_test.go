@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/runlog"
 )
 
@@ -69,12 +70,12 @@ func TestSourceUnderKey(t *testing.T) {
 	if len(s.Judgments) != 1 || s.Judgments[0].Judge != "lexical" || s.Judgments[0].Correct {
 		t.Errorf("under audited: %+v, want the keyed verdict (wrong) as lexical", s.Judgments)
 	}
-	if s.Manifest.KeyID() != "audited" || len(s.Manifest.JudgeSpecs) != 1 || s.Manifest.JudgeSpecs[0].Name != "lexical" || s.Manifest.JudgeSpecs[0].AnswerKey != "" {
-		t.Errorf("manifest under audited: key %q, judges %+v", s.Manifest.KeyID(), s.Manifest.JudgeSpecs)
+	if datasets.KeyID(s.Manifest.Dataset, s.Manifest.AppliedKey()) != "audited" || len(s.Manifest.JudgeSpecs) != 1 || s.Manifest.JudgeSpecs[0].Name != "lexical" || s.Manifest.JudgeSpecs[0].AnswerKey != "" {
+		t.Errorf("manifest under audited: key %q, judges %+v", datasets.KeyID(s.Manifest.Dataset, s.Manifest.AppliedKey()), s.Manifest.JudgeSpecs)
 	}
 	s = src()
-	if err := s.UnderKey("published"); err != nil || len(s.Judgments) != 1 || !s.Judgments[0].Correct || s.Manifest.KeyID() != "published" {
-		t.Errorf("under the run's own key: %v, %+v, key %q", err, s.Judgments, s.Manifest.KeyID())
+	if err := s.UnderKey("published"); err != nil || len(s.Judgments) != 1 || !s.Judgments[0].Correct || datasets.KeyID(s.Manifest.Dataset, s.Manifest.AppliedKey()) != "published" {
+		t.Errorf("under the run's own key: %v, %+v, key %q", err, s.Judgments, datasets.KeyID(s.Manifest.Dataset, s.Manifest.AppliedKey()))
 	}
 	if err := src().UnderKey("other"); err == nil || !strings.Contains(err.Error(), "membench judge --run run --answer-key other") {
 		t.Errorf("a key with no verdicts: %v, want the membench judge command that adds them", err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/runlog"
 )
 
@@ -127,7 +128,7 @@ var facets = []struct {
 		}
 		return fmt.Sprintf("%d questions sha256:%s", m.Questions, short(m.QuestionSetSHA256))
 	}, false},
-	{"answer key", func(m *runlog.Manifest, _ []string) string { return m.KeyID() }, false},
+	{"answer key", func(m *runlog.Manifest, _ []string) string { return datasets.KeyID(m.Dataset, m.AppliedKey()) }, false},
 	{"embedder", func(m *runlog.Manifest, _ []string) string {
 		if m.EmbedderSHA256 != "" {
 			return m.Embedder + " sha256:" + short(m.EmbedderSHA256)

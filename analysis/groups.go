@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/runlog"
 )
 
@@ -45,7 +46,7 @@ func Groups(ms []runlog.Manifest, ids []string) []Group {
 	by := map[string]*Group{}
 	for i := range ms {
 		m := &ms[i]
-		g := Group{dataset: facetOf("dataset", m), questions: fmt.Sprintf("%d %s", m.Questions, m.QuestionSetSHA256), judge: m.PrimaryJudge(), key: m.KeyID()}
+		g := Group{dataset: facetOf("dataset", m), questions: fmt.Sprintf("%d %s", m.Questions, m.QuestionSetSHA256), judge: m.PrimaryJudge(), key: datasets.KeyID(m.Dataset, m.AppliedKey())}
 		k := strings.Join([]string{g.dataset, g.questions, g.judge, g.key}, "\x00")
 		if by[k] == nil {
 			by[k] = &g

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/runlog"
 )
 
@@ -46,7 +48,7 @@ var (
 // sets are concerned.
 type QuestionSet struct {
 	Dataset       string   `json:"dataset"`
-	AnswerKey     string   `json:"answer_key,omitempty"` // runlog.Manifest.KeyID
+	AnswerKey     string   `json:"answer_key,omitempty"` // datasets.KeyID
 	Synthetic     bool     `json:"synthetic,omitempty"`
 	Conversations []string `json:"conversations"` // sorted
 	Scored        int      `json:"scored"`        // answered questions that do not abstain
@@ -55,7 +57,7 @@ type QuestionSet struct {
 
 // questionSetOf reads the set from the run's manifest and answers.
 func questionSetOf(r *runlog.Run) QuestionSet {
-	q := QuestionSet{Dataset: r.Manifest.Dataset, AnswerKey: r.Manifest.KeyID(), Synthetic: r.Manifest.Synthetic}
+	q := QuestionSet{Dataset: r.Manifest.Dataset, AnswerKey: datasets.KeyID(r.Manifest.Dataset, r.Manifest.AppliedKey()), Synthetic: r.Manifest.Synthetic}
 	seen := map[string]bool{}
 	for _, a := range r.Answers {
 		if a.ConversationID != "" && !seen[a.ConversationID] {
@@ -96,7 +98,7 @@ func (q QuestionSet) String() string {
 func (s StudySet) Mismatch(q QuestionSet) string {
 	differs := ""
 	switch {
-	case q.Dataset != "locomo" || q.Synthetic:
+	case q.Dataset != locomo.Name || q.Synthetic:
 		differs = "not LoCoMo"
 	case q.AnswerKey != "published":
 		differs = "another answer key than LoCoMo's published one"

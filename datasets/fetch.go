@@ -18,7 +18,7 @@ import (
 // Entry is one public dataset file the harness knows how to fetch.
 type Entry struct {
 	Name   string // registry name: "locomo", "longmemeval-s", ...
-	Loader string // Load name that reads it: "locomo" or "longmemeval"
+	Loader string // the registered dataset that reads it
 	URL    string
 	File   string // file name under the destination directory
 	SHA256 string // "" when no checksum is published

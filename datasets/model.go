@@ -9,7 +9,7 @@ import (
 
 // Dataset is a loaded benchmark: conversations with their questions.
 type Dataset struct {
-	Name          string          `json:"name"`   // "locomo", "longmemeval", "sample"
+	Name          string          `json:"name"`   // the registered name (--dataset)
 	Source        string          `json:"source"` // file path or "embedded:sample"
 	SHA256        string          `json:"sha256"`
 	Conversations []*Conversation `json:"conversations"`

@@ -43,6 +43,9 @@ type Spec struct {
 	// the datasets that stand alone, whatever order the packages
 	// registered in.
 	Base string
+	// Default marks the dataset a run takes when none is named (one
+	// registered dataset at most).
+	Default bool
 }
 
 // GroupSpec is one group of a dataset's questions, a row of the summary.
@@ -107,6 +110,9 @@ func Register(s Spec) {
 		panic(fmt.Sprintf("datasets.Register(%s): DefaultFile %q is not one of its Fetch entries", s.Name, s.DefaultFile))
 	}
 	s.Fetch, s.Groups = fetch, append([]GroupSpec(nil), s.Groups...)
+	if s.Default && Default() != "" {
+		panic(fmt.Sprintf("datasets.Register(%s): %s is the default dataset already", s.Name, Default()))
+	}
 	registered.Register(s.Name, nil, s) // panics on a name taken
 	if s.Base == "" {
 		Registry = slices.Insert(Registry, standalone, fetch...)
@@ -121,6 +127,31 @@ func Lookup(name string) (Spec, error) { return registered.Lookup(name) }
 
 // Names lists the registered dataset names (what Load accepts), sorted.
 func Names() []string { return registered.Names() }
+
+// Default is the name of the dataset a run takes when none is named ("" when
+// no registered dataset is the default).
+func Default() string {
+	for _, s := range registered.Values() {
+		if s.Default {
+			return s.Name
+		}
+	}
+	return ""
+}
+
+// KeyID names the answer key a run on dataset was judged under, for
+// comparisons: applied ("NAME sha256:HEX") when the run applied one, else
+// "published" (the dataset's own gold answers) for a dataset that takes
+// keys, else "".
+func KeyID(dataset, applied string) string {
+	switch {
+	case applied != "":
+		return applied
+	case HasAnswerKeys(dataset):
+		return "published"
+	}
+	return ""
+}
 
 // HasAnswerKeys says whether the dataset name takes answer keys and image
 // marks (Spec.AnswerKeys); an unknown name does not.

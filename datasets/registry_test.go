@@ -116,6 +116,7 @@ func TestRegisterRefusesMalformedSpecs(t *testing.T) {
 		"default absent": {Name: "x4", Load: load, Groups: one, DefaultFile: "x4-file"},
 		"entry taken":    {Name: "x5", Load: load, Groups: one, Fetch: []datasets.Entry{{Name: "longmemeval-s", File: "f.json"}}},
 		"foreign loader": {Name: "x6", Load: load, Groups: one, Fetch: []datasets.Entry{{Name: "x6-f", File: "f.json", Loader: "locomo"}}},
+		"second default": {Name: "x7", Load: load, Groups: one, Default: true},
 	} {
 		func() {
 			defer func() {
@@ -126,7 +127,7 @@ func TestRegisterRefusesMalformedSpecs(t *testing.T) {
 			datasets.Register(s)
 		}()
 	}
-	for _, n := range []string{"x1", "x2", "x3", "x4", "x5", "x6"} {
+	for _, n := range []string{"x1", "x2", "x3", "x4", "x5", "x6", "x7"} {
 		if _, err := datasets.Lookup(n); err == nil {
 			t.Errorf("%s registered after a refusal", n)
 		}
@@ -166,5 +167,24 @@ func TestAnswerKeysComeFromTheSpec(t *testing.T) {
 	}
 	if got := datasets.KeyedNames(); got != "locomo" {
 		t.Errorf("KeyedNames() = %q, want locomo", got)
+	}
+}
+
+// The default dataset and the "published" key come from the specs: the
+// sample is the default, and only a dataset taking keys has a published one.
+func TestDefaultAndKeyIDComeFromTheSpecs(t *testing.T) {
+	if got := datasets.Default(); got != "sample" {
+		t.Errorf("Default() = %q, want sample", got)
+	}
+	for _, c := range []struct{ dataset, applied, want string }{
+		{"locomo", "", "published"},
+		{"locomo", "audited sha256:cc", "audited sha256:cc"},
+		{"sample", "", ""},
+		{"longmemeval", "", ""},
+		{"nope", "", ""},
+	} {
+		if got := datasets.KeyID(c.dataset, c.applied); got != c.want {
+			t.Errorf("KeyID(%q, %q) = %q, want %q", c.dataset, c.applied, got, c.want)
+		}
 	}
 }

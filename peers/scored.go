@@ -198,7 +198,7 @@ func publishedOf(path string, m *ScoredMeta, acc *float64) *Published {
 
 // Info is the run a scored file writes: its system, models and tokens.
 func (s *Scored) Info(system string, ds *datasets.Dataset) RunInfo {
-	info := RunInfo{System: system, Dataset: "locomo", DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Runs: s.Runs, Published: s.Published, Format: FormatScored, Source: s.Path}
+	info := RunInfo{System: system, Dataset: locomo.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, Runs: s.Runs, Published: s.Published, Format: FormatScored, Source: s.Path}
 	if m := s.Meta; m != nil {
 		info.AnswerModel, info.JudgeModel, info.BaseURL, info.AnswerPrompt = m.AnswerModel, m.JudgeModel, m.BaseURL, m.AnswerPrompt
 		if m.PromptTokens > 0 || m.CompletionTokens > 0 {

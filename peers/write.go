@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/datasets"
@@ -84,7 +85,7 @@ type PredictionLine struct {
 // manifest.json, match.json (the match report) and peer.json.
 func WriteRun(dir string, info RunInfo, ms []Matched, rep MatchReport) error {
 	system, dataset, datasetSource := info.System, info.Dataset, info.DatasetSource
-	if dataset == "locomo" && info.DatasetSHA256 == "" {
+	if dataset == locomo.Name && info.DatasetSHA256 == "" {
 		return fmt.Errorf("%s: no sha256 of the LoCoMo file its questions were matched against (%q); match them against a loaded LoCoMo file", system, datasetSource)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

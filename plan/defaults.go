@@ -26,6 +26,9 @@ func DefaultJudges(judgeModel string) []string {
 // model is, which only the model layer can tell.
 func withDefaults(cfg membench.Config) membench.Config {
 	cfg = cfg.WithDefaults()
+	if cfg.Dataset == "" {
+		cfg.Dataset = datasets.Default()
+	}
 	if len(cfg.Judges) == 0 {
 		cfg.Judges = DefaultJudges(cfg.JudgeModelSpec())
 	}

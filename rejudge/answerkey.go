@@ -32,7 +32,7 @@ func openKey(choice, home string, m runlog.Manifest, answers []runlog.AnswerReco
 	if err != nil {
 		return nil, err
 	}
-	if key.ID() == m.KeyID() {
+	if key.ID() == datasets.KeyID(m.Dataset, m.AppliedKey()) {
 		return nil, badinput.Errorf("--answer-key %s: the run was judged under this key already; drop --answer-key", choice)
 	}
 	if !datasets.HasAnswerKeys(m.Dataset) {

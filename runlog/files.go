@@ -143,16 +143,13 @@ type AnswerKeyInfo struct {
 	Excluded        int    `json:"excluded"` // ambiguous questions left out of scoring
 }
 
-// KeyID is the run's answer key for comparisons: "published" when the run
-// applied none to a LoCoMo dataset, "" when the dataset has no keys.
-func (m Manifest) KeyID() string {
-	switch {
-	case m.AnswerKey != nil:
-		return m.AnswerKey.Key
-	case m.Dataset == "locomo":
-		return "published"
+// AppliedKey is the answer key the run applied ("" for none); what a run
+// without one was judged under is the dataset's to say (datasets.KeyID).
+func (m Manifest) AppliedKey() string {
+	if m.AnswerKey == nil {
+		return ""
 	}
-	return ""
+	return m.AnswerKey.Key
 }
 
 // ScoringNote says what the answer key and the image exclusion did to the

@@ -15,7 +15,7 @@ const Name = "sample"
 
 func init() {
 	datasets.Register(datasets.Spec{
-		Name: Name, Embedded: true, Groups: locomo.Groups,
+		Name: Name, Embedded: true, Groups: locomo.Groups, Default: true,
 		Load: func(_ string, opt datasets.LoadOptions) (*datasets.Dataset, error) { return Load(opt) },
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
 )
@@ -89,7 +90,7 @@ func RunJudge(ctx context.Context, o *JudgeOptions) error {
 		return clierr.AsBad(err)
 	}
 	if o.Data != "" || w.NeedsData() {
-		ds, err := datasets.Load("locomo", o.Data, datasets.LoadOptions{Home: o.Host.Home})
+		ds, err := datasets.Load(locomo.Name, o.Data, datasets.LoadOptions{Home: o.Host.Home})
 		if err != nil {
 			return clierr.AsBad(err)
 		}

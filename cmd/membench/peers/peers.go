@@ -19,6 +19,8 @@ import (
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/datasets/locomo"
+	"github.com/membench/membench/datasets/longmemeval"
 	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/peers"
@@ -118,7 +120,7 @@ func Run(o *Options) error {
 	}
 	var lme *datasets.Dataset
 	if o.LMEData != "" {
-		if lme, err = datasets.Load("longmemeval", o.LMEData, datasets.LoadOptions{Home: o.Host.Home}); err != nil {
+		if lme, err = datasets.Load(longmemeval.Name, o.LMEData, datasets.LoadOptions{Home: o.Host.Home}); err != nil {
 			return clierr.AsBad(err)
 		}
 	}
@@ -168,11 +170,11 @@ func Run(o *Options) error {
 // to get one.
 func loadLoCoMo(o *Options) (*datasets.Dataset, error) {
 	if o.Data == "" {
-		if p := datasets.DefaultPath(o.Host.Home, "locomo"); !exists(p) {
+		if p := datasets.DefaultPath(o.Host.Home, locomo.Name); !exists(p) {
 			return nil, clierr.Bad("peers import: no LoCoMo file to match the questions against: no --data, and none installed at %s; pass --data FILE, or install one with `membench datasets fetch locomo` or `membench datasets add locomo FILE`", p)
 		}
 	}
-	ds, err := datasets.Load("locomo", o.Data, datasets.LoadOptions{Home: o.Host.Home})
+	ds, err := datasets.Load(locomo.Name, o.Data, datasets.LoadOptions{Home: o.Host.Home})
 	if err != nil {
 		return nil, clierr.AsBad(err)
 	}
@@ -209,9 +211,9 @@ func importFile(o *Options, loco, lme *datasets.Dataset) (Imported, error) {
 		return Imported{}, clierr.AsBad(err)
 	}
 	if format != peers.FormatScored {
-		ds := "locomo"
+		ds := locomo.Name
 		if format == peers.FormatLongMemEval {
-			ds = "longmemeval"
+			ds = longmemeval.Name
 		}
 		dir, file := filepath.Split(o.In)
 		return importSource(peers.Source{System: system, Format: format, Glob: file, Dataset: ds}, dir, o.Out, loco, lme)
@@ -241,7 +243,7 @@ func importSource(s peers.Source, dir, out string, loco, lme *datasets.Dataset) 
 	against := loco // the file the questions are matched against
 	note := ""
 	switch {
-	case s.Dataset == "locomo":
+	case s.Dataset == locomo.Name:
 		ms, rep = peers.Match(items, loco)
 	case lme != nil:
 		ms, rep = peers.Match(items, lme)

@@ -104,7 +104,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 	_ = c.RegisterFlagCompletionFunc("system", cliflag.CompleteSystems)
 	f.StringArrayVar(&o.Opts, "opt", nil, "system option key=value (repeatable), e.g. --opt k=20")
 	cliflag.Int(c, &o.Config.K, "k", 0, 0, cliflag.MaxK, "retrieval budget (items), the same setting as --opt k; 0 = the system's default")
-	f.StringVar(&o.Config.Dataset, "dataset", def.Dataset, "dataset: "+strings.Join(datasets.Names(), ", "))
+	f.StringVar(&o.Config.Dataset, "dataset", datasets.Default(), "dataset: "+strings.Join(datasets.Names(), ", "))
 	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&o.Config.Data, "data", "", "dataset file (default: the fetched copy; sample is embedded)")
 	f.StringVar(&o.Config.BaseData, "base-data", "", "base conversations of a stitched dataset (locomo-plus: a LoCoMo file; default: the installed locomo copy)")

@@ -55,7 +55,7 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 	}
 	sc := &o.Score
 	f := c.Flags()
-	f.StringVar(&sc.Dataset, "dataset", "sample", "dataset: "+strings.Join(datasets.Names(), ", ")+" (as membench run)")
+	f.StringVar(&sc.Dataset, "dataset", datasets.Default(), "dataset: "+strings.Join(datasets.Names(), ", ")+" (as membench run)")
 	_ = c.RegisterFlagCompletionFunc("dataset", cliflag.CompleteDatasets)
 	f.StringVar(&sc.Data, "data", "", "dataset file")
 	f.StringVar(&sc.BaseData, "base-data", "", "base conversations of a stitched dataset (as membench run)")
