@@ -13,6 +13,9 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/plan"
+
+	// Config's runs default to the sample, which registers from here.
+	_ "github.com/membench/membench/datasets/all"
 )
 
 // Dir is the run directory harness.Run makes of cfg (the id comes from
