@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench"
@@ -163,7 +164,7 @@ func KeyTable(runs []*runlog.Run, judgeName string, keys []string, skip map[stri
 				if gs.Abstain[g] && !isAbst[g] {
 					isAbst[g] = true
 					abst = append(abst, g)
-				} else if !gs.Abstain[g] && !contains(groups, g) {
+				} else if !gs.Abstain[g] && !slices.Contains(groups, g) {
 					groups = append(groups, g)
 				}
 			}

@@ -256,7 +256,7 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 			}
 			switch {
 			case len(vals) < 2:
-			case contains(vary, k):
+			case slices.Contains(vary, k):
 				varied = true
 			default:
 				differ = append(differ, k)

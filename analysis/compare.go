@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,15 +95,10 @@ func (s *Source) Side() Side { return Side{Label: s.Path, Manifest: s.Manifest} 
 // Judges lists the judge names present, sorted.
 func (s *Source) Judges() []string {
 	seen := map[string]bool{}
-	for _, j := range append(append([]runlog.Judgment{}, s.Judgments...), s.Invalid...) {
+	for _, j := range slices.Concat(s.Judgments, s.Invalid) {
 		seen[j.Judge] = true
 	}
-	var out []string
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // DefaultJudge is the judge a reader uses when none is named: the run's
@@ -250,7 +247,7 @@ func Pair(o CompareOptions) (*Join, error) {
 func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 	if o.JudgeA == "" && o.JudgeB == "" {
 		// One judge on both sides when B has A's primary judge too.
-		if d := sa.DefaultJudge(); d != "" && contains(sb.Judges(), d) {
+		if d := sa.DefaultJudge(); d != "" && slices.Contains(sb.Judges(), d) {
 			o.JudgeA, o.JudgeB = d, d
 		}
 	}
@@ -602,15 +599,6 @@ func Examples(ids []string) string {
 		return strings.Join(ids[:3], ", ") + ", ..."
 	}
 	return strings.Join(ids, ", ")
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // HasRepeats reports whether the named judge judged some question more

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/internal/report"
@@ -39,7 +40,7 @@ func FalseAcceptTable(runs []*runlog.Run, rates []FalseAccept, v View) (*report.
 			used[fa.Judge] = true
 			t.Add(RunLabel(r), fa.Judge, o.N, report.F(o.Score, 2), report.F(100*fa.Rate, 2)+"%",
 				fmt.Sprintf("[%s, %s]", report.F(100*fa.Lo, 2), report.F(100*fa.Hi, 2)), fmt.Sprintf("%s (%d answers, as %s)", fa.Source, fa.Answers, fa.Audited))
-			if fa.Offline && !contains(offline, fa.Judge) {
+			if fa.Offline && !slices.Contains(offline, fa.Judge) {
 				offline = append(offline, fa.Judge)
 			}
 		}

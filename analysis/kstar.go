@@ -6,7 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -118,12 +117,7 @@ func ParseKRange(s string) ([]int, error) {
 			set[k] = true
 		}
 	}
-	var ks []int
-	for k := range set {
-		ks = append(ks, k)
-	}
-	sort.Ints(ks)
-	return ks, nil
+	return slices.Sorted(maps.Keys(set)), nil
 }
 
 // KStarQuery names the comparison.

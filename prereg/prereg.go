@@ -14,9 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -237,14 +238,7 @@ func validRole(r string) bool {
 	return false
 }
 
-func (p *Plan) systemNames() []string {
-	var out []string
-	for k := range p.Systems {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func (p *Plan) systemNames() []string { return slices.Sorted(maps.Keys(p.Systems)) }
 
 // LockInfo is FILE.lock.
 type LockInfo struct {
@@ -857,11 +851,7 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-func sorted(ids []string) []string {
-	out := append([]string(nil), ids...)
-	sort.Strings(out)
-	return out
-}
+func sorted(ids []string) []string { return slices.Sorted(slices.Values(ids)) }
 
 // Table is the hypotheses table.
 func (r *Report) Table() *report.Table {

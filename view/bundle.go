@@ -10,9 +10,12 @@
 package view
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -346,12 +349,7 @@ func pairsToMake(b *Bundle) [][2]int {
 			}
 		}
 	}
-	sort.Slice(out, func(x, y int) bool {
-		if out[x][0] != out[y][0] {
-			return out[x][0] < out[y][0]
-		}
-		return out[x][1] < out[y][1]
-	})
+	slices.SortFunc(out, func(x, y [2]int) int { return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1])) })
 	return out
 }
 
@@ -653,13 +651,8 @@ func facts(r *runlog.Run, ntx int) [][2]string {
 		emb += " — " + m.EmbedderNote
 	}
 	add("embedder", emb)
-	var roles []string
-	for role := range m.Models {
-		roles = append(roles, role)
-	}
-	sort.Strings(roles)
 	var ms []string
-	for _, role := range roles {
+	for _, role := range slices.Sorted(maps.Keys(m.Models)) {
 		id := m.Models[role]
 		ms = append(ms, fmt.Sprintf("%s=%s:%s", role, id.Backend, id.Model))
 	}
@@ -771,12 +764,7 @@ func costs(s *runlog.Summary) []CostRow {
 		return nil
 	}
 	var out []CostRow
-	var keys []string
-	for k := range s.Stages {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s.Stages)) {
 		v := s.Stages[k]
 		out = append(out, CostRow{Stage: k, Calls: v.Calls, Cached: v.CachedCalls, In: v.InputTokens, Out: v.OutputTokens, Seconds: v.Seconds})
 	}
