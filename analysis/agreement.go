@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 )
@@ -112,7 +113,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		o.Raters = RatersJudge
 	}
 	if o.Raters != RatersJudge && o.Raters != RatersRun && o.Raters != RatersRepeat {
-		return AgreementResult{}, inputErr("--raters %q: use judge, run or repeat", o.Raters)
+		return AgreementResult{}, badinput.Errorf("--raters %q: use judge, run or repeat", o.Raters)
 	}
 	want := map[string]bool{}
 	for _, j := range o.Judges {
@@ -124,7 +125,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		// One run given twice would rate every item twice.
 		p := filepath.Clean(s.Path)
 		if seenPath[p] {
-			return AgreementResult{}, inputErr("%s is given twice; give each run once", s.Path)
+			return AgreementResult{}, badinput.Errorf("%s is given twice; give each run once", s.Path)
 		}
 		seenPath[p] = true
 		sides = append(sides, s.Side())
@@ -265,7 +266,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		if o.Raters == RatersJudge && len(srcs) > 1 {
 			hint += "; to compare one judge across runs use --raters run"
 		}
-		return res, inputErr("agreement needs at least two raters; found %d (%v): %s", len(raters), res.Judges, hint)
+		return res, badinput.Errorf("agreement needs at least two raters; found %d (%v): %s", len(raters), res.Judges, hint)
 	}
 	all := map[string]int{}
 	for _, r := range raters {
@@ -282,7 +283,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	sort.Strings(ids)
 	res.N, res.Dropped = len(ids), len(all)-len(ids)
 	if res.N < 3 {
-		return res, inputErr("only %d items are judged by all of %v; agreement needs at least 3", res.N, res.Judges)
+		return res, badinput.Errorf("only %d items are judged by all of %v; agreement needs at least 3", res.N, res.Judges)
 	}
 	labels := make([][]bool, len(ids))
 	for i, id := range ids {

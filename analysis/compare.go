@@ -12,22 +12,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
 )
-
-// InputError is a problem with what the user gave (a path, a judge name,
-// a test): the command line maps it to exit code 2.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string  { return e.Err.Error() }
-func (e *InputError) Unwrap() error  { return e.Err }
-func (e *InputError) BadInput() bool { return true }
-
-func inputErr(format string, a ...any) error {
-	return &InputError{Err: fmt.Errorf(format, a...)}
-}
 
 // Source is one judgments file with what is known of its questions (from
 // the answers.jsonl beside it) and its run's manifest, when there is one.
@@ -54,15 +43,15 @@ func LoadSource(path string) (*Source, error) {
 		file = filepath.Join(path, runlog.JudgmentsFile)
 	}
 	if _, err := os.Stat(file); err != nil {
-		return nil, inputErr("judgments %s: %w (give a run directory or a judgments.jsonl file)", file, err)
+		return nil, badinput.Errorf("judgments %s: %w (give a run directory or a judgments.jsonl file)", file, err)
 	}
 	raw, err := runlog.ReadJSONL[runlog.Judgment](file)
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, badinput.Wrap(err)
 	}
 	js, invalid := runlog.Verdicts(raw)
 	if len(js)+len(invalid) == 0 {
-		return nil, inputErr("%s: no judgments (give a run directory or a non-empty judgments.jsonl)", path)
+		return nil, badinput.Errorf("%s: no judgments (give a run directory or a non-empty judgments.jsonl)", path)
 	}
 	dir := path
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
@@ -71,7 +60,7 @@ func LoadSource(path string) (*Source, error) {
 	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Repeats: runlog.RepeatVerdicts(raw), Groups: map[string]string{}, Abstains: map[string]bool{}}
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
-		return nil, &InputError{Err: err}
+		return nil, badinput.Wrap(err)
 	}
 	for _, a := range answers {
 		s.Groups[a.QuestionID] = a.Group
@@ -80,11 +69,11 @@ func LoadSource(path string) (*Source, error) {
 	if runlog.IsRunDir(dir) {
 		m, err := runlog.LoadManifest(dir)
 		if err != nil {
-			return nil, &InputError{Err: err}
+			return nil, badinput.Wrap(err)
 		}
 		s.Manifest = &m
 	} else if _, err := os.Stat(filepath.Join(dir, runlog.ManifestFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, &InputError{Err: err}
+		return nil, badinput.Wrap(err)
 	}
 	return s, nil
 }
@@ -130,7 +119,7 @@ func (s *Source) ByJudge(name, flag string) (map[string]runlog.Judgment, string,
 	if name == "" {
 		name = s.DefaultJudge()
 		if name == "" {
-			return nil, "", inputErr("%s holds judges %s and no manifest names its primary judge; pick one with %s", s.Path, strings.Join(judges, ", "), flag)
+			return nil, "", badinput.Errorf("%s holds judges %s and no manifest names its primary judge; pick one with %s", s.Path, strings.Join(judges, ", "), flag)
 		}
 	}
 	out := map[string]runlog.Judgment{}
@@ -139,15 +128,15 @@ func (s *Source) ByJudge(name, flag string) (map[string]runlog.Judgment, string,
 			continue
 		}
 		if prev, dup := out[j.QuestionID]; dup {
-			return nil, "", inputErr("%s: judge %s scored %s for systems %q and %q; split the file per system", s.Path, name, j.QuestionID, prev.System, j.System)
+			return nil, "", badinput.Errorf("%s: judge %s scored %s for systems %q and %q; split the file per system", s.Path, name, j.QuestionID, prev.System, j.System)
 		}
 		out[j.QuestionID] = j
 	}
 	if len(out) == 0 {
 		if n := len(s.InvalidBy(name)); n > 0 {
-			return nil, "", inputErr("%s: judge %q gave no verdict on any question (%d invalid replies); rerun the judge (membench judge --run DIR) to re-ask them", s.Path, name, n)
+			return nil, "", badinput.Errorf("%s: judge %q gave no verdict on any question (%d invalid replies); rerun the judge (membench judge --run DIR) to re-ask them", s.Path, name, n)
 		}
-		return nil, "", inputErr("%s has no judgments by judge %q (%s); it holds %s", s.Path, name, flag, strings.Join(judges, ", "))
+		return nil, "", badinput.Errorf("%s has no judgments by judge %q (%s); it holds %s", s.Path, name, flag, strings.Join(judges, ", "))
 	}
 	return out, name, nil
 }
@@ -425,7 +414,7 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 		OnlyInA: len(j.OnlyInA), OnlyInB: len(j.OnlyInB), JudgedOneSide: len(j.OnlyInA) + len(j.OnlyInB), Excluded: j.Excluded,
 		InvalidA: len(j.InvalidA), InvalidB: len(j.InvalidB), InvalidAsWrong: j.InvalidAsWrong}
 	if n == 0 {
-		return r, inputErr("%s and %s share no question ids after exclusions; check --run and --exclude-group", o.A, o.B)
+		return r, badinput.Errorf("%s and %s share no question ids after exclusions; check --run and --exclude-group", o.A, o.B)
 	}
 	t, err := stats.Paired(j.A, j.B)
 	if err != nil {
@@ -489,7 +478,7 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 		}
 		ni, err := stats.NonInferiority(j.ScoreA, j.ScoreB, o.Margin, o.Alpha)
 		if err != nil {
-			return r, &InputError{Err: err}
+			return r, badinput.Wrap(err)
 		}
 		r.Statistic, r.PValue = finite(ni.T), finite(ni.P)
 		r.MeanDiff, r.LowerBound, r.Margin = finite(ni.Mean), finite(ni.Lower), finite(ni.Margin)
@@ -509,7 +498,7 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 			r.Verdict = fmt.Sprintf("degenerate: all %d paired differences are %+.2f points (no spread: the t test is undefined, no p-value); the mean difference is %s the margin %+.2f", n, ni.Mean, side, o.Margin)
 		}
 	default:
-		return r, inputErr("--test %q: use mcnemar or noninferiority", o.Test)
+		return r, badinput.Errorf("--test %q: use mcnemar or noninferiority", o.Test)
 	}
 	r.Synthetic = runlog.SyntheticNotes(j.SourceA.Manifest, j.SourceB.Manifest)
 	if r.Synthetic != "" {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/runlog"
 )
@@ -52,7 +53,7 @@ func FalseAcceptTable(runs []*runlog.Run, rates []FalseAccept, v View) (*report.
 		}
 	}
 	if len(t.Rows) == 0 {
-		return nil, inputErr("--false-accept: none of the runs has a judge named %s; name the run's judge the rate stands for, e.g. --false-accept peer-llm=FILE", strings.Join(missing, ", "))
+		return nil, badinput.Errorf("--false-accept: none of the runs has a judge named %s; name the run's judge the rate stands for, e.g. --false-accept peer-llm=FILE", strings.Join(missing, ", "))
 	}
 	t.Notes = append(t.Notes, "false-accept: the share of answers known to be wrong that the judge accepts as CORRECT (membench audit judge); a score is read against it: part of it can be wrong answers the judge let through")
 	if len(missing) > 0 {

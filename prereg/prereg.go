@@ -513,7 +513,7 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		// A glob (e.g. a sweep's "turns-rerank-k3-*") must name one run.
 		m, err := filepath.Glob(s)
 		if err != nil || len(m) != 1 {
-			return "", inputErr("systems.%s: %q matches %d paths (%v); it must match exactly one run", name, s, len(m), m)
+			return "", badinput.Errorf("systems.%s: %q matches %d paths (%v); it must match exactly one run", name, s, len(m), m)
 		}
 		return m[0], nil
 	}
@@ -672,17 +672,6 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 	return rep, nil
 }
 
-// InputError is a problem with the plan or the runs it names (exit 2).
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string  { return e.Err.Error() }
-func (e *InputError) Unwrap() error  { return e.Err }
-func (e *InputError) BadInput() bool { return true }
-
-func inputErr(format string, a ...any) error {
-	return &InputError{Err: fmt.Errorf(format, a...)}
-}
-
 // computeKStars runs the registered procedure once per test that names
 // {kstar}: that test's comparator run against every run of the candidate
 // under runsDir. Missing ks of every test are reported together.
@@ -690,7 +679,7 @@ func computeKStars(p *Plan, runsDir string, resolve func(string) (string, error)
 	kp := p.KStar
 	ks, err := analysis.ParseKRange(kp.Ks)
 	if err != nil {
-		return nil, inputErr("kstar.ks: %v", err)
+		return nil, badinput.Errorf("kstar.ks: %v", err)
 	}
 	root := runsDir
 	if root == "" {
@@ -698,7 +687,7 @@ func computeKStars(p *Plan, runsDir string, resolve func(string) (string, error)
 	}
 	all, err := analysis.ScanTokens(root)
 	if err != nil {
-		return nil, inputErr("%v", err)
+		return nil, badinput.Errorf("%v", err)
 	}
 	out := map[string]*KStarOutcome{}
 	var missing, commands []string
@@ -722,11 +711,11 @@ func computeKStars(p *Plan, runsDir string, resolve func(string) (string, error)
 		}
 		refRuns, err := analysis.ScanTokenDirs([]string{refDir})
 		if err != nil || len(refRuns) != 1 {
-			return nil, inputErr("%s: comparator %s: %s is not one run directory (%v); k* needs its rendered tokens", h.ID, comparator, refDir, err)
+			return nil, badinput.Errorf("%s: comparator %s: %s is not one run directory (%v); k* needs its rendered tokens", h.ID, comparator, refDir, err)
 		}
 		ref := refRuns[0]
 		if !ref.KOK || !ref.HasTokens {
-			return nil, inputErr("%s: comparator %s: run %s has no usable budget or rendered tokens (k: %s); finish the run first", h.ID, comparator, refDir, ref.KSource)
+			return nil, badinput.Errorf("%s: comparator %s: run %s has no usable budget or rendered tokens (k: %s); finish the run first", h.ID, comparator, refDir, ref.KSource)
 		}
 		runs := []analysis.RunTokens{ref}
 		for _, r := range all {
@@ -759,7 +748,7 @@ func computeKStars(p *Plan, runsDir string, resolve func(string) (string, error)
 		out[h.ID] = o
 	}
 	if len(missing) > 0 {
-		return nil, inputErr("k*: the registered procedure needs a complete run of %s at every k in %s on each comparator's question set (under --run %s); missing: %s; run:\n  %s",
+		return nil, badinput.Errorf("k*: the registered procedure needs a complete run of %s at every k in %s on each comparator's question set (under --run %s); missing: %s; run:\n  %s",
 			kp.Candidate, kp.Ks, root, strings.Join(missing, "; "), strings.Join(commands, "\n  "))
 	}
 	return out, nil
@@ -772,12 +761,12 @@ func checkDistinct(h Hypothesis, j *analysis.Join) (string, error) {
 	d := h.DistinctModels
 	ma, mb := j.SourceA.Manifest, j.SourceB.Manifest
 	if ma == nil || mb == nil {
-		return "", inputErr("%s: distinct_models needs the runs' manifests (give run directories for %s and %s)", h.ID, h.A, h.B)
+		return "", badinput.Errorf("%s: distinct_models needs the runs' manifests (give run directories for %s and %s)", h.ID, h.A, h.B)
 	}
 	a, okA := ma.Models[d.A]
 	b, okB := mb.Models[d.B]
 	if !okA || !okB {
-		return "", inputErr("%s: distinct_models: %s's run records no %s model or %s's no %s model; the registered models cannot be checked", h.ID, h.A, d.A, h.B, d.B)
+		return "", badinput.Errorf("%s: distinct_models: %s's run records no %s model or %s's no %s model; the registered models cannot be checked", h.ID, h.A, d.A, h.B, d.B)
 	}
 	if a != b {
 		return "", nil
@@ -785,7 +774,7 @@ func checkDistinct(h Hypothesis, j *analysis.Join) (string, error) {
 	if a.Backend == "offline" {
 		return fmt.Sprintf("%s: %s's %s model and %s's %s model are both the offline backend; the registered distinction is not tested", h.ID, h.A, d.A, h.B, d.B), nil
 	}
-	return "", inputErr("%s: %s's %s model and %s's %s model are both %s/%s; the plan registers them distinct (e.g. a decision model other than the listwise reranker's model): rerun %s with another --%s-model",
+	return "", badinput.Errorf("%s: %s's %s model and %s's %s model are both %s/%s; the plan registers them distinct (e.g. a decision model other than the listwise reranker's model): rerun %s with another --%s-model",
 		h.ID, h.A, d.A, h.B, d.B, a.Backend, a.Model, h.A, d.A)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/embedder"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
@@ -287,7 +288,7 @@ func (p *Plan) checkPaperPrompts(l *Locked, pr *Protocol, allowMismatch bool) (*
 		add("judge "+pin.Judge, file, l.JudgePromptSHA256, &pp.Judge[i])
 	}
 	if len(refused) > 0 {
-		return nil, inputErr("the protocol registers prompts that are not the paper's: %s; register the authors' files (docs/prompts.md, Bringing the papers' prompt files), or membench's own (labelled), or lock with --allow-prompt-mismatch to register them labelled", strings.Join(refused, "; "))
+		return nil, badinput.Errorf("the protocol registers prompts that are not the paper's: %s; register the authors' files (docs/prompts.md, Bringing the papers' prompt files), or membench's own (labelled), or lock with --allow-prompt-mismatch to register them labelled", strings.Join(refused, "; "))
 	}
 	return check, nil
 }
@@ -309,7 +310,7 @@ func (e *ProtocolError) BadInput() bool { return true }
 func (l *Locked) check(dir, judgeName string) error {
 	m, err := runlog.LoadManifest(dir)
 	if err != nil {
-		return inputErr("protocol: %s has no readable manifest (%v); the registered protocol can be checked only on run directories", dir, err)
+		return badinput.Errorf("protocol: %s has no readable manifest (%v); the registered protocol can be checked only on run directories", dir, err)
 	}
 	differ := func(field, has, want string) error {
 		return &ProtocolError{Run: filepath.Base(dir), Field: field, Has: orNone(has), Registered: orNone(want)}
