@@ -11,8 +11,6 @@ import (
 	"io"
 	"math"
 	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -96,11 +94,6 @@ const pageSize = 65536
 func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 	if inner == nil {
 		return nil, fmt.Errorf("embedding cache %s: no inner embedder", path)
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("embedding cache %s: %w", path, err)
-		}
 	}
 	f, err := cachefile.Open("embedding cache", path, openVectorDB)
 	if err != nil {
@@ -449,11 +442,7 @@ func (c *Cache) store(ctx context.Context, keys []cacheKey, vecs [][]float32) er
 		}
 		return nil
 	}
-	err := c.file.Do(write)
-	if errors.Is(err, cachefile.ErrReplaced) {
-		err = c.file.Do(write)
-	}
-	return err
+	return c.file.Write(write)
 }
 
 func (c *Cache) write(ctx context.Context, d *vectorDB, keys []cacheKey, vecs [][]float32) error {

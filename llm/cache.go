@@ -11,8 +11,6 @@ import (
 	"hash/crc32"
 	"io"
 	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -71,11 +69,6 @@ const checksummed = 1
 func NewCache(path string) (*Cache, error) {
 	if path == "" {
 		return nil, errors.New("llm cache: empty path; pass a file such as .membench/cache.sqlite or disable the cache")
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("llm cache %s: %w", path, err)
-		}
 	}
 	f, err := cachefile.Open("llm cache", path, openCacheDB)
 	if err != nil {
@@ -391,11 +384,7 @@ func (c *Cache) store(ctx context.Context, key, kind, model, text, probs string,
 		}
 		return nil
 	}
-	err := c.file.Do(put)
-	if errors.Is(err, cachefile.ErrReplaced) {
-		err = c.file.Do(put) // into the fresh file
-	}
-	if err != nil {
+	if err := c.file.Write(put); err != nil {
 		return err
 	}
 	if f := c.front.Load(); f != nil {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -59,10 +60,13 @@ type File[H Handle] struct {
 	log logLines
 }
 
-// Open opens path with open; a file found damaged is set aside and open is
-// called again on an empty one. what names the cache in messages
-// ("llm cache").
+// Open opens path with open, making its folder first; a file found
+// damaged is set aside and open is called again on an empty one. what
+// names the cache in messages ("llm cache").
 func Open[H Handle](what, path string, open func(path string) (H, error)) (*File[H], error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
 	f := &File[H]{what: what, path: path, open: open}
 	before, _ := os.Stat(path)
 	h, err := open(path)
@@ -103,6 +107,16 @@ func (f *File[H]) Do(fn func(h H) error) error {
 		return err
 	}
 	return fmt.Errorf("%s %s: %w", f.what, f.path, ErrReplaced)
+}
+
+// Write is Do for a write: when the file was replaced, fn runs again on
+// the fresh one.
+func (f *File[H]) Write(fn func(h H) error) error {
+	err := f.Do(fn)
+	if errors.Is(err, ErrReplaced) {
+		err = f.Do(fn)
+	}
+	return err
 }
 
 // replace swaps a damaged file (the one of generation gen) for a fresh one.
