@@ -6,7 +6,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -144,12 +143,8 @@ func jsonVerdict(text string, set Labels) (v Reply, found bool, err error) {
 			break
 		}
 		rest = rest[at+len(body):]
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys) // "Label" and "label" may both be there
-		for _, k := range keys {
+		// Sorted: "Label" and "label" may both be there.
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			key := strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(k))
 			if s, ok := obj[k].(string); ok && v.Reason == "" && slices.Contains(reasonKeys, key) {
 				v.Reason = s

@@ -1,10 +1,6 @@
 package llm
 
-import (
-	"context"
-
-	"github.com/membench/membench"
-)
+import "github.com/membench/membench"
 
 // A dry model stands in for a paid one when a run's spend is estimated
 // (membench run --estimate): the offline heuristics reply, so the system's
@@ -12,23 +8,15 @@ import (
 // real, while the model keeps the paid model's ID, so its usage is billed
 // at that model's price. It never reaches a server.
 type dryModel struct {
-	id  membench.ModelID
-	off *Offline
+	*Offline
+	id membench.ModelID
 }
 
 func newDry(spec Spec) *dryModel {
-	return &dryModel{id: membench.ModelID{Backend: spec.Backend, Model: spec.Model, BaseURL: shownBaseURL(spec)}, off: NewOffline()}
+	return &dryModel{NewOffline(), membench.ModelID{Backend: spec.Backend, Model: spec.Model, BaseURL: shownBaseURL(spec)}}
 }
 
 func (d *dryModel) ID() membench.ModelID { return d.id }
-
-func (d *dryModel) Chat(ctx context.Context, req Request) (Response, error) {
-	return d.off.Chat(ctx, req)
-}
-
-func (d *dryModel) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
-	return d.off.Decide(ctx, req)
-}
 
 // DryEmbedder stands in for a paid embedder (an estimate's dry run): inner
 // computes the vectors, and the paid embedder's name is kept, so the

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"sync"
@@ -213,11 +214,7 @@ func (p *played) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	key := tapeDecideKey(p.id, req)
 	if e, ok := p.tape.get(key); ok && e.Kind == "decide" {
 		p.tape.served.Add(1)
-		probs := make(map[string]float64, len(e.Probs))
-		for k, v := range e.Probs {
-			probs[k] = v
-		}
-		return DecideResponse{Probs: probs, Usage: e.Usage}, nil
+		return DecideResponse{Probs: maps.Clone(e.Probs), Usage: e.Usage}, nil
 	}
 	if p.fallback == nil {
 		return DecideResponse{}, &MissingError{Kind: "decide", Model: p.id.Model, Key: key, Label: req.Label}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"net/http"
 	"time"
 )
@@ -105,11 +106,7 @@ func (s *Server) draw(body []byte, req ChatRequest) Fault {
 func (s *Server) Injected() map[Fault]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[Fault]int, len(s.injected))
-	for k, v := range s.injected {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(s.injected)
 }
 
 // serveFault answers with fault f; it returns false for faults that only

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -256,9 +257,7 @@ func (s *Server) Count(path string) int {
 func (s *Server) Bodies(path string) [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([][]byte, len(s.bodies[path]))
-	copy(out, s.bodies[path])
-	return out
+	return slices.Clone(s.bodies[path])
 }
 
 // Peak is the most requests the server was handling at once.

@@ -6,6 +6,7 @@ package prices
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -58,12 +59,8 @@ func Default() *Table {
 // source are o's.
 func (t *Table) Overlay(o *Table) *Table {
 	out := &Table{AsOf: o.AsOf, Source: o.Source, Models: make(map[string]Price, len(t.Models)+len(o.Models))}
-	for k, v := range t.Models {
-		out.Models[k] = v
-	}
-	for k, v := range o.Models {
-		out.Models[k] = v
-	}
+	maps.Copy(out.Models, t.Models)
+	maps.Copy(out.Models, o.Models)
 	if out.AsOf == "" {
 		out.AsOf = t.AsOf
 	}
