@@ -438,23 +438,3 @@ func Normalize(v []float32) []float32 {
 	}
 	return out
 }
-
-// sumGo is readAll's portable part: eight independent sums.
-func sumGo(v []float32) float32 {
-	var a [8]float32
-	for len(v) >= 8 {
-		a[0] += v[0]
-		a[1] += v[1]
-		a[2] += v[2]
-		a[3] += v[3]
-		a[4] += v[4]
-		a[5] += v[5]
-		a[6] += v[6]
-		a[7] += v[7]
-		v = v[8:]
-	}
-	for _, f := range v {
-		a[0] += f
-	}
-	return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7]
-}
