@@ -42,28 +42,7 @@ func extractionItems(dir string, mems []memory) ([]item, error) {
 // to dir/audit_extraction.jsonl (pairs already there are not asked again)
 // and the table is written to dir/audit_extraction.md.
 func Extraction(ctx context.Context, dir string, opts Options) (*Result, error) {
-	mems, err := loadMemory(dir)
-	if err != nil {
-		return nil, err
-	}
-	all, err := extractionItems(dir, mems)
-	if err != nil {
-		return nil, err
-	}
-	items := sample(all, opts.Sample, opts.Seed)
-	st, err := openStore(filepath.Join(dir, ExtractionFile))
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	meter := llm.NewMeter()
-	recs, resumed, err := judgeAll(ctx, kindExtraction, items, opts, st, meter)
-	if err != nil {
-		return nil, err
-	}
-	res := newResult(kindExtraction, []string{dir}, opts, len(items), len(all), resumed, meter)
-	res.Rows = tally(items, opts.Judges, recs)
-	return res, writeReport(filepath.Join(dir, ExtractionReport), res)
+	return run(ctx, kindExtraction, []string{dir}, opts)
 }
 
 func newResult(k kind, runs []string, opts Options, n, total, resumed int, meter *llm.Meter) *Result {

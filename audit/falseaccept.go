@@ -293,11 +293,7 @@ func (r *JudgeAudit) Table() *report.Table {
 	if anyInvalid {
 		t.Notes = append(t.Notes, "No verdict: the model's reply stayed unreadable after re-asking; those verdicts are left out of the rate")
 	}
-	calls := 0
-	for _, u := range r.Usage {
-		calls += u.Calls
-	}
-	if calls > 0 {
+	if calls := callsOf(r.Usage); calls > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("model calls this time: %d", calls))
 	}
 	if len(offline) > 0 {

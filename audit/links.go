@@ -71,12 +71,15 @@ func linkInput(s memory, y memLink, byID map[string]*memEntry) (LinkInput, error
 	return in, nil
 }
 
-// linkUnit is what the items are: narratives (one per window, no stated
-// dependency), links (older dumps state one per link), or both.
+// linkUnit is what the link items are: narratives (one per window, no
+// stated dependency), links (older dumps state one per link), or both;
+// "" for entries.
 func linkUnit(items []item) string {
 	narr, links := 0, 0
 	for _, it := range items {
-		if in, ok := it.inputs.(LinkInput); ok && in.Dependency != "" {
+		if in, ok := it.inputs.(LinkInput); !ok {
+			continue
+		} else if in.Dependency != "" {
 			links++
 		} else {
 			narr++
@@ -125,6 +128,12 @@ func Links(ctx context.Context, dirs []string, opts Options) (*Result, error) {
 	if len(dirs) == 0 {
 		return nil, inputErr("no run directory; give --run DIR (repeatable)")
 	}
+	return run(ctx, kindLinks, dirs, opts)
+}
+
+// run audits the items of kind k in each directory, writing each its own
+// verdict file and report, and returns the result over all of them.
+func run(ctx context.Context, k kind, dirs []string, opts Options) (*Result, error) {
 	var allItems, allAudited []item
 	allRecs := map[string]Record{}
 	var usage []membench.Tally
@@ -134,55 +143,53 @@ func Links(ctx context.Context, dirs []string, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		all, err := linkItems(dir, mems)
+		all, err := k.items(dir, mems)
 		if err != nil {
 			return nil, err
 		}
 		items := sample(all, opts.Sample, opts.Seed)
-		st, err := openStore(filepath.Join(dir, LinksFile))
+		st, err := openStore(filepath.Join(dir, k.file))
 		if err != nil {
 			return nil, err
 		}
 		dm := llm.NewMeter()
-		recs, n, err := judgeAll(ctx, kindLinks, items, opts, st, dm)
+		recs, n, err := judgeAll(ctx, k, items, opts, st, dm)
 		st.Close()
 		if err != nil {
 			return nil, err
 		}
-		one := newResult(kindLinks, []string{dir}, opts, len(items), len(all), n, dm)
+		one := newResult(k, []string{dir}, opts, len(items), len(all), n, dm)
 		one.Unit = linkUnit(all)
 		one.Rows = tally(sortGroups(items), opts.Judges, recs)
-		if err := writeReport(filepath.Join(dir, LinksReport), one); err != nil {
+		if err := writeReport(filepath.Join(dir, k.report), one); err != nil {
 			return nil, err
+		}
+		if len(dirs) == 1 {
+			return one, nil
 		}
 		usage = mergeTallies(usage, dm.Snapshot())
 		// Two runs may share conversation ids; the run dir keeps them apart.
 		for _, it := range items {
-			it.conv = qualify(dir, dirs, it.conv)
+			it.conv = qualify(dir, it.conv)
 			allAudited = append(allAudited, it)
 		}
 		for _, r := range recs {
-			r.ConversationID = qualify(dir, dirs, r.ConversationID)
+			r.ConversationID = qualify(dir, r.ConversationID)
 			allRecs[r.key()] = r
 		}
 		allItems = append(allItems, all...)
 		resumed += n
 	}
-	res := newResult(kindLinks, dirs, opts, len(allAudited), len(allItems), resumed, llm.NewMeter())
+	res := newResult(k, dirs, opts, len(allAudited), len(allItems), resumed, llm.NewMeter())
 	res.Unit = linkUnit(allItems)
 	res.Usage = usage
 	res.Rows = tally(sortGroups(allAudited), opts.Judges, allRecs)
 	return res, nil
 }
 
-// qualify prefixes a conversation id with its run directory's name when
-// several runs are audited together.
-func qualify(dir string, dirs []string, conv string) string {
-	if len(dirs) < 2 {
-		return conv
-	}
-	return filepath.Base(filepath.Clean(dir)) + "/" + conv
-}
+// qualify prefixes a conversation id with its run directory's name, for
+// several runs audited together.
+func qualify(dir, conv string) string { return filepath.Base(filepath.Clean(dir)) + "/" + conv }
 
 // sortGroups puts constrained links before unconstrained ones, keeping
 // order otherwise.

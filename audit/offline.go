@@ -92,10 +92,7 @@ func checked(words []string, names map[string]bool) []string {
 // nothing left to check is SUPPORTED.
 func OfflineExtraction(in ExtractionInput) Verdict {
 	names := wordSet(strings.Join(append(append([]string{}, in.Speakers...), in.Speaker), " "))
-	src := map[string]bool{}
-	for _, w := range selector.ContentWords(in.Source) {
-		src[w] = true
-	}
+	src := wordSet(in.Source)
 	words := checked(selector.ContentWords(in.Entry), names)
 	if len(words) == 0 {
 		return Verdict{Supported: true, Reason: "no content words beyond names and dates to check"}
@@ -154,18 +151,18 @@ func verdictJSON(v Verdict) (string, error) {
 }
 
 func init() {
-	llm.RegisterOffline(TaskExtraction, func(req llm.Request) (string, error) {
-		in, ok := req.Inputs.(ExtractionInput)
+	registerOffline(TaskExtraction, OfflineExtraction)
+	registerOffline(TaskLinks, OfflineLink)
+}
+
+// registerOffline answers task offline with verdict over the request's
+// inputs, which must be a T.
+func registerOffline[T any](task string, verdict func(T) Verdict) {
+	llm.RegisterOffline(task, func(req llm.Request) (string, error) {
+		in, ok := req.Inputs.(T)
 		if !ok {
-			return "", fmt.Errorf("inputs are %T, want audit.ExtractionInput", req.Inputs)
+			return "", fmt.Errorf("inputs are %T, want %T", req.Inputs, in)
 		}
-		return verdictJSON(OfflineExtraction(in))
-	})
-	llm.RegisterOffline(TaskLinks, func(req llm.Request) (string, error) {
-		in, ok := req.Inputs.(LinkInput)
-		if !ok {
-			return "", fmt.Errorf("inputs are %T, want audit.LinkInput", req.Inputs)
-		}
-		return verdictJSON(OfflineLink(in))
+		return verdictJSON(verdict(in))
 	})
 }

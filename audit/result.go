@@ -143,6 +143,14 @@ func tally(items []item, judges []Judge, recs map[string]Record) []Row {
 	return rows
 }
 
+// callsOf counts the model calls of tallies.
+func callsOf(ts []membench.Tally) (n int) {
+	for _, t := range ts {
+		n += t.Calls
+	}
+	return n
+}
+
 func pct(v float64) string { return report.F(100*v, 2) + "%" }
 
 func wilsonText(c Cell) string {
@@ -215,11 +223,7 @@ func (r *Result) Table() *report.Table {
 	if unparsed > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d judge replies had no SUPPORTED/UNSUPPORTED verdict and are left out (see unparsed records)", unparsed))
 	}
-	calls := 0
-	for _, u := range r.Usage {
-		calls += u.Calls
-	}
-	t.Notes = append(t.Notes, fmt.Sprintf("model calls this time: %d; verdicts resumed from the audit file: %d", calls, r.Resumed))
+	t.Notes = append(t.Notes, fmt.Sprintf("model calls this time: %d; verdicts resumed from the audit file: %d", callsOf(r.Usage), r.Resumed))
 	if r.Offline {
 		t.Notes = append(t.Notes, "OFFLINE judges: these numbers measure the offline word-overlap heuristics (docs/audits.md), not a real model")
 	}

@@ -33,11 +33,13 @@ type item struct {
 // kind holds what differs between the two audits.
 type kind struct {
 	name, task, template string
+	file, report         string                                 // written into each run directory
+	items                func(string, []memory) ([]item, error) // what to judge in a run directory's dump
 }
 
 var (
-	kindExtraction = kind{"extraction", TaskExtraction, "audit_extraction"}
-	kindLinks      = kind{"links", TaskLinks, "audit_links"}
+	kindExtraction = kind{"extraction", TaskExtraction, "audit_extraction", ExtractionFile, ExtractionReport, extractionItems}
+	kindLinks      = kind{"links", TaskLinks, "audit_links", LinksFile, LinksReport, linkItems}
 )
 
 // sample keeps n items picked by a PCG seeded with seed, in their original

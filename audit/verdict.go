@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
@@ -67,32 +66,16 @@ var renames = map[string]string{
 // them, on anything but letters and digits; only ASCII case is folded, as
 // there. Letters are replaced by letters, so JSON stays JSON.
 func judgeWords(text string) string {
-	var b strings.Builder
-	b.Grow(len(text) + 16)
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			b.WriteString(text[i : i+n])
-			i += n
-			continue
-		}
-		j := i + n
-		for j < len(text) {
-			r2, n2 := utf8.DecodeRuneInString(text[j:])
-			if !unicode.IsLetter(r2) && !unicode.IsDigit(r2) {
-				break
-			}
-			j += n2
-		}
-		w := text[i:j]
+	return word.ReplaceAllStringFunc(text, func(w string) string {
 		if to, ok := renames[lowerASCII(w)]; ok {
-			w = withCaseOf(to, w)
+			return withCaseOf(to, w)
 		}
-		b.WriteString(w)
-		i = j
-	}
-	return b.String()
+		return w
+	})
 }
+
+// word is a run of letters and digits (unicode.IsLetter, unicode.IsDigit).
+var word = regexp.MustCompile(`[\p{L}\p{Nd}]+`)
 
 // withCaseOf gives to the case shape of like: all capitals, a capital
 // first letter, or lower case.

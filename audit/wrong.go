@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -299,40 +300,21 @@ func naturalCompare(a, b string) int {
 		da, db := digitsPrefix(a), digitsPrefix(b)
 		if da != "" && db != "" {
 			na, nb := strings.TrimLeft(da, "0"), strings.TrimLeft(db, "0")
-			if c := cmpInt(len(na), len(nb)); c != 0 {
-				return c
-			}
-			if c := strings.Compare(na, nb); c != 0 {
+			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
 				return c
 			}
 			a, b = a[len(da):], b[len(db):]
 			continue
 		}
 		if a[0] != b[0] {
-			return cmpInt(int(a[0]), int(b[0]))
+			return cmp.Compare(a[0], b[0])
 		}
 		a, b = a[1:], b[1:]
 	}
-	return cmpInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
-func digitsPrefix(s string) string {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return s[:i]
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func digitsPrefix(s string) string { return s[:len(s)-len(strings.TrimLeft(s, "0123456789"))] }
 
 // lineAt is the 1-based line of byte offset off in data.
 func lineAt(data []byte, off int64) int {
