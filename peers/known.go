@@ -3,7 +3,7 @@ package peers
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/locomo"
@@ -22,19 +22,14 @@ const (
 	FormatLongMemEval Format = "longmemeval"
 )
 
+var parsers = map[Format]func([]byte, string) ([]Item, error){
+	FormatZep: ParseZep, FormatMemobase: ParseMemobase, FormatBackboard: ParseBackboard, FormatCORE: ParseCORE, FormatLongMemEval: ParseLongMemEval,
+}
+
 // Parse dispatches to the parser of format f.
 func Parse(f Format, data []byte, source string) ([]Item, error) {
-	switch f {
-	case FormatZep:
-		return ParseZep(data, source)
-	case FormatMemobase:
-		return ParseMemobase(data, source)
-	case FormatBackboard:
-		return ParseBackboard(data, source)
-	case FormatCORE:
-		return ParseCORE(data, source)
-	case FormatLongMemEval:
-		return ParseLongMemEval(data, source)
+	if parse, ok := parsers[f]; ok {
+		return parse(data, source)
 	}
 	return nil, fmt.Errorf("unknown peer format %q (use zep, memobase, backboard, core, longmemeval)", f)
 }
@@ -100,14 +95,7 @@ func LoadFiles(f Format, dir, glob string) ([]Item, []string, error) {
 	if len(files) == 0 {
 		return nil, nil, fmt.Errorf("no files match %s in %s", glob, dir)
 	}
-	sort.Slice(files, func(i, j int) bool {
-		a, ea := trailingInt(trimJSON(files[i]))
-		b, eb := trailingInt(trimJSON(files[j]))
-		if ea == nil && eb == nil && a != b {
-			return a < b
-		}
-		return files[i] < files[j]
-	})
+	slices.SortFunc(files, func(a, b string) int { return numberOrder(a, b, trimJSON(a), trimJSON(b)) })
 	var all []Item
 	for _, p := range files {
 		data, err := datasets.ReadInputFile(p, "give a directory of published per-question results (../shared/peers)")

@@ -125,9 +125,14 @@ func Match(items []Item, ds *datasets.Dataset) ([]Matched, MatchReport) {
 			}
 		}
 		rep.Matched++
-		out = append(out, Matched{Item: it, ID: q.ID, ConversationID: q.ConversationID, DataCategory: q.Category, DataAbstains: q.Abstains(), DataGroup: q.Group, DataGold: q.Gold, DataQuestion: q.Text})
+		out = append(out, matchedTo(it, q))
 	}
 	return out, rep
+}
+
+// matchedTo ties it to the dataset question q.
+func matchedTo(it Item, q *datasets.Question) Matched {
+	return Matched{Item: it, ID: q.ID, ConversationID: q.ConversationID, DataCategory: q.Category, DataAbstains: q.Abstains(), DataGroup: q.Group, DataGold: q.Gold, DataQuestion: q.Text}
 }
 
 // fold lowercases, drops punctuation and collapses spaces, for questions a

@@ -4,9 +4,11 @@
 package peers
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,28 +61,23 @@ func intish(raw json.RawMessage) (int, error) {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
+	return slices.SortedFunc(maps.Keys(m), func(a, b string) int { return numberOrder(a, b, a, b) })
+}
+
+// numberOrder orders a and b by the numbers their keys ka and kb end in,
+// when both do and the numbers differ ("user_2" before "user_10"), else
+// as strings.
+func numberOrder(a, b, ka, kb string) int {
+	na, ea := trailingInt(ka)
+	nb, eb := trailingInt(kb)
+	if ea == nil && eb == nil && na != nb {
+		return cmp.Compare(na, nb)
 	}
-	// Numeric order when keys end in numbers ("user_2" before "user_10").
-	sort.Slice(ks, func(i, j int) bool {
-		a, ea := trailingInt(ks[i])
-		b, eb := trailingInt(ks[j])
-		if ea == nil && eb == nil && a != b {
-			return a < b
-		}
-		return ks[i] < ks[j]
-	})
-	return ks
+	return strings.Compare(a, b)
 }
 
 func trailingInt(s string) (int, error) {
-	i := len(s)
-	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		i--
-	}
-	return strconv.Atoi(s[i:])
+	return strconv.Atoi(s[len(strings.TrimRight(s, "0123456789")):])
 }
 
 type zepRecord struct {

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,8 +154,7 @@ func ReadScored(path string, ds *datasets.Dataset) (*Scored, error) {
 		} else {
 			s.Report.Ungraded++
 		}
-		s.Items = append(s.Items, Matched{Item: it, ID: q.ID, ConversationID: q.ConversationID, DataCategory: q.Category,
-			DataAbstains: q.Abstains(), DataGroup: q.Group, DataGold: q.Gold, DataQuestion: q.Text})
+		s.Items = append(s.Items, matchedTo(it, q))
 	}
 	s.Published = publishedOf(path, meta, acc)
 	return s, nil
@@ -235,12 +235,7 @@ func (p *Published) Figures(sum *runlog.Summary) []Figure {
 	}
 	overall, has := sum.Overall.Scores[JudgeName]
 	out := []Figure{{Name: "overall", Published: p.Overall, Ours: overall, Has: has}}
-	cats := make([]int, 0, len(p.ByCategory))
-	for c := range p.ByCategory {
-		cats = append(cats, c)
-	}
-	sort.Ints(cats)
-	for _, c := range cats {
+	for _, c := range slices.Sorted(maps.Keys(p.ByCategory)) {
 		v, ok := byGroup[locomo.CategoryName(c)]
 		out = append(out, Figure{Name: fmt.Sprintf("%d %s", c, locomo.CategoryName(c)), Published: p.ByCategory[c], Ours: v, Has: ok})
 	}

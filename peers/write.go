@@ -196,10 +196,5 @@ func splitID(s string) (string, int) {
 	if err != nil {
 		return s, -1
 	}
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] < '0' || s[i] > '9' {
-			return s[:i+1], n
-		}
-	}
-	return "", n
+	return strings.TrimRight(s, "0123456789"), n
 }
