@@ -49,44 +49,67 @@ func unknown(name string) error {
 	return clierr.Bad("unknown dataset %q%s (known: %s)", name, suggest.Hint(name, core.RegistryNames()), strings.Join(core.RegistryNames(), ", "))
 }
 
-// lookup finds a registry entry and its directory (dir, else the default
-// under home) for verb (fetch, add, verify); the embedded sample has none.
-func lookup(name, verb, dir, home string) (core.Entry, string, error) {
-	e, ok := core.File(name)
-	if !ok {
-		if s, err := core.Lookup(name); err == nil && s.Embedded {
-			return e, "", clierr.Bad("dataset %s is embedded in the binary; nothing to %s", name, verb)
-		} else if err == nil && len(s.Fetch) == 0 {
-			return e, "", clierr.Bad("dataset %s has no registered file to %s; give run its file with --data FILE", name, verb)
-		}
-		return e, "", unknown(name)
-	}
-	if dir == "" {
-		dir = core.DefaultDir(home)
-	}
-	return e, dir, nil
+// Options are the inputs of datasets list, fetch, add and verify.
+type Options struct {
+	Name  string // registry name (verify: "" = identify File, or with no File every installed dataset)
+	File  string // add: the local copy; verify: this file instead of the installed copy
+	Dir   string // "" = the default directory under Home
+	URL   string // fetch: mirror URL, or a directory ending in /
+	Force bool   // fetch: download even if a verified copy is installed
+	JSON  bool
+	Home  string // MEMBENCH_HOME, read at the edge
+	Out   io.Writer
+	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
+	MaxBytes int64
 }
 
-// ListOptions are `datasets list`'s inputs.
-type ListOptions struct {
-	JSON bool
-	Dir  string // "" = the default directory under Home
-	Home string // MEMBENCH_HOME, read at the edge
-	Out  io.Writer
+// runE fills o from the command line (NAME, then FILE) and runs run.
+func runE(o *Options, run func(context.Context, *Options) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		o.Name = ""
+		if len(args) > 0 {
+			o.Name = args[0]
+		}
+		if len(args) > 1 {
+			o.File = args[1]
+		}
+		o.Home, o.Out = clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
+		return run(cmd.Context(), o)
+	}
+}
+
+// dir is --dir, else the default directory under Home.
+func (o *Options) dir() string {
+	if o.Dir == "" {
+		return core.DefaultDir(o.Home)
+	}
+	return o.Dir
+}
+
+// lookup finds o.Name's registry entry for verb (fetch, add, verify); the
+// embedded sample has none.
+func (o *Options) lookup(verb string) (core.Entry, error) {
+	e, ok := core.File(o.Name)
+	if !ok {
+		if s, err := core.Lookup(o.Name); err == nil && s.Embedded {
+			return e, clierr.Bad("dataset %s is embedded in the binary; nothing to %s", o.Name, verb)
+		} else if err == nil && len(s.Fetch) == 0 {
+			return e, clierr.Bad("dataset %s has no registered file to %s; give run its file with --data FILE", o.Name, verb)
+		}
+		return e, unknown(o.Name)
+	}
+	return e, nil
 }
 
 func listCmd() *cobra.Command {
-	o := &ListOptions{}
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "Show the registry: name, installed?, checksum, url",
 		Example: `  membench datasets list
   membench datasets list --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Home, o.Out = clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
-			return RunList(cmd.Context(), o)
-		},
+		RunE: runE(o, RunList),
 	}
 	c.Flags().StringVar(&o.Dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
 	cliflag.JSON(c, &o.JSON)
@@ -106,11 +129,8 @@ type ListEntry struct {
 }
 
 // RunList prints the registry and which files are installed.
-func RunList(_ context.Context, o *ListOptions) error {
-	dir := o.Dir
-	if dir == "" {
-		dir = core.DefaultDir(o.Home)
-	}
+func RunList(_ context.Context, o *Options) error {
+	dir := o.dir()
 	var embedded []string
 	for _, n := range core.Names() {
 		if s, _ := core.Lookup(n); s.Embedded {
@@ -181,20 +201,8 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// FetchOptions are `datasets fetch`'s inputs.
-type FetchOptions struct {
-	Name  string // registry name
-	Dir   string // "" = the default directory under Home
-	URL   string // mirror URL, or a directory ending in /
-	Force bool   // download even if a verified copy is installed
-	Home  string
-	Out   io.Writer
-	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
-	MaxBytes int64
-}
-
 func fetchCmd() *cobra.Command {
-	o := &FetchOptions{}
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "fetch NAME",
 		Short: "Download a dataset file and check its sha256",
@@ -202,14 +210,7 @@ func fetchCmd() *cobra.Command {
   membench datasets fetch longmemeval-s --out /data/membench`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cliflag.CompleteRegistry,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name, o.Home, o.Out = args[0], clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return RunFetch(ctx, o)
-		},
+		RunE:              runE(o, RunFetch),
 	}
 	c.Flags().StringVar(&o.Dir, "out", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
 	c.Flags().StringVar(&o.URL, "url", "", "download from this URL instead (a URL ending in / is a mirror directory; the file name is appended)")
@@ -219,12 +220,12 @@ func fetchCmd() *cobra.Command {
 }
 
 // RunFetch downloads the file unless a verified copy is there.
-func RunFetch(ctx context.Context, o *FetchOptions) error {
-	e, dir, err := lookup(o.Name, "fetch", o.Dir, o.Home)
+func RunFetch(ctx context.Context, o *Options) error {
+	e, err := o.lookup("fetch")
 	if err != nil {
 		return err
 	}
-	out := o.Out
+	out, dir := o.Out, o.dir()
 	dest := filepath.Join(dir, e.File)
 	if !o.Force {
 		if r, err := core.Verify(dest, e, o.MaxBytes); err == nil {
@@ -241,19 +242,8 @@ func RunFetch(ctx context.Context, o *FetchOptions) error {
 	return nil
 }
 
-// AddOptions are `datasets add`'s inputs.
-type AddOptions struct {
-	Name string // registry name
-	File string // the local copy
-	Dir  string // "" = the default directory under Home
-	Home string
-	Out  io.Writer
-	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
-	MaxBytes int64
-}
-
 func addCmd() *cobra.Command {
-	o := &AddOptions{}
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "add NAME FILE",
 		Short: "Register a local copy of a dataset file (checked and copied like a download)",
@@ -265,10 +255,7 @@ sha256 and size where membench has them; its sha256 is recorded beside the copy
   membench datasets add locomo-plus ../shared/datasets/locomo-plus/locomo_plus.json
   membench datasets add longmemeval-oracle ~/Downloads/longmemeval_oracle.json`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name, o.File, o.Home, o.Out = args[0], args[1], clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
-			return RunAdd(cmd.Context(), o)
-		},
+		RunE: runE(o, RunAdd),
 	}
 	c.Flags().StringVar(&o.Dir, "dir", "", "destination directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
 	maxDataSize(c, &o.MaxBytes)
@@ -281,12 +268,12 @@ func maxDataSize(c *cobra.Command, dst *int64) {
 }
 
 // RunAdd installs a local copy.
-func RunAdd(_ context.Context, o *AddOptions) error {
-	e, dir, err := lookup(o.Name, "add", o.Dir, o.Home)
+func RunAdd(_ context.Context, o *Options) error {
+	e, err := o.lookup("add")
 	if err != nil {
 		return err
 	}
-	r, err := core.AddLocal(e, dir, o.File, o.MaxBytes)
+	r, err := core.AddLocal(e, o.dir(), o.File, o.MaxBytes)
 	if err != nil {
 		return clierr.AsBad(err)
 	}
@@ -294,19 +281,8 @@ func RunAdd(_ context.Context, o *AddOptions) error {
 	return nil
 }
 
-// VerifyOptions are `datasets verify`'s inputs.
-type VerifyOptions struct {
-	Name string // registry name; "" = identify File, or with no File every installed dataset
-	Dir  string // "" = the default directory under Home
-	File string // verify this file instead of the installed copy
-	Home string
-	Out  io.Writer
-	// MaxBytes caps the bytes read (0 = core.DefaultMaxBytes).
-	MaxBytes int64
-}
-
 func verifyCmd() *cobra.Command {
-	o := &VerifyOptions{}
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "verify [NAME | --file F]",
 		Short: "Check installed (or given) files against the registry's sha256",
@@ -319,14 +295,7 @@ when an installed copy does not match.`,
   membench datasets verify --file ../shared/datasets/locomo10.json`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: cliflag.CompleteRegistry,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = ""
-			if len(args) == 1 {
-				o.Name = args[0]
-			}
-			o.Home, o.Out = clienv.Host(cmd.Context()).Home, cmd.OutOrStdout()
-			return RunVerify(cmd.Context(), o)
-		},
+		RunE:              runE(o, RunVerify),
 	}
 	c.Flags().StringVar(&o.Dir, "dir", "", "dataset directory (default $MEMBENCH_HOME/datasets or ~/.cache/membench/datasets)")
 	c.Flags().StringVar(&o.File, "file", "", "verify this file instead of the installed copy")
@@ -335,21 +304,21 @@ when an installed copy does not match.`,
 }
 
 // RunVerify checks a file against the registry's checksum.
-func RunVerify(_ context.Context, o *VerifyOptions) error {
+func RunVerify(_ context.Context, o *Options) error {
 	out := o.Out
 	if o.Name == "" {
 		if o.File == "" {
-			return verifyAll(out, o.Dir, o.Home, o.MaxBytes)
+			return verifyAll(out, o.dir(), o.MaxBytes)
 		}
 		return identify(out, o.File, o.MaxBytes)
 	}
-	e, dir, err := lookup(o.Name, "verify", o.Dir, o.Home)
+	e, err := o.lookup("verify")
 	if err != nil {
 		return err
 	}
 	path := o.File
 	if path == "" {
-		path = filepath.Join(dir, e.File)
+		path = filepath.Join(o.dir(), e.File)
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return clierr.Bad("%s: no such file; run `membench datasets fetch %s` or pass --file F", path, e.Name)
@@ -362,14 +331,10 @@ func RunVerify(_ context.Context, o *VerifyOptions) error {
 	return nil
 }
 
-// verifyAll checks every registry entry installed in dir (else the
-// default under home) and names the ones that are not there. An absent
-// dataset is no failure (most users fetch one or two); a copy that does
-// not match is.
-func verifyAll(out io.Writer, dir, home string, maxBytes int64) error {
-	if dir == "" {
-		dir = core.DefaultDir(home)
-	}
+// verifyAll checks every registry entry installed in dir and names the
+// ones that are not there. An absent dataset is no failure (most users
+// fetch one or two); a copy that does not match is.
+func verifyAll(out io.Writer, dir string, maxBytes int64) error {
 	var absent, failed []string
 	for _, e := range core.Registry {
 		path := filepath.Join(dir, e.File)

@@ -145,22 +145,22 @@ func TestRunFunctionsWithOptions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	ctx := context.Background()
 	var out bytes.Buffer
-	if err := RunList(ctx, &ListOptions{Home: home, Out: &out}); err != nil || !strings.Contains(out.String(), "directory: "+filepath.Join(home, "datasets")) {
+	if err := RunList(ctx, &Options{Home: home, Out: &out}); err != nil || !strings.Contains(out.String(), "directory: "+filepath.Join(home, "datasets")) {
 		t.Errorf("list (%v):\n%s", err, out.String())
 	}
 	out.Reset()
-	if err := RunList(ctx, &ListOptions{Dir: dir, Home: home, Out: &out}); err != nil || !strings.Contains(out.String(), "directory: "+dir) {
+	if err := RunList(ctx, &Options{Dir: dir, Home: home, Out: &out}); err != nil || !strings.Contains(out.String(), "directory: "+dir) {
 		t.Errorf("list --dir (%v):\n%s", err, out.String())
 	}
 	out.Reset()
 	file := writeTemp(t, []byte("[]"))
-	if err := RunVerify(ctx, &VerifyOptions{Name: "longmemeval-oracle", File: file, Out: &out}); err != nil || !strings.Contains(out.String(), core.NoChecksum) {
+	if err := RunVerify(ctx, &Options{Name: "longmemeval-oracle", File: file, Out: &out}); err != nil || !strings.Contains(out.String(), core.NoChecksum) {
 		t.Errorf("verify --file (%v):\n%s", err, out.String())
 	}
-	if err := RunVerify(ctx, &VerifyOptions{Name: "locomo", Dir: dir, Out: &out}); clierr.Code(err) != 2 || !strings.Contains(err.Error(), filepath.Join(dir, "locomo10.json")) {
+	if err := RunVerify(ctx, &Options{Name: "locomo", Dir: dir, Out: &out}); clierr.Code(err) != 2 || !strings.Contains(err.Error(), filepath.Join(dir, "locomo10.json")) {
 		t.Errorf("verify of a missing file: %v, want exit 2 naming it under --dir", err)
 	}
-	if err := RunFetch(ctx, &FetchOptions{Name: "sample", Out: &out}); clierr.Code(err) != 2 {
+	if err := RunFetch(ctx, &Options{Name: "sample", Out: &out}); clierr.Code(err) != 2 {
 		t.Errorf("fetch sample: %v, want exit 2", err)
 	}
 }
