@@ -21,8 +21,9 @@ import (
 	"github.com/membench/membench/runlog"
 )
 
-// Options are the inputs both audits share.
+// Options are the inputs of audit extraction and links.
 type Options struct {
+	Runs        []string // --run: run directories with memory.jsonl
 	Judges      []string // --audit-model: model specs of the auditing judges; default offline
 	Sample      int      // audit a seeded sample of N items (0 = all)
 	Seed        uint64
@@ -45,40 +46,36 @@ func (o *Options) register(c *cobra.Command) {
 	cliflag.Concurrency(c, &o.Concurrency, "parallel judge calls")
 }
 
-// audit builds the judges; close releases the cache.
-func (o *Options) audit() (audit.Options, func(), error) {
+// run builds the judges, runs the audit with them and prints its result
+// (the table written to mdName).
+func (o *Options) run(run func(audit.Options) (*audit.Result, error), mdName string) error {
 	if o.Sample < 0 {
-		return audit.Options{}, nil, clierr.Bad("--sample %d: give a positive number of items, or 0 for all", o.Sample)
+		return clierr.Bad("--sample %d: give a positive number of items, or 0 for all", o.Sample)
 	}
 	if o.Concurrency < 1 {
-		return audit.Options{}, nil, clierr.Bad("--concurrency %d: must be at least 1", o.Concurrency)
+		return clierr.Bad("--concurrency %d: must be at least 1", o.Concurrency)
 	}
-	closeFn := func() {}
 	var deps llm.BuildDeps
 	if !o.NoCache && audit.NeedsCache(o.Judges) {
-		dir := o.CacheDir
-		if dir == "" {
-			dir = o.Host.CacheDir()
-		}
+		dir := cacheDir(o.CacheDir, o.Host)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return audit.Options{}, nil, clierr.Bad("--cache-dir %s: %v", dir, err)
+			return clierr.Bad("--cache-dir %s: %v", dir, err)
 		}
 		c, err := llm.NewCache(filepath.Join(dir, "llm.sqlite"))
 		if err != nil {
-			return audit.Options{}, nil, fmt.Errorf("llm cache: %w", err)
+			return fmt.Errorf("llm cache: %w", err)
 		}
+		defer c.Close()
 		deps.Cache = c
-		closeFn = func() { c.Close() }
 	}
 	js, err := audit.BuildJudges(o.Judges, deps)
 	if err != nil {
-		closeFn()
-		return audit.Options{}, nil, clierr.AsBad(err)
+		return clierr.AsBad(err)
 	}
-	return audit.Options{Judges: js, Sample: o.Sample, Seed: o.Seed, Concurrency: o.Concurrency}, closeFn, nil
-}
-
-func (o *Options) print(r *audit.Result, mdName string) error {
+	r, err := run(audit.Options{Judges: js, Sample: o.Sample, Seed: o.Seed, Concurrency: o.Concurrency})
+	if err != nil {
+		return err
+	}
 	if o.JSON {
 		return cliflag.PrintJSON(o.Out, r)
 	}
@@ -106,14 +103,16 @@ numbers measure word-overlap heuristics, not a model (docs/audits.md).`,
 	return c
 }
 
-// ExtractionOptions are `audit extraction`'s inputs.
-type ExtractionOptions struct {
-	Runs []string // --run: one run directory with memory.jsonl
-	Options
+// cacheDir is --cache-dir, else the host's cache directory.
+func cacheDir(dir string, h membench.Host) string {
+	if dir == "" {
+		return h.CacheDir()
+	}
+	return dir
 }
 
 func extractionCmd() *cobra.Command {
-	o := &ExtractionOptions{}
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "extraction",
 		Short: "Hallucination rate of event entries (is each entry supported by its utterance?)",
@@ -132,38 +131,24 @@ func extractionCmd() *cobra.Command {
 }
 
 // RunExtraction audits the run's event entries and prints the table.
-func RunExtraction(ctx context.Context, o *ExtractionOptions) error {
+func RunExtraction(ctx context.Context, o *Options) error {
 	if len(o.Runs) == 0 {
 		return clierr.Bad("--run: give the run directory holding memory.jsonl (membench run --system structmem prints it)")
 	}
 	dirs, err := cliflag.RunDirs(o.Runs, runlog.MemoryFile)
 	if err != nil {
-		return clierr.AsBad(err)
+		return err
 	}
 	if len(dirs) != 1 {
 		return clierr.Bad("audit extraction audits one run; --run %v gave %d (%v): run it once per run", o.Runs, len(dirs), dirs)
 	}
-	run := dirs[0]
-	opts, done, err := o.audit()
-	if err != nil {
-		return err
-	}
-	defer done()
-	r, err := audit.Extraction(ctx, run, opts)
-	if err != nil {
-		return err
-	}
-	return o.print(r, filepath.Join(run, audit.ExtractionReport))
-}
-
-// LinksOptions are `audit links`'s inputs.
-type LinksOptions struct {
-	Runs []string // run directories with memory.jsonl
-	Options
+	return o.run(func(opts audit.Options) (*audit.Result, error) {
+		return audit.Extraction(ctx, dirs[0], opts)
+	}, filepath.Join(dirs[0], audit.ExtractionReport))
 }
 
 func linksCmd() *cobra.Command {
-	o := &LinksOptions{}
+	o := &Options{}
 	c := &cobra.Command{
 		Use:   "links",
 		Short: "Spurious cross-event links (are the cited events enough for each synthesis?)",
@@ -181,26 +166,17 @@ func linksCmd() *cobra.Command {
 }
 
 // RunLinks audits the runs' cross-event links and prints the table.
-func RunLinks(ctx context.Context, o *LinksOptions) error {
+func RunLinks(ctx context.Context, o *Options) error {
 	if len(o.Runs) == 0 {
 		return clierr.Bad("--run: give at least one run directory holding memory.jsonl (repeatable, e.g. a constrained and an unconstrained run)")
 	}
 	dirs, err := cliflag.RunDirs(o.Runs, runlog.MemoryFile)
 	if err != nil {
-		return clierr.AsBad(err)
-	}
-	opts, done, err := o.audit()
-	if err != nil {
-		return err
-	}
-	defer done()
-	r, err := audit.Links(ctx, dirs, opts)
-	if err != nil {
 		return err
 	}
 	md := filepath.Join(dirs[0], audit.LinksReport)
 	if len(dirs) > 1 {
-		md = fmt.Sprintf("%s in each run directory", audit.LinksReport)
+		md = audit.LinksReport + " in each run directory"
 	}
-	return o.print(r, md)
+	return o.run(func(opts audit.Options) (*audit.Result, error) { return audit.Links(ctx, dirs, opts) }, md)
 }

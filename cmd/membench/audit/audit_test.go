@@ -90,7 +90,7 @@ func TestBadInputExitCode(t *testing.T) {
 func TestRunExtractionWithOptions(t *testing.T) {
 	dir := runDir(t)
 	var out bytes.Buffer
-	o := &ExtractionOptions{Runs: []string{dir}, Options: Options{Concurrency: 1, NoCache: true, Out: &out}}
+	o := &Options{Runs: []string{dir}, Concurrency: 1, NoCache: true, Out: &out}
 	if err := RunExtraction(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestRunExtractionWithOptions(t *testing.T) {
 	if err := RunExtraction(context.Background(), o); clierr.Code(err) != 2 {
 		t.Errorf("concurrency 0: err %v, want exit 2", err)
 	}
-	if err := RunLinks(context.Background(), &LinksOptions{Runs: []string{t.TempDir()}, Options: Options{Concurrency: 1, Out: &out}}); clierr.Code(err) != 2 {
+	if err := RunLinks(context.Background(), &Options{Runs: []string{t.TempDir()}, Concurrency: 1, Out: &out}); clierr.Code(err) != 2 {
 		t.Errorf("links without memory.jsonl: err %v, want exit 2", err)
 	}
 }

@@ -107,11 +107,7 @@ func RunJudge(ctx context.Context, o *JudgeOptions) error {
 		res.Judges = append(res.Judges, jr)
 	}
 	if len(o.Judges) > 0 {
-		cacheDir := o.CacheDir
-		if cacheDir == "" {
-			cacheDir = o.Host.CacheDir()
-		}
-		b := &judging.Builder{DefaultSpec: o.JudgeModel, CacheDir: cacheDir, NoCache: o.NoCache}
+		b := &judging.Builder{DefaultSpec: o.JudgeModel, CacheDir: cacheDir(o.CacheDir, o.Host), NoCache: o.NoCache}
 		defer b.Close()
 		meter := llm.NewMeter()
 		js, err := b.Judges(o.Judges, meter)
