@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 )
 
@@ -148,6 +149,16 @@ func RunDirs(args []string, marker string) ([]string, error) {
 		out = append(out, dirs...)
 	}
 	return out, nil
+}
+
+// Prices is the price table --prices FILE gives (the default table when
+// FILE is "").
+func Prices(file string) (*prices.Table, error) {
+	if file == "" {
+		return prices.Default(), nil
+	}
+	t, err := prices.Load(file)
+	return t, clierr.AsBad(err)
 }
 
 // JudgeSpecSyntax is the one syntax of --judge-spec in run, score and judge.

@@ -149,13 +149,9 @@ func Run(ctx context.Context, o *Options) error {
 		o.Runs = []string{cliflag.DefaultResults}
 	}
 	var builders []func([]*runlog.Run, string, analysis.View) (*tables.Table, error)
-	priceTable := prices.Default()
-	if o.Prices != "" {
-		t, err := prices.Load(o.Prices)
-		if err != nil {
-			return clierr.AsBad(err)
-		}
-		priceTable = t
+	priceTable, err := cliflag.Prices(o.Prices)
+	if err != nil {
+		return err
 	}
 	dollars := func(runs []*runlog.Run, _ string, v analysis.View) (*tables.Table, error) {
 		bills := make([]*prices.Bill, len(runs))
@@ -339,6 +335,10 @@ func writeGroup(o *Options, loaded []*runlog.Run, builders []func([]*runlog.Run,
 		return err
 	}
 	out := o.Out
+	view := analysis.Brief
+	if o.Wide || (o.Format != "terminal" && o.Format != "text") {
+		view = analysis.Wide
+	}
 	if o.keysWanted() {
 		if o.JSON {
 			return clierr.Bad("--answer-key, --by-image and --exclude-image-questions print tables; drop --json")
@@ -346,10 +346,6 @@ func writeGroup(o *Options, loaded []*runlog.Run, builders []func([]*runlog.Run,
 		kv, err := openKeys(o, loaded)
 		if err != nil {
 			return err
-		}
-		view := analysis.Brief
-		if o.Wide || (o.Format != "terminal" && o.Format != "text") {
-			view = analysis.Wide
 		}
 		if w := analysis.MixedWarning(mixed); w != "" {
 			fmt.Fprintln(out, w)
@@ -362,10 +358,6 @@ func writeGroup(o *Options, loaded []*runlog.Run, builders []func([]*runlog.Run,
 			return err
 		}
 		return cliflag.PrintJSON(out, rep)
-	}
-	view := analysis.Brief
-	if o.Wide || (o.Format != "terminal" && o.Format != "text") {
-		view = analysis.Wide
 	}
 	if w := analysis.MixedWarning(mixed); w != "" {
 		lines := []string{w}

@@ -3,6 +3,7 @@
 package view
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,6 @@ import (
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
-	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/view"
 )
@@ -116,13 +116,9 @@ inside a run folder). The server answers only requests addressed to
 					}
 				}
 			}
-			table := prices.Default()
-			if priceF != "" {
-				t, err := prices.Load(priceF)
-				if err != nil {
-					return clierr.AsBad(err)
-				}
-				table = t
+			table, err := cliflag.Prices(priceF)
+			if err != nil {
+				return err
 			}
 			if export != "" {
 				// Before the runs are read: a run's own files are its record.
@@ -144,22 +140,15 @@ inside a run folder). The server answers only requests addressed to
 				if err != nil {
 					return err
 				}
+				var page bytes.Buffer
+				if err := enc.Export(&page); err != nil {
+					return err
+				}
 				if err := os.MkdirAll(filepath.Dir(export), 0o755); err != nil {
 					return clierr.Bad("--out %s: %v", export, err)
 				}
-				f, err := os.CreateTemp(filepath.Dir(export), ".view-*.html")
-				if err != nil {
+				if err := runlog.WriteFileAtomic(export, page.Bytes()); err != nil {
 					return clierr.Bad("--out %s: %v", export, err)
-				}
-				if err := enc.Export(f); err != nil {
-					f.Close()
-					os.Remove(f.Name())
-					return err
-				}
-				f.Close()
-				os.Chmod(f.Name(), 0o644)
-				if err := os.Rename(f.Name(), export); err != nil {
-					return err
 				}
 				st, _ := os.Stat(export)
 				fmt.Fprintf(out, "wrote %s (%d runs, %.1f MB)\n", export, len(dirs), float64(st.Size())/1e6)
