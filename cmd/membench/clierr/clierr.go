@@ -8,9 +8,6 @@ import (
 	"github.com/membench/membench/internal/badinput"
 )
 
-// BadInput is badinput.Error, named here for the commands' own checks.
-type BadInput = badinput.Error
-
 // Bad formats a bad-input error (a command's own flag check).
 func Bad(format string, a ...any) error { return badinput.Errorf(format, a...) }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"testing"
+
+	"github.com/membench/membench/internal/badinput"
 )
 
 func TestCode(t *testing.T) {
@@ -39,7 +41,7 @@ func TestBadFormatsAndUnwraps(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal("Bad does not unwrap to the %w cause")
 	}
-	var b *BadInput
+	var b *badinput.Error
 	if !errors.As(fmt.Errorf("outer: %w", err), &b) || b.Error() != err.Error() {
 		t.Fatalf("errors.As through wrapping failed: %v", b)
 	}
@@ -62,7 +64,7 @@ func TestAsBad(t *testing.T) {
 	if got := AsBad(wrapped); got != wrapped {
 		t.Fatalf("AsBad re-wrapped a wrapped bad-input error: %#v", got)
 	}
-	var b *BadInput
+	var b *badinput.Error
 	if !errors.As(AsBad(AsBad(cause)), &b) || b.Err != cause {
 		t.Fatalf("double AsBad nests: %#v", b)
 	}
