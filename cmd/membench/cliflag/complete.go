@@ -1,9 +1,10 @@
 package cliflag
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -97,12 +98,7 @@ func CompleteJudgeNames(c *cobra.Command, _ []string, toComplete string) ([]stri
 			seen[s.Name] = true
 		}
 	}
-	var names []string
-	for n := range seen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
+	return withPrefix(slices.Sorted(maps.Keys(seen)), toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // CompleteConfigs offers the YAML files under configs/ (and under the
@@ -119,7 +115,7 @@ func CompleteConfigs(_ *cobra.Command, _ []string, toComplete string) ([]string,
 			out = append(out, withPrefix(m, toComplete)...)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	if len(out) == 0 {
 		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 	}
@@ -150,7 +146,7 @@ func CompleteRuns(_ *cobra.Command, _ []string, toComplete string) ([]string, co
 			}
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	if len(out) == 0 {
 		return nil, cobra.ShellCompDirectiveDefault // a path elsewhere: let the shell complete files
 	}

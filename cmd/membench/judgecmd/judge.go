@@ -39,7 +39,6 @@ type Options struct {
 // NewCmd returns the judge command.
 func NewCmd() *cobra.Command {
 	o := &Options{}
-	var runs []string
 	c := &cobra.Command{
 		Use:   "judge",
 		Short: "Add judges to a finished run (resumable, cached) and rewrite its summary",
@@ -67,14 +66,13 @@ exits 1 listing the failed questions (no table). Rerun it to judge only those.`,
   membench judge --run published --replay run.tar.gz --judge-spec gpt4o=openai:gpt-4o --replay-fallback`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Runs = runs
 			o.Rejudge.Home = clienv.Host(cmd.Context()).Home
 			o.Out = cmd.OutOrStdout()
 			return Run(cmd.Context(), o)
 		},
 	}
 	f := c.Flags()
-	cliflag.Runs(c, &runs, "finished run directory (a glob or directory must name exactly one run)")
+	cliflag.Runs(c, &o.Runs, "finished run directory (a glob or directory must name exactly one run)")
 	f.StringArrayVar(&o.Judges, "judge-spec", nil, "judge to add (repeatable): "+cliflag.JudgeSpecSyntax)
 	_ = c.RegisterFlagCompletionFunc("judge-spec", cliflag.CompleteJudgeKinds)
 	f.StringVar(&o.Rejudge.JudgeModel, "judge-model", "", "model spec for the llm judge (default: the run's judge model)")

@@ -6,7 +6,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,9 +59,7 @@ func Run(_ context.Context, o *Options) error {
 		for _, n := range systems.Names() {
 			s, _ := systems.Lookup(n)
 			opts := map[string]string{}
-			for k, v := range s.Defaults {
-				opts[k] = v
-			}
+			maps.Copy(opts, s.Defaults)
 			out = append(out, System{Name: n, Description: s.Description, Options: opts})
 		}
 		return cliflag.PrintJSON(w, out)
@@ -71,7 +70,7 @@ func Run(_ context.Context, o *Options) error {
 		for k, v := range s.Defaults {
 			kv = append(kv, fmt.Sprintf("%s=%s", k, v))
 		}
-		sort.Strings(kv)
+		slices.Sort(kv)
 		fmt.Fprintf(w, "%s\n  %s\n", n, s.Description)
 		if len(kv) > 0 {
 			fmt.Fprintf(w, "  options: %s\n", strings.Join(kv, " "))
