@@ -30,8 +30,6 @@ func benchIndex(n int) *Index {
 	return x
 }
 
-var sink float32
-
 // BenchmarkSearch times a top-10 search and reports it as a multiple of
 // the previous sort-everything search (x-old; its CPU-time counterpart
 // x-old-cpu) and as the rate it reads the stored vectors (GB/s). The ratio
