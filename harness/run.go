@@ -345,12 +345,10 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 		runErr = p.failures(total)
 	}
 	bar.Summarize()
-	known := done.known(rec)
 	rec.Close()
-	// One read of the records for the summary and the status, of the files
-	// whose lines the run does not hold already; the manifest is the one
-	// this attempt wrote.
-	lines, err := runlog.ReadLines(p.Dir, known)
+	// One read of the records for the summary, the status and the dollars;
+	// the manifest is the one this attempt wrote.
+	lines, err := runlog.ReadLines(p.Dir)
 	if err != nil {
 		return nil, errors.Join(runErr, err)
 	}
@@ -361,11 +359,8 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	p.Manifest.Status = &st
 	ts := sum.ContextTokens
 	p.Manifest.RenderedTokens = &ts
-	if d, err := prices.DollarsOf(p.Manifest, p.Dir, p.Prices); err == nil {
-		sum.Dollars = d
-	} else {
-		fmt.Fprintf(p.log, "dollars: %v\n", err)
-	}
+	kept, redone := runlog.EffectiveCosts(lines.Costs)
+	sum.Dollars = prices.Of(kept, redone, prices.Roles(p.Manifest), p.Prices).Record()
 	if err := p.SaveManifest(); err != nil {
 		return nil, err
 	}
@@ -381,48 +376,6 @@ type doneSet struct {
 	answered map[string]runlog.AnswerRecord
 	judged   map[string]map[string]bool // question -> judge -> done
 	built    map[string]bool
-	// The answer and judgment lines as read, and their files' sizes then.
-	read           runlog.Known
-	ansSize, jSize int64
-}
-
-// known is the record files whose lines the run holds exactly, which the
-// summary then need not read back: answers and judgments as read at the
-// start (when their files had not changed since) followed by those this
-// attempt wrote, and the other files when this attempt started them empty.
-// What the appenders kept is checked against each file's size (Kept).
-func (d *doneSet) known(rec *runlog.Recorder) *runlog.Known {
-	k := &runlog.Known{Has: map[string]bool{}}
-	// The lines read at the start are the file's lines at Keep when its
-	// size then (base) is the size it was read at (-1: no file, none read).
-	startedWith := func(readAt, base int64) bool { return max(readAt, 0) == base }
-	if recs, base, ok := runlog.KeptAs[runlog.AnswerRecord](rec.File(runlog.AnswersFile)); ok && startedWith(d.ansSize, base) {
-		k.Answers = append(slices.Clip(d.read.Answers), recs...)
-		k.Has[runlog.AnswersFile] = true
-	}
-	if recs, base, ok := runlog.KeptAs[runlog.Judgment](rec.File(runlog.JudgmentsFile)); ok && startedWith(d.jSize, base) {
-		k.Judgments = append(slices.Clip(d.read.Judgments), recs...)
-		k.Has[runlog.JudgmentsFile] = true
-	}
-	if recs, base, ok := runlog.KeptAs[runlog.RetrievalRecord](rec.File(runlog.RetrievalsFile)); ok && base == 0 {
-		k.Retrievals, k.Has[runlog.RetrievalsFile] = recs, true
-	}
-	if recs, base, ok := runlog.KeptAs[runlog.BuildRecord](rec.File(runlog.BuildFile)); ok && base == 0 {
-		k.Builds, k.Has[runlog.BuildFile] = recs, true
-	}
-	if recs, base, ok := runlog.KeptAs[runlog.CostRecord](rec.File(runlog.CostsFile)); ok && base == 0 {
-		k.Costs, k.Has[runlog.CostsFile] = recs, true
-	}
-	return k
-}
-
-// fileSize is path's size, -1 when it cannot be read.
-func fileSize(path string) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return -1
-	}
-	return st.Size()
 }
 
 func (d *doneSet) finished(qid string, js []judge.Judge) bool {
@@ -439,14 +392,10 @@ func (d *doneSet) finished(qid string, js []judge.Judge) bool {
 
 func (p *Prepared) loadDone() (*doneSet, error) {
 	d := &doneSet{answered: map[string]runlog.AnswerRecord{}, judged: map[string]map[string]bool{}, built: map[string]bool{}}
-	// Sizes before the read: equal sizes at the end then mean the read saw
-	// every line.
-	d.ansSize, d.jSize = fileSize(filepath.Join(p.Dir, runlog.AnswersFile)), fileSize(filepath.Join(p.Dir, runlog.JudgmentsFile))
 	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(p.Dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, err
 	}
-	d.read.Answers = ans
 	for _, a := range ans {
 		d.answered[a.QuestionID] = a
 	}
@@ -455,7 +404,6 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.read.Judgments = js
 	// The last line per (question, judge) decides; an invalid verdict (no
 	// verdict in the model's reply) is asked again.
 	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {

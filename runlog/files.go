@@ -400,13 +400,6 @@ type Appender struct {
 	mu sync.Mutex
 	f  *os.File
 	w  *bufio.Writer
-	// Since Keep: the records written, in file order, and the bytes they
-	// took; lost is set by anything that may leave the file holding other
-	// than base bytes and those records (a failed write, WriteRaw).
-	keep          bool
-	kept          []any
-	base, written int64
-	lost          bool
 }
 
 // OpenAppender opens path for appending JSON lines (see OpenAppend).
@@ -478,80 +471,8 @@ func (a *Appender) Write(v any) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// a.w is empty here: every write through it is flushed.
-	n, err := a.f.Write(b)
-	if a.keep {
-		if err != nil {
-			a.lost = true
-		} else {
-			a.kept = append(a.kept, v)
-			a.written += int64(n)
-			if a.written > keepMax {
-				a.kept, a.lost = nil, true // read back instead, in bounded memory
-			}
-		}
-	}
+	_, err = a.f.Write(b)
 	return err
-}
-
-// keepMax bounds what Keep holds, by the bytes its records took in the
-// file: well above what a full LoCoMo run writes, so such runs summarise
-// from memory, while a larger run does not grow its peak RSS without bound
-// and reads its records back instead.
-var keepMax int64 = 16 << 20
-
-// Keep makes the Appender hold every record it writes from now on, as
-// passed to Write (callers must not change a record after writing it), so
-// that a run can summarise what it wrote without reading and decoding the
-// file again at the end (bounded by keepMax).
-func (a *Appender) Keep() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	st, err := a.f.Stat()
-	if err != nil {
-		return err
-	}
-	a.keep, a.kept, a.base, a.written, a.lost = true, nil, st.Size(), 0, false
-	return nil
-}
-
-// Kept returns the records written since Keep, in the order they reached
-// the file, and the file's size at Keep. ok is false unless the file now
-// holds exactly those bytes and these records after them: every write
-// succeeded, none bypassed Write, and its size adds up.
-func (a *Appender) Kept() (recs []any, base int64, ok bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.keep || a.lost {
-		return nil, 0, false
-	}
-	st, err := a.f.Stat()
-	if err != nil || st.Size() != a.base+a.written {
-		return nil, 0, false
-	}
-	return a.kept, a.base, true
-}
-
-// KeptAs is Kept for records all of type T, as ReadJSONL would return
-// them: nil for none, and ok false if any is not a T or fails its Check
-// (reading the file then reports it).
-func KeptAs[T any](a *Appender) (recs []T, base int64, ok bool) {
-	all, base, ok := a.Kept()
-	if !ok {
-		return nil, 0, false
-	}
-	if len(all) == 0 {
-		return nil, base, true
-	}
-	recs = make([]T, len(all))
-	for i, r := range all {
-		if recs[i], ok = r.(T); !ok {
-			return nil, 0, false
-		}
-		if c, ok := any(&recs[i]).(interface{ Check() error }); ok && c.Check() != nil {
-			return nil, 0, false
-		}
-	}
-	return recs, base, true
 }
 
 // WriteRaw appends pre-encoded JSON lines in one piece, so concurrent
@@ -559,7 +480,6 @@ func KeptAs[T any](a *Appender) (recs []T, base int64, ok bool) {
 func (a *Appender) WriteRaw(b []byte) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.lost = a.lost || a.keep // its lines are not records Kept can return
 	a.w.Write(b)
 	return a.w.Flush()
 }

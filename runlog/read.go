@@ -77,7 +77,7 @@ func Load(dir string) (*Run, error) {
 	}
 	// Each file is read once: Lines keep every line, so a summary of the
 	// run (summary.FromLines) needs no second read.
-	lines, err := ReadLines(dir, nil)
+	lines, err := ReadLines(dir)
 	if err != nil {
 		return nil, err
 	}

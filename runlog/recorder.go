@@ -21,9 +21,7 @@ import (
 //   - a retrieval, a failure, a transcript, and cost lines no result rests
 //     on (a build's partial or redone calls): as they come.
 //
-// Every file but the transcripts is kept (Appender.Keep), so the summary
-// at the end need not read back what this attempt wrote (Kept). It is safe
-// for concurrent use.
+// It is safe for concurrent use.
 type Recorder struct {
 	dir, system string
 	files       map[string]*Appender
@@ -40,13 +38,7 @@ func OpenRecorder(dir, system string) (*Recorder, error) {
 	r := &Recorder{dir: dir, system: system, files: map[string]*Appender{}, now: func() time.Time { return time.Now().UTC() }}
 	for _, n := range recorded {
 		a, err := OpenAppender(filepath.Join(dir, n))
-		if err == nil {
-			err = a.Keep()
-		}
 		if err != nil {
-			if a != nil {
-				a.Close()
-			}
 			r.Close()
 			return nil, err
 		}
@@ -78,10 +70,6 @@ func (r *Recorder) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-// File is the appender of one record file (BuildFile, ...), for Kept
-// (which reads it before Close).
-func (r *Recorder) File(name string) *Appender { return r.files[name] }
 
 // Build commits a conversation's build: memory (a dump of JSON lines, nil
 // for none), the calls it made (tallies, closing build attempt attempt),

@@ -47,8 +47,6 @@ func TestRecorderCommitsCostsBeforeResults(t *testing.T) {
 	if err := rec.Failure(Failure{QuestionID: "q2", ConversationID: "c1", System: "turns-cosine", Stage: "answer", Reason: "no reply"}); err != nil {
 		t.Fatal(err)
 	}
-	// What the recorder kept (read before Close) is what the file holds.
-	kept, _, ok := KeptAs[CostRecord](rec.File(CostsFile))
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +64,6 @@ func TestRecorderCommitsCostsBeforeResults(t *testing.T) {
 	}
 	if got := strings.Join(parts, ","); got != "build,answer,judge:llm" {
 		t.Errorf("cost lines for %s, want build,answer,judge:llm", got)
-	}
-	if !ok || len(kept) != len(costs) {
-		t.Errorf("kept %d cost lines (ok %v), the file holds %d", len(kept), ok, len(costs))
 	}
 	if costs[0].Attempt != "att1" {
 		t.Errorf("build cost line attempt %q, want att1", costs[0].Attempt)

@@ -18,7 +18,7 @@ func Compute(dir string) (*runlog.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines, err := runlog.ReadLines(dir, nil)
+	lines, err := runlog.ReadLines(dir)
 	if err != nil {
 		return nil, err
 	}

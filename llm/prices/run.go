@@ -162,15 +162,6 @@ func Dollars(dir string, t *Table) (*runlog.Dollars, error) {
 	return b.Record(), nil
 }
 
-// DollarsOf is Dollars for a writer that holds the run's manifest m.
-func DollarsOf(m runlog.Manifest, dir string, t *Table) (*runlog.Dollars, error) {
-	b, err := ForManifest(m, dir, t)
-	if err != nil {
-		return nil, err
-	}
-	return b.Record(), nil
-}
-
 // Again is the table that prices a run once more after its records grew
 // (judges added, shards merged): the prices file given (file, as --prices),
 // else the one its earlier summaries were priced with when they all name

@@ -16,13 +16,10 @@ import (
 	"github.com/membench/membench/summary"
 )
 
-// The summary a run writes comes from the records it holds (read at the
-// start, kept as written: Appender.Keep) rather than from reading its files
-// back. It must equal the summary computed from the files alone, on a fresh
-// run, a run resumed after a torn write (read back), one resumed after
-// lines were lost (held: the lines read at the start, then those written)
-// and a rerun with nothing to do.
-func TestSummaryFromHeldRecordsEqualsTheFiles(t *testing.T) {
+// The summary a run writes must equal the summary computed from its files
+// alone, on a fresh run, a run resumed after a torn write, one resumed
+// after lines were lost and a rerun with nothing to do.
+func TestRunSummaryEqualsTheFiles(t *testing.T) {
 	cfg := harnesstest.Config(t, "turns-cosine")
 	check := func(stage string) {
 		t.Helper()
