@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	_ "github.com/membench/membench/datasets/all"
+	"github.com/membench/membench/runlog/runlogtest"
 
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
@@ -41,7 +42,7 @@ func TestOfflineRunOnSampleWritesEveryArtifact(t *testing.T) {
 			if len(answers) != sum.Questions || len(answers) < 15 {
 				t.Fatalf("answers %d, summary questions %d, want every sample question (>= 15)", len(answers), sum.Questions)
 			}
-			js, err := runlog.LoadJudgments(dir)
+			js, err := runlogtest.Judgments(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 	"github.com/membench/membench/summary"
 )
 
@@ -63,7 +64,7 @@ func judgeFaultConfig(t *testing.T, results, cache string) membench.Config {
 
 func verdictsOf(t *testing.T, dir, judgeName string) map[string]bool {
 	t.Helper()
-	js, err := runlog.LoadJudgments(dir)
+	js, err := runlogtest.Judgments(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // A run with a repeats=2 judge on a real HTTP server: two verdicts per
@@ -56,7 +57,7 @@ func TestRunJudgeRepeats(t *testing.T) {
 	}
 	// Each repeat's call is in the transcript under its index: repeat 1
 	// (seed 1) is the WRONG one.
-	ts, err := runlog.ReadTranscripts(dir)
+	ts, err := runlogtest.Transcripts(dir)
 	if err != nil || len(ts) != n {
 		t.Fatalf("%d transcripts (%v), want %d", len(ts), err, n)
 	}

@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/membench/membench/answer"
 	"github.com/membench/membench/plan"
+	"github.com/membench/membench/runlog/runlogtest"
 	_ "github.com/membench/membench/systems/all"
 
 	"github.com/membench/membench/runlog"
@@ -191,7 +192,7 @@ func TestRerunResumesWithoutRedoingWork(t *testing.T) {
 	if got := len(readLines(t, filepath.Join(dir, runlog.AnswersFile))); got != len(ans) {
 		t.Fatalf("idle rerun appended answers: %d", got)
 	}
-	judged, _ := runlog.LoadJudgments(dir)
+	judged, _ := runlogtest.Judgments(dir)
 	seen := map[string]bool{}
 	for _, j := range judged {
 		seen[j.QuestionID+"|"+j.Judge] = true

@@ -13,6 +13,7 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // Every answered question has a transcript holding what the answer model
@@ -28,7 +29,7 @@ func TestTranscriptsHoldWhatTheModelsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trs, err := runlog.ReadTranscripts(dir)
+	trs, err := runlogtest.Transcripts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

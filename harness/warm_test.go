@@ -17,6 +17,7 @@ import (
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // TestWarmRerunEqualsCold: the faster paths of a cached rerun (the LoCoMo
@@ -135,7 +136,7 @@ func sameAnswers(t *testing.T, a, b string) {
 func sameJudgments(t *testing.T, a, b string) {
 	t.Helper()
 	key := func(dir string) map[string]runlog.Judgment {
-		js, err := runlog.LoadJudgments(filepath.Join(dir, runlog.JudgmentsFile))
+		js, err := runlogtest.Judgments(filepath.Join(dir, runlog.JudgmentsFile))
 		if err != nil {
 			t.Fatal(err)
 		}

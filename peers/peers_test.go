@@ -8,6 +8,7 @@ import (
 
 	"github.com/membench/membench/datasets/longmemeval"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 	"github.com/membench/membench/scoring"
 
 	"github.com/membench/membench/datasets"
@@ -143,7 +144,7 @@ func TestWriteRun(t *testing.T) {
 	if err != nil || m.DatasetSHA256 != "5ha" || m.Config.DataSHA256 != "5ha" || !m.Peer || !m.ImportedPeer() {
 		t.Fatalf("manifest %+v %v: want the dataset's sha256 and marked a peer", m, err)
 	}
-	js, err := runlog.LoadJudgments(dir)
+	js, err := runlogtest.Judgments(dir)
 	if err != nil || len(js) != 4 {
 		t.Fatalf("judgments %v %v", js, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/membench/membench/datasets/all"
+	"github.com/membench/membench/runlog/runlogtest"
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/harness/harnesstest"
@@ -34,7 +35,7 @@ func sampleRun(t *testing.T, root, system string) string {
 
 func judgments(t *testing.T, dir, name string) []runlog.Judgment {
 	t.Helper()
-	js, err := runlog.LoadJudgments(dir)
+	js, err := runlogtest.Judgments(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -600,30 +600,6 @@ func WriteFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// LoadJudgments reads a judgments.jsonl file, or the one inside a run dir:
-// one line per (system, question, judge), invalid verdicts left out.
-func LoadJudgments(path string) ([]Judgment, error) {
-	valid, _, err := LoadVerdicts(path)
-	return valid, err
-}
-
-// LoadVerdicts is LoadJudgments that also returns the invalid verdicts
-// (the judge's model gave none), so readers can count what they leave out.
-func LoadVerdicts(path string) (valid, invalid []Judgment, err error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, JudgmentsFile)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil, fmt.Errorf("judgments %s: %w (give a run directory or a judgments.jsonl file)", path, err)
-	}
-	js, err := ReadJSONL[Judgment](path)
-	if err != nil {
-		return nil, nil, err
-	}
-	valid, invalid = Verdicts(js)
-	return valid, invalid, nil
-}
-
 // Verdicts keeps the last line per (system, question, judge), as a resumed
 // or re-judged run means it, and splits off invalid verdicts (the judge's
 // model gave none): they are no verdict, so accuracy and agreement leave

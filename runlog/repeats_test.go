@@ -32,10 +32,11 @@ func TestRepeatsReadAsOneVerdict(t *testing.T) {
 	if err := WriteJSONLines(path, lines); err != nil {
 		t.Fatal(err)
 	}
-	valid, invalid, err := LoadVerdicts(path)
+	js, err := ReadJSONL[Judgment](path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	valid, invalid := Verdicts(js)
 	got := map[string]Judgment{}
 	for _, j := range valid {
 		got[j.QuestionID+"/"+j.Judge] = j

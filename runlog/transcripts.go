@@ -268,7 +268,7 @@ func scanHeads(path string) ([]TranscriptHead, error) {
 }
 
 // ReadTranscriptsAt reads the records the heads point to (from
-// IndexTranscripts) and merges them as ReadTranscripts does, so a reader
+// IndexTranscripts) and merges them (MergeTranscripts), so a reader
 // loads a few questions' transcripts without reading the file.
 func ReadTranscriptsAt(dir string, heads []TranscriptHead) ([]Transcript, error) {
 	path := filepath.Join(dir, TranscriptsFile)
@@ -461,28 +461,6 @@ func (w *TranscriptWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.f.Close()
-}
-
-// ReadTranscripts reads a run directory's transcripts, the last one per
-// question winning, with the judges added later (PartJudges records)
-// merged in: a judge's later call replaces its earlier one. A missing
-// file is empty; a torn last member is skipped. The answer requests hold
-// ContextMark for the context: AnswerMessages gives them as sent.
-func ReadTranscripts(dir string) ([]Transcript, error) {
-	path := dir + string(os.PathSeparator) + TranscriptsFile
-	var out []Transcript
-	_, _, err := scanMembers(path, func(line []byte, _, _ int64) error {
-		var t Transcript
-		if err := json.Unmarshal(line, &t); err != nil {
-			return err
-		}
-		out = append(out, t)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return MergeTranscripts(out), nil
 }
 
 // MergeTranscripts folds records in file order into one transcript per

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	_ "github.com/membench/membench/datasets/all"
+	"github.com/membench/membench/runlog/runlogtest"
 
 	"github.com/chromedp/chromedp"
 
@@ -90,7 +91,7 @@ func TestBrowserQuestionPageAndAB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	txs, err := runlog.ReadTranscripts(a)
+	txs, err := runlogtest.Transcripts(a)
 	if err != nil {
 		t.Fatal(err)
 	}

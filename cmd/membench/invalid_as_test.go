@@ -13,6 +13,7 @@ import (
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // Two runs judged by a fake model judge that gives no verdict on about 3
@@ -46,7 +47,7 @@ func TestInvalidVerdictsBesideNAndAsWrong(t *testing.T) {
 	}
 	a, outA := run("cos", "turns-cosine")
 	b, _ := run("full", "fullcontext")
-	_, inv, err := runlog.LoadVerdicts(a)
+	_, inv, err := runlogtest.Verdicts(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/llm/llmtest"
-	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // Two runs judged by a real-model judge (a fake OpenAI-compatible server)
@@ -47,7 +47,7 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 	}
 	a, b := run("cos", "turns-cosine"), run("full", "fullcontext")
 	invalid := func(dir string) map[string]bool {
-		_, inv, err := runlog.LoadVerdicts(dir)
+		_, inv, err := runlogtest.Verdicts(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 	if len(invA) == 0 || len(invB) == 0 {
 		t.Fatalf("the fixture needs invalid verdicts on both sides: %d, %d", len(invA), len(invB))
 	}
-	valid, _, err := runlog.LoadVerdicts(a)
+	valid, _, err := runlogtest.Verdicts(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // N processes, each told its part by JOB_COMPLETION_INDEX as a Kubernetes
@@ -73,8 +74,8 @@ func TestShardsMergeToTheSingleRun(t *testing.T) {
 			merged := filepath.Join(dir, "merged")
 			sameRecords[runlog.AnswerRecord](t, single, merged, runlog.AnswersFile, func(a runlog.AnswerRecord) string { return a.QuestionID })
 			sameRecords[runlog.Judgment](t, single, merged, runlog.JudgmentsFile, func(j runlog.Judgment) string { return j.QuestionID + "/" + j.Judge })
-			ts, err1 := runlog.ReadTranscripts(single)
-			tm, err2 := runlog.ReadTranscripts(merged)
+			ts, err1 := runlogtest.Transcripts(single)
+			tm, err2 := runlogtest.Transcripts(merged)
 			if err1 != nil || err2 != nil || len(ts) != c.questions || len(tm) != len(ts) {
 				t.Errorf("transcripts: %d single, %d merged (%v %v)", len(ts), len(tm), err1, err2)
 			} else {

@@ -10,6 +10,7 @@ import (
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // Verdicts of a model judge on the cognitive prompt, from a real HTTP
@@ -54,7 +55,7 @@ func TestCognitiveVerdictsLogged(t *testing.T) {
 	if err := runlog.WriteJSONLines(path, recs); err != nil {
 		t.Fatal(err)
 	}
-	valid, invalid, err := runlog.LoadVerdicts(path)
+	valid, invalid, err := runlogtest.Verdicts(path)
 	if err != nil || len(valid) != 3 || len(invalid) != 0 {
 		t.Fatalf("read back %d valid, %d invalid, %v", len(valid), len(invalid), err)
 	}

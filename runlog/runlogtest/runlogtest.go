@@ -112,3 +112,30 @@ func OfflineManifest() runlog.Manifest {
 		Judges:     []string{"lexical", "f1"},
 		JudgeSpecs: []membench.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
 }
+
+// Verdicts reads the judgments of a run directory or of a judgments.jsonl
+// file as readers score them (runlog.Verdicts): valid and invalid apart.
+func Verdicts(path string) (valid, invalid []runlog.Judgment, err error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, runlog.JudgmentsFile)
+	}
+	js, err := runlog.ReadJSONL[runlog.Judgment](path)
+	valid, invalid = runlog.Verdicts(js)
+	return valid, invalid, err
+}
+
+// Judgments is the valid verdicts of Verdicts.
+func Judgments(path string) ([]runlog.Judgment, error) {
+	valid, _, err := Verdicts(path)
+	return valid, err
+}
+
+// Transcripts reads every transcript of a run directory the way the
+// viewer reads a few (IndexTranscripts, then ReadTranscriptsAt).
+func Transcripts(dir string) ([]runlog.Transcript, error) {
+	heads, err := runlog.IndexTranscripts(dir)
+	if err != nil || len(heads) == 0 {
+		return nil, err
+	}
+	return runlog.ReadTranscriptsAt(dir, heads)
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/rejudge"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // fakeJudge answers like a model: verdicts that depend on the request, so
@@ -63,7 +64,7 @@ func judgeJSON(t *testing.T, o *Options) (judgeResult, error) {
 
 func verdicts(t *testing.T, dir, name string) map[string]runlog.Judgment {
 	t.Helper()
-	js, err := runlog.LoadJudgments(dir)
+	js, err := runlogtest.Judgments(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestJudgeReplayFromBundle(t *testing.T) {
 	}
 	// The new judge's request and raw reply are in the transcripts, next
 	// to the recorded judges.
-	txs, err := runlog.ReadTranscripts(pub)
+	txs, err := runlogtest.Transcripts(pub)
 	if err != nil {
 		t.Fatal(err)
 	}
