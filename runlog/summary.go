@@ -31,7 +31,7 @@ type Summary struct {
 	EvidenceRecall float64      `json:"evidence_recall"` // mean share of evidence turns in the context, over questions with evidence, abstention questions excluded (membench.CountsForRecall)
 	// Build is the memory build's calls and tokens (build.jsonl, the last
 	// build of each conversation) and its time: the wall time of memory
-	// construction (BuildWallSeconds), conversations built in parallel
+	// construction (computed by summary), conversations built in parallel
 	// counted once; summary.md, report and view all show this one figure
 	// (summary.BuildSeconds formats it).
 	Build Cost `json:"build"`

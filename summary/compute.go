@@ -106,7 +106,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 			s.EmptyMemory = append(s.EmptyMemory, b.ConversationID+": "+b.EmptyMemory)
 		}
 	}
-	if w, ok := runlog.BuildWallSeconds(last); ok {
+	if w, ok := buildWallSeconds(last); ok {
 		s.Build.Seconds = w
 	} else {
 		s.BuildSecondsSummed = len(last) > 1 // one conversation: its Ingest time is the wall time
