@@ -1,10 +1,5 @@
 package runlog
 
-import (
-	"math"
-	"sort"
-)
-
 // RepeatStats is one judge's repeated judging over a set of questions
 // (judge spec repeats=N, or an imported peer's several judgment runs).
 // Accuracies are × 100 like Group.Scores.
@@ -110,70 +105,4 @@ func RepeatVerdicts(js []Judgment) []Judgment {
 		}
 	}
 	return out
-}
-
-// RepeatStatsOf computes one judge's repeat statistics over the questions
-// in (nil: all) from its repeated verdicts (RepeatVerdicts' lines).
-func RepeatStatsOf(rep []Judgment, judge string, in func(qid string) bool) (RepeatStats, bool) {
-	type tally struct{ sum, n float64 }
-	var st RepeatStats
-	byRepeat := map[int]*tally{}
-	type vote struct{ correct, n int }
-	votes := map[string]*vote{}
-	for _, j := range rep {
-		if j.Judge != judge || (in != nil && !in(j.QuestionID)) {
-			continue
-		}
-		st.Repeats = max(st.Repeats, j.Repeat+1)
-		if j.Invalid {
-			st.Invalid++
-			continue
-		}
-		t := byRepeat[j.Repeat]
-		if t == nil {
-			t = &tally{}
-			byRepeat[j.Repeat] = t
-		}
-		t.sum += j.Score
-		t.n++
-		k := repeatKey(j)
-		v := votes[k]
-		if v == nil {
-			v = &vote{}
-			votes[k] = v
-		}
-		v.n++
-		if j.Correct {
-			v.correct++
-		}
-	}
-	if len(byRepeat) == 0 {
-		return RepeatStats{}, false
-	}
-	rs := make([]int, 0, len(byRepeat))
-	for r := range byRepeat {
-		rs = append(rs, r)
-	}
-	sort.Ints(rs)
-	st.Min, st.Max = math.Inf(1), math.Inf(-1)
-	for _, r := range rs {
-		t := byRepeat[r]
-		a := 100 * t.sum / t.n
-		st.Scores = append(st.Scores, a)
-		st.Mean += a
-		st.Min, st.Max = math.Min(st.Min, a), math.Max(st.Max, a)
-	}
-	st.Mean /= float64(len(st.Scores))
-	for _, a := range st.Scores {
-		st.SD += (a - st.Mean) * (a - st.Mean)
-	}
-	st.SD = math.Sqrt(st.SD / float64(len(st.Scores)))
-	maj := 0
-	for _, v := range votes {
-		if 2*v.correct > v.n {
-			maj++
-		}
-	}
-	st.Majority = 100 * float64(maj) / float64(len(votes))
-	return st, true
 }

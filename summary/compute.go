@@ -283,7 +283,7 @@ func addRepeatStats(s *runlog.Summary, judgments []runlog.Judgment, ans map[stri
 	}
 	fill := func(g *runlog.Group, in func(qid string) bool) {
 		for j := range judges {
-			if st, ok := runlog.RepeatStatsOf(rep, j, in); ok {
+			if st, ok := repeatStatsOf(rep, j, in); ok {
 				if g.Repeats == nil {
 					g.Repeats = map[string]runlog.RepeatStats{}
 				}
