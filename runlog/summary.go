@@ -85,6 +85,16 @@ type Summary struct {
 // count texts sent to an embedder, not model requests ("embed:embedding").
 const EmbeddedTexts = ":embedding"
 
+// JudgeModel names the model a model judge asked, and whether it is the
+// paid model that wrote the answers it judged (a model grading its own
+// answers is a caveat readers should see; the offline heuristics are not
+// a model).
+type JudgeModel struct {
+	Judge         string `json:"judge"`
+	Model         string `json:"model"` // backend:model
+	IsAnswerModel bool   `json:"is_answer_model,omitempty"`
+}
+
 // Group is one row of the score table.
 type Group struct {
 	Name     string             `json:"name"`

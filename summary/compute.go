@@ -35,7 +35,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	s.Replay = m.Replay
 	s.PaperPrompts = m.PaperPrompts
 	s.CacheDamaged = m.CacheDamaged
-	s.JudgeModels = m.JudgeModels()
+	s.JudgeModels = JudgeModels(m)
 	for _, j := range m.Judges {
 		if m.JudgeSet().IsMetric(j) {
 			s.Metrics = append(s.Metrics, j)
@@ -296,4 +296,18 @@ func addRepeatStats(s *runlog.Summary, judgments []runlog.Judgment, ans map[stri
 		fill(&s.Groups[i], func(q string) bool { a, ok := ans[q]; return ok && a.Group == name })
 	}
 	fill(&s.Overall, func(q string) bool { a, ok := ans[q]; return ok && !a.Abstains() })
+}
+
+// JudgeModels lists the run's model judges with their models, in the
+// manifest's order; judges without a model (metrics, lexical) are left out.
+func JudgeModels(m runlog.Manifest) []runlog.JudgeModel {
+	ans, hasAns := m.Models["answer"]
+	var out []runlog.JudgeModel
+	for _, j := range m.JudgeSpecs {
+		if j.Model == nil || j.Model.Backend == "" {
+			continue
+		}
+		out = append(out, runlog.JudgeModel{Judge: j.Name, Model: membench.ModelName(*j.Model), IsAnswerModel: hasAns && j.Model.Backend != "offline" && *j.Model == ans})
+	}
+	return out
 }

@@ -436,7 +436,7 @@ func judgeModels(runs []*runlog.Run) []string {
 	var order []string
 	by := map[string][]string{}
 	for _, r := range runs {
-		n := summary.JudgeModelNote(r.Manifest.JudgeModels())
+		n := summary.JudgeModelNote(summary.JudgeModels(r.Manifest))
 		if n == "" {
 			continue
 		}
