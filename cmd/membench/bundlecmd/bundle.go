@@ -74,7 +74,7 @@ func Run(o *Options, out io.Writer) error {
 	if !runlog.IsRunDir(o.Run) {
 		return clierr.Bad("--run %s: not a run directory (no manifest.json)", o.Run)
 	}
-	if err := runlog.GuardOut("--out", o.Out); err != nil {
+	if err := cliflag.GuardOut("--out", o.Out); err != nil {
 		return err
 	}
 	b, err := bundle.Write(o.Run, o.Out, bundle.Options{Version: stamp.Version(), Partial: o.Partial})

@@ -122,7 +122,7 @@ inside a run folder). The server answers only requests addressed to
 			}
 			if export != "" {
 				// Before the runs are read: a run's own files are its record.
-				if err := runlog.GuardOut("--out", export); err != nil {
+				if err := cliflag.GuardOut("--out", export); err != nil {
 					return err
 				}
 			}

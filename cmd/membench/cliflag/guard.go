@@ -1,9 +1,10 @@
-package runlog
+package cliflag
 
 import (
 	"path/filepath"
 
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/runlog"
 )
 
 // GuardOut refuses an output path inside a run folder, or the folder
@@ -18,7 +19,7 @@ func GuardOut(flag, path string) error {
 	}
 	for _, p := range []string{abs, resolved(abs)} {
 		for dir := p; ; dir = filepath.Dir(dir) {
-			if IsRunDir(dir) {
+			if runlog.IsRunDir(dir) {
 				elsewhere := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-"+filepath.Base(p))
 				return badinput.Errorf("%s %s: that is inside the run folder %s, whose files are the run's record; write it outside, e.g. %s %s", flag, path, dir, flag, elsewhere)
 			}

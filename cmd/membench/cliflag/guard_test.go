@@ -1,4 +1,4 @@
-package runlog
+package cliflag
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/runlog"
 )
 
 func TestGuardOut(t *testing.T) {
@@ -15,14 +16,14 @@ func TestGuardOut(t *testing.T) {
 	if err := os.MkdirAll(run, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(run, ManifestFile), []byte(`{"run_id":"R"}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, runlog.ManifestFile), []byte(`{"run_id":"R"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.Symlink(filepath.Join(run, ManifestFile), filepath.Join(root, "link.json"))
+	os.Symlink(filepath.Join(run, runlog.ManifestFile), filepath.Join(root, "link.json"))
 	os.Symlink(run, filepath.Join(root, "linkdir"))
 	refused := []string{
-		filepath.Join(run, ManifestFile),
-		filepath.Join(run, SummaryMD),
+		filepath.Join(run, runlog.ManifestFile),
+		filepath.Join(run, runlog.SummaryMD),
 		filepath.Join(run, "view.html"),
 		filepath.Join(run, "sub", "deeper", "view.html"),
 		run,
