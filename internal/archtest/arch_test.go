@@ -181,8 +181,13 @@ func TestTheRootPackageIsTheBottom(t *testing.T) {
 	}
 }
 
+// storeImports is what the store itself imports of the module: the
+// vocabulary it records, the JSON-lines scanner it reads with, and the
+// bad-input error for a manifest of a newer schema.
+var storeImports = []string{root, "internal/jsonl", "internal/badinput"}
+
 // The run log is the store, on the root package: it records the run's
-// types and depends on nothing above them.
+// types, depends on nothing above them, and imports only storeImports.
 func TestRunlogSitsOnTheRootPackage(t *testing.T) {
 	found := false
 	for _, p := range listPackages(t) {
@@ -192,6 +197,11 @@ func TestRunlogSitsOnTheRootPackage(t *testing.T) {
 		found = true
 		for _, v := range violations(p, append([]string{root}, leafUtilities...)) {
 			t.Errorf("runlog %s: the run log is the store, below every package that writes or reads runs; define the type in the root package membench, move the code that needs %s to its user (bundle, summary, harness, analysis), or record what readers need in the manifest", v, v[strings.LastIndex(v, " ")+1:])
+		}
+		for _, imp := range p.Imports {
+			if r := rel(imp); (imp == module || strings.HasPrefix(imp, module+"/")) && !slices.Contains(storeImports, r) {
+				t.Errorf("runlog imports %s: the store appends, locks, reads and writes records; the computation that needs %s belongs to its user (summary, analysis, harness)", show(r), show(r))
+			}
 		}
 	}
 	if !found {
