@@ -656,16 +656,6 @@ type Judgment struct {
 	CountedWrong bool `json:"counted_wrong,omitempty"`
 }
 
-// Ways a reader treats invalid verdicts (--invalid-as).
-const (
-	// InvalidSkip leaves them out of every figure and counts them (the
-	// default).
-	InvalidSkip = "skip"
-	// InvalidWrong counts them as WRONG, as the papers' scripts do (any
-	// label but exactly CORRECT scores 0), and still counts them.
-	InvalidWrong = "wrong"
-)
-
 // InvalidAsWrong is js with every invalid verdict turned into a WRONG one
 // (score 0) marked CountedWrong, so readers score it and still count it.
 func InvalidAsWrong(js []Judgment) []Judgment {
@@ -677,15 +667,6 @@ func InvalidAsWrong(js []Judgment) []Judgment {
 		out[i] = j
 	}
 	return out
-}
-
-// CheckInvalidAs refuses an --invalid-as value other than skip or wrong.
-func CheckInvalidAs(v string) error {
-	switch v {
-	case "", InvalidSkip, InvalidWrong:
-		return nil
-	}
-	return fmt.Errorf("--invalid-as %q: give skip (leave invalid verdicts out, counted) or wrong (count them as WRONG, as the papers' scripts do)", v)
 }
 
 // Check refuses a judgment no judge writes: a score outside [0, 1] (or not

@@ -1,9 +1,9 @@
 package cliflag
 
 import (
-	"github.com/spf13/cobra"
+	"fmt"
 
-	"github.com/membench/membench/runlog"
+	"github.com/spf13/cobra"
 )
 
 // InvalidAs registers --invalid-as skip|wrong: how invalid verdicts (a
@@ -19,16 +19,18 @@ type invalidAsValue struct{ dst *bool }
 
 func (v *invalidAsValue) String() string {
 	if v.dst != nil && *v.dst {
-		return runlog.InvalidWrong
+		return "wrong"
 	}
-	return runlog.InvalidSkip
+	return "skip"
 }
 
 func (v *invalidAsValue) Set(s string) error {
-	if err := runlog.CheckInvalidAs(s); err != nil {
-		return err
+	switch s {
+	case "", "skip", "wrong":
+	default:
+		return fmt.Errorf("--invalid-as %q: give skip (leave invalid verdicts out, counted) or wrong (count them as WRONG, as the papers' scripts do)", s)
 	}
-	*v.dst = s == runlog.InvalidWrong
+	*v.dst = s == "wrong"
 	return nil
 }
 
