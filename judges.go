@@ -63,23 +63,11 @@ var shippedJudges = map[string]struct {
 	"peer-llm": {JudgeVerdict, true},
 }
 
-// specKind is the judge kind an old run's --judge spec names
-// ("f1,threshold=0.3" is f1, "gpt4o=openai:gpt-4o-mini" an llm judge).
-func specKind(spec string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(spec), ",")
-	if strings.Contains(first, "=") {
-		return "llm"
-	}
-	return strings.ToLower(strings.TrimSpace(first))
-}
-
-// JudgeSet is a run's judges as it records them: their names in order,
-// the description of each, and (for runs recorded before the
-// descriptions) the config's --judge specs, parallel to the names.
+// JudgeSet is a run's judges as it records them: their names in order
+// and the description of each.
 type JudgeSet struct {
 	Names []string
 	Infos []JudgeInfo
-	Specs []string
 }
 
 // Info is the description of the judge named name.
@@ -95,28 +83,17 @@ func (s JudgeSet) Info(name string) (JudgeInfo, bool) {
 // Class says whether the judge named name is a metric (mean score,
 // JudgeMetric) or gives verdicts (accuracy, JudgeVerdict), as its
 // description says. Runs recorded before descriptions carried the class
-// are read through the kinds membench shipped: the judge's kind, its spec
-// in the config, then its name. Anything else gives verdicts.
+// are read through the kinds membench shipped, by the judge's kind or
+// name. Anything else gives verdicts.
 func (s JudgeSet) Class(name string) string {
+	kind := name
 	if in, ok := s.Info(name); ok {
 		if in.Class != "" {
 			return in.Class
 		}
-		if k, ok := shippedJudges[strings.ToLower(in.Kind)]; ok {
-			return k.class
-		}
+		kind = in.Kind
 	}
-	// Older runs: names are parallel to the config's specs.
-	if len(s.Specs) == len(s.Names) {
-		for i, n := range s.Names {
-			if n == name {
-				if k, ok := shippedJudges[specKind(s.Specs[i])]; ok {
-					return k.class
-				}
-			}
-		}
-	}
-	if k, ok := shippedJudges[strings.ToLower(name)]; ok {
+	if k, ok := shippedJudges[strings.ToLower(kind)]; ok {
 		return k.class
 	}
 	return JudgeVerdict

@@ -84,7 +84,7 @@ func hasSpec(specs []membench.JudgeInfo, name string) bool {
 // JudgeSet is the run's judges with their descriptions, as membench reads
 // them (class, primary judge, spec).
 func (m Manifest) JudgeSet() membench.JudgeSet {
-	return membench.JudgeSet{Names: m.Judges, Infos: m.JudgeSpecs, Specs: m.Config.Judges}
+	return membench.JudgeSet{Names: m.Judges, Infos: m.JudgeSpecs}
 }
 
 // PrimaryJudge is the judge whose verdicts a reader uses when none is

@@ -82,7 +82,7 @@ func TestJudgesThisBinaryDoesNotKnowAreReadFromTheManifest(t *testing.T) {
 // Manifests written before judge_specs said each judge's class are read
 // by the judge kinds membench shipped, the same by every later binary.
 func TestOldManifestsReadByTheShippedJudgeKinds(t *testing.T) {
-	// No judge_specs: the config's --judge specs, then the names.
+	// No judge_specs: by name.
 	m := runlog.Manifest{Judges: []string{"f1", "gpt", "bleu1"},
 		Config: membench.Config{Judges: []string{"f1,threshold=0.3", "gpt=openai:gpt-4o-mini", "bleu1"}}}
 	for name, metric := range map[string]bool{"f1": true, "gpt": false, "bleu1": true, "unheard-of": false} {
