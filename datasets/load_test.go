@@ -42,7 +42,7 @@ func TestLoadDispatch(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "datasets"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(want, sample.JSON(), 0o644); err != nil {
+	if err := os.WriteFile(want, sampleJSON(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ds, err = datasets.Load("locomo", "", at)

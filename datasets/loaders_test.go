@@ -10,7 +10,6 @@ import (
 	"github.com/membench/membench/datasets/datasettest"
 	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/datasets/longmemeval"
-	"github.com/membench/membench/datasets/sample"
 )
 
 // loaders are both file loaders, for tests that hold for either.
@@ -32,10 +31,21 @@ func TestDevZeroFailsAtTheFirstByte(t *testing.T) {
 	}
 }
 
+// sampleJSON is the embedded sample's file (LoCoMo schema), read as any
+// user's file would be.
+func sampleJSON(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("sample", "sample.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // Files that are not the expected JSON fail at their first bad byte, named
 // by line and byte.
 func TestBrokenFilesNameTheirFirstBadByte(t *testing.T) {
-	locomo := sample.JSON()
+	locomo := sampleJSON(t)
 	lme, err := os.ReadFile(filepath.Join("testdata", "longmemeval_mini.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +87,7 @@ func TestSizeCap(t *testing.T) {
 		file := filepath.Join("testdata", "longmemeval_mini.json")
 		if name == "locomo" {
 			file = filepath.Join(t.TempDir(), "sample.json")
-			os.WriteFile(file, sample.JSON(), 0o644)
+			os.WriteFile(file, sampleJSON(t), 0o644)
 		}
 		st, err := os.Stat(file)
 		if err != nil {
@@ -100,7 +110,7 @@ func TestLoneSurrogateEscapesStillLoad(t *testing.T) {
 	if _, err := longmemeval.Load(p, datasets.LoadOptions{}); err != nil {
 		t.Errorf("longmemeval: %v", err)
 	}
-	if _, err := locomo.Parse(bytes.Replace(sample.JSON(), []byte("Biscuit"), []byte(`Bis\ud800cuit`), 1), "s.json", "locomo", datasets.LoadOptions{}); err != nil {
+	if _, err := locomo.Parse(bytes.Replace(sampleJSON(t), []byte("Biscuit"), []byte(`Bis\ud800cuit`), 1), "s.json", "locomo", datasets.LoadOptions{}); err != nil {
 		t.Errorf("locomo: %v", err)
 	}
 }

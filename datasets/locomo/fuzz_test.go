@@ -2,16 +2,20 @@ package locomo_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/datasettest"
 	"github.com/membench/membench/datasets/locomo"
-	"github.com/membench/membench/datasets/sample"
 )
 
 func FuzzLoCoMo(f *testing.F) {
-	sample := sample.JSON()
+	sample, err := os.ReadFile(filepath.Join("..", "sample", "sample.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(sample)
 	f.Add(bytes.Replace(sample, []byte(`"category": 4`), []byte(`"category": "4"`), 1))
 	f.Add(bytes.Replace(sample, []byte(`"session_1"`), []byte(`"session_01"`), 1))

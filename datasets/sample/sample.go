@@ -26,9 +26,6 @@ func init() {
 //go:embed sample.json
 var sampleJSON []byte
 
-// JSON returns the embedded sample file's bytes (LoCoMo schema).
-func JSON() []byte { return append([]byte(nil), sampleJSON...) }
-
 // Load loads the embedded sample through the LoCoMo loader.
 func Load(opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	ds, err := locomo.Parse(sampleJSON, "embedded:"+Name, Name, opt)

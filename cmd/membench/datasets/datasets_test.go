@@ -12,7 +12,6 @@ import (
 
 	"github.com/membench/membench/cmd/membench/clierr"
 	core "github.com/membench/membench/datasets"
-	"github.com/membench/membench/datasets/sample"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -32,7 +31,10 @@ func run(t *testing.T, args ...string) (string, error) {
 func TestFetchVerifyList(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("MEMBENCH_HOME", home)
-	body := sample.JSON()
+	body, err := os.ReadFile(filepath.Join("..", "..", "..", "datasets", "sample", "sample.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/m/locomo10.json" {
 			http.NotFound(w, r)
@@ -43,7 +45,7 @@ func TestFetchVerifyList(t *testing.T) {
 	defer srv.Close()
 
 	// With the real checksum the sample's bytes must be rejected.
-	_, err := run(t, "fetch", "locomo", "--url", srv.URL+"/m/")
+	_, err = run(t, "fetch", "locomo", "--url", srv.URL+"/m/")
 	if err == nil || !strings.Contains(err.Error(), "sha256 mismatch") {
 		t.Fatalf("fetch with wrong content: %v", err)
 	}
