@@ -2,7 +2,8 @@ package membench
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,13 +17,11 @@ type Options map[string]string
 
 // Merge returns defaults overlaid by o.
 func (o Options) Merge(defaults Options) Options {
-	out := Options{}
-	for k, v := range defaults {
-		out[k] = v
+	out := maps.Clone(defaults)
+	if out == nil {
+		out = Options{}
 	}
-	for k, v := range o {
-		out[k] = v
-	}
+	maps.Copy(out, o)
 	return out
 }
 
@@ -38,12 +37,8 @@ func (o Options) Check(system string, defaults Options) error {
 	if len(unknown) == 0 {
 		return nil
 	}
-	sort.Strings(unknown)
-	var known []string
-	for d := range defaults {
-		known = append(known, d)
-	}
-	sort.Strings(known)
+	slices.Sort(unknown)
+	known := slices.Sorted(maps.Keys(defaults))
 	what := "option"
 	if len(unknown) > 1 {
 		what = "options"

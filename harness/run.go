@@ -250,9 +250,7 @@ func (p *Prepared) promptHashes() map[string]string {
 	h := p.Prompts.Hashes()
 	for _, j := range p.Judges {
 		if pj, ok := j.(interface{ PromptHashes() map[string]string }); ok {
-			for n, v := range pj.PromptHashes() {
-				h[n] = v
-			}
+			maps.Copy(h, pj.PromptHashes())
 		}
 	}
 	return h
@@ -328,7 +326,6 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.Config.Concurrency)
 	for _, conv := range p.Data.Conversations {
-		conv := conv
 		g.Go(func() error {
 			err := p.runConversation(gctx, conv, done, rec, bar)
 			if err != nil {
