@@ -1,11 +1,13 @@
 package progress
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -280,29 +282,16 @@ func addTally(a, b membench.Tally) membench.Tally {
 
 // usage is every tally so far, settled and live; the caller holds p.mu.
 func (p *Bar) usage() []membench.Tally {
-	sum := make(map[tallyKey]membench.Tally, len(p.settled))
-	for k, t := range p.settled {
-		sum[k] = t
-	}
+	sum := maps.Clone(p.settled)
 	for m := range p.live {
 		for _, t := range m.Snapshot() {
 			k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
 			sum[k] = addTally(sum[k], t)
 		}
 	}
-	out := make([]membench.Tally, 0, len(sum))
-	for _, t := range sum {
-		out = append(out, t)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Stage != b.Stage {
-			return a.Stage < b.Stage
-		}
-		if a.Role != b.Role {
-			return a.Role < b.Role
-		}
-		return a.Label < b.Label
+	out := slices.Collect(maps.Values(sum))
+	slices.SortFunc(out, func(a, b membench.Tally) int {
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Role, b.Role), cmp.Compare(a.Label, b.Label))
 	})
 	return out
 }
