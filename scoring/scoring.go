@@ -9,9 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,11 +96,7 @@ func ReadPredictions(path string) ([]Prediction, error) {
 			return badinput.Errorf("%s line %d: missing field question_id (%s)", path, n, want)
 		}
 		if _, ok := fields["prediction"]; !ok {
-			keys := make([]string, 0, len(fields))
-			for k := range fields {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(fields))
 			return badinput.Errorf("%s line %d: no field \"prediction\" (the line has %s); name the answer field prediction (%s)", path, n, strings.Join(keys, ", "), want)
 		}
 		if prev, dup := seen[p.QuestionID]; dup {
@@ -167,7 +164,7 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 		}
 	}
 	if len(unknown) > 0 {
-		sort.Strings(unknown)
+		slices.Sort(unknown)
 		return nil, nil, badinput.Errorf("%s: %d question ids are not in %s, e.g. %s (ids look like conv-26:0)", sc.Predictions, len(unknown), ds.Source, unknown[0])
 	}
 	if err := checkScoreOut(sc.Out, sc.Predictions); err != nil {
@@ -278,7 +275,7 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 			missing = append(missing, id)
 		}
 	}
-	sort.Strings(missing)
+	slices.Sort(missing)
 	return sum, missing, summary.Write(sc.Out, sum)
 }
 
@@ -301,10 +298,6 @@ func addedToScore(out string, preds []Prediction, judges []string) (addedLater, 
 	if err != nil || m.Embedder != scoreEmbedder {
 		return a, nil // no earlier scoring (checkScoreOut refused anything else)
 	}
-	ours := map[string]bool{}
-	for _, j := range judges {
-		ours[j] = true
-	}
 	olds, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(out, runlog.AnswersFile))
 	if err != nil {
 		return a, badinput.Wrap(err)
@@ -323,7 +316,7 @@ func addedToScore(out string, preds []Prediction, judges []string) (addedLater, 
 	}
 	kept := map[string]bool{}
 	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {
-		if ours[j.Judge] {
+		if slices.Contains(judges, j.Judge) {
 			continue
 		}
 		p, ok := now[j.QuestionID]
