@@ -743,17 +743,9 @@ func evidenceHit(evidence []string, items []membench.Item) int {
 // firstDifference is the first option (in name order) whose value differs
 // between two resolved option sets.
 func firstDifference(a, b membench.Options) (key, was, is string, differ bool) {
-	keys := make([]string, 0, len(a)+len(b))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
 	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Compact(keys) {
 		if a[k] != b[k] {
 			return k, a[k], b[k], true
 		}

@@ -139,13 +139,7 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 	}
 	scoring := pl.Scoring.Within(given) // the key's counts over the predictions' questions
 	if len(scoring.Dropped) > 0 {
-		kept := preds[:0:0]
-		for _, p := range preds {
-			if !scoring.Dropped[p.QuestionID] {
-				kept = append(kept, p)
-			}
-		}
-		preds = kept
+		preds = slices.DeleteFunc(slices.Clone(preds), func(p Prediction) bool { return scoring.Dropped[p.QuestionID] })
 	}
 	byID := map[string]*datasets.Question{}
 	convOf := map[string]string{}
