@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -140,19 +140,12 @@ func (d *Dataset) Filter(convIDs []string, limitQuestions int) (*Dataset, error)
 	}
 	var unknown []string
 	for id := range want {
-		found := false
-		for _, c := range d.Conversations {
-			if c.ID == id {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(d.Conversations, func(c *Conversation) bool { return c.ID == id }) {
 			unknown = append(unknown, id)
 		}
 	}
 	if len(unknown) > 0 {
-		sort.Strings(unknown)
+		slices.Sort(unknown)
 		return nil, Bad("dataset %s has no conversation %s (it has: %s)", d.Name, strings.Join(unknown, ", "), convList(d))
 	}
 	out := &Dataset{Name: d.Name, Source: d.Source, SHA256: d.SHA256, Groups: d.Groups, Synthetic: d.Synthetic}

@@ -8,9 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -197,13 +198,7 @@ func decodeLongMemEval(r io.Reader, source string, line func(int64) (int, bool),
 		return nil, err
 	}
 	if len(found) < len(want) {
-		var unknown []string
-		for id := range want {
-			if !found[id] {
-				unknown = append(unknown, id)
-			}
-		}
-		sort.Strings(unknown)
+		unknown := slices.DeleteFunc(slices.Sorted(maps.Keys(want)), func(id string) bool { return found[id] })
 		return nil, datasets.Bad("dataset longmemeval (%s) has no conversation %s (it has: %s …)", source, strings.Join(unknown, ", "), strings.Join(ids, ", "))
 	}
 	if len(ds.Conversations) == 0 {
