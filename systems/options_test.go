@@ -162,3 +162,34 @@ func TestOptionErrorsAreBadInput(t *testing.T) {
 		t.Errorf("Lookup: %v, want a bad-input error", err)
 	}
 }
+
+func TestReaderKeepsTheFirstError(t *testing.T) {
+	r := Read(membench.Options{"a": "x", "b": "0", "c": "maybe"})
+	r.Int("a", 1)
+	r.Min("b", 5, 1)
+	r.Bool("c", false)
+	if r.Err == nil || r.Err.Error() != `option a="x": want an integer` {
+		t.Fatalf("err = %v, want the first read's error", r.Err)
+	}
+	r = Read(membench.Options{"b": "0", "s": "z"})
+	if n := r.Min("b", 5, 1); n != 0 {
+		t.Errorf("Min = %d, want the given 0", n)
+	}
+	r.String("s", "x", "x", "y")
+	if r.Err == nil || r.Err.Error() != "option b=0: want an integer of at least 1" {
+		t.Fatalf("err = %v, want the range check's error", r.Err)
+	}
+	r = Read(membench.Options{"k": "4"})
+	if r.Float("f", 0.5) != 0.5 || r.String("s", "x", "x", "y") != "x" || !r.Bool("b", true) || r.Min("k", 1, 1) != 4 || r.Err != nil {
+		t.Fatalf("defaults or values wrong, err %v", r.Err)
+	}
+}
+
+func TestBudgetKOr(t *testing.T) {
+	if k := (Budget{}).KOr(7); k != 7 {
+		t.Errorf("unset K: %d, want the default 7", k)
+	}
+	if k := (Budget{K: 3}).KOr(7); k != 3 {
+		t.Errorf("K=3: %d, want 3", k)
+	}
+}

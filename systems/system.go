@@ -28,6 +28,14 @@ type Budget struct {
 	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
+// KOr is the budget's K, or def (the system's configured k) when K is unset.
+func (b Budget) KOr(def int) int {
+	if b.K > 0 {
+		return b.K
+	}
+	return def
+}
+
 // Context is what the answer model reads for one question.
 type Context struct {
 	Items    []membench.Item `json:"items"`

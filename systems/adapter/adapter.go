@@ -44,19 +44,13 @@ type System struct {
 	convID string
 }
 
-// common reads the options both adapters share.
-func common(name string, env systems.Env, t transport, defaults membench.Options) (*System, error) {
-	o := env.Options.Merge(defaults)
-	k, err := o.Int("k", 10)
-	if err != nil {
-		return nil, err
-	}
-	if k < 1 {
-		return nil, fmt.Errorf("option k=%d: want an integer of at least 1", k)
-	}
-	order, err := o.String("order", turns.OrderScore, turns.OrderScore, turns.OrderTime)
-	if err != nil {
-		return nil, err
+// common reads the options both adapters share last, after the
+// transport's own in r.
+func common(name string, env systems.Env, t transport, r *systems.Reader) (*System, error) {
+	k := r.Min("k", 10, 1)
+	order := r.String("order", turns.OrderScore, turns.OrderScore, turns.OrderTime)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	s := &System{name: name, t: t, k: k, order: order}
 	// The harness's meter takes the service's own usage; a meter without
@@ -69,16 +63,13 @@ func common(name string, env systems.Env, t transport, defaults membench.Options
 	return s, nil
 }
 
-// replyLimit reads max_reply_mb, the largest reply read into memory.
-func replyLimit(o membench.Options) (int, error) {
-	n, err := o.Int("max_reply_mb", defaultReplyMB)
-	if err != nil {
-		return 0, err
-	}
+// replyLimit reads max_reply_mb, the largest reply read into memory, in bytes.
+func replyLimit(r *systems.Reader) int {
+	n := r.Int("max_reply_mb", defaultReplyMB)
 	if n < 1 || n > 4096 {
-		return 0, fmt.Errorf("option max_reply_mb=%d: want a whole number of megabytes from 1 to 4096", n)
+		r.Failf("option max_reply_mb=%d: want a whole number of megabytes from 1 to 4096", n)
 	}
-	return n << 20, nil
+	return n << 20
 }
 
 const defaultReplyMB = 64
@@ -90,13 +81,13 @@ func tooLarge(request string, limit int) error {
 	return fmt.Errorf("%s: reply larger than %d MB (option max_reply_mb); have the service return fewer or shorter items (%w)", request, limit>>20, llm.ErrBadReply)
 }
 
-func timeout(o membench.Options) (time.Duration, error) {
-	v := o["timeout"]
-	d, err := time.ParseDuration(v)
+// timeout reads the timeout option (a duration, which Options has no getter for).
+func timeout(r *systems.Reader, o membench.Options) time.Duration {
+	d, err := time.ParseDuration(o["timeout"])
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("option timeout=%q: want a positive duration such as 60s or 2m", v)
+		r.Failf("option timeout=%q: want a positive duration such as 60s or 2m", o["timeout"])
 	}
-	return d, nil
+	return d
 }
 
 func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
@@ -149,10 +140,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	if s.convID == "" {
 		return nil, errors.New(s.name + ": Retrieve called before Ingest")
 	}
-	k := s.k
-	if b.K > 0 {
-		k = b.K
-	}
+	k := b.KOr(s.k)
 	what := "question " + q.ID
 	start := time.Now()
 	body, err := s.t.call(ctx, "retrieve", RetrieveParams{

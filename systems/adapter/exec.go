@@ -64,15 +64,9 @@ func NewExec(env systems.Env) (systems.System, error) {
 	if cmd == "" {
 		return nil, errors.New(`needs the command to run: --opt cmd="python3 my_memory.py"`)
 	}
-	d, err := timeout(o)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := replyLimit(o)
-	if err != nil {
-		return nil, err
-	}
-	return common("exec", env, &execTransport{cmdline: cmd, timeout: d, limit: limit}, ExecDefaults)
+	r := systems.Read(o)
+	d := timeout(r, o)
+	return common("exec", env, &execTransport{cmdline: cmd, timeout: d, limit: replyLimit(r)}, r)
 }
 
 // reply is one event on the child's stdout: a line, a line passing the

@@ -70,23 +70,15 @@ func NewHTTP(env systems.Env) (systems.System, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("option url=%q: want an http:// or https:// base URL such as http://localhost:8080", llm.RedactText(raw))
 	}
-	d, err := timeout(o)
-	if err != nil {
-		return nil, err
-	}
-	retries, err := o.Int("retries", llm.DefaultRetries)
-	if err != nil {
-		return nil, err
-	}
+	r := systems.Read(o)
+	d := timeout(r, o)
+	retries := r.Int("retries", llm.DefaultRetries)
 	if retries < 0 {
-		return nil, fmt.Errorf("option retries=%d: want 0 or more", retries)
+		r.Failf("option retries=%d: want 0 or more", retries)
 	}
-	limit, err := replyLimit(o)
-	if err != nil {
-		return nil, err
-	}
+	limit := replyLimit(r)
 	t := &httpTransport{base: raw, shown: llm.RedactText(raw), client: &http.Client{Timeout: d}, timeout: d, policy: llm.ModelRetryPolicy(retries), limit: limit}
-	return common("http", env, t, HTTPDefaults)
+	return common("http", env, t, r)
 }
 
 func (t *httpTransport) describe() string { return t.shown }

@@ -73,34 +73,16 @@ func New(env systems.Env) (systems.System, error) {
 	if err != nil {
 		return nil, fmt.Errorf("system extract-rerank: %w", err)
 	}
+	r := systems.Read(o)
 	sc := selector.DefaultConfig()
-	if sc.N, err = o.Int("n", sc.N); err != nil {
-		return nil, err
-	}
-	if sc.K, err = o.Int("k", sc.K); err != nil {
-		return nil, err
-	}
+	sc.N, sc.K = r.Int("n", sc.N), r.Int("k", sc.K)
 	if sc.N < 1 || sc.K < 1 {
-		return nil, fmt.Errorf("options n=%d, k=%d: both must be at least 1", sc.N, sc.K)
+		r.Failf("options n=%d, k=%d: both must be at least 1", sc.N, sc.K)
 	}
-	if sc.Floor, err = o.Int("floor", sc.Floor); err != nil {
-		return nil, err
-	}
-	if sc.Floor < 0 {
-		return nil, fmt.Errorf("option floor=%d: want 0 or more", sc.Floor)
-	}
-	if sc.Threshold, err = o.Float("threshold", sc.Threshold); err != nil {
-		return nil, err
-	}
-	if sc.Threshold < 0 || sc.Threshold > 1 {
-		return nil, fmt.Errorf("option threshold=%v: want a probability in [0,1]", sc.Threshold)
-	}
-	if env.Concurrency > 0 {
-		sc.Concurrency = env.Concurrency
-	}
-	order, err := o.String("order", OrderTime, OrderTime, OrderScore)
-	if err != nil {
-		return nil, err
+	sc.ReadCutoffs(r, env.Concurrency)
+	order := r.String("order", OrderTime, OrderTime, OrderScore)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	return &System{env: env, flat: fc, sel: sc, order: order}, nil
 }
@@ -122,9 +104,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 		return nil, errors.New("extract-rerank: Retrieve before Ingest")
 	}
 	cfg := s.sel
-	if b.K > 0 {
-		cfg.K = b.K
-	}
+	cfg.K = b.KOr(cfg.K)
 	v, err := s.env.Embedder.Embed(ctx, []string{q.Text})
 	if err != nil {
 		return nil, fmt.Errorf("extract-rerank: embedding question %s: %w", q.ID, err)

@@ -40,25 +40,17 @@ type Config struct {
 // ParseConfig reads flat's options (defaults filled in; unknown keys are
 // left to the caller's Options.Check, since graph adds its own).
 func ParseConfig(o membench.Options) (Config, error) {
-	o = o.Merge(Defaults)
-	var c Config
-	var err error
-	if c.Batch, err = o.String("batch", "message", "message", "session"); err != nil {
-		return c, err
-	}
-	if c.Similar, err = o.Int("similar", 5); err != nil {
-		return c, err
-	}
-	if c.Mode, err = o.String("mode", "per-speaker", "per-speaker", "combined"); err != nil {
-		return c, err
-	}
-	if c.K, err = o.Int("k", 10); err != nil {
-		return c, err
+	r := systems.Read(o.Merge(Defaults))
+	c := Config{
+		Batch:   r.String("batch", "message", "message", "session"),
+		Similar: r.Int("similar", 5),
+		Mode:    r.String("mode", "per-speaker", "per-speaker", "combined"),
+		K:       r.Int("k", 10),
 	}
 	if c.Similar < 1 || c.K < 1 {
-		return c, fmt.Errorf("options similar=%d, k=%d: both must be at least 1", c.Similar, c.K)
+		r.Failf("options similar=%d, k=%d: both must be at least 1", c.Similar, c.K)
 	}
-	return c, nil
+	return c, r.Err
 }
 
 // Batch is the unit of one extraction call: one turn, or one session.

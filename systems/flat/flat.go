@@ -79,10 +79,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	if err != nil {
 		return nil, fmt.Errorf("flat: embedding question %s: %w", q.ID, err)
 	}
-	k := s.cfg.K
-	if b.K > 0 {
-		k = b.K
-	}
+	k := b.KOr(s.cfg.K)
 	groups := Retrieve(s.store, v[0], k, s.cfg.Mode, s.speakers)
 	c := &systems.Context{}
 	for _, g := range groups {

@@ -69,33 +69,26 @@ type Config struct {
 // ParseConfig reads the options (defaults filled in).
 func ParseConfig(o membench.Options) (Config, error) {
 	o = o.Merge(Defaults)
-	var c Config
-	var err error
-	if c.Flat, err = flat.ParseConfig(o); err != nil {
-		return c, err
+	fc, err := flat.ParseConfig(o)
+	if err != nil {
+		return Config{Flat: fc}, err
 	}
-	if c.MergeThreshold, err = o.Float("merge-threshold", 0.85); err != nil {
-		return c, err
-	}
-	if c.LinkThreshold, err = o.Float("link-threshold", 0.7); err != nil {
-		return c, err
-	}
-	if c.MaxEdges, err = o.Int("max-edges", 40); err != nil {
-		return c, err
-	}
-	if c.QuestionEntities, err = o.String("question-entities", "llm", "llm", "heuristic"); err != nil {
-		return c, err
-	}
-	if c.ShowObsolete, err = o.Bool("show-obsolete", true); err != nil {
-		return c, err
+	r := systems.Read(o)
+	c := Config{
+		Flat:             fc,
+		MergeThreshold:   r.Float("merge-threshold", 0.85),
+		LinkThreshold:    r.Float("link-threshold", 0.7),
+		MaxEdges:         r.Int("max-edges", 40),
+		QuestionEntities: r.String("question-entities", "llm", "llm", "heuristic"),
+		ShowObsolete:     r.Bool("show-obsolete", true),
 	}
 	if c.MergeThreshold <= 0 || c.MergeThreshold > 1 || c.LinkThreshold <= 0 || c.LinkThreshold > 1 {
-		return c, fmt.Errorf("options merge-threshold=%v, link-threshold=%v: want cosines in (0,1]", c.MergeThreshold, c.LinkThreshold)
+		r.Failf("options merge-threshold=%v, link-threshold=%v: want cosines in (0,1]", c.MergeThreshold, c.LinkThreshold)
 	}
 	if c.MaxEdges < 0 {
-		return c, fmt.Errorf("option max-edges=%d: want 0 or more", c.MaxEdges)
+		r.Failf("option max-edges=%d: want 0 or more", c.MaxEdges)
 	}
-	return c, nil
+	return c, r.Err
 }
 
 func init() {
@@ -184,10 +177,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 		return nil, err
 	}
 	edges := s.neighbourhood(linked, qv[0])
-	k := s.cfg.Flat.K
-	if b.K > 0 {
-		k = b.K
-	}
+	k := b.KOr(s.cfg.Flat.K)
 	groups := append([]flat.Group{{Title: "Relations", Items: edges}}, flat.Retrieve(s.facts, qv[0], k, s.cfg.Flat.Mode, s.speakers)...)
 	if b.MaxTokens > 0 {
 		groups = flat.TrimToTokens(groups, b.MaxTokens)

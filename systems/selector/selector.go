@@ -18,6 +18,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/systems"
 )
 
 // Task and template name of the relevance decision.
@@ -36,6 +37,23 @@ type Config struct {
 // DefaultConfig returns N=30, Floor=10, Threshold=0.5, K=10, Concurrency=4.
 func DefaultConfig() Config {
 	return Config{N: 30, Floor: 10, Threshold: 0.5, K: 10, Concurrency: 4}
+}
+
+// ReadCutoffs reads the floor and threshold options into c (after n and k,
+// which each system checks in its own words) and takes the environment's
+// concurrency when it sets one.
+func (c *Config) ReadCutoffs(r *systems.Reader, concurrency int) {
+	c.Floor = r.Int("floor", c.Floor)
+	if c.Floor < 0 {
+		r.Failf("option floor=%d: want 0 or more", c.Floor)
+	}
+	c.Threshold = r.Float("threshold", c.Threshold)
+	if c.Threshold < 0 || c.Threshold > 1 {
+		r.Failf("option threshold=%v: want a probability in [0,1]", c.Threshold)
+	}
+	if concurrency > 0 {
+		c.Concurrency = concurrency
+	}
 }
 
 // Notes records what the selector did for one question.

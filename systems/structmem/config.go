@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/systems"
 )
 
 // UtteranceClock is how StructMem dates utterances by default, whatever
@@ -118,57 +119,44 @@ func ParseConfig(system string, o membench.Options, defaults membench.Options) (
 		return Config{}, err
 	}
 	m := follow(o, o.Merge(defaults))
-	var c Config
-	var err error
-	get := func(key string, def int, min int) int {
-		if err != nil {
-			return 0
-		}
-		var n int
-		n, err = m.Int(key, def)
-		if err == nil && n < min {
-			err = fmt.Errorf("option %s=%d: must be at least %d", key, n, min)
+	r := systems.Read(m)
+	// atLeast is Reader.Min with StructMem's own message.
+	atLeast := func(key string, def int, min int) int {
+		n := r.Int(key, def)
+		if n < min {
+			r.Failf("option %s=%d: must be at least %d", key, n, min)
 		}
 		return n
 	}
-	c.Seeds = get("seeds", 0, 0)
-	if err != nil && m["seeds"] == "authors-code" {
-		err = fmt.Errorf("%w (seeds is the number of seeds; the authors' code's seed search is seed-scope=authors-code)", err)
+	var c Config
+	c.Seeds = atLeast("seeds", 0, 0)
+	if r.Err != nil && m["seeds"] == "authors-code" {
+		r.Err = fmt.Errorf("%w (seeds is the number of seeds; the authors' code's seed search is seed-scope=authors-code)", r.Err)
 	}
-	c.WindowSec = get("window", 3600, 1)
-	c.Entries = get("entries", 60, 1)
-	c.Syntheses = get("syntheses", 0, 0)
-	if err != nil {
-		return Config{}, fmt.Errorf("system %s: %w", system, err)
-	}
-	fail := func(err error) (Config, error) { return Config{}, fmt.Errorf("system %s: %w", system, err) }
-	if c.SeedScope, err = m.String("seed-scope", "global", "global", "historical", "authors-code"); err != nil {
-		return fail(err)
-	}
+	c.WindowSec = atLeast("window", 3600, 1)
+	c.Entries = atLeast("entries", 60, 1)
+	c.Syntheses = atLeast("syntheses", 0, 0)
+	c.SeedScope = r.String("seed-scope", "global", "global", "historical", "authors-code")
 	// The variants without consolidation have no synthesis option.
-	if c.Synthesis, err = m.String("synthesis", "none", "constrained", "unconstrained", "none"); err != nil {
-		return fail(err)
-	}
-	if c.Granularity, err = m.String("granularity", "session", "session", "utterance", "buffer512"); err != nil {
-		return fail(err)
-	}
-	if c.Compression, err = m.Float("compression", 1); err != nil {
-		return fail(err)
-	}
+	c.Synthesis = r.String("synthesis", "none", "constrained", "unconstrained", "none")
+	c.Granularity = r.String("granularity", "session", "session", "utterance", "buffer512")
+	c.Compression = r.Float("compression", 1)
 	switch {
 	case !(c.Compression > 0 && c.Compression <= 1):
-		return fail(fmt.Errorf("option compression=%s: want a rate in (0, 1], the share of tokens LLMLingua-2 keeps (1 = none)", m["compression"]))
+		r.Failf("option compression=%s: want a rate in (0, 1], the share of tokens LLMLingua-2 keeps (1 = none)", m["compression"])
 	case c.Compression != 1 && c.Granularity != "buffer512":
-		return fail(fmt.Errorf("option compression=%s applies only to granularity=buffer512 (it sizes the 512-token batches)", m["compression"]))
+		r.Failf("option compression=%s applies only to granularity=buffer512 (it sizes the 512-token batches)", m["compression"])
 	}
-	if c.Anchor, err = m.String("anchor", "utterance", "utterance", "session"); err != nil {
-		return fail(err)
-	}
+	c.Anchor = r.String("anchor", "utterance", "utterance", "session")
+	var err error
 	if c.Clock, err = m.String("clock", UtteranceClock, UtteranceClock, BatchClock); err != nil {
-		return fail(fmt.Errorf("%w (StructMem dates utterances by its own clock, whatever --turn-step says)", err))
+		r.Failf("%w (StructMem dates utterances by its own clock, whatever --turn-step says)", err)
 	}
 	if c.Clock == BatchClock && c.Granularity != "buffer512" {
-		return fail(fmt.Errorf("option clock=%s applies only to granularity=buffer512: with per-session or per-utterance batches positions count within the session", BatchClock))
+		r.Failf("option clock=%s applies only to granularity=buffer512: with per-session or per-utterance batches positions count within the session", BatchClock)
+	}
+	if r.Err != nil {
+		return Config{}, fmt.Errorf("system %s: %w", system, r.Err)
 	}
 	return c, nil
 }

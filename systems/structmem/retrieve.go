@@ -18,10 +18,7 @@ import (
 // With Budget.MaxTokens, items are admitted best score first while the
 // rendered lines fit.
 func (m *Memory) Retrieve(ctx context.Context, q *datasets.Question, b systems.Budget) (*systems.Context, error) {
-	k := m.cfg.Entries
-	if b.K > 0 {
-		k = b.K
-	}
+	k := b.KOr(m.cfg.Entries)
 	vecs, err := m.env.Embedder.Embed(ctx, []string{q.Text})
 	if err != nil {
 		return nil, fmt.Errorf("structmem: embedding question %s: %w", q.ID, err)

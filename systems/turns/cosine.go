@@ -2,7 +2,6 @@ package turns
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
@@ -20,57 +19,52 @@ func init() {
 	})
 }
 
-// Cosine is turns-cosine: the k turns nearest the question.
-type Cosine struct {
+// base is what the three turns systems share: the embedded turns, the
+// reading order, and Ingest.
+type base struct {
 	st    *store
-	k     int
 	order string
 }
 
-func newCosine(env systems.Env) (systems.System, error) {
-	o := env.Options
-	if err := o.Check("turns-cosine", cosineDefaults); err != nil {
-		return nil, err
-	}
-	k, err := positive(o, "k", 10)
-	if err != nil {
-		return nil, err
-	}
-	order, err := o.String("order", OrderTime, OrderTime, OrderScore)
-	if err != nil {
-		return nil, err
+// newBase reads the order option last (after the system's own options in
+// r, so the first bad option is the one named) and makes the store.
+func newBase(env systems.Env, r *systems.Reader) (base, error) {
+	order := r.String("order", OrderTime, OrderTime, OrderScore)
+	if r.Err != nil {
+		return base{}, r.Err
 	}
 	st, err := newStore(env)
+	return base{st: st, order: order}, err
+}
+
+func (b *base) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
+	return b.st.ingest(ctx, conv)
+}
+
+// Cosine is turns-cosine: the k turns nearest the question.
+type Cosine struct {
+	base
+	k int
+}
+
+func newCosine(env systems.Env) (systems.System, error) {
+	if err := env.Options.Check("turns-cosine", cosineDefaults); err != nil {
+		return nil, err
+	}
+	r := systems.Read(env.Options)
+	k := r.Min("k", 10, 1)
+	b, err := newBase(env, r)
 	if err != nil {
 		return nil, err
 	}
-	return &Cosine{st: st, k: k, order: order}, nil
-}
-
-func (c *Cosine) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
-	return c.st.ingest(ctx, conv)
+	return &Cosine{base: b, k: k}, nil
 }
 
 func (c *Cosine) Retrieve(ctx context.Context, q *datasets.Question, b systems.Budget) (*systems.Context, error) {
-	k := c.k
-	if b.K > 0 {
-		k = b.K
-	}
+	k := b.KOr(c.k)
 	hits, err := c.st.search(ctx, q, k)
 	if err != nil {
 		return nil, err
 	}
 	return MakeContext(fitBudget(hits, b.MaxTokens), c.order), nil
-}
-
-// positive reads an integer option that must be at least 1.
-func positive(o membench.Options, key string, def int) (int, error) {
-	n, err := o.Int(key, def)
-	if err != nil {
-		return 0, err
-	}
-	if n < 1 {
-		return 0, fmt.Errorf("option %s=%d: want an integer of at least 1", key, n)
-	}
-	return n, nil
 }

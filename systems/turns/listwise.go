@@ -56,48 +56,29 @@ type ListCandidate struct {
 // Listwise is turns-llm. It uses env.Build: the listwise reranker is a
 // generative chat request (the study used gpt-4o-mini), not a decision.
 type Listwise struct {
-	st    *store
+	base
 	model llm.Model
 	n, k  int
-	order string
 }
 
 func newListwise(env systems.Env) (systems.System, error) {
-	o := env.Options
-	if err := o.Check("turns-llm", listwiseDefaults); err != nil {
+	if err := env.Options.Check("turns-llm", listwiseDefaults); err != nil {
 		return nil, err
 	}
 	if env.Build == nil {
 		return nil, errors.New("turns-llm needs a build model (--build-model) for its listwise reranker")
 	}
-	n, err := positive(o, "n", 30)
+	r := systems.Read(env.Options)
+	n, k := r.Min("n", 30, 1), r.Min("k", 10, 1)
+	b, err := newBase(env, r)
 	if err != nil {
 		return nil, err
 	}
-	k, err := positive(o, "k", 10)
-	if err != nil {
-		return nil, err
-	}
-	order, err := o.String("order", OrderTime, OrderTime, OrderScore)
-	if err != nil {
-		return nil, err
-	}
-	st, err := newStore(env)
-	if err != nil {
-		return nil, err
-	}
-	return &Listwise{st: st, model: env.Build, n: n, k: k, order: order}, nil
-}
-
-func (l *Listwise) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
-	return l.st.ingest(ctx, conv)
+	return &Listwise{base: b, model: env.Build, n: n, k: k}, nil
 }
 
 func (l *Listwise) Retrieve(ctx context.Context, q *datasets.Question, b systems.Budget) (*systems.Context, error) {
-	k := l.k
-	if b.K > 0 {
-		k = b.K
-	}
+	k := b.KOr(l.k)
 	cands, err := l.st.search(ctx, q, l.n)
 	if err != nil {
 		return nil, err

@@ -27,63 +27,32 @@ func init() {
 // Rerank is turns-rerank: cosine candidates filtered by the shared selector
 // using env.Decide (the decision model).
 type Rerank struct {
-	st    *store
+	base
 	model llm.Model
 	cfg   selector.Config
-	order string
 }
 
 func newRerank(env systems.Env) (systems.System, error) {
-	o := env.Options
-	if err := o.Check("turns-rerank", rerankDefaults); err != nil {
+	if err := env.Options.Check("turns-rerank", rerankDefaults); err != nil {
 		return nil, err
 	}
 	if env.Decide == nil {
 		return nil, errors.New("turns-rerank needs a decision model (--decide-model)")
 	}
+	r := systems.Read(env.Options)
 	cfg := selector.DefaultConfig()
-	var err error
-	if cfg.N, err = positive(o, "n", cfg.N); err != nil {
-		return nil, err
-	}
-	if cfg.K, err = positive(o, "k", cfg.K); err != nil {
-		return nil, err
-	}
-	if cfg.Floor, err = o.Int("floor", cfg.Floor); err != nil {
-		return nil, err
-	}
-	if cfg.Floor < 0 {
-		return nil, fmt.Errorf("option floor=%d: want 0 or more", cfg.Floor)
-	}
-	if cfg.Threshold, err = o.Float("threshold", cfg.Threshold); err != nil {
-		return nil, err
-	}
-	if cfg.Threshold < 0 || cfg.Threshold > 1 {
-		return nil, fmt.Errorf("option threshold=%v: want a probability in [0,1]", cfg.Threshold)
-	}
-	if env.Concurrency > 0 {
-		cfg.Concurrency = env.Concurrency
-	}
-	order, err := o.String("order", OrderTime, OrderTime, OrderScore)
+	cfg.N, cfg.K = r.Min("n", cfg.N, 1), r.Min("k", cfg.K, 1)
+	cfg.ReadCutoffs(r, env.Concurrency)
+	b, err := newBase(env, r)
 	if err != nil {
 		return nil, err
 	}
-	st, err := newStore(env)
-	if err != nil {
-		return nil, err
-	}
-	return &Rerank{st: st, model: env.Decide, cfg: cfg, order: order}, nil
-}
-
-func (r *Rerank) Ingest(ctx context.Context, conv *datasets.Conversation) (membench.BuildStats, error) {
-	return r.st.ingest(ctx, conv)
+	return &Rerank{base: b, model: env.Decide, cfg: cfg}, nil
 }
 
 func (r *Rerank) Retrieve(ctx context.Context, q *datasets.Question, b systems.Budget) (*systems.Context, error) {
 	cfg := r.cfg
-	if b.K > 0 {
-		cfg.K = b.K
-	}
+	cfg.K = b.KOr(cfg.K)
 	cands, err := r.st.search(ctx, q, cfg.N)
 	if err != nil {
 		return nil, err

@@ -41,10 +41,7 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	if s.g == nil {
 		return nil, errors.New("turns-graph: Retrieve called before Ingest")
 	}
-	k := s.cfg.K
-	if b.K > 0 {
-		k = b.K
-	}
+	k := b.KOr(s.cfg.K)
 	seeds, err := s.store.Nearest(ctx, q, s.cfg.Seeds)
 	if err != nil {
 		return nil, err

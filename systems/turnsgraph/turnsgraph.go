@@ -26,7 +26,6 @@ package turnsgraph
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/llm"
@@ -72,38 +71,23 @@ func ParseConfig(o membench.Options) (Config, error) {
 	if err := o.Check(Name, Defaults); err != nil {
 		return Config{}, err
 	}
-	o = o.Merge(Defaults)
-	var c Config
-	for _, f := range []struct {
-		key string
-		dst *int
-		min int
-	}{{"m", &c.M, 1}, {"seeds", &c.Seeds, 1}, {"min_calls", &c.MinCalls, 0}, {"max_calls", &c.MaxCalls, 1}, {"width", &c.Width, 1}, {"k", &c.K, 1}} {
-		n, err := o.Int(f.key, 0)
-		if err != nil {
-			return Config{}, err
-		}
-		if n < f.min {
-			return Config{}, fmt.Errorf("option %s=%d: want an integer of at least %d", f.key, n, f.min)
-		}
-		*f.dst = n
-	}
+	r := systems.Read(o.Merge(Defaults))
+	c := Config{M: r.Min("m", 0, 1), Seeds: r.Min("seeds", 0, 1), MinCalls: r.Min("min_calls", 0, 0),
+		MaxCalls: r.Min("max_calls", 0, 1), Width: r.Min("width", 0, 1), K: r.Min("k", 0, 1)}
 	if c.MinCalls > c.MaxCalls {
-		return Config{}, fmt.Errorf("options min_calls=%d, max_calls=%d: min_calls must not exceed max_calls", c.MinCalls, c.MaxCalls)
+		r.Failf("options min_calls=%d, max_calls=%d: min_calls must not exceed max_calls", c.MinCalls, c.MaxCalls)
 	}
 	if c.Seeds < c.MinCalls {
 		// The seeds are the first frontier: fewer could not fill min_calls.
-		return Config{}, fmt.Errorf("options seeds=%d, min_calls=%d: seeds must be at least min_calls", c.Seeds, c.MinCalls)
+		r.Failf("options seeds=%d, min_calls=%d: seeds must be at least min_calls", c.Seeds, c.MinCalls)
 	}
-	var err error
-	if c.Threshold, err = o.Float("threshold", 0.5); err != nil {
-		return Config{}, err
-	}
+	c.Threshold = r.Float("threshold", 0.5)
 	if c.Threshold < 0 || c.Threshold > 1 {
-		return Config{}, fmt.Errorf("option threshold=%v: want a probability in [0,1]", c.Threshold)
+		r.Failf("option threshold=%v: want a probability in [0,1]", c.Threshold)
 	}
-	if c.Order, err = o.String("order", turns.OrderTime, turns.OrderTime, turns.OrderScore); err != nil {
-		return Config{}, err
+	c.Order = r.String("order", turns.OrderTime, turns.OrderTime, turns.OrderScore)
+	if r.Err != nil {
+		return Config{}, r.Err
 	}
 	return c, nil
 }
