@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/membench/membench/systems/adapter"
 )
 
 // BM25 parameters (the usual ones).
@@ -25,30 +27,9 @@ const (
 	b  = 0.75
 )
 
-// Turn, IngestParams, RetrieveParams and Item mirror the protocol; the
-// example declares its own, as a service in another language would.
-type Turn struct {
-	ID      string  `json:"id"`
-	Speaker string  `json:"speaker"`
-	Text    string  `json:"text"`
-	Time    *string `json:"time"`
-}
-
-type IngestParams struct {
-	ConversationID string  `json:"conversation_id"`
-	SessionID      string  `json:"session_id"`
-	SessionTime    *string `json:"session_time"`
-	Turns          []Turn  `json:"turns"`
-}
-
-type RetrieveParams struct {
-	ConversationID string  `json:"conversation_id"`
-	QuestionID     string  `json:"question_id"`
-	Question       string  `json:"question"`
-	QuestionTime   *string `json:"question_time"`
-	K              int     `json:"k"`
-}
-
+// Item is a retrieved turn as this service sends it. The requests are
+// read into the adapter package's protocol types; a service in another
+// language declares its own from docs/adapter.md.
 type Item struct {
 	ID      string   `json:"id"`
 	Text    string   `json:"text"`
@@ -59,7 +40,7 @@ type Item struct {
 }
 
 type doc struct {
-	turn  Turn
+	turn  adapter.Turn
 	terms map[string]int
 	len   int
 }
@@ -87,7 +68,7 @@ func (m *Memory) Reset(conv string) {
 // Ingest stores one session's turns. Its usage reports the indexing work
 // (one pass, words indexed) to show where a real service puts the model
 // calls and tokens it spends.
-func (m *Memory) Ingest(p IngestParams) (map[string]any, error) {
+func (m *Memory) Ingest(p adapter.IngestParams) (map[string]any, error) {
 	if p.ConversationID == "" {
 		return nil, errors.New("conversation_id is empty")
 	}
@@ -107,7 +88,7 @@ func (m *Memory) Ingest(p IngestParams) (map[string]any, error) {
 }
 
 // Retrieve returns the k turns with the highest BM25 score for the question.
-func (m *Memory) Retrieve(p RetrieveParams) (map[string]any, error) {
+func (m *Memory) Retrieve(p adapter.RetrieveParams) (map[string]any, error) {
 	if p.K < 1 {
 		return nil, fmt.Errorf("k=%d: want at least 1", p.K)
 	}
@@ -164,23 +145,21 @@ func (m *Memory) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /info", func(w http.ResponseWriter, r *http.Request) { reply(w, Info(), nil) })
 	mux.HandleFunc("POST /reset", func(w http.ResponseWriter, r *http.Request) {
-		var p struct {
-			ConversationID string `json:"conversation_id"`
-		}
+		var p adapter.ResetParams
 		if decode(w, r, &p) {
 			m.Reset(p.ConversationID)
 			reply(w, map[string]any{}, nil)
 		}
 	})
 	mux.HandleFunc("POST /ingest", func(w http.ResponseWriter, r *http.Request) {
-		var p IngestParams
+		var p adapter.IngestParams
 		if decode(w, r, &p) {
 			res, err := m.Ingest(p)
 			reply(w, res, err)
 		}
 	})
 	mux.HandleFunc("POST /retrieve", func(w http.ResponseWriter, r *http.Request) {
-		var p RetrieveParams
+		var p adapter.RetrieveParams
 		if decode(w, r, &p) {
 			res, err := m.Retrieve(p)
 			reply(w, res, err)
@@ -237,22 +216,20 @@ func (m *Memory) ServeLines(in io.Reader, out io.Writer) error {
 func (m *Memory) dispatch(method string, params json.RawMessage) (any, error) {
 	switch method {
 	case "reset":
-		var p struct {
-			ConversationID string `json:"conversation_id"`
-		}
+		var p adapter.ResetParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, err
 		}
 		m.Reset(p.ConversationID)
 		return map[string]any{}, nil
 	case "ingest":
-		var p IngestParams
+		var p adapter.IngestParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, err
 		}
 		return m.Ingest(p)
 	case "retrieve":
-		var p RetrieveParams
+		var p adapter.RetrieveParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, err
 		}

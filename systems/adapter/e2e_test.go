@@ -24,6 +24,7 @@ import (
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/systems/adapter"
 	_ "github.com/membench/membench/systems/all"
 )
 
@@ -44,7 +45,7 @@ func (f *faulty) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	if r.URL.Path == "/retrieve" {
 		body, _ := io.ReadAll(r.Body)
-		var p bm25memory.RetrieveParams
+		var p adapter.RetrieveParams
 		json.Unmarshal(body, &p)
 		f.mu.Lock()
 		first := !f.failed

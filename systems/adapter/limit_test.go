@@ -20,6 +20,7 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/harness/harnesstest"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/systems/adapter"
 )
 
 // childEnv turns the test binary into an exec memory (see runChild).
@@ -167,7 +168,7 @@ func (e *endlessBody) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	var p bm25memory.RetrieveParams
+	var p adapter.RetrieveParams
 	json.Unmarshal(body, &p)
 	e.mu.Lock()
 	e.calls[p.QuestionID]++
