@@ -80,22 +80,18 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 		return nil, fmt.Errorf("flat: embedding question %s: %w", q.ID, err)
 	}
 	k := b.KOr(s.cfg.K)
-	groups := Retrieve(s.store, v[0], k, s.cfg.Mode, s.speakers)
-	c := &systems.Context{}
+	return Context(TrimToTokens(Retrieve(s.store, v[0], k, s.cfg.Mode, s.speakers), b.MaxTokens), Render), nil
+}
+
+// Context is what the answer model reads of groups: their items, and
+// their text as render writes it.
+func Context(groups []Group, render func([]Group) string) *systems.Context {
+	c := &systems.Context{Rendered: render(groups)}
 	for _, g := range groups {
 		c.Items = append(c.Items, g.Items...)
 	}
-	c.Rendered = Render(groups)
-	if b.MaxTokens > 0 {
-		groups = TrimToTokens(groups, b.MaxTokens)
-		c.Items = nil
-		for _, g := range groups {
-			c.Items = append(c.Items, g.Items...)
-		}
-		c.Rendered = Render(groups)
-	}
 	c.Tokens = tokens.Count(c.Rendered)
-	return c, nil
+	return c
 }
 
 // Group is a titled list of retrieved facts ("Memories of Melanie").

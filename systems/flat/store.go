@@ -1,7 +1,8 @@
 package flat
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -68,13 +69,7 @@ func (s *Store) Facts() []Fact {
 
 // Live returns copies of the facts that are not deleted.
 func (s *Store) Live() []Fact {
-	var out []Fact
-	for _, f := range s.Facts() {
-		if !f.Deleted {
-			out = append(out, f)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.Facts(), func(f Fact) bool { return f.Deleted })
 }
 
 // Get returns a copy of one fact.
@@ -130,7 +125,7 @@ func (s *Store) Update(id, text string, t time.Time, by []string, vec []float32)
 	}
 	f.History = append(f.History, Change{Event: "UPDATE", OldText: f.Text, OldTime: f.Time, At: t, By: append([]string(nil), by...)})
 	f.Text, f.Time = text, t
-	f.Sources = mergeIDs(f.Sources, by)
+	f.Sources = MergeIDs(f.Sources, by)
 	s.idx.Add(id, vec)
 	return true
 }
@@ -154,11 +149,12 @@ func (s *Store) AddSources(id string, by []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f := s.byID[id]; f != nil {
-		f.Sources = mergeIDs(f.Sources, by)
+		f.Sources = MergeIDs(f.Sources, by)
 	}
 }
 
-func mergeIDs(a, b []string) []string {
+// MergeIDs is a followed by the ids of b it lacks, in b's order.
+func MergeIDs(a, b []string) []string {
 	seen := map[string]bool{}
 	for _, x := range a {
 		seen[x] = true
@@ -181,10 +177,5 @@ func (s *Store) Speakers() []string {
 	for _, f := range s.facts {
 		set[f.Speaker] = true
 	}
-	var out []string
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }

@@ -40,7 +40,6 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
-	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/systems"
@@ -179,18 +178,11 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	edges := s.neighbourhood(linked, qv[0])
 	k := b.KOr(s.cfg.Flat.K)
 	groups := append([]flat.Group{{Title: "Relations", Items: edges}}, flat.Retrieve(s.facts, qv[0], k, s.cfg.Flat.Mode, s.speakers)...)
-	if b.MaxTokens > 0 {
-		groups = flat.TrimToTokens(groups, b.MaxTokens)
-	}
-	c := &systems.Context{Notes: map[string]any{"question_entities": ents, "linked_nodes": len(linked)}}
+	c := flat.Context(flat.TrimToTokens(groups, b.MaxTokens), render)
+	c.Notes = map[string]any{"question_entities": ents, "linked_nodes": len(linked)}
 	if fellBack {
 		c.Notes["question_entities_fallback"] = true
 	}
-	for _, g := range groups {
-		c.Items = append(c.Items, g.Items...)
-	}
-	c.Rendered = render(groups)
-	c.Tokens = tokens.Count(c.Rendered)
 	return c, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/internal/vindex"
+	"github.com/membench/membench/systems/flat"
 )
 
 // Node is one entity. Name is the canonical (longest) name; Aliases are all
@@ -80,10 +81,8 @@ func cloneEdge(e *Edge) Edge {
 
 // Node returns the node with id.
 func (g *Graph) Node(id string) (Node, bool) {
-	for _, n := range g.nodes {
-		if n.ID == id {
-			return *n, true
-		}
+	if n := g.nodeOf(id); n != nil {
+		return *n, true
 	}
 	return Node{}, false
 }
@@ -143,7 +142,7 @@ func (g *Graph) Resolve(name, typ string, vec []float32, threshold float64) (id 
 func (g *Graph) AddEdge(e Edge, vec []float32) (id string, created bool) {
 	key := e.Subject + "|" + e.Relation + "|" + e.Object
 	if old := g.byKey[key]; old != nil {
-		old.Sources = mergeIDs(old.Sources, e.Sources)
+		old.Sources = flat.MergeIDs(old.Sources, e.Sources)
 		old.Single = old.Single || e.Single
 		return old.ID, false
 	}
@@ -238,21 +237,6 @@ func NameAgree(a, b string) bool {
 		}
 	}
 	return false
-}
-
-func mergeIDs(a, b []string) []string {
-	seen := map[string]bool{}
-	out := append([]string(nil), a...)
-	for _, x := range a {
-		seen[x] = true
-	}
-	for _, x := range b {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // singleValued relations hold one object at a time.
