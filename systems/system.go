@@ -4,6 +4,7 @@ package systems
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -172,3 +173,16 @@ func Lookup(name string) (Spec, error) { return registered.Lookup(name) }
 
 // Names lists registered systems, sorted.
 func Names() []string { return registered.Names() }
+
+// Offline registers the offline heuristic of a chat task whose request
+// inputs are an In: its reply is reply's value as JSON.
+func Offline[In any](task string, reply func(In) any) {
+	llm.RegisterOffline(task, func(req llm.Request) (string, error) {
+		in, ok := req.Inputs.(In)
+		if !ok {
+			return "", fmt.Errorf("inputs are %T, want %T", req.Inputs, *new(In))
+		}
+		b, err := json.Marshal(reply(in))
+		return string(b), err
+	})
+}

@@ -1,13 +1,11 @@
 package flat
 
 import (
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/membench/membench/internal/lexical"
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
 )
 
 // ExtractInput is what flat_extract.tmpl renders and the offline
@@ -38,8 +36,8 @@ type MemoryIn struct {
 }
 
 func init() {
-	llm.RegisterOffline(TaskExtract, offlineExtract)
-	llm.RegisterOffline(TaskUpdate, offlineUpdate)
+	systems.Offline(TaskExtract, offlineExtract)
+	systems.Offline(TaskUpdate, offlineUpdate)
 }
 
 var greetings = []string{"hi", "hey", "hello", "thanks", "thank", "bye", "wow", "congrats", "congratulations", "cool", "great", "awesome", "nice", "ok", "okay", "lol", "haha", "sure", "yeah", "good", "amazing"}
@@ -85,11 +83,7 @@ func isGreeting(w string) bool {
 	return false
 }
 
-func offlineExtract(req llm.Request) (string, error) {
-	in, ok := req.Inputs.(ExtractInput)
-	if !ok {
-		return "", fmt.Errorf("inputs are %T, want flat.ExtractInput", req.Inputs)
-	}
+func offlineExtract(in ExtractInput) any {
 	facts := []any{}
 	for _, m := range in.Messages {
 		for _, f := range OfflineFacts(m.Speaker, m.Text) {
@@ -100,8 +94,7 @@ func offlineExtract(req llm.Request) (string, error) {
 			}
 		}
 	}
-	b, err := json.Marshal(map[string]any{"facts": facts})
-	return string(b), err
+	return map[string]any{"facts": facts}
 }
 
 // negations mark a fact that retracts an earlier one.
@@ -208,11 +201,7 @@ func OfflineDecide(fact string, mems []MemoryIn) (event, id string) {
 	return "ADD", ""
 }
 
-func offlineUpdate(req llm.Request) (string, error) {
-	in, ok := req.Inputs.(UpdateInput)
-	if !ok {
-		return "", fmt.Errorf("inputs are %T, want flat.UpdateInput", req.Inputs)
-	}
+func offlineUpdate(in UpdateInput) any {
 	out := make([]decision, 0, len(in.Facts))
 	for i, f := range in.Facts {
 		ev, id := OfflineDecide(f, in.Memories)
@@ -222,6 +211,5 @@ func offlineUpdate(req llm.Request) (string, error) {
 		}
 		out = append(out, d)
 	}
-	b, err := json.Marshal(updateReply{Decisions: out})
-	return string(b), err
+	return updateReply{Decisions: out}
 }

@@ -1,13 +1,11 @@
 package graph
 
 import (
-	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode"
 
 	"github.com/membench/membench/internal/lexical"
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/flat"
 )
 
@@ -75,9 +73,9 @@ type entitiesReply struct {
 }
 
 func init() {
-	llm.RegisterOffline(TaskExtract, offlineExtract)
-	llm.RegisterOffline(TaskConflict, offlineConflict)
-	llm.RegisterOffline(TaskEntities, offlineEntities)
+	systems.Offline(TaskExtract, offlineExtract)
+	systems.Offline(TaskConflict, offlineConflict)
+	systems.Offline(TaskEntities, offlineEntities)
 }
 
 var (
@@ -191,11 +189,7 @@ func svo(words []string, isSpeaker map[string]bool) (tripleOut, bool) {
 	return tripleOut{Subject: subj, Relation: rel, Object: strings.Join(obj, " "), Single: IsSingleValued(rel)}, true
 }
 
-func offlineExtract(req llm.Request) (string, error) {
-	in, ok := req.Inputs.(ExtractInput)
-	if !ok {
-		return "", fmt.Errorf("inputs are %T, want graph.ExtractInput", req.Inputs)
-	}
+func offlineExtract(in ExtractInput) any {
 	var out extractReply
 	out.Triples = []tripleOut{}
 	seen := map[string]bool{}
@@ -221,8 +215,7 @@ func offlineExtract(req llm.Request) (string, error) {
 			out.Triples = append(out.Triples, t)
 		}
 	}
-	b, err := json.Marshal(out)
-	return string(b), err
+	return out
 }
 
 // OfflineObsolete is the offline conflict rule: a stored triple is obsolete
@@ -243,18 +236,12 @@ func OfflineObsolete(in ConflictInput) []string {
 	return out
 }
 
-func offlineConflict(req llm.Request) (string, error) {
-	in, ok := req.Inputs.(ConflictInput)
-	if !ok {
-		return "", fmt.Errorf("inputs are %T, want graph.ConflictInput", req.Inputs)
-	}
-	var out conflictReply
-	out.Obsolete = []flat.FlexString{}
+func offlineConflict(in ConflictInput) any {
+	out := conflictReply{Obsolete: []flat.FlexString{}}
 	for _, id := range OfflineObsolete(in) {
 		out.Obsolete = append(out.Obsolete, flat.FlexString(id))
 	}
-	b, err := json.Marshal(out)
-	return string(b), err
+	return out
 }
 
 var questionWords = map[string]bool{"what": true, "when": true, "where": true, "who": true, "why": true, "how": true, "which": true, "did": true, "does": true, "do": true, "is": true, "was": true, "are": true, "would": true, "could": true, "has": true, "have": true, "kind": true, "many": true, "much": true, "long": true}
@@ -293,15 +280,10 @@ func OfflineQuestionEntities(q string, speakers []string) []string {
 	return out
 }
 
-func offlineEntities(req llm.Request) (string, error) {
-	in, ok := req.Inputs.(EntitiesInput)
-	if !ok {
-		return "", fmt.Errorf("inputs are %T, want graph.EntitiesInput", req.Inputs)
-	}
+func offlineEntities(in EntitiesInput) any {
 	ents := OfflineQuestionEntities(in.Question, in.Speakers)
 	if ents == nil {
 		ents = []string{}
 	}
-	b, err := json.Marshal(entitiesReply{Entities: ents})
-	return string(b), err
+	return entitiesReply{Entities: ents}
 }

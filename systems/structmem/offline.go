@@ -1,48 +1,26 @@
 package structmem
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/membench/membench/internal/lexical"
-	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
 )
 
 func registerOffline() {
-	llm.RegisterOffline(TaskFact, func(req llm.Request) (string, error) {
-		in, ok := req.Inputs.(ExtractInput)
-		if !ok {
-			return "", fmt.Errorf("inputs are %T, want structmem.ExtractInput", req.Inputs)
-		}
-		return marshal(map[string]any{"entries": offlineFacts(in)})
-	})
-	llm.RegisterOffline(TaskRel, func(req llm.Request) (string, error) {
-		in, ok := req.Inputs.(ExtractInput)
-		if !ok {
-			return "", fmt.Errorf("inputs are %T, want structmem.ExtractInput", req.Inputs)
-		}
-		return marshal(map[string]any{"entries": offlineRelations(in)})
-	})
-	llm.RegisterOffline(TaskConsolidate, func(req llm.Request) (string, error) {
-		in, ok := req.Inputs.(ConsolidateInput)
-		if !ok {
-			return "", fmt.Errorf("inputs are %T, want structmem.ConsolidateInput", req.Inputs)
-		}
+	systems.Offline(TaskFact, func(in ExtractInput) any { return map[string]any{"entries": offlineFacts(in)} })
+	systems.Offline(TaskRel, func(in ExtractInput) any { return map[string]any{"entries": offlineRelations(in)} })
+	systems.Offline(TaskConsolidate, func(in ConsolidateInput) any {
 		text, times := offlineNarrative(in)
 		out := map[string]any{"narrative": text}
 		if in.Constrained {
 			out["times"] = times
 		}
-		return marshal(out)
+		return out
 	})
-}
-
-func marshal(v any) (string, error) {
-	b, err := json.Marshal(v)
-	return string(b), err
 }
 
 // sentences splits text with lexical.Sentences (curly apostrophes

@@ -2,13 +2,11 @@ package turns
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
@@ -34,7 +32,7 @@ func init() {
 		Defaults: listwiseDefaults,
 		New:      newListwise,
 	})
-	llm.RegisterOffline(ListwiseTask, offlineListwise)
+	systems.Offline(ListwiseTask, offlineListwise)
 }
 
 // ListwiseInput is the listwise template's data and the offline input.
@@ -167,11 +165,7 @@ func completeOrder(ranked []int, n int) ([]int, int) {
 
 // offlineListwise orders candidates by the relevance heuristic's score
 // (selector.Score; ties keep cosine order) and answers as a JSON list.
-func offlineListwise(req llm.Request) (string, error) {
-	in, ok := req.Inputs.(ListwiseInput)
-	if !ok {
-		return "", fmt.Errorf("listwise: inputs are %T, want turns.ListwiseInput", req.Inputs)
-	}
+func offlineListwise(in ListwiseInput) any {
 	type scored struct {
 		n int
 		s float64
@@ -188,6 +182,5 @@ func offlineListwise(req llm.Request) (string, error) {
 	for i, x := range all {
 		nums[i] = x.n
 	}
-	b, err := json.Marshal(nums)
-	return strings.TrimSpace(string(b)), err
+	return nums
 }
