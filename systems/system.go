@@ -12,6 +12,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/registry"
 	"github.com/membench/membench/llm"
+	"golang.org/x/sync/errgroup"
 )
 
 // System is one memory system holding one conversation's memory. The
@@ -185,4 +186,23 @@ func Offline[In any](task string, reply func(In) any) {
 		b, err := json.Marshal(reply(in))
 		return string(b), err
 	})
+}
+
+// ParallelMap runs fn for 0..n-1 with at most conc at once and returns the
+// results in index order. Results do not depend on scheduling.
+func ParallelMap[T any](ctx context.Context, n, conc int, fn func(ctx context.Context, i int) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	g, ctx := errgroup.WithContext(ctx)
+	if conc < 1 {
+		conc = 1
+	}
+	g.SetLimit(conc)
+	for i := 0; i < n; i++ {
+		g.Go(func() error {
+			r, err := fn(ctx, i)
+			out[i] = r
+			return err
+		})
+	}
+	return out, g.Wait()
 }

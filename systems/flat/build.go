@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
@@ -346,25 +344,6 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 	return call, nil
 }
 
-// ParallelMap runs fn for 0..n-1 with at most conc at once and returns the
-// results in index order. Results do not depend on scheduling.
-func ParallelMap[T any](ctx context.Context, n, conc int, fn func(ctx context.Context, i int) (T, error)) ([]T, error) {
-	out := make([]T, n)
-	g, ctx := errgroup.WithContext(ctx)
-	if conc < 1 {
-		conc = 1
-	}
-	g.SetLimit(conc)
-	for i := 0; i < n; i++ {
-		g.Go(func() error {
-			r, err := fn(ctx, i)
-			out[i] = r
-			return err
-		})
-	}
-	return out, g.Wait()
-}
-
 // TurnCurve accumulates per-turn build tokens: the cost of a batch lands on
 // its last turn, so a session batch's earlier turns show the previous total.
 type TurnCurve struct {
@@ -408,7 +387,7 @@ func (c *TurnCurve) Total() int { return c.total }
 func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cfg Config) (*Store, membench.BuildStats, error) {
 	b := NewBuilder(env, cfg, conv.Speakers)
 	batches := Batches(conv, cfg.Batch)
-	exs, err := ParallelMap(ctx, len(batches), env.Concurrency, func(ctx context.Context, i int) (Extraction, error) {
+	exs, err := systems.ParallelMap(ctx, len(batches), env.Concurrency, func(ctx context.Context, i int) (Extraction, error) {
 		return b.Extract(ctx, batches[i])
 	})
 	if err != nil {

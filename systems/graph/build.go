@@ -231,7 +231,7 @@ func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cf
 		f flat.Extraction
 		g extraction
 	}
-	exs, err := flat.ParallelMap(ctx, len(batches), env.Concurrency, func(ctx context.Context, i int) (both, error) {
+	exs, err := systems.ParallelMap(ctx, len(batches), env.Concurrency, func(ctx context.Context, i int) (both, error) {
 		f, err := fb.Extract(ctx, batches[i])
 		if err != nil {
 			return both{}, err

@@ -12,8 +12,6 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
@@ -109,24 +107,14 @@ func Select(ctx context.Context, model llm.Model, q *datasets.Question, candidat
 	if cfg.N > 0 && len(cands) > cfg.N {
 		cands = cands[:cfg.N]
 	}
-	rho := make([]float64, len(cands))
-	g, gctx := errgroup.WithContext(ctx)
 	lim := cfg.Concurrency
 	if lim <= 0 {
 		lim = 4
 	}
-	g.SetLimit(lim)
-	for i := range cands {
-		g.Go(func() error {
-			p, err := Judge(gctx, model, q, cands[i])
-			if err != nil {
-				return err
-			}
-			rho[i] = p
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	rho, err := systems.ParallelMap(ctx, len(cands), lim, func(ctx context.Context, i int) (float64, error) {
+		return Judge(ctx, model, q, cands[i])
+	})
+	if err != nil {
 		return nil, Notes{}, err
 	}
 	sel, notes := choose(cands, rho, cfg)

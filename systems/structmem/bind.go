@@ -4,9 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/systems"
 )
 
 // bindJob is one extraction request: one perspective over one batch
@@ -37,17 +36,10 @@ func (m *Memory) bind(ctx context.Context, batches []batch, turnCost []int) erro
 		}
 	}
 	m.requests += len(jobs)
-	results := make([]bindResult, len(jobs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(1, m.env.Concurrency))
-	for i, j := range jobs {
-		g.Go(func() error {
-			r, err := m.extract(gctx, j)
-			results[i] = r
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	results, err := systems.ParallelMap(ctx, len(jobs), m.env.Concurrency, func(ctx context.Context, i int) (bindResult, error) {
+		return m.extract(ctx, jobs[i])
+	})
+	if err != nil {
 		return err
 	}
 	for i, r := range results {

@@ -31,36 +31,17 @@ const (
 var memoryRule = systems.MemoryRule{Builds: true, MaxEmptyReplies: 0.05}
 
 func init() {
-	systems.Register(systems.Spec{
-		Name:        Name,
-		Description: "StructMem as its authors' code runs it: dual-perspective event binding (factual + relational entries, each bound to the time of the utterance it cites: session time + 1 s × position, whatever --turn-step says; one utterance, one event) with one constrained 200-350-word synthesis narrative per 1 h window, top-15 global seeds (seed-scope=historical: earlier only); retrieves 60 entries + 5 syntheses. The authors' code as it really runs, as options: seed-scope=authors-code (seeds may come from the window itself), granularity=buffer512 (512-token batches across sessions, clock restarting per batch); seeds=0: syntheses without seeds; synthesis=none: no syntheses",
-		Defaults:    fullDefaults,
-		Follow:      follow,
-		Memory:      memoryRule,
-		New: func(env systems.Env) (systems.System, error) {
-			return New(Name, env, fullDefaults)
-		},
-	})
-	systems.Register(systems.Spec{
-		Name:        NameNoCross,
-		Description: "StructMem without cross-event consolidation (Table 4 \"w/o Cross-Event\"): factual + relational event binding, no synthesis; retrieves 60 entries",
-		Defaults:    bindingDefaults,
-		Follow:      follow,
-		Memory:      memoryRule,
-		New: func(env systems.Env) (systems.System, error) {
-			return New(NameNoCross, env, bindingDefaults)
-		},
-	})
-	systems.Register(systems.Spec{
-		Name:        NameFlat,
-		Description: "StructMem's factual prompt alone (Table 4 \"Flat\", the authors' flat extraction mode): no relational entries, no synthesis; retrieves 60 entries",
-		Defaults:    bindingDefaults,
-		Follow:      follow,
-		Memory:      memoryRule,
-		New: func(env systems.Env) (systems.System, error) {
-			return New(NameFlat, env, bindingDefaults)
-		},
-	})
+	for _, v := range []struct {
+		name, description string
+		defaults          membench.Options
+	}{
+		{Name, "StructMem as its authors' code runs it: dual-perspective event binding (factual + relational entries, each bound to the time of the utterance it cites: session time + 1 s × position, whatever --turn-step says; one utterance, one event) with one constrained 200-350-word synthesis narrative per 1 h window, top-15 global seeds (seed-scope=historical: earlier only); retrieves 60 entries + 5 syntheses. The authors' code as it really runs, as options: seed-scope=authors-code (seeds may come from the window itself), granularity=buffer512 (512-token batches across sessions, clock restarting per batch); seeds=0: syntheses without seeds; synthesis=none: no syntheses", fullDefaults},
+		{NameNoCross, "StructMem without cross-event consolidation (Table 4 \"w/o Cross-Event\"): factual + relational event binding, no synthesis; retrieves 60 entries", bindingDefaults},
+		{NameFlat, "StructMem's factual prompt alone (Table 4 \"Flat\", the authors' flat extraction mode): no relational entries, no synthesis; retrieves 60 entries", bindingDefaults},
+	} {
+		systems.Register(systems.Spec{Name: v.name, Description: v.description, Defaults: v.defaults, Follow: follow, Memory: memoryRule,
+			New: func(env systems.Env) (systems.System, error) { return New(v.name, env, v.defaults) }})
+	}
 	registerOffline()
 }
 

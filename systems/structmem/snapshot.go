@@ -76,23 +76,22 @@ func (s Snapshot) WriteJSONL(w io.Writer) error {
 	if err := put(RecMeta, metaRec{s.System, s.ConversationID, s.Config, s.Speakers, s.Counts}); err != nil {
 		return err
 	}
-	for i := range s.Entries {
-		if err := put(RecEntry, &s.Entries[i]); err != nil {
-			return err
-		}
+	if err := putEach(put, RecEntry, s.Entries); err != nil {
+		return err
 	}
-	for i := range s.Syntheses {
-		if err := put(RecSynthesis, &s.Syntheses[i]); err != nil {
-			return err
-		}
+	if err := putEach(put, RecSynthesis, s.Syntheses); err != nil {
+		return err
 	}
-	for i := range s.Windows {
-		if err := put(RecWindow, &s.Windows[i]); err != nil {
-			return err
-		}
+	if err := putEach(put, RecWindow, s.Windows); err != nil {
+		return err
 	}
-	for i := range s.Failures {
-		if err := put(RecFailure, &s.Failures[i]); err != nil {
+	return putEach(put, RecFailure, s.Failures)
+}
+
+// putEach writes every record of one type, in order.
+func putEach[T any](put func(string, any) error, typ string, recs []T) error {
+	for i := range recs {
+		if err := put(typ, &recs[i]); err != nil {
 			return err
 		}
 	}

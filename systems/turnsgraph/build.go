@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/turns"
 )
 
@@ -84,21 +83,15 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membe
 	turnTokens := make([]int, len(ts))
 	for i := range ts {
 		nbrs := s.store.Earlier(i, s.cfg.M)
-		probs := make([]map[string]float64, len(nbrs))
-		eg, ectx := errgroup.WithContext(ctx)
-		eg.SetLimit(s.cfg.Concurrency)
-		for j, nb := range nbrs {
-			eg.Go(func() error {
-				in := edgeInput(ts[i], ts[nb.Pos], session[i] == session[nb.Pos])
-				p, err := typeEdge(ectx, s.model, in)
-				if err != nil {
-					return fmt.Errorf("turns-graph: typing edge %s → %s of conversation %s (model %s): %w", ts[i].ID, ts[nb.Pos].ID, conv.ID, s.model.ID().Model, err)
-				}
-				probs[j] = p
-				return nil
-			})
-		}
-		if err := eg.Wait(); err != nil {
+		probs, err := systems.ParallelMap(ctx, len(nbrs), s.cfg.Concurrency, func(ctx context.Context, j int) (map[string]float64, error) {
+			nb := nbrs[j]
+			p, err := typeEdge(ctx, s.model, edgeInput(ts[i], ts[nb.Pos], session[i] == session[nb.Pos]))
+			if err != nil {
+				return nil, fmt.Errorf("turns-graph: typing edge %s → %s of conversation %s (model %s): %w", ts[i].ID, ts[nb.Pos].ID, conv.ID, s.model.ID().Model, err)
+			}
+			return p, nil
+		})
+		if err != nil {
 			return membench.BuildStats{}, err
 		}
 		counts["edge_decisions"] += len(nbrs)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sort"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/systems"
@@ -87,17 +85,10 @@ func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 			w.Stop = "frontier empty"
 			break
 		}
-		rho := make([]float64, len(batch))
-		eg, ectx := errgroup.WithContext(ctx)
-		eg.SetLimit(s.cfg.Concurrency)
-		for i, n := range batch {
-			eg.Go(func() error {
-				p, err := selector.Judge(ectx, s.model, q, turns.TurnItem(ts[n.pos], 0))
-				rho[i] = p
-				return err
-			})
-		}
-		if err := eg.Wait(); err != nil {
+		rho, err := systems.ParallelMap(ctx, len(batch), s.cfg.Concurrency, func(ctx context.Context, i int) (float64, error) {
+			return selector.Judge(ctx, s.model, q, turns.TurnItem(ts[batch[i].pos], 0))
+		})
+		if err != nil {
 			return nil, fmt.Errorf("turns-graph: %w", err)
 		}
 		w.Rounds++
