@@ -66,5 +66,5 @@ func (c *Cosine) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	if err != nil {
 		return nil, err
 	}
-	return MakeContext(fitBudget(hits, b.MaxTokens), c.order), nil
+	return MakeContext(FitBudget(hits, b.MaxTokens), c.order), nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/systems"
 )
 
@@ -33,15 +34,17 @@ func (s *Store) Ingest(ctx context.Context, conv *datasets.Conversation) (memben
 // first (turn ids need not be unique; positions are).
 func (s *Store) Nearest(ctx context.Context, q *datasets.Question, n int) ([]Neighbour, error) {
 	hits, err := s.s.nearest(ctx, q, n)
-	if err != nil {
-		return nil, err
-	}
+	return neighbours(hits), err
+}
+
+// neighbours reads the index's hits, whose ids are turn positions.
+func neighbours(hits []vindex.Hit) []Neighbour {
 	out := make([]Neighbour, len(hits))
 	for i, h := range hits {
 		p, _ := strconv.Atoi(h.ID)
 		out[i] = Neighbour{Pos: p, Cosine: h.Score}
 	}
-	return out, nil
+	return out
 }
 
 // Turns lists the stored turns in conversation order (position = node id).
@@ -59,19 +62,8 @@ func (s *Store) Earlier(pos, m int) []Neighbour {
 	if pos <= 0 || pos >= len(s.s.vecs) {
 		return nil
 	}
-	hits := s.s.index.Search(s.s.vecs[pos], m, func(id string) bool {
+	return neighbours(s.s.index.Search(s.s.vecs[pos], m, func(id string) bool {
 		p, _ := strconv.Atoi(id)
 		return p < pos
-	})
-	out := make([]Neighbour, len(hits))
-	for i, h := range hits {
-		p, _ := strconv.Atoi(h.ID)
-		out[i] = Neighbour{Pos: p, Cosine: h.Score}
-	}
-	return out
-}
-
-// FitBudget keeps items (best first) while their rendered lines fit in maxTokens.
-func FitBudget(items []membench.Item, maxTokens int) []membench.Item {
-	return fitBudget(items, maxTokens)
+	}))
 }

@@ -116,7 +116,7 @@ func (l *Listwise) Retrieve(ctx context.Context, q *datasets.Question, b systems
 		}
 		sel = append(sel, cands[n-1])
 	}
-	c := MakeContext(fitBudget(sel, b.MaxTokens), l.order)
+	c := MakeContext(FitBudget(sel, b.MaxTokens), l.order)
 	c.Candidates = cands
 	c.Notes = map[string]any{
 		"llm_order":     ranked,   // valid candidate numbers the model gave, deduped

@@ -82,10 +82,10 @@ func writeLine(b *strings.Builder, it membench.Item) {
 	b.WriteString(text)
 }
 
-// fitBudget keeps items (given best first) while their rendered lines fit in
+// FitBudget keeps items (given best first) while their rendered lines fit in
 // maxTokens; maxTokens <= 0 keeps everything. The budget is a hard limit, so
 // the result is empty when even the best line is too long.
-func fitBudget(items []membench.Item, maxTokens int) []membench.Item {
+func FitBudget(items []membench.Item, maxTokens int) []membench.Item {
 	if maxTokens <= 0 {
 		return items
 	}

@@ -61,7 +61,7 @@ func (r *Rerank) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 	if err != nil {
 		return nil, fmt.Errorf("turns-rerank: %w", err)
 	}
-	c := MakeContext(fitBudget(sel, b.MaxTokens), r.order)
+	c := MakeContext(FitBudget(sel, b.MaxTokens), r.order)
 	c.Candidates = cands
 	c.Notes = map[string]any{}
 	notes.AddTo(c.Notes)
