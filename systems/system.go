@@ -166,8 +166,18 @@ func (s Spec) Followed(given membench.Options) []string {
 
 var registered = registry.New[Spec]("system")
 
-// Register adds a system; names must be unique.
-func Register(s Spec) { registered.Register(s.Name, nil, s) }
+// Register adds a system; names must be unique. Its factory first rejects
+// options that are not among the defaults.
+func Register(s Spec) {
+	build := s.New
+	s.New = func(env Env) (System, error) {
+		if err := env.Options.Check(s.Name, s.Defaults); err != nil {
+			return nil, err
+		}
+		return build(env)
+	}
+	registered.Register(s.Name, nil, s)
+}
 
 // Lookup finds a system by name with an error that lists the known ones.
 func Lookup(name string) (Spec, error) { return registered.Lookup(name) }

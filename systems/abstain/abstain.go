@@ -21,12 +21,7 @@ func init() {
 		Description:  "remembers nothing: every answer declines (the gaming floor of adversarial / _abs questions)",
 		Defaults:     membench.Options{},
 		NoEmbeddings: true,
-		New: func(env systems.Env) (systems.System, error) {
-			if err := env.Options.Check("abstain", membench.Options{}); err != nil {
-				return nil, err
-			}
-			return System{}, nil
-		},
+		New:          func(systems.Env) (systems.System, error) { return System{}, nil },
 	})
 }
 

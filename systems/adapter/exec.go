@@ -56,9 +56,6 @@ type execTransport struct {
 // NewExec makes the exec adapter from env.Options; the child starts at Ingest.
 func NewExec(env systems.Env) (systems.System, error) {
 	o := env.Options
-	if err := o.Check("exec", ExecDefaults); err != nil {
-		return nil, err
-	}
 	o = o.Merge(ExecDefaults)
 	cmd := strings.TrimSpace(o["cmd"])
 	if cmd == "" {

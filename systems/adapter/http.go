@@ -58,9 +58,6 @@ type httpTransport struct {
 // NewHTTP makes the http adapter from env.Options.
 func NewHTTP(env systems.Env) (systems.System, error) {
 	o := env.Options
-	if err := o.Check("http", HTTPDefaults); err != nil {
-		return nil, err
-	}
 	o = o.Merge(HTTPDefaults)
 	raw := strings.TrimRight(o["url"], "/")
 	if raw == "" {

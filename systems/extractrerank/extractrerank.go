@@ -59,9 +59,6 @@ type System struct {
 // New makes the system from env.Options.
 func New(env systems.Env) (systems.System, error) {
 	o := env.Options
-	if err := o.Check("extract-rerank", Defaults); err != nil {
-		return nil, err
-	}
 	o = o.Merge(Defaults)
 	if env.Build == nil || env.Embedder == nil {
 		return nil, errors.New("extract-rerank needs a build model and an embedder")

@@ -46,9 +46,6 @@ type System struct {
 
 // New makes a flat system from env.Options.
 func New(env systems.Env) (systems.System, error) {
-	if err := env.Options.Check("flat", Defaults); err != nil {
-		return nil, err
-	}
 	cfg, err := ParseConfig(env.Options)
 	if err != nil {
 		return nil, fmt.Errorf("system flat: %w", err)

@@ -21,12 +21,7 @@ func init() {
 		Description:  "the whole conversation, session by session with session dates; no retrieval, budget ignored",
 		Defaults:     membench.Options{},
 		NoEmbeddings: true,
-		New: func(env systems.Env) (systems.System, error) {
-			if err := env.Options.Check("fullcontext", membench.Options{}); err != nil {
-				return nil, err
-			}
-			return &System{}, nil
-		},
+		New:          func(systems.Env) (systems.System, error) { return &System{}, nil },
 	})
 }
 

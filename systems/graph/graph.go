@@ -113,9 +113,6 @@ type System struct {
 
 // New makes a graph system from env.Options.
 func New(env systems.Env) (systems.System, error) {
-	if err := env.Options.Check("graph", Defaults); err != nil {
-		return nil, err
-	}
 	cfg, err := ParseConfig(env.Options)
 	if err != nil {
 		return nil, fmt.Errorf("system graph: %w", err)

@@ -48,9 +48,6 @@ type Cosine struct {
 }
 
 func newCosine(env systems.Env) (systems.System, error) {
-	if err := env.Options.Check("turns-cosine", cosineDefaults); err != nil {
-		return nil, err
-	}
 	r := systems.Read(env.Options)
 	k := r.Min("k", 10, 1)
 	b, err := newBase(env, r)

@@ -60,9 +60,6 @@ type Listwise struct {
 }
 
 func newListwise(env systems.Env) (systems.System, error) {
-	if err := env.Options.Check("turns-llm", listwiseDefaults); err != nil {
-		return nil, err
-	}
 	if env.Build == nil {
 		return nil, errors.New("turns-llm needs a build model (--build-model) for its listwise reranker")
 	}

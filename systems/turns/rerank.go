@@ -33,9 +33,6 @@ type Rerank struct {
 }
 
 func newRerank(env systems.Env) (systems.System, error) {
-	if err := env.Options.Check("turns-rerank", rerankDefaults); err != nil {
-		return nil, err
-	}
 	if env.Decide == nil {
 		return nil, errors.New("turns-rerank needs a decision model (--decide-model)")
 	}
