@@ -3,6 +3,7 @@ package structmem
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,28 +55,18 @@ func (m *Memory) Retrieve(ctx context.Context, q *datasets.Question, b systems.B
 		}
 	}
 	if b.MaxTokens > 0 {
-		order := make([]int, len(cands))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, c int) bool { return cands[order[a]].item.Score > cands[order[c]].item.Score })
-		keep := map[int]bool{}
+		// Admitted best score first; the order they are read in is set
+		// below by kind, time and id, whatever the order here.
+		sort.SliceStable(cands, func(a, c int) bool { return cands[a].item.Score > cands[c].item.Score })
 		used := 0
-		for _, i := range order {
-			n := tokens.Count(cands[i].line) + 1
+		cands = slices.DeleteFunc(cands, func(c cand) bool {
+			n := tokens.Count(c.line) + 1
 			if used+n > b.MaxTokens {
-				continue
+				return true
 			}
 			used += n
-			keep[i] = true
-		}
-		var kept []cand
-		for i, c := range cands {
-			if keep[i] {
-				kept = append(kept, c)
-			}
-		}
-		cands = kept
+			return false
+		})
 	}
 	sort.SliceStable(cands, func(a, c int) bool {
 		if cands[a].syn != cands[c].syn {
