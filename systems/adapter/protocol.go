@@ -127,13 +127,22 @@ func ParseUsage(m map[string]json.RawMessage) (*Usage, error) {
 		if !ok || isNull(v) {
 			continue
 		}
-		var x float64
-		if err := json.Unmarshal(v, &x); err != nil || x < 0 || x != math.Trunc(x) || x > math.MaxInt32 {
+		n, ok := count(v)
+		if !ok {
 			return nil, bad("usage."+f.key, "want a non-negative integer, got %s", quote(v))
 		}
-		*f.dst = int(x)
+		*f.dst = n
 	}
 	return &u, nil
+}
+
+// count reads a whole number from 0 to MaxInt32 (JSON may write it as 3.0).
+func count(raw json.RawMessage) (int, bool) {
+	var x float64
+	if err := json.Unmarshal(raw, &x); err != nil || x < 0 || x != math.Trunc(x) || x > math.MaxInt32 {
+		return 0, false
+	}
+	return int(x), true
 }
 
 // ParseMemories reads an ingest response's optional "memories": how many
@@ -149,11 +158,10 @@ func ParseMemories(body []byte) (*int, error) {
 	if !ok || isNull(raw) {
 		return nil, nil
 	}
-	var x float64
-	if err := json.Unmarshal(raw, &x); err != nil || x < 0 || x != math.Trunc(x) || x > math.MaxInt32 {
+	n, ok := count(raw)
+	if !ok {
 		return nil, bad("memories", "want a non-negative integer (the entries held after this session), got %s", quote(raw))
 	}
-	n := int(x)
 	return &n, nil
 }
 
