@@ -102,9 +102,9 @@ type NewFact struct {
 // Extraction is the result of one extraction call.
 type Extraction struct {
 	Facts  []NewFact
-	Call   Call
-	Failed bool   // reply stayed malformed
-	Raw    string // the failed reply, for the build's failure report
+	Call   llm.JSONReply // every chat request made, a repair retry included
+	Failed bool          // reply stayed malformed
+	Raw    string        // the failed reply, for the build's failure report
 }
 
 // Builder applies batches to a Store in conversation order. Extract may run
@@ -160,7 +160,7 @@ func (b *Builder) Extract(ctx context.Context, batch Batch) (Extraction, error) 
 	}
 	var out extractReply
 	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "extract_facts"}, &out)
-	ex := Extraction{Call: CallOf(r)}
+	ex := Extraction{Call: r}
 	if errors.Is(err, llm.ErrMalformed) {
 		ex.Failed, ex.Raw = true, FailedRaw(err)
 		return ex, nil
@@ -232,7 +232,7 @@ type updateReply struct {
 // Apply embeds the batch's new facts, shows each with its `similar` nearest
 // live facts to the build model in one update call, and applies the
 // decisions. It returns the update call's cost.
-func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, error) {
+func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (llm.JSONReply, error) {
 	b.counts["llm_calls"] += ex.Call.Calls
 	b.counts["extracted"] += len(ex.Facts)
 	b.Note(ex.Failed, ex.Raw)
@@ -242,7 +242,7 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 		b.tally.AddExtraction(len(ex.Facts) == 0)
 	}
 	if len(ex.Facts) == 0 {
-		return Call{}, nil
+		return llm.JSONReply{}, nil
 	}
 	texts := make([]string, len(ex.Facts))
 	for i, f := range ex.Facts {
@@ -250,7 +250,7 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 	}
 	vecs, err := b.env.Embedder.Embed(ctx, texts)
 	if err != nil {
-		return Call{}, fmt.Errorf("flat: embedding facts: %w", err)
+		return llm.JSONReply{}, fmt.Errorf("flat: embedding facts: %w", err)
 	}
 	b.counts["embedded_texts"] += len(texts)
 
@@ -272,16 +272,14 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (Call, 
 	for i := range decisions {
 		decisions[i] = decision{Fact: FlexString(strconv.Itoa(i)), Event: "ADD"}
 	}
-	var call Call
+	var call llm.JSONReply
 	if len(in.Memories) > 0 {
 		msgs, err := prompts.Render("flat_update", in)
 		if err != nil {
-			return Call{}, err
+			return llm.JSONReply{}, err
 		}
 		var out updateReply
-		var r llm.JSONReply
-		r, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "update_decision"}, &out)
-		call = CallOf(r)
+		call, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "update_decision"}, &out)
 		b.counts["llm_calls"] += call.Calls
 		b.Note(errors.Is(err, llm.ErrMalformed), FailedRaw(err))
 		switch {

@@ -4,19 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-
-	"github.com/membench/membench/llm"
 )
-
-// Call is what one logical JSON request cost: every chat request made
-// (the first one plus a repair retry, if any) is one call in the counts.
-type Call struct {
-	Calls  int
-	Tokens int // input+output tokens over all requests
-}
-
-// CallOf counts an llm.ChatJSON reply.
-func CallOf(r llm.JSONReply) Call { return Call{Calls: r.Calls, Tokens: r.Tokens} }
 
 // FlexString decodes a JSON string, number or {"id": ...} object as a
 // string, since models write ids as "3", 3 or {"id": "3"} interchangeably.

@@ -23,7 +23,7 @@ const maxConflictCandidates = 30
 // extraction is one batch's graph extraction result.
 type extraction struct {
 	reply  extractReply
-	call   flat.Call
+	call   llm.JSONReply
 	failed bool
 	raw    string // the failed reply
 }
@@ -47,8 +47,7 @@ func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, er
 		return extraction{}, err
 	}
 	var ex extraction
-	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "extract_triples"}, &ex.reply)
-	ex.call = flat.CallOf(r)
+	ex.call, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "extract_triples"}, &ex.reply)
 	if errors.Is(err, llm.ErrMalformed) {
 		ex.failed, ex.raw = true, flat.FailedRaw(err)
 		return ex, nil
@@ -59,13 +58,13 @@ func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, er
 // apply merges the batch's entities into the graph, adds its triples and
 // asks the conflict call which stored triples the new ones make obsolete.
 // It returns the conflict call's cost.
-func (b *builder) apply(ctx context.Context, batch flat.Batch, ex extraction) (flat.Call, error) {
+func (b *builder) apply(ctx context.Context, batch flat.Batch, ex extraction) (llm.JSONReply, error) {
 	b.counts["llm_calls"] += ex.call.Calls
 	b.counts["graph_calls"] += ex.call.Calls
 	b.fb.Note(ex.failed, ex.raw)
 	if ex.failed {
 		b.counts["graph_failed"]++
-		return flat.Call{}, nil
+		return llm.JSONReply{}, nil
 	}
 	// Names in first-seen order: listed entities, then triple ends.
 	types := map[string]string{}
@@ -88,11 +87,11 @@ func (b *builder) apply(ctx context.Context, batch flat.Batch, ex extraction) (f
 		addName(t.Object, "")
 	}
 	if len(names) == 0 {
-		return flat.Call{}, nil
+		return llm.JSONReply{}, nil
 	}
 	vecs, err := b.env.Embedder.Embed(ctx, names)
 	if err != nil {
-		return flat.Call{}, fmt.Errorf("graph: embedding entity names: %w", err)
+		return llm.JSONReply{}, fmt.Errorf("graph: embedding entity names: %w", err)
 	}
 	b.counts["embedded_texts"] += len(names)
 	nodeOf := map[string]string{}
@@ -128,7 +127,7 @@ func (b *builder) apply(ctx context.Context, batch flat.Batch, ex extraction) (f
 		texts = append(texts, b.g.EdgeText(e))
 	}
 	if len(fresh) == 0 {
-		return flat.Call{}, nil
+		return llm.JSONReply{}, nil
 	}
 
 	// Conflict candidates are stored before this batch's triples go in.
@@ -157,7 +156,7 @@ func (b *builder) tripleIn(e *Edge, id string) TripleIn {
 
 // conflicts runs the conflict call when stored live triples touch the new
 // triples' subjects, and marks the ones it names obsolete.
-func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge) (flat.Call, error) {
+func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge) (llm.JSONReply, error) {
 	subjects := map[string]bool{}
 	sameKey := map[string]bool{}
 	for _, e := range fresh {
@@ -166,7 +165,7 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 	}
 	cands := b.g.Touching(subjects, false)
 	if len(cands) == 0 {
-		return flat.Call{}, nil
+		return llm.JSONReply{}, nil
 	}
 	// Same subject+relation first, then newest; ties keep creation order.
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -191,11 +190,10 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 	}
 	msgs, err := prompts.Render("graph_conflict", in)
 	if err != nil {
-		return flat.Call{}, err
+		return llm.JSONReply{}, err
 	}
 	var out conflictReply
-	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskConflict, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "conflict_decision"}, &out)
-	call := flat.CallOf(r)
+	call, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskConflict, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "conflict_decision"}, &out)
 	b.counts["llm_calls"] += call.Calls
 	b.counts["graph_calls"] += call.Calls
 	b.fb.Note(errors.Is(err, llm.ErrMalformed), flat.FailedRaw(err))
