@@ -41,18 +41,14 @@ const BufferTokens = 512
 // it says, the behaviour is an option, not the default:
 // seed-scope=authors-code and granularity=buffer512 (docs/structmem.md).
 var (
+	// The full pipeline: the binding options below plus consolidation's.
 	fullDefaults = membench.Options{
-		"seeds":       "15",
-		"seed-scope":  "global",
-		"synthesis":   "constrained",
-		"window":      "3600",
-		"granularity": "session",
-		"compression": "1",
-		"anchor":      "utterance",
-		"clock":       UtteranceClock,
-		"entries":     "60",
-		"syntheses":   "5",
-	}
+		"seeds":      "15",
+		"seed-scope": "global",
+		"synthesis":  "constrained",
+		"window":     "3600",
+		"syntheses":  "5",
+	}.Merge(bindingDefaults)
 	// The ablations have no consolidation, so they accept no consolidation
 	// options: asking for seeds there is a configuration mistake.
 	bindingDefaults = membench.Options{
