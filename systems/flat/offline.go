@@ -1,6 +1,7 @@
 package flat
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,7 +63,7 @@ func OfflineFacts(speaker, text string) []string {
 		if len(words) < 4 {
 			continue
 		}
-		if len(words) < 7 && isGreeting(strings.Trim(words[0], ",.!")) {
+		if len(words) < 7 && slices.Contains(greetings, strings.Trim(words[0], ",.!")) {
 			continue
 		}
 		r := lexical.ResolveFirstPerson(s, speaker)
@@ -72,15 +73,6 @@ func OfflineFacts(speaker, text string) []string {
 		out = append(out, r)
 	}
 	return out
-}
-
-func isGreeting(w string) bool {
-	for _, g := range greetings {
-		if w == g {
-			return true
-		}
-	}
-	return false
 }
 
 func offlineExtract(in ExtractInput) any {

@@ -261,12 +261,8 @@ func (g *Graph) EdgeLine(e Edge) string {
 
 // render writes the relations group (when non-empty) and the fact groups.
 func render(groups []flat.Group) string {
-	var keep []flat.Group
-	for i, g := range groups {
-		if i == 0 && len(g.Items) == 0 {
-			continue
-		}
-		keep = append(keep, g)
+	if len(groups) > 0 && len(groups[0].Items) == 0 {
+		groups = groups[1:]
 	}
-	return flat.Render(keep)
+	return flat.Render(groups)
 }
