@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"net/url"
 	"runtime"
 	"strings"
@@ -428,7 +427,7 @@ func (c *Cache) readRows(rows *sql.Rows, found map[cacheKey][]float32) error {
 			continue
 		}
 		copy(k[:], h)
-		found[k] = decodeVec(blob)
+		found[k] = llm.VectorOf(blob)
 	}
 	return rows.Err()
 }
@@ -453,7 +452,7 @@ func (c *Cache) write(ctx context.Context, d *vectorDB, keys []cacheKey, vecs []
 	defer tx.Rollback()
 	st := tx.StmtContext(ctx, d.put)
 	for i, k := range keys {
-		blob := encodeVec(vecs[i])
+		blob := llm.Vector(vecs[i]).Bytes()
 		if _, err := st.ExecContext(ctx, k[:], len(vecs[i]), int64(checksum(k[:], blob)), blob); err != nil {
 			return err
 		}
@@ -471,20 +470,4 @@ func checksum(key, blob []byte) uint32 {
 	s := crc32.Update(0, castagnoli, key)
 	s = crc32.Update(s, castagnoli, n[:])
 	return crc32.Update(s, castagnoli, blob)
-}
-
-func encodeVec(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVec(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/membench/membench/llm"
 )
 
 // flipIn flips one bit in the middle of the first copy of needle in the
@@ -50,7 +52,7 @@ func TestCacheFlippedBitIsRecomputed(t *testing.T) {
 			t.Fatalf("WAL not checkpointed on close (%d bytes)", fi.Size())
 		}
 	}
-	flipIn(t, path, encodeVec(want[1]))
+	flipIn(t, path, llm.Vector(want[1]).Bytes())
 
 	inner2 := &countingEmbedder{name: "test-emb", inner: NewHashed(64)}
 	c2, err := NewCache(inner2, path)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/internal/testutil"
+	"github.com/membench/membench/llm"
 )
 
 // fileDamageCase fills a real cache, damages its file, and checks that a
@@ -114,7 +115,7 @@ func TestCacheTruncatedFileIsSetAside(t *testing.T) {
 // reads it: the cache is replaced then, in the middle of the run.
 func TestCacheCorruptedPageIsSetAside(t *testing.T) {
 	again := fileDamageCase(t, func(t *testing.T, b []byte, want [][]float32) []byte {
-		return testutil.ClobberPageHolding(t, b, encodeVec(want[500]), pageSize)
+		return testutil.ClobberPageHolding(t, b, llm.Vector(want[500]).Bytes(), pageSize)
 	})
 	if again == 1000 {
 		t.Error("the damage was found at open; this case is for a page met by a lookup")

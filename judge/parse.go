@@ -150,12 +150,18 @@ func SpecModel(spec string) string {
 	if err != nil {
 		return ""
 	}
-	if sp.shortModel != "" {
-		return sp.shortModel
+	return sp.model()
+}
+
+// model is the spec's model part: NAME=BACKEND:MODEL's BACKEND:MODEL, else
+// its model keys in the order given.
+func (p specParts) model() string {
+	if p.shortModel != "" {
+		return p.shortModel
 	}
-	kv := make([]string, len(sp.order))
-	for i, k := range sp.order {
-		kv[i] = k + "=" + sp.opts[k]
+	kv := make([]string, len(p.order))
+	for i, k := range p.order {
+		kv[i] = k + "=" + p.opts[k]
 	}
 	return strings.Join(kv, ",")
 }
@@ -293,13 +299,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 	var m llm.Model
 	switch {
 	case shortModel != "" || len(order) > 0:
-		ms := shortModel
-		if ms == "" {
-			kv := make([]string, len(order))
-			for i, k := range order {
-				kv[i] = k + "=" + opts[k]
-			}
-			ms = strings.Join(kv, ",")
+		if shortModel == "" {
 			name = p.name()
 		}
 		newModel := deps.NewModel
@@ -317,7 +317,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 			}
 		}
 		var err error
-		if m, err = newModel(ms); err != nil {
+		if m, err = newModel(p.model()); err != nil {
 			return nil, fmt.Errorf("--judge-spec %q: model: %w", spec, err)
 		}
 	default:

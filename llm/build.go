@@ -216,14 +216,14 @@ var specKeys = []string{"name", "backend", "model", "base-url", "api-key-env", "
 // no-cache. Values may not contain commas.
 func ParseSpec(s string) (Spec, error) {
 	sp, err := parseSpec(s)
-	return sp, redactErr(err)
+	return sp, RedactErr(err)
 }
 
-// redactErr rewrites an error whose text holds a URL with credentials (a
+// RedactErr rewrites an error whose text holds a URL with credentials (a
 // spec quoted back to the user); other errors pass unchanged. The
 // rewritten error keeps its kind (bad input or not) but not its chain,
 // whose messages still hold the credentials.
-func redactErr(err error) error {
+func RedactErr(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -236,9 +236,6 @@ func redactErr(err error) error {
 	}
 	return errors.New(msg)
 }
-
-// RedactErr is redactErr for other packages that quote specs back.
-func RedactErr(err error) error { return redactErr(err) }
 
 func parseSpec(s string) (Spec, error) {
 	s = strings.TrimSpace(s)

@@ -297,12 +297,25 @@ func (p *playedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 // and a third the size of decimal JSON.
 type Vector []float32
 
-func (v Vector) MarshalJSON() ([]byte, error) {
+func (v Vector) MarshalJSON() ([]byte, error) { return json.Marshal(v.Bytes()) }
+
+// Bytes is the vector as little-endian float32s (the encoding the tape and
+// the embedding cache store).
+func (v Vector) Bytes() []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
-	return json.Marshal(b)
+	return b
+}
+
+// VectorOf decodes Bytes; a trailing partial float32 is dropped.
+func VectorOf(b []byte) Vector {
+	v := make(Vector, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
 }
 
 func (v *Vector) UnmarshalJSON(data []byte) error {
@@ -313,11 +326,7 @@ func (v *Vector) UnmarshalJSON(data []byte) error {
 	if len(b)%4 != 0 {
 		return fmt.Errorf("vector: %d bytes is not a whole number of float32s", len(b))
 	}
-	out := make(Vector, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	*v = out
+	*v = VectorOf(b)
 	return nil
 }
 
