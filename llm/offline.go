@@ -3,7 +3,8 @@ package llm
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/membench/membench"
@@ -28,37 +29,29 @@ var (
 )
 
 // RegisterOffline installs the offline heuristic for a chat task.
-func RegisterOffline(task string, h ChatHandler) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := chatHandlers[task]; dup {
-		panic("llm: offline chat handler registered twice: " + task)
-	}
-	chatHandlers[task] = h
-}
+func RegisterOffline(task string, h ChatHandler) { registerTask(chatHandlers, "chat", task, h) }
 
 // RegisterOfflineDecide installs the offline heuristic for a decision task.
-func RegisterOfflineDecide(task string, h DecideHandler) {
+func RegisterOfflineDecide(task string, h DecideHandler) { registerTask(decideHandlers, "decide", task, h) }
+
+func registerTask[H any](handlers map[string]H, kind, task string, h H) {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if _, dup := decideHandlers[task]; dup {
-		panic("llm: offline decide handler registered twice: " + task)
+	if _, dup := handlers[task]; dup {
+		panic("llm: offline " + kind + " handler registered twice: " + task)
 	}
-	decideHandlers[task] = h
+	handlers[task] = h
 }
 
 // OfflineTasks lists the registered task kinds (for docs and errors).
 func OfflineTasks() []string {
 	regMu.RLock()
 	defer regMu.RUnlock()
-	var out []string
-	for k := range chatHandlers {
-		out = append(out, k)
-	}
+	out := slices.Collect(maps.Keys(chatHandlers))
 	for k := range decideHandlers {
 		out = append(out, k+" (decide)")
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
