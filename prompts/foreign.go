@@ -2,7 +2,7 @@ package prompts
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench"
@@ -135,9 +135,9 @@ func parseForeign(name, source, raw string) (f *foreign, ok bool, err error) {
 		return nil, false, nil
 	}
 	for _, s := range f.segments {
-		if s.field != "" && !contains(known, s.field) {
+		if s.field != "" && !slices.Contains(known, s.field) {
 			return nil, true, fmt.Errorf("prompt %s (%s): field %q is not one membench fills for a%s %s prompt (it fills %s); give the paper's prompt text unchanged, or write a membench template (docs/prompts.md)",
-				name, source, s.field, article(kind), kind, strings.Join(sorted(known), ", "))
+				name, source, s.field, article(kind), kind, strings.Join(slices.Sorted(slices.Values(known)), ", "))
 		}
 	}
 	return f, true, nil
@@ -148,21 +148,6 @@ func article(kind string) string {
 		return "n"
 	}
 	return ""
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func sorted(xs []string) []string {
-	out := append([]string(nil), xs...)
-	sort.Strings(out)
-	return out
 }
 
 // jinjaSegments splits raw at {{ name }} placeholders; used is false when
@@ -198,7 +183,7 @@ func jinjaSegments(raw string) (segs []segment, used bool) {
 func hasJinjaField(raw string, known []string) bool {
 	segs, _ := jinjaSegments(raw)
 	for _, s := range segs {
-		if contains(known, s.field) {
+		if slices.Contains(known, s.field) {
 			return true
 		}
 	}
@@ -213,7 +198,7 @@ func hasPythonField(raw string, known []string) bool {
 		case strings.HasPrefix(raw[i:], "{{"), strings.HasPrefix(raw[i:], "}}"):
 			i++
 		case raw[i] == '{':
-			if end := strings.IndexByte(raw[i:], '}'); end > 0 && contains(known, raw[i+1:i+end]) {
+			if end := strings.IndexByte(raw[i:], '}'); end > 0 && slices.Contains(known, raw[i+1:i+end]) {
 				return true
 			}
 		}
