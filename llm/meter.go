@@ -39,13 +39,14 @@ func (m *Meter) tally(role string, stage membench.Stage, label, model string) *m
 	return t
 }
 
-func (m *Meter) add(role string, stage membench.Stage, label, model string, u membench.Usage, cached bool, d time.Duration) {
+// add counts calls (all cached, or none) of one tally.
+func (m *Meter) add(role string, stage membench.Stage, label, model string, calls int, u membench.Usage, cached bool, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.tally(role, stage, label, model)
-	t.Calls++
+	t.Calls += calls
 	if cached {
-		t.CachedCalls++
+		t.CachedCalls += calls
 	}
 	t.InputTokens += u.InputTokens
 	t.OutputTokens += u.OutputTokens
@@ -56,12 +57,7 @@ func (m *Meter) add(role string, stage membench.Stage, label, model string, u me
 // AddEmbedding records embedding work (calls = texts embedded) by the
 // embedding model named model ("backend:model", "" when not known).
 func (m *Meter) AddEmbedding(role string, stage membench.Stage, model string, texts, inputTokens int, d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.tally(role, stage, "embedding", model)
-	t.Calls += texts
-	t.InputTokens += inputTokens
-	t.Seconds += d.Seconds()
+	m.add(role, stage, "embedding", model, texts, membench.Usage{InputTokens: inputTokens}, false, d)
 }
 
 // Snapshot returns all tallies, sorted by stage, role, label and model.
@@ -122,7 +118,7 @@ func (w *Metered) Chat(ctx context.Context, req Request) (Response, error) {
 	start := time.Now()
 	r, err := w.Inner.Chat(ctx, req)
 	if err == nil {
-		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, membench.ModelName(w.Inner.ID()), r.Usage, r.Cached, time.Since(start))
+		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, membench.ModelName(w.Inner.ID()), 1, r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
 }
@@ -131,7 +127,7 @@ func (w *Metered) Decide(ctx context.Context, req DecideRequest) (DecideResponse
 	start := time.Now()
 	r, err := w.Inner.Decide(ctx, req)
 	if err == nil {
-		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, membench.ModelName(w.Inner.ID()), r.Usage, r.Cached, time.Since(start))
+		meterFor(ctx, w.Meter).add(w.Role, req.Stage, req.Label, membench.ModelName(w.Inner.ID()), 1, r.Usage, r.Cached, time.Since(start))
 	}
 	return r, err
 }

@@ -32,7 +32,9 @@ var (
 func RegisterOffline(task string, h ChatHandler) { registerTask(chatHandlers, "chat", task, h) }
 
 // RegisterOfflineDecide installs the offline heuristic for a decision task.
-func RegisterOfflineDecide(task string, h DecideHandler) { registerTask(decideHandlers, "decide", task, h) }
+func RegisterOfflineDecide(task string, h DecideHandler) {
+	registerTask(decideHandlers, "decide", task, h)
+}
 
 func registerTask[H any](handlers map[string]H, kind, task string, h H) {
 	regMu.Lock()

@@ -35,12 +35,5 @@ func StatusError(op string, status int, retryAfterHeader, msg string) *HTTPError
 // spent inside it) under role, stage and label, so it enters the same
 // build and retrieve totals as membench's own model calls.
 func (m *Meter) AddCalls(role string, stage membench.Stage, label string, calls int, u membench.Usage, d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.tally(role, stage, label, "")
-	t.Calls += calls
-	t.InputTokens += u.InputTokens
-	t.OutputTokens += u.OutputTokens
-	t.CachedInputTokens += u.CachedInputTokens
-	t.Seconds += d.Seconds()
+	m.add(role, stage, label, "", calls, u, false, d)
 }
