@@ -125,9 +125,6 @@ func (o *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	if len(resp.Choices) == 0 {
-		return Response{}, fmt.Errorf("openai %s at %s: the reply had no choices (%w)", o.cfg.Model, o.shown, ErrBadReply)
-	}
 	text := resp.Choices[0].Message.Content
 	return Response{Text: text, Usage: o.usage(resp.Usage, req.Messages, text)}, nil
 }
@@ -146,12 +143,7 @@ func (o *OpenAI) chatRequest(req Request) openai.ChatCompletionRequest {
 	if req.Temperature == 0 && !reasoningModel(o.cfg.Model) {
 		cr.Temperature = math.SmallestNonzeroFloat32
 	}
-	if reasoningModel(o.cfg.Model) {
-		cr.MaxCompletionTokens = req.MaxTokens
-	} else {
-		//lint:ignore SA1019 vLLM, llama.cpp and Ollama read max_tokens; only reasoning models need max_completion_tokens
-		cr.MaxTokens = req.MaxTokens
-	}
+	o.setMaxTokens(&cr, req.MaxTokens)
 	if req.JSON {
 		cr.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
@@ -185,9 +177,6 @@ func (o *OpenAI) Decide(ctx context.Context, req DecideRequest) (DecideResponse,
 	if err != nil {
 		return DecideResponse{}, err
 	}
-	if len(resp.Choices) == 0 {
-		return DecideResponse{}, fmt.Errorf("openai %s at %s: the reply had no choices (%w)", o.cfg.Model, o.shown, ErrBadReply)
-	}
 	if resp.Choices[0].LogProbs == nil || len(resp.Choices[0].LogProbs.Content) == 0 || len(resp.Choices[0].LogProbs.Content[0].TopLogProbs) == 0 {
 		return DecideResponse{}, fmt.Errorf("openai %s at %s: %w (%w)", o.cfg.Model, o.shown, ErrNoLogprobs, ErrBadReply)
 	}
@@ -209,13 +198,18 @@ func (o *OpenAI) decideRequest(req DecideRequest) openai.ChatCompletionRequest {
 		LogProbs:    true,
 		TopLogProbs: o.cfg.TopLogprobs,
 	}
+	o.setMaxTokens(&cr, 1)
+	return cr
+}
+
+// setMaxTokens bounds the reply in the field the model reads.
+func (o *OpenAI) setMaxTokens(cr *openai.ChatCompletionRequest, n int) {
 	if reasoningModel(o.cfg.Model) {
-		cr.MaxCompletionTokens = 1
+		cr.MaxCompletionTokens = n
 	} else {
 		//lint:ignore SA1019 vLLM, llama.cpp and Ollama read max_tokens; only reasoning models need max_completion_tokens
-		cr.MaxTokens = 1
+		cr.MaxTokens = n
 	}
-	return cr
 }
 
 // choiceProbs sums the probability of every top token that matches a choice
@@ -264,6 +258,9 @@ func (o *OpenAI) call(ctx context.Context, cr openai.ChatCompletionRequest) (ope
 	}
 	if err != nil {
 		return openai.ChatCompletionResponse{}, o.wrapErr("chat "+o.cfg.Model, err, hold)
+	}
+	if len(resp.Choices) == 0 {
+		return resp, fmt.Errorf("openai %s at %s: the reply had no choices (%w)", o.cfg.Model, o.shown, ErrBadReply)
 	}
 	return resp, nil
 }
