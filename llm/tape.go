@@ -125,12 +125,9 @@ func (t *Tape) put(e TapeEntry) error {
 	return t.write(e)
 }
 
-func tapeChatKey(id membench.ModelID, req Request) string {
-	return chatKey(membench.ModelID{Backend: id.Backend, Model: id.Model}, req)
-}
-
-func tapeDecideKey(id membench.ModelID, req DecideRequest) string {
-	return decideKey(membench.ModelID{Backend: id.Backend, Model: id.Model}, req)
+// tapeID is a model's id as tape keys hold it: without its base URL.
+func tapeID(id membench.ModelID) membench.ModelID {
+	return membench.ModelID{Backend: id.Backend, Model: id.Model}
 }
 
 // tapeEmbedKey keys one text of an embedder; "openai:m@url" is keyed as
@@ -169,7 +166,7 @@ func (w *taped) Chat(ctx context.Context, req Request) (Response, error) {
 		return r, err
 	}
 	id := w.inner.ID()
-	return r, w.tape.put(TapeEntry{Key: tapeChatKey(id, req), Kind: "chat", Model: id.Model, Text: r.Text, Usage: r.Usage})
+	return r, w.tape.put(TapeEntry{Key: chatKey(tapeID(id), req), Kind: "chat", Model: id.Model, Text: r.Text, Usage: r.Usage})
 }
 
 func (w *taped) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
@@ -178,7 +175,7 @@ func (w *taped) Decide(ctx context.Context, req DecideRequest) (DecideResponse, 
 		return r, err
 	}
 	id := w.inner.ID()
-	return r, w.tape.put(TapeEntry{Key: tapeDecideKey(id, req), Kind: "decide", Model: id.Model, Probs: r.Probs, Usage: r.Usage})
+	return r, w.tape.put(TapeEntry{Key: decideKey(tapeID(id), req), Kind: "decide", Model: id.Model, Probs: r.Probs, Usage: r.Usage})
 }
 
 // Play is a model with id that answers from the tape; a call it lacks goes
@@ -198,7 +195,7 @@ type played struct {
 func (p *played) ID() membench.ModelID { return p.id }
 
 func (p *played) Chat(ctx context.Context, req Request) (Response, error) {
-	key := tapeChatKey(p.id, req)
+	key := chatKey(tapeID(p.id), req)
 	if e, ok := p.tape.get(key); ok && e.Kind == "chat" {
 		p.tape.served.Add(1)
 		return Response{Text: e.Text, Usage: e.Usage}, nil
@@ -211,7 +208,7 @@ func (p *played) Chat(ctx context.Context, req Request) (Response, error) {
 }
 
 func (p *played) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
-	key := tapeDecideKey(p.id, req)
+	key := decideKey(tapeID(p.id), req)
 	if e, ok := p.tape.get(key); ok && e.Kind == "decide" {
 		p.tape.served.Add(1)
 		return DecideResponse{Probs: maps.Clone(e.Probs), Usage: e.Usage}, nil
