@@ -3,7 +3,8 @@ package judge
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench"
@@ -34,14 +35,7 @@ const (
 var BuiltinPrompts = map[string]string{"strict": "", "lenient": TemplateLenient, "cognitive": TemplateCognitive}
 
 // BuiltinPromptNames lists BuiltinPrompts' names, sorted.
-func BuiltinPromptNames() []string {
-	out := make([]string, 0, len(BuiltinPrompts))
-	for n := range BuiltinPrompts {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func BuiltinPromptNames() []string { return slices.Sorted(maps.Keys(BuiltinPrompts)) }
 
 var lmeTemplates = map[string]string{
 	"temporal-reasoning":        "judge_lme_temporal",
@@ -174,10 +168,7 @@ func (j *LLMJudge) PromptHashes() map[string]string {
 	if j.file != nil {
 		names = append(names, j.file.Name())
 	} else {
-		names = append(names, TemplateJudge, lmeAbstentionTemplate)
-		for _, t := range lmeTemplates {
-			names = append(names, t)
-		}
+		names = slices.AppendSeq(append(names, TemplateJudge, lmeAbstentionTemplate), maps.Values(lmeTemplates))
 	}
 	out := map[string]string{}
 	for _, n := range names {

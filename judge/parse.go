@@ -2,8 +2,8 @@ package judge
 
 import (
 	"fmt"
-	"slices"
 	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
