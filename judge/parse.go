@@ -2,8 +2,8 @@ package judge
 
 import (
 	"fmt"
-	"sort"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
