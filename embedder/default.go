@@ -92,27 +92,6 @@ func Select(mode, dir string) (llm.Embedder, Info, error) {
 	return nil, Info{}, fmt.Errorf("%q is not an embedder; use use-lite, %s (also called hashed) or openai:MODEL, or leave it out to use use-lite when installed, else %s", mode, HashedName, HashedName)
 }
 
-// Loaded models are immutable and safe for concurrent use, so one load per
-// directory serves every caller.
-var (
-	loadedMu sync.Mutex
-	loaded   = map[string]*uselite.Embedder{}
-)
-
-func loadUseLite(dir string) (*uselite.Embedder, error) {
-	loadedMu.Lock()
-	defer loadedMu.Unlock()
-	if e := loaded[dir]; e != nil {
-		return e, nil
-	}
-	e, err := uselite.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	loaded[dir] = e
-	return e, nil
-}
-
 // A deferred is USE-lite with its weights decoded on the first Embed: a
 // rerun whose texts are all in the embedding cache never needs them, and
 // decoding them would be most of such a rerun's CPU. Selecting it checks
@@ -133,8 +112,9 @@ var (
 	deferreds  = map[string]*deferred{}
 )
 
-// lazyUseLite is the directory's deferred USE-lite (one per directory, so
-// the weights are decoded at most once per process).
+// lazyUseLite is the directory's deferred USE-lite: one per directory, so
+// the weights are decoded at most once per process, and the loaded model
+// (immutable, safe for concurrent use) serves every caller.
 func lazyUseLite(dir string) (*deferred, error) {
 	deferredMu.Lock()
 	defer deferredMu.Unlock()
@@ -162,7 +142,7 @@ func (d *deferred) ModelSHA256() string { return d.sha }
 
 func (d *deferred) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	d.once.Do(func() {
-		d.e, d.err = loadUseLite(d.dir)
+		d.e, d.err = uselite.Load(d.dir)
 		if d.err == nil && d.e.ModelSHA256() != d.sha {
 			d.err = fmt.Errorf("the model files in %s changed during the run (sha256 %.12s, now %.12s)", d.dir, d.sha, d.e.ModelSHA256())
 		}

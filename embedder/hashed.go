@@ -43,14 +43,19 @@ func NewHashed(dim int) *Hashed { return &Hashed{Dim: dim} }
 func (h *Hashed) Name() string { return fmt.Sprintf("tfidf-hash-%d", h.Dim) }
 
 func (h *Hashed) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
+	return each(ctx, texts, h.vector)
+}
+
+// each maps texts through f with one pooled scratch.
+func each[T any](ctx context.Context, texts []string, f func(string, *scratch) T) ([]T, error) {
+	out := make([]T, len(texts))
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	for i, t := range texts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out[i] = h.vector(t, sc)
+		out[i] = f(t, sc)
 	}
 	return out, nil
 }
@@ -146,16 +151,7 @@ func (h *Hashed) vector(text string, sc *scratch) []float32 {
 // llm.SparseEmbedder), computed on the buckets the text's terms fall in
 // alone: the same sums in the same order, so the same bits.
 func (h *Hashed) EmbedSparse(ctx context.Context, texts []string) ([]llm.SparseVector, error) {
-	out := make([]llm.SparseVector, len(texts))
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
-	for i, t := range texts {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		out[i] = h.sparse(t, sc)
-	}
-	return out, nil
+	return each(ctx, texts, h.sparse)
 }
 
 func (h *Hashed) sparse(text string, sc *scratch) llm.SparseVector {
