@@ -39,11 +39,6 @@ func ForRun(dir string, t *Table) (*Bill, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ForManifest(m, dir, t)
-}
-
-// ForManifest is ForRun for a writer that holds the run's manifest m.
-func ForManifest(m runlog.Manifest, dir string, t *Table) (*Bill, error) {
 	costs, err := runlog.ReadJSONL[runlog.CostRecord](filepath.Join(dir, runlog.CostsFile))
 	if err != nil {
 		return nil, err
@@ -161,7 +156,6 @@ func Dollars(dir string, t *Table) (*runlog.Dollars, error) {
 	}
 	return b.Record(), nil
 }
-
 // Again is the table that prices a run once more after its records grew
 // (judges added, shards merged): the prices file given (file, as --prices),
 // else the one its earlier summaries were priced with when they all name
