@@ -74,31 +74,25 @@ func (s *Server) draw(body []byte, req ChatRequest) Fault {
 	n := s.seen[key]
 	s.seen[key]++
 	s.mu.Unlock()
+	var f Fault
 	if s.faults.Sequence != nil {
-		if n >= len(s.faults.Sequence) || s.faults.Sequence[n] == "" {
-			return ""
+		if n < len(s.faults.Sequence) {
+			f = s.faults.Sequence[n]
 		}
-		f := s.faults.Sequence[n]
+	} else if s.faults.Rate > 0 {
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[:8], s.faults.Seed)
+		binary.LittleEndian.PutUint64(b[8:], uint64(n))
+		h := sha256.Sum256(append(key[:], b[:]...))
+		if u := float64(binary.LittleEndian.Uint64(h[:8])>>11) / (1 << 53); u < s.faults.Rate {
+			f = s.faults.Kinds[binary.LittleEndian.Uint64(h[8:16])%uint64(len(s.faults.Kinds))]
+		}
+	}
+	if f != "" {
 		s.mu.Lock()
 		s.injected[f]++
 		s.mu.Unlock()
-		return f
 	}
-	if s.faults.Rate <= 0 {
-		return ""
-	}
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], s.faults.Seed)
-	binary.LittleEndian.PutUint64(b[8:], uint64(n))
-	h := sha256.Sum256(append(key[:], b[:]...))
-	u := float64(binary.LittleEndian.Uint64(h[:8])>>11) / (1 << 53)
-	if u >= s.faults.Rate {
-		return ""
-	}
-	f := s.faults.Kinds[binary.LittleEndian.Uint64(h[8:16])%uint64(len(s.faults.Kinds))]
-	s.mu.Lock()
-	s.injected[f]++
-	s.mu.Unlock()
 	return f
 }
 
