@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -65,9 +66,7 @@ func OpenStore(path string) (*Store, error) {
 			s.damaged++
 			continue
 		}
-		var k storeKey
-		copy(k[:], r[:16])
-		s.loaded[k] = int32(binary.LittleEndian.Uint32(r[16:20]))
+		s.loaded[storeKey(r[:16])] = int32(binary.LittleEndian.Uint32(r[16:20]))
 	}
 	if tail := len(b) % recordLen; tail != 0 {
 		// A torn record from an interrupted write: cut it, or every record
@@ -80,7 +79,7 @@ func OpenStore(path string) (*Store, error) {
 	defer storesMu.Unlock()
 	var next []*Store
 	if cur := stores.Load(); cur != nil {
-		next = append(next, *cur...)
+		next = slices.Clone(*cur)
 	}
 	next = append(next, s)
 	stores.Store(&next)
@@ -94,12 +93,7 @@ func (s *Store) Damaged() int64 { return s.damaged }
 func (s *Store) Close() error {
 	storesMu.Lock()
 	if cur := stores.Load(); cur != nil {
-		var next []*Store
-		for _, o := range *cur {
-			if o != s {
-				next = append(next, o)
-			}
-		}
+		next := slices.DeleteFunc(slices.Clone(*cur), func(o *Store) bool { return o == s })
 		stores.Store(&next)
 	}
 	storesMu.Unlock()
@@ -123,9 +117,7 @@ func (s *Store) Close() error {
 
 func keyOf(text string) storeKey {
 	h := sha256.Sum256([]byte(text))
-	var k storeKey
-	copy(k[:], h[:16])
-	return k
+	return storeKey(h[:16])
 }
 
 // fromStores looks text up in the open stores.
