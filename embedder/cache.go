@@ -300,9 +300,7 @@ func (c *Cache) key(text string) cacheKey {
 	h.Write([]byte(c.name))
 	h.Write([]byte{0})
 	h.Write(t[:])
-	var k cacheKey
-	copy(k[:], h.Sum(nil))
-	return k
+	return cacheKey(h.Sum(nil))
 }
 
 // Embed returns cached vectors and computes only the missing ones, each
@@ -421,13 +419,11 @@ func (c *Cache) readRows(rows *sql.Rows, found map[cacheKey][]float32) error {
 		if err := rows.Scan(&h, &dim, &crc, &blob); err != nil {
 			return err
 		}
-		var k cacheKey
 		if len(h) != keyLen || dim < 0 || int64(len(blob)) != 4*dim || uint32(crc) != checksum(h, blob) || crc>>32 != 0 {
 			c.damaged.Add(1)
 			continue
 		}
-		copy(k[:], h)
-		found[k] = llm.VectorOf(blob)
+		found[cacheKey(h)] = llm.VectorOf(blob)
 	}
 	return rows.Err()
 }
