@@ -217,22 +217,19 @@ func findDates(s string) []date {
 			out = append(out, date{atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]]), atoi(s[m[6]:m[7]])})
 		}
 	}
-	for _, m := range dmyDate.FindAllStringSubmatchIndex(s, -1) {
-		if d := atoi(s[m[2]:m[3]]); d >= 1 && d <= 31 && take(m[:2]) {
-			dt := date{m: months[s[m[4]:m[5]]], d: d}
-			if m[6] >= 0 {
-				dt.y = atoi(s[m[6]:m[7]])
+	// Day and month (groups at day and month), with the year when given.
+	for _, f := range []struct {
+		re         *regexp.Regexp
+		day, month int
+	}{{dmyDate, 2, 4}, {mdyDate, 4, 2}} {
+		for _, m := range f.re.FindAllStringSubmatchIndex(s, -1) {
+			if d := atoi(s[m[f.day]:m[f.day+1]]); d >= 1 && d <= 31 && take(m[:2]) {
+				dt := date{m: months[s[m[f.month]:m[f.month+1]]], d: d}
+				if m[6] >= 0 {
+					dt.y = atoi(s[m[6]:m[7]])
+				}
+				out = append(out, dt)
 			}
-			out = append(out, dt)
-		}
-	}
-	for _, m := range mdyDate.FindAllStringSubmatchIndex(s, -1) {
-		if d := atoi(s[m[4]:m[5]]); d >= 1 && d <= 31 && take(m[:2]) {
-			dt := date{m: months[s[m[2]:m[3]]], d: d}
-			if m[6] >= 0 {
-				dt.y = atoi(s[m[6]:m[7]])
-			}
-			out = append(out, dt)
 		}
 	}
 	for _, m := range myDate.FindAllStringSubmatchIndex(s, -1) {

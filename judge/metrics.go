@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"maps"
 	"math"
 	"strings"
 	"unicode"
@@ -205,13 +206,5 @@ func ExactMatch(prediction, gold string) bool {
 	for _, t := range g {
 		gs[t] = true
 	}
-	if len(ps) != len(gs) {
-		return false
-	}
-	for t := range ps {
-		if !gs[t] {
-			return false
-		}
-	}
-	return true
+	return maps.Equal(ps, gs)
 }
