@@ -12,7 +12,7 @@ import (
 // judge_specs): a reader learns from it alone how to read the judge's
 // scores, so a run is read the same by any later binary, whatever judges
 // that binary knows. The harness fills it from the judge's own description
-// (judge.Info).
+// (judge.Describe).
 type JudgeInfo struct {
 	Name        string            `json:"name"`
 	Kind        string            `json:"kind"`  // the judge registry's name when the run was made: f1 | bleu1 | em | lexical | llm | ...

@@ -54,7 +54,7 @@ func JudgeSpecOf(m runlog.Manifest, name string) string {
 	}
 	for _, in := range m.JudgeSpecs {
 		if in.Name == name {
-			return judge.SpecOf(judge.Info{Name: in.Name, Kind: in.Kind, Model: in.Model, Threshold: in.Threshold, Prompts: in.Prompts, Repeats: in.Repeats}, m.Models["judge"])
+			return judge.SpecOf(in, m.Models["judge"])
 		}
 	}
 	// A judge the run does not have, named by its kind (f1, em, llm).

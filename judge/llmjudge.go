@@ -128,9 +128,9 @@ func NewLLMJudge(name string, m llm.Model, promptFile string) (*LLMJudge, error)
 func (j *LLMJudge) Name() string { return j.name }
 
 // Describe records the judge's model (never credentials) and prompts.
-func (j *LLMJudge) Describe() Info {
+func (j *LLMJudge) Describe() membench.JudgeInfo {
 	id := j.model.ID()
-	return Info{Name: j.name, Kind: "llm", Model: &id, Prompts: j.PromptHashes()}
+	return membench.JudgeInfo{Name: j.name, Kind: "llm", Model: &id, Prompts: j.PromptHashes()}
 }
 
 // Model is the judge's model.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/membench/membench"
 )
 
 // The LoCoMo lexical metrics as judges.
@@ -45,8 +47,8 @@ type MetricJudge struct {
 
 func (m *MetricJudge) Name() string { return m.name }
 
-func (m *MetricJudge) Describe() Info {
-	return Info{Name: m.name, Kind: m.metric, Threshold: m.Threshold}
+func (m *MetricJudge) Describe() membench.JudgeInfo {
+	return membench.JudgeInfo{Name: m.name, Kind: m.metric, Threshold: m.Threshold}
 }
 
 func (m *MetricJudge) Judge(ctx context.Context, smp Sample) (Verdict, error) {
@@ -83,7 +85,9 @@ type LexicalJudge struct{ name string }
 
 func (l *LexicalJudge) Name() string { return l.name }
 
-func (l *LexicalJudge) Describe() Info { return Info{Name: l.name, Kind: "lexical"} }
+func (l *LexicalJudge) Describe() membench.JudgeInfo {
+	return membench.JudgeInfo{Name: l.name, Kind: "lexical"}
+}
 
 func (l *LexicalJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 	set := Binary

@@ -185,7 +185,7 @@ func WithPrompt(spec, prompt string) string {
 // runModel is the run's judge model, which a spec need not name.
 // Decline phrases are not recorded, so a judge given decline= gets the
 // default ones. "" when no --judge builds the kind (human, peer-llm).
-func SpecOf(in Info, runModel membench.ModelID) string {
+func SpecOf(in membench.JudgeInfo, runModel membench.ModelID) string {
 	sp, err := Lookup(in.Kind)
 	if err != nil || sp.New == nil {
 		return ""
@@ -226,7 +226,7 @@ func SpecOf(in Info, runModel membench.ModelID) string {
 }
 
 // specTail is a model judge's prompt file and repeats as spec keys.
-func specTail(in Info, sp Spec) string {
+func specTail(in membench.JudgeInfo, sp Spec) string {
 	if !sp.TakesModel {
 		return ""
 	}
@@ -362,35 +362,24 @@ func isModelKey(k string) bool {
 	return false
 }
 
-// Info is a judge's full description, as the run manifest records it.
-type Info struct {
-	Name        string            `json:"name"`
-	Kind        string            `json:"kind"`  // the registry's name: f1 | bleu1 | em | lexical | llm | ...
-	Class       Kind              `json:"class"` // metric | verdict
-	Description string            `json:"description,omitempty"`
-	Model       *membench.ModelID `json:"model,omitempty"` // backend, model and base URL (never credentials)
-	Threshold   float64           `json:"threshold,omitempty"`
-	Prompts     map[string]string `json:"prompts,omitempty"`  // template -> sha256 [(file)]
-	AddedBy     string            `json:"added_by,omitempty"` // Spec.AddedBy: the command that logs a judge no run builds
-	Repeats     int               `json:"repeats,omitempty"`  // judgments per answer when more than one (repeats=N)
-}
-
 // Describer is implemented by judges that describe themselves beyond
 // their kind (model, threshold, prompts).
 type Describer interface {
-	Describe() Info
+	Describe() membench.JudgeInfo
 }
 
-// Describe returns the manifest entry of a judge.
-func Describe(j Judge) Info {
-	var in Info
+// Describe returns the manifest entry of a judge: every field a reader
+// needs (the class above all) is written down, so no reader has to ask a
+// registry that may not know the judge.
+func Describe(j Judge) membench.JudgeInfo {
+	var in membench.JudgeInfo
 	if d, ok := j.(Describer); ok {
 		in = d.Describe()
 	} else {
-		in = Info{Name: j.Name(), Kind: j.Name()}
+		in = membench.JudgeInfo{Name: j.Name(), Kind: j.Name()}
 	}
 	if sp, err := Lookup(in.Kind); err == nil {
-		in.Class = sp.Kind
+		in.Class = string(sp.Kind)
 		if in.Description == "" {
 			in.Description = sp.Description
 		}

@@ -242,7 +242,7 @@ func TestSpecNameAndSpecOfRoundTrip(t *testing.T) {
 			t.Errorf("SpecOf(Parse(%q)) = %q builds another judge:\n%s\n%s", spec, back, a, b)
 		}
 	}
-	if got := SpecOf(Info{Name: "human", Kind: "human"}, runModel.ID()); got != "" {
+	if got := SpecOf(membench.JudgeInfo{Name: "human", Kind: "human"}, runModel.ID()); got != "" {
 		t.Errorf("SpecOf(human) = %q, want none: no --judge builds it", got)
 	}
 	if got := SpecName("f1,,"); got != "" {

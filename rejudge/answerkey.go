@@ -82,7 +82,7 @@ func (k keyedJudge) Judge(ctx context.Context, s judge.Sample) (judge.Verdict, e
 	return k.inner.Judge(ctx, s)
 }
 
-func (k keyedJudge) Describe() judge.Info {
+func (k keyedJudge) Describe() membench.JudgeInfo {
 	in := judge.Describe(k.inner)
 	in.Name = k.name
 	return in

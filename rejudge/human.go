@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/judge/judging"
@@ -216,8 +217,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 type humanJudge struct{}
 
 func (humanJudge) Name() string { return HumanJudge }
-func (humanJudge) Describe() judge.Info {
-	return judge.Info{Name: HumanJudge, Kind: "human"}
+func (humanJudge) Describe() membench.JudgeInfo {
+	return membench.JudgeInfo{Name: HumanJudge, Kind: "human"}
 }
 func (humanJudge) Judge(context.Context, judge.Sample) (judge.Verdict, error) {
 	return judge.Verdict{}, fmt.Errorf("human grades come from membench grade")

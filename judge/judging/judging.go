@@ -217,17 +217,9 @@ func Names(js []judge.Judge) []string {
 func Describe(js []judge.Judge) []membench.JudgeInfo {
 	out := make([]membench.JudgeInfo, len(js))
 	for i, j := range js {
-		out[i] = Info(judge.Describe(j))
+		out[i] = judge.Describe(j)
 	}
 	return out
-}
-
-// Info is a judge's description as the manifest records it: every field
-// a reader needs (the class above all) is written down, so no reader has
-// to ask a registry that may not know the judge.
-func Info(in judge.Info) membench.JudgeInfo {
-	return membench.JudgeInfo{Name: in.Name, Kind: in.Kind, Class: string(in.Class), Description: in.Description,
-		Model: in.Model, Threshold: in.Threshold, Prompts: in.Prompts, AddedBy: in.AddedBy, Repeats: in.Repeats}
 }
 
 // TranscriptCall is a judge's work on a question as a transcript holds
