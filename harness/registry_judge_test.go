@@ -34,7 +34,7 @@ func (l lengthRatio) Judge(_ context.Context, s judge.Sample) (judge.Verdict, er
 }
 
 func TestThrowAwayJudgeIsTreatedAsItsKindEverywhere(t *testing.T) {
-	judge.Register(judge.Spec{Name: "lenratio", Kind: judge.KindMetric,
+	judge.Register(judge.Spec{Name: "lenratio", Kind: membench.JudgeMetric,
 		Description: "test only: prediction length over gold length",
 		New:         func(c judge.Config) (judge.Judge, error) { return lengthRatio{c.Name}, nil }})
 

@@ -59,7 +59,7 @@ func templateFor(q *datasets.Question) string {
 	return TemplateJudge
 }
 
-var llmSpec = Spec{Name: "llm", Kind: KindVerdict, TakesModel: true,
+var llmSpec = Spec{Name: "llm", Kind: membench.JudgeVerdict, TakesModel: true,
 	Description: "a real model asked for CORRECT or WRONG with our strict judge prompt, prompt=lenient for our lenient one, prompt=cognitive for CORRECT/PARTIAL/WRONG against the evidence, or prompt=FILE",
 	New: func(c Config) (Judge, error) {
 		j, err := NewLLMJudge(c.Name, c.Model, c.Prompt)

@@ -10,13 +10,13 @@ import (
 
 // The LoCoMo lexical metrics as judges.
 var (
-	f1Spec = Spec{Name: "f1", Kind: KindMetric, Options: []string{"threshold", "decline"},
+	f1Spec = Spec{Name: "f1", Kind: membench.JudgeMetric, Options: []string{"threshold", "decline"},
 		Description: "LoCoMo's token F1 (its normalisation, Porter stemming, per-category rules); correct at F1 >= 0.5",
 		New:         newMetric("f1", 0.5)}
-	bleu1Spec = Spec{Name: "bleu1", Kind: KindMetric, Options: []string{"threshold", "decline"},
+	bleu1Spec = Spec{Name: "bleu1", Kind: membench.JudgeMetric, Options: []string{"threshold", "decline"},
 		Description: "BLEU-1 (unigram precision with brevity penalty) against the gold; correct at >= 0.5",
 		New:         newMetric("bleu1", 0.5)}
-	emSpec = Spec{Name: "em", Kind: KindMetric, Options: []string{"threshold", "decline"},
+	emSpec = Spec{Name: "em", Kind: membench.JudgeMetric, Options: []string{"threshold", "decline"},
 		Description: "exact match after LoCoMo's normalisation",
 		New:         newMetric("em", 1)}
 )
@@ -74,7 +74,7 @@ func (m *MetricJudge) Judge(ctx context.Context, smp Sample) (Verdict, error) {
 }
 
 // The offline lexical judge.
-var lexicalSpec = Spec{Name: "lexical", Kind: KindVerdict,
+var lexicalSpec = Spec{Name: "lexical", Kind: membench.JudgeVerdict,
 	Description: "offline heuristic verdict: F1 >= 0.5, all gold content words, or all gold dates in the prediction; for questions offering PARTIAL, the answer's overlap with the evidence; no model",
 	New:         func(c Config) (Judge, error) { return &LexicalJudge{name: c.Name}, nil }}
 
@@ -103,8 +103,8 @@ func (l *LexicalJudge) Judge(ctx context.Context, s Sample) (Verdict, error) {
 
 // Judges that other commands log: they are verdicts, never built by --judge.
 var (
-	humanSpec = Spec{Name: "human", Kind: KindVerdict, AddedBy: "`membench grade`",
+	humanSpec = Spec{Name: "human", Kind: membench.JudgeVerdict, AddedBy: "`membench grade`",
 		Description: "a person's blind correct/wrong grade"}
-	peerSpec = Spec{Name: "peer-llm", Kind: KindVerdict, AddedBy: "`membench peers import` (imported published results)",
+	peerSpec = Spec{Name: "peer-llm", Kind: membench.JudgeVerdict, AddedBy: "`membench peers import` (imported published results)",
 		Description: "the LLM judge verdicts a peer published with its per-question results"}
 )

@@ -379,7 +379,7 @@ func Describe(j Judge) membench.JudgeInfo {
 		in = membench.JudgeInfo{Name: j.Name(), Kind: j.Name()}
 	}
 	if sp, err := Lookup(in.Kind); err == nil {
-		in.Class = string(sp.Kind)
+		in.Class = sp.Kind
 		if in.Description == "" {
 			in.Description = sp.Description
 		}

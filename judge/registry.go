@@ -4,25 +4,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/registry"
 	"github.com/membench/membench/llm"
-)
-
-// Kind says how a judge's scores are read.
-type Kind string
-
-const (
-	// KindMetric judges give a graded score in [0,1] (F1, BLEU-1); tables
-	// report its mean, and Correct is the score thresholded.
-	KindMetric Kind = "metric"
-	// KindVerdict judges say correct or wrong; tables report accuracy.
-	KindVerdict Kind = "verdict"
 )
 
 // Spec describes one kind of judge, as --judge-spec names it.
 type Spec struct {
 	Name        string // what --judge-spec takes: f1, llm, ...
-	Kind        Kind
+	Kind        string // membench.JudgeMetric (tables report the mean score) or JudgeVerdict (accuracy)
 	Description string // one line, for `membench judges` and help text
 	// TakesModel: the judge calls a model (the run's judge model unless
 	// its spec names another) and accepts prompt=.
@@ -71,7 +61,7 @@ func init() {
 // Register adds a judge kind. It panics on a duplicate or incomplete spec,
 // which is a programming error.
 func Register(s Spec) {
-	if s.Name == "" || (s.Kind != KindMetric && s.Kind != KindVerdict) || s.Description == "" {
+	if s.Name == "" || (s.Kind != membench.JudgeMetric && s.Kind != membench.JudgeVerdict) || s.Description == "" {
 		panic(fmt.Sprintf("judge.Register: spec %q needs a name, a kind (metric|verdict) and a description", s.Name))
 	}
 	registered.Register(s.Name, nil, s)
