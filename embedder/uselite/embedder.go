@@ -109,11 +109,7 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		var tw sync.WaitGroup
 		per := (len(texts) + n - 1) / n
 		for lo := 0; lo < len(texts); lo += per {
-			tw.Add(1)
-			go func(lo, hi int) {
-				defer tw.Done()
-				tokenize(lo, hi)
-			}(lo, min(lo+per, len(texts)))
+			tw.Go(func() { tokenize(lo, min(lo+per, len(texts))) })
 		}
 		tw.Wait()
 	} else {
@@ -136,13 +132,11 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for j := range ch {
 				copy(out[j.lo:j.hi], e.net.forward(ids[j.lo:j.hi]))
 			}
-		}()
+		})
 	}
 	var err error
 	for _, j := range jobs {
