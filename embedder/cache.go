@@ -65,14 +65,7 @@ type vectorDB struct {
 	put     *sql.Stmt
 }
 
-func (d *vectorDB) Close() error {
-	for _, st := range []*sql.Stmt{d.get, d.getMany, d.put} {
-		if st != nil {
-			st.Close()
-		}
-	}
-	return d.db.Close()
-}
+func (d *vectorDB) Close() error { return cachefile.CloseDB(d.db, d.get, d.getMany, d.put) }
 
 // lookupChunk is the number of keys per prepared SELECT ... IN (...); a
 // shorter remainder is looked up key by key.

@@ -49,14 +49,7 @@ type cacheDB struct {
 	put *sql.Stmt
 }
 
-func (d *cacheDB) Close() error {
-	for _, st := range []*sql.Stmt{d.get, d.put} {
-		if st != nil {
-			st.Close()
-		}
-	}
-	return d.db.Close()
-}
+func (d *cacheDB) Close() error { return cachefile.CloseDB(d.db, d.get, d.put) }
 
 // cacheVersion is bumped when the key or stored value changes meaning.
 const cacheVersion = 1

@@ -7,6 +7,7 @@
 package cachefile
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,17 @@ var ErrReplaced = errors.New("the cache file was damaged and has been replaced b
 
 // Handle is an open file: its database and prepared statements.
 type Handle interface{ Close() error }
+
+// CloseDB closes a handle's prepared statements (nil ones are skipped:
+// an open that failed half way) and then its database.
+func CloseDB(db *sql.DB, stmts ...*sql.Stmt) error {
+	for _, st := range stmts {
+		if st != nil {
+			st.Close()
+		}
+	}
+	return db.Close()
+}
 
 // File is a cache file whose handle is swapped for a fresh file's when the
 // file turns out damaged. Queries run under a read lock (Do), so a swap
