@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -54,9 +53,6 @@ func (d *cacheDB) Close() error { return cachefile.CloseDB(d.db, d.get, d.put) }
 // cacheVersion is bumped when the key or stored value changes meaning.
 const cacheVersion = 1
 
-// checksummed is the file's user_version once every entry has a checksum.
-const checksummed = 1
-
 // NewCache opens (creating if needed) the cache file at path. Notes about
 // a damaged file set aside wait for Log (Close writes any left to stderr).
 func NewCache(path string) (*Cache, error) {
@@ -70,7 +66,8 @@ func NewCache(path string) (*Cache, error) {
 	return &Cache{file: f, path: path}, nil
 }
 
-// openCacheDB opens the file, making the table and migrating old entries.
+// openCacheDB opens the file, making the table. An entry without a
+// checksum (crc NULL) is damaged: asked again.
 func openCacheDB(path string) (*cacheDB, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
@@ -93,9 +90,6 @@ func openCacheDB(path string) (*cacheDB, error) {
 		output_tokens INTEGER NOT NULL,
 		created_at TEXT NOT NULL,
 		crc INTEGER)`)
-	if err == nil {
-		err = addChecksums(db)
-	}
 	d := &cacheDB{db: db}
 	if err == nil {
 		d.get, err = db.Prepare(`SELECT kind, text, probs, input_tokens, output_tokens, crc FROM responses WHERE key = ?`)
@@ -112,79 +106,6 @@ func openCacheDB(path string) (*cacheDB, error) {
 		return nil, fmt.Errorf("llm cache %s: cannot open it: %w (if another process holds it, let it finish; or give another --cache-dir)", path, err)
 	}
 	return d, nil
-}
-
-// addChecksums migrates a file written before entries carried checksums:
-// the crc column is added and filled from the entries as they are. Unlike
-// embeddings, old responses are kept (trusted once) rather than dropped,
-// because asking a paid model again costs money.
-//
-// A file that has been through this records it in user_version, so later
-// opens skip the search for unchecked entries: a full scan of the table,
-// which for a large cache was most of a cached rerun's start. (An entry
-// without a checksum found later is a damaged one: asked again.)
-func addChecksums(db *sql.DB) error {
-	var version int
-	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
-		return err
-	}
-	if version >= checksummed {
-		return nil
-	}
-	var hasCol int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info('responses') WHERE name = 'crc'`).Scan(&hasCol); err != nil {
-		return err
-	}
-	if hasCol == 0 {
-		_, err := db.Exec(`ALTER TABLE responses ADD COLUMN crc INTEGER`)
-		if err != nil && !strings.Contains(err.Error(), "duplicate column") { // another process got there first
-			return err
-		}
-	}
-	var missing int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM responses WHERE crc IS NULL`).Scan(&missing); err != nil {
-		return err
-	}
-	if missing == 0 {
-		_, err := db.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, checksummed))
-		return err
-	}
-	tx, err := db.Begin() // immediate: one process migrates at a time
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	rows, err := tx.Query(`SELECT key, kind, text, probs, input_tokens, output_tokens FROM responses WHERE crc IS NULL`)
-	if err != nil {
-		return err
-	}
-	type fill struct {
-		key string
-		crc uint32
-	}
-	var fills []fill
-	for rows.Next() {
-		var key, kind, text, probs string
-		var in, out int
-		if err := rows.Scan(&key, &kind, &text, &probs, &in, &out); err != nil {
-			rows.Close()
-			return err
-		}
-		fills = append(fills, fill{key, entrySum(key, kind, text, probs, in, out)})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, f := range fills {
-		if _, err := tx.Exec(`UPDATE responses SET crc = ? WHERE key = ?`, int64(f.crc), f.key); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, checksummed)); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // Close closes the database.

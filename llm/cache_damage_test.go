@@ -92,61 +92,26 @@ func TestCacheFlippedBitIsAskedAgain(t *testing.T) {
 	}
 }
 
-// Files from before checksums are migrated (their responses cost money to
-// ask again): the entries gain a checksum and still hit.
-func TestCacheOldFileIsMigrated(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.sqlite")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := membench.ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://x/v1"}
-	req := Request{Messages: msgs("old question"), MaxTokens: 8}
-	key := chatKey(id, req)
-	for _, s := range []string{`CREATE TABLE responses (key TEXT PRIMARY KEY, kind TEXT NOT NULL, model TEXT NOT NULL,
-		text TEXT NOT NULL DEFAULT '', probs TEXT NOT NULL DEFAULT '', input_tokens INTEGER NOT NULL,
-		output_tokens INTEGER NOT NULL, created_at TEXT NOT NULL)`,
-		`INSERT INTO responses VALUES ('` + key + `', 'chat', 'gpt-4o-mini', 'old answer', '', 12, 3, '2025-01-01T00:00:00Z')`} {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	cache, err := NewCache(path)
+// An entry without a checksum is not trusted but asked again, as a
+// damaged one.
+func TestCacheUncheckedEntryIsAskedAgain(t *testing.T) {
+	cache, err := NewCache(filepath.Join(t.TempDir(), "llm.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	var text string
-	var u membench.Usage
-	found, err := cache.lookup(context.Background(), key, "chat", &text, nil, &u)
-	if err != nil || !found || text != "old answer" || u != (membench.Usage{InputTokens: 12, OutputTokens: 3}) {
-		t.Fatalf("migrated entry: found %v text %q usage %+v err %v", found, text, u, err)
-	}
-	if cache.Damaged() != 0 {
-		t.Errorf("Damaged = %d after migration, want 0", cache.Damaged())
-	}
-	// The file says it is migrated, so the next open does not scan it; an
-	// entry written later without a checksum (an old binary) is not
-	// trusted but asked again, as a damaged one.
-	var version int
-	if err := dbOf(cache).QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != checksummed {
-		t.Fatalf("user_version = %d, %v; want %d", version, err, checksummed)
-	}
+	id := membench.ModelID{Backend: "openai", Model: "gpt-4o-mini", BaseURL: "http://x/v1"}
 	late := chatKey(id, Request{Messages: msgs("later question"), MaxTokens: 8})
 	if _, err := dbOf(cache).Exec(`INSERT INTO responses (key, kind, model, text, input_tokens, output_tokens, created_at) VALUES (?, 'chat', 'gpt-4o-mini', 'unchecked', 1, 1, 'x')`, late); err != nil {
 		t.Fatal(err)
 	}
-	again, err := NewCache(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
-	if found, err := again.lookup(context.Background(), late, "chat", &text, nil, &u); err != nil || found {
+	var text string
+	var u membench.Usage
+	if found, err := cache.lookup(context.Background(), late, "chat", &text, nil, &u); err != nil || found {
 		t.Fatalf("an entry without a checksum was served (found %v, err %v)", found, err)
 	}
-	if again.Damaged() != 1 {
-		t.Errorf("Damaged = %d, want 1 (the unchecked entry)", again.Damaged())
+	if cache.Damaged() != 1 {
+		t.Errorf("Damaged = %d, want 1 (the unchecked entry)", cache.Damaged())
 	}
 }
 
