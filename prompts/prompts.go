@@ -25,8 +25,9 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"text/template"
@@ -139,9 +140,9 @@ type Set struct {
 // With returns a copy of s in which t replaces (or adds) the template of
 // its name.
 func (s Set) With(t *Template) Set {
-	files := make(map[string]*Template, len(s.files)+1)
-	for k, v := range s.files {
-		files[k] = v
+	files := maps.Clone(s.files)
+	if files == nil {
+		files = map[string]*Template{}
 	}
 	files[t.name] = t
 	return Set{files: files}
@@ -159,11 +160,10 @@ func (s Set) Template(name string) (*Template, error) {
 // ManifestHash, for the manifest.
 func (s Set) Hashes() map[string]string {
 	out := map[string]string{}
-	for n, t := range parsedEmbedded() {
-		out[n] = t.ManifestHash()
-	}
-	for n, t := range s.files {
-		out[n] = t.ManifestHash()
+	for _, m := range []map[string]*Template{parsedEmbedded(), s.files} {
+		for n, t := range m {
+			out[n] = t.ManifestHash()
+		}
 	}
 	return out
 }
@@ -295,15 +295,7 @@ func Hash(name string) (string, error) {
 }
 
 // Names lists the embedded templates.
-func Names() []string {
-	var out []string
-	ents, _ := embedded.ReadDir("templates")
-	for _, e := range ents {
-		out = append(out, strings.TrimSuffix(e.Name(), ".tmpl"))
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return slices.Sorted(maps.Keys(parsedEmbedded())) }
 
 // FileSHA256 is a file's sha256 in hex, as pins record it: the paper
 // prompt files a config pins, and the files a locked plan pins beside them.
