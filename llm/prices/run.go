@@ -156,6 +156,7 @@ func Dollars(dir string, t *Table) (*runlog.Dollars, error) {
 	}
 	return b.Record(), nil
 }
+
 // Again is the table that prices a run once more after its records grew
 // (judges added, shards merged): the prices file given (file, as --prices),
 // else the one its earlier summaries were priced with when they all name
