@@ -92,7 +92,7 @@ func ParseWrong(data []byte, source string) (*WrongFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	if trimmed[0] == '{' && dec.Decode(&top) == nil && top["detailed_results"] != nil {
 		if dec.More() {
-			return nil, badinput.Errorf("%s line %d: text after the scored file's closing }; remove it", source, lineAt(trimmed, dec.InputOffset()))
+			return nil, badinput.Errorf("%s line %d: text after the scored file's closing }; remove it", source, datasets.LineAt(trimmed, dec.InputOffset()))
 		}
 		var details map[string]json.RawMessage
 		if err := json.Unmarshal(top["detailed_results"], &details); err != nil {
@@ -170,9 +170,10 @@ func (w *WrongFile) add(raw []byte, where, source string) error {
 	if len(gold) == 0 {
 		gold = r.GoldenAnswer
 	}
-	hasGold, err := scalarText(gold, &q.Gold)
-	if err != nil {
-		return badinput.Errorf("%s %s (%s): gold %v", source, where, a.ID, err)
+	hasGold := len(gold) > 0 && string(gold) != "null"
+	var err error
+	if q.Gold, err = datasets.ScalarText(gold, "gold"); err != nil {
+		return badinput.Errorf("%s %s (%s): gold is %s; give a string or a number", source, where, a.ID, clip(string(gold), 40))
 	}
 	if len(r.Category) > 0 && string(r.Category) != "null" {
 		c, err := categoryOf(r.Category)
@@ -264,23 +265,6 @@ func firstID(ds *datasets.Dataset) string {
 	return ""
 }
 
-// scalarText sets *dst from a JSON string or number; absent or null
-// leaves it and reports false.
-func scalarText(raw json.RawMessage, dst *string) (bool, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return false, nil
-	}
-	if raw[0] == '"' {
-		return true, json.Unmarshal(raw, dst)
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return false, fmt.Errorf("is %s; give a string or a number", clip(string(raw), 40))
-	}
-	*dst = n.String()
-	return true, nil
-}
-
 // categoryOf reads a LoCoMo category, a number 1-5 or a string holding one.
 func categoryOf(raw json.RawMessage) (int, error) {
 	var s string
@@ -315,9 +299,3 @@ func naturalCompare(a, b string) int {
 }
 
 func digitsPrefix(s string) string { return s[:len(s)-len(strings.TrimLeft(s, "0123456789"))] }
-
-// lineAt is the 1-based line of byte offset off in data.
-func lineAt(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return bytes.Count(data[:off], []byte("\n")) + 1
-}

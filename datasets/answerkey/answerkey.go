@@ -124,11 +124,11 @@ func Parse(data []byte, source string) (*Key, error) {
 		}
 		f := e.Flag
 		var err error
-		if f.GoldenAnswer, err = scalar(e.GoldenAnswer); err != nil {
-			return nil, badinput.Errorf("answer key %s: entry %d: golden_answer: %v", source, i, err)
+		if f.GoldenAnswer, err = datasets.ScalarText(e.GoldenAnswer, "golden_answer"); err != nil {
+			return nil, badinput.Errorf("answer key %s: entry %d: %v", source, i, err)
 		}
-		if f.CorrectAnswer, err = scalar(e.CorrectAnswer); err != nil {
-			return nil, badinput.Errorf("answer key %s: entry %d: correct_answer: %v", source, i, err)
+		if f.CorrectAnswer, err = datasets.ScalarText(e.CorrectAnswer, "correct_answer"); err != nil {
+			return nil, badinput.Errorf("answer key %s: entry %d: %v", source, i, err)
 		}
 		if !auditID.MatchString(f.QuestionID) {
 			return nil, badinput.Errorf("answer key %s: entry %d: question_id %q is not locomo_<conversation index>_qa<question index> (e.g. locomo_0_qa1)", source, i, f.QuestionID)
@@ -148,22 +148,6 @@ func Parse(data []byte, source string) (*Key, error) {
 		k.Flags = append(k.Flags, f)
 	}
 	return k, nil
-}
-
-// scalar reads a string or a number (LoCoMo answers like 2022) as text.
-func scalar(v json.RawMessage) (string, error) {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s, nil
-	}
-	var n json.Number
-	if json.Unmarshal(v, &n) == nil {
-		return n.String(), nil
-	}
-	if len(v) == 0 || string(v) == "null" {
-		return "", nil
-	}
-	return "", fmt.Errorf("%s is not a string or a number", v)
 }
 
 // Read reads a key file.
