@@ -8,13 +8,11 @@
 package sweep
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/membench/membench"
@@ -136,27 +134,16 @@ type Point struct {
 // readers of sweep.json need no conversion; other values stay strings.
 type Params map[string]string
 
-// MarshalJSON writes numbers as JSON numbers, in key order.
+// MarshalJSON writes numbers as JSON numbers (encoding/json sorts the keys).
 func (p Params) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range slices.Sorted(maps.Keys(p)) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		key, _ := json.Marshal(k)
-		b.Write(key)
-		b.WriteByte(':')
-		v := p[k]
+	m := make(map[string]any, len(p))
+	for k, v := range p {
+		m[k] = v
 		if isJSONNumber(v) {
-			b.WriteString(v)
-		} else {
-			s, _ := json.Marshal(v)
-			b.Write(s)
+			m[k] = json.RawMessage(v)
 		}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return json.Marshal(m)
 }
 
 // UnmarshalJSON reads numbers and strings back into the file's text.
@@ -247,12 +234,8 @@ func (f *File) point(sys string, vals []string) (Point, error) {
 	cfg := f.Base
 	cfg.System = sys
 	cfg.Options = membench.Options{}
-	for k, v := range f.Base.Options {
-		cfg.Options[k] = v
-	}
-	for k, v := range f.Spec.SystemOptions[sys] {
-		cfg.Options[k] = v
-	}
+	maps.Copy(cfg.Options, f.Base.Options)
+	maps.Copy(cfg.Options, f.Spec.SystemOptions[sys])
 	p := Point{System: sys, Params: Params{}}
 	label := []string{sys}
 	for i, a := range f.Spec.Grid {
@@ -296,8 +279,7 @@ func (f *File) PlotKind() string {
 	if f.Spec.Plot != "" {
 		return f.Spec.Plot
 	}
-	keys := f.Keys()
-	sort.Strings(keys)
+	keys := f.Keys() // at most one key decides
 	switch {
 	case len(keys) == 1 && keys[0] == "k":
 		return "k"

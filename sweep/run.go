@@ -2,12 +2,14 @@ package sweep
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -262,7 +264,8 @@ func (r *Result) Table() *report.Table {
 	t.Header = append(t.Header, "n", "invalid")
 	t.Header = append(t.Header, r.Judges...)
 	t.Header = append(t.Header, "ctx tokens", "build in", "build out", "run")
-	labelled := r.promptsLabelled()
+	// Some point did not run on its paper config's prompts.
+	labelled := slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Prompts != "" })
 	if labelled {
 		t.Header = append(t.Header, "prompts")
 	}
@@ -285,7 +288,7 @@ func (r *Result) Table() *report.Table {
 		}
 		cells = append(cells, report.F(row.ContextTokens, 0), row.BuildInput, row.BuildOutput, run)
 		if labelled {
-			cells = append(cells, orDash(row.Prompts))
+			cells = append(cells, cmp.Or(row.Prompts, "-"))
 		}
 		t.Add(cells...)
 	}
@@ -342,23 +345,6 @@ func (r *Result) CSVTable() *report.Table {
 		t.Add(cells...)
 	}
 	return t
-}
-
-// promptsLabelled: some point did not run on its paper config's prompts.
-func (r *Result) promptsLabelled() bool {
-	for _, row := range r.Rows {
-		if row.Prompts != "" {
-			return true
-		}
-	}
-	return false
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
