@@ -8,8 +8,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -186,17 +184,12 @@ func readPromptFiles(m runlog.Manifest) (map[string][]byte, error) {
 		if err != nil {
 			return nil, badinput.Errorf("prompt file %s (the run read it): %v; a bundle carries the prompt's text, so give it back at that path", path, err)
 		}
-		if got := sha256Hex(data); got != want {
+		if got := llm.HashText(string(data)); got != want {
 			return nil, badinput.Errorf("prompt file %s: sha256 %.12s, but the run used one with sha256 %.12s; restore the file the run read", path, got, want)
 		}
 		out[want] = data
 	}
 	return out, nil
-}
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }
 
 func addFile(tw *tar.Writer, name string, data []byte) error {
@@ -276,10 +269,6 @@ func open(path string, lim Limits) (*Bundle, error) {
 	}
 	tr := tar.NewReader(gz)
 	b := &Bundle{Path: path, Files: map[string][]byte{}, Prompts: map[string][]byte{}}
-	allowed := map[string]bool{"bundle.json": true}
-	for _, n := range bundledFiles {
-		allowed[n] = true
-	}
 	seen := map[string]bool{}
 	var info *bundleInfo
 	var total int64
@@ -293,7 +282,7 @@ func open(path string, lim Limits) (*Bundle, error) {
 		}
 		prompt := promptEntry.FindStringSubmatch(h.Name)
 		switch {
-		case !allowed[h.Name] && prompt == nil:
+		case h.Name != "bundle.json" && !slices.Contains(bundledFiles, h.Name) && prompt == nil:
 			return nil, fmt.Errorf("--replay %s: entry %q is not part of a membench bundle (a bundle holds bundle.json, the run's artifacts and prompts/SHA256.txt); it was not made by membench bundle", path, h.Name)
 		case h.Typeflag != tar.TypeReg:
 			return nil, fmt.Errorf("--replay %s: entry %q is not a regular file; it was not made by membench bundle", path, h.Name)
@@ -323,7 +312,7 @@ func open(path string, lim Limits) (*Bundle, error) {
 				return nil, fmt.Errorf("--replay %s: bundle format %d is not one membench writes (formats %d to %d)", path, info.Format, oldestFormat, Format)
 			}
 		case prompt != nil:
-			if got := sha256Hex(data); got != prompt[1] {
+			if got := llm.HashText(string(data)); got != prompt[1] {
 				return nil, fmt.Errorf("--replay %s: %s holds text with sha256 %.12s; the bundle was altered after membench wrote it", path, h.Name, got)
 			}
 			b.Prompts[prompt[1]] = data

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/membench/membench/llm"
 )
 
 // FuzzOpenBundle feeds arbitrary bytes to the bundle reader: it must
@@ -32,7 +34,7 @@ func FuzzOpenBundle(f *testing.F) {
 			total += int64(len(d))
 		}
 		for sum, d := range b.Prompts {
-			if sha256Hex(d) != sum {
+			if llm.HashText(string(d)) != sum {
 				t.Fatalf("prompt %s holds text of another hash", sum)
 			}
 			total += int64(len(d))
