@@ -72,8 +72,8 @@ func openKey(choice, home string, m runlog.Manifest, answers []runlog.AnswerReco
 
 // keyedJudge logs a judge's verdicts under the key's judge name.
 type keyedJudge struct {
-	inner       judge.Judge
-	name, keyID string
+	inner judge.Judge
+	name  string
 }
 
 func (k keyedJudge) Name() string { return k.name }
@@ -94,7 +94,7 @@ func (u *underKey) wrap(js []judge.Judge) []judge.Judge {
 	}
 	out := make([]judge.Judge, len(js))
 	for i, j := range js {
-		out[i] = keyedJudge{inner: j, name: membench.KeyedJudge(j.Name(), u.label), keyID: u.key.ID()}
+		out[i] = keyedJudge{inner: j, name: membench.KeyedJudge(j.Name(), u.label)}
 	}
 	return out
 }

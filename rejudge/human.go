@@ -2,12 +2,13 @@ package rejudge
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench"
@@ -81,11 +82,8 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 	}
 	// Shuffle the whole pool, graded items included, so a resumed session
 	// with the same seed continues the same order.
-	sort.SliceStable(pool, func(i, j int) bool {
-		if pool[i].run != pool[j].run {
-			return pool[i].run < pool[j].run
-		}
-		return pool[i].a.QuestionID < pool[j].a.QuestionID
+	slices.SortStableFunc(pool, func(x, y item) int {
+		return cmp.Or(cmp.Compare(x.run, y.run), cmp.Compare(x.a.QuestionID, y.a.QuestionID))
 	})
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })

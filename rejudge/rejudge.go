@@ -1,11 +1,12 @@
 package rejudge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -182,7 +183,6 @@ func Run(ctx context.Context, dir string, specs []string, o Options) ([]JudgeCou
 					counts[i].Skipped++
 					continue
 				}
-				a, i, j := a, i, j
 				todo[a.QuestionID] = true
 				g.Go(func() error {
 					// The judgment's calls are written just before it, as a
@@ -299,12 +299,8 @@ func (l *failureLog) err(total int) error {
 	if len(l.failed) == 0 {
 		return nil
 	}
-	fs := append([]runlog.Failure(nil), l.failed...)
-	sort.Slice(fs, func(i, j int) bool {
-		if fs[i].QuestionID != fs[j].QuestionID {
-			return fs[i].QuestionID < fs[j].QuestionID
-		}
-		return fs[i].Judge < fs[j].Judge
+	fs := slices.SortedFunc(slices.Values(l.failed), func(a, b runlog.Failure) int {
+		return cmp.Or(cmp.Compare(a.QuestionID, b.QuestionID), cmp.Compare(a.Judge, b.Judge))
 	})
 	return &runlog.QuestionsFailedError{Dir: l.dir, Total: total, Failed: fs}
 }

@@ -1,15 +1,17 @@
-// Package grade adds judgments to finished runs: more judges (models or
+// Package rejudge adds judgments to finished runs: more judges (models or
 // metrics) through Run, and blind human grades through Human. Both
 // append to the run's judgments.jsonl, skip (question, judge) pairs already
 // there, list the new judge in the manifest and rewrite the summary.
 package rejudge
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
@@ -49,10 +51,7 @@ func openRun(dir string) (*runDir, error) {
 	if len(last) == 0 {
 		return nil, fmt.Errorf("--run %s: answers.jsonl has no answers; finish the run first (membench run ... resumes it)", dir)
 	}
-	for _, a := range last {
-		r.answers = append(r.answers, a)
-	}
-	sort.Slice(r.answers, func(i, j int) bool { return r.answers[i].QuestionID < r.answers[j].QuestionID })
+	r.answers = slices.SortedFunc(maps.Values(last), func(a, b runlog.AnswerRecord) int { return cmp.Compare(a.QuestionID, b.QuestionID) })
 	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(dir, runlog.JudgmentsFile))
 	if err != nil {
 		return nil, err
