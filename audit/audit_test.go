@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -312,11 +313,16 @@ func TestLinksSplitByConfiguration(t *testing.T) {
 	if li := seen["spurious one||t1,t3"]; !li.Cited || len(li.Events[0].Entries) != 1 {
 		t.Errorf("cited_entry_ids should be shown as given: %+v", li)
 	}
-	// Each directory has its own records and report.
-	for _, d := range []string{cons, uncons} {
-		if _, err := os.Stat(filepath.Join(d, LinksReport)); err != nil {
-			t.Error(err)
+	// Each directory has its own records and report, counting its own
+	// calls; the result counts them all.
+	for d, calls := range map[string]int{cons: 3, uncons: 4} {
+		md, err := os.ReadFile(filepath.Join(d, LinksReport))
+		if want := fmt.Sprintf("model calls this time: %d;", calls); err != nil || !strings.Contains(string(md), want) {
+			t.Errorf("%s: want %q, err %v:\n%s", d, want, err, md)
 		}
+	}
+	if n := callsOf(res.Usage); n != 7 {
+		t.Errorf("usage of both directories: %d calls, want 7", n)
 	}
 	j2 := &scripted{name: "g", verdict: func(any) bool { return true }}
 	if _, err := Links(context.Background(), []string{cons, uncons}, Options{Judges: []Judge{{"GPT", j2}}}); err != nil || j2.count() != 0 {

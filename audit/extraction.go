@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
-
-	"github.com/membench/membench/llm"
 )
 
 // Files an audit writes into the run directory.
@@ -45,8 +44,8 @@ func Extraction(ctx context.Context, dir string, opts Options) (*Result, error) 
 	return run(ctx, kindExtraction, []string{dir}, opts)
 }
 
-func newResult(k kind, runs []string, opts Options, n, total, resumed int, meter *llm.Meter) *Result {
-	r := &Result{Kind: k.name, Runs: runs, Items: n, Total: total, Resumed: resumed, Usage: meter.Snapshot(), Offline: true}
+func newResult(k kind, runs []string, opts Options, n, total, resumed int, usage []membench.Tally) *Result {
+	r := &Result{Kind: k.name, Runs: runs, Items: n, Total: total, Resumed: resumed, Usage: usage, Offline: true}
 	if opts.Sample > 0 && opts.Sample < total {
 		r.Sample, r.Seed = opts.Sample, opts.Seed
 	}

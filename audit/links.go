@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/llm"
@@ -136,8 +135,9 @@ func Links(ctx context.Context, dirs []string, opts Options) (*Result, error) {
 func run(ctx context.Context, k kind, dirs []string, opts Options) (*Result, error) {
 	var allItems, allAudited []item
 	allRecs := map[string]Record{}
-	var usage []membench.Tally
 	resumed := 0
+	// One meter for all directories; a directory's usage is what it added.
+	meter := llm.NewMeter()
 	for _, dir := range dirs {
 		mems, err := loadMemory(dir)
 		if err != nil {
@@ -152,13 +152,13 @@ func run(ctx context.Context, k kind, dirs []string, opts Options) (*Result, err
 		if err != nil {
 			return nil, err
 		}
-		dm := llm.NewMeter()
-		recs, n, err := judgeAll(ctx, k, items, opts, st, dm)
+		before := meter.Snapshot()
+		recs, n, err := judgeAll(ctx, k, items, opts, st, meter)
 		st.Close()
 		if err != nil {
 			return nil, err
 		}
-		one := newResult(k, []string{dir}, opts, len(items), len(all), n, dm)
+		one := newResult(k, []string{dir}, opts, len(items), len(all), n, llm.Minus(meter.Snapshot(), before))
 		one.Unit = linkUnit(all)
 		one.Rows = tally(sortGroups(items), opts.Judges, recs)
 		if err := writeReport(filepath.Join(dir, k.report), one); err != nil {
@@ -167,7 +167,6 @@ func run(ctx context.Context, k kind, dirs []string, opts Options) (*Result, err
 		if len(dirs) == 1 {
 			return one, nil
 		}
-		usage = mergeTallies(usage, dm.Snapshot())
 		// Two runs may share conversation ids; the run dir keeps them apart.
 		for _, it := range items {
 			it.conv = qualify(dir, it.conv)
@@ -180,9 +179,8 @@ func run(ctx context.Context, k kind, dirs []string, opts Options) (*Result, err
 		allItems = append(allItems, all...)
 		resumed += n
 	}
-	res := newResult(k, dirs, opts, len(allAudited), len(allItems), resumed, llm.NewMeter())
+	res := newResult(k, dirs, opts, len(allAudited), len(allItems), resumed, meter.Snapshot())
 	res.Unit = linkUnit(allItems)
-	res.Usage = usage
 	res.Rows = tally(sortGroups(allAudited), opts.Judges, allRecs)
 	return res, nil
 }
@@ -199,27 +197,4 @@ func sortGroups(items []item) []item {
 		return out[a].group == ConfigConstrained && out[b].group != ConfigConstrained
 	})
 	return out
-}
-
-// mergeTallies sums tallies with the same role, stage, label and model.
-func mergeTallies(a, b []membench.Tally) []membench.Tally {
-	for _, t := range b {
-		found := false
-		for i := range a {
-			if a[i].Role == t.Role && a[i].Stage == t.Stage && a[i].Label == t.Label && a[i].Model == t.Model {
-				a[i].Calls += t.Calls
-				a[i].CachedCalls += t.CachedCalls
-				a[i].InputTokens += t.InputTokens
-				a[i].OutputTokens += t.OutputTokens
-				a[i].CachedInputTokens += t.CachedInputTokens
-				a[i].Seconds += t.Seconds
-				found = true
-				break
-			}
-		}
-		if !found {
-			a = append(a, t)
-		}
-	}
-	return a
 }
