@@ -229,13 +229,9 @@ func meanRate(runs []RunCount) (rate, lo, hi float64) {
 		return 0, 0, 0
 	}
 	rate = sum / float64(k)
-	lo, hi = wilson(rate, n/float64(k))
+	lo, hi = stats.WilsonRate(rate, n/float64(k), 0.95)
 	return rate, lo, hi
 }
-
-// wilson is the Wilson 95% interval of a rate p over n trials (a mean
-// of runs' rates may be a fraction of a success).
-func wilson(p, n float64) (lo, hi float64) { return stats.WilsonRate(p, n, 0.95) }
 
 // Table renders one row per judge and category.
 func (r *JudgeAudit) Table() *report.Table {

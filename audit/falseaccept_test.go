@@ -34,7 +34,7 @@ func TestWilsonTextbook(t *testing.T) {
 		{81, 263, 0.2553, 0.3662},
 		{163, 1540, 0.09145, 0.12220},
 	} {
-		lo, hi := wilson(c.k/c.n, c.n)
+		lo, hi := stats.WilsonRate(c.k/c.n, c.n, 0.95)
 		if math.Abs(lo-c.lo) > 5e-5 || math.Abs(hi-c.hi) > 5e-5 {
 			t.Errorf("wilson(%v/%v) = [%.5f, %.5f], want [%v, %v]", c.k, c.n, lo, hi, c.lo, c.hi)
 		}
@@ -42,7 +42,7 @@ func TestWilsonTextbook(t *testing.T) {
 	// At whole successes it is stats.Wilson (one home for the formula's
 	// integer form); at the edges it reaches 0 and 1.
 	for _, c := range [][2]int{{0, 10}, {1, 10}, {5, 10}, {10, 10}, {490, 4620}, {7, 1540}} {
-		lo, hi := wilson(float64(c[0])/float64(c[1]), float64(c[1]))
+		lo, hi := stats.WilsonRate(float64(c[0])/float64(c[1]), float64(c[1]), 0.95)
 		slo, shi, err := stats.Wilson(c[0], c[1], 0.95)
 		if err != nil || math.Abs(lo-slo) > 1e-12 || math.Abs(hi-shi) > 1e-12 {
 			t.Errorf("wilson(%d/%d) = [%v, %v], stats.Wilson [%v, %v] %v", c[0], c[1], lo, hi, slo, shi, err)

@@ -1,7 +1,9 @@
 package prereg
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -204,12 +206,8 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 		if err := o.Check(sys, spec.Defaults); err != nil {
 			return nil, fmt.Errorf("%ssystem_options.%s: %v", where, sys, err)
 		}
-		full := map[string]string{}
-		for k, v := range o.Merge(spec.Defaults) {
-			if k != "k" {
-				full[k] = v
-			}
-		}
+		full := o.Merge(spec.Defaults) // a new map
+		delete(full, "k")
 		l.SystemOptions[sys] = full
 	}
 	// The paper's prompts, when the plan pins them.
@@ -257,13 +255,8 @@ func (p *Plan) checkPaperPrompts(l *Locked, pr *Protocol, allowMismatch bool) (*
 		answerFile = l.AnswerPrompt
 	}
 	// Every system of the plan answers with the one registered prompt.
-	var sys []string
-	for s := range l.SystemOptions {
-		sys = append(sys, s)
-	}
-	sort.Strings(sys)
 	seen := map[*membench.PromptPin]bool{}
-	for _, s := range sys {
+	for _, s := range slices.Sorted(maps.Keys(l.SystemOptions)) {
 		pin := pp.AnswerPin(s)
 		if pin != nil {
 			if seen[pin] {
@@ -313,7 +306,7 @@ func (l *Locked) check(dir, judgeName string) error {
 		return badinput.Errorf("protocol: %s has no readable manifest (%v); the registered protocol can be checked only on run directories", dir, err)
 	}
 	differ := func(field, has, want string) error {
-		return &ProtocolError{Run: filepath.Base(dir), Field: field, Has: orNone(has), Registered: orNone(want)}
+		return &ProtocolError{Run: filepath.Base(dir), Field: field, Has: cmp.Or(has, "none"), Registered: cmp.Or(want, "none")}
 	}
 	// The judge.
 	var info *membench.JudgeInfo
@@ -390,32 +383,14 @@ func (l *Locked) check(dir, judgeName string) error {
 	sys := m.Config.System
 	want, ok := l.SystemOptions[sys]
 	if !ok {
-		var listed []string
-		for s := range l.SystemOptions {
-			listed = append(listed, s)
-		}
-		sort.Strings(listed)
+		listed := slices.Sorted(maps.Keys(l.SystemOptions))
 		return differ("system", sys, "one of "+strings.Join(listed, ", ")+" (protocol.system_options)")
 	}
-	got := map[string]string{}
-	for k, v := range m.SystemOptions {
-		if k != "k" {
-			got[k] = v
-		}
-	}
-	keys := map[string]bool{}
-	for k := range got {
-		keys[k] = true
-	}
-	for k := range want {
-		keys[k] = true
-	}
-	var sorted []string
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
+	got := maps.Clone(m.SystemOptions)
+	delete(got, "k")
+	keys := slices.Concat(slices.Collect(maps.Keys(got)), slices.Collect(maps.Keys(want)))
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
 		if got[k] != want[k] {
 			return differ("system option "+sys+"."+k, got[k], want[k])
 		}
@@ -430,11 +405,7 @@ func (l *Locked) Summary() string {
 	for _, role := range protocolRoles {
 		models = append(models, role+" "+l.Models[role])
 	}
-	var sys []string
-	for s := range l.SystemOptions {
-		sys = append(sys, s)
-	}
-	sort.Strings(sys)
+	sys := slices.Sorted(maps.Keys(l.SystemOptions))
 	judgePrompt := "none"
 	if l.JudgeTemplate != "" {
 		judgePrompt = l.JudgeTemplate + " " + shortHash(l.JudgePromptSHA256)
@@ -455,11 +426,4 @@ func shortHash(h string) string {
 		return h[:12] + "…"
 	}
 	return h
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
