@@ -11,10 +11,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -306,10 +307,9 @@ func (cs Changes) Ceilings(qs []*datasets.Question) []Ceiling {
 		}
 	}
 	var out []Ceiling
-	for _, c := range by {
-		out = append(out, *c)
+	for _, cat := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, *by[cat])
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Category < out[j].Category })
 	out = append(out, *all)
 	for i := range out {
 		if out[i].Questions > 0 {

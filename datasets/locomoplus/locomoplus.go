@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -185,15 +185,15 @@ func stitchOne(i int, it Item, bc *datasets.Conversation, step time.Duration) (*
 	// After the last session at or before the cue time; sessions are in
 	// time order in LoCoMo, but sort a copy so an undated one cannot
 	// split the history.
-	sessions := append([]*datasets.Session(nil), bc.Sessions...)
-	sort.SliceStable(sessions, func(a, b int) bool { return sessions[a].Time.Before(sessions[b].Time) })
+	sessions := slices.Clone(bc.Sessions)
+	slices.SortStableFunc(sessions, func(a, b *datasets.Session) int { return a.Time.Compare(b.Time) })
 	at := 0
 	for k, s := range sessions {
 		if !s.Time.After(cueAt) {
 			at = k + 1
 		}
 	}
-	sessions = append(sessions[:at], append([]*datasets.Session{sess}, sessions[at:]...)...)
+	sessions = slices.Insert(sessions, at, sess)
 	var text []string
 	for _, l := range trig {
 		text = append(text, l.speaker+": "+l.text)
