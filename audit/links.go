@@ -1,9 +1,11 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/membench/membench/runlog"
@@ -51,11 +53,8 @@ func linkInput(s memory, y memLink, byID map[string]*memEntry) (LinkInput, error
 			}
 		}
 	}
-	sort.SliceStable(ents, func(a, b int) bool {
-		if !ents[a].Time.Equal(ents[b].Time) {
-			return ents[a].Time.Before(ents[b].Time)
-		}
-		return ents[a].Event < ents[b].Event
+	slices.SortStableFunc(ents, func(a, b *memEntry) int {
+		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Event, b.Event))
 	})
 	idx := map[string]int{}
 	for _, e := range ents {

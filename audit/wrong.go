@@ -201,12 +201,7 @@ func (w *WrongFile) add(raw []byte, where, source string) error {
 // NeedsData reports whether some answer lacks its question text, gold or
 // category, which then come from the dataset (Resolve).
 func (w *WrongFile) NeedsData() bool {
-	for _, a := range w.Answers {
-		if !a.complete {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(w.Answers, func(a WrongAnswer) bool { return !a.complete })
 }
 
 // locomoID is the audit's question id: locomo_<conversation index in the
@@ -220,11 +215,10 @@ var locomoID = regexp.MustCompile(`^locomo_(\d+)_qa(\d+)$`)
 // A question text in the wrong-answer file must be the dataset's: a
 // mismatch means the ids do not point into this dataset.
 func (w *WrongFile) Resolve(ds *datasets.Dataset) error {
+	all := ds.Questions()
 	byID := map[string]*datasets.Question{}
-	for _, c := range ds.Conversations {
-		for _, q := range c.Questions {
-			byID[q.ID] = q
-		}
+	for _, q := range all {
+		byID[q.ID] = q
 	}
 	for i := range w.Answers {
 		a := &w.Answers[i]
@@ -243,7 +237,7 @@ func (w *WrongFile) Resolve(ds *datasets.Dataset) error {
 			}
 		}
 		if q == nil {
-			return badinput.Errorf("%s %s: question_id %q is neither locomo_<conversation index>_qa<question index> nor a question id of %s (such as %q)", w.Path, a.where, a.ID, ds.Source, firstID(ds))
+			return badinput.Errorf("%s %s: question_id %q is neither locomo_<conversation index>_qa<question index> nor a question id of %s (such as %q)", w.Path, a.where, a.ID, ds.Source, firstID(all))
 		}
 		if a.hasText && strings.TrimSpace(a.Question.Text) != strings.TrimSpace(q.Text) {
 			return badinput.Errorf("%s %s: question_id %s asks %q in the file but %q in %s; the ids do not match this dataset: give the one they were made from with --data", w.Path, a.where, a.ID, clip(a.Question.Text, 80), clip(q.Text, 80), ds.Source)
@@ -256,13 +250,11 @@ func (w *WrongFile) Resolve(ds *datasets.Dataset) error {
 	return nil
 }
 
-func firstID(ds *datasets.Dataset) string {
-	for _, c := range ds.Conversations {
-		for _, q := range c.Questions {
-			return q.ID
-		}
+func firstID(qs []*datasets.Question) string {
+	if len(qs) == 0 {
+		return ""
 	}
-	return ""
+	return qs[0].ID
 }
 
 // categoryOf reads a LoCoMo category, a number 1-5 or a string holding one.
