@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/membench/membench/datasets"
 )
 
 // Item is one graded (or only answered) question as a peer published it,
@@ -39,13 +41,9 @@ type Item struct {
 }
 
 // text turns a JSON value that is sometimes a number (LoCoMo gold answers
-// like 2022) into a string.
+// like 2022) into a string; a peer's other values are kept as written.
 func text(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, err := datasets.ScalarText(raw, ""); err == nil {
 		return s
 	}
 	return strings.TrimSpace(string(raw))

@@ -468,20 +468,28 @@ func (e *BeforeLockError) Error() string {
 // BadInput marks the refusal as the user's input (exit code 2).
 func (e *BeforeLockError) BadInput() bool { return true }
 
+// runDir is the run directory path names: path itself, or the run holding
+// a judgments file; path and false when it is neither.
+func runDir(path string) (string, bool) {
+	switch {
+	case runlog.IsRunDir(path):
+		return path, true
+	case runlog.IsRunDir(filepath.Dir(path)):
+		return filepath.Dir(path), true
+	}
+	return path, false
+}
+
 // startedAt is when the data of the run or judgments file at path began:
 // the manifest's start; a bare judgments file's modification time.
 func startedAt(path string) (time.Time, string) {
-	dir := path
-	if !runlog.IsRunDir(dir) {
-		if runlog.IsRunDir(filepath.Dir(path)) {
-			dir = filepath.Dir(path)
-		} else {
-			st, err := os.Stat(path)
-			if err != nil {
-				return time.Time{}, ""
-			}
-			return st.ModTime().UTC(), "file time"
+	dir, ok := runDir(path)
+	if !ok {
+		st, err := os.Stat(path)
+		if err != nil {
+			return time.Time{}, ""
 		}
+		return st.ModTime().UTC(), "file time"
 	}
 	m, err := runlog.LoadManifest(dir)
 	if err != nil {
@@ -530,10 +538,7 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		if l.Protocol == nil {
 			return nil
 		}
-		dir := path
-		if !runlog.IsRunDir(dir) && runlog.IsRunDir(filepath.Dir(dir)) {
-			dir = filepath.Dir(dir)
-		}
+		dir, _ := runDir(path)
 		if checked[dir] {
 			return nil
 		}
