@@ -270,18 +270,7 @@ func (r *Result) Table() *report.Table {
 		t.Header = append(t.Header, "prompts")
 	}
 	for _, row := range r.Rows {
-		cells := []any{row.System}
-		for _, k := range r.Keys {
-			cells = append(cells, row.Params[k])
-		}
-		cells = append(cells, row.N, runlog.InvalidCell(row.Invalid, r.Judges))
-		for _, j := range r.Judges {
-			if v, ok := row.Accuracy[j]; ok {
-				cells = append(cells, report.F(v, 2))
-			} else {
-				cells = append(cells, "-")
-			}
-		}
+		cells := r.cells(row, runlog.InvalidCell(row.Invalid, r.Judges), "-")
 		run := row.RunID
 		if row.Error != "" {
 			run += " (FAILED)"
@@ -325,26 +314,33 @@ func (r *Result) CSVTable() *report.Table {
 	}
 	t.Header = append(t.Header, "context_tokens", "build_input_tokens", "build_output_tokens", "build_calls", "run_id", "error", "prompts")
 	for _, row := range r.Rows {
-		cells := []any{row.System}
-		for _, k := range r.Keys {
-			cells = append(cells, row.Params[k])
-		}
 		total := 0
 		for _, n := range row.Invalid {
 			total += n
 		}
-		cells = append(cells, row.N, total)
-		for _, j := range r.Judges {
-			if v, ok := row.Accuracy[j]; ok {
-				cells = append(cells, report.F(v, 2))
-			} else {
-				cells = append(cells, "")
-			}
-		}
+		cells := r.cells(row, total, "")
 		cells = append(cells, report.F(row.ContextTokens, 1), row.BuildInput, row.BuildOutput, row.BuildCalls, row.RunID, row.Error, row.Prompts)
 		t.Add(cells...)
 	}
 	return t
+}
+
+// cells begin a row of either table: system, grid values, n, invalid,
+// then each judge's accuracy (missing where the point has none).
+func (r *Result) cells(row Row, invalid any, missing string) []any {
+	cells := []any{row.System}
+	for _, k := range r.Keys {
+		cells = append(cells, row.Params[k])
+	}
+	cells = append(cells, row.N, invalid)
+	for _, j := range r.Judges {
+		if v, ok := row.Accuracy[j]; ok {
+			cells = append(cells, report.F(v, 2))
+		} else {
+			cells = append(cells, missing)
+		}
+	}
+	return cells
 }
 
 var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
