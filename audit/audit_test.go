@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/stats"
 	"github.com/membench/membench/systems/structmem"
@@ -363,4 +365,20 @@ func asInput(err error, ie **InputError) bool {
 	e, ok := err.(*InputError)
 	*ie = e
 	return ok
+}
+
+// A damaged line in the middle of an audit file is the user's to mend:
+// refused as bad input naming the file and line, never skipped.
+func TestDamagedAuditLineIsInputError(t *testing.T) {
+	dir := extractionDump(t)
+	path := filepath.Join(dir, ExtractionFile)
+	if err := os.WriteFile(path, []byte("{\"item_id\": \nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := &scripted{name: "a", verdict: func(any) bool { return true }}
+	_, err := Extraction(context.Background(), dir, Options{Judges: []Judge{{"A", j}}})
+	var ie *InputError
+	if !errors.As(err, &ie) || !badinput.Is(err) || !strings.Contains(err.Error(), ExtractionFile+" line 1:") || !strings.Contains(err.Error(), "fix or delete the line") || j.count() != 0 {
+		t.Fatalf("got %v after %d calls; want an input error naming %s line 1", err, j.count(), ExtractionFile)
+	}
 }

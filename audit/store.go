@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -162,33 +161,22 @@ type store struct {
 	done map[string]Record
 }
 
-// openStore reads the records already in path (dropping a torn last line
-// left by an interrupted audit) and opens it for appending.
+// openStore reads the records already in path and opens it for appending;
+// runlog.OpenAppend first drops a torn last line left by an interrupted
+// audit, so only that pair is asked again.
 func openStore(path string) (*store, error) {
-	b, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	f, err := runlog.OpenAppend(path)
+	if err != nil {
 		return nil, err
 	}
-	if n := len(b); n > 0 && b[n-1] != '\n' {
-		cut := bytes.LastIndexByte(b, '\n') + 1
-		if err := os.Truncate(path, int64(cut)); err != nil {
-			return nil, fmt.Errorf("%s: drop torn last line: %w", path, err)
-		}
-		b = b[:cut]
+	recs, err := runlog.ReadJSONL[Record](path)
+	if err != nil {
+		f.Close()
+		return nil, &InputError{badinput.Wrap(err)}
 	}
-	s := &store{done: map[string]Record{}}
-	for i, line := range bytes.Split(b, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, inputErr("%s line %d: %v (fix or delete the line)", path, i+1, err)
-		}
+	s := &store{f: f, done: map[string]Record{}}
+	for _, r := range recs {
 		s.done[r.key()] = r
-	}
-	if s.f, err = runlog.OpenAppend(path); err != nil {
-		return nil, err
 	}
 	return s, nil
 }
