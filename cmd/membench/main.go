@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/cmd/membench/version"
@@ -38,7 +39,7 @@ func main() {
 		signal.Stop(sigs) // the next one takes the default action: exit now
 		cancel()
 	}()
-	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := execute(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr)
 	signal.Stop(sigs)
 	cancel()
 	if n := caught.Load(); n != 0 && code != 0 {
@@ -50,9 +51,11 @@ func main() {
 }
 
 // execute runs one membench command line and returns its exit code: 0,
-// 1 for a failed run, 2 for bad input or usage. Tests call it in-process;
-// the environment comes from ctx (clienv.WithEnv), else the process's.
-func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// 1 for a failed run, 2 for bad input or usage. Commands read env
+// ("KEY=value" entries) through clienv, so tests run many command lines
+// in-process at once, each with its own environment.
+func execute(ctx context.Context, args, env []string, stdout, stderr io.Writer) int {
+	ctx = clienv.WithEnv(ctx, env)
 	root := newRoot(args)
 	root.SetArgs(args)
 	root.SetOut(stdout)

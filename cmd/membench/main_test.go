@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/internal/testutil"
 )
 
@@ -50,8 +49,7 @@ func membench(t *testing.T, env []string, args ...string) (string, int) {
 		}
 	}
 	var out lockedBuffer
-	ctx := clienv.WithEnv(context.Background(), append(os.Environ(), full...))
-	code := execute(ctx, args, &out, &out)
+	code := execute(context.Background(), args, append(os.Environ(), full...), &out, &out)
 	return out.String(), code
 }
 
