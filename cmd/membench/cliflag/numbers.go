@@ -33,33 +33,33 @@ type Bounded interface {
 
 // Float64 registers --name, a finite float from lo to hi.
 func Float64(c *cobra.Command, dst *float64, name string, def, lo, hi float64, usage string) {
-	*dst = def
-	c.Flags().Var(&floatValue{dst, lo, hi}, name, usage)
+	register(c, dst, name, def, lo, hi, usage)
 }
 
 // Int registers --name, a whole number from lo to hi.
 func Int(c *cobra.Command, dst *int, name string, def, lo, hi int, usage string) {
-	*dst = def
-	c.Flags().Var(&intValue{dst, lo, hi}, name, usage)
+	register(c, dst, name, def, lo, hi, usage)
 }
 
 // Uint64 registers --name, any whole number from 0 to 2^64-1 (seeds).
 func Uint64(c *cobra.Command, dst *uint64, name string, def uint64, usage string) {
-	*dst = def
-	c.Flags().Var(&uintValue{dst}, name, usage)
+	register(c, dst, name, def, 0, math.MaxUint64, usage)
 }
 
 // Duration registers --name, a duration from lo to hi.
 func Duration(c *cobra.Command, dst *time.Duration, name string, def, lo, hi time.Duration, usage string) {
-	*dst = def
-	c.Flags().Var(&durationValue{dst, lo, hi}, name, usage)
+	register(c, dst, name, def, lo, hi, usage)
 }
 
 // Size registers --name, a size in bytes from lo to hi, written as bytes
 // or with a unit ("4GiB", "500MB"; datasets.ParseByteSize).
 func Size(c *cobra.Command, dst *int64, name string, def, lo, hi int64, usage string) {
+	register(c, dst, name, def, lo, hi, usage)
+}
+
+func register[T number](c *cobra.Command, dst *T, name string, def, lo, hi T, usage string) {
 	*dst = def
-	c.Flags().Var(&sizeValue{dst, lo, hi}, name, usage)
+	c.Flags().Var(&bounded[T]{dst, lo, hi}, name, usage)
 }
 
 // errRange says what the flag takes; pflag puts the flag's name and the
@@ -67,135 +67,148 @@ func Size(c *cobra.Command, dst *int64, name string, def, lo, hi int64, usage st
 // exits 2 on it even where no root command marks flag errors as bad input.
 func errRange(r string) error { return clierr.Bad("give %s", r) }
 
-type floatValue struct {
-	dst    *float64
-	lo, hi float64
+// number is what a bounded flag holds: int64 is a size in bytes.
+type number interface {
+	int | int64 | uint64 | float64 | time.Duration
 }
 
-func (v *floatValue) Set(s string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return fmt.Errorf("not a number; %w", errRange(v.Range()))
-	}
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < v.lo || f > v.hi {
-		return errRange(v.Range())
-	}
-	*v.dst = f
-	return nil
+// bounded is a numeric flag value refused outside lo..hi.
+type bounded[T number] struct {
+	dst    *T
+	lo, hi T
 }
 
-func (v *floatValue) String() string {
-	if v.dst == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(*v.dst, 'g', -1, 64)
-}
-func (v *floatValue) Type() string { return "float64" }
-func (v *floatValue) Range() string {
-	return "a number from " + fmtFloat(v.lo) + " to " + fmtFloat(v.hi)
-}
-func (v *floatValue) Outside() []string {
-	return []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "infinity", "1e999", "-1e999",
-		fmtFloat(math.Nextafter(v.lo, math.Inf(-1))), fmtFloat(math.Nextafter(v.hi, math.Inf(1)))}
+type (
+	floatValue    = bounded[float64]
+	intValue      = bounded[int]
+	durationValue = bounded[time.Duration]
+)
+
+// kind is how one type of bounded value is read and written.
+type kind[T number] struct {
+	typ     string // pflag's name for the type, shown in help
+	noun    string // "a number": what Range says the flag takes
+	notA    string // what a value that does not parse is told it is not ("": only the range)
+	parse   func(string) (T, error)
+	format  func(T) string
+	outside func(lo, hi T) []string
 }
 
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
-type intValue struct {
-	dst    *int
-	lo, hi int
+func kindOf[T number]() kind[T] {
+	var k any
+	switch any(*new(T)).(type) {
+	case float64:
+		k = floatKind
+	case int:
+		k = intKind
+	case uint64:
+		k = uintKind
+	case time.Duration:
+		k = durationKind
+	case int64:
+		k = sizeKind
+	}
+	return k.(kind[T])
 }
 
-func (v *intValue) Set(s string) error {
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 0, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return fmt.Errorf("not a whole number; %w", errRange(v.Range()))
+func (v *bounded[T]) Set(s string) error {
+	k := kindOf[T]()
+	n, err := k.parse(strings.TrimSpace(s))
+	if err != nil && !errors.Is(err, strconv.ErrRange) && k.notA != "" {
+		return fmt.Errorf("%s; %w", k.notA, errRange(v.Range()))
 	}
-	if err != nil || n < int64(v.lo) || n > int64(v.hi) {
-		return errRange(v.Range())
-	}
-	*v.dst = int(n)
-	return nil
-}
-
-func (v *intValue) String() string {
-	if v.dst == nil {
-		return "0"
-	}
-	return strconv.Itoa(*v.dst)
-}
-func (v *intValue) Type() string  { return "int" }
-func (v *intValue) Range() string { return fmt.Sprintf("a whole number from %d to %d", v.lo, v.hi) }
-func (v *intValue) Outside() []string {
-	out := []string{"NaN", "Inf", "1.5", "99999999999999999999", "-99999999999999999999"}
-	if v.lo > math.MinInt {
-		out = append(out, strconv.Itoa(v.lo-1))
-	}
-	if v.hi < math.MaxInt {
-		out = append(out, strconv.Itoa(v.hi+1))
-	}
-	return out
-}
-
-type uintValue struct{ dst *uint64 }
-
-func (v *uintValue) Set(s string) error {
-	n, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
-	if err != nil {
+	if err != nil || n < v.lo || n > v.hi {
 		return errRange(v.Range())
 	}
 	*v.dst = n
 	return nil
 }
 
-func (v *uintValue) String() string {
+func (v *bounded[T]) String() string {
 	if v.dst == nil {
-		return "0"
+		return kindOf[T]().format(0)
 	}
-	return strconv.FormatUint(*v.dst, 10)
-}
-func (v *uintValue) Type() string  { return "uint64" }
-func (v *uintValue) Range() string { return "a whole number from 0 to 18446744073709551615" }
-func (v *uintValue) Outside() []string {
-	return []string{"NaN", "Inf", "-1", "1.5", "18446744073709551616"}
+	return kindOf[T]().format(*v.dst)
 }
 
-type durationValue struct {
-	dst    *time.Duration
-	lo, hi time.Duration
+func (v *bounded[T]) Type() string { return kindOf[T]().typ }
+
+func (v *bounded[T]) Range() string {
+	k := kindOf[T]()
+	return k.noun + " from " + k.format(v.lo) + " to " + k.format(v.hi)
 }
 
-func (v *durationValue) Set(s string) error {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
-	if err != nil {
-		return fmt.Errorf("not a duration such as 30s; %w", errRange(v.Range()))
-	}
-	if d < v.lo || d > v.hi {
-		return errRange(v.Range())
-	}
-	*v.dst = d
-	return nil
+func (v *bounded[T]) Outside() []string { return kindOf[T]().outside(v.lo, v.hi) }
+
+var floatKind = kind[float64]{
+	typ: "float64", noun: "a number", notA: "not a number",
+	parse: func(s string) (float64, error) {
+		f, err := strconv.ParseFloat(s, 64)
+		if err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			err = strconv.ErrRange // refused whatever the range
+		}
+		return f, err
+	},
+	format: fmtFloat,
+	outside: func(lo, hi float64) []string {
+		return []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "infinity", "1e999", "-1e999",
+			fmtFloat(math.Nextafter(lo, math.Inf(-1))), fmtFloat(math.Nextafter(hi, math.Inf(1)))}
+	},
 }
 
-func (v *durationValue) String() string {
-	if v.dst == nil {
-		return "0s"
-	}
-	return v.dst.String()
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+var intKind = kind[int]{
+	typ: "int", noun: "a whole number", notA: "not a whole number",
+	parse: func(s string) (int, error) {
+		n, err := strconv.ParseInt(s, 0, 64)
+		return int(n), err
+	},
+	format: strconv.Itoa,
+	outside: func(lo, hi int) []string {
+		out := []string{"NaN", "Inf", "1.5", "99999999999999999999", "-99999999999999999999"}
+		if lo > math.MinInt {
+			out = append(out, strconv.Itoa(lo-1))
+		}
+		if hi < math.MaxInt {
+			out = append(out, strconv.Itoa(hi+1))
+		}
+		return out
+	},
 }
-func (v *durationValue) Type() string { return "duration" }
-func (v *durationValue) Range() string {
-	return "a duration from " + v.lo.String() + " to " + v.hi.String()
+
+var uintKind = kind[uint64]{
+	typ: "uint64", noun: "a whole number",
+	parse:  func(s string) (uint64, error) { return strconv.ParseUint(s, 0, 64) },
+	format: func(n uint64) string { return strconv.FormatUint(n, 10) },
+	outside: func(_, _ uint64) []string {
+		return []string{"NaN", "Inf", "-1", "1.5", "18446744073709551616"}
+	},
 }
-func (v *durationValue) Outside() []string {
-	out := []string{"NaN", "Inf", "1", "99999999999h"}
-	if v.lo > math.MinInt64 {
-		out = append(out, (v.lo - 1).String())
-	}
-	if v.hi < math.MaxInt64 {
-		out = append(out, (v.hi + 1).String())
-	}
-	return out
+
+var durationKind = kind[time.Duration]{
+	typ: "duration", noun: "a duration", notA: "not a duration such as 30s",
+	parse:  time.ParseDuration,
+	format: time.Duration.String,
+	outside: func(lo, hi time.Duration) []string {
+		out := []string{"NaN", "Inf", "1", "99999999999h"}
+		if lo > math.MinInt64 {
+			out = append(out, (lo - 1).String())
+		}
+		if hi < math.MaxInt64 {
+			out = append(out, (hi + 1).String())
+		}
+		return out
+	},
+}
+
+var sizeKind = kind[int64]{
+	typ: "size", noun: "a size", notA: "not a size such as 4GiB",
+	parse:  datasets.ParseByteSize,
+	format: datasets.ByteSize,
+	outside: func(lo, hi int64) []string {
+		return []string{"NaN", "Inf", "-1", "4 parsecs", datasets.ByteSize(lo - 1), strconv.FormatInt(hi+1, 10)}
+	},
 }
 
 // Concurrency registers --concurrency N, from 1 to MaxConcurrency
@@ -211,34 +224,3 @@ const (
 	MaxConcurrency = membench.MaxConcurrency
 	MaxK           = membench.MaxK
 )
-
-type sizeValue struct {
-	dst    *int64
-	lo, hi int64
-}
-
-func (v *sizeValue) Set(s string) error {
-	n, err := datasets.ParseByteSize(s)
-	if err != nil {
-		return fmt.Errorf("not a size such as 4GiB; %w", errRange(v.Range()))
-	}
-	if n < v.lo || n > v.hi {
-		return errRange(v.Range())
-	}
-	*v.dst = n
-	return nil
-}
-
-func (v *sizeValue) String() string {
-	if v.dst == nil {
-		return "0"
-	}
-	return datasets.ByteSize(*v.dst)
-}
-func (v *sizeValue) Type() string { return "size" }
-func (v *sizeValue) Range() string {
-	return "a size from " + datasets.ByteSize(v.lo) + " to " + datasets.ByteSize(v.hi)
-}
-func (v *sizeValue) Outside() []string {
-	return []string{"NaN", "Inf", "-1", "4 parsecs", datasets.ByteSize(v.lo - 1), strconv.FormatInt(v.hi+1, 10)}
-}
