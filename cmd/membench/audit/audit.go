@@ -35,7 +35,16 @@ type Options struct {
 	Out         io.Writer
 }
 
-func (o *Options) register(c *cobra.Command) {
+// subCmd is audit extraction or links: c with --run and the flags they
+// share, running run.
+func subCmd(c *cobra.Command, runsUsage string, run func(context.Context, *Options) error) *cobra.Command {
+	o := &Options{}
+	c.Args = cobra.NoArgs
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		o.Host, o.Out = clienv.Host(cmd.Context()), cmd.OutOrStdout()
+		return run(cmd.Context(), o)
+	}
+	cliflag.Runs(c, &o.Runs, runsUsage)
 	fs := c.Flags()
 	fs.StringArrayVar(&o.Judges, "audit-model", nil, "model that decides support (repeatable, one column each): offline, openai:gpt-4o-mini, gpt=openai:gpt-4o-mini or name=qwen,backend=openai,model=M,base-url=U (default offline)")
 	cliflag.Int(c, &o.Sample, "sample", 0, 0, math.MaxInt, "audit a seeded random sample of N items instead of all (0 = all)")
@@ -44,6 +53,7 @@ func (o *Options) register(c *cobra.Command) {
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "LLM cache directory (default $MEMBENCH_HOME/cache or ~/.cache/membench/cache)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "do not read or write the LLM cache")
 	cliflag.Concurrency(c, &o.Concurrency, "parallel judge calls")
+	return c
 }
 
 // run builds the judges, runs the audit with them and prints its result
@@ -112,22 +122,13 @@ func cacheDir(dir string, h membench.Host) string {
 }
 
 func extractionCmd() *cobra.Command {
-	o := &Options{}
-	c := &cobra.Command{
+	return subCmd(&cobra.Command{
 		Use:   "extraction",
 		Short: "Hallucination rate of event entries (is each entry supported by its utterance?)",
 		Example: `  membench audit extraction --run results/S
   membench audit extraction --run results/S --sample 20 --seed 7 --json
   membench audit extraction --run results/S --audit-model gpt=openai:gpt-4o-mini --audit-model name=qwen,backend=openai,model=qwen2.5-32b-instruct,base-url=http://localhost:8000/v1 --sample 500`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Host, o.Out = clienv.Host(cmd.Context()), cmd.OutOrStdout()
-			return RunExtraction(cmd.Context(), o)
-		},
-	}
-	cliflag.Runs(c, &o.Runs, "run directory with memory.jsonl (a structmem run)")
-	o.register(c)
-	return c
+	}, "run directory with memory.jsonl (a structmem run)", RunExtraction)
 }
 
 // RunExtraction audits the run's event entries and prints the table.
@@ -148,21 +149,12 @@ func RunExtraction(ctx context.Context, o *Options) error {
 }
 
 func linksCmd() *cobra.Command {
-	o := &Options{}
-	c := &cobra.Command{
+	return subCmd(&cobra.Command{
 		Use:   "links",
 		Short: "Spurious cross-event links (are the cited events enough for each synthesis?)",
 		Example: `  membench audit links --run results/S
   membench audit links --run results/S --audit-model gpt=openai:gpt-4o-mini`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Host, o.Out = clienv.Host(cmd.Context()), cmd.OutOrStdout()
-			return RunLinks(cmd.Context(), o)
-		},
-	}
-	cliflag.Runs(c, &o.Runs, "run directory with memory.jsonl, glob, or directory of runs (repeatable)")
-	o.register(c)
-	return c
+	}, "run directory with memory.jsonl, glob, or directory of runs (repeatable)", RunLinks)
 }
 
 // RunLinks audits the runs' cross-event links and prints the table.

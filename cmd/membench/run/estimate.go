@@ -34,15 +34,10 @@ func EstimateTable(e *estimate.Result) *report.Table {
 		t.Title = what + " (scaled by a pilot of " + strings.Join(e.Pilot.Conversations, ", ") + ")"
 	}
 	t.Header = []string{"stage", "calls", "input tokens", "output tokens", "dollars"}
-	var calls, in, out int
 	for _, s := range e.Stages {
 		t.Add(s.Stage, s.Calls, s.InputTokens, s.OutputTokens, s.Dollars.String())
-		if s.Stage != "embed" {
-			calls += s.Calls
-		}
-		in += s.InputTokens
-		out += s.OutputTokens
 	}
+	calls, in, out := Totals(e)
 	t.Add("total", calls, in, out, e.Total.String())
 	how := "how: a dry run of the system's own build, retrieval, answer and judge code with the offline heuristics standing in for each paid model: call counts and prompts are the system's, rendered and counted for real; reply lengths (output tokens, and prompts built from earlier replies) are the heuristics', so treat them as rough"
 	if p := e.Pilot; p != nil {
@@ -58,6 +53,19 @@ func EstimateTable(e *estimate.Result) *report.Table {
 		"dollars: prices as of " + e.Table.AsOf + " (--prices FILE to change or add); no provider prompt caching assumed, so input is priced in full; replies already in membench's cache are counted as paid; embed counts embedded texts and their tokens",
 	}
 	return t
+}
+
+// Totals are the estimate's model calls (embedding is counted in texts,
+// not calls, so it is left out) and input and output tokens.
+func Totals(e *estimate.Result) (calls, in, out int) {
+	for _, s := range e.Stages {
+		if s.Stage != "embed" {
+			calls += s.Calls
+		}
+		in += s.InputTokens
+		out += s.OutputTokens
+	}
+	return calls, in, out
 }
 
 func count(n int, unit string) string {

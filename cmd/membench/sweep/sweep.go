@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
+	"github.com/membench/membench/cmd/membench/run"
 	"github.com/membench/membench/estimate"
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm"
@@ -236,11 +238,7 @@ func answerPrompts(points []sweep.Point, flags []string) ([]sweep.Point, error) 
 			all = v
 			continue
 		}
-		found := false
-		for _, p := range points {
-			found = found || p.System == sys
-		}
-		if !found {
+		if !slices.ContainsFunc(points, func(p sweep.Point) bool { return p.System == sys }) {
 			return nil, clierr.Bad("--answer-prompt %s: no point of this sweep runs system %s", v, sys)
 		}
 		by[sys] = file
@@ -271,16 +269,11 @@ func estimateAll(ctx context.Context, o *Options, points []sweep.Point) error {
 			return fmt.Errorf("point %s: %w", p.Label, err)
 		}
 		all = append(all, e)
-		var calls, in, out int
 		var by []string
 		for _, s := range e.Stages {
-			if s.Stage != "embed" {
-				calls += s.Calls
-			}
-			in += s.InputTokens
-			out += s.OutputTokens
 			by = append(by, s.Stage+" "+s.Dollars.String())
 		}
+		calls, in, out := run.Totals(e)
 		t.Add(i+1, p.Label, calls, in, out, strings.Join(by, ", "), e.Total.String())
 		total = total.Add(e.Total)
 	}
