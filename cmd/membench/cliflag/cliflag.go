@@ -106,10 +106,6 @@ func Sources(args []string) ([]string, error) {
 			out = append(out, a)
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(a, runlog.JudgmentsFile)); err == nil {
-			out = append(out, a) // a run, or a directory of judgments without a manifest
-			continue
-		}
 		if strings.ContainsAny(a, "*?[") {
 			m, _ := filepath.Glob(a)
 			var files []string
@@ -123,9 +119,10 @@ func Sources(args []string) ([]string, error) {
 				continue
 			}
 		}
-		dirs, err := runlog.FindRuns([]string{a})
+		// A run, or a directory of judgments without a manifest, stays.
+		dirs, err := RunDirs([]string{a}, runlog.JudgmentsFile)
 		if err != nil {
-			return nil, clierr.AsBad(err)
+			return nil, err
 		}
 		out = append(out, dirs...)
 	}

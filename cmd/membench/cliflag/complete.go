@@ -129,24 +129,17 @@ func CompleteRuns(_ *cobra.Command, _ []string, toComplete string) ([]string, co
 	if d := filepath.Dir(toComplete); d != "." && d != DefaultResults {
 		roots = append(roots, d)
 	}
-	seen := map[string]bool{}
 	var out []string
 	for _, root := range roots {
 		if st, err := os.Stat(root); err != nil || !st.IsDir() {
 			continue
 		}
-		dirs, err := runlog.DirsUnder(root)
-		if err != nil {
-			continue
-		}
-		for _, d := range dirs {
-			if strings.HasPrefix(d, toComplete) && !seen[d] {
-				seen[d] = true
-				out = append(out, d)
-			}
+		if dirs, err := runlog.DirsUnder(root); err == nil {
+			out = append(out, withPrefix(dirs, toComplete)...)
 		}
 	}
 	slices.Sort(out)
+	out = slices.Compact(out)
 	if len(out) == 0 {
 		return nil, cobra.ShellCompDirectiveDefault // a path elsewhere: let the shell complete files
 	}

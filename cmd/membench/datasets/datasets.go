@@ -128,37 +128,37 @@ type ListEntry struct {
 	Embedded  bool   `json:"embedded,omitempty"` // the sample, built in
 }
 
-// RunList prints the registry and which files are installed.
+// RunList prints the registry and which files are installed; hashing is
+// left to verify because the LongMemEval files are hundreds of MB.
 func RunList(_ context.Context, o *Options) error {
 	dir := o.dir()
-	var embedded []string
+	var list []ListEntry
 	for _, n := range core.Names() {
 		if s, _ := core.Lookup(n); s.Embedded {
-			embedded = append(embedded, n)
+			list = append(list, ListEntry{Name: n, Installed: true, Embedded: true})
 		}
 	}
+	for _, e := range core.Registry {
+		le := ListEntry{Name: e.Name, File: e.File, Path: filepath.Join(dir, e.File), SHA256: e.SHA256, URL: e.URL}
+		if st, err := os.Stat(le.Path); err == nil {
+			le.Installed, le.Bytes = true, st.Size()
+		}
+		list = append(list, le)
+	}
 	if o.JSON {
-		var out []ListEntry
-		for _, n := range embedded {
-			out = append(out, ListEntry{Name: n, Installed: true, Embedded: true})
-		}
-		for _, e := range core.Registry {
-			le := ListEntry{Name: e.Name, File: e.File, Path: filepath.Join(dir, e.File), SHA256: e.SHA256, URL: e.URL}
-			if st, err := os.Stat(le.Path); err == nil {
-				le.Installed, le.Bytes = true, st.Size()
-			}
-			out = append(out, le)
-		}
-		return cliflag.PrintJSON(o.Out, map[string]any{"directory": dir, "datasets": out})
+		return cliflag.PrintJSON(o.Out, map[string]any{"directory": dir, "datasets": list})
 	}
 	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tINSTALLED\tSHA256\tURL")
-	for _, n := range embedded {
-		fmt.Fprintf(w, "%s\tembedded\t-\t(built in)\n", n)
-	}
-	for _, e := range core.Registry {
-		path := filepath.Join(dir, e.File)
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, installed(path), checksum(e, path), e.URL)
+	for _, le := range list {
+		switch {
+		case le.Embedded:
+			fmt.Fprintf(w, "%s\tembedded\t-\t(built in)\n", le.Name)
+		case le.Installed:
+			fmt.Fprintf(w, "%s\tyes (%s)\t%s\t%s\n", le.Name, humanBytes(le.Bytes), checksum(le), le.URL)
+		default:
+			fmt.Fprintf(w, "%s\tno\t%s\t%s\n", le.Name, checksum(le), le.URL)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -169,24 +169,14 @@ func RunList(_ context.Context, o *Options) error {
 
 // checksum says what a copy is checked against: the sum pinned in the
 // registry, else the one recorded when the copy was installed.
-func checksum(e core.Entry, path string) string {
-	if e.SHA256 != "" {
-		return e.SHA256 + " (pinned)"
+func checksum(le ListEntry) string {
+	if le.SHA256 != "" {
+		return le.SHA256 + " (pinned)"
 	}
-	if rec := core.ReadRecord(path); rec != "" {
+	if rec := core.ReadRecord(le.Path); rec != "" {
 		return rec + " (recorded at install; none published)"
 	}
 	return "(none published; recorded when fetched or added)"
-}
-
-// installed says whether the file is there; hashing is left to verify
-// because the LongMemEval files are hundreds of MB.
-func installed(path string) string {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "no"
-	}
-	return fmt.Sprintf("yes (%s)", humanBytes(st.Size()))
 }
 
 func humanBytes(n int64) string {

@@ -169,8 +169,8 @@ func Run(o *Options) error {
 // (nor its sha256 recorded for compare), so the import stops and says how
 // to get one.
 func loadLoCoMo(o *Options) (*datasets.Dataset, error) {
-	if o.Data == "" {
-		if p := datasets.DefaultPath(o.Host.Home, locomo.Name); !exists(p) {
+	if p := datasets.DefaultPath(o.Host.Home, locomo.Name); o.Data == "" {
+		if _, err := os.Stat(p); err != nil {
 			return nil, clierr.Bad("peers import: no LoCoMo file to match the questions against: no --data, and none installed at %s; pass --data FILE, or install one with `membench datasets fetch locomo` or `membench datasets add locomo FILE`", p)
 		}
 	}
@@ -179,11 +179,6 @@ func loadLoCoMo(o *Options) (*datasets.Dataset, error) {
 		return nil, clierr.AsBad(err)
 	}
 	return ds, nil
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // importFile imports one file: scored, a known peer's, or --format.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/runlog"
@@ -379,14 +380,11 @@ func writeGroup(o *Options, loaded []*runlog.Run, builders []func([]*runlog.Run,
 		if i == 0 {
 			t.Notes = append(t.Notes, judgeModels(loaded)...)
 		}
-		kept := t.Notes[:0]
-		for _, n := range t.Notes {
-			if !seen[n] {
-				seen[n] = true
-				kept = append(kept, n)
-			}
-		}
-		t.Notes = kept
+		t.Notes = slices.DeleteFunc(t.Notes, func(n string) bool {
+			dup := seen[n]
+			seen[n] = true
+			return dup
+		})
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
