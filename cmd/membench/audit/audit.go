@@ -3,6 +3,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -67,7 +68,7 @@ func (o *Options) run(run func(audit.Options) (*audit.Result, error), mdName str
 	}
 	var deps llm.BuildDeps
 	if !o.NoCache && audit.NeedsCache(o.Judges) {
-		dir := cacheDir(o.CacheDir, o.Host)
+		dir := cmp.Or(o.CacheDir, o.Host.CacheDir())
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return clierr.Bad("--cache-dir %s: %v", dir, err)
 		}
@@ -111,14 +112,6 @@ numbers measure word-overlap heuristics, not a model (docs/audits.md).`,
 	}
 	c.AddCommand(extractionCmd(), linksCmd(), judgeCmd())
 	return c
-}
-
-// cacheDir is --cache-dir, else the host's cache directory.
-func cacheDir(dir string, h membench.Host) string {
-	if dir == "" {
-		return h.CacheDir()
-	}
-	return dir
 }
 
 func extractionCmd() *cobra.Command {

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"strings"
@@ -107,7 +108,7 @@ func RunJudge(ctx context.Context, o *JudgeOptions) error {
 		res.Judges = append(res.Judges, jr)
 	}
 	if len(o.Judges) > 0 {
-		b := &judging.Builder{DefaultSpec: o.JudgeModel, CacheDir: cacheDir(o.CacheDir, o.Host), NoCache: o.NoCache}
+		b := &judging.Builder{DefaultSpec: o.JudgeModel, CacheDir: cmp.Or(o.CacheDir, o.Host.CacheDir()), NoCache: o.NoCache}
 		defer b.Close()
 		meter := llm.NewMeter()
 		js, err := b.Judges(o.Judges, meter)

@@ -82,9 +82,6 @@ func PrintFailed(w io.Writer, e *runlog.QuestionsFailedError) error {
 // JudgeName registers --judge NAME: a judge already in the runs, picked by
 // name; "" means each run's primary judge.
 func JudgeName(c *cobra.Command, dst *string, usage string) {
-	if usage == "" {
-		usage = "judge name, as the run's manifest lists it (default: the run's primary judge, its first verdict judge)"
-	}
 	c.Flags().StringVar(dst, "judge", "", usage)
 	must(c.RegisterFlagCompletionFunc("judge", CompleteJudgeNames))
 }

@@ -4,6 +4,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -119,12 +120,7 @@ func Run(o *Options) error {
 		return clierr.Bad("compare needs exactly two runs (--run A --run B); %v gave %d: %v", o.Runs, len(srcs), srcs)
 	}
 	o.A, o.B = srcs[0], srcs[1]
-	if o.JudgeA == "" {
-		o.JudgeA = o.JudgeBoth
-	}
-	if o.JudgeB == "" {
-		o.JudgeB = o.JudgeBoth
-	}
+	o.JudgeA, o.JudgeB = cmp.Or(o.JudgeA, o.JudgeBoth), cmp.Or(o.JudgeB, o.JudgeBoth)
 	if o.Test != "mcnemar" && o.Test != "noninferiority" {
 		return clierr.Bad("--test %q: use mcnemar or noninferiority", o.Test)
 	}

@@ -3,6 +3,7 @@
 package datasets
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,12 +80,7 @@ func runE(o *Options, run func(context.Context, *Options) error) func(*cobra.Com
 }
 
 // dir is --dir, else the default directory under Home.
-func (o *Options) dir() string {
-	if o.Dir == "" {
-		return core.DefaultDir(o.Home)
-	}
-	return o.Dir
-}
+func (o *Options) dir() string { return cmp.Or(o.Dir, core.DefaultDir(o.Home)) }
 
 // lookup finds o.Name's registry entry for verb (fetch, add, verify); the
 // embedded sample has none.
@@ -306,10 +302,7 @@ func RunVerify(_ context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	path := o.File
-	if path == "" {
-		path = filepath.Join(o.dir(), e.File)
-	}
+	path := cmp.Or(o.File, filepath.Join(o.dir(), e.File))
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return clierr.Bad("%s: no such file; run `membench datasets fetch %s` or pass --file F", path, e.Name)
 	}

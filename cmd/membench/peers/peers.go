@@ -3,6 +3,7 @@
 package peers
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -198,10 +199,7 @@ func importFile(o *Options, loco, lme *datasets.Dataset) (Imported, error) {
 		}
 		format = peers.FormatScored
 	}
-	system := o.System
-	if system == "" {
-		system = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(o.In), filepath.Ext(o.In)), ".scored")
-	}
+	system := cmp.Or(o.System, strings.TrimSuffix(strings.TrimSuffix(filepath.Base(o.In), filepath.Ext(o.In)), ".scored"))
 	if err := names.Check("--system", system); err != nil {
 		return Imported{}, clierr.AsBad(err)
 	}
@@ -257,9 +255,7 @@ func importSource(s peers.Source, dir, out string, loco, lme *datasets.Dataset) 
 		return Imported{}, fmt.Errorf("%s: write %s: %w", s.System, out, err)
 	}
 	r, err := finish(s.System, out, rep, s.Published)
-	if r.Note == "" {
-		r.Note = note
-	}
+	r.Note = cmp.Or(r.Note, note)
 	if s.Note != "" {
 		r.Note = strings.TrimPrefix(r.Note+"; "+s.Note, "; ")
 	}

@@ -2,6 +2,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -159,7 +160,7 @@ func Run(ctx context.Context, o *Options) error {
 	if changed == nil {
 		changed = func(string) bool { return false }
 	}
-	stdout, stderr := orDiscard(o.Out), orDiscard(o.Err)
+	stdout, stderr := cmp.Or(o.Out, io.Discard), cmp.Or(o.Err, io.Discard)
 	cfgFile, cfg := o.ConfigFile, o.Config
 	if o.Replay != "" && o.Estimate {
 		return clierr.Bad("--estimate cannot go with --replay: a replay's paid replies come from its bundle and cost nothing")
@@ -191,9 +192,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	// Flags override the file only where the user set them.
 	merge(&base, cfg, func(flag string) bool { return changed(flag) || cfgFile == "" })
-	if base.System == "" {
-		base.System = "turns-cosine"
-	}
+	base.System = cmp.Or(base.System, "turns-cosine")
 	if len(o.Opts) > 0 {
 		parsed, err := systems.Parse(o.Opts)
 		if err != nil {
@@ -276,13 +275,6 @@ func printBill(stdout, stderr io.Writer, dir string, t *prices.Table) {
 	fmt.Fprintln(stdout, b.Line())
 }
 
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
-}
-
 // runReplay reproduces a bundle. Flags that would change the outputs are
 // refused: the bundle's manifest is the run's config.
 func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdout, stderr io.Writer) error {
@@ -306,16 +298,9 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	base := o.BaseURL
-	if base == "" {
-		base = o.EnvBaseURL
-	}
+	base := cmp.Or(o.BaseURL, o.EnvBaseURL)
 	if o.ReplayFallback {
-		shown := base
-		if shown == "" {
-			shown = llm.DefaultBaseURL
-		}
-		fmt.Fprintf(stderr, "replay: calls the bundle lacks go to %s (key from $OPENAI_API_KEY), the backend configured here; never to a server the bundle names\n", llm.RedactText(shown))
+		fmt.Fprintf(stderr, "replay: calls the bundle lacks go to %s (key from $OPENAI_API_KEY), the backend configured here; never to a server the bundle names\n", llm.RedactText(cmp.Or(base, llm.DefaultBaseURL)))
 	}
 	cfg := o.Config
 	sum, err := replay.Run(ctx, b, replay.Options{
@@ -374,11 +359,6 @@ func startProfiles(cpu, mem string) (func() error, error) {
 			runtime.GC() // the heap profile shows live data as of the last GC
 			errs = append(errs, pprof.WriteHeapProfile(mf), mf.Close())
 		}
-		for _, e := range errs {
-			if e != nil {
-				return e
-			}
-		}
-		return nil
+		return cmp.Or(errs...) // the first error
 	}, nil
 }

@@ -3,6 +3,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -174,10 +175,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	if out == "" {
-		name := f.Spec.Name
-		if name == "" {
-			name = strings.TrimSuffix(filepath.Base(o.ConfigFile), filepath.Ext(o.ConfigFile))
-		}
+		name := cmp.Or(f.Spec.Name, strings.TrimSuffix(filepath.Base(o.ConfigFile), filepath.Ext(o.ConfigFile)))
 		out = filepath.Join("results", "sweeps", name)
 	}
 	if o.DryRun {
