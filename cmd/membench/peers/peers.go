@@ -187,9 +187,7 @@ func importFile(o *Options, loco, lme *datasets.Dataset) (Imported, error) {
 	format := peers.Format(o.Format)
 	if format == "" {
 		if s, ok := knownFile(o.In); ok {
-			if o.System != "" {
-				s.System = o.System
-			}
+			s.System = cmp.Or(o.System, s.System)
 			dir, file := filepath.Split(o.In)
 			s.Glob = file
 			return importSource(s, dir, o.Out, loco, lme)

@@ -2,6 +2,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -418,11 +419,7 @@ func falseAccepts(vals []string) ([]analysis.FalseAccept, error) {
 		}
 		for _, j := range a.Judges {
 			o := j.Overall()
-			name := j.Judge
-			if judgeName != "" {
-				name = judgeName
-			}
-			out = append(out, analysis.FalseAccept{Judge: name, Audited: j.Judge, Source: filepath.Base(a.File), Answers: o.Answers, Rate: o.Rate, Lo: o.Lo, Hi: o.Hi, Offline: j.Offline})
+			out = append(out, analysis.FalseAccept{Judge: cmp.Or(judgeName, j.Judge), Audited: j.Judge, Source: filepath.Base(a.File), Answers: o.Answers, Rate: o.Rate, Lo: o.Lo, Hi: o.Hi, Offline: j.Offline})
 		}
 	}
 	return out, nil

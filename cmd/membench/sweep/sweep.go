@@ -158,9 +158,7 @@ func Run(ctx context.Context, o *Options) error {
 	f.Base.Quiet = f.Base.Quiet || o.Quiet
 	f.Base.Host = o.Host
 	f.Base.AllowPromptMismatch = o.AllowPromptMismatch
-	if o.JudgePrompt != "" {
-		f.Base.JudgePrompt = o.JudgePrompt
-	}
+	f.Base.JudgePrompt = cmp.Or(o.JudgePrompt, f.Base.JudgePrompt)
 	points, err := f.Expand()
 	if err != nil {
 		return clierr.AsBad(err)
