@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -132,13 +133,7 @@ func unknownCommand(c *cobra.Command, word string) error {
 // expanded `--run results/x-*` leaves the first match as the flag's value
 // and the rest as arguments no command expects. nil when none is a path.
 func globHint(c *cobra.Command, args, argv []string) error {
-	first := -1
-	for i, a := range args {
-		if exists(a) {
-			first = i
-			break
-		}
-	}
+	first := slices.IndexFunc(args, exists)
 	if first < 0 {
 		return nil
 	}
@@ -174,13 +169,7 @@ func takesGlob(fl *pflag.Flag) bool {
 // and the flag right before it: the flag the shell's expansion followed
 // ("" when no flag taking a value is there) and the whole run of paths.
 func expandedFlag(c *cobra.Command, word string, argv []string) (string, []string) {
-	at := -1
-	for i, a := range argv {
-		if a == word {
-			at = i
-			break
-		}
-	}
+	at := slices.Index(argv, word)
 	if at < 0 {
 		return "", nil
 	}

@@ -216,14 +216,9 @@ func Run(ctx context.Context, o *Options) error {
 		loaded = append(loaded, r)
 	}
 	analysis.SortRuns(loaded)
-	if o.Judge != "" {
-		found := false
-		for _, r := range loaded {
-			found = found || analysis.HasJudge(r.Manifest, o.Judge)
-		}
-		if !found {
-			return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", o.Judge, len(loaded), loaded[0].Manifest.Judges)
-		}
+	hasJudge := func(r *runlog.Run) bool { return analysis.HasJudge(r.Manifest, o.Judge) }
+	if o.Judge != "" && !slices.ContainsFunc(loaded, hasJudge) {
+		return clierr.Bad("--judge %s: none of the %d runs has this judge (first run has %v)", o.Judge, len(loaded), loaded[0].Manifest.Judges)
 	}
 	// A caveat shared by several tables is printed under the first only.
 	seen := map[string]bool{}

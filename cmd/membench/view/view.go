@@ -150,8 +150,7 @@ inside a run folder). The server answers only requests addressed to
 				if err := runlog.WriteFileAtomic(export, page.Bytes()); err != nil {
 					return clierr.Bad("--out %s: %v", export, err)
 				}
-				st, _ := os.Stat(export)
-				fmt.Fprintf(out, "wrote %s (%d runs, %.1f MB)\n", export, len(dirs), float64(st.Size())/1e6)
+				fmt.Fprintf(out, "wrote %s (%d runs, %.1f MB)\n", export, len(dirs), float64(page.Len())/1e6)
 				return nil
 			}
 			ln, err := view.Listen(port)
