@@ -35,8 +35,7 @@ type Source struct {
 	Repeats []runlog.Judgment
 }
 
-// LoadSource reads a run directory or a judgments.jsonl file, keeping the
-// last line per (question, judge, system) as every reader does.
+// LoadSource reads a run directory or a judgments.jsonl file.
 func LoadSource(path string) (*Source, error) {
 	file := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -49,33 +48,50 @@ func LoadSource(path string) (*Source, error) {
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
-	js, invalid := runlog.Verdicts(raw)
-	if len(js)+len(invalid) == 0 {
+	if len(raw) == 0 {
 		return nil, badinput.Errorf("%s: no judgments (give a run directory or a non-empty judgments.jsonl)", path)
 	}
 	dir := path
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Repeats: runlog.RepeatVerdicts(raw), Groups: map[string]string{}, Abstains: map[string]bool{}}
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, badinput.Wrap(err)
 	}
+	var m *runlog.Manifest
+	if runlog.IsRunDir(dir) {
+		mf, err := runlog.LoadManifest(dir)
+		if err != nil {
+			return nil, badinput.Wrap(err)
+		}
+		m = &mf
+	} else if _, err := os.Stat(filepath.Join(dir, runlog.ManifestFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, badinput.Wrap(err)
+	}
+	return newSource(path, dir, raw, answers, m), nil
+}
+
+// SourceOf is LoadSource on a run already read (Load), from the same
+// lines; nil when the run holds no judgments.
+func SourceOf(r *runlog.Run) *Source {
+	if len(r.Lines.Judgments) == 0 {
+		return nil
+	}
+	m := r.Manifest
+	return newSource(r.Dir, r.Dir, r.Lines.Judgments, r.Lines.Answers, &m)
+}
+
+// newSource keeps the last verdict per (question, judge, system), as
+// every reader does, and each question's group from its answer.
+func newSource(path, dir string, raw []runlog.Judgment, answers []runlog.AnswerRecord, m *runlog.Manifest) *Source {
+	js, invalid := runlog.Verdicts(raw)
+	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Repeats: runlog.RepeatVerdicts(raw), Groups: map[string]string{}, Abstains: map[string]bool{}, Manifest: m}
 	for _, a := range answers {
 		s.Groups[a.QuestionID] = a.Group
 		s.Abstains[a.QuestionID] = a.Abstains()
 	}
-	if runlog.IsRunDir(dir) {
-		m, err := runlog.LoadManifest(dir)
-		if err != nil {
-			return nil, badinput.Wrap(err)
-		}
-		s.Manifest = &m
-	} else if _, err := os.Stat(filepath.Join(dir, runlog.ManifestFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, badinput.Wrap(err)
-	}
-	return s, nil
+	return s
 }
 
 // Side names the source for CheckComparable.
@@ -97,12 +113,8 @@ func (s *Source) Judges() []string {
 func (s *Source) DefaultJudge() string {
 	judges := s.Judges()
 	if s.Manifest != nil {
-		if p := s.Manifest.PrimaryJudge(); p != "" {
-			for _, j := range judges {
-				if j == p {
-					return p
-				}
-			}
+		if p := s.Manifest.PrimaryJudge(); p != "" && slices.Contains(judges, p) {
+			return p
 		}
 	}
 	if len(judges) == 1 {
@@ -184,10 +196,7 @@ type CompareOptions struct {
 // withWrong is the judge's verdicts with each of its invalid ones added
 // as WRONG (score 0), marked CountedWrong.
 func withWrong(js map[string]runlog.Judgment, s *Source, judgeName string) map[string]runlog.Judgment {
-	out := make(map[string]runlog.Judgment, len(js))
-	for id, j := range js {
-		out[id] = j
-	}
+	out := maps.Clone(js)
 	for _, j := range runlog.InvalidAsWrong(s.Invalid) {
 		if _, ok := out[j.QuestionID]; !ok && j.Judge == judgeName {
 			out[j.QuestionID] = j
@@ -582,8 +591,7 @@ func num(p *float64, f string) string {
 
 // Examples formats up to three ids.
 func Examples(ids []string) string {
-	ids = append([]string(nil), ids...)
-	sort.Strings(ids)
+	ids = slices.Sorted(slices.Values(ids))
 	if len(ids) > 3 {
 		return strings.Join(ids[:3], ", ") + ", ..."
 	}
@@ -593,10 +601,5 @@ func Examples(ids []string) string {
 // HasRepeats reports whether the named judge judged some question more
 // than once in this source.
 func (s *Source) HasRepeats(judge string) bool {
-	for _, j := range s.Repeats {
-		if j.Judge == judge {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.Repeats, func(j runlog.Judgment) bool { return j.Judge == judge })
 }

@@ -275,8 +275,8 @@ func Build(dirs []string, opt Options) (*Bundle, error) {
 	ms := make([]runlog.Manifest, len(dirs))
 	ids := make([]string, len(dirs))
 	b.Runs = make([]*RunView, len(dirs))
-	// compare's sources, read once per run: a run without verdicts has no
-	// A/B page.
+	// compare's sources, from each run's one read: a run without verdicts
+	// has no A/B page.
 	srcs := make([]*analysis.Source, len(dirs))
 	// Runs are read side by side; conversations are added once per
 	// dataset file, which the first run of it reads.
@@ -285,15 +285,13 @@ func Build(dirs []string, opt Options) (*Bundle, error) {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, d := range dirs {
 		g.Go(func() error {
-			rv, m, err := loadRun(d, b, convs, opt)
+			rv, r, err := loadRun(d, b, convs, opt)
 			if err != nil {
 				return err
 			}
-			b.Runs[i], ms[i], ids[i] = rv, m, rv.ID
+			b.Runs[i], ms[i], ids[i] = rv, r.Manifest, rv.ID
 			if len(rv.Judges) > 0 {
-				if s, err := analysis.LoadSource(d); err == nil {
-					srcs[i] = s
-				}
+				srcs[i] = analysis.SourceOf(r)
 			}
 			if opt.progress != nil {
 				opt.progress()
@@ -366,14 +364,14 @@ type convFile struct {
 	note string
 }
 
-func loadRun(dir string, b *Bundle, convs *convCache, opt Options) (*RunView, runlog.Manifest, error) {
+func loadRun(dir string, b *Bundle, convs *convCache, opt Options) (*RunView, *runlog.Run, error) {
 	r, err := analysis.Load(dir)
 	if err != nil {
-		return nil, runlog.Manifest{}, err
+		return nil, nil, err
 	}
 	heads, err := runlog.IndexTranscripts(dir)
 	if err != nil {
-		return nil, runlog.Manifest{}, err
+		return nil, nil, err
 	}
 	// Per question: its records in file order, and what they add up to
 	// (a full record resets, a judge part adds or replaces judges), for the
@@ -499,7 +497,7 @@ func loadRun(dir string, b *Bundle, convs *convCache, opt Options) (*RunView, ru
 		bill = nil
 	}
 	rv.Head = headline(rv, m, bill)
-	return rv, m, nil
+	return rv, r, nil
 }
 
 // txSum is what a question's transcript records say of its timing.
