@@ -405,14 +405,9 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 	return res, nil
 }
 
+// latest is the most recently finished run (the first of a tie).
 func latest(rs []RunTokens) RunTokens {
-	best := rs[0]
-	for _, r := range rs[1:] {
-		if r.Finished.After(best.Finished) {
-			best = r
-		}
-	}
-	return best
+	return slices.MaxFunc(rs, func(a, b RunTokens) int { return a.Finished.Compare(b.Finished) })
 }
 
 func questionSet(c membench.Config) string {

@@ -1,11 +1,11 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/membench/membench"
@@ -243,17 +243,10 @@ func ciCell(o Overall, v View) string {
 // SortRuns orders runs by system, then k, then run id, so a results
 // directory reads as a table of systems and budgets.
 func SortRuns(runs []*runlog.Run) {
-	sort.SliceStable(runs, func(i, j int) bool {
-		a, b := runs[i].Manifest.Config.System, runs[j].Manifest.Config.System
-		if a != b {
-			return a < b
-		}
-		ka, _, _ := ResolveK(runs[i].Manifest)
-		kb, _, _ := ResolveK(runs[j].Manifest)
-		if ka != kb {
-			return ka < kb
-		}
-		return runs[i].ID() < runs[j].ID()
+	slices.SortStableFunc(runs, func(a, b *runlog.Run) int {
+		ka, _, _ := ResolveK(a.Manifest)
+		kb, _, _ := ResolveK(b.Manifest)
+		return cmp.Or(strings.Compare(a.Manifest.Config.System, b.Manifest.Config.System), cmp.Compare(ka, kb), strings.Compare(a.ID(), b.ID()))
 	})
 }
 

@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/analysis"
@@ -89,12 +90,12 @@ func comparePairs(srcs []*analysis.Source, runs []*RunView, i, j int) []*Pair {
 		return nil
 	}
 	def := ""
-	if d := sa.DefaultJudge(); d != "" && contains(sb.Judges(), d) {
+	if d := sa.DefaultJudge(); d != "" && slices.Contains(sb.Judges(), d) {
 		def = d
 	}
 	var out []*Pair
 	for _, name := range sa.Judges() {
-		if !contains(sb.Judges(), name) {
+		if !slices.Contains(sb.Judges(), name) {
 			continue
 		}
 		o := analysis.CompareOptions{A: sa.Path, B: sb.Path, JudgeA: name, JudgeB: name, Test: "mcnemar", Alpha: 0.05,
@@ -145,7 +146,7 @@ func pairNotes(j *analysis.Join, r analysis.CompareResult) []string {
 		out = append(out, "exclusions: group "+strings.Join(Exclusions, ", ")+" (none of the shared questions is in it)")
 	}
 	if r.OnlyInA+r.OnlyInB > 0 {
-		out = append(out, fmt.Sprintf("judged on one side only, left out: %d in A, %d in B (e.g. %s)", r.OnlyInA, r.OnlyInB, analysis.Examples(append(append([]string{}, j.OnlyInA...), j.OnlyInB...))))
+		out = append(out, fmt.Sprintf("judged on one side only, left out: %d in A, %d in B (e.g. %s)", r.OnlyInA, r.OnlyInB, analysis.Examples(slices.Concat(j.OnlyInA, j.OnlyInB))))
 	}
 	if r.InvalidA+r.InvalidB > 0 {
 		out = append(out, fmt.Sprintf("invalid verdicts left out: %d in A, %d in B (the judge's reply held no verdict)", r.InvalidA, r.InvalidB))
@@ -157,13 +158,4 @@ func pairNotes(j *analysis.Join, r analysis.CompareResult) []string {
 		out = append(out, "compare refuses this pair unless --allow-mixed: the runs differ in "+strings.Join(r.Mixed, "; "))
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
