@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -109,7 +110,7 @@ func ScoresOf(r *runlog.Run, judgeName string, skip map[string]bool) (GroupScore
 		}
 	}
 	for _, g := range gs.Groups {
-		gs.Score[g] = nanValue()
+		gs.Score[g] = math.NaN()
 		if gs.N[g] > 0 {
 			gs.Score[g] = 100 * sum[g] / float64(gs.N[g])
 		}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -47,17 +48,15 @@ type Counts struct {
 // Pct returns 100·num/den, NaN when den is 0 (printed as "-").
 func Pct(num, den int) float64 {
 	if den == 0 {
-		return nanValue()
+		return math.NaN()
 	}
 	return 100 * float64(num) / float64(den)
 }
 
-func nanValue() float64 { var z float64; return z / z }
-
 // MeanFraction is the mean share of evidence turns in the context (percent).
 func (c Counts) MeanFraction() float64 {
 	if c.Evidence == 0 {
-		return nanValue()
+		return math.NaN()
 	}
 	return 100 * c.FractionSum / float64(c.Evidence)
 }

@@ -268,23 +268,16 @@ type Rates struct {
 	MeanFraction      *float64 `json:"mean_fraction_pct"`
 }
 
-func ptr(v float64) *float64 {
-	if v != v {
-		return nil
-	}
-	return &v
-}
-
 // Rates computes the percentages the tables print.
 func (c Counts) Rates() Rates {
 	return Rates{Group: c.Group,
-		AllInCandidates:   ptr(Pct(c.AllInCandidates, c.WithCandidates)),
-		AnyInCandidates:   ptr(Pct(c.AnyInCandidates, c.WithCandidates)),
-		LostAtCandidates:  ptr(Pct(c.LostAtCandidates, c.WithCandidates)),
-		LostAtSelection:   ptr(Pct(c.DroppedBySelector, c.WithCandidates)),
-		DroppedBySelector: ptr(Pct(c.DroppedBySelector, c.AnyInCandidates)),
-		AllHit:            ptr(Pct(c.AllHit, c.Evidence)),
-		AnyHit:            ptr(Pct(c.AnyHit, c.Evidence)),
-		MeanFraction:      ptr(c.MeanFraction()),
+		AllInCandidates:   finite(Pct(c.AllInCandidates, c.WithCandidates)),
+		AnyInCandidates:   finite(Pct(c.AnyInCandidates, c.WithCandidates)),
+		LostAtCandidates:  finite(Pct(c.LostAtCandidates, c.WithCandidates)),
+		LostAtSelection:   finite(Pct(c.DroppedBySelector, c.WithCandidates)),
+		DroppedBySelector: finite(Pct(c.DroppedBySelector, c.AnyInCandidates)),
+		AllHit:            finite(Pct(c.AllHit, c.Evidence)),
+		AnyHit:            finite(Pct(c.AnyHit, c.Evidence)),
+		MeanFraction:      finite(c.MeanFraction()),
 	}
 }

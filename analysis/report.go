@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,7 +55,7 @@ func OverallOf(r *runlog.Run, judgeName string) (Overall, error) {
 // overallFrom is the mean of scores × 100, with a Wilson interval when
 // every score is 0 or 1.
 func overallFrom(scores []float64) (Overall, error) {
-	o := Overall{Score: nanValue(), Lo: nanValue(), Hi: nanValue(), Binary: true, N: len(scores)}
+	o := Overall{Score: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Binary: true, N: len(scores)}
 	if o.N == 0 {
 		return o, nil
 	}
