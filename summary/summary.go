@@ -105,7 +105,8 @@ func notes(s *runlog.Summary) []string {
 	} else if s.BuildFailed > 0 {
 		notes = append(notes, fmt.Sprintf("build: %d of %d memory-build requests failed (within the limit)", s.BuildFailed, s.BuildRequests))
 	}
-	made := plus(s.Stages[string(membench.StageBuild)], s.Redone[string(membench.StageBuild)])
+	made := s.Stages[string(membench.StageBuild)]
+	made.Add(s.Redone[string(membench.StageBuild)])
 	if made.Calls != b.Calls || made.InputTokens != b.InputTokens || made.OutputTokens != b.OutputTokens {
 		// An interrupted build, or a conversation built again on resume:
 		// the calls made (costs.jsonl) are not those of the finished
@@ -236,17 +237,6 @@ func minus(a, b runlog.Cost) runlog.Cost {
 	a.CachedInputTokens -= b.CachedInputTokens
 	a.OutputTokens -= b.OutputTokens
 	a.Seconds -= b.Seconds
-	return a
-}
-
-// plus adds up two costs.
-func plus(a, b runlog.Cost) runlog.Cost {
-	a.Calls += b.Calls
-	a.CachedCalls += b.CachedCalls
-	a.InputTokens += b.InputTokens
-	a.CachedInputTokens += b.CachedInputTokens
-	a.OutputTokens += b.OutputTokens
-	a.Seconds += b.Seconds
 	return a
 }
 
