@@ -3,7 +3,8 @@ package harness
 import (
 	"context"
 	"errors"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/membench/membench/datasets"
@@ -63,7 +64,6 @@ func (p *Prepared) failures(total int) error {
 	if len(p.failed) == 0 {
 		return nil
 	}
-	fs := append([]runlog.Failure(nil), p.failed...)
-	sort.Slice(fs, func(i, j int) bool { return fs[i].QuestionID < fs[j].QuestionID })
+	fs := slices.SortedFunc(slices.Values(p.failed), func(a, b runlog.Failure) int { return strings.Compare(a.QuestionID, b.QuestionID) })
 	return &QuestionsFailedError{Dir: p.Dir, Total: total, Failed: fs}
 }

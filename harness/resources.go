@@ -97,9 +97,7 @@ func openResources(cfg membench.Config, specs map[string]llm.Spec, chosen *plan.
 		r.Close()
 		return nil, err
 	}
-	// A fixed order, so an error (a missing key, say) names the same role
-	// on every invocation.
-	for _, role := range []string{plan.RoleBuild, plan.RoleAnswer, plan.RoleDecide, plan.RoleJudge} {
+	for _, role := range plan.Roles { // a fixed order: an error names the same role every time
 		spec := r.specs[role]
 		m, err := llm.Build(spec, r.buildDeps(role))
 		if err != nil {
@@ -154,7 +152,7 @@ func (r *Resources) openEmbedder() error {
 		}
 		r.Embedder, r.EmbedderName = r.tape.PlayEmbedder(name, fb), name
 		return nil
-	case strings.HasPrefix(e, "openai:") || strings.Contains(e, "backend=openai"):
+	case plan.RemoteEmbedder(e):
 		// openai:MODEL, or the key=value form (backend=openai,model=M,base-url=U).
 		// The embedding server is the build model's unless the spec says otherwise.
 		spec, err := llm.ParseSpec(e)

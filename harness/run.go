@@ -168,10 +168,8 @@ func (p *Prepared) writeManifest() error {
 			}
 		}
 	}
-	nq := 0
-	for _, c := range p.Data.Conversations {
-		nq += len(c.Questions)
-	}
+	qs := p.Data.Questions()
+	nq := len(qs)
 	m := runlog.Manifest{
 		Schema:           runlog.ManifestSchema,
 		Membench:         stamp.Version(),
@@ -203,7 +201,7 @@ func (p *Prepared) writeManifest() error {
 		SystemOptions:     p.systemOptions(),
 		FollowedOptions:   p.System.Followed(p.Config.Options),
 		EmbedderSHA256:    p.Res.EmbedderSHA256,
-		QuestionSetSHA256: plan.QuestionSetHash(p.Data.Questions()),
+		QuestionSetSHA256: plan.QuestionSetHash(qs),
 		TurnStep:          p.Config.TurnStep.String(),
 		Status:            &runlog.Status{State: runlog.StateIncomplete, Questions: nq},
 		Shard:             p.Shard,
@@ -219,17 +217,14 @@ func (p *Prepared) writeManifest() error {
 		m.Started = old.Started
 		m.CacheDamaged = old.CacheDamaged // this attempt's are added at the end
 		// Judges added later (`membench judge`, `grade`) stay listed.
-		have := map[string]bool{}
-		for _, j := range m.Judges {
-			have[j] = true
-		}
+		ran := slices.Clone(m.Judges)
 		for _, j := range old.Judges {
-			if !have[j] {
+			if !slices.Contains(ran, j) {
 				m.Judges = append(m.Judges, j)
 			}
 		}
 		for _, in := range old.JudgeSpecs {
-			if !have[in.Name] {
+			if !slices.Contains(ran, in.Name) {
 				m.JudgeSpecs = append(m.JudgeSpecs, in)
 			}
 		}
@@ -725,15 +720,9 @@ func refs(items []membench.Item) []membench.ItemRef {
 
 // evidenceHit counts evidence turn ids present in the items' sources.
 func evidenceHit(evidence []string, items []membench.Item) int {
-	have := map[string]bool{}
-	for _, it := range items {
-		for _, s := range it.Sources {
-			have[s] = true
-		}
-	}
 	n := 0
 	for _, e := range evidence {
-		if have[e] {
+		if slices.ContainsFunc(items, func(it membench.Item) bool { return slices.Contains(it.Sources, e) }) {
 			n++
 		}
 	}
