@@ -120,7 +120,8 @@ func ReadPredictions(path string) ([]Prediction, error) {
 func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 	system := sc.System
 	if system == "" {
-		system = trimExt(filepath.Base(sc.Predictions))
+		base := filepath.Base(sc.Predictions)
+		system = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	pl, err := plan.Scored(membench.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host,
 		ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out), AnswerKey: sc.AnswerKey, ExcludeImageQuestions: sc.ExcludeImageQuestions,
@@ -142,13 +143,10 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 		preds = slices.DeleteFunc(slices.Clone(preds), func(p Prediction) bool { return scoring.Dropped[p.QuestionID] })
 	}
 	byID := map[string]*datasets.Question{}
-	convOf := map[string]string{}
 	conv := map[string]*datasets.Conversation{} // for the judges' evidence text
 	for _, c := range ds.Conversations {
 		for _, q := range c.Questions {
-			byID[q.ID] = q
-			convOf[q.ID] = c.ID
-			conv[q.ID] = c
+			byID[q.ID], conv[q.ID] = q, c
 		}
 	}
 	var unknown []string
@@ -191,12 +189,7 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 	for _, p := range preds {
 		scored[p.QuestionID] = true
 	}
-	var qs []*datasets.Question
-	for _, q := range ds.Questions() {
-		if scored[q.ID] {
-			qs = append(qs, q)
-		}
-	}
+	qs := slices.DeleteFunc(ds.Questions(), func(q *datasets.Question) bool { return !scored[q.ID] })
 	m.QuestionSetSHA256 = plan.QuestionSetHash(qs)
 	m.AnswerKey, m.ImageQuestionsExcluded = scoring.Key, scoring.ImageExcluded
 	m.OfflineParts = m.OfflineList()
@@ -217,7 +210,7 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 	var answers, judgments []any
 	for _, p := range preds {
 		q := byID[p.QuestionID]
-		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: convOf[q.ID], System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstains(), Group: q.Group,
+		answers = append(answers, runlog.AnswerRecord{QuestionID: q.ID, ConversationID: conv[q.ID].ID, System: system, Category: q.Category, Type: q.Type, Abstention: q.Abstains(), Group: q.Group,
 			Question: q.Text, Gold: q.Gold, Prediction: p.Prediction, TargetSHA256: llm.HashText(q.Gold)})
 		s := judge.NewSample(conv[q.ID], q, p.Prediction)
 		s.Prompt = ds.JudgePrompt(q)
@@ -259,13 +252,9 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 	if d, err := prices.Dollars(sc.Out, pl.Prices); err == nil {
 		sum.Dollars = d
 	}
-	given = map[string]bool{}
-	for _, p := range preds {
-		given[p.QuestionID] = true
-	}
 	var missing []string
 	for id := range byID {
-		if !given[id] {
+		if !scored[id] {
 			missing = append(missing, id)
 		}
 	}
@@ -368,11 +357,4 @@ func checkScoreOut(out, predictions string) error {
 		}
 	}
 	return nil
-}
-
-func trimExt(s string) string {
-	if e := filepath.Ext(s); e != "" {
-		return s[:len(s)-len(e)]
-	}
-	return s
 }
