@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/answerkey"
 	"github.com/membench/membench/datasets/imagemarks"
@@ -69,10 +71,7 @@ func ApplyScoring(ds *datasets.Dataset, keyChoice string, excludeImages bool, op
 	if (key != nil || excludeImages) && !datasets.HasAnswerKeys(ds.Name) {
 		return "", sc, badinput.Errorf("--answer-key and --exclude-image-questions are for --dataset %s (this run's is %s)", datasets.KeyedNames(), ds.Name)
 	}
-	before := map[string]bool{}
-	for _, q := range ds.Questions() {
-		before[q.ID] = true
-	}
+	before := ds.Questions()
 	sum := ""
 	if key != nil {
 		full := ds
@@ -107,25 +106,23 @@ func ApplyScoring(ds *datasets.Dataset, keyChoice string, excludeImages bool, op
 		}
 		dep := marks.Dependent()
 		for _, c := range ds.Conversations {
-			kept := c.Questions[:0:0]
-			for _, q := range c.Questions {
+			// A clone: a filtered dataset shares its question lists.
+			c.Questions = slices.DeleteFunc(slices.Clone(c.Questions), func(q *datasets.Question) bool {
 				if dep[q.ID] {
 					sc.ImageExcluded++
 					sc.images[q.ID] = true
-					continue
 				}
-				kept = append(kept, q)
-			}
-			c.Questions = kept
+				return dep[q.ID]
+			})
 		}
 	}
 	after := map[string]bool{}
 	for _, q := range ds.Questions() {
 		after[q.ID] = true
 	}
-	for id := range before {
-		if !after[id] {
-			sc.Dropped[id] = true
+	for _, q := range before {
+		if !after[q.ID] {
+			sc.Dropped[q.ID] = true
 		}
 	}
 	return sum, sc, nil

@@ -1,11 +1,11 @@
 package plan
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
 	"github.com/membench/membench"
-	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/badinput"
 )
@@ -73,22 +73,11 @@ func resolveK(cfg membench.Config) (membench.Config, error) {
 	if cfg.K > 0 && cfg.K != n {
 		return cfg, badinput.Errorf("--k %d and --opt k=%d disagree; they are one setting (the retrieval budget): give one of them", cfg.K, n)
 	}
-	opts := membench.Options{}
-	for key, val := range cfg.Options {
-		if key != "k" {
-			opts[key] = val
-		}
-	}
+	opts := maps.Clone(cfg.Options)
+	delete(opts, "k")
 	if len(opts) == 0 {
 		opts = nil
 	}
 	cfg.Options, cfg.K = opts, n
 	return cfg, nil
-}
-
-// resolveData records the dataset's content hash in the config, so the
-// run id does not depend on how the path was typed.
-func resolveData(cfg membench.Config, ds *datasets.Dataset) membench.Config {
-	cfg.DataSHA256 = ds.SHA256
-	return cfg
 }

@@ -108,7 +108,7 @@ func Resolve(cfg membench.Config, env Env) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg = resolveData(cfg, ds)
+	cfg.DataSHA256 = ds.SHA256 // the run id does not depend on how the path was typed
 	cfg, emb, err := resolveEmbedder(cfg)
 	if err != nil {
 		return nil, err

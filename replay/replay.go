@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -135,12 +137,8 @@ func replayOptions(b *bundle.Bundle, opts membench.Options) (membench.Options, e
 	if err != nil {
 		return nil, badinput.Errorf("--replay %s: %v", b.Path, err)
 	}
-	outside := map[string]bool{}
-	for _, k := range spec.Outside {
-		outside[k] = true
-	}
 	for k := range opts {
-		if !outside[k] {
+		if !slices.Contains(spec.Outside, k) {
 			if len(spec.Outside) == 0 {
 				return nil, badinput.Errorf("--opt %s cannot go with --replay: the bundle's manifest is the run's config, and the %s system has no outside command or URL to give", k, cfg.System)
 			}
@@ -148,9 +146,7 @@ func replayOptions(b *bundle.Bundle, opts membench.Options) (membench.Options, e
 		}
 	}
 	out := membench.Options{}
-	for k, v := range cfg.Options {
-		out[k] = v
-	}
+	maps.Copy(out, cfg.Options)
 	for _, k := range spec.Outside {
 		v, ok := opts[k]
 		if !ok {

@@ -55,10 +55,7 @@ func Merge(dirs []string, out, pricesFile string) (*runlog.Summary, error) {
 	if len(dirs) != n {
 		return nil, mergeBad("the shards are parts of %d but %d runs were given; pass every shard once", n, len(dirs))
 	}
-	byIndex := make([]int, n)
-	for i := range byIndex {
-		byIndex[i] = -1
-	}
+	byIndex := slices.Repeat([]int{-1}, n)
 	whole := func(m runlog.Manifest) string {
 		c := m.Config
 		c.Shard = ""
