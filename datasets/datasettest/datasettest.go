@@ -61,11 +61,7 @@ func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, err := Parse(b, path, opt.TurnStep)
-	if err != nil {
-		return nil, err
-	}
-	return ds, nil
+	return Parse(b, path, opt.TurnStep)
 }
 
 // Parse reads a tinyqa file's bytes; step spaces the turns of a session
@@ -115,7 +111,7 @@ func Parse(b []byte, source string, step time.Duration) (*datasets.Dataset, erro
 			asked = last.Add(24 * time.Hour)
 		}
 		for qi, q := range c.Questions {
-			g, ok := groupOf(q.Kind)
+			g, ok := datasets.Spec{Groups: Groups}.Group(q.Kind)
 			if !ok {
 				return nil, badinput.Errorf(`%s.questions[%d].kind: %q is not one of recall, inference, refusal`, where, qi, q.Kind)
 			}
@@ -132,13 +128,4 @@ func Parse(b []byte, source string, step time.Duration) (*datasets.Dataset, erro
 		ds.Conversations = append(ds.Conversations, conv)
 	}
 	return ds, nil
-}
-
-func groupOf(kind string) (datasets.GroupSpec, bool) {
-	for _, g := range Groups {
-		if g.Name == kind {
-			return g, true
-		}
-	}
-	return datasets.GroupSpec{}, false
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
 )
 
@@ -23,7 +24,7 @@ func FuzzTinyQA(f *testing.F) {
 			return
 		}
 		for _, q := range ds.Questions() {
-			if _, ok := groupOf(q.Group); !ok {
+			if _, ok := (datasets.Spec{Groups: Groups}).Group(q.Group); !ok {
 				t.Fatalf("question %s in unknown group %q", q.ID, q.Group)
 			}
 		}
