@@ -113,13 +113,18 @@ func check(name string, n *yaml.Node, t reflect.Type, key string) error {
 		return nil
 	}
 	switch t.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return bad(n.Line, "%s is not a mapping; write key: value lines (keys: %s)", shown(n), strings.Join(keysOf(t), ", "))
+	case reflect.Struct, reflect.Map:
+		var fields map[string]reflect.Type // nil for a map: any key
+		keys := ""
+		if t.Kind() == reflect.Struct {
+			fields = map[string]reflect.Type{}
+			for _, f := range fieldsOf(t) {
+				fields[f.key] = f.typ
+			}
+			keys = " (keys: " + strings.Join(keysOf(t), ", ") + ")"
 		}
-		fields := map[string]reflect.Type{}
-		for _, f := range fieldsOf(t) {
-			fields[f.key] = f.typ
+		if n.Kind != yaml.MappingNode {
+			return bad(n.Line, "%s is not a mapping; write key: value lines%s", shown(n), keys)
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
@@ -130,6 +135,9 @@ func check(name string, n *yaml.Node, t reflect.Type, key string) error {
 				continue
 			}
 			ft, ok := fields[k.Value]
+			if fields == nil {
+				ft, ok = t.Elem(), true
+			}
 			if !ok {
 				known := keysOf(t)
 				if hint := suggest.Hint(k.Value, known); hint != "" {
@@ -138,23 +146,6 @@ func check(name string, n *yaml.Node, t reflect.Type, key string) error {
 				return bad(k.Line, "unknown key %q; known keys: %s", k.Value, strings.Join(known, ", "))
 			}
 			if err := check(name, val, ft, join(key, k.Value)); err != nil {
-				return err
-			}
-		}
-		return nil
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			return bad(n.Line, "%s is not a mapping; write key: value lines", shown(n))
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			if k.Tag == "!!merge" {
-				if err := check(name, val, t, key); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := check(name, val, t.Elem(), join(key, k.Value)); err != nil {
 				return err
 			}
 		}
