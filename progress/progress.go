@@ -41,9 +41,8 @@ type Work struct {
 // options choose how progress shows. The zero value is a log
 // line every logEvery on the real clock.
 type options struct {
-	Quiet    bool          // print nothing
-	Terminal bool          // one live line, redrawn; otherwise log lines
-	Every    time.Duration // between log lines off a terminal
+	Quiet    bool // print nothing
+	Terminal bool // one live line, redrawn; otherwise log lines
 	// Now is the clock; Manual leaves ticking to the caller (p.tick), so
 	// a test drives time instead of sleeping.
 	Now    func() time.Time
@@ -58,7 +57,7 @@ type options struct {
 // Bar reports a run's stage, counts, elapsed time, a smoothed ETA of
 // the stage, and the calls and tokens spent so far. On a terminal it is
 // one line redrawn a few times a second; elsewhere a line at the start,
-// every Every, at each stage change and at the end. --quiet silences both.
+// every logEvery, at each stage change and at the end. --quiet silences both.
 type Bar struct {
 	w    io.Writer
 	opt  options
@@ -104,9 +103,6 @@ func New(w io.Writer, plan Work, quiet, ci bool, dollars func([]membench.Tally) 
 }
 
 func start(w io.Writer, plan Work, opt options) *Bar {
-	if opt.Every <= 0 {
-		opt.Every = logEvery
-	}
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -124,12 +120,12 @@ func start(w io.Writer, plan Work, opt options) *Bar {
 			todo = append(todo, plural(plan.Conversations, "conversation")+" to build")
 		}
 		todo = append(todo, plural(plan.Questions, "question")+" to answer and judge")
-		p.println(now, fmt.Sprintf("started · %s · a line every %s and at each stage", strings.Join(todo, ", "), fmtDur(opt.Every)))
+		p.println(now, fmt.Sprintf("started · %s · a line every %s and at each stage", strings.Join(todo, ", "), fmtDur(logEvery)))
 	}
 	if !opt.Manual {
 		poll := 250 * time.Millisecond
 		if !opt.Terminal {
-			poll = min(opt.Every, time.Second)
+			poll = time.Second
 		}
 		p.stop = make(chan struct{})
 		p.wg.Add(1)
@@ -244,7 +240,7 @@ func (p *Bar) tick(now time.Time) {
 	p.eta.update(now, p.counted())
 	if p.opt.Terminal {
 		p.redraw(now)
-	} else if now.Sub(p.lastLine) >= p.opt.Every {
+	} else if now.Sub(p.lastLine) >= logEvery {
 		p.println(now, p.body(now))
 	}
 }

@@ -192,7 +192,7 @@ func TestProgressETAOnTerminalIsSmoothAcrossStageAndRateChange(t *testing.T) {
 	}
 }
 
-// Off a terminal: a line at the start, at each stage change, every Every
+// Off a terminal: a line at the start, at each stage change, every logEvery
 // since the last line, and at the end; nothing with --quiet. With one
 // answer 8 s into the stage and none since, the ETA holds for one such
 // gap and then grows with the wait (3 left at 1 per 8 s, then 1 per 22 s
@@ -201,7 +201,7 @@ func TestProgressLogLinesOffTerminal(t *testing.T) {
 	drive := func(quiet bool) string {
 		clk := newFakeClock()
 		var out bytes.Buffer
-		p := start(&out, Work{Conversations: 1, Questions: 4}, options{Quiet: quiet, Every: 30 * time.Second, Manual: true, Now: clk.now})
+		p := start(&out, Work{Conversations: 1, Questions: 4}, options{Quiet: quiet, Manual: true, Now: clk.now})
 		build := llm.NewMeter()
 		untrackBuild := p.Track(build)
 		call(t, llm.WithMeter(fixedModel{in: 100, out: 10}, build, "build"), 3)
