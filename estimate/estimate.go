@@ -109,24 +109,10 @@ func Run(ctx context.Context, pl *plan.Plan, o Options, log io.Writer) (*Result,
 		kept = scaled(kept, pilot.Scale)
 	}
 	bill := prices.Of(kept, nil, full.roles, table)
-	sums := map[string]*Stage{}
-	for _, c := range kept {
-		for _, t := range c.Tallies {
-			k := prices.StageKey(t)
-			s := sums[k]
-			if s == nil {
-				s = &Stage{Stage: k}
-				sums[k] = s
-			}
-			s.Calls += t.Calls
-			s.InputTokens += t.InputTokens
-			s.OutputTokens += t.OutputTokens
-		}
-	}
+	sums := byStage(kept)
 	for _, st := range prices.StageOrder {
-		if s, ok := sums[st]; ok {
-			s.Dollars = bill.Stages[st]
-			e.Stages = append(e.Stages, *s)
+		if t, ok := sums[st]; ok {
+			e.Stages = append(e.Stages, Stage{Stage: st, Calls: t.Calls, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, Dollars: bill.Stages[st]})
 		}
 	}
 	e.Total = bill.Total
@@ -224,21 +210,7 @@ func runPilot(ctx context.Context, pl *plan.Plan, dir string, log io.Writer) (*p
 // scales is real / dry by stage, for calls, input and output tokens; a
 // stage the dry run did not see keeps its figures (1).
 func scales(real, dry []runlog.CostRecord) map[string]Scale {
-	sum := func(cs []runlog.CostRecord) map[string]membench.Tally {
-		out := map[string]membench.Tally{}
-		for _, c := range cs {
-			for _, t := range c.Tallies {
-				k := prices.StageKey(t)
-				s := out[k]
-				s.Calls += t.Calls
-				s.InputTokens += t.InputTokens
-				s.OutputTokens += t.OutputTokens
-				out[k] = s
-			}
-		}
-		return out
-	}
-	r, d := sum(real), sum(dry)
+	r, d := byStage(real), byStage(dry)
 	ratio := func(a, b int) float64 {
 		if b == 0 {
 			return 1
@@ -249,6 +221,22 @@ func scales(real, dry []runlog.CostRecord) map[string]Scale {
 	for k, dt := range d {
 		rt := r[k]
 		out[k] = Scale{Calls: ratio(rt.Calls, dt.Calls), Input: ratio(rt.InputTokens, dt.InputTokens), Output: ratio(rt.OutputTokens, dt.OutputTokens)}
+	}
+	return out
+}
+
+// byStage sums the calls and tokens of costs by stage (prices.StageKey).
+func byStage(costs []runlog.CostRecord) map[string]membench.Tally {
+	out := map[string]membench.Tally{}
+	for _, c := range costs {
+		for _, t := range c.Tallies {
+			k := prices.StageKey(t)
+			s := out[k]
+			s.Calls += t.Calls
+			s.InputTokens += t.InputTokens
+			s.OutputTokens += t.OutputTokens
+			out[k] = s
+		}
 	}
 	return out
 }
