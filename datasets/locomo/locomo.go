@@ -2,6 +2,7 @@ package locomo
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,7 +12,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,11 +145,15 @@ func readLoCoMo(r io.Reader, size int64, source, name string, opt datasets.LoadO
 		buf.Grow(int(min(size, max)) + bytes.MinRead)
 	}
 	src := io.TeeReader(datasets.NewCapReader(r, source, max), &buf)
+	hashed := func() *datasets.Dataset {
+		sum := sha256.Sum256(buf.Bytes())
+		return &datasets.Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Groups: Groups}
+	}
 	convs, err := fastLoCoMoFrom(jsontext.NewDecoder(src), opt)
 	if err == nil {
-		data := buf.Bytes()
-		sum := sha256.Sum256(data)
-		return &datasets.Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Conversations: convs, Groups: Groups}, nil
+		ds := hashed()
+		ds.Conversations = convs
+		return ds, nil
 	}
 	// The bytes read so far, then the rest as it comes (the tee keeps
 	// appending to buf; the slice taken here is not changed by that).
@@ -162,9 +167,7 @@ func readLoCoMo(r io.Reader, size int64, source, name string, opt datasets.LoadO
 	if err := check.Check(io.MultiReader(bytes.NewReader(seen), src)); err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
-	sum := sha256.Sum256(data)
-	return slowLoCoMo(data, source, &datasets.Dataset{Name: name, Source: source, SHA256: hex.EncodeToString(sum[:]), Groups: Groups}, opt)
+	return slowLoCoMo(buf.Bytes(), source, hashed(), opt)
 }
 
 // slowLoCoMo is the careful decoder: field by field, so that a file the
@@ -196,21 +199,19 @@ func slowLoCoMo(data []byte, source string, ds *datasets.Dataset, opt datasets.L
 	var wg sync.WaitGroup
 	next := atomic.Int64{}
 	for range min(runtime.GOMAXPROCS(0), len(samples)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(samples); i = int(next.Add(1) - 1) {
 				c, id, err := locomoConversation(samples[i], opt)
 				convs[i] = conv{c, id, err}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	seen := map[string]int{}
 	for i, cv := range convs {
-		c, id, err := cv.c, cv.id, cv.err
-		if err != nil {
-			return nil, datasets.Bad("%s: %s, %v", source, datasets.Who("sample", i, id), err)
+		c := cv.c
+		if cv.err != nil {
+			return nil, datasets.Bad("%s: %s, %v", source, datasets.Who("sample", i, cv.id), cv.err)
 		}
 		if prev, dup := seen[c.ID]; dup {
 			return nil, datasets.Bad("%s: sample %d: duplicate sample_id %q (also sample %d); give each sample a unique id", source, i, c.ID, prev)
@@ -275,7 +276,7 @@ func locomoConversation(raw json.RawMessage, opt datasets.LoadOptions) (*dataset
 		byNum[n] = k
 		keys = append(keys, sessKey{n, k})
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].n < keys[j].n })
+	slices.SortFunc(keys, func(a, b sessKey) int { return cmp.Compare(a.n, b.n) })
 	step := opt.Step()
 	var last time.Time
 	diaAt := map[string]string{}

@@ -306,10 +306,6 @@ func lmeConversation(raw json.RawMessage, opt datasets.LoadOptions) (*datasets.C
 		q.Group = "all" // an item without a type, as runs before groups named it
 	}
 	q.AskedAt, _ = ParseLongMemEvalTime(it.QuestionDate)
-	answerSess := map[string]bool{}
-	for _, id := range it.AnswerSession {
-		answerSess[id] = true
-	}
 	var fromSessions []string
 	step := opt.Step()
 	used := map[string]int{}
@@ -321,6 +317,7 @@ func lmeConversation(raw json.RawMessage, opt datasets.LoadOptions) (*datasets.C
 		}
 		used[it.SessionIDs[i]]++
 		s := &datasets.Session{ID: id}
+		fromAnswer := slices.Contains(it.AnswerSession, it.SessionIDs[i])
 		if i < len(it.Dates) {
 			s.RawTime = it.Dates[i]
 			s.Time, _ = ParseLongMemEvalTime(s.RawTime)
@@ -336,7 +333,7 @@ func lmeConversation(raw json.RawMessage, opt datasets.LoadOptions) (*datasets.C
 			if t.HasAnswer {
 				q.Evidence = append(q.Evidence, turn.ID)
 			}
-			if answerSess[it.SessionIDs[i]] {
+			if fromAnswer {
 				fromSessions = append(fromSessions, turn.ID)
 			}
 			s.Turns = append(s.Turns, turn)
