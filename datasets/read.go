@@ -30,10 +30,7 @@ const MaxBytesFlag = "--max-data-size"
 // DefaultMaxBytes), for loaders of small files that parse bytes; a file
 // that cannot be opened is an input error ending with hint.
 func ReadFile(path string, max int64, hint string) ([]byte, error) {
-	if max <= 0 {
-		max = DefaultMaxBytes
-	}
-	return readCapped(path, hint, &capReader{source: path, max: max, flag: MaxBytesFlag})
+	return readCapped(path, hint, NewCapReader(nil, path, LoadOptions{MaxBytes: max}.Cap()))
 }
 
 // ReadInputFile reads a whole input file that is not a dataset (an answer
