@@ -96,33 +96,32 @@ func Prepare(pl *plan.Plan, play *Playback, log io.Writer) (*Prepared, error) {
 	if pl.System.NoEmbeddings {
 		res.EmbedderNote = "" // a warning about vectors no one computes
 	}
-	judges, err := res.Judges(pl.Config.Judges, nil)
-	if err != nil {
-		res.Close()
-		return nil, err
-	}
-	// Every input is checked before the run folder exists.
-	if err := checkSystem(pl.System, res, pl.Config); err != nil {
-		res.Close()
-		return nil, err
-	}
-	if err := os.MkdirAll(pl.Dir, 0o755); err != nil {
-		res.Close()
-		return nil, fmt.Errorf("results dir %s: %w", pl.Dir, err)
-	}
-	// One writer per run directory: a second run of the same command
-	// would write every record twice.
-	lock, err := runlog.LockDir(pl.Dir)
-	if err != nil {
-		res.Close()
-		return nil, err
-	}
-	p := &Prepared{Plan: pl, Res: res, Judges: judges, log: log, lock: lock}
-	if err := p.writeManifest(); err != nil {
-		p.Close()
+	p := &Prepared{Plan: pl, Res: res, log: log}
+	if err := p.open(); err != nil {
+		p.Close() // the lock is nil-safe: it may not be taken yet
 		return nil, err
 	}
 	return p, nil
+}
+
+// open builds the judges, checks every input before the run folder
+// exists, then locks the folder and writes the manifest.
+func (p *Prepared) open() (err error) {
+	if p.Judges, err = p.Res.Judges(p.Config.Judges, nil); err != nil {
+		return err
+	}
+	if err := checkSystem(p.System, p.Res, p.Config); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		return fmt.Errorf("results dir %s: %w", p.Dir, err)
+	}
+	// One writer per run directory: a second run of the same command
+	// would write every record twice.
+	if p.lock, err = runlog.LockDir(p.Dir); err != nil {
+		return err
+	}
+	return p.writeManifest()
 }
 
 // Close releases caches and the run directory's lock.
