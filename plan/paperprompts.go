@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench"
@@ -26,15 +27,11 @@ func paperPrompts(cfg membench.Config) (membench.Config, *membench.PromptCheck, 
 		return cfg, nil, nil
 	}
 	if cfg.JudgePrompt != "" && len(pp.Judge) > 0 {
-		pinned := map[string]bool{}
-		for _, pin := range pp.Judge {
-			pinned[pin.Judge] = true
-		}
-		js := append([]string(nil), cfg.Judges...)
+		js := slices.Clone(cfg.Judges)
 		routed := false
 		for i, spec := range js {
 			name, _, own, err := judge.SpecPrompt(spec, "")
-			if err == nil && pinned[name] {
+			if err == nil && slices.ContainsFunc(pp.Judge, func(pin membench.PromptPin) bool { return pin.Judge == name }) {
 				if _, builtin := judge.BuiltinPrompts[own]; own != "" && !builtin {
 					continue // the judge names its own file: that is what runs
 				}
