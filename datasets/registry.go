@@ -62,12 +62,8 @@ type GroupSpec struct {
 
 // JudgePrompt is the judge prompt q's group asks for ("" = the judges' own).
 func (d *Dataset) JudgePrompt(q *Question) string {
-	for _, g := range d.Groups {
-		if g.Name == q.Group {
-			return g.JudgePrompt
-		}
-	}
-	return ""
+	g, _ := Spec{Groups: d.Groups}.Group(q.Group)
+	return g.JudgePrompt
 }
 
 var registered = registry.New[Spec]("dataset")
@@ -84,12 +80,10 @@ func Register(s Spec) {
 	if len(s.Groups) == 0 {
 		panic(fmt.Sprintf("datasets.Register(%s): list the question groups (one is enough)", s.Name))
 	}
-	seen := map[string]bool{}
-	for _, g := range s.Groups {
-		if g.Name == "" || seen[g.Name] {
+	for i, g := range s.Groups {
+		if g.Name == "" || slices.IndexFunc(s.Groups, func(o GroupSpec) bool { return o.Name == g.Name }) < i {
 			panic(fmt.Sprintf("datasets.Register(%s): group name %q is empty or repeated", s.Name, g.Name))
 		}
-		seen[g.Name] = true
 	}
 	fetch := make([]Entry, len(s.Fetch))
 	hasDefault := s.DefaultFile == ""
