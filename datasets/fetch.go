@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/internal/badinput"
@@ -66,10 +67,8 @@ var Registry []Entry
 
 // File finds a fetchable file by its registry name.
 func File(name string) (Entry, bool) {
-	for _, e := range Registry {
-		if e.Name == name {
-			return e, true
-		}
+	if i := slices.IndexFunc(Registry, func(e Entry) bool { return e.Name == name }); i >= 0 {
+		return Registry[i], true
 	}
 	return Entry{}, false
 }

@@ -13,6 +13,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,10 +41,8 @@ var Shapes = []Shape{
 
 // Lookup finds a shape by name.
 func Lookup(name string) (Shape, bool) {
-	for _, s := range Shapes {
-		if s.Name == name {
-			return s, true
-		}
+	if i := slices.IndexFunc(Shapes, func(s Shape) bool { return s.Name == name }); i >= 0 {
+		return Shapes[i], true
 	}
 	return Shape{}, false
 }
