@@ -281,15 +281,9 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	defer rec.Close()
 	total, toBuild := 0, 0
 	for _, c := range p.Data.Conversations {
-		unanswered := false
-		for _, q := range c.Questions {
-			if !done.finished(q.ID, p.Judges) {
-				total++
-			}
-			_, ok := done.answered[q.ID]
-			unanswered = unanswered || !ok
-		}
-		if unanswered || !done.built[c.ID] { // runConversation builds it
+		toAnswer, toJudge := done.need(c, p.Judges)
+		total += len(toAnswer) + len(toJudge)
+		if len(toAnswer) > 0 || !done.built[c.ID] { // runConversation builds it
 			toBuild++
 		}
 	}
@@ -381,6 +375,19 @@ func (d *doneSet) finished(qid string, js []judge.Judge) bool {
 	return true
 }
 
+// need splits c's unfinished questions: those to answer (and judge), and
+// those answered earlier that some judge has still to judge.
+func (d *doneSet) need(c *datasets.Conversation, js []judge.Judge) (toAnswer, toJudge []*datasets.Question) {
+	for _, q := range c.Questions {
+		if _, ok := d.answered[q.ID]; !ok {
+			toAnswer = append(toAnswer, q)
+		} else if !d.finished(q.ID, js) {
+			toJudge = append(toJudge, q)
+		}
+	}
+	return toAnswer, toJudge
+}
+
 func (p *Prepared) loadDone() (*doneSet, error) {
 	d := &doneSet{answered: map[string]runlog.AnswerRecord{}, judged: map[string]map[string]bool{}, built: map[string]bool{}}
 	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(p.Dir, runlog.AnswersFile))
@@ -425,14 +432,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 }
 
 func (p *Prepared) runConversation(ctx context.Context, conv *datasets.Conversation, done *doneSet, rec *runlog.Recorder, bar *progress.Bar) error {
-	var needAnswer, needJudge []*datasets.Question
-	for _, q := range conv.Questions {
-		if _, ok := done.answered[q.ID]; !ok {
-			needAnswer = append(needAnswer, q)
-		} else if !done.finished(q.ID, p.Judges) {
-			needJudge = append(needJudge, q)
-		}
-	}
+	needAnswer, needJudge := done.need(conv, p.Judges)
 	if len(needAnswer) == 0 && len(needJudge) == 0 && done.built[conv.ID] {
 		return nil
 	}
