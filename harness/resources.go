@@ -131,12 +131,16 @@ func openResources(cfg membench.Config, specs map[string]llm.Spec, chosen *plan.
 
 func (r *Resources) openEmbedder() error {
 	var inner llm.Embedder
-	switch e := r.cfg.Embedder; {
-	case plan.RemoteEmbedder(e) && r.play != nil:
-		spec, err := llm.ParseSpec(e)
-		if err != nil {
+	e := r.cfg.Embedder
+	var spec llm.Spec // a remote embedder's
+	if plan.RemoteEmbedder(e) {
+		var err error
+		if spec, err = llm.ParseSpec(e); err != nil {
 			return badinput.Errorf("--embedder %s: %v", llm.RedactText(e), err)
 		}
+	}
+	switch {
+	case plan.RemoteEmbedder(e) && r.play != nil:
 		// The bundle's spec was stripped of its server: the one configured now.
 		if spec.BaseURL == "" {
 			spec.BaseURL = r.play.BaseURL
@@ -155,10 +159,6 @@ func (r *Resources) openEmbedder() error {
 	case plan.RemoteEmbedder(e):
 		// openai:MODEL, or the key=value form (backend=openai,model=M,base-url=U).
 		// The embedding server is the build model's unless the spec says otherwise.
-		spec, err := llm.ParseSpec(e)
-		if err != nil {
-			return badinput.Errorf("--embedder %s: %v", llm.RedactText(e), err)
-		}
 		if b := r.specs[plan.RoleBuild]; spec.BaseURL == "" && b.Backend == "openai" {
 			spec.BaseURL = b.BaseURL
 		}
@@ -184,10 +184,7 @@ func (r *Resources) openEmbedder() error {
 		if err != nil {
 			return badinput.Errorf("%s: %v", from, err)
 		}
-		inner = d
-		r.EmbedderName = info.Name
-		r.EmbedderNote = info.Warning
-		r.EmbedderSHA256 = info.ModelSHA256
+		inner, r.EmbedderName, r.EmbedderNote, r.EmbedderSHA256 = d, info.Name, info.Warning, info.ModelSHA256
 	}
 	if !embedder.WorthCaching(inner) {
 		r.Embedder = inner

@@ -47,12 +47,7 @@ func Replies(_ int, r llmtest.ChatRequest) llmtest.Reply {
 	x := h.Sum32()
 	if r.Logprobs {
 		p := float64(x%1000) / 1000
-		lp := func(q float64) float64 {
-			if q < 1e-6 {
-				q = 1e-6
-			}
-			return math.Log(q)
-		}
+		lp := func(q float64) float64 { return math.Log(max(q, 1e-6)) }
 		return llmtest.Reply{Text: "yes", TopLogprobs: []llmtest.TopLogprob{{Token: "yes", Logprob: lp(p)}, {Token: "no", Logprob: lp(1 - p)}}}
 	}
 	low := strings.ToLower(r.Messages[0].Content + u)
