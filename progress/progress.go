@@ -258,10 +258,15 @@ func (p *Bar) Track(m *llm.Meter) (untrack func()) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		delete(p.live, m)
-		for _, t := range m.Snapshot() {
-			k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
-			p.settled[k] = addTally(p.settled[k], t)
-		}
+		fold(p.settled, m)
+	}
+}
+
+// fold adds m's tallies into sums.
+func fold(sums map[tallyKey]membench.Tally, m *llm.Meter) {
+	for _, t := range m.Snapshot() {
+		k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
+		sums[k] = addTally(sums[k], t)
 	}
 }
 
@@ -280,10 +285,7 @@ func addTally(a, b membench.Tally) membench.Tally {
 func (p *Bar) usage() []membench.Tally {
 	sum := maps.Clone(p.settled)
 	for m := range p.live {
-		for _, t := range m.Snapshot() {
-			k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
-			sum[k] = addTally(sum[k], t)
-		}
+		fold(sum, m)
 	}
 	out := slices.Collect(maps.Values(sum))
 	slices.SortFunc(out, func(a, b membench.Tally) int {
