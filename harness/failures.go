@@ -28,10 +28,6 @@ func atStage(stage string, err error) error {
 	return &stageError{stage: stage, err: err}
 }
 
-// QuestionsFailedError ends a run in which some questions failed (exit 1):
-// each is recorded in failures.jsonl, and a rerun retries only those.
-type QuestionsFailedError = runlog.QuestionsFailedError
-
 // questionFailed records err as the question's failure and returns nil when
 // it is a fault of a reply (llm.ErrBadReply: a model's reply the retry
 // layer already retried, or an adapter's reply over its size limit): the
@@ -56,8 +52,9 @@ func (p *Prepared) questionFailed(ctx context.Context, conv *datasets.Conversati
 	return nil
 }
 
-// failures is the error for the questions that failed in this attempt, or
-// nil when none did.
+// failures is the error (exit 1) for the questions that failed in this
+// attempt, recorded in failures.jsonl so a rerun retries only those; nil
+// when none did.
 func (p *Prepared) failures(total int) error {
 	p.failMu.Lock()
 	defer p.failMu.Unlock()
@@ -65,5 +62,5 @@ func (p *Prepared) failures(total int) error {
 		return nil
 	}
 	fs := slices.SortedFunc(slices.Values(p.failed), func(a, b runlog.Failure) int { return strings.Compare(a.QuestionID, b.QuestionID) })
-	return &QuestionsFailedError{Dir: p.Dir, Total: total, Failed: fs}
+	return &runlog.QuestionsFailedError{Dir: p.Dir, Total: total, Failed: fs}
 }

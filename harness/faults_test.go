@@ -189,7 +189,7 @@ func TestFaultMatrix(t *testing.T) {
 				// attempt runs once and says how it ended.
 				attempt := func() (string, bool) {
 					sum, err := harness.Run(context.Background(), cfg, &bytes.Buffer{})
-					var qf *harness.QuestionsFailedError
+					var qf *runlog.QuestionsFailedError
 					switch {
 					case errors.As(err, &qf):
 						return fmt.Sprintf("%d question(s) failed", len(qf.Failed)), false

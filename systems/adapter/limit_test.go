@@ -91,7 +91,7 @@ func childCmd(t *testing.T, mode string) string {
 func failedRun(t *testing.T, cfg membench.Config) (map[string]runlog.Failure, int) {
 	t.Helper()
 	_, err := harness.Run(context.Background(), cfg, io.Discard)
-	var qf *harness.QuestionsFailedError
+	var qf *runlog.QuestionsFailedError
 	if !errors.As(err, &qf) {
 		t.Fatalf("run error %v: want the run to go on and end with failed questions", err)
 	}
