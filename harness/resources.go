@@ -275,8 +275,6 @@ func (r *Resources) Model(role string, meter *llm.Meter) llm.Model {
 	return llm.WithMeter(m, meter, role)
 }
 
-func (r *Resources) answer(meter *llm.Meter) llm.Model { return r.Model(plan.RoleAnswer, meter) }
-
 // Env is the system environment for one conversation.
 func (r *Resources) Env(meter *llm.Meter, cfg membench.Config) systems.Env {
 	return systems.Env{

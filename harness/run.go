@@ -643,7 +643,7 @@ func (p *Prepared) answerOne(ctx context.Context, sys systems.System, judges []j
 		return err
 	}
 	answerStart := time.Now()
-	res, err := answer.Answer(ctx, p.Res.answer(qm), tmpl, conv, q, c)
+	res, err := answer.Answer(ctx, p.Res.Model(plan.RoleAnswer, qm), tmpl, conv, q, c)
 	if err != nil {
 		return atStage("answer", err)
 	}
