@@ -99,12 +99,9 @@ func Merge(dirs []string, out, pricesFile string) (*runlog.Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		judged := map[string]map[string]bool{}
+		judged := map[[2]string]bool{} // (question, judge)
 		for _, j := range js {
-			if judged[j.QuestionID] == nil {
-				judged[j.QuestionID] = map[string]bool{}
-			}
-			judged[j.QuestionID][j.Judge] = true
+			judged[[2]string{j.QuestionID, j.Judge}] = true
 		}
 		ans = runlog.LastBy(ans, func(a runlog.AnswerRecord) string { return a.QuestionID })
 		if len(ans) != ms[i].Questions {
@@ -116,7 +113,7 @@ func Merge(dirs []string, out, pricesFile string) (*runlog.Summary, error) {
 			}
 			owner[a.QuestionID] = d
 			for _, j := range ms[i].Judges {
-				if !judged[a.QuestionID][j] {
+				if !judged[[2]string{a.QuestionID, j}] {
 					return nil, mergeBad("%s: question %s has no %s judgment; finish the shard first", d, a.QuestionID, j)
 				}
 			}

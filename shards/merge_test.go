@@ -30,11 +30,31 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		}
 		return d
 	}
+	// A shard whose question i was answered, and judged by f1 when judged.
+	answered := func(t *testing.T, i int, judged bool) string {
+		d := shard(t, i, 2, func(m *runlog.Manifest) { m.Questions = 1 })
+		qid := fmt.Sprintf("q%d", i)
+		recs := map[string]any{runlog.AnswersFile: runlog.AnswerRecord{QuestionID: qid}}
+		if judged {
+			recs[runlog.JudgmentsFile] = runlog.Judgment{QuestionID: qid, Judge: "f1"}
+		}
+		for name, rec := range recs {
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, name), append(b, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
 	cases := []struct {
 		name string
 		dirs func(t *testing.T) []string
 		want string
 	}{
+		{"unjudged", func(t *testing.T) []string { return []string{answered(t, 0, true), answered(t, 1, false)} }, "question q1 has no f1 judgment"},
 		{"config", func(t *testing.T) []string {
 			return []string{shard(t, 0, 2, nil), shard(t, 1, 2, func(m *runlog.Manifest) { m.Config.K = 3 })}
 		}, "different configuration"},
