@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/names"
 )
 
 // Formats of a file of known-wrong answers.
@@ -139,7 +139,7 @@ func ParseWrong(data []byte, source string) (*WrongFile, error) {
 			runs[r] = true
 		}
 	}
-	w.Runs = slices.SortedFunc(maps.Keys(runs), naturalCompare)
+	w.Runs = slices.SortedFunc(maps.Keys(runs), names.Compare)
 	return w, nil
 }
 
@@ -269,25 +269,3 @@ func categoryOf(raw json.RawMessage) (int, error) {
 	}
 	return c, nil
 }
-
-// naturalCompare orders names with their digit runs compared as numbers.
-func naturalCompare(a, b string) int {
-	for a != "" && b != "" {
-		da, db := digitsPrefix(a), digitsPrefix(b)
-		if da != "" && db != "" {
-			na, nb := strings.TrimLeft(da, "0"), strings.TrimLeft(db, "0")
-			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
-				return c
-			}
-			a, b = a[len(da):], b[len(db):]
-			continue
-		}
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func digitsPrefix(s string) string { return s[:len(s)-len(strings.TrimLeft(s, "0123456789"))] }

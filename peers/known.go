@@ -8,6 +8,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/datasets/longmemeval"
+	"github.com/membench/membench/internal/names"
 )
 
 // Format names a peer file layout.
@@ -95,7 +96,7 @@ func LoadFiles(f Format, dir, glob string) ([]Item, []string, error) {
 	if len(files) == 0 {
 		return nil, nil, fmt.Errorf("no files match %s in %s", glob, dir)
 	}
-	slices.SortFunc(files, func(a, b string) int { return numberOrder(a, b, trimJSON(a), trimJSON(b)) })
+	slices.SortFunc(files, names.Compare)
 	var all []Item
 	for _, p := range files {
 		data, err := datasets.ReadInputFile(p, "give a directory of published per-question results (../shared/peers)")
@@ -110,5 +111,3 @@ func LoadFiles(f Format, dir, glob string) ([]Item, []string, error) {
 	}
 	return all, files, nil
 }
-
-func trimJSON(p string) string { return p[:len(p)-len(filepath.Ext(p))] }

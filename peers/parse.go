@@ -4,7 +4,6 @@
 package peers
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/names"
 )
 
 // Item is one graded (or only answered) question as a peer published it,
@@ -59,19 +59,7 @@ func intish(raw json.RawMessage) (int, error) {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	return slices.SortedFunc(maps.Keys(m), func(a, b string) int { return numberOrder(a, b, a, b) })
-}
-
-// numberOrder orders a and b by the numbers their keys ka and kb end in,
-// when both do and the numbers differ ("user_2" before "user_10"), else
-// as strings.
-func numberOrder(a, b, ka, kb string) int {
-	na, ea := trailingInt(ka)
-	nb, eb := trailingInt(kb)
-	if ea == nil && eb == nil && na != nb {
-		return cmp.Compare(na, nb)
-	}
-	return strings.Compare(a, b)
+	return slices.SortedFunc(maps.Keys(m), names.Compare)
 }
 
 func trailingInt(s string) (int, error) {

@@ -3,11 +3,12 @@ package plot
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/membench/membench/analysis"
+	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/runlog"
 
 	"github.com/membench/membench/systems"
@@ -349,28 +350,6 @@ func convOrder(configured []string, have map[string]runlog.BuildRecord) []string
 			rest = append(rest, id)
 		}
 	}
-	sort.Slice(rest, func(i, j int) bool { return naturalLess(rest[i], rest[j]) })
+	slices.SortFunc(rest, names.Compare)
 	return append(out, rest...)
-}
-
-func naturalLess(a, b string) bool {
-	pa, na := splitNum(a)
-	pb, nb := splitNum(b)
-	if pa != pb || na < 0 || nb < 0 {
-		return a < b
-	}
-	return na < nb
-}
-
-// splitNum splits "conv-26" into ("conv-", 26); -1 when there is no number.
-func splitNum(s string) (string, int) {
-	i := len(s)
-	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		i--
-	}
-	n, err := strconv.Atoi(s[i:])
-	if err != nil {
-		return s, -1
-	}
-	return s[:i], n
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
@@ -473,7 +474,7 @@ func loadRun(dir string, b *Bundle, convs *convCache, opt Options) (*RunView, *r
 		}
 		rv.Qs = append(rv.Qs, q)
 	}
-	sort.SliceStable(rv.Qs, func(i, j int) bool { return lessID(rv.Qs[i].ID, rv.Qs[j].ID) })
+	slices.SortStableFunc(rv.Qs, func(a, b *Q) int { return names.Compare(a.ID, b.ID) })
 	chunk := map[string]int{}
 	for _, q := range rv.Qs {
 		k, ok := chunk[q.Conv]
@@ -767,37 +768,6 @@ func costs(s *runlog.Summary) []CostRow {
 		out = append(out, CostRow{Stage: k, Calls: v.Calls, Cached: v.CachedCalls, In: v.InputTokens, Out: v.OutputTokens, Seconds: v.Seconds})
 	}
 	return out
-}
-
-// lessID orders question ids naturally ("conv-26:2" before "conv-26:10").
-func lessID(a, b string) bool {
-	for a != "" && b != "" {
-		da, db := digitsPrefix(a), digitsPrefix(b)
-		if da > 0 && db > 0 {
-			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
-			if len(na) != len(nb) {
-				return len(na) < len(nb)
-			}
-			if na != nb {
-				return na < nb
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		if a[0] != b[0] {
-			return a[0] < b[0]
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) < len(b)
-}
-
-func digitsPrefix(s string) int {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i
 }
 
 // ListRuns describes the run directories under root, for `view` without --run.

@@ -6,7 +6,9 @@
 package names
 
 import (
+	"cmp"
 	"strconv"
+	"strings"
 
 	"github.com/membench/membench/internal/badinput"
 )
@@ -47,3 +49,29 @@ func Show(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// Compare orders names naturally: digit runs compare as numbers
+// ("conv-9" before "conv-10"), the rest byte by byte; names equal that
+// way ("q01", "q1") fall back to plain order so the order is total.
+func Compare(a, b string) int {
+	x, y := a, b
+	for x != "" && y != "" {
+		dx, dy := digits(x), digits(y)
+		if dx != "" && dy != "" {
+			nx, ny := strings.TrimLeft(dx, "0"), strings.TrimLeft(dy, "0")
+			if c := cmp.Or(cmp.Compare(len(nx), len(ny)), strings.Compare(nx, ny)); c != 0 {
+				return c
+			}
+			x, y = x[len(dx):], y[len(dy):]
+			continue
+		}
+		if x[0] != y[0] {
+			return cmp.Compare(x[0], y[0])
+		}
+		x, y = x[1:], y[1:]
+	}
+	return cmp.Or(cmp.Compare(len(x), len(y)), strings.Compare(a, b))
+}
+
+// digits is the run of ASCII digits s starts with.
+func digits(s string) string { return s[:len(s)-len(strings.TrimLeft(s, "0123456789"))] }

@@ -1,6 +1,7 @@
 package names
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,4 +43,23 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("%q accepted", s)
 		}
 	})
+}
+
+func TestCompareNatural(t *testing.T) {
+	// Each list is in the order Compare must give it.
+	for _, want := range [][]string{
+		{"conv-9", "conv-10", "conv-26"},
+		{"conv-26:2", "conv-26:10", "conv-30:1"},
+		{"a9-b1", "a10-b1"},
+		{"q01", "q1", "q2"},
+		{"judge", "judge1", "judge_2"},
+		{"evaluation_locomo2.json", "evaluation_locomo10.json"},
+	} {
+		got := slices.Clone(want)
+		slices.Reverse(got)
+		slices.SortFunc(got, Compare)
+		if !slices.Equal(got, want) {
+			t.Errorf("sorted %v, want %v", got, want)
+		}
+	}
 }
