@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/membench/membench/internal/badinput"
@@ -193,6 +193,11 @@ type CompareOptions struct {
 	InvalidAsWrong bool
 }
 
+func has[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
 // withWrong is the judge's verdicts with each of its invalid ones added
 // as WRONG (score 0), marked CountedWrong.
 func withWrong(js map[string]runlog.Judgment, s *Source, judgeName string) map[string]runlog.Judgment {
@@ -286,43 +291,30 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 	invA, invB := sa.InvalidBy(na), sb.InvalidBy(nb)
 	if o.InvalidAsWrong {
 		// Each invalid verdict joins the pairing as WRONG and is counted
-		// below as invalid all the same.
+		// as invalid all the same.
 		ja, jb = withWrong(ja, sa, na), withWrong(jb, sb, nb)
-		for id := range invA {
-			if !skip(id) {
-				j.InvalidA = append(j.InvalidA, id)
+	}
+	// sorted lists the ids of set that keep says to, sorted.
+	sorted := func(set iter.Seq[string], keep func(id string) bool) []string {
+		var out []string
+		for id := range set {
+			if keep(id) && !skip(id) {
+				out = append(out, id)
 			}
 		}
-		for id := range invB {
-			if !skip(id) {
-				j.InvalidB = append(j.InvalidB, id)
-			}
-		}
-		invA, invB = map[string]bool{}, map[string]bool{}
+		slices.Sort(out)
+		return out
 	}
-	for id := range invA {
-		if _, valid := ja[id]; !valid && !skip(id) {
-			j.InvalidA = append(j.InvalidA, id)
-		}
-	}
-	for id := range invB {
-		if _, valid := jb[id]; !valid && !skip(id) {
-			j.InvalidB = append(j.InvalidB, id)
-		}
+	j.InvalidA = sorted(maps.Keys(invA), func(id string) bool { return o.InvalidAsWrong || !has(ja, id) })
+	j.InvalidB = sorted(maps.Keys(invB), func(id string) bool { return o.InvalidAsWrong || !has(jb, id) })
+	if o.InvalidAsWrong {
+		invA, invB = nil, nil
 	}
 	// An id whose other side is invalid is counted there, not as one-sided.
+	j.OnlyInA = sorted(maps.Keys(ja), func(id string) bool { return !has(jb, id) && !invB[id] })
+	j.OnlyInB = sorted(maps.Keys(jb), func(id string) bool { return !has(ja, id) && !invA[id] })
 	for id := range ja {
-		if _, ok := jb[id]; !ok && !skip(id) && !invB[id] {
-			j.OnlyInA = append(j.OnlyInA, id)
-		}
-	}
-	for id := range jb {
-		if _, ok := ja[id]; !ok && !skip(id) && !invA[id] {
-			j.OnlyInB = append(j.OnlyInB, id)
-		}
-	}
-	for id := range ja {
-		if _, ok := jb[id]; !ok {
+		if !has(jb, id) {
 			continue
 		}
 		if skip(id) {
@@ -334,11 +326,7 @@ func PairSources(sa, sb *Source, o CompareOptions) (*Join, error) {
 		}
 		j.IDs = append(j.IDs, id)
 	}
-	sort.Strings(j.IDs)
-	sort.Strings(j.OnlyInA)
-	sort.Strings(j.OnlyInB)
-	sort.Strings(j.InvalidA)
-	sort.Strings(j.InvalidB)
+	slices.Sort(j.IDs)
 	for _, id := range j.IDs {
 		a, b := ja[id], jb[id]
 		j.A, j.B = append(j.A, a.Correct), append(j.B, b.Correct)

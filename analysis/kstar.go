@@ -273,12 +273,12 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 				}
 			}
 		}
+		which := fmt.Sprintf("among %d runs", len(runs))
 		if len(seen) > 0 {
-			return nil, fmt.Errorf("no finished run of --reference %s at k=%d (%s); produce it with: membench run --system %s --k %d --results %s",
-				q.Reference, q.ReferenceK, strings.Join(seen, "; "), q.Reference, q.ReferenceK, dir)
+			which = "(" + strings.Join(seen, "; ") + ")"
 		}
-		return nil, fmt.Errorf("no finished run of --reference %s at k=%d among %d runs; produce it with: membench run --system %s --k %d --results %s",
-			q.Reference, q.ReferenceK, len(runs), q.Reference, q.ReferenceK, dir)
+		return nil, fmt.Errorf("no finished run of --reference %s at k=%d %s; produce it with: membench run --system %s --k %d --results %s",
+			q.Reference, q.ReferenceK, which, q.Reference, q.ReferenceK, dir)
 	}
 	var complete []RunTokens
 	for _, r := range refs {
@@ -295,10 +295,6 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d runs of %s at k=%d; using the most recently finished, %s", len(complete), q.Reference, q.ReferenceK, ref.Dir))
 	}
 	res.Reference = ref
-	inRange := map[int]bool{}
-	for _, k := range q.Ks {
-		inRange[k] = true
-	}
 	wantCand := optionKey(q.CandidateOptions)
 	var otherQS []string // candidate runs over other questions: one note
 	refQS := ""
@@ -317,7 +313,7 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		case !same:
 			otherQS = append(otherQS, fmt.Sprintf("%s (%s)", r.Dir, qr))
 			refQS = qref
-		case !inRange[r.K]:
+		case !slices.Contains(q.Ks, r.K):
 		case optionKey(r.Config.Options) != wantCand:
 			res.Notes = append(res.Notes, fmt.Sprintf("skipped %s: options %q are not the requested %q (a run of another configuration never stands in for it)", r.Dir, optionKey(r.Config.Options), wantCand))
 		case r.incomplete():
@@ -355,7 +351,6 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 	// The reference and the matched runs must be made the same way: only
 	// k may differ between runs of one system (DifferencesVarying).
 	used := []Side{{Label: ref.Dir, Manifest: &ref.Manifest}}
-	var offline []string
 	for _, row := range res.Rows {
 		for i := range runs {
 			if runs[i].Dir == row.RunDir {
@@ -363,13 +358,12 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 			}
 		}
 	}
+	var offline []string
+	var ms []*runlog.Manifest
 	for _, sd := range used {
 		if off := sd.Manifest.OfflineList(); len(off) > 0 {
 			offline = append(offline, sd.Label+": "+strings.Join(off, ", "))
 		}
-	}
-	var ms []*runlog.Manifest
-	for _, sd := range used {
 		ms = append(ms, sd.Manifest)
 	}
 	if n := runlog.SyntheticNotes(ms...); n != "" {
@@ -399,7 +393,7 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("no run of %s in the k range; run the commands below", q.Candidate))
 	}
 	for _, k := range res.Missing {
-		res.Commands = append(res.Commands, RunCommand(ref.Config, q.Candidate, q.CandidateOptions, k, q.ResultsDir))
+		res.Commands = append(res.Commands, runCommand(ref.Config, q.Candidate, q.CandidateOptions, strconv.Itoa(k), q.ResultsDir))
 	}
 	res.commandK = runCommand(ref.Config, q.Candidate, q.CandidateOptions, "$k", q.ResultsDir)
 	return res, nil
@@ -414,16 +408,11 @@ func questionSet(c membench.Config) string {
 	return fmt.Sprintf("dataset=%s data=%s conversations=%s limit=%d", c.Dataset, c.Data, strings.Join(c.Conversations, ","), c.Limit)
 }
 
-// RunCommand is the `membench run` command line that makes system at
-// budget k with opts exactly as the reference run base was made: every
-// setting of base that changes an output (dataset and questions, turn
-// step, every model role, judges, answer and judge prompts, embedder).
-func RunCommand(base membench.Config, system string, opts map[string]string, k int, resultsDir string) string {
-	return runCommand(base, system, opts, strconv.Itoa(k), resultsDir)
-}
-
-// runCommand is RunCommand with k as written on the command line (a
-// number, or a shell variable in a loop).
+// runCommand is the `membench run` command line that makes system at
+// budget k (a number, or a shell variable in a loop) with opts exactly as
+// the reference run base was made: every setting of base that changes an
+// output (dataset and questions, turn step, every model role, judges,
+// answer and judge prompts, embedder).
 func runCommand(base membench.Config, system string, opts map[string]string, k string, resultsDir string) string {
 	args := []string{"membench", "run", "--system", system, "--k", k}
 	add := func(flag, v string) {
@@ -515,20 +504,15 @@ func (r *KStarResult) Table() *report.Table {
 // and a lone k its own command ("k 3: membench run ... --k 3 ...").
 func (r *KStarResult) commandLines() []string {
 	var out []string
-	for i := 0; i < len(r.Missing); {
-		j := i
-		for j+1 < len(r.Missing) && r.Missing[j+1] == r.Missing[j]+1 {
-			j++
-		}
-		lo, hi := r.Missing[i], r.Missing[j]
-		if j == i || r.commandK == "" {
-			for ; i <= j; i++ {
-				out = append(out, fmt.Sprintf("  k %d: %s", r.Missing[i], r.Commands[i]))
-			}
+	for _, sp := range spans(r.Missing) {
+		lo, hi := r.Missing[sp[0]], r.Missing[sp[1]]
+		if lo < hi && r.commandK != "" {
+			out = append(out, fmt.Sprintf("  k %d–%d: for k in $(seq %d %d); do %s; done", lo, hi, lo, hi, r.commandK))
 			continue
 		}
-		out = append(out, fmt.Sprintf("  k %d–%d: for k in $(seq %d %d); do %s; done", lo, hi, lo, hi, r.commandK))
-		i = j + 1
+		for i := sp[0]; i <= sp[1]; i++ {
+			out = append(out, fmt.Sprintf("  k %d: %s", r.Missing[i], r.Commands[i]))
+		}
 	}
 	return out
 }
@@ -536,17 +520,27 @@ func (r *KStarResult) commandLines() []string {
 // intList writes ascending ints compactly: 1-3,7,9-12.
 func intList(ks []int) string {
 	var parts []string
+	for _, sp := range spans(ks) {
+		if sp[1] > sp[0] {
+			parts = append(parts, fmt.Sprintf("%d-%d", ks[sp[0]], ks[sp[1]]))
+		} else {
+			parts = append(parts, strconv.Itoa(ks[sp[0]]))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// spans cuts ascending ints into runs of consecutive values, each as the
+// first and last index.
+func spans(ks []int) [][2]int {
+	var out [][2]int
 	for i := 0; i < len(ks); {
 		j := i
 		for j+1 < len(ks) && ks[j+1] == ks[j]+1 {
 			j++
 		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", ks[i], ks[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(ks[i]))
-		}
+		out = append(out, [2]int{i, j})
 		i = j + 1
 	}
-	return strings.Join(parts, ",")
+	return out
 }
