@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -298,14 +299,7 @@ func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 }
 
 // HasJudge reports whether the run's manifest lists judge name.
-func HasJudge(m runlog.Manifest, name string) bool {
-	for _, j := range m.Judges {
-		if j == name {
-			return true
-		}
-	}
-	return false
-}
+func HasJudge(m runlog.Manifest, name string) bool { return slices.Contains(m.Judges, name) }
 
 // CheckJudge errors when a run has no judge of that name.
 func CheckJudge(r *runlog.Run, name string) error {

@@ -1,12 +1,13 @@
 package analysis
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/stats"
@@ -47,7 +48,7 @@ var diagnoseDefinitions = []string{
 // CandidateTable is the candidate-stage decomposition (nil when no record
 // of the run has candidates).
 func (d *Diagnosis) CandidateTable() *report.Table {
-	if d.Overall.WithCandidates == 0 && !anyCandidates(d.Groups) {
+	if d.Overall.WithCandidates == 0 && !slices.ContainsFunc(d.Groups, func(g Counts) bool { return g.WithCandidates > 0 }) {
 		return nil
 	}
 	t := &report.Table{
@@ -76,15 +77,6 @@ func (d *Diagnosis) offlineNotes() []string {
 		out = append(out, d.OfflineNote)
 	}
 	return out
-}
-
-func anyCandidates(gs []Counts) bool {
-	for _, g := range gs {
-		if g.WithCandidates > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // RecallTable is the evidence recall of the rendered context, per group.
@@ -163,15 +155,9 @@ func (d *Diagnosis) PaperTable() *report.Table {
 	t.Add("lost at candidate stage (of all) %", pct(Pct(o.LostAtCandidates, o.WithCandidates)), pct(PaperLostAtCandidates))
 	t.Add("lost at selection (of all) %", pct(Pct(o.DroppedBySelector, o.WithCandidates)), pct(PaperLostAtSelection))
 	t.Add("temporal: in candidates but all dropped %", pct(Pct(temporal.DroppedBySelector, temporal.AnyInCandidates)), pct(PaperTemporalDropped))
-	orDash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	t.Add("decision model", orDash(d.DecisionModel), PaperDecisionModel)
-	t.Add("embedder", orDash(d.Embedder), PaperEmbedder)
-	t.Add("decision prompt", orDash(d.DecisionPrompt), PaperDecisionPrompt)
+	t.Add("decision model", cmp.Or(d.DecisionModel, "-"), PaperDecisionModel)
+	t.Add("embedder", cmp.Or(d.Embedder, "-"), PaperEmbedder)
+	t.Add("decision prompt", cmp.Or(d.DecisionPrompt, "-"), PaperDecisionPrompt)
 	t.Notes = []string{fmt.Sprintf("ours: %d questions with evidence and a candidate stage (%s, %s) on %s; paper: %s", o.WithCandidates, d.System, d.RunID, d.Set, PaperStudy)}
 	if d.OfflineNote != "" {
 		t.Notes = append(t.Notes, "OFFLINE run, "+d.OfflineNote+": not comparable with the paper's figures")
@@ -185,12 +171,9 @@ func (d *Diagnosis) PaperTable() *report.Table {
 // AbstentionTable puts several runs' correct-abstention rates side by side,
 // ordered by system then k.
 func AbstentionTable(rows []AbstentionRate) *report.Table {
-	rows = append([]AbstentionRate(nil), rows...)
-	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].System != rows[j].System {
-			return rows[i].System < rows[j].System
-		}
-		return rows[i].K < rows[j].K
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b AbstentionRate) int {
+		return cmp.Or(strings.Compare(a.System, b.System), cmp.Compare(a.K, b.K))
 	})
 	withPaper := slices.ContainsFunc(rows, AbstentionRate.HasPaper)
 	header := []string{"run", "system", "k", "judge", "n", "abstained correctly %", "95% CI"}

@@ -184,19 +184,8 @@ func provenanceCells(r *runlog.Run) []any {
 	if m.DatasetSHA256 != "" {
 		ds += " " + m.DatasetSHA256[:min(8, len(m.DatasetSHA256))]
 	}
-	backend := m.Backends()
-	if backend == "" {
-		backend = "-"
-	}
 	st := r.Status()
-	emb := m.Embedder
-	if emb == "" {
-		emb = "-"
-	}
-	if ds == "" {
-		ds = "-"
-	}
-	return []any{ds, st.Questions, emb, backend, st.String()}
+	return []any{cmp.Or(ds, "-"), st.Questions, cmp.Or(m.Embedder, "-"), cmp.Or(m.Backends(), "-"), st.String()}
 }
 
 // nCell is the row's n; an incomplete run with no verdicts is shown as
@@ -446,16 +435,7 @@ func accuracyCells(r *runlog.Run, judgeName string, v View, missing *int) ([]any
 
 // Table3 is the paper's Table 3 shape: overall under every judge.
 func Table3(runs []*runlog.Run, judgeName string, v View) (*report.Table, error) {
-	var judges []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		for _, j := range r.Manifest.Judges {
-			if !seen[j] {
-				seen[j] = true
-				judges = append(judges, j)
-			}
-		}
-	}
+	judges := runJudges(runs, func(runlog.Manifest, string) bool { return true })
 	t := &report.Table{Title: "Table 3 shape: overall under each judge"}
 	if v == Wide {
 		t.Header = append(append([]string{"run", "method", "n", "invalid", "95% CI (" + judgeName + ")"}, judges...), provenanceHeader...)
@@ -533,29 +513,23 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 		}
 	}
 	var ms []*runlog.Manifest
+	var prompts, incomplete []string
 	for _, r := range runs {
 		ms = append(ms, &r.Manifest)
-	}
-	if n := runlog.SyntheticNotes(ms...); n != "" {
-		notes = append([]string{n}, notes...)
-	}
-	for _, r := range runs {
-		if len(r.Manifest.OfflineList()) > 0 {
-			notes = append(notes, "offline heuristics: rows of offline or partly offline runs have answers or judgments from deterministic offline heuristics (the backend column of the wide table names which parts); they measure the pipeline, not LLM quality")
-			break
-		}
-	}
-	for _, r := range runs {
 		if n := r.Manifest.PaperPrompts.Note(); n != "" {
-			notes = append(notes, r.ID()+": "+n)
+			prompts = append(prompts, r.ID()+": "+n)
 		}
-	}
-	var incomplete []string
-	for _, r := range runs {
 		if st := r.Status(); st.State == runlog.StateIncomplete {
 			incomplete = append(incomplete, r.ID()+" "+st.String())
 		}
 	}
+	if n := runlog.SyntheticNotes(ms...); n != "" {
+		notes = append([]string{n}, notes...)
+	}
+	if slices.ContainsFunc(runs, func(r *runlog.Run) bool { return len(r.Manifest.OfflineList()) > 0 }) {
+		notes = append(notes, "offline heuristics: rows of offline or partly offline runs have answers or judgments from deterministic offline heuristics (the backend column of the wide table names which parts); they measure the pipeline, not LLM quality")
+	}
+	notes = append(notes, prompts...)
 	if len(incomplete) > 0 {
 		notes = append(notes, "INCOMPLETE runs (scores cover only what finished; resume them with the same command): "+strings.Join(incomplete, "; "))
 	}
@@ -564,18 +538,23 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 
 // metricJudges lists the runs' metric judges, as their manifests class them.
 func metricJudges(runs []*runlog.Run) []string {
-	seen := map[string]bool{}
+	out := runJudges(runs, func(m runlog.Manifest, j string) bool { return m.JudgeSet().IsMetric(j) })
+	if len(out) == 0 {
+		out = []string{"none here"}
+	}
+	return out
+}
+
+// runJudges lists the judges of the runs' manifests that keep accepts,
+// each once, in the order first seen.
+func runJudges(runs []*runlog.Run, keep func(m runlog.Manifest, judge string) bool) []string {
 	var out []string
 	for _, r := range runs {
 		for _, j := range r.Manifest.Judges {
-			if !seen[j] && r.Manifest.JudgeSet().IsMetric(j) {
-				seen[j] = true
+			if !slices.Contains(out, j) && keep(r.Manifest, j) {
 				out = append(out, j)
 			}
 		}
-	}
-	if len(out) == 0 {
-		out = []string{"none here"}
 	}
 	return out
 }
