@@ -2,11 +2,13 @@ package plot
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/runlog"
@@ -30,32 +32,25 @@ func loadRun(dir string) (*runInfo, error) {
 	return &runInfo{dir: dir, manifest: r.Manifest, summary: r.Summary, run: r}, nil
 }
 
-// option is a run's value for a system option: its own setting, else the
+// option is a run's number for a system option: its own setting, else the
 // system's default as the manifest records it (system_options); only
 // manifests written before those were recorded ask this binary's registry.
-func option(m runlog.Manifest, keys ...string) (string, bool) {
-	cfg := m.Config
-	for _, k := range keys {
-		if v, ok := cfg.Options[k]; ok && v != "" {
-			return v, true
+func option(m runlog.Manifest, keys ...string) (int, bool) {
+	defaults := m.SystemOptions
+	if defaults == nil {
+		if spec, err := systems.Lookup(m.Config.System); err == nil {
+			defaults = spec.Defaults
 		}
 	}
-	if m.SystemOptions != nil {
+	for _, opts := range []membench.Options{m.Config.Options, defaults} {
 		for _, k := range keys {
-			if v, ok := m.SystemOptions[k]; ok && v != "" {
-				return v, true
-			}
-		}
-		return "", false
-	}
-	if spec, err := systems.Lookup(cfg.System); err == nil {
-		for _, k := range keys {
-			if v, ok := spec.Defaults[k]; ok && v != "" {
-				return v, true
+			if v := opts[k]; v != "" {
+				n, err := strconv.Atoi(v)
+				return n, err == nil
 			}
 		}
 	}
-	return "", false
+	return 0, false
 }
 
 // BudgetK is the number of items a run retrieved per question: --k, else
@@ -64,23 +59,11 @@ func BudgetK(m runlog.Manifest) (int, bool) {
 	if m.Config.K > 0 {
 		return m.Config.K, true
 	}
-	v, ok := option(m, "k", "entries")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(v)
-	return n, err == nil
+	return option(m, "k", "entries")
 }
 
 // Seeds is a run's number of semantic seeds (StructMem's seeds option).
-func Seeds(m runlog.Manifest) (int, bool) {
-	v, ok := option(m, "seeds")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(v)
-	return n, err == nil
-}
+func Seeds(m runlog.Manifest) (int, bool) { return option(m, "seeds") }
 
 // PickJudge is want when given, else the first run's primary judge
 // (runlog.Manifest.PrimaryJudge) when every run has it, else the first
@@ -89,37 +72,32 @@ func PickJudge(runs []*runInfo, want string) (string, error) {
 	if len(runs) == 0 {
 		return "", fmt.Errorf("no runs")
 	}
-	has := func(r *runInfo, j string) bool {
-		_, ok := r.summary.Overall.Scores[j]
-		return ok
+	// lacking is the first run without scores by judge j, nil when none.
+	lacking := func(j string) *runInfo {
+		i := slices.IndexFunc(runs, func(r *runInfo) bool {
+			_, ok := r.summary.Overall.Scores[j]
+			return !ok
+		})
+		if i < 0 {
+			return nil
+		}
+		return runs[i]
 	}
 	if want != "" {
-		for _, r := range runs {
-			if !has(r, want) {
-				return "", fmt.Errorf("--judge %s: run %s has no scores by that judge (it has %s)", want, r.dir, strings.Join(r.summary.Judges, ", "))
-			}
+		if r := lacking(want); r != nil {
+			return "", fmt.Errorf("--judge %s: run %s has no scores by that judge (it has %s)", want, r.dir, strings.Join(r.summary.Judges, ", "))
 		}
 		return want, nil
 	}
-	if p := runs[0].manifest.PrimaryJudge(); p != "" {
-		all := true
-		for _, r := range runs {
-			all = all && has(r, p)
-		}
-		if all {
-			return p, nil
-		}
+	if p := runs[0].manifest.PrimaryJudge(); p != "" && lacking(p) == nil {
+		return p, nil
 	}
 	if len(runs[0].summary.Judges) == 0 {
 		return "", fmt.Errorf("run %s has no judges", runs[0].dir)
 	}
 	// A judge some run lacks would be plotted there as 0% accuracy.
 	for _, j := range runs[0].summary.Judges {
-		every := true
-		for _, r := range runs {
-			every = every && has(r, j)
-		}
-		if every {
+		if lacking(j) == nil {
 			return j, nil
 		}
 	}
@@ -127,8 +105,9 @@ func PickJudge(runs []*runInfo, want string) (string, error) {
 }
 
 // accuracyChart groups runs by system and plots overall accuracy against
-// x(run); runs x cannot place are an error naming the run.
-func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int, bool), what string) (*Chart, error) {
+// x(run), titled title with x axis xLabel; runs x cannot place are an
+// error naming the run and what x reads.
+func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int, bool), what, title, xLabel string) (*Chart, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("--runs: no run directories given")
 	}
@@ -178,7 +157,7 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int
 		offline = offline || len(r.manifest.OfflineList()) > 0
 		synthetic = synthetic || r.manifest.Synthetic
 	}
-	c := &Chart{YLabel: fmt.Sprintf("overall accuracy, %% (judge %s)", j), Points: true, Percent: true}
+	c := &Chart{Title: title, XLabel: xLabel, YLabel: fmt.Sprintf("overall accuracy, %% (judge %s)", j), Points: true, Percent: true}
 	for _, name := range order {
 		c.Series = append(c.Series, *by[name])
 	}
@@ -205,24 +184,12 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int
 
 // KChart is Figure 3(c): accuracy vs retrieved items per question.
 func KChart(dirs []string, judgeName string) (*Chart, error) {
-	c, err := accuracyChart(dirs, judgeName, BudgetK, "retrieval budget (k)")
-	if err != nil {
-		return nil, err
-	}
-	c.Title = "Accuracy vs number of retrieved entries (k)"
-	c.XLabel = "retrieved entries per question (k)"
-	return c, nil
+	return accuracyChart(dirs, judgeName, BudgetK, "retrieval budget (k)", "Accuracy vs number of retrieved entries (k)", "retrieved entries per question (k)")
 }
 
 // SeedsChart is Figure 3(d): accuracy vs semantic seeds K.
 func SeedsChart(dirs []string, judgeName string) (*Chart, error) {
-	c, err := accuracyChart(dirs, judgeName, Seeds, "seeds option")
-	if err != nil {
-		return nil, err
-	}
-	c.Title = "Accuracy vs number of semantic seeds (K)"
-	c.XLabel = "semantic seeds per consolidation (K)"
-	return c, nil
+	return accuracyChart(dirs, judgeName, Seeds, "seeds option", "Accuracy vs number of semantic seeds (K)", "semantic seeds per consolidation (K)")
 }
 
 // BuildTokensChart is Figure 3(a): cumulative build tokens (input+output)
@@ -310,16 +277,7 @@ func ComparableVarying(dirs []string, judgeName string, allowMixed bool, vary []
 	if judgeName != "" {
 		judges = []string{judgeName}
 	}
-	var diffs []analysis.Difference
-	for _, d := range analysis.DifferencesVarying(sides, vary, judges...) {
-		skip := false
-		for _, f := range ignore {
-			skip = skip || d.Field == f
-		}
-		if !skip {
-			diffs = append(diffs, d)
-		}
-	}
+	diffs := slices.DeleteFunc(analysis.DifferencesVarying(sides, vary, judges...), func(d analysis.Difference) bool { return slices.Contains(ignore, d.Field) })
 	if len(diffs) == 0 {
 		return nil, nil
 	}
@@ -337,19 +295,12 @@ func ComparableVarying(dirs []string, judgeName string, allowMixed bool, vary []
 // rest sorted with numbers compared as numbers (conv-9 before conv-10).
 func convOrder(configured []string, have map[string]runlog.BuildRecord) []string {
 	var out []string
-	used := map[string]bool{}
 	for _, id := range configured {
-		if _, ok := have[id]; ok && !used[id] {
+		if _, ok := have[id]; ok && !slices.Contains(out, id) {
 			out = append(out, id)
-			used[id] = true
 		}
 	}
-	var rest []string
-	for id := range have {
-		if !used[id] {
-			rest = append(rest, id)
-		}
-	}
+	rest := slices.DeleteFunc(slices.Collect(maps.Keys(have)), func(id string) bool { return slices.Contains(out, id) })
 	slices.SortFunc(rest, names.Compare)
 	return append(out, rest...)
 }

@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"image/color"
-	"image/png"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -291,38 +291,37 @@ func (c *Chart) Save(base string) ([]string, error) {
 }
 
 func (c *Chart) write(w io.Writer, ext string) error {
+	var cv interface {
+		vg.CanvasSizer
+		io.WriterTo
+	}
 	switch ext {
 	case ".png":
-		cv := vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI), vgimg.UseBackgroundColor(color.White))
-		if _, err := c.draw(draw.New(cv)); err != nil {
-			return err
-		}
-		var raw bytes.Buffer
-		if err := png.Encode(&raw, cv.Image()); err != nil {
-			return err
-		}
-		b, err := withDPI(raw.Bytes(), DPI)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
+		cv = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI), vgimg.UseBackgroundColor(color.White))}
 	case ".svg":
-		cv := vgsvg.New(Width, Height)
-		if _, err := c.draw(draw.New(cv)); err != nil {
-			return err
-		}
-		_, err := cv.WriteTo(w)
-		return err
+		cv = vgsvg.New(Width, Height)
 	case ".pdf":
-		cv := vgpdf.New(Width, Height)
-		if _, err := c.draw(draw.New(cv)); err != nil {
-			return err
-		}
+		cv = vgpdf.New(Width, Height)
+	default:
+		return fmt.Errorf("unknown figure format %q", ext)
+	}
+	if _, err := c.draw(draw.New(cv)); err != nil {
+		return err
+	}
+	if ext != ".png" {
 		_, err := cv.WriteTo(w)
 		return err
 	}
-	return fmt.Errorf("unknown figure format %q", ext)
+	var raw bytes.Buffer
+	if _, err := cv.WriteTo(&raw); err != nil {
+		return err
+	}
+	b, err := withDPI(raw.Bytes(), DPI)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // withDPI adds a pHYs chunk to an encoded PNG (Go's encoder writes none),
@@ -404,17 +403,12 @@ func pick(v []float64, idx []int) []float64 {
 
 // dataTicks labels the x axis at the swept values themselves.
 func dataTicks(ss []Series) gplot.ConstantTicks {
-	seen := map[float64]bool{}
 	var xs []float64
 	for _, s := range ss {
-		for _, x := range s.X {
-			if !seen[x] {
-				seen[x] = true
-				xs = append(xs, x)
-			}
-		}
+		xs = append(xs, s.X...)
 	}
-	sort.Float64s(xs)
+	slices.Sort(xs)
+	xs = slices.Compact(xs)
 	ticks := make(gplot.ConstantTicks, len(xs))
 	for i, x := range xs {
 		ticks[i] = gplot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)}
