@@ -2,9 +2,12 @@ package analysis
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/runlog"
@@ -88,16 +91,6 @@ type AgreementResult struct {
 	Synthetic      string   `json:"synthetic,omitempty"` // runs on a `datasets synth` file, named
 }
 
-// isMetric says whether the judge of a source is a metric (a graded
-// score, no verdict), by the source's manifest, else by the kinds
-// membench ships.
-func (s *Source) isMetric(judge string) bool {
-	if s.Manifest != nil {
-		return s.Manifest.JudgeSet().IsMetric(judge)
-	}
-	return runlog.Manifest{}.JudgeSet().IsMetric(judge)
-}
-
 // rater is one judge (RatersJudge) or one judge on one system of one file
 // (RatersRun), with its verdicts by item.
 type rater struct {
@@ -114,10 +107,6 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	}
 	if o.Raters != RatersJudge && o.Raters != RatersRun && o.Raters != RatersRepeat {
 		return AgreementResult{}, badinput.Errorf("--raters %q: use judge, run or repeat", o.Raters)
-	}
-	want := map[string]bool{}
-	for _, j := range o.Judges {
-		want[j] = true
 	}
 	seenPath := map[string]bool{}
 	var sides []Side
@@ -148,10 +137,10 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	}
 	leftOut := map[string]bool{}
 	keep := func(s *Source, j runlog.Judgment) bool {
-		if len(want) > 0 && !want[j.Judge] {
+		if len(o.Judges) > 0 && !slices.Contains(o.Judges, j.Judge) {
 			return false
 		}
-		if len(want) == 0 && s.isMetric(j.Judge) {
+		if len(o.Judges) == 0 && s.IsMetric(j.Judge) {
 			// Lexical metrics agree with each other by construction; a
 			// rater is a judge that gives verdicts unless named.
 			leftOut[j.Judge] = true
@@ -220,14 +209,8 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 			r.byItem[id] = j
 		}
 	}
-	for sys := range systems {
-		res.Systems = append(res.Systems, sys)
-	}
-	for j := range leftOut {
-		res.MetricsLeftOut = append(res.MetricsLeftOut, j)
-	}
-	sort.Strings(res.MetricsLeftOut)
-	sort.Strings(res.Systems)
+	res.Systems = slices.Sorted(maps.Keys(systems))
+	res.MetricsLeftOut = slices.Sorted(maps.Keys(leftOut))
 	switch o.Raters {
 	case RatersRun:
 		nameRaters(rs)
@@ -243,13 +226,9 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	if o.Raters != RatersRepeat {
 		res.Human = humanAgreement(byJudge, itemSystem)
 	}
-	var raters []*rater
-	for _, r := range rs {
-		if r.judge != HumanJudge || len(res.Human) == 0 {
-			raters = append(raters, r)
-		}
-	}
-	sort.Slice(raters, func(i, j int) bool { return raters[i].key < raters[j].key })
+	// With a human table, the human labels are its reference, not a rater.
+	raters := slices.DeleteFunc(rs, func(r *rater) bool { return r.judge == HumanJudge && len(res.Human) > 0 })
+	slices.SortFunc(raters, func(a, b *rater) int { return strings.Compare(a.key, b.key) })
 	for _, r := range raters {
 		res.Judges = append(res.Judges, r.key)
 	}

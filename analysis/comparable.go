@@ -59,13 +59,7 @@ func (d Difference) brief() string {
 	return fmt.Sprintf("%s runs differ in %s, where one option may differ, the one compared (%s)", sys, strings.Join(keys, " and "), strings.Join(briefValues(d.runs, vals), "; "))
 }
 
-func distinct(xs []string) int {
-	seen := map[string]bool{}
-	for _, x := range xs {
-		seen[x] = true
-	}
-	return len(seen)
-}
+func distinct(xs []string) int { return len(slices.Compact(slices.Sorted(slices.Values(xs)))) }
 
 // briefValues lists each value once after the first run that has it and
 // how many others share it: at most three values, a long one cut.
@@ -94,6 +88,16 @@ func briefValues(runs, vals []string) []string {
 		parts = append(parts, fmt.Sprintf("%d more values", n))
 	}
 	return parts
+}
+
+// newDifference is field's difference between the runs, vals[i] the value
+// of runs[i].
+func newDifference(field string, runs, vals []string) Difference {
+	d := Difference{Field: field, runs: runs, vals: vals}
+	for i, r := range runs {
+		d.Values = append(d.Values, r+": "+vals[i])
+	}
+	return d
 }
 
 func (d Difference) String() string {
@@ -135,13 +139,7 @@ var facets = []struct {
 		}
 		return m.Embedder
 	}, true},
-	{"answer model", func(m *runlog.Manifest, _ []string) string {
-		id, ok := m.Models["answer"]
-		if !ok {
-			return ""
-		}
-		return modelString(id)
-	}, true},
+	{"answer model", roleModel("answer"), true},
 	{"build model", roleModel("build"), true},
 	{"decide model", roleModel("decide"), true},
 	{"answer prompt", func(m *runlog.Manifest, _ []string) string {
@@ -174,7 +172,7 @@ var facets = []struct {
 	}, false},
 }
 
-// roleModel is the facet of one model role (build, decide): a role a
+// roleModel is the facet of one model role (answer, build, decide): a role a
 // system never calls still records the run's model, so runs made with the
 // same flags match.
 func roleModel(role string) func(m *runlog.Manifest, _ []string) string {
@@ -202,8 +200,8 @@ func modelString(id membench.ModelID) string {
 // A vs B, a report with a system at two budgets). Runs of different
 // systems are not compared on options: the system is what differs.
 func DifferencesVarying(sides []Side, vary []string, judges ...string) []Difference {
-	out := facetDifferences(sides, judges)
-	return append(out, optionDifferences(sides, vary)...)
+	mixed, _ := splitFacets(sides, judges)
+	return append(mixed, optionDifferences(sides, vary)...)
 }
 
 // optionDifferences compares the system options (after the system's
@@ -235,14 +233,11 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 				opts = func(m *runlog.Manifest) map[string]string { return m.Config.Options }
 			}
 		}
-		keys := map[string]bool{}
+		keys, followed := map[string]bool{}, map[string]bool{}
 		for _, s := range group {
 			for k := range opts(s.Manifest) {
 				keys[k] = true
 			}
-		}
-		followed := map[string]bool{}
-		for _, s := range group {
 			for _, k := range s.Manifest.FollowedOptions {
 				followed[k] = true
 			}
@@ -274,7 +269,7 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 		if len(differ) == 0 || (vary == nil && len(differ) == 1) {
 			continue
 		}
-		var list, runs, vals []string
+		var runs, vals []string
 		byOpt := map[string][]string{}
 		for _, s := range group {
 			var kv []string
@@ -282,7 +277,6 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 				kv = append(kv, k+"="+opts(s.Manifest)[k])
 				byOpt[k] = append(byOpt[k], opts(s.Manifest)[k])
 			}
-			list = append(list, s.Label+": "+strings.Join(kv, ","))
 			runs, vals = append(runs, s.Label), append(vals, strings.Join(kv, ","))
 		}
 		field := sys + " options"
@@ -291,14 +285,11 @@ func optionDifferences(sides []Side, vary []string) []Difference {
 		} else {
 			field += " (runs of one system may differ in one option, the one compared)"
 		}
-		out = append(out, Difference{Field: field, Values: list, runs: runs, vals: vals, opts: byOpt})
+		d := newDifference(field, runs, vals)
+		d.opts = byOpt
+		out = append(out, d)
 	}
 	return out
-}
-
-func facetDifferences(sides []Side, judges []string) []Difference {
-	mixed, _ := splitFacets(sides, judges)
-	return mixed
 }
 
 // PeerSettings lists the system facets (answer model, embedder, ...) on
@@ -320,7 +311,7 @@ func PeerNote(d Difference) string {
 func splitFacets(sides []Side, judges []string) (mixed, peer []Difference) {
 	for _, f := range facets {
 		all, own := map[string]bool{}, map[string]bool{}
-		var list, runs, vals []string
+		var runs, vals []string
 		for _, s := range sides {
 			if s.Manifest == nil {
 				continue
@@ -333,14 +324,13 @@ func splitFacets(sides []Side, judges []string) (mixed, peer []Difference) {
 			if !f.system || !s.Manifest.ImportedPeer() {
 				own[v] = true
 			}
-			list = append(list, s.Label+": "+v)
 			runs, vals = append(runs, s.Label), append(vals, v)
 		}
 		switch {
 		case len(own) > 1:
-			mixed = append(mixed, Difference{Field: f.name, Values: list, runs: runs, vals: vals})
+			mixed = append(mixed, newDifference(f.name, runs, vals))
 		case len(all) > 1:
-			peer = append(peer, Difference{Field: f.name, Values: list, runs: runs, vals: vals})
+			peer = append(peer, newDifference(f.name, runs, vals))
 		}
 	}
 	return mixed, peer
