@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/membench/membench"
@@ -80,7 +81,6 @@ type GroupScores struct {
 func ScoresOf(r *runlog.Run, judgeName string, skip map[string]bool) (GroupScores, error) {
 	gs := GroupScores{Abstain: map[string]bool{}, Score: map[string]float64{}, N: map[string]int{}}
 	group := map[string]string{}
-	seen := map[string]bool{}
 	for _, a := range r.Answers {
 		if skip[a.QuestionID] {
 			gs.Skipped++
@@ -90,12 +90,11 @@ func ScoresOf(r *runlog.Run, judgeName string, skip map[string]bool) (GroupScore
 		if a.Abstains() {
 			gs.Abstain[a.Group] = true
 		}
-		if !seen[a.Group] {
-			seen[a.Group] = true
+		if !slices.Contains(gs.Groups, a.Group) {
 			gs.Groups = append(gs.Groups, a.Group)
 		}
 	}
-	orderGroups(r.Manifest, gs.Groups)
+	sort.SliceStable(gs.Groups, func(i, j int) bool { return r.Manifest.GroupLess(gs.Groups[i], gs.Groups[j]) })
 	sum := map[string]float64{}
 	var overall []float64
 	for _, j := range r.Judgments {
@@ -123,14 +122,6 @@ func ScoresOf(r *runlog.Run, judgeName string, skip map[string]bool) (GroupScore
 	return gs, nil
 }
 
-func orderGroups(m runlog.Manifest, gs []string) {
-	for i := 1; i < len(gs); i++ {
-		for j := i; j > 0 && m.GroupLess(gs[j], gs[j-1]); j-- {
-			gs[j], gs[j-1] = gs[j-1], gs[j]
-		}
-	}
-}
-
 // KeyTable shows each run under each answer key: n, overall with its
 // interval, every group that does not abstain, then the abstaining groups
 // (LoCoMo adversarial, LongMemEval _abs) in columns of their own, never in
@@ -144,11 +135,12 @@ func KeyTable(runs []*runlog.Run, judgeName string, keys []string, skip map[stri
 	isAbst := map[string]bool{}
 	type row struct {
 		r   *runlog.Run
+		i   int // the run's place in runs
 		key string
 		gs  GroupScores
 	}
 	var rows []row
-	for _, r := range runs {
+	for i, r := range runs {
 		for _, k := range keys {
 			name := judgeName
 			if k != "" {
@@ -169,7 +161,7 @@ func KeyTable(runs []*runlog.Run, judgeName string, keys []string, skip map[stri
 					groups = append(groups, g)
 				}
 			}
-			rows = append(rows, row{r, k, gs})
+			rows = append(rows, row{r, i, k, gs})
 		}
 	}
 	t := &report.Table{Title: "Scores by answer key: " + Measure(runs, judgeName) + "; declining groups apart, not in overall"}
@@ -183,13 +175,9 @@ func KeyTable(runs []*runlog.Run, judgeName string, keys []string, skip map[stri
 		t.Header = append(t.Header, g+" (declines)")
 	}
 	names, allOffline := labels(runs)
-	idx := map[*runlog.Run]int{}
-	for i, r := range runs {
-		idx[r] = i
-	}
 	skipped := 0
 	for _, rw := range rows {
-		label := names[idx[rw.r]]
+		label := names[rw.i]
 		if v == Wide {
 			label = rw.r.ID()
 		}
@@ -206,9 +194,7 @@ func KeyTable(runs []*runlog.Run, judgeName string, keys []string, skip map[stri
 			cells = append(cells, report.F(rw.gs.Score[g], 2))
 		}
 		t.Add(cells...)
-		if rw.gs.Skipped > skipped {
-			skipped = rw.gs.Skipped
-		}
+		skipped = max(skipped, rw.gs.Skipped)
 	}
 	if len(abst) > 0 {
 		t.Notes = append(t.Notes, "(declines): questions whose right answer is to decline, scored by whether the answer declines; the abstain system shows this column's gaming floor")
@@ -235,23 +221,19 @@ func ImageTable(runs []*runlog.Run, judgeName string, dep map[string]bool, v Vie
 				only[a.QuestionID] = true
 			}
 		}
-		all, err := ScoresOf(r, judgeName, nil)
-		if err != nil {
-			return nil, err
-		}
-		without, err := ScoresOf(r, judgeName, dep)
-		if err != nil {
-			return nil, err
-		}
-		with, err := ScoresOf(r, judgeName, only)
-		if err != nil {
-			return nil, err
-		}
-		label := names[i]
+		cells := []any{names[i]}
 		if v == Wide {
-			label = r.ID()
+			cells[0] = r.ID()
 		}
-		t.Add(label, all.Overall.N, report.F(all.Overall.Score, 2), without.Overall.N, report.F(without.Overall.Score, 2), with.Overall.N, report.F(with.Overall.Score, 2))
+		// All questions, without the image-dependent ones, and those alone.
+		for _, skip := range []map[string]bool{nil, dep, only} {
+			gs, err := ScoresOf(r, judgeName, skip)
+			if err != nil {
+				return nil, err
+			}
+			cells = append(cells, gs.Overall.N, report.F(gs.Overall.Score, 2))
+		}
+		t.Add(cells...)
 	}
 	t.Notes = append(t.Notes, "image-dependent: the gold answer's words are in an evidence turn's image caption or search query and in no evidence turn's text (docs/answer-keys.md)")
 	return finish(t, v, allOffline), nil

@@ -116,10 +116,10 @@ var facets = []struct {
 }{
 	{"dataset", func(m *runlog.Manifest, _ []string) string {
 		if m.Synthetic {
-			return m.Dataset + " SYNTHETIC sha256:" + short(m.DatasetSHA256)
+			return m.Dataset + " SYNTHETIC sha256:" + prefix(m.DatasetSHA256, 12)
 		}
 		if m.DatasetSHA256 != "" {
-			return m.Dataset + " sha256:" + short(m.DatasetSHA256)
+			return m.Dataset + " sha256:" + prefix(m.DatasetSHA256, 12)
 		}
 		if m.Dataset == "" {
 			return ""
@@ -130,12 +130,12 @@ var facets = []struct {
 		if m.QuestionSetSHA256 == "" {
 			return "" // older manifests: not recorded
 		}
-		return fmt.Sprintf("%d questions sha256:%s", m.Questions, short(m.QuestionSetSHA256))
+		return fmt.Sprintf("%d questions sha256:%s", m.Questions, prefix(m.QuestionSetSHA256, 12))
 	}, false},
 	{"answer key", func(m *runlog.Manifest, _ []string) string { return datasets.KeyID(m.Dataset, m.AppliedKey()) }, false},
 	{"embedder", func(m *runlog.Manifest, _ []string) string {
 		if m.EmbedderSHA256 != "" {
-			return m.Embedder + " sha256:" + short(m.EmbedderSHA256)
+			return m.Embedder + " sha256:" + prefix(m.EmbedderSHA256, 12)
 		}
 		return m.Embedder
 	}, true},
@@ -144,7 +144,7 @@ var facets = []struct {
 	{"decide model", roleModel("decide"), true},
 	{"answer prompt", func(m *runlog.Manifest, _ []string) string {
 		if h, _, _ := strings.Cut(m.Prompts["answer"], " "); h != "" {
-			return "sha256:" + short(h) // the content, not the file's path
+			return "sha256:" + prefix(h, 12) // the content, not the file's path
 		}
 		if m.Config.AnswerPrompt != "" {
 			return m.Config.AnswerPrompt // older manifests: the file's name

@@ -206,17 +206,10 @@ func optionKey(opts map[string]string) string {
 // is one question set); older manifests fall back on the config.
 func sameQuestions(a, b RunTokens) (bool, string, string) {
 	if qa, qb := a.Manifest.QuestionSetSHA256, b.Manifest.QuestionSetSHA256; qa != "" && qb != "" {
-		return qa == qb, "sha256:" + short(qa), "sha256:" + short(qb)
+		return qa == qb, "sha256:" + prefix(qa, 12), "sha256:" + prefix(qb, 12)
 	}
 	qa, qb := questionSet(a.Config), questionSet(b.Config)
 	return qa == qb, qa, qb
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // KStar matches the candidate's budget to the reference's mean rendered
