@@ -1,9 +1,10 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/datasets"
@@ -65,11 +66,8 @@ func Groups(ms []runlog.Manifest, ids []string) []Group {
 		g.Name = groupName(ms[g.Runs[0]], out, g)
 		res[n] = *g
 	}
-	sort.SliceStable(res, func(i, j int) bool {
-		if len(res[i].Runs) != len(res[j].Runs) {
-			return len(res[i].Runs) > len(res[j].Runs)
-		}
-		return res[i].Name < res[j].Name
+	slices.SortStableFunc(res, func(a, b Group) int {
+		return cmp.Or(cmp.Compare(len(b.Runs), len(a.Runs)), strings.Compare(a.Name, b.Name))
 	})
 	return res
 }

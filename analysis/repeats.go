@@ -1,7 +1,8 @@
 package analysis
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/runlog"
@@ -10,12 +11,7 @@ import (
 // HasRepeats reports whether some run has a judge that judged each answer
 // more than once.
 func HasRepeats(runs []*runlog.Run) bool {
-	for _, r := range runs {
-		if len(summaryOf(r).Overall.Repeats) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(runs, func(r *runlog.Run) bool { return len(summaryOf(r).Overall.Repeats) > 0 })
 }
 
 // RepeatsTable gives, per run and repeated judge, the overall accuracy as
@@ -25,12 +21,7 @@ func RepeatsTable(runs []*runlog.Run, _ string, v View) (*report.Table, error) {
 		Header: []string{"run", "judge", "repeats", "mean", "sd", "min–max", "majority vote"}}
 	for _, r := range runs {
 		rep := summaryOf(r).Overall.Repeats
-		judges := make([]string, 0, len(rep))
-		for j := range rep {
-			judges = append(judges, j)
-		}
-		sort.Strings(judges)
-		for _, j := range judges {
+		for _, j := range slices.Sorted(maps.Keys(rep)) {
 			st := rep[j]
 			t.Add(RunLabel(r), j, st.Repeats, report.F(st.Mean, 2), report.F(st.SD, 2), report.F(st.Min, 2)+"–"+report.F(st.Max, 2), report.F(st.Majority, 2))
 		}
