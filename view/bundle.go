@@ -671,11 +671,7 @@ func facts(r *runlog.Run, ntx int) [][2]string {
 	if !m.Finished.IsZero() {
 		add("finished", m.Finished.Format(time.RFC3339))
 	}
-	commit := m.GitCommit
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
-	add("membench", strings.TrimSpace(m.Membench+" "+commit))
+	add("membench", strings.TrimSpace(m.Membench+" "+m.GitCommit[:min(12, len(m.GitCommit))]))
 	add("transcripts", fmt.Sprintf("%d questions", ntx))
 	if r.Summary != nil && r.Summary.ContextTokens.N > 0 {
 		t := r.Summary.ContextTokens
@@ -700,12 +696,8 @@ func table(rv *RunView) []Row {
 			overall = append(overall, q)
 		}
 	}
-	sort.SliceStable(order, func(i, j int) bool {
-		ci, cj := groups[order[i]][0].Cat, groups[order[j]][0].Cat
-		if ci != cj {
-			return ci < cj
-		}
-		return order[i] < order[j]
+	slices.SortStableFunc(order, func(a, b string) int {
+		return cmp.Or(cmp.Compare(groups[a][0].Cat, groups[b][0].Cat), strings.Compare(a, b))
 	})
 	var rows []Row
 	for _, g := range order {

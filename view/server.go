@@ -246,11 +246,7 @@ func (e *Encoded) Handler() http.Handler {
 		panic(err) // the embedded template is fixed; tests render it
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(pg.Bytes())
-	})
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { send(w, htmlType, pg.Bytes()) })
 	mux.HandleFunc("GET /data.json", func(w http.ResponseWriter, r *http.Request) { sendGzip(w, r, e.index) })
 	mux.HandleFunc("GET /tx/{run}/{chunk}", func(w http.ResponseWriter, r *http.Request) {
 		i, err1 := strconv.Atoi(r.PathValue("run"))
@@ -269,15 +265,24 @@ func (e *Encoded) Handler() http.Handler {
 	return mux
 }
 
+const htmlType, jsonType = "text/html; charset=utf-8", "application/json"
+
+// send answers with body, never cached: a page reflects the runs as read now.
+func send(w http.ResponseWriter, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(body)
+}
+
 // sendGzip sends gzipped JSON, decompressed for a client that refuses gzip.
 func sendGzip(w http.ResponseWriter, r *http.Request, gz []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
 	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(gz)
+		send(w, jsonType, gz)
 		return
 	}
+	w.Header().Set("Content-Type", jsonType)
+	w.Header().Set("Cache-Control", "no-store")
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -394,22 +399,15 @@ func (l *Live) Handler() http.Handler {
 			}
 		default:
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(l.loading)
+		send(w, htmlType, l.loading)
 	})
 	mux.HandleFunc("GET /status.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		fmt.Fprintf(w, `{"runs":%d,"read":%d}`, l.runs, l.read.Load())
+		send(w, jsonType, fmt.Appendf(nil, `{"runs":%d,"read":%d}`, l.runs, l.read.Load()))
 	})
 	mux.HandleFunc("GET /head.json", func(w http.ResponseWriter, r *http.Request) {
-		if !wait(w, r, l.headSet, &l.headErr) {
-			return
+		if wait(w, r, l.headSet, &l.headErr) {
+			send(w, jsonType, l.head)
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(l.head)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if wait(w, r, l.done, &l.err) {
