@@ -119,11 +119,12 @@ func facetOf(name string, m *runlog.Manifest) string {
 }
 
 // GroupRuns is Groups over loaded runs.
-func GroupRuns(runs []*runlog.Run) []Group {
-	ms := make([]runlog.Manifest, len(runs))
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ms[i], ids[i] = r.Manifest, r.ID()
+func GroupRuns(runs []*runlog.Run) []Group { return Groups(manifestsOf(runs)) }
+
+// manifestsOf are the runs' manifests and ids, as Groups and Labels take them.
+func manifestsOf(runs []*runlog.Run) (ms []runlog.Manifest, ids []string) {
+	for _, r := range runs {
+		ms, ids = append(ms, r.Manifest), append(ids, r.ID())
 	}
-	return Groups(ms, ids)
+	return ms, ids
 }

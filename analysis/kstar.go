@@ -226,12 +226,10 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 	}
 	var refs []RunTokens
 	if q.ReferenceDir != "" {
-		for _, r := range runs {
-			if filepath.Clean(r.Dir) == filepath.Clean(q.ReferenceDir) {
-				refs = append(refs, r)
-			}
-		}
-		if len(refs) == 0 {
+		// The reference run among the scanned ones, else read on its own.
+		if i := slices.IndexFunc(runs, func(r RunTokens) bool { return filepath.Clean(r.Dir) == filepath.Clean(q.ReferenceDir) }); i >= 0 {
+			refs = runs[i : i+1]
+		} else {
 			sc, err := ScanTokenDirs([]string{q.ReferenceDir})
 			if err != nil {
 				return nil, err

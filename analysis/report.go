@@ -266,14 +266,8 @@ func fit(t *report.Table, v View) *report.Table {
 // "(offline)" only when the rows differ in it (the title says so when
 // every row is offline), "(incomplete)" for runs that did not finish.
 func labels(runs []*runlog.Run) (rows []string, allOffline bool) {
-	allOffline = len(runs) > 0
-	ms := make([]runlog.Manifest, len(runs))
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		allOffline = allOffline && offlineMark(r) == " (offline)"
-		ms[i], ids[i] = r.Manifest, r.ID()
-	}
-	rows = Labels(ms, ids)
+	allOffline = len(runs) > 0 && !slices.ContainsFunc(runs, func(r *runlog.Run) bool { return offlineMark(r) != " (offline)" })
+	rows = Labels(manifestsOf(runs))
 	for i, r := range runs {
 		if !allOffline {
 			rows[i] += offlineMark(r)
