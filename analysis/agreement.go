@@ -95,8 +95,7 @@ type AgreementResult struct {
 // (RatersRun), with its verdicts by item.
 type rater struct {
 	source, system, judge string
-	repeat                int // RatersRepeat: which repeat
-	key                   string
+	key                   string // its name in the result
 	byItem                map[string]runlog.Judgment
 }
 
@@ -173,12 +172,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 		}
 		verdicts := s.Judgments
 		if o.Raters == RatersRepeat {
-			verdicts = nil
-			for _, j := range s.Repeats {
-				if !j.Invalid {
-					verdicts = append(verdicts, j)
-				}
-			}
+			verdicts = slices.DeleteFunc(slices.Clone(s.Repeats), func(j runlog.Judgment) bool { return j.Invalid })
 		}
 		for _, j := range verdicts {
 			if !keep(s, j) {
@@ -202,7 +196,10 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 			}
 			r := idx[k]
 			if r == nil {
-				r = &rater{source: s.Name, system: sys, judge: j.Judge, repeat: j.Repeat, byItem: map[string]runlog.Judgment{}}
+				r = &rater{source: s.Name, system: sys, judge: j.Judge, key: j.Judge, byItem: map[string]runlog.Judgment{}}
+				if o.Raters == RatersRepeat {
+					r.key = fmt.Sprintf("%s#%d", j.Judge, j.Repeat+1)
+				}
 				idx[k] = r
 				rs = append(rs, r)
 			}
@@ -211,17 +208,8 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	}
 	res.Systems = slices.Sorted(maps.Keys(systems))
 	res.MetricsLeftOut = slices.Sorted(maps.Keys(leftOut))
-	switch o.Raters {
-	case RatersRun:
+	if o.Raters == RatersRun {
 		nameRaters(rs)
-	case RatersRepeat:
-		for _, r := range rs {
-			r.key = fmt.Sprintf("%s#%d", r.judge, r.repeat+1)
-		}
-	default:
-		for _, r := range rs {
-			r.key = r.judge
-		}
 	}
 	if o.Raters != RatersRepeat {
 		res.Human = humanAgreement(byJudge, itemSystem)
