@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -63,17 +64,9 @@ func (t *Table) Terminal(w io.Writer) error {
 		opts = append(opts, tablewriter.WithRendition(tw.Rendition{Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}}}))
 	}
 	tb := tablewriter.NewTable(w, opts...)
-	hdr := make([]any, len(t.Header))
-	for i, h := range t.Header {
-		hdr[i] = h
-	}
-	tb.Header(hdr...)
+	tb.Header(anys(t.Header)...)
 	for _, r := range t.Rows {
-		cells := make([]any, len(r))
-		for i, c := range r {
-			cells[i] = c
-		}
-		if err := tb.Append(cells...); err != nil {
+		if err := tb.Append(anys(r)...); err != nil {
 			return err
 		}
 	}
@@ -86,16 +79,20 @@ func (t *Table) Terminal(w io.Writer) error {
 	return nil
 }
 
+// anys is ss as tablewriter takes cells.
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
 // wrapped says whether a row has a cell of several lines.
 func (t *Table) wrapped() bool {
-	for _, r := range t.Rows {
-		for _, c := range r {
-			if strings.Contains(c, "\n") {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Rows, func(r []string) bool {
+		return slices.ContainsFunc(r, func(c string) bool { return strings.Contains(c, "\n") })
+	})
 }
 
 // printWrapped prints a title or note line, wrapped at MaxWidth when set.
@@ -124,11 +121,7 @@ func (t *Table) Markdown(w io.Writer) error {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(parts, " | "))
 	}
 	line(t.Header)
-	sep := make([]string, len(t.Header))
-	for i := range sep {
-		sep[i] = "---"
-	}
-	fmt.Fprintf(w, "|%s|\n", strings.Join(sep, "|"))
+	fmt.Fprintf(w, "|%s|\n", strings.Join(slices.Repeat([]string{"---"}, len(t.Header)), "|"))
 	for _, r := range t.Rows {
 		line(r)
 	}
