@@ -41,12 +41,8 @@ func attrs(m runlog.Manifest) []attr {
 			add(k, opts[k])
 		}
 	}
-	roles := map[string]string{}
-	for role, id := range m.Models {
-		roles[role] = id.Backend + ":" + id.Model
-	}
-	for _, role := range slices.Sorted(maps.Keys(roles)) {
-		add(role, roles[role])
+	for _, role := range slices.Sorted(maps.Keys(m.Models)) {
+		add(role, m.Models[role].Backend+":"+m.Models[role].Model)
 	}
 	add("embedder", m.Embedder)
 	add("judges", strings.Join(m.Judges, ","))

@@ -58,10 +58,8 @@ type QuestionSet struct {
 // questionSetOf reads the set from the run's manifest and answers.
 func questionSetOf(r *runlog.Run) QuestionSet {
 	q := QuestionSet{Dataset: r.Manifest.Dataset, AnswerKey: datasets.KeyID(r.Manifest.Dataset, r.Manifest.AppliedKey()), Synthetic: r.Manifest.Synthetic}
-	seen := map[string]bool{}
 	for _, a := range r.Answers {
-		if a.ConversationID != "" && !seen[a.ConversationID] {
-			seen[a.ConversationID] = true
+		if a.ConversationID != "" {
 			q.Conversations = append(q.Conversations, a.ConversationID)
 		}
 		if a.Abstains() {
@@ -71,6 +69,7 @@ func questionSetOf(r *runlog.Run) QuestionSet {
 		}
 	}
 	slices.Sort(q.Conversations)
+	q.Conversations = slices.Compact(q.Conversations)
 	return q
 }
 
