@@ -79,30 +79,14 @@ type zepRecord struct {
 // category?}]}, N the 0-based conversation position. The responses file
 // has no grade, so its items are not Graded.
 func ParseZep(data []byte, source string) ([]Item, error) {
-	var m map[string][]zepRecord
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: not Zep's {\"locomo_experiment_user_N\": [...]} layout: %v", source, err)
-	}
-	var out []Item
-	for _, k := range sortedKeys(m) {
-		n, err := trailingInt(k)
-		if err != nil {
-			return nil, fmt.Errorf("%s: key %q does not end in a conversation number", source, k)
-		}
-		for i, r := range m[k] {
-			cat, err := intish(r.Category)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s[%d].category: %v", source, k, i, err)
-			}
-			it := Item{ConvIndex: n, Question: r.Question, Category: cat, Gold: text(r.Golden), Prediction: r.Answer,
-				Source: fmt.Sprintf("%s %s[%d]", source, k, i)}
+	return parseByConversation(data, source, `Zep's {"locomo_experiment_user_N": [...]} layout`, "does not end in", trailingInt,
+		func(r zepRecord) (Item, json.RawMessage) {
+			it := Item{Question: r.Question, Gold: text(r.Golden), Prediction: r.Answer}
 			if r.Grade != nil {
 				it.Graded, it.Correct, it.Raw = true, *r.Grade, strconv.FormatBool(*r.Grade)
 			}
-			out = append(out, it)
-		}
-	}
-	return out, nil
+			return it, r.Category
+		})
 }
 
 type memobaseRecord struct {
@@ -117,26 +101,36 @@ type memobaseRecord struct {
 // answer (gold), response, category "1".."4", llm_score 0/1, f1_score,
 // bleu_score}]}, N the 0-based conversation position.
 func ParseMemobase(data []byte, source string) ([]Item, error) {
-	var m map[string][]memobaseRecord
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: not Memobase's {\"N\": [...]} layout: %v", source, err)
-	}
-	var out []Item
-	for _, k := range sortedKeys(m) {
-		n, err := strconv.Atoi(k)
-		if err != nil {
-			return nil, fmt.Errorf("%s: key %q is not a conversation number", source, k)
-		}
-		for i, r := range m[k] {
-			cat, err := intish(r.Category)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s[%d].category: %v", source, k, i, err)
-			}
-			it := Item{ConvIndex: n, Question: r.Question, Category: cat, Gold: text(r.Answer), Prediction: r.Response,
-				Source: fmt.Sprintf("%s %s[%d]", source, k, i)}
+	return parseByConversation(data, source, `Memobase's {"N": [...]} layout`, "is not", strconv.Atoi,
+		func(r memobaseRecord) (Item, json.RawMessage) {
+			it := Item{Question: r.Question, Gold: text(r.Answer), Prediction: r.Response}
 			if r.LLMScore != nil {
 				it.Graded, it.Correct, it.Raw = true, *r.LLMScore >= 1, strconv.FormatFloat(*r.LLMScore, 'g', -1, 64)
 			}
+			return it, r.Category
+		})
+}
+
+// parseByConversation reads {KEY: [records]}, KEY naming the 0-based
+// conversation position (read by convOf), in key order; item turns a
+// record into an Item and gives its raw category.
+func parseByConversation[R any](data []byte, source, layout, keyWhy string, convOf func(string) (int, error), item func(R) (Item, json.RawMessage)) ([]Item, error) {
+	var m map[string][]R
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: not %s: %v", source, layout, err)
+	}
+	var out []Item
+	for _, k := range sortedKeys(m) {
+		n, err := convOf(k)
+		if err != nil {
+			return nil, fmt.Errorf("%s: key %q %s a conversation number", source, k, keyWhy)
+		}
+		for i, r := range m[k] {
+			it, rawCat := item(r)
+			if it.Category, err = intish(rawCat); err != nil {
+				return nil, fmt.Errorf("%s: %s[%d].category: %v", source, k, i, err)
+			}
+			it.ConvIndex, it.Source = n, fmt.Sprintf("%s %s[%d]", source, k, i)
 			out = append(out, it)
 		}
 	}

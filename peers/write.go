@@ -1,11 +1,12 @@
 package peers
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,8 +92,8 @@ func WriteRun(dir string, info RunInfo, ms []Matched, rep MatchReport) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	sorted := append([]Matched(nil), ms...)
-	sort.SliceStable(sorted, func(i, j int) bool { return lessID(sorted[i].ID, sorted[j].ID) })
+	sorted := slices.Clone(ms)
+	slices.SortStableFunc(sorted, func(a, b Matched) int { return compareID(a.ID, b.ID) })
 	var judg, ans, preds []any
 	for _, m := range sorted {
 		preds = append(preds, PredictionLine{QuestionID: m.ID, Prediction: m.Prediction, System: system, Category: m.DataCategory, PeerCategory: m.Category})
@@ -181,14 +182,11 @@ func backendOf(baseURL string) string {
 	return h
 }
 
-// lessID orders "conv-26:9" before "conv-26:10".
-func lessID(a, b string) bool {
+// compareID orders "conv-26:9" before "conv-26:10".
+func compareID(a, b string) int {
 	pa, na := splitID(a)
 	pb, nb := splitID(b)
-	if pa != pb {
-		return pa < pb
-	}
-	return na < nb
+	return cmp.Or(strings.Compare(pa, pb), cmp.Compare(na, nb))
 }
 
 func splitID(s string) (string, int) {
