@@ -8,6 +8,7 @@
 package prereg
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -137,9 +138,7 @@ func Load(path string) (*Plan, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w; see configs/prereg_seed_study.yaml", err)
 	}
-	if p.Alpha == 0 {
-		p.Alpha = 0.05
-	}
+	p.Alpha = cmp.Or(p.Alpha, 0.05)
 	switch {
 	case p.Exclude != nil && p.ExcludeCats != nil:
 		return nil, nil, fmt.Errorf("%s: give exclude_group or exclude_category, not both (exclude_group: [abstention] is exclude_category: [5])", path)
@@ -259,10 +258,7 @@ const DefaultLockDir = "results"
 // results, named after the plan's file. A lock never goes into the
 // plan's own directory, which is usually the repository's configs/.
 func LockPath(path, runsDir string) string {
-	if runsDir == "" {
-		runsDir = DefaultLockDir
-	}
-	return filepath.Join(runsDir, filepath.Base(path)+".lock")
+	return filepath.Join(cmp.Or(runsDir, DefaultLockDir), filepath.Base(path)+".lock")
 }
 
 func digest(b []byte) string {
@@ -508,7 +504,6 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	allowMixed := opt.AllowMixed
 	rep := &Report{Title: p.Title, File: path, SHA256: l.SHA256, LockedAt: l.LockedAt, Judge: p.Judge, Split: p.Split, PlannedN: p.PlannedN, Alpha: p.Alpha}
 	resolveFixed := func(name string) (string, error) {
 		s := p.Systems[name]
@@ -528,7 +523,7 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 	// Each test naming {kstar} is matched to its own comparator.
 	kstars := map[string]*KStarOutcome{}
 	if p.KStar != nil {
-		if kstars, err = computeKStars(p, runsDir, resolveFixed, allowMixed); err != nil {
+		if kstars, err = computeKStars(p, runsDir, resolveFixed, opt.AllowMixed); err != nil {
 			return nil, err
 		}
 	}
@@ -585,20 +580,18 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		before := false
 		for _, run := range []string{pa, pb} {
 			if err := checkRun(h.ID, run); err != nil {
 				return nil, err
 			}
-		}
-		before := false
-		for _, run := range []string{pa, pb} {
 			if t, how := startedAt(run); !t.IsZero() && t.Before(l.LockedAt) {
 				beforeLock = append(beforeLock, fmt.Sprintf("%s: %s %s %s", h.ID, run, how, t.Format(time.RFC3339)))
 				before = true
 			}
 		}
 		o := analysis.CompareOptions{A: pa, B: pb, JudgeA: p.Judge, JudgeB: p.Judge, Test: h.Kind,
-			Margin: stats.DefaultMargin, Alpha: p.Alpha, Exclude: p.Exclude, AllowMixed: allowMixed, InvalidAsWrong: opt.InvalidAsWrong}
+			Margin: stats.DefaultMargin, Alpha: p.Alpha, Exclude: p.Exclude, AllowMixed: opt.AllowMixed, InvalidAsWrong: opt.InvalidAsWrong}
 		if h.Margin != nil {
 			o.Margin = *h.Margin
 		}
@@ -639,11 +632,7 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		} else if r.InvalidA+r.InvalidB > 0 {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d invalid verdicts in %s and %d in %s (the judge's reply held none) are left out; rerun the judge to re-ask them, or count them as WRONG with --invalid-as wrong", h.ID, r.InvalidA, h.A, r.InvalidB, h.B))
 		}
-		planned := p.PlannedN
-		if h.PlannedN > 0 {
-			planned = h.PlannedN
-		}
-		if planned > 0 && r.N != planned {
+		if planned := cmp.Or(h.PlannedN, p.PlannedN); planned > 0 && r.N != planned {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: n = %d paired questions, planned %d", h.ID, r.N, planned))
 		}
 		rep.Outcomes = append(rep.Outcomes, out)
@@ -686,10 +675,7 @@ func computeKStars(p *Plan, runsDir string, resolve func(string) (string, error)
 	if err != nil {
 		return nil, badinput.Errorf("kstar.ks: %v", err)
 	}
-	root := runsDir
-	if root == "" {
-		root = "."
-	}
+	root := cmp.Or(runsDir, ".")
 	all, err := analysis.ScanTokens(root)
 	if err != nil {
 		return nil, badinput.Errorf("%v", err)
@@ -875,26 +861,29 @@ func (r *Report) Table() *report.Table {
 		}
 		t.Add(o.ID, o.Family, test, o.A+" vs "+o.B, o.kstarCell(), o.N, fmt.Sprintf("%d / %d", o.InvalidA, o.InvalidB), report.F(o.AccuracyA, 2), report.F(o.AccuracyB, 2), num(o.Statistic, 3), pFmt(o.P), pFmt(o.HolmP), o.Decision)
 	}
-	for _, o := range r.Outcomes {
-		if k := o.KStar; k != nil {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: k* = %d for %s (mean %.1f rendered tokens, %s) vs %s at k=%d (mean %.1f, %s)",
-				o.ID, k.K, k.Candidate, k.Mean, filepath.Base(k.Run), k.Reference, k.ReferenceK, k.ReferenceMean, filepath.Base(k.ReferenceRun)))
-		}
-	}
-	for _, o := range r.Outcomes {
-		if o.KStar != nil {
-			t.Notes = append(t.Notes, "k* procedure: "+o.KStar.Procedure)
-			break
-		}
-	}
+	// One walk gathers each kind of note; they are listed kind by kind.
+	var kstarNotes, procedure, slotNotes, dataNotes []string
 	fams := map[string]int{}
 	slots := map[string]int{}
 	for _, o := range r.Outcomes {
+		if k := o.KStar; k != nil {
+			kstarNotes = append(kstarNotes, fmt.Sprintf("%s: k* = %d for %s (mean %.1f rendered tokens, %s) vs %s at k=%d (mean %.1f, %s)",
+				o.ID, k.K, k.Candidate, k.Mean, filepath.Base(k.Run), k.Reference, k.ReferenceK, k.ReferenceMean, filepath.Base(k.ReferenceRun)))
+			procedure = []string{"k* procedure: " + k.Procedure}
+		}
 		fams[o.Family] = o.HolmM
 		if o.Slot {
 			slots[o.Family]++
+			slotNotes = append(slotNotes, o.ID+" (slot, not run): "+o.Note)
+		}
+		if o.Offline != "" {
+			dataNotes = append(dataNotes, o.ID+": "+o.Offline)
+		}
+		if o.Synthetic != "" {
+			dataNotes = append(dataNotes, o.ID+": "+o.Synthetic)
 		}
 	}
+	t.Notes = append(kstarNotes, procedure...)
 	var famNotes []string
 	for _, f := range []string{"primary", "secondary"} {
 		if m, ok := fams[f]; ok {
@@ -907,11 +896,7 @@ func (r *Report) Table() *report.Table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("alpha %.3g one-sided for non-inferiority; Holm within each registered family (%s); split: %s; planned n %d; file sha256 %s",
 		r.Alpha, strings.Join(famNotes, "; "), r.Split, r.PlannedN, r.SHA256))
-	for _, o := range r.Outcomes {
-		if o.Slot {
-			t.Notes = append(t.Notes, o.ID+" (slot, not run): "+o.Note)
-		}
-	}
+	t.Notes = append(t.Notes, slotNotes...)
 	t.Notes = append(t.Notes, r.Warnings...)
 	if pr := r.Protocol; pr != nil {
 		t.Notes = append(t.Notes, "protocol (locked; every run was checked against it): "+pr.Summary())
@@ -919,14 +904,7 @@ func (r *Report) Table() *report.Table {
 			t.Notes = append(t.Notes, n)
 		}
 	}
-	for _, o := range r.Outcomes {
-		if o.Offline != "" {
-			t.Notes = append(t.Notes, o.ID+": "+o.Offline)
-		}
-		if o.Synthetic != "" {
-			t.Notes = append(t.Notes, o.ID+": "+o.Synthetic)
-		}
-	}
+	t.Notes = append(t.Notes, dataNotes...)
 	if w := analysis.MixedWarning(r.Mixed); w != "" {
 		t.Notes = append([]string{w}, t.Notes...)
 	}

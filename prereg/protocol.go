@@ -6,7 +6,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/membench/membench"
@@ -115,7 +114,6 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 			return nil, fmt.Errorf("%smodels.%s: not a role; name answer, judge, build and decide", where, role)
 		}
 	}
-	// The judge.
 	name, kind, prompt, err := judge.SpecPrompt(pr.Judge, "")
 	if err != nil {
 		return nil, fmt.Errorf("%sjudge: %v", where, err)
@@ -150,7 +148,6 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 			}
 		}
 	}
-	// The answer prompt.
 	l.AnswerPrompt = pr.AnswerPrompt
 	switch pr.AnswerPrompt {
 	case "", "membench":
@@ -161,7 +158,6 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 			return nil, fmt.Errorf("%sanswer_prompt: %v (give a prompt file, or membench for membench's own)", where, err)
 		}
 	}
-	// The embedder.
 	switch e := strings.TrimSpace(pr.Embedder); {
 	case e == "":
 		return nil, fmt.Errorf("%sembedder is empty: name the embedder every run will use (e.g. openai:text-embedding-3-small, use-lite, hashed) before locking", where)
@@ -174,12 +170,9 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 		}
 		l.Embedder = n
 	}
-	// The answer key.
 	switch k := strings.TrimSpace(pr.AnswerKey); k {
-	case "", "published":
-		l.AnswerKey = "published"
-	case "audited":
-		l.AnswerKey = "audited"
+	case "", "published", "audited":
+		l.AnswerKey = cmp.Or(k, "published")
 	default:
 		sum, err := prompts.FileSHA256(k)
 		if err != nil {
@@ -210,13 +203,10 @@ func (p *Plan) resolveProtocol(path string, allowMismatch bool) (*Locked, error)
 		delete(full, "k")
 		l.SystemOptions[sys] = full
 	}
-	// The paper's prompts, when the plan pins them.
-	if pp := p.PaperPrompts; pp != nil {
-		check, err := p.checkPaperPrompts(l, pr, allowMismatch)
-		if err != nil {
+	if p.PaperPrompts != nil {
+		if l.PaperPrompts, err = p.checkPaperPrompts(l, pr, allowMismatch); err != nil {
 			return nil, err
 		}
-		l.PaperPrompts = check
 	}
 	return l, nil
 }
@@ -250,9 +240,9 @@ func (p *Plan) checkPaperPrompts(l *Locked, pr *Protocol, allowMismatch bool) (*
 		}
 		check.Add(v)
 	}
-	answerFile := ""
-	if l.AnswerPrompt != "membench" {
-		answerFile = l.AnswerPrompt
+	answerFile := l.AnswerPrompt
+	if answerFile == "membench" {
+		answerFile = ""
 	}
 	// Every system of the plan answers with the one registered prompt.
 	seen := map[*membench.PromptPin]bool{}
@@ -308,7 +298,6 @@ func (l *Locked) check(dir, judgeName string) error {
 	differ := func(field, has, want string) error {
 		return &ProtocolError{Run: filepath.Base(dir), Field: field, Has: cmp.Or(has, "none"), Registered: cmp.Or(want, "none")}
 	}
-	// The judge.
 	var info *membench.JudgeInfo
 	for i := range m.JudgeSpecs {
 		if m.JudgeSpecs[i].Name == judgeName {
@@ -335,21 +324,18 @@ func (l *Locked) check(dir, judgeName string) error {
 		if got == "" {
 			// The judge ran another prompt: say which.
 			var names []string
-			for n, h := range info.Prompts {
-				names = append(names, n+" "+shortHash(firstWord(h)))
+			for _, n := range slices.Sorted(maps.Keys(info.Prompts)) {
+				names = append(names, n+" "+shortHash(firstWord(info.Prompts[n])))
 			}
-			sort.Strings(names)
 			return differ("judge "+judgeName+" prompt", strings.Join(names, ", "), l.JudgeTemplate+" "+shortHash(l.JudgePromptSHA256))
 		}
 		if got != l.JudgePromptSHA256 {
 			return differ("judge "+judgeName+" prompt sha256", got, l.JudgePromptSHA256)
 		}
 	}
-	// The answer prompt.
 	if got := firstWord(m.Prompts["answer"]); got != l.AnswerPromptSHA256 {
 		return differ("answer prompt sha256", got, l.AnswerPromptSHA256+" ("+l.AnswerPrompt+")")
 	}
-	// Every role's model.
 	for _, role := range protocolRoles {
 		id, ok := m.Models[role]
 		has := ""
@@ -360,15 +346,10 @@ func (l *Locked) check(dir, judgeName string) error {
 			return differ(role+" model", has, l.Models[role])
 		}
 	}
-	// The embedder.
-	if want := l.Embedder; strings.HasPrefix(want, "openai:") {
-		if !strings.HasPrefix(m.Embedder, want+"@") && m.Embedder != want {
-			return differ("embedder", m.Embedder, want)
-		}
-	} else if m.Embedder != want {
+	// A run may record an OpenAI embedder as openai:MODEL@SUFFIX.
+	if want := l.Embedder; m.Embedder != want && !(strings.HasPrefix(want, "openai:") && strings.HasPrefix(m.Embedder, want+"@")) {
 		return differ("embedder", m.Embedder, want)
 	}
-	// The answer key.
 	has := "published"
 	if m.AnswerKey != nil && m.AnswerKey.Key != "" && m.AnswerKey.Key != "published" {
 		has = m.AnswerKey.Key
@@ -379,7 +360,6 @@ func (l *Locked) check(dir, judgeName string) error {
 		strings.HasPrefix(want, "sha256:") && !strings.HasSuffix(has, " "+want):
 		return differ("answer key", has, want)
 	}
-	// The system's options.
 	sys := m.Config.System
 	want, ok := l.SystemOptions[sys]
 	if !ok {
