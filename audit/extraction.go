@@ -44,9 +44,12 @@ func Extraction(ctx context.Context, dir string, opts Options) (*Result, error) 
 	return run(ctx, kindExtraction, []string{dir}, opts)
 }
 
-func newResult(k kind, runs []string, opts Options, n, total, resumed int, usage []membench.Tally) *Result {
-	r := &Result{Kind: k.name, Runs: runs, Items: n, Total: total, Resumed: resumed, Usage: usage, Offline: true}
-	if opts.Sample > 0 && opts.Sample < total {
+// newResult tallies the verdicts recs on the audited items (of all) into
+// the result of kind k over runs.
+func newResult(k kind, runs []string, opts Options, audited, all []item, recs map[string]Record, resumed int, usage []membench.Tally) *Result {
+	r := &Result{Kind: k.name, Runs: runs, Items: len(audited), Total: len(all), Resumed: resumed, Usage: usage, Offline: true,
+		Unit: linkUnit(all), Rows: tally(sortGroups(audited), opts.Judges, recs)}
+	if opts.Sample > 0 && opts.Sample < len(all) {
 		r.Sample, r.Seed = opts.Sample, opts.Seed
 	}
 	for _, j := range opts.Judges {

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -35,15 +36,9 @@ func ParseJudgeSpec(s string) (string, llm.Spec, error) {
 	if err != nil {
 		return "", llm.Spec{}, fmt.Errorf("--audit-model %q: %v", s, err)
 	}
-	name := sp.Name
-	switch {
-	case name != "":
-	case sp.Backend == "offline":
+	name := cmp.Or(sp.Name, sp.Model, sp.Backend)
+	if sp.Name == "" && sp.Backend == "offline" {
 		name = "offline"
-	case sp.Model != "":
-		name = sp.Model
-	default:
-		name = sp.Backend
 	}
 	return name, sp, nil
 }

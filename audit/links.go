@@ -157,9 +157,7 @@ func run(ctx context.Context, k kind, dirs []string, opts Options) (*Result, err
 		if err != nil {
 			return nil, err
 		}
-		one := newResult(k, []string{dir}, opts, len(items), len(all), n, llm.Minus(meter.Snapshot(), before))
-		one.Unit = linkUnit(all)
-		one.Rows = tally(sortGroups(items), opts.Judges, recs)
+		one := newResult(k, []string{dir}, opts, items, all, recs, n, llm.Minus(meter.Snapshot(), before))
 		if err := writeReport(filepath.Join(dir, k.report), one); err != nil {
 			return nil, err
 		}
@@ -178,10 +176,7 @@ func run(ctx context.Context, k kind, dirs []string, opts Options) (*Result, err
 		allItems = append(allItems, all...)
 		resumed += n
 	}
-	res := newResult(k, dirs, opts, len(allAudited), len(allItems), resumed, meter.Snapshot())
-	res.Unit = linkUnit(allItems)
-	res.Rows = tally(sortGroups(allAudited), opts.Judges, allRecs)
-	return res, nil
+	return newResult(k, dirs, opts, allAudited, allItems, allRecs, resumed, meter.Snapshot()), nil
 }
 
 // qualify prefixes a conversation id with its run directory's name, for

@@ -2,7 +2,7 @@ package audit
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/internal/report"
@@ -69,25 +69,21 @@ const (
 const paperLinkUnit = "the paper's Table 7 counts links, 73 to 131 per conversation (e.g. 982 constrained links judged by gpt-4o-mini over 10 conversations)"
 
 // tally builds the rows: per group (first-seen order), each conversation in
-// id order,
-// then the overall row with Wilson intervals.
+// id order, then the overall row with Wilson intervals.
 func tally(items []item, judges []Judge, recs map[string]Record) []Row {
 	var groups []string
 	convs := map[string][]string{}
-	seen := map[string]bool{}
 	for _, it := range items {
 		if _, ok := convs[it.group]; !ok {
 			groups = append(groups, it.group)
-			convs[it.group] = nil
 		}
-		if k := it.group + "\x00" + it.conv; !seen[k] {
-			seen[k] = true
+		if !slices.Contains(convs[it.group], it.conv) {
 			convs[it.group] = append(convs[it.group], it.conv)
 		}
 	}
 	var rows []Row
 	for _, g := range groups {
-		sort.Strings(convs[g])
+		slices.Sort(convs[g])
 		cells := map[string]map[string]*Cell{} // conv -> judge
 		for _, c := range append(convs[g], Overall) {
 			cells[c] = map[string]*Cell{}
