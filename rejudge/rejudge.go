@@ -83,22 +83,12 @@ func Run(ctx context.Context, dir string, specs []string, o Options) ([]JudgeCou
 		return nil, nil, err
 	}
 	cfg := r.manifest.Config
-	if o.JudgeModel != "" {
-		cfg.JudgeModel = o.JudgeModel
-	}
-	if o.JudgePrompt != "" {
-		cfg.JudgePrompt = o.JudgePrompt
-	}
+	cfg.JudgeModel, cfg.JudgePrompt = cmp.Or(o.JudgeModel, cfg.JudgeModel), cmp.Or(o.JudgePrompt, cfg.JudgePrompt)
 	cfg.CacheDir, cfg.NoCache, cfg.Concurrency = o.CacheDir, o.NoCache, o.Concurrency
 	cfg.Host = membench.Host{Home: o.Home}
 	cfg = cfg.WithDefaults()
-	if cfg.CacheDir == "" {
-		cfg.CacheDir = cfg.Host.CacheDir()
-	}
-	defSpec := cfg.JudgeModel
-	if defSpec == "" {
-		defSpec = cfg.Model
-	}
+	cfg.CacheDir = cmp.Or(cfg.CacheDir, cfg.Host.CacheDir())
+	defSpec := cmp.Or(cfg.JudgeModel, cfg.Model)
 	// Judging needs no embedder and no other role's model.
 	rec, recOut, err := bundle.OpenRecorder(dir)
 	if err != nil {

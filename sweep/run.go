@@ -144,7 +144,6 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 	}
 	res := &Result{Name: f.Spec.Name, Config: f.Path, Keys: f.Keys(), Started: time.Now().UTC()}
 	var firstErr error
-	judgeSeen := map[string]bool{}
 	for i, p := range points {
 		cfg := p.Config
 		switch {
@@ -162,17 +161,13 @@ func Run(ctx context.Context, f *File, points []Point, o Options) (*Result, erro
 			sum, err = harness.RunPlan(ctx, pl, o.Log)
 		}
 		if sum != nil {
-			row.N = sum.Overall.N
-			row.Invalid = sum.Overall.Invalid
-			row.Prompts = sum.PaperPrompts.Label()
-			row.Accuracy = sum.Overall.Scores
-			row.ContextTokens = sum.ContextTokens.Mean
+			row.N, row.Invalid, row.Accuracy = sum.Overall.N, sum.Overall.Invalid, sum.Overall.Scores
+			row.Prompts, row.ContextTokens = sum.PaperPrompts.Label(), sum.ContextTokens.Mean
 			row.BuildInput, row.BuildOutput, row.BuildCalls = sum.Build.InputTokens, sum.Build.OutputTokens, sum.Build.Calls
 			res.Offline = res.Offline || sum.Offline || len(sum.OfflineParts) > 0
 			res.Synthetic = res.Synthetic || sum.Synthetic
 			for _, j := range sum.Judges {
-				if !judgeSeen[j] {
-					judgeSeen[j] = true
+				if !slices.Contains(res.Judges, j) {
 					res.Judges = append(res.Judges, j)
 				}
 			}
@@ -259,11 +254,7 @@ func Plot(kind string, res *Result, judgeName, base string, yFull bool) ([]strin
 // Table is the sweep's summary table: one row per point.
 func (r *Result) Table() *report.Table {
 	t := &report.Table{Title: fmt.Sprintf("sweep %s (%s)", r.Name, r.Config)}
-	t.Header = []string{"system"}
-	t.Header = append(t.Header, r.Keys...)
-	t.Header = append(t.Header, "n", "invalid")
-	t.Header = append(t.Header, r.Judges...)
-	t.Header = append(t.Header, "ctx tokens", "build in", "build out", "run")
+	t.Header = slices.Concat([]string{"system"}, r.Keys, []string{"n", "invalid"}, r.Judges, []string{"ctx tokens", "build in", "build out", "run"})
 	// Some point did not run on its paper config's prompts.
 	labelled := slices.ContainsFunc(r.Rows, func(row Row) bool { return row.Prompts != "" })
 	if labelled {
