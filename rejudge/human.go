@@ -38,6 +38,10 @@ type HumanResult struct {
 	PerRun    map[string]int `json:"per_run"`   // run dir -> grades this session
 }
 
+// replies maps what a grader may type to c, w, s or q.
+var replies = map[string]string{"c": "c", "correct": "c", "y": "c", "yes": "c", "w": "w", "wrong": "w", "n": "w", "no": "w",
+	"s": "s", "skip": "s", "q": "q", "quit": "q", "exit": "q"}
+
 type item struct {
 	run int
 	a   runlog.AnswerRecord
@@ -55,11 +59,9 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 	var pool []item
 	res := &HumanResult{PerRun: map[string]int{}}
 	// The same run named twice ("r" and "r/") would pool its answers twice.
-	seenDir := map[string]bool{}
 	var unique []string
 	for _, d := range dirs {
-		if c := filepath.Clean(d); !seenDir[c] {
-			seenDir[c] = true
+		if !slices.ContainsFunc(unique, func(u string) bool { return filepath.Clean(u) == filepath.Clean(d) }) {
 			unique = append(unique, d)
 		}
 	}
@@ -122,16 +124,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 				verdict = "q" // input closed: stop, keeping what was graded
 				break
 			}
-			switch strings.ToLower(strings.TrimSpace(sc.Text())) {
-			case "c", "correct", "y", "yes":
-				verdict = "c"
-			case "w", "wrong", "n", "no":
-				verdict = "w"
-			case "s", "skip":
-				verdict = "s"
-			case "q", "quit", "exit":
-				verdict = "q"
-			default:
+			if verdict = replies[strings.ToLower(strings.TrimSpace(sc.Text()))]; verdict == "" {
 				fmt.Fprintln(out, "please answer c (correct), w (wrong), s (skip) or q (quit)")
 			}
 		}

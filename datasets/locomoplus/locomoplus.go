@@ -14,6 +14,7 @@ package locomoplus
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -89,11 +90,7 @@ func Load(path string, opt datasets.LoadOptions) (*datasets.Dataset, error) {
 	if err := dec.Decode(&items); err != nil {
 		return nil, badinput.Errorf("%s: %v; pass LoCoMo-Plus's locomo_plus.json (a JSON list of items)", path, err)
 	}
-	seed := opt.Seed
-	if seed == 0 {
-		seed = DefaultSeed
-	}
-	return Stitch(items, bds, seed, opt.TurnStep, path)
+	return Stitch(items, bds, cmp.Or(opt.Seed, DefaultSeed), opt.TurnStep, path)
 }
 
 // Choose returns, for each of n items, the index of its base conversation
