@@ -8,6 +8,7 @@
 package sweep
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -179,11 +180,7 @@ func isJSONNumber(v string) bool {
 func (f *File) Expand() ([]Point, error) {
 	syss := f.Spec.Systems
 	if len(syss) == 0 {
-		s := f.Base.System
-		if s == "" {
-			s = "turns-cosine"
-		}
-		syss = []string{s}
+		syss = []string{cmp.Or(f.Base.System, "turns-cosine")}
 	}
 	seen := map[string]bool{}
 	for _, a := range f.Spec.Grid {
