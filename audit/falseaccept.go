@@ -238,10 +238,7 @@ func (r *JudgeAudit) Table() *report.Table {
 	t := &report.Table{
 		Title: fmt.Sprintf("False-accept rate: share of %d known-wrong answers (%s) each judge accepts as CORRECT", r.Answers, r.File),
 	}
-	anyInvalid := false
-	for _, j := range r.Judges {
-		anyInvalid = anyInvalid || j.Overall().Invalid > 0
-	}
+	anyInvalid := slices.ContainsFunc(r.Judges, func(j JudgeRates) bool { return j.Overall().Invalid > 0 })
 	t.Header = []string{"Judge", "Category", "Answers", "Accepted", "False-accept", "Wilson 95%"}
 	if anyInvalid {
 		t.Header = append(t.Header, "No verdict")

@@ -644,24 +644,8 @@ func TestWith(path, runsDir string, opt TestOptions) (*Report, error) {
 		rep.BeforeLock = beforeLock
 	}
 	rep.Exploratory = opt.Exploratory
-	if err := holmByFamily(rep.Outcomes, p.Alpha); err != nil {
+	if err := holmByFamily(rep); err != nil {
 		return nil, err
-	}
-	for i := range rep.Outcomes {
-		o := &rep.Outcomes[i]
-		if o.Offline != "" {
-			o.Decision += " (offline heuristics)"
-		}
-		if o.Synthetic != "" {
-			o.Decision += " (SYNTHETIC dataset)"
-		}
-		if rep.Exploratory {
-			o.Exploratory = true
-			o.Decision = "EXPLORATORY: " + o.Decision
-		}
-		if rep.PromptLabel != "" {
-			o.Decision += " [" + rep.PromptLabel + "]"
-		}
 	}
 	return rep, nil
 }
@@ -769,12 +753,13 @@ func checkDistinct(h Hypothesis, j *analysis.Join) (string, error) {
 		h.ID, h.A, d.A, h.B, d.B, a.Backend, a.Model, h.A, d.A)
 }
 
-// holmByFamily adjusts p within each family and decides. Holm counts
-// every hypothesis the plan registers in the family: a slot (named, not
-// defined) and a test whose p is undefined enter as p = 1, so the family
-// is never smaller than registered. A family of one (the usual primary)
-// is its own adjustment.
-func holmByFamily(outs []Outcome, alpha float64) error {
+// holmByFamily adjusts p within each family and decides, each decision
+// labelled as the report's lines are. Holm counts every hypothesis the
+// plan registers in the family: a slot (named, not defined) and a test
+// whose p is undefined enter as p = 1, so the family is never smaller than
+// registered. A family of one (the usual primary) is its own adjustment.
+func holmByFamily(rep *Report) error {
+	outs := rep.Outcomes
 	fams := map[string][]int{}
 	for i, o := range outs {
 		fams[o.Family] = append(fams[o.Family], i)
@@ -787,7 +772,7 @@ func holmByFamily(outs []Outcome, alpha float64) error {
 				ps[k] = *outs[i].P
 			}
 		}
-		adj, rej, err := stats.Holm(ps, alpha)
+		adj, rej, err := stats.Holm(ps, rep.Alpha)
 		if err != nil {
 			return err
 		}
@@ -819,6 +804,19 @@ func holmByFamily(outs []Outcome, alpha float64) error {
 		}
 		if o.Degenerate {
 			o.Decision = fmt.Sprintf("degenerate: every paired difference is %+.2f points (no spread; the t test is undefined); ", deref(o.MeanDiff)) + o.Decision
+		}
+		if o.Offline != "" {
+			o.Decision += " (offline heuristics)"
+		}
+		if o.Synthetic != "" {
+			o.Decision += " (SYNTHETIC dataset)"
+		}
+		if rep.Exploratory {
+			o.Exploratory = true
+			o.Decision = "EXPLORATORY: " + o.Decision
+		}
+		if rep.PromptLabel != "" {
+			o.Decision += " [" + rep.PromptLabel + "]"
 		}
 	}
 	return nil
