@@ -3,6 +3,7 @@ package audit
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/llm"
@@ -24,7 +25,7 @@ func ParseJudgeSpec(s string) (string, llm.Spec, error) {
 		return "offline", llm.Spec{Name: "offline", Backend: "offline"}, nil
 	}
 	// NAME=BACKEND:MODEL, e.g. gpt=openai:gpt-4o-mini.
-	if k, v, ok := strings.Cut(s, "="); ok && !strings.Contains(s, ",") && !isSpecKey(k) && (strings.Contains(v, ":") || v == "offline") {
+	if k, v, ok := strings.Cut(s, "="); ok && !strings.Contains(s, ",") && !slices.Contains(specKeys, strings.TrimSpace(k)) && (strings.Contains(v, ":") || v == "offline") {
 		sp, err := llm.ParseSpec(v)
 		if err != nil {
 			return "", llm.Spec{}, fmt.Errorf("--audit-model %q: %v", s, err)
@@ -43,13 +44,8 @@ func ParseJudgeSpec(s string) (string, llm.Spec, error) {
 	return name, sp, nil
 }
 
-func isSpecKey(k string) bool {
-	switch strings.TrimSpace(k) {
-	case "name", "backend", "model", "base-url", "api-key-env", "rpm", "tpm", "retries", "no-cache":
-		return true
-	}
-	return false
-}
+// specKeys are the keys of a key=value model spec, which are no judge names.
+var specKeys = []string{"name", "backend", "model", "base-url", "api-key-env", "rpm", "tpm", "retries", "no-cache"}
 
 // BuildJudges parses specs and builds their models with deps (the cache
 // applies to non-offline backends). An empty list means one offline judge.

@@ -218,7 +218,7 @@ func (p *Plan) check(path string) error {
 			return fmt.Errorf("%s: margin applies to noninferiority only", where)
 		case p.Systems[h.A] == KStarRun && p.Systems[h.B] == KStarRun:
 			return fmt.Errorf("%s: a and b are both %s: k* is matched to the test's comparator, so one side must be a registered run", where, KStarRun)
-		case h.DistinctModels != nil && (!validRole(h.DistinctModels.A) || !validRole(h.DistinctModels.B)):
+		case h.DistinctModels != nil && (!slices.Contains(protocolRoles, h.DistinctModels.A) || !slices.Contains(protocolRoles, h.DistinctModels.B)):
 			return fmt.Errorf("%s: distinct_models: a and b must be roles (build, answer, decide, judge), got %q and %q", where, h.DistinctModels.A, h.DistinctModels.B)
 		}
 		ids[h.ID] = true
@@ -227,14 +227,6 @@ func (p *Plan) check(path string) error {
 		return fmt.Errorf("%s: hypotheses: every entry is a slot; declare at least one test (kind, a, b)", path)
 	}
 	return nil
-}
-
-func validRole(r string) bool {
-	switch r {
-	case "build", "answer", "decide", "judge":
-		return true
-	}
-	return false
 }
 
 func (p *Plan) systemNames() []string { return slices.Sorted(maps.Keys(p.Systems)) }

@@ -42,7 +42,7 @@ type Protocol struct {
 	SystemOptions map[string]map[string]string `yaml:"system_options"`
 }
 
-// Roles every protocol names a model for.
+// Roles every protocol names a model for, and distinct_models may name.
 var protocolRoles = []string{"answer", "judge", "build", "decide"}
 
 // Locked is the protocol as Lock resolved and recorded it (LockInfo).

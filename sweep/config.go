@@ -114,9 +114,7 @@ func Parse(path string, b []byte) (*File, error) {
 			return nil, fmt.Errorf("%w, in the second document (the sweep spec); see docs/sweeps.md", err)
 		}
 	}
-	switch f.Spec.Plot {
-	case "", "k", "seeds", "build-tokens", "none":
-	default:
+	if !slices.Contains([]string{"", "k", "seeds", "build-tokens", "none"}, f.Spec.Plot) {
 		return nil, fmt.Errorf("%s: plot: %q; want k, seeds, build-tokens or none", path, f.Spec.Plot)
 	}
 	return f, nil
