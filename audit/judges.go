@@ -81,10 +81,8 @@ func BuildJudges(specs []string, deps llm.BuildDeps) ([]Judge, error) {
 // NeedsCache reports whether any spec names a non-offline backend that
 // would use the LLM cache.
 func NeedsCache(specs []string) bool {
-	for _, s := range specs {
-		if _, sp, err := ParseJudgeSpec(s); err == nil && sp.Backend != "offline" && !sp.NoCache {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(specs, func(s string) bool {
+		_, sp, err := ParseJudgeSpec(s)
+		return err == nil && sp.Backend != "offline" && !sp.NoCache
+	})
 }
