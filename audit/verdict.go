@@ -24,19 +24,12 @@ type Verdict struct {
 	Reason    string
 }
 
-// ParseVerdict reads an audit judge's reply by meaning, with the rules
-// judge.ParseReply reads CORRECT/WRONG by, so the two readers cannot drift
-// apart: a negation in any casing flips SUPPORTED ("It isn't SUPPORTED",
-// "NEVER SUPPORTED", "not fully supported" are UNSUPPORTED); a JSON verdict
-// (verdict, label, judgment, ... or a bool "supported"/"is_supported")
-// must be one of SUPPORTED, YES, TRUE / UNSUPPORTED, NO, FALSE, so
-// {"verdict": "not supported"} is no verdict; a reply whose labels
-// disagree, a question ("Is it supported?") and a hedge ("partly
-// supported") give none either.
-//
-// It does so by renaming the audit's labels to the judge's words before
-// calling judge.ParseReply (see judgeWords); the reason is read from the
-// reply as written.
+// ParseVerdict reads an audit judge's reply with judge.ParseReply's rules,
+// so the two readers cannot drift apart: judgeWords renames the audit's
+// labels to the judge's words first ("It isn't SUPPORTED" and "not fully
+// supported" read UNSUPPORTED; a JSON verdict must be SUPPORTED, YES, TRUE
+// or UNSUPPORTED, NO, FALSE; a hedge, a question or disagreeing labels give
+// none). The reason is read from the reply as written.
 func ParseVerdict(text string) (Verdict, error) {
 	r, err := judge.ParseReply(judgeWords(text))
 	if err != nil {
