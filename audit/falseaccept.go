@@ -268,11 +268,10 @@ func (r *JudgeAudit) Table() *report.Table {
 			offline = append(offline, j.Judge)
 		}
 		if j.Kind == RecordedJudge {
-			runs := make([]string, len(j.Rows[0].Runs))
-			for i, rc := range j.Rows[0].Runs {
-				runs[i] = rc.Run
+			recorded = []string{}
+			for _, rc := range j.Rows[0].Runs {
+				recorded = append(recorded, rc.Run)
 			}
-			recorded = runs
 		}
 	}
 	t.Notes = append(t.Notes, "every answer is wrong by construction: a judge's acceptance rate here is its false-accept rate; with several judgment runs, Accepted lists each run and the rate is their mean; the interval is over the answers, not the verdicts")

@@ -75,8 +75,7 @@ const KStarProcedure = "for each test of the candidate, k* is the k in ks whose 
 // test's comparator: the other system of every test that names
 // "{kstar}", at the budget of its registered run.
 type KStarPlan struct {
-	// Reference was one comparator for every test; plans name none now
-	// (Load refuses it): each test is matched to its own comparator.
+	// Reference is refused by Load: each test is matched to its own comparator.
 	Reference string `yaml:"reference"`
 	// Candidate is the membench system whose budget is matched (the runs
 	// of it under --runs-dir are searched).
@@ -658,7 +657,6 @@ func computeKStars(p *Plan, runsDir string, resolve func(string) (string, error)
 	}
 	out := map[string]*KStarOutcome{}
 	var missing, commands []string
-	seenCmd := map[string]bool{}
 	for _, h := range p.Hypotheses {
 		if h.Slot() {
 			continue
@@ -698,8 +696,7 @@ func computeKStars(p *Plan, runsDir string, resolve func(string) (string, error)
 		if len(res.Missing) > 0 {
 			missing = append(missing, fmt.Sprintf("%s (vs %s, %s): k = %v", h.ID, comparator, filepath.Base(ref.Dir), res.Missing))
 			for _, c := range res.Commands {
-				if !seenCmd[c] {
-					seenCmd[c] = true
+				if !slices.Contains(commands, c) {
 					commands = append(commands, c)
 				}
 			}
