@@ -125,10 +125,10 @@ func Parse(data []byte, source string) (*Key, error) {
 		}
 		f := e.Flag
 		var err error
-		if f.GoldenAnswer, err = datasets.ScalarText(e.GoldenAnswer, "golden_answer"); err != nil {
-			return nil, badinput.Errorf("answer key %s: entry %d: %v", source, i, err)
+		if f.GoldenAnswer, err = datasets.ScalarText(e.GoldenAnswer, "golden_answer"); err == nil {
+			f.CorrectAnswer, err = datasets.ScalarText(e.CorrectAnswer, "correct_answer")
 		}
-		if f.CorrectAnswer, err = datasets.ScalarText(e.CorrectAnswer, "correct_answer"); err != nil {
+		if err != nil {
 			return nil, badinput.Errorf("answer key %s: entry %d: %v", source, i, err)
 		}
 		if !auditID.MatchString(f.QuestionID) {
