@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	root "github.com/membench/membench"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/cmd/membench/cliflag"
 )
@@ -95,6 +97,7 @@ func TestYAMLNumbersOutOfRangeExitTwo(t *testing.T) {
 		{"max_build_failures: .inf\n", "--max-build-failures"},
 		{"turn_step: 48h\n", "--turn-step"},
 		{"concurrency: 1000000\n", "--concurrency"},
+		{"system: flat\nconcurrency: 0\n", "c.yaml:2: concurrency: 0"}, // refused like --concurrency 0, not read as unset
 	} {
 		cfg := filepath.Join(dir, "c.yaml")
 		if err := os.WriteFile(cfg, []byte(c.yaml), 0o644); err != nil {
@@ -104,6 +107,29 @@ func TestYAMLNumbersOutOfRangeExitTwo(t *testing.T) {
 		if code != 2 || !strings.Contains(out, c.want) {
 			t.Errorf("config %q: exit %d, output %q; want exit 2 naming %s", c.yaml, code, clip(out), c.want)
 		}
+	}
+}
+
+// Every --concurrency defaults to the run config's default, the one
+// source of it.
+func TestConcurrencyDefaultIsTheConfigs(t *testing.T) {
+	want := strconv.Itoa(root.Config{}.WithDefaults().Concurrency)
+	var seen int
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if fl := c.Flags().Lookup("concurrency"); fl != nil {
+			seen++
+			if fl.DefValue != want {
+				t.Errorf("%s --concurrency defaults to %s; the config's default is %s", c.CommandPath(), fl.DefValue, want)
+			}
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot(nil))
+	if seen < 4 {
+		t.Fatalf("found --concurrency on %d commands; is the walk reaching every command?", seen)
 	}
 }
 

@@ -211,11 +211,11 @@ var sizeKind = kind[int64]{
 	},
 }
 
-// Concurrency registers --concurrency N, from 1 to MaxConcurrency
-// (default 4), the same on every command: 0 would start no worker, so it
-// is refused rather than read as the default.
+// Concurrency registers --concurrency N, from 1 to MaxConcurrency, the
+// same on every command with the run config's default: 0 would start no
+// worker, so it is refused rather than read as the default.
 func Concurrency(c *cobra.Command, dst *int, usage string) {
-	Int(c, dst, "concurrency", 4, 1, MaxConcurrency, usage)
+	Int(c, dst, "concurrency", membench.Config{}.WithDefaults().Concurrency, 1, MaxConcurrency, usage)
 }
 
 // MaxConcurrency bounds every --concurrency, MaxK every retrieval budget

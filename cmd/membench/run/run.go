@@ -22,6 +22,7 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
@@ -189,6 +190,9 @@ func Run(ctx context.Context, o *Options) error {
 		if err != nil {
 			return clierr.Bad("--config %v; see configs/ for examples", err)
 		}
+		if err := zeroConcurrency(cfgFile, docs[0]); err != nil {
+			return err
+		}
 	}
 	// Flags override the file only where the user set them.
 	merge(&base, cfg, func(flag string) bool { return changed(flag) || cfgFile == "" })
@@ -321,6 +325,23 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 			return clierr.AsBad(err)
 		}
 		printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+	}
+	return nil
+}
+
+// zeroConcurrency refuses `concurrency: 0` in a config file as the flag
+// refuses --concurrency 0: decoded, a 0 reads as unset and would get the
+// default.
+func zeroConcurrency(file string, doc *yaml.Node) error {
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		var n int
+		if k, v := m.Content[i], m.Content[i+1]; k.Value == "concurrency" && v.Decode(&n) == nil && n == 0 {
+			return clierr.Bad("%s:%d: concurrency: 0 would start no worker; give 1 to %d (as --concurrency), or leave the key out for the default, %d", file, v.Line, membench.MaxConcurrency, membench.Config{}.WithDefaults().Concurrency)
+		}
 	}
 	return nil
 }
