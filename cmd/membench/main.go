@@ -101,9 +101,7 @@ verdict judge) and --judge-spec SPEC to run a new one (run, score, judge).`,
 	root.Version = "set"
 	versionTemplate.Do(func() { cobra.AddTemplateFunc("membenchVersion", version.Line) })
 	root.SetVersionTemplate("{{membenchVersion}}\n")
-	for _, c := range commands() {
-		root.AddCommand(c)
-	}
+	root.AddCommand(commands()...)
 	// A mistyped flag or command names the closest real one; a stray path
 	// says the shell expanded a glob that wanted quotes.
 	cliflag.ExplainArgs(root, argv)

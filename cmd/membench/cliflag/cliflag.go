@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/cmd/membench/clierr"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
@@ -23,11 +24,14 @@ type runsValue struct{ dst *[]string }
 
 func (v runsValue) Set(s string) error { *v.dst = append(*v.dst, s); return nil }
 func (v runsValue) Type() string       { return "DIR" }
-func (v runsValue) String() string {
-	if v.dst == nil || len(*v.dst) == 0 {
+func (v runsValue) String() string     { return listString(v.dst) }
+
+// listString shows a list flag's value as pflag shows its string slices.
+func listString(dst *[]string) string {
+	if dst == nil || len(*dst) == 0 {
 		return ""
 	}
-	return "[" + strings.Join(*v.dst, ",") + "]"
+	return "[" + strings.Join(*dst, ",") + "]"
 }
 
 // RunsUsage is the usage line of a --run that takes globs and
@@ -143,6 +147,22 @@ func RunDirs(args []string, marker string) ([]string, error) {
 		out = append(out, dirs...)
 	}
 	return out, nil
+}
+
+// LoadRuns reads the runs --run values name (runlog.FindRuns), in order;
+// a path or a run that cannot be read is bad input.
+func LoadRuns(args []string) ([]*runlog.Run, error) {
+	dirs, err := runlog.FindRuns(args)
+	if err != nil {
+		return nil, clierr.AsBad(err)
+	}
+	runs := make([]*runlog.Run, len(dirs))
+	for i, d := range dirs {
+		if runs[i], err = analysis.Load(d); err != nil {
+			return nil, clierr.AsBad(err)
+		}
+	}
+	return runs, nil
 }
 
 // Prices is the price table --prices FILE gives (the default table when

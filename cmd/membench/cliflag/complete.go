@@ -22,13 +22,7 @@ import (
 const DefaultResults = "results"
 
 func withPrefix(names []string, prefix string) []string {
-	var out []string
-	for _, n := range names {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, n)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !strings.HasPrefix(n, prefix) })
 }
 
 // CompleteSystems offers the registered memory systems.

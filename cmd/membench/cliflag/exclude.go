@@ -44,9 +44,4 @@ func (v *groupsValue) Set(s string) error {
 
 func (v *groupsValue) Type() string { return "strings" }
 
-func (v *groupsValue) String() string {
-	if v.dst == nil || len(*v.dst) == 0 {
-		return ""
-	}
-	return "[" + strings.Join(*v.dst, ",") + "]"
-}
+func (v *groupsValue) String() string { return listString(v.dst) }

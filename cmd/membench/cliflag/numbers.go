@@ -78,12 +78,6 @@ type bounded[T number] struct {
 	lo, hi T
 }
 
-type (
-	floatValue    = bounded[float64]
-	intValue      = bounded[int]
-	durationValue = bounded[time.Duration]
-)
-
 // kind is how one type of bounded value is read and written.
 type kind[T number] struct {
 	typ     string // pflag's name for the type, shown in help

@@ -61,14 +61,14 @@ func TestBoundedFlags(t *testing.T) {
 }
 
 func TestOutsideCoversBothEnds(t *testing.T) {
-	v := &floatValue{new(float64), 0, 1}
+	v := &bounded[float64]{new(float64), 0, 1}
 	out := strings.Join(v.Outside(), " ")
 	for _, want := range []string{"NaN", "Inf", "-Inf", "1e999"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("Outside misses %s: %s", want, out)
 		}
 	}
-	full := &intValue{new(int), math.MinInt, math.MaxInt}
+	full := &bounded[int]{new(int), math.MinInt, math.MaxInt}
 	if err := full.Set("9223372036854775807"); err != nil {
 		t.Errorf("MaxInt refused on a full-range flag: %v", err)
 	}
@@ -82,15 +82,15 @@ func FuzzBoundedFlags(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		var fl float64
-		if (&floatValue{&fl, -2, 3}).Set(s) == nil && (math.IsNaN(fl) || fl < -2 || fl > 3) {
+		if (&bounded[float64]{&fl, -2, 3}).Set(s) == nil && (math.IsNaN(fl) || fl < -2 || fl > 3) {
 			t.Fatalf("float %q accepted as %v", s, fl)
 		}
 		var n int
-		if (&intValue{&n, -2, 3}).Set(s) == nil && (n < -2 || n > 3) {
+		if (&bounded[int]{&n, -2, 3}).Set(s) == nil && (n < -2 || n > 3) {
 			t.Fatalf("int %q accepted as %v", s, n)
 		}
 		var d time.Duration
-		if (&durationValue{&d, 0, time.Minute}).Set(s) == nil && (d < 0 || d > time.Minute) {
+		if (&bounded[time.Duration]{&d, 0, time.Minute}).Set(s) == nil && (d < 0 || d > time.Minute) {
 			t.Fatalf("duration %q accepted as %v", s, d)
 		}
 	})

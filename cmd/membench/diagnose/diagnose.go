@@ -8,8 +8,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/membench/membench/runlog"
-
 	"github.com/spf13/cobra"
 
 	"github.com/membench/membench/analysis"
@@ -89,14 +87,11 @@ func Run(ctx context.Context, o *Options) error {
 	if len(o.Runs) == 0 {
 		return clierr.Bad("diagnose needs --run DIR (a run directory)")
 	}
-	dirs, err := runlog.FindRuns(o.Runs)
+	runs, err := cliflag.LoadRuns(o.Runs)
 	if err != nil {
-		return clierr.AsBad(err)
+		return err
 	}
-	run, err := analysis.Load(dirs[0])
-	if err != nil {
-		return clierr.AsBad(err)
-	}
+	run := runs[0]
 	if err := analysis.CheckJudge(run, o.Judge); err != nil {
 		return clierr.AsBad(err)
 	}
@@ -105,11 +100,7 @@ func Run(ctx context.Context, o *Options) error {
 		return err
 	}
 	rows := []analysis.AbstentionRate{d.Abstention}
-	for _, dir := range dirs[1:] {
-		r, err := analysis.Load(dir)
-		if err != nil {
-			return clierr.AsBad(err)
-		}
+	for _, r := range runs[1:] {
 		a, err := analysis.Abstention(r, d.Abstention.Judge)
 		if err != nil {
 			return err

@@ -200,20 +200,14 @@ func Run(ctx context.Context, o *Options) error {
 	default:
 		return clierr.Bad("--format %q: want terminal, markdown or csv", o.Format)
 	}
-	dirs, err := runlog.FindRuns(o.Runs)
+	loaded, err := cliflag.LoadRuns(o.Runs)
 	if err != nil {
-		return clierr.AsBad(err)
+		return err
 	}
-	var loaded []*runlog.Run
-	for _, d := range dirs {
-		r, err := analysis.Load(d)
-		if err != nil {
-			return clierr.AsBad(err)
-		}
+	for _, r := range loaded {
 		if o.InvalidAsWrong {
 			r.CountInvalidAsWrong()
 		}
-		loaded = append(loaded, r)
 	}
 	analysis.SortRuns(loaded)
 	hasJudge := func(r *runlog.Run) bool { return analysis.HasJudge(r.Manifest, o.Judge) }

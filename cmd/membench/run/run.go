@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -205,9 +206,7 @@ func Run(ctx context.Context, o *Options) error {
 		if base.Options == nil {
 			base.Options = membench.Options{}
 		}
-		for k, v := range parsed {
-			base.Options[k] = v
-		}
+		maps.Copy(base.Options, parsed)
 	}
 	m, err := llm.FlagSpec(o.LLM, o.Model, o.BaseURL)
 	if err != nil {
