@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -103,20 +104,14 @@ func must(err error) {
 func Sources(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
-		if st, err := os.Stat(a); err == nil && !st.IsDir() && filepath.Base(a) != runlog.ManifestFile {
+		if isFile(a) && filepath.Base(a) != runlog.ManifestFile {
 			out = append(out, a)
 			continue
 		}
 		if strings.ContainsAny(a, "*?[") {
 			m, _ := filepath.Glob(a)
-			var files []string
-			for _, p := range m {
-				if st, err := os.Stat(p); err == nil && !st.IsDir() && strings.HasSuffix(p, ".jsonl") {
-					files = append(files, p)
-				}
-			}
-			if len(files) > 0 && len(files) == len(m) {
-				out = append(out, files...) // a glob over judgments files
+			if len(m) > 0 && !slices.ContainsFunc(m, func(p string) bool { return !isFile(p) || !strings.HasSuffix(p, ".jsonl") }) {
+				out = append(out, m...) // a glob over judgments files
 				continue
 			}
 		}
@@ -128,6 +123,11 @@ func Sources(args []string) ([]string, error) {
 		out = append(out, dirs...)
 	}
 	return out, nil
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }
 
 // RunDirs expands --run values for readers of one file of a run (audit

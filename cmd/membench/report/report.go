@@ -150,7 +150,7 @@ func Run(ctx context.Context, o *Options) error {
 	if len(o.Runs) == 0 {
 		o.Runs = []string{cliflag.DefaultResults}
 	}
-	var builders []func([]*runlog.Run, string, analysis.View) (*tables.Table, error)
+	var builders []builder
 	priceTable, err := cliflag.Prices(o.Prices)
 	if err != nil {
 		return err
@@ -166,22 +166,15 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		return analysis.Dollars(runs, bills, v), nil
 	}
-	switch o.Table {
-	case "2":
-		builders = append(builders, analysis.Table2)
-	case "3":
-		builders = append(builders, analysis.Table3)
-	case "4":
-		builders = append(builders, analysis.Table4)
-	case "dollars":
-		builders = append(builders, dollars)
-	case "repeats":
-		builders = append(builders, analysis.RepeatsTable)
-	case "false-accept":
+	one := map[string]builder{"2": analysis.Table2, "3": analysis.Table3, "4": analysis.Table4, "dollars": dollars, "repeats": analysis.RepeatsTable}
+	switch b, ok := one[o.Table]; {
+	case ok:
+		builders = append(builders, b)
+	case o.Table == "false-accept":
 		if len(o.FalseAccept) == 0 {
 			return clierr.Bad("--table false-accept needs --false-accept [JUDGE=]FILE (membench audit judge --json writes one)")
 		}
-	case "all", "":
+	case o.Table == "all" || o.Table == "":
 		builders = append(builders, analysis.Table2, analysis.Table3, analysis.Table4, dollars)
 	default:
 		return clierr.Bad("--table %q: want 2, 3, 4, dollars, repeats, false-accept or all", o.Table)
@@ -268,6 +261,9 @@ func Run(ctx context.Context, o *Options) error {
 	return nil
 }
 
+// builder makes one table over the runs under a judge.
+type builder = func([]*runlog.Run, string, analysis.View) (*tables.Table, error)
+
 // runGroup is one group of comparable runs and its heading.
 type runGroup struct {
 	name string
@@ -319,7 +315,7 @@ func heading(o *Options, name string) error {
 // writeGroup prints the tables of runs that are put side by side: it
 // refuses them (a *analysis.MixedError) unless they are comparable or
 // --allow-mixed is given.
-func writeGroup(o *Options, loaded []*runlog.Run, builders []func([]*runlog.Run, string, analysis.View) (*tables.Table, error), seen map[string]bool) error {
+func writeGroup(o *Options, loaded []*runlog.Run, builders []builder, seen map[string]bool) error {
 	j := analysis.ChooseJudge(loaded, o.Judge)
 	mixed, err := analysis.CheckComparable(analysis.SidesOf(loaded), o.AllowMixed, j)
 	if err != nil {
