@@ -176,13 +176,10 @@ func checksum(le ListEntry) string {
 }
 
 func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	for i, unit := range []string{"GiB", "MiB", "KiB"} {
+		if size := int64(1) << (30 - 10*i); n >= size {
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(size), unit)
+		}
 	}
 	return fmt.Sprintf("%d B", n)
 }
