@@ -127,8 +127,5 @@ func RunJudge(ctx context.Context, o *JudgeOptions) error {
 		}
 		res.Usage = meter.Snapshot()
 	}
-	if o.JSON {
-		return cliflag.PrintJSON(o.Out, res)
-	}
-	return res.Table().Terminal(o.Out)
+	return cliflag.PrintResult(o.Out, o.JSON, res, res.Table())
 }

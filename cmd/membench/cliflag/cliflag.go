@@ -16,6 +16,7 @@ import (
 
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/cmd/membench/clierr"
+	"github.com/membench/membench/internal/report"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
 )
@@ -56,6 +57,15 @@ func PrintJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// PrintResult prints v as JSON with --json (asJSON), else t as the
+// terminal table: the two shapes of one result.
+func PrintResult(w io.Writer, asJSON bool, v any, t *report.Table) error {
+	if asJSON {
+		return PrintJSON(w, v)
+	}
+	return t.Terminal(w)
 }
 
 // FailedJSON is what --json prints for a pass (run, judge) that ended with

@@ -119,8 +119,5 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	if o.JSON {
-		return cliflag.PrintJSON(o.Out, res)
-	}
-	return res.Table().Terminal(o.Out)
+	return cliflag.PrintResult(o.Out, o.JSON, res, res.Table())
 }

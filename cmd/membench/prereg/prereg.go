@@ -97,10 +97,7 @@ defined) enters as "not run, p = 1".`,
 				}
 				return clierr.AsBad(err)
 			}
-			if asJSON {
-				return cliflag.PrintJSON(cmd.OutOrStdout(), rep)
-			}
-			return rep.Table().Terminal(cmd.OutOrStdout())
+			return cliflag.PrintResult(cmd.OutOrStdout(), asJSON, rep, rep.Table())
 		},
 	}
 	cliflag.Runs(test, &runs, "directory the plan's system paths are relative to, and where its lock is (default lock directory: "+prereg.DefaultLockDir+")")

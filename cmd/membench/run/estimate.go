@@ -19,10 +19,7 @@ func PrintEstimate(ctx context.Context, stdout, stderr io.Writer, p *plan.Plan, 
 	if err != nil {
 		return err // bad input is marked so by the harness
 	}
-	if asJSON {
-		return cliflag.PrintJSON(stdout, e)
-	}
-	return EstimateTable(e).Terminal(stdout)
+	return cliflag.PrintResult(stdout, asJSON, e, EstimateTable(e))
 }
 
 // EstimateTable is the estimate as a table: a row per stage and the total,

@@ -192,10 +192,7 @@ func Run(ctx context.Context, o *Options) error {
 			ps = append(ps, point{p.Label, id})
 		}
 		t.Notes = []string{"plot: " + f.PlotKind(), "output: " + out}
-		if o.JSON {
-			return cliflag.PrintJSON(o.Out, map[string]any{"name": f.Spec.Name, "plot": f.PlotKind(), "out": out, "points": ps})
-		}
-		return t.Terminal(o.Out)
+		return cliflag.PrintResult(o.Out, o.JSON, map[string]any{"name": f.Spec.Name, "plot": f.PlotKind(), "out": out, "points": ps}, t)
 	}
 	if o.Estimate {
 		return estimateAll(ctx, o, points)
@@ -273,10 +270,7 @@ func estimateAll(ctx context.Context, o *Options, points []sweep.Point) error {
 		t.Add(i+1, p.Label, calls, in, out, strings.Join(by, ", "), e.Total.String())
 		total = total.Add(e.Total)
 	}
-	if o.JSON {
-		return cliflag.PrintJSON(o.Out, map[string]any{"points": all, "total": total})
-	}
 	t.Notes = []string{"total: " + total.String() + " (points share the LLM cache, so a point that repeats another's calls costs less than shown)",
 		"how: as membench run --estimate: a dry run of each point's system with the offline heuristics standing in for each paid model; call counts and prompts are real, reply lengths rough"}
-	return t.Terminal(o.Out)
+	return cliflag.PrintResult(o.Out, o.JSON, map[string]any{"points": all, "total": total}, t)
 }
