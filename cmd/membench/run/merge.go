@@ -19,11 +19,11 @@ var flagOf = map[string]string{
 	"paper_prompts": "",
 }
 
-// merge lays the flag values in flags over the file's config in base,
+// Merge lays the flag values in flags over the file's config in base,
 // field by field, where use says the flag applies (set by the user, or no
 // file given). Every Config field with a YAML key takes part, so a new
 // setting needs only its field and its flag.
-func merge(base *membench.Config, flags membench.Config, use func(flag string) bool) {
+func Merge(base *membench.Config, flags membench.Config, use func(flag string) bool) {
 	dst, src := reflect.ValueOf(base).Elem(), reflect.ValueOf(flags)
 	for i := 0; i < dst.NumField(); i++ {
 		key, _, _ := strings.Cut(dst.Type().Field(i).Tag.Get("yaml"), ",")

@@ -32,7 +32,7 @@ func TestEveryConfigKeyHasItsFlag(t *testing.T) {
 func TestMergeTakesSetFlagsOnly(t *testing.T) {
 	file := membench.Config{K: 5, Concurrency: 2, Judges: []string{"f1"}, ResultsDir: "from-file"}
 	flags := membench.Config{K: 9, Concurrency: 7, Judges: []string{"em"}, ResultsDir: "from-flag"}
-	merge(&file, flags, func(f string) bool { return f == "k" || f == "judge-spec" })
+	Merge(&file, flags, func(f string) bool { return f == "k" || f == "judge-spec" })
 	want := membench.Config{K: 9, Concurrency: 2, Judges: []string{"em"}, ResultsDir: "from-file"}
 	if !reflect.DeepEqual(file, want) {
 		t.Errorf("merged %+v, want %+v", file, want)

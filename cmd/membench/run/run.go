@@ -196,7 +196,7 @@ func Run(ctx context.Context, o *Options) error {
 		}
 	}
 	// Flags override the file only where the user set them.
-	merge(&base, cfg, func(flag string) bool { return changed(flag) || cfgFile == "" })
+	Merge(&base, cfg, func(flag string) bool { return changed(flag) || cfgFile == "" })
 	base.System = cmp.Or(base.System, "turns-cosine")
 	if len(o.Opts) > 0 {
 		parsed, err := systems.Parse(o.Opts)

@@ -26,20 +26,20 @@ import (
 	"github.com/membench/membench/sweep"
 )
 
-// Options are the sweep command's inputs. Embedder, Data, CacheDir and
-// Concurrency override the file only where Changed says the user set them.
+// Options are the sweep command's inputs.
 type Options struct {
-	ConfigFile               string
-	OutDir                   string // default results/sweeps/NAME
-	Results                  string // where the run directories go
-	LLM, Model, BaseURL      string
-	DecideModel              string // overrides the file's decide_model (applied after --llm/--model)
-	Embedder, Data, CacheDir string
-	Format                   string
-	Concurrency              int
-	Quiet, DryRun, JSON      bool
-	Estimate                 bool // print each point's estimated spend, run nothing
-	AllowMixed               bool // tabulate points whose manifests differ
+	ConfigFile          string
+	OutDir              string // default results/sweeps/NAME
+	Results             string // where the run directories go
+	LLM, Model, BaseURL string
+	DecideModel         string // overrides the file's decide_model (applied after --llm/--model)
+	// Config holds --embedder, --data, --cache-dir and --concurrency: they
+	// override the file only where Changed says the user set them.
+	Config              membench.Config
+	Format              string
+	Quiet, DryRun, JSON bool
+	Estimate            bool // print each point's estimated spend, run nothing
+	AllowMixed          bool // tabulate points whose manifests differ
 	// AnswerPrompt and JudgePrompt are prompt files over the file's
 	// (answer_prompt:, judge_prompt:); AnswerPrompt entries may be
 	// SYSTEM=FILE, for that system's points only.
@@ -97,10 +97,10 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 	f.StringVar(&o.Model, "model", "", "model name for --llm openai, e.g. gpt-4o-mini")
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
 	f.StringVar(&o.DecideModel, "decide-model", "", "model spec for the decision role (overrides the file's decide_model), e.g. backend=openai,model=M,base-url=U")
-	f.StringVar(&o.Embedder, "embedder", "", "embedder: use-lite, hashed or openai:MODEL (overrides the file)")
-	f.StringVar(&o.Data, "data", "", "dataset file (overrides the file's data:)")
-	f.StringVar(&o.CacheDir, "cache-dir", "", "LLM and embedding caches")
-	cliflag.Concurrency(c, &o.Concurrency, "model requests in flight within a point (one budget over its conversations, builds and judges)")
+	f.StringVar(&o.Config.Embedder, "embedder", "", "embedder: use-lite, hashed or openai:MODEL (overrides the file)")
+	f.StringVar(&o.Config.Data, "data", "", "dataset file (overrides the file's data:)")
+	f.StringVar(&o.Config.CacheDir, "cache-dir", "", "LLM and embedding caches")
+	cliflag.Concurrency(c, &o.Config.Concurrency, "model requests in flight within a point (one budget over its conversations, builds and judges)")
 	f.StringVar(&o.Format, "format", "terminal", "table format: terminal, markdown or csv")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress output")
 	f.BoolVar(&o.DryRun, "dry-run", false, "list the points and run ids, run nothing")
@@ -143,18 +143,9 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		f.Base.DecideModel = o.DecideModel
 	}
-	if changed("embedder") {
-		f.Base.Embedder = o.Embedder
-	}
-	if changed("data") {
-		f.Base.Data = o.Data
-	}
-	if changed("cache-dir") {
-		f.Base.CacheDir = o.CacheDir
-	}
-	if changed("concurrency") {
-		f.Base.Concurrency = o.Concurrency
-	}
+	run.Merge(&f.Base, o.Config, func(flag string) bool {
+		return changed(flag) && slices.Contains([]string{"embedder", "data", "cache-dir", "concurrency"}, flag)
+	})
 	f.Base.Quiet = f.Base.Quiet || o.Quiet
 	f.Base.Host = o.Host
 	f.Base.AllowPromptMismatch = o.AllowPromptMismatch

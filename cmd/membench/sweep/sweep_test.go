@@ -28,7 +28,7 @@ func TestSweepWithOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"),
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), Config: membench.Config{CacheDir: filepath.Join(dir, "cache")},
 		Changed: func(flag string) bool { return flag == "cache-dir" },
 		DryRun:  true, Host: membench.Host{Home: dir}, Out: &out}
 	if err := Run(context.Background(), o); err != nil {
@@ -111,7 +111,7 @@ func TestSweepEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), Model: "gpt-4o-mini", Estimate: true, Host: membench.Host{Home: dir}, Out: &out, Err: &out}
+	o := &Options{ConfigFile: file, OutDir: filepath.Join(dir, "out"), Config: membench.Config{CacheDir: filepath.Join(dir, "cache")}, Model: "gpt-4o-mini", Estimate: true, Host: membench.Host{Home: dir}, Out: &out, Err: &out}
 	t.Setenv("OPENAI_API_KEY", "")
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
