@@ -158,10 +158,7 @@ bleu1 offline and llm, f1, bleu1 with a real judge model.`,
 // Run merges the config file and the flags into one membench.Config, runs it
 // and prints the summary (also of a run that stopped part way).
 func Run(ctx context.Context, o *Options) error {
-	changed := o.Changed
-	if changed == nil {
-		changed = func(string) bool { return false }
-	}
+	changed := func(flag string) bool { return o.Changed != nil && o.Changed(flag) }
 	stdout, stderr := cmp.Or(o.Out, io.Discard), cmp.Or(o.Err, io.Discard)
 	cfgFile, cfg := o.ConfigFile, o.Config
 	if o.Replay != "" && o.Estimate {

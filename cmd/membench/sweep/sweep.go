@@ -116,10 +116,7 @@ Re-running the same command resumes every unfinished point. See docs/sweeps.md.`
 // Run expands the sweep file into points and runs them (or, with DryRun,
 // lists them), then prints the table.
 func Run(ctx context.Context, o *Options) error {
-	changed := o.Changed
-	if changed == nil {
-		changed = func(string) bool { return false }
-	}
+	changed := func(flag string) bool { return o.Changed != nil && o.Changed(flag) }
 	out := o.OutDir
 	if o.ConfigFile == "" {
 		return clierr.Bad("sweep needs --config FILE (see configs/*.yaml)")
