@@ -2,6 +2,7 @@
 package judgecmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,9 +119,7 @@ func Run(ctx context.Context, o *Options) error {
 		o.Run = dirs[0]
 	}
 	ro := o.Rejudge
-	if m != "" && ro.JudgeModel == "" {
-		ro.JudgeModel = m
-	}
+	ro.JudgeModel = cmp.Or(ro.JudgeModel, m)
 	var rep *replayInfo
 	if o.Replay != "" {
 		b, err := bundle.Open(o.Replay)

@@ -209,9 +209,7 @@ func Run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return clierr.AsBad(err)
 	}
-	if m != "" {
-		base.Model = m
-	}
+	base.Model = cmp.Or(m, base.Model)
 	base.Quiet = o.Quiet
 	base.Host = o.Host
 	base.AllowPromptMismatch = cfg.AllowPromptMismatch
