@@ -34,14 +34,18 @@ const Role = "service"
 
 // System is one conversation held by an outside memory service.
 type System struct {
-	name  string
-	t     transport
-	k     int
-	order string
-	meter interface {
-		AddCalls(role string, stage membench.Stage, label string, calls int, u membench.Usage, d time.Duration)
-	}
+	name   string
+	t      transport
+	k      int
+	order  string
+	meter  serviceMeter
 	convID string
+}
+
+// serviceMeter is the part of the harness's meter that takes a service's
+// own usage.
+type serviceMeter interface {
+	AddCalls(role string, stage membench.Stage, label string, calls int, u membench.Usage, d time.Duration)
 }
 
 // common reads the options both adapters share last, after the
@@ -55,11 +59,7 @@ func common(name string, env systems.Env, t transport, r *systems.Reader) (*Syst
 	s := &System{name: name, t: t, k: k, order: order}
 	// The harness's meter takes the service's own usage; a meter without
 	// AddCalls (tests) simply does not record it.
-	if m, ok := env.Meter.(interface {
-		AddCalls(role string, stage membench.Stage, label string, calls int, u membench.Usage, d time.Duration)
-	}); ok {
-		s.meter = m
-	}
+	s.meter, _ = env.Meter.(serviceMeter)
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -60,12 +61,12 @@ func (l *lineReader) next() ([]byte, error) {
 		}
 		switch {
 		case ended:
-			return join(parts, n), nil
+			return bytes.Join(parts, nil), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case n > 0:
 			l.err = err
-			return join(parts, n), nil
+			return bytes.Join(parts, nil), nil
 		default:
 			l.err = err
 			return nil, err
@@ -90,17 +91,6 @@ func (l *lineReader) skip() error {
 	return nil
 }
 
-func join(parts [][]byte, n int) []byte {
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	b := make([]byte, 0, n)
-	for _, p := range parts {
-		b = append(b, p...)
-	}
-	return b
-}
-
 // readAtMost reads r to its end if that is at most limit bytes; over says
 // it went on past the limit (the reply is then not read further).
 func readAtMost(r io.Reader, limit int) (b []byte, over bool, err error) {
@@ -114,7 +104,7 @@ func readAtMost(r io.Reader, limit int) (b []byte, over bool, err error) {
 			n += k
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return join(parts, n), false, nil
+			return bytes.Join(parts, nil), false, nil
 		}
 		if err != nil {
 			return nil, false, err
