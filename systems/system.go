@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/membench/membench"
@@ -203,11 +204,8 @@ func Offline[In any](task string, reply func(In) any) {
 func ParallelMap[T any](ctx context.Context, n, conc int, fn func(ctx context.Context, i int) (T, error)) ([]T, error) {
 	out := make([]T, n)
 	g, ctx := errgroup.WithContext(ctx)
-	if conc < 1 {
-		conc = 1
-	}
-	g.SetLimit(conc)
-	for i := 0; i < n; i++ {
+	g.SetLimit(max(conc, 1))
+	for i := range n {
 		g.Go(func() error {
 			r, err := fn(ctx, i)
 			out[i] = r
@@ -215,4 +213,24 @@ func ParallelMap[T any](ctx context.Context, n, conc int, fn func(ctx context.Co
 		})
 	}
 	return out, g.Wait()
+}
+
+// Set is the set of words in ws (the heuristics' word lists).
+func Set(ws []string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// MergeIDs is a followed by the ids of b it lacks, in b's order.
+func MergeIDs(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

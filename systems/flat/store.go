@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/membench/membench/internal/vindex"
+	"github.com/membench/membench/systems"
 )
 
 // Fact is one extracted memory. UPDATE rewrites Text in place and keeps the
@@ -125,7 +126,7 @@ func (s *Store) Update(id, text string, t time.Time, by []string, vec []float32)
 	}
 	f.History = append(f.History, Change{Event: "UPDATE", OldText: f.Text, OldTime: f.Time, At: t, By: append([]string(nil), by...)})
 	f.Text, f.Time = text, t
-	f.Sources = MergeIDs(f.Sources, by)
+	f.Sources = systems.MergeIDs(f.Sources, by)
 	s.idx.Add(id, vec)
 	return true
 }
@@ -149,24 +150,8 @@ func (s *Store) AddSources(id string, by []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f := s.byID[id]; f != nil {
-		f.Sources = MergeIDs(f.Sources, by)
+		f.Sources = systems.MergeIDs(f.Sources, by)
 	}
-}
-
-// MergeIDs is a followed by the ids of b it lacks, in b's order.
-func MergeIDs(a, b []string) []string {
-	seen := map[string]bool{}
-	for _, x := range a {
-		seen[x] = true
-	}
-	out := append([]string(nil), a...)
-	for _, x := range b {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // Speakers lists the speakers that facts are attributed to, sorted.

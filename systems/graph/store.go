@@ -8,7 +8,7 @@ import (
 
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/internal/vindex"
-	"github.com/membench/membench/systems/flat"
+	"github.com/membench/membench/systems"
 )
 
 // Node is one entity. Name is the canonical (longest) name; Aliases are all
@@ -142,7 +142,7 @@ func (g *Graph) Resolve(name, typ string, vec []float32, threshold float64) (id 
 func (g *Graph) AddEdge(e Edge, vec []float32) (id string, created bool) {
 	key := e.Subject + "|" + e.Relation + "|" + e.Object
 	if old := g.byKey[key]; old != nil {
-		old.Sources = flat.MergeIDs(old.Sources, e.Sources)
+		old.Sources = systems.MergeIDs(old.Sources, e.Sources)
 		old.Single = old.Single || e.Single
 		return old.ID, false
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
 )
 
 // The offline heuristic for "relevance" (and, through Score, the ordering
@@ -44,8 +45,8 @@ func Score(in RelevanceInput) float64 {
 	if len(qw) == 0 {
 		return -2.5
 	}
-	cw := set(ContentWords(in.Candidate))
-	sw := set(ContentWords(in.Speaker))
+	cw := systems.Set(ContentWords(in.Candidate))
+	sw := systems.Set(ContentWords(in.Speaker))
 	var hit float64
 	for _, w := range qw {
 		switch {
@@ -77,7 +78,7 @@ func Score(in RelevanceInput) float64 {
 func ContentWords(s string) []string { return lexical.ContentWords(s, extraStop) }
 
 // extraStop adds question words the shared list keeps but that carry no topic.
-var extraStop = set(strings.Fields("did does doing done get got go going went like likes thing things kind much many"))
+var extraStop = systems.Set(strings.Fields("did does doing done get got go going went like likes thing things kind much many"))
 
 // questionNames returns capitalised words of the question past its first
 // word, lowercased: a cheap stand-in for named entities.
@@ -104,7 +105,7 @@ func asksTime(q string) bool {
 	return false
 }
 
-var timeWords = set(strings.Fields(`january february march april may june july august september october november december
+var timeWords = systems.Set(strings.Fields(`january february march april may june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday yesterday today tomorrow tonight ago last next week weeks
 weekend month months year years morning evening night recently since`))
 
@@ -118,12 +119,4 @@ func hasTimeWord(s string) bool {
 		}
 	}
 	return false
-}
-
-func set(ws []string) map[string]bool {
-	m := make(map[string]bool, len(ws))
-	for _, w := range ws {
-		m[w] = true
-	}
-	return m
 }

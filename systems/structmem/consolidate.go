@@ -1,8 +1,10 @@
 package structmem
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/prompts"
+	"github.com/membench/membench/systems"
 )
 
 // planWindows walks a time pointer over entries sorted by time: each window
@@ -287,26 +290,17 @@ func (m *Memory) synthesis(p *windowPlan, n narrative, cites []string) (*Synthes
 			s.CitedEntryIDs = append(s.CitedEntryIDs, e.ID)
 		}
 	}
-	sort.SliceStable(s.CitedEntryIDs, func(a, b int) bool {
-		ea, eb := m.byID[s.CitedEntryIDs[a]], m.byID[s.CitedEntryIDs[b]]
-		if !ea.Time.Equal(eb.Time) {
-			return ea.Time.Before(eb.Time)
-		}
-		return ea.ID < eb.ID
+	slices.SortStableFunc(s.CitedEntryIDs, func(a, b string) int {
+		ea, eb := m.byID[a], m.byID[b]
+		return cmp.Or(ea.Time.Compare(eb.Time), cmp.Compare(ea.ID, eb.ID))
 	})
 	var latest time.Time
-	seenTurn := map[string]bool{}
 	for _, id := range s.CitedEntryIDs {
 		e := m.byID[id]
 		if e.Time.After(latest) {
 			latest = e.Time
 		}
-		for _, t := range e.Sources {
-			if !seenTurn[t] {
-				seenTurn[t] = true
-				s.Sources = append(s.Sources, t)
-			}
-		}
+		s.Sources = systems.MergeIDs(s.Sources, e.Sources)
 	}
 	sort.Strings(citedOrder)
 	s.CitedEvents = citedOrder
@@ -367,7 +361,6 @@ func resolveCitation(c string, p *windowPlan) []string {
 // the citation does not say which of its turns the link rests on.
 func (m *Memory) citedTurns(events []string) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, ev := range events {
 		anchor := ""
 		one := true
@@ -381,11 +374,10 @@ func (m *Memory) citedTurns(events []string) []string {
 			}
 			anchor = e.Sources[0]
 		}
-		if one && anchor != "" && !seen[anchor] {
-			seen[anchor] = true
+		if one && anchor != "" {
 			out = append(out, anchor)
 		}
 	}
-	sort.Strings(out)
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }

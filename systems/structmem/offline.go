@@ -57,17 +57,9 @@ func contentWords(s string, skip map[string]bool) []string {
 func isNumber(w string) bool { return strings.Trim(w, "0123456789") == "" }
 
 // stopExtra are words the heuristics themselves add or that carry no topic.
-var stopExtra = set(`said told asked stated shared image showing january february march april may june july
+var stopExtra = systems.Set(strings.Fields(`said told asked stated shared image showing january february march april may june july
 august september october november december undated i'm i've i'll i'd you're you've that's it's don't can't
-thanks thank yeah wow great good nice cool lot lots`)
-
-func set(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
+thanks thank yeah wow great good nice cool lot lots`))
 
 func otherSpeaker(speakers []string, sp string) string {
 	for _, s := range speakers {
@@ -149,13 +141,13 @@ func offlineFacts(in ExtractInput) []extracted {
 }
 
 var (
-	relWords = set(`we we're we've us our ours together join joined both
+	relWords = systems.Set(strings.Fields(`we we're we've us our ours together join joined both
 happy glad proud excited love loved loving sad upset angry scared nervous grateful thankful thank thanks
 worried stressed enjoy enjoyed amazing awesome hope hoping feel felt feeling inspired inspiring support
 supported supportive lonely joy fun afraid anxious relieved disappointed frustrated appreciate appreciated miss
 because since so therefore reason why caused helped result led made decided
-yesterday today tomorrow last next ago before after when week weekend month year recently soon later`)
-	secondPerson = set(`you your yours you're you've yourself`)
+yesterday today tomorrow last next ago before after when week weekend month year recently soon later`))
+	secondPerson = systems.Set(strings.Fields(`you your yours you're you've yourself`))
 )
 
 // offlineRelations: sentences that address or name the other speaker, say

@@ -7,6 +7,7 @@ import (
 
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/selector"
 )
 
@@ -75,8 +76,8 @@ func EdgeProbs(in EdgeInput) map[string]float64 {
 }
 
 var (
-	changeWords = wordSet("now anymore longer changed change actually instead switched moved quit finally new stopped started decided")
-	followWords = wordSet("how again still since last update remember back ago went turned result")
+	changeWords = systems.Set(strings.Fields("now anymore longer changed change actually instead switched moved quit finally new stopped started decided"))
+	followWords = systems.Set(strings.Fields("how again still since last update remember back ago went turned result"))
 )
 
 func hasAny(s string, set map[string]bool) bool {
@@ -86,12 +87,4 @@ func hasAny(s string, set map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
 }
