@@ -15,7 +15,6 @@ package flat
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/membench/membench"
@@ -151,23 +150,21 @@ func Render(groups []Group) string {
 // TrimToTokens drops the lowest-scoring items (across groups) until the
 // rendering fits max tokens; max <= 0 means no limit.
 func TrimToTokens(groups []Group, max int) []Group {
-	type ref struct{ g, i int }
 	for max > 0 && tokens.Count(Render(groups)) > max {
-		var all []ref
+		// The lowest score goes; on a tie, the first in reading order.
+		wg, wi := -1, 0
 		for gi, g := range groups {
-			for ii := range g.Items {
-				all = append(all, ref{gi, ii})
+			for ii, it := range g.Items {
+				if wg < 0 || it.Score < groups[wg].Items[wi].Score {
+					wg, wi = gi, ii
+				}
 			}
 		}
-		if len(all) == 0 {
+		if wg < 0 {
 			break
 		}
-		sort.SliceStable(all, func(a, b int) bool {
-			return groups[all[a].g].Items[all[a].i].Score < groups[all[b].g].Items[all[b].i].Score
-		})
-		w := all[0]
-		items := groups[w.g].Items
-		groups[w.g].Items = append(items[:w.i:w.i], items[w.i+1:]...)
+		items := groups[wg].Items
+		groups[wg].Items = append(items[:wi:wi], items[wi+1:]...)
 	}
 	return groups
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,10 +173,7 @@ func (m *Memory) Ingest(ctx context.Context, conv *datasets.Conversation) (membe
 		}
 	}
 
-	st := membench.BuildStats{Counts: map[string]int{}, Notes: map[string]any{}}
-	for k, v := range m.counts {
-		st.Counts[k] = v
-	}
+	st := membench.BuildStats{Counts: maps.Clone(m.counts), Notes: map[string]any{}}
 	st.Requests, st.Failed = m.requests, len(m.failures)
 	if len(m.failures) > 0 {
 		st.FirstFailure = m.failures[0].Raw
@@ -227,11 +225,9 @@ func speakersOf(conv *datasets.Conversation) []string {
 	if len(conv.Speakers) > 0 {
 		return conv.Speakers
 	}
-	seen := map[string]bool{}
 	var out []string
 	for _, t := range conv.AllTurns() {
-		if !seen[t.Speaker] {
-			seen[t.Speaker] = true
+		if !slices.Contains(out, t.Speaker) {
 			out = append(out, t.Speaker)
 		}
 	}
@@ -294,7 +290,7 @@ func embedAll(ctx context.Context, emb llm.Embedder, texts []string) ([][]float3
 
 // sortedEntries returns entries by (time, id): the conversation clock order.
 func (m *Memory) sortedEntries() []*Entry {
-	out := append([]*Entry(nil), m.entries...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	out := slices.Clone(m.entries)
+	slices.SortStableFunc(out, func(a, b *Entry) int { return a.Time.Compare(b.Time) })
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/llm"
@@ -75,11 +76,8 @@ func parseNarrative(raw string) (narrative, []string, error) {
 		return n, nil, fmt.Errorf("%w: no \"narrative\" text", errMalformed)
 	}
 	var cites []string
-	seen := map[string]bool{}
-	for _, c := range append(append([]string{}, n.Times...), citePattern.FindAllString(n.Narrative, -1)...) {
-		c = strings.TrimSpace(c)
-		if c != "" && !seen[c] {
-			seen[c] = true
+	for _, c := range slices.Concat(n.Times, citePattern.FindAllString(n.Narrative, -1)) {
+		if c = strings.TrimSpace(c); c != "" && !slices.Contains(cites, c) {
 			cites = append(cites, c)
 		}
 	}

@@ -3,6 +3,7 @@ package structmem
 import (
 	"encoding/json"
 	"io"
+	"maps"
 )
 
 // Snapshot is everything the fidelity audits need: each entry with the
@@ -23,7 +24,7 @@ type Snapshot struct {
 
 // Dump copies the store's contents.
 func (m *Memory) Dump() Snapshot {
-	s := Snapshot{System: m.name, ConversationID: m.convID, Config: m.cfg, Speakers: m.speakers, Counts: map[string]int{}}
+	s := Snapshot{System: m.name, ConversationID: m.convID, Config: m.cfg, Speakers: m.speakers, Counts: maps.Clone(m.counts)}
 	for _, e := range m.entries {
 		s.Entries = append(s.Entries, *e)
 	}
@@ -32,9 +33,6 @@ func (m *Memory) Dump() Snapshot {
 	}
 	s.Windows = append(s.Windows, m.windows...)
 	s.Failures = append(s.Failures, m.failures...)
-	for k, v := range m.counts {
-		s.Counts[k] = v
-	}
 	return s
 }
 
