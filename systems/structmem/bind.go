@@ -2,6 +2,7 @@ package structmem
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/membench/membench/prompts"
@@ -122,16 +123,12 @@ func (m *Memory) extract(ctx context.Context, j bindJob) (bindResult, error) {
 			cited = []string{j.turns[0].ID}
 		}
 		var srcs []string
-		seen := map[string]bool{}
 		unknown := false
 		for _, c := range cited {
 			c = strings.TrimSpace(c)
 			if _, ok := listed[c]; !ok {
 				unknown = true
-				continue
-			}
-			if !seen[c] {
-				seen[c] = true
+			} else if !slices.Contains(srcs, c) {
 				srcs = append(srcs, c)
 			}
 		}

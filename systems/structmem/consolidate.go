@@ -4,12 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/membench/membench/internal/vindex"
 	"github.com/membench/membench/prompts"
@@ -33,6 +32,9 @@ func planWindows(times []time.Time, w time.Duration) [][2]int {
 	}
 	return out
 }
+
+// byTimeID orders entries on the conversation clock, ties by id.
+func byTimeID(a, b *Entry) int { return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.ID, b.ID)) }
 
 // windowPlan is one window with its cross-event context C_cross.
 type windowPlan struct {
@@ -65,44 +67,39 @@ func (m *Memory) consolidate(ctx context.Context, turnCost []int) error {
 		repaired bool
 		tokens   int
 	}
-	outs := make([]out, len(plans))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(1, m.env.Concurrency))
-	for i, p := range plans {
-		m.requests++
-		g.Go(func() error {
-			in := m.consolidateInput(p)
-			tmpl, shape := "structmem_consolidate", narrativeShape
-			if !in.Constrained {
-				tmpl, shape = "structmem_consolidate_unconstrained", narrativeShapeUnconstrained
-			}
-			msgs, err := prompts.Render(tmpl, in)
-			if err != nil {
-				return err
-			}
-			var syn *Synthesis
-			r, err := ask(gctx, m.env.Build, TaskConsolidate, LabelConsolidate, msgs, in, shape, func(raw string) error {
-				n, cites, perr := parseNarrative(raw)
-				if perr != nil {
-					return perr
-				}
-				syn, perr = m.synthesis(p, n, cites)
+	m.requests += len(plans)
+	outs, err := systems.ParallelMap(ctx, len(plans), m.env.Concurrency, func(ctx context.Context, i int) (out, error) {
+		p := plans[i]
+		in := m.consolidateInput(p)
+		tmpl, shape := "structmem_consolidate", narrativeShape
+		if !in.Constrained {
+			tmpl, shape = "structmem_consolidate_unconstrained", narrativeShapeUnconstrained
+		}
+		msgs, err := prompts.Render(tmpl, in)
+		if err != nil {
+			return out{}, err
+		}
+		var syn *Synthesis
+		r, err := ask(ctx, m.env.Build, TaskConsolidate, LabelConsolidate, msgs, in, shape, func(raw string) error {
+			n, cites, perr := parseNarrative(raw)
+			if perr != nil {
 				return perr
-			})
-			o := out{calls: r.Calls, repaired: r.Repaired(), tokens: r.Tokens}
-			if err != nil {
-				return fmt.Errorf("structmem: window %d: %w", p.rec.Index, err)
 			}
-			if r.failure != nil {
-				o.failure = &Failure{Label: LabelConsolidate, Scope: fmt.Sprintf("window %d", p.rec.Index), Error: r.failure.Error(), Raw: r.Raw, RepairRaw: r.RepairRaw}
-			} else {
-				o.syn = syn
-			}
-			outs[i] = o
-			return nil
+			syn, perr = m.synthesis(p, n, cites)
+			return perr
 		})
-	}
-	if err := g.Wait(); err != nil {
+		if err != nil {
+			return out{}, fmt.Errorf("structmem: window %d: %w", p.rec.Index, err)
+		}
+		o := out{calls: r.Calls, repaired: r.Repaired(), tokens: r.Tokens}
+		if r.failure != nil {
+			o.failure = &Failure{Label: LabelConsolidate, Scope: fmt.Sprintf("window %d", p.rec.Index), Error: r.failure.Error(), Raw: r.Raw, RepairRaw: r.RepairRaw}
+		} else {
+			o.syn = syn
+		}
+		return o, nil
+	})
+	if err != nil {
 		return err
 	}
 	var texts []string
@@ -218,12 +215,7 @@ func (m *Memory) planAll(ctx context.Context) ([]*windowPlan, error) {
 				p.events[e.Event] = true
 			}
 		}
-		sort.SliceStable(p.related, func(a, b int) bool {
-			if !p.related[a].Time.Equal(p.related[b].Time) {
-				return p.related[a].Time.Before(p.related[b].Time)
-			}
-			return p.related[a].ID < p.related[b].ID
-		})
+		slices.SortStableFunc(p.related, byTimeID)
 		for _, e := range p.related {
 			p.rec.EventIDs = append(p.rec.EventIDs, e.ID)
 		}
@@ -265,18 +257,14 @@ func (m *Memory) consolidateInput(p *windowPlan) ConsolidateInput {
 func (m *Memory) synthesis(p *windowPlan, n narrative, cites []string) (*Synthesis, error) {
 	constrained := m.cfg.Constrained()
 	cited := map[string]bool{}
-	var citedOrder, foreign []string
+	var foreign []string
 	for _, c := range cites {
 		keys := resolveCitation(c, p)
 		if len(keys) == 0 {
 			foreign = append(foreign, c)
-			continue
 		}
 		for _, k := range keys {
-			if !cited[k] {
-				cited[k] = true
-				citedOrder = append(citedOrder, k)
-			}
+			cited[k] = true
 		}
 	}
 	if constrained && len(cited) == 0 {
@@ -290,10 +278,7 @@ func (m *Memory) synthesis(p *windowPlan, n narrative, cites []string) (*Synthes
 			s.CitedEntryIDs = append(s.CitedEntryIDs, e.ID)
 		}
 	}
-	slices.SortStableFunc(s.CitedEntryIDs, func(a, b string) int {
-		ea, eb := m.byID[a], m.byID[b]
-		return cmp.Or(ea.Time.Compare(eb.Time), cmp.Compare(ea.ID, eb.ID))
-	})
+	slices.SortStableFunc(s.CitedEntryIDs, func(a, b string) int { return byTimeID(m.byID[a], m.byID[b]) })
 	var latest time.Time
 	for _, id := range s.CitedEntryIDs {
 		e := m.byID[id]
@@ -302,7 +287,7 @@ func (m *Memory) synthesis(p *windowPlan, n narrative, cites []string) (*Synthes
 		}
 		s.Sources = systems.MergeIDs(s.Sources, e.Sources)
 	}
-	sort.Strings(citedOrder)
+	citedOrder := slices.Sorted(maps.Keys(cited))
 	s.CitedEvents = citedOrder
 	s.CitedTurns = m.citedTurns(citedOrder)
 	if latest.IsZero() {
