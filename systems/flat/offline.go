@@ -138,13 +138,7 @@ func negates(fact string) bool {
 }
 
 func jaccard(a, b []string) (j float64, aInB bool) {
-	sa, sb := map[string]bool{}, map[string]bool{}
-	for _, x := range a {
-		sa[x] = true
-	}
-	for _, x := range b {
-		sb[x] = true
-	}
+	sa, sb := systems.Set(a), systems.Set(b)
 	inter := 0
 	for x := range sa {
 		if sb[x] {

@@ -49,11 +49,13 @@ type EntitiesInput struct {
 
 // Reply shapes shared by the real model and the heuristics.
 type extractReply struct {
-	Entities []struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-	} `json:"entities"`
-	Triples []tripleOut `json:"triples"`
+	Entities []entityOut `json:"entities"`
+	Triples  []tripleOut `json:"triples"`
+}
+
+type entityOut struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
 }
 
 type tripleOut struct {
@@ -202,10 +204,7 @@ func offlineExtract(in ExtractInput) any {
 				if isCap(e) {
 					typ = "name"
 				}
-				out.Entities = append(out.Entities, struct {
-					Name string `json:"name"`
-					Type string `json:"type"`
-				}{e, typ})
+				out.Entities = append(out.Entities, entityOut{e, typ})
 			}
 		}
 		for _, t := range trs {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -129,15 +130,11 @@ var intRE = regexp.MustCompile(`\d+`)
 // in order of appearance, keeping the first occurrence of each number in
 // 1..n and ignoring anything else (junk, repeats, out-of-range ids).
 func ParseOrder(text string, n int) []int {
-	seen := map[int]bool{}
 	out := []int{}
 	for _, m := range intRE.FindAllString(text, -1) {
-		v, err := strconv.Atoi(m)
-		if err != nil || v < 1 || v > n || seen[v] {
-			continue
+		if v, err := strconv.Atoi(m); err == nil && v >= 1 && v <= n && !slices.Contains(out, v) {
+			out = append(out, v)
 		}
-		seen[v] = true
-		out = append(out, v)
 	}
 	return out
 }
@@ -145,19 +142,13 @@ func ParseOrder(text string, n int) []int {
 // completeOrder appends the numbers missing from ranked in cosine order
 // (ascending) and reports how many it appended.
 func completeOrder(ranked []int, n int) ([]int, int) {
-	seen := map[int]bool{}
 	out := append([]int(nil), ranked...)
-	for _, v := range ranked {
-		seen[v] = true
-	}
-	added := 0
 	for v := 1; v <= n; v++ {
-		if !seen[v] {
+		if !slices.Contains(ranked, v) {
 			out = append(out, v)
-			added++
 		}
 	}
-	return out, added
+	return out, len(out) - len(ranked)
 }
 
 // offlineListwise orders candidates by the relevance heuristic's score
