@@ -2,6 +2,7 @@ package structmem
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
@@ -27,11 +28,7 @@ func (m *Memory) batches(conv *datasets.Conversation, sessions [][]*turnInfo) []
 			}
 		}
 	case "buffer512":
-		var all []*turnInfo
-		for _, ts := range sessions {
-			all = append(all, ts...)
-		}
-		for i, b := range tokenBatches(all, BufferTokens, m.cfg.Compression) {
+		for i, b := range tokenBatches(slices.Concat(sessions...), BufferTokens, m.cfg.Compression) {
 			scope := fmt.Sprintf("batch %d (%s..%s)", i+1, b[0].ID, b[len(b)-1].ID)
 			out = append(out, batch{scope, b})
 		}
