@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/membench/membench"
@@ -150,7 +149,7 @@ func (r *Resources) openEmbedder() error {
 		if r.play.Fallback {
 			o, err := llm.BuildEmbedder(spec, r.http)
 			if err != nil {
-				return badinput.Wrap(fmt.Errorf("--embedder %s: %w", e, err))
+				return badinput.Wrap(fmt.Errorf("--embedder %s: %w", llm.RedactText(e), err))
 			}
 			fb = llm.LimitEmbedder(o, r.limit)
 		}
@@ -196,7 +195,7 @@ func (r *Resources) openEmbedder() error {
 	}
 	r.embCache = c
 	r.Embedder = c
-	if strings.HasPrefix(r.cfg.Embedder, "openai:") && r.play == nil {
+	if plan.RemoteEmbedder(r.cfg.Embedder) && r.play == nil {
 		// A paid embedder's vectors go into the run's replies; local
 		// embedders are reproduced from their pinned model files.
 		r.Embedder = r.tape.RecordEmbedder(c)

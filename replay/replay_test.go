@@ -28,11 +28,16 @@ import (
 )
 
 func recordRun(t *testing.T, srvURL string) (membench.Config, *runlog.Summary) {
+	return recordRunWith(t, srvURL, "openai:text-embedding-3-small")
+}
+
+// recordRunWith records with the embedder spelled as embedderSpec.
+func recordRunWith(t *testing.T, srvURL, embedderSpec string) (membench.Config, *runlog.Summary) {
 	t.Helper()
 	t.Setenv("OPENAI_API_KEY", "sk-test-replay-never-logged")
 	t.Setenv("OPENAI_BASE_URL", srvURL)
 	cfg := membench.Config{
-		System: "turns-rerank", Model: "openai:gpt-4o-mini", Embedder: "openai:text-embedding-3-small",
+		System: "turns-rerank", Model: "openai:gpt-4o-mini", Embedder: embedderSpec,
 		Judges: []string{"llm", "f1"}, Limit: 6,
 		ResultsDir: t.TempDir(), CacheDir: t.TempDir(), Quiet: true, Concurrency: 2,
 	}
@@ -43,9 +48,17 @@ func recordRun(t *testing.T, srvURL string) (membench.Config, *runlog.Summary) {
 	return cfg, sum
 }
 
+// Both spellings of a paid embedder record its vectors: openai:MODEL and
+// the key=value form.
 func TestBundleReplaysWithoutServerOrKey(t *testing.T) {
+	for _, emb := range []string{"openai:text-embedding-3-small", "backend=openai,model=text-embedding-3-small"} {
+		t.Run(emb, func(t *testing.T) { bundleReplays(t, emb) })
+	}
+}
+
+func bundleReplays(t *testing.T, embedderSpec string) {
 	srv := llmtest.New(t, llmtest.WithEmbedDim(32), llmtest.WithChat(harnesstest.Replies))
-	cfg, orig := recordRun(t, srv.URL)
+	cfg, orig := recordRunWith(t, srv.URL, embedderSpec)
 	dir := harnesstest.Dir(t, cfg)
 	bundleFile := filepath.Join(t.TempDir(), "run.tar.gz")
 	b, err := bundle.Write(dir, bundleFile, bundle.Options{Version: "test"})
