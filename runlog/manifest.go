@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/membench/membench"
 )
@@ -37,11 +38,11 @@ func AddJudges(dir string, judges []membench.JudgeInfo) error {
 	}
 	changed := false
 	for _, in := range judges {
-		if !contains(names, in.Name) {
+		if !slices.Contains(names, in.Name) {
 			names = append(names, in.Name)
 			changed = true
 		}
-		if !hasSpec(specs, in.Name) {
+		if !slices.ContainsFunc(specs, func(s membench.JudgeInfo) bool { return s.Name == in.Name }) {
 			specs = append(specs, in)
 			changed = true
 		}
@@ -63,24 +64,6 @@ func AddJudges(dir string, judges []membench.JudgeInfo) error {
 	return WriteJSON(mp, raw)
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func hasSpec(specs []membench.JudgeInfo, name string) bool {
-	for _, s := range specs {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // JudgeSet is the run's judges with their descriptions, as membench reads
 // them (class, primary judge, spec).
 func (m Manifest) JudgeSet() membench.JudgeSet {
@@ -91,7 +74,7 @@ func (m Manifest) JudgeSet() membench.JudgeSet {
 // named: the one the manifest records (primary_judge), else by the rule
 // writers record it with (JudgeSet.PrimaryByRule).
 func (m Manifest) PrimaryJudge() string {
-	if m.Primary != "" && contains(m.Judges, m.Primary) {
+	if m.Primary != "" && slices.Contains(m.Judges, m.Primary) {
 		return m.Primary
 	}
 	return m.JudgeSet().PrimaryByRule()

@@ -107,7 +107,7 @@ func (m Manifest) OfflineList() []string {
 		out = append(out, role+" model")
 	}
 	for _, in := range m.JudgeSpecs {
-		if in.Model != nil && in.Model.Backend == "offline" && !contains(out, "judge model") {
+		if in.Model != nil && in.Model.Backend == "offline" && !slices.Contains(out, "judge model") {
 			out = append(out, "judge "+in.Name)
 		}
 	}

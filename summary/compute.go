@@ -11,18 +11,14 @@ import (
 	"github.com/membench/membench/runlog"
 )
 
-// Compute reads a run directory's manifest and lines and computes its
-// summary.
+// Compute reads a run directory (runlog.Load, the one reader analysis.Load
+// uses too) and computes its summary.
 func Compute(dir string) (*runlog.Summary, error) {
-	m, err := runlog.LoadManifest(dir)
+	r, err := runlog.Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	lines, err := runlog.ReadLines(dir)
-	if err != nil {
-		return nil, err
-	}
-	return FromLines(m, lines), nil
+	return FromLines(r.Manifest, r.Lines), nil
 }
 
 // FromLines computes a run's summary from its manifest and every line of
@@ -126,38 +122,33 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		name, isJudge := strings.CutPrefix(c.Part, "judge:")
 		reasked := isJudge && invalidOn[c.QuestionID+"\x00"+name]
 		for _, t := range c.Tallies {
-			key := string(t.Stage)
-			if t.Label == "embedding" {
-				key += runlog.EmbeddedTexts
-			}
-			if s.Redone == nil {
-				s.Redone = map[string]runlog.Cost{}
-			}
-			v := s.Redone[key]
-			v.AddTally(t)
-			s.Redone[key] = v
+			addTally(&s.Redone, t)
 			if reasked {
-				if s.Reasked == nil {
-					s.Reasked = map[string]runlog.Cost{}
-				}
-				r := s.Reasked[key]
-				r.AddTally(t)
-				s.Reasked[key] = r
+				addTally(&s.Reasked, t)
 			}
 		}
 	}
 	for _, c := range kept {
 		for _, t := range c.Tallies {
-			key := string(t.Stage)
-			if t.Label == "embedding" {
-				key += runlog.EmbeddedTexts
-			}
-			v := s.Stages[key]
-			v.AddTally(t)
-			s.Stages[key] = v
+			addTally(&s.Stages, t)
 		}
 	}
 	return s
+}
+
+// addTally adds t to its stage's cost in *by (made when nil); embedding
+// work is kept apart from the stage's model calls.
+func addTally(by *map[string]runlog.Cost, t membench.Tally) {
+	key := string(t.Stage)
+	if t.Label == "embedding" {
+		key += runlog.EmbeddedTexts
+	}
+	if *by == nil {
+		*by = map[string]runlog.Cost{}
+	}
+	v := (*by)[key]
+	v.AddTally(t)
+	(*by)[key] = v
 }
 
 // groupScores scores each group and the overall row (abstaining
@@ -236,12 +227,10 @@ func retrievalStats(retr []runlog.RetrievalRecord, ans map[string]runlog.AnswerR
 		if _, ok := ans[qid]; !ok {
 			continue
 		}
-		if ts.N == 0 || r.Tokens < ts.Min {
+		if ts.N == 0 {
 			ts.Min = r.Tokens
 		}
-		if r.Tokens > ts.Max {
-			ts.Max = r.Tokens
-		}
+		ts.Min, ts.Max = min(ts.Min, r.Tokens), max(ts.Max, r.Tokens)
 		ts.Mean += float64(r.Tokens)
 		ts.N++
 		if c := membench.CountEvidence(r.Evidence, r.Candidates, r.Items, r.EvidenceHit); membench.CountsForRecall(ans[qid].Abstains(), c) {
