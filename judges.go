@@ -16,7 +16,7 @@ import (
 type JudgeInfo struct {
 	Name        string            `json:"name"`
 	Kind        string            `json:"kind"`  // the judge registry's name when the run was made: f1 | bleu1 | em | lexical | llm | ...
-	Class       string            `json:"class"` // JudgeMetric or JudgeVerdict; empty in manifests written before it was recorded
+	Class       string            `json:"class"` // JudgeMetric or JudgeVerdict
 	Description string            `json:"description,omitempty"`
 	Model       *ModelID          `json:"model,omitempty"` // backend, model and base URL (never credentials)
 	Threshold   float64           `json:"threshold,omitempty"`
@@ -46,23 +46,6 @@ const (
 	JudgeVerdict = "verdict"
 )
 
-// shippedJudges are the judge kinds membench has shipped, for runs
-// recorded before judge_specs gave each judge's class and who adds it:
-// such a run is read by this table, never by the reading binary's
-// registry, so every later binary reads it alike.
-var shippedJudges = map[string]struct {
-	class string
-	later bool // logged after the run (grade, peers), never built by it
-}{
-	"f1":       {JudgeMetric, false},
-	"bleu1":    {JudgeMetric, false},
-	"em":       {JudgeMetric, false},
-	"lexical":  {JudgeVerdict, false},
-	"llm":      {JudgeVerdict, false},
-	"human":    {JudgeVerdict, true},
-	"peer-llm": {JudgeVerdict, true},
-}
-
 // JudgeSet is a run's judges as it records them: their names in order
 // and the description of each.
 type JudgeSet struct {
@@ -82,19 +65,10 @@ func (s JudgeSet) Info(name string) (JudgeInfo, bool) {
 
 // Class says whether the judge named name is a metric (mean score,
 // JudgeMetric) or gives verdicts (accuracy, JudgeVerdict), as its
-// description says. Runs recorded before descriptions carried the class
-// are read through the kinds membench shipped, by the judge's kind or
-// name. Anything else gives verdicts.
+// description says. Anything else gives verdicts.
 func (s JudgeSet) Class(name string) string {
-	kind := name
-	if in, ok := s.Info(name); ok {
-		if in.Class != "" {
-			return in.Class
-		}
-		kind = in.Kind
-	}
-	if k, ok := shippedJudges[strings.ToLower(kind)]; ok {
-		return k.class
+	if in, ok := s.Info(name); ok && in.Class != "" {
+		return in.Class
 	}
 	return JudgeVerdict
 }
@@ -105,16 +79,8 @@ func (s JudgeSet) IsMetric(name string) bool { return s.Class(name) == JudgeMetr
 // LoggedLater: no run builds the judge; its verdicts are added after the
 // run (human grades, imported peers' results) and may cover part of it.
 func (s JudgeSet) LoggedLater(name string) bool {
-	kind := name
-	for _, in := range s.Infos {
-		if in.Name == name {
-			if in.AddedBy != "" {
-				return true
-			}
-			kind = in.Kind
-		}
-	}
-	return shippedJudges[strings.ToLower(kind)].later
+	in, _ := s.Info(name)
+	return in.AddedBy != ""
 }
 
 // PrimaryByRule is the primary judge as writers choose it: the run's

@@ -9,6 +9,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
+	"github.com/membench/membench/runlog/runlogtest"
 )
 
 // reportRuns writes an offline run (llm judge 0/1, f1 continuous, build
@@ -162,7 +163,9 @@ func TestAbstentionTableOrder(t *testing.T) {
 }
 
 func TestChooseJudgeMostShared(t *testing.T) {
-	mk := func(judges ...string) *runlog.Run { return &runlog.Run{Manifest: runlog.Manifest{Judges: judges}} }
+	mk := func(judges ...string) *runlog.Run {
+		return &runlog.Run{Manifest: runlog.Manifest{Judges: judges, JudgeSpecs: runlogtest.Specs(judges...)}}
+	}
 	cases := []struct {
 		runs []*runlog.Run
 		want string

@@ -79,50 +79,6 @@ func TestJudgesThisBinaryDoesNotKnowAreReadFromTheManifest(t *testing.T) {
 	}
 }
 
-// Manifests written before judge_specs said each judge's class are read
-// by the judge kinds membench shipped, the same by every later binary.
-func TestOldManifestsReadByTheShippedJudgeKinds(t *testing.T) {
-	// No judge_specs: by name.
-	m := runlog.Manifest{Judges: []string{"f1", "gpt", "bleu1"},
-		Config: membench.Config{Judges: []string{"f1,threshold=0.3", "gpt=openai:gpt-4o-mini", "bleu1"}}}
-	for name, metric := range map[string]bool{"f1": true, "gpt": false, "bleu1": true, "unheard-of": false} {
-		if m.JudgeSet().IsMetric(name) != metric {
-			t.Errorf("no judge_specs: IsMetric(%s) = %v", name, !metric)
-		}
-	}
-	if p := m.PrimaryJudge(); p != "gpt" {
-		t.Errorf("primary judge %q, want gpt", p)
-	}
-	// Config and names out of step (a judge added later): names alone.
-	m.Judges = append(m.Judges, "em")
-	if !m.JudgeSet().IsMetric("em") || m.JudgeSet().IsMetric("gpt") {
-		t.Error("names out of step with the config are not read by name")
-	}
-
-	// judge_specs without a class or added_by: read by kind.
-	old := runlog.Manifest{Dataset: "longmemeval", Config: membench.Config{System: "turns-cosine"},
-		Judges:     []string{"b", "lexical", "human"},
-		JudgeSpecs: []membench.JudgeInfo{{Name: "b", Kind: "bleu1"}, {Name: "lexical", Kind: "lexical"}, {Name: "human", Kind: "human"}}}
-	js := verdicts("b", map[string]float64{"q1": 0.2, "q2": 0.6})
-	js = append(js, verdicts("lexical", map[string]float64{"q1": 1, "q2": 1})...)
-	js = append(js, verdicts("human", map[string]float64{"q2": 1})...)
-	dir := writeRun(t, old, []string{"q1", "q2"}, js)
-	sum, err := summary.Compute(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(sum.Metrics, []string{"b"}) {
-		t.Errorf("metric judges %v, want [b] (kind bleu1)", sum.Metrics)
-	}
-	st, err := runlog.StatusOf(dir, old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.State != runlog.StateComplete {
-		t.Errorf("status %v: human grades may cover part of a run", st)
-	}
-}
-
 // The primary judge is what the manifest records; a judge added after
 // the run moves it only as the writer's rule says (a verdict judge added
 // to a run of metrics), and the new choice is recorded.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 )
 
@@ -73,6 +74,9 @@ func (r *Run) Write(tb testing.TB, dir string) string {
 	if m.RunID == "" {
 		m.RunID = filepath.Base(dir)
 	}
+	if m.JudgeSpecs == nil {
+		m.JudgeSpecs = Specs(m.Judges...) // every writer records them
+	}
 	if !r.NoManifest {
 		if err := runlog.WriteJSON(filepath.Join(dir, runlog.ManifestFile), m); err != nil {
 			tb.Fatal(err)
@@ -103,6 +107,20 @@ func writeLines[T any](tb testing.TB, path string, recs []T) {
 	}
 }
 
+// Specs describes the named judges as a run's manifest does (judge.Describe
+// with the registry's class): a name the registry lacks is a verdict judge.
+func Specs(names ...string) []membench.JudgeInfo {
+	var out []membench.JudgeInfo
+	for _, n := range names {
+		in := membench.JudgeInfo{Name: n, Kind: n}
+		if sp, err := judge.Lookup(n); err == nil {
+			in.Class, in.AddedBy = sp.Kind, sp.AddedBy
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
 // OfflineManifest is the manifest of an offline LoCoMo run judged by
 // lexical and f1 (threshold 0.5), with dataset and question-set hashes.
 func OfflineManifest() runlog.Manifest {
@@ -110,7 +128,7 @@ func OfflineManifest() runlog.Manifest {
 	return runlog.Manifest{Dataset: "locomo", DatasetSHA256: "aaaa", QuestionSetSHA256: "qqqq", Questions: 10, Embedder: "use-lite",
 		Models:     map[string]membench.ModelID{"build": off, "answer": off, "decide": off, "judge": off},
 		Judges:     []string{"lexical", "f1"},
-		JudgeSpecs: []membench.JudgeInfo{{Name: "lexical", Kind: "lexical"}, {Name: "f1", Kind: "f1", Threshold: 0.5}}}
+		JudgeSpecs: []membench.JudgeInfo{{Name: "lexical", Kind: "lexical", Class: membench.JudgeVerdict}, {Name: "f1", Kind: "f1", Class: membench.JudgeMetric, Threshold: 0.5}}}
 }
 
 // Verdicts reads the judgments of a run directory or of a judgments.jsonl
