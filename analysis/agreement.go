@@ -129,7 +129,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 	for _, s := range srcs {
 		ms = append(ms, s.Manifest)
 	}
-	res.Synthetic = runlog.SyntheticNotes(ms...)
+	res.Synthetic = syntheticNotes(ms...)
 	res.Items = "system-question pairs"
 	if o.Raters == RatersRun {
 		res.Items = "questions"

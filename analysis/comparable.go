@@ -321,7 +321,7 @@ func splitFacets(sides []Side, judges []string) (mixed, peer []Difference) {
 				continue
 			}
 			all[v] = true
-			if !f.system || !s.Manifest.ImportedPeer() {
+			if !f.system || !importedPeer(s.Manifest) {
 				own[v] = true
 			}
 			runs, vals = append(runs, s.Label), append(vals, v)

@@ -497,7 +497,7 @@ func Compare(j *Join, o CompareOptions) (CompareResult, error) {
 	default:
 		return r, badinput.Errorf("--test %q: use mcnemar or noninferiority", o.Test)
 	}
-	r.Synthetic = runlog.SyntheticNotes(j.SourceA.Manifest, j.SourceB.Manifest)
+	r.Synthetic = syntheticNotes(j.SourceA.Manifest, j.SourceB.Manifest)
 	if r.Synthetic != "" {
 		r.Verdict += "; " + r.Synthetic
 	}
@@ -522,23 +522,6 @@ func threshold(j *Join) *float64 {
 		}
 	}
 	return nil
-}
-
-// offlineNote names the offline parts of each side, "" when none.
-func offlineNote(srcs ...*Source) string {
-	var parts []string
-	for _, s := range srcs {
-		if s == nil || s.Manifest == nil {
-			continue
-		}
-		if off := s.Manifest.OfflineList(); len(off) > 0 {
-			parts = append(parts, s.Path+": "+strings.Join(off, ", "))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "offline heuristics (" + strings.Join(parts, "; ") + "): these figures measure the pipeline, not model quality"
 }
 
 // partials counts a verdict judge's PARTIAL scores (in points).

@@ -148,7 +148,7 @@ func Diagnose(r *runlog.Run, judgeName string) (*Diagnosis, error) {
 	if judgeName == "" {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
-	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, OfflineNote: r.Manifest.OfflineNote(), SyntheticNote: r.Manifest.SyntheticNote(), Dataset: r.Manifest.Dataset}
+	d := &Diagnosis{RunID: r.ID(), Dir: r.Dir, System: r.Manifest.Config.System, Offline: r.Manifest.Offline, OfflineNote: runOfflineNote(r.Manifest), SyntheticNote: SyntheticNote(r.Manifest), Dataset: r.Manifest.Dataset}
 	d.K, d.KSource, _ = ResolveK(r.Manifest)
 	d.Set = questionSetOf(r)
 	if id, ok := r.Manifest.Models["decide"]; ok {
@@ -270,7 +270,7 @@ func Abstention(r *runlog.Run, judgeName string) (AbstentionRate, error) {
 		judgeName = r.Manifest.PrimaryJudge()
 	}
 	k, _, _ := ResolveK(r.Manifest)
-	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName, Offline: r.Manifest.OfflineNote(), Synthetic: r.Manifest.Synthetic}
+	out := AbstentionRate{Run: r.ID(), System: r.Manifest.Config.System, K: k, Judge: judgeName, Offline: runOfflineNote(r.Manifest), Synthetic: r.Manifest.Synthetic}
 	if _, ok := PaperAbstentionK3[out.System]; ok && k == 3 {
 		out.PaperNotApplicable = PrimarySet.Mismatch(questionSetOf(r))
 	}

@@ -357,7 +357,7 @@ func KStar(runs []RunTokens, q KStarQuery) (*KStarResult, error) {
 		}
 		ms = append(ms, sd.Manifest)
 	}
-	if n := runlog.SyntheticNotes(ms...); n != "" {
+	if n := syntheticNotes(ms...); n != "" {
 		res.Notes = append(res.Notes, n)
 	}
 	mixed, err := CheckComparableVarying(used, q.AllowMixed, []string{"k"})

@@ -517,7 +517,7 @@ func reportNotes(runs []*runlog.Run, judgeName string, missing int) []string {
 			incomplete = append(incomplete, r.ID()+" "+st.String())
 		}
 	}
-	if n := runlog.SyntheticNotes(ms...); n != "" {
+	if n := syntheticNotes(ms...); n != "" {
 		notes = append([]string{n}, notes...)
 	}
 	if slices.ContainsFunc(runs, func(r *runlog.Run) bool { return len(r.Manifest.OfflineList()) > 0 }) {

@@ -51,7 +51,7 @@ func Report(runs []*runlog.Run, judgeName string, mixed []string) (ReportJSON, e
 		}
 		row := ReportRun{
 			Dir: r.Dir, RunID: r.ID(), Label: RunLabel(r), System: r.Manifest.Config.System,
-			Dataset: r.Manifest.Dataset, Status: r.Status(), Offline: r.Manifest.Offline, Synthetic: r.Manifest.SyntheticNote(),
+			Dataset: r.Manifest.Dataset, Status: r.Status(), Offline: r.Manifest.Offline, Synthetic: SyntheticNote(r.Manifest),
 			Overall: ReportOverall{Score: finite(o.Score), N: o.N},
 			Judges:  r.Manifest.Judges, Summary: summaryOf(r),
 		}

@@ -141,7 +141,7 @@ func TestWriteRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := runlog.LoadManifest(dir)
-	if err != nil || m.DatasetSHA256 != "5ha" || m.Config.DataSHA256 != "5ha" || !m.Peer || !m.ImportedPeer() {
+	if err != nil || m.DatasetSHA256 != "5ha" || m.Config.DataSHA256 != "5ha" || !m.Peer {
 		t.Fatalf("manifest %+v %v: want the dataset's sha256 and marked a peer", m, err)
 	}
 	js, err := runlogtest.Judgments(dir)

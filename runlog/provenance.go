@@ -159,50 +159,6 @@ func (m Manifest) Backends() string {
 	return "mixed (offline: " + strings.Join(off, ", ") + ")"
 }
 
-// OfflineNote is the line a statistic over this run carries when any of
-// it comes from offline heuristics; "" when none does.
-func (m Manifest) OfflineNote() string {
-	off := m.OfflineList()
-	if len(off) == 0 {
-		return ""
-	}
-	return "offline heuristics (" + strings.Join(off, ", ") + "): measures the pipeline, not model quality"
-}
-
-// SyntheticNote is the line every figure computed from this run carries
-// when its dataset is synthetic; "" otherwise.
-func (m Manifest) SyntheticNote() string {
-	if !m.Synthetic {
-		return ""
-	}
-	return "SYNTHETIC dataset (" + m.Dataset + ", written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
-}
-
-// SyntheticNotes is the SYNTHETIC line for runs of which any is on a
-// synthetic dataset, naming them; "" when none is.
-func SyntheticNotes(ms ...*Manifest) string {
-	var names []string
-	for _, m := range ms {
-		if m != nil && m.Synthetic {
-			names = append(names, m.RunID)
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	list := strings.Join(names, ", ")
-	if len(names) > 3 {
-		list = fmt.Sprintf("%d runs, e.g. %s", len(names), strings.Join(names[:3], ", "))
-	}
-	return "SYNTHETIC dataset (" + list + ": written by `membench datasets synth`): measures scale and plumbing, not a benchmark"
-}
-
 // PeerEmbedder is the embedder an imported peer's manifest names: the
 // peer's retrieval is its own and unknown.
 const PeerEmbedder = "none (imported peer results)"
-
-// ImportedPeer reports whether the run is imported peer results; imports
-// written before Peer was recorded are known by their embedder.
-func (m Manifest) ImportedPeer() bool {
-	return m.Peer || m.Embedder == PeerEmbedder
-}

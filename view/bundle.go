@@ -412,7 +412,7 @@ func loadRun(dir string, b *Bundle, convs *convCache, opt Options) (*RunView, *r
 		}
 	}
 	rv.Facts = facts(r, full)
-	if n := m.SyntheticNote(); n != "" {
+	if n := analysis.SyntheticNote(m); n != "" {
 		rv.Notes = append(rv.Notes, n)
 	}
 	if off := m.OfflineList(); m.Offline || len(off) > 0 {
