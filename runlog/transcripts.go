@@ -3,6 +3,7 @@ package runlog
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
@@ -10,9 +11,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -242,25 +244,12 @@ func parseHeadExtra(ex []byte) (TranscriptHead, int64, bool) {
 func scanHeads(path string) ([]TranscriptHead, error) {
 	var heads []TranscriptHead
 	_, _, err := scanMembers(path, func(line []byte, start, end int64) error {
-		var t struct {
-			QuestionID      string  `json:"question_id"`
-			Part            string  `json:"part"`
-			RetrieveSeconds float64 `json:"retrieve_seconds"`
-			Answer          struct {
-				Seconds float64 `json:"seconds"`
-			} `json:"answer"`
-			Judges []struct {
-				Judge   string  `json:"judge"`
-				Seconds float64 `json:"seconds"`
-			} `json:"judges"`
-		}
+		var t Transcript
 		if err := json.Unmarshal(line, &t); err != nil {
 			return err
 		}
-		h := TranscriptHead{QuestionID: t.QuestionID, Part: t.Part, Retrieve: t.RetrieveSeconds, Answer: t.Answer.Seconds, Offset: start, Length: end - start}
-		for _, j := range t.Judges {
-			h.Judges = append(h.Judges, JudgeTime{Judge: j.Judge, Seconds: j.Seconds})
-		}
+		h := t.Head()
+		h.Offset, h.Length = start, end-start
 		heads = append(heads, h)
 		return nil
 	})
@@ -282,7 +271,7 @@ func ReadTranscriptsAt(dir string, heads []TranscriptHead) ([]Transcript, error)
 			members = append(members, h)
 		}
 	}
-	sort.Slice(members, func(i, j int) bool { return members[i].Offset < members[j].Offset })
+	slices.SortFunc(members, func(a, b TranscriptHead) int { return cmp.Compare(a.Offset, b.Offset) })
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -295,23 +284,11 @@ func ReadTranscriptsAt(dir string, heads []TranscriptHead) ([]Transcript, error)
 		if _, err := f.ReadAt(buf, m.Offset); err != nil {
 			return nil, fmt.Errorf("%s: member at byte %d: %w", path, m.Offset, err)
 		}
-		if zr == nil {
-			zr, err = gzip.NewReader(bytes.NewReader(buf))
-		} else {
-			err = zr.Reset(bytes.NewReader(buf))
-		}
-		var body []byte
-		if err == nil {
-			zr.Multistream(false)
-			body, err = io.ReadAll(zr)
-		}
+		body, err := inflate(&zr, bytes.NewReader(buf))
 		if err != nil {
 			return nil, fmt.Errorf("%s: damaged gzip member at byte %d: %v (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, m.Offset, err)
 		}
-		for _, line := range bytes.Split(body, []byte{'\n'}) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
+		for line := range records(body) {
 			var t Transcript
 			if err := json.Unmarshal(line, &t); err != nil {
 				return nil, fmt.Errorf("%s: record at byte %d: %v", path, m.Offset, err)
@@ -542,23 +519,11 @@ func scanMembers(path string, fn func(line []byte, start, end int64) error) (goo
 	cr := &countingReader{r: bufio.NewReaderSize(f, 256<<10)}
 	var zr *gzip.Reader
 	for cr.n < st.Size() {
-		if zr == nil {
-			zr, err = gzip.NewReader(cr)
-		} else {
-			err = zr.Reset(cr)
-		}
-		if err == nil {
-			zr.Multistream(false)
-			var body []byte
-			body, err = io.ReadAll(zr)
-			if err == nil && fn != nil {
-				for _, line := range bytes.Split(body, []byte{'\n'}) {
-					if len(bytes.TrimSpace(line)) == 0 {
-						continue
-					}
-					if e := fn(line, good, cr.n); e != nil {
-						return good, n, fmt.Errorf("%s: record %d: %v (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, n+1, e)
-					}
+		body, err := inflate(&zr, cr)
+		if err == nil && fn != nil {
+			for line := range records(body) {
+				if e := fn(line, good, cr.n); e != nil {
+					return good, n, fmt.Errorf("%s: record %d: %v (delete the file to drop the transcripts; the other artifacts do not depend on it)", path, n+1, e)
 				}
 			}
 		}
@@ -572,4 +537,31 @@ func scanMembers(path string, fn func(line []byte, start, end int64) error) (goo
 		n++
 	}
 	return good, n, nil
+}
+
+// inflate reads one gzip member from r, through *zr (made on first use,
+// then reset, so a walk over many members reuses one reader).
+func inflate(zr **gzip.Reader, r io.Reader) ([]byte, error) {
+	var err error
+	if *zr == nil {
+		*zr, err = gzip.NewReader(r)
+	} else {
+		err = (*zr).Reset(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	(*zr).Multistream(false)
+	return io.ReadAll(*zr)
+}
+
+// records yields a member's non-blank JSON lines.
+func records(body []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for line := range bytes.Lines(body) {
+			if len(bytes.TrimSpace(line)) > 0 && !yield(line) {
+				return
+			}
+		}
+	}
 }
