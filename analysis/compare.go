@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/stats"
+	"github.com/membench/membench/summary"
 )
 
 // Source is one judgments file with what is known of its questions (from
@@ -86,7 +87,7 @@ func SourceOf(r *runlog.Run) *Source {
 // every reader does, and each question's group from its answer.
 func newSource(path, dir string, raw []runlog.Judgment, answers []runlog.AnswerRecord, m *runlog.Manifest) *Source {
 	js, invalid := runlog.Verdicts(raw)
-	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Repeats: runlog.RepeatVerdicts(raw), Groups: map[string]string{}, Abstains: map[string]bool{}, Manifest: m}
+	s := &Source{Path: path, Name: filepath.Base(filepath.Clean(dir)), Judgments: js, Invalid: invalid, Repeats: summary.RepeatVerdicts(raw), Groups: map[string]string{}, Abstains: map[string]bool{}, Manifest: m}
 	for _, a := range answers {
 		s.Groups[a.QuestionID] = a.Group
 		s.Abstains[a.QuestionID] = a.Abstains()

@@ -442,7 +442,7 @@ func Table3(runs []*runlog.Run, judgeName string, v View) (*report.Table, error)
 		if err != nil {
 			return nil, err
 		}
-		cells := []any{nCell(r, o.N), runlog.InvalidCell(summaryOf(r).Overall.Invalid, judges), ciCell(o, v)}
+		cells := []any{nCell(r, o.N), summary.InvalidCell(summaryOf(r).Overall.Invalid, judges), ciCell(o, v)}
 		if v == Brief {
 			cells = append(nInvalidCells(r, o.N, judgeName, v), ciCell(o, v))
 		}

@@ -86,23 +86,3 @@ func CollapseRepeats(js []Judgment) []Judgment {
 	}
 	return out
 }
-
-// RepeatVerdicts keeps the last line per Key of the judges that judged
-// some question more than once, every repeat apart; invalid ones are kept
-// (marked) so their count shows. Other judges' lines are left out.
-func RepeatVerdicts(js []Judgment) []Judgment {
-	last := LastBy(js, Judgment.Key)
-	judges := map[string]bool{}
-	for _, j := range last {
-		if j.Repeat != 0 {
-			judges[j.Judge] = true
-		}
-	}
-	var out []Judgment
-	for _, j := range last {
-		if judges[j.Judge] {
-			out = append(out, j)
-		}
-	}
-	return out
-}

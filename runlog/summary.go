@@ -1,8 +1,6 @@
 package runlog
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/membench/membench"
@@ -156,25 +154,4 @@ func llmCalls(by map[string]Cost) Cost {
 		}
 	}
 	return c
-}
-
-// InvalidCell is the "invalid" cell beside n: how many verdicts the
-// judges gave none on, "0" when none did; with several judges, each
-// judge that did by name ("lenient 3, llm 1").
-func InvalidCell(counts map[string]int, judges []string) string {
-	var parts []string
-	total := 0
-	for _, j := range judges {
-		if n := counts[j]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", j, n))
-			total += n
-		}
-	}
-	switch {
-	case total == 0:
-		return "0"
-	case len(judges) == 1:
-		return strconv.Itoa(total)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -262,7 +262,7 @@ func clip(s string, n int) string {
 // addRepeatStats fills each group's and the overall row's Repeats from
 // the judges' repeated verdicts.
 func addRepeatStats(s *runlog.Summary, judgments []runlog.Judgment, ans map[string]runlog.AnswerRecord) {
-	rep := runlog.RepeatVerdicts(judgments)
+	rep := RepeatVerdicts(judgments)
 	if len(rep) == 0 {
 		return
 	}

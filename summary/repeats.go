@@ -68,3 +68,23 @@ func repeatStatsOf(rep []runlog.Judgment, judge string, in func(qid string) bool
 	st.Majority = 100 * float64(maj) / float64(len(votes))
 	return st, true
 }
+
+// RepeatVerdicts keeps the last line per Key of the judges that judged
+// some question more than once, every repeat apart; invalid ones are kept
+// (marked) so their count shows. Other judges' lines are left out.
+func RepeatVerdicts(js []runlog.Judgment) []runlog.Judgment {
+	last := runlog.LastBy(js, runlog.Judgment.Key)
+	judges := map[string]bool{}
+	for _, j := range last {
+		if j.Repeat != 0 {
+			judges[j.Judge] = true
+		}
+	}
+	var out []runlog.Judgment
+	for _, j := range last {
+		if judges[j.Judge] {
+			out = append(out, j)
+		}
+	}
+	return out
+}

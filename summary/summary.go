@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/membench/membench"
@@ -39,7 +40,7 @@ func Table(s *runlog.Summary) *report.Table {
 		t.Header = append(t.Header, "prompts")
 	}
 	row := func(g runlog.Group) {
-		cells := []any{g.Name, g.N, runlog.InvalidCell(g.Invalid, verdictJudges)}
+		cells := []any{g.Name, g.N, InvalidCell(g.Invalid, verdictJudges)}
 		for _, j := range s.Judges {
 			if v, ok := g.Scores[j]; ok {
 				cell := report.F(v, 2)
@@ -249,4 +250,25 @@ func RepeatNote(judge string, st runlog.RepeatStats) string {
 		n += fmt.Sprintf("; %d repeat verdicts held no verdict and are left out", st.Invalid)
 	}
 	return n
+}
+
+// InvalidCell is the "invalid" cell beside n: how many verdicts the
+// judges gave none on, "0" when none did; with several judges, each
+// judge that did by name ("lenient 3, llm 1").
+func InvalidCell(counts map[string]int, judges []string) string {
+	var parts []string
+	total := 0
+	for _, j := range judges {
+		if n := counts[j]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", j, n))
+			total += n
+		}
+	}
+	switch {
+	case total == 0:
+		return "0"
+	case len(judges) == 1:
+		return strconv.Itoa(total)
+	}
+	return strings.Join(parts, ", ")
 }

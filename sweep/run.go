@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/analysis"
 	"github.com/membench/membench/plan"
+	"github.com/membench/membench/summary"
 
 	"github.com/membench/membench/runlog"
 
@@ -261,7 +262,7 @@ func (r *Result) Table() *report.Table {
 		t.Header = append(t.Header, "prompts")
 	}
 	for _, row := range r.Rows {
-		cells := r.cells(row, runlog.InvalidCell(row.Invalid, r.Judges), "-")
+		cells := r.cells(row, summary.InvalidCell(row.Invalid, r.Judges), "-")
 		run := row.RunID
 		if row.Error != "" {
 			run += " (FAILED)"
