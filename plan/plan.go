@@ -10,6 +10,7 @@ package plan
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/answer"
@@ -197,8 +198,20 @@ func (p *Plan) Named(id string) (*Plan, error) {
 
 // ScoringNote is the line a run's results table gets about its answer key
 // and image exclusion ("" when it has neither), as the manifest says it.
-func (p *Plan) ScoringNote() string {
-	return runlog.Manifest{AnswerKey: p.Scoring.Key, ImageQuestionsExcluded: p.Scoring.ImageExcluded}.ScoringNote()
+func (p *Plan) ScoringNote() string { return ScoringNote(p.Scoring.Key, p.Scoring.ImageExcluded) }
+
+// ScoringNote says what an answer key k (nil: none) and the exclusion of
+// images image-dependent questions did to a run's questions, for the
+// command line; "" when neither applied.
+func ScoringNote(k *runlog.AnswerKeyInfo, images int) string {
+	var parts []string
+	if k != nil {
+		parts = append(parts, fmt.Sprintf("answer key %s: %d gold answers replaced, %d evidence lists fixed, %d ambiguous questions left out", strings.Fields(k.Key + " ")[0], k.AnswerChanged, k.EvidenceChanged, k.Excluded))
+	}
+	if images > 0 {
+		parts = append(parts, fmt.Sprintf("%d image-dependent questions left out", images))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Roles of the models a run uses.

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -150,19 +149,6 @@ func (m Manifest) AppliedKey() string {
 		return ""
 	}
 	return m.AnswerKey.Key
-}
-
-// ScoringNote says what the answer key and the image exclusion did to the
-// run's questions, for the command line; "" when neither applied.
-func (m Manifest) ScoringNote() string {
-	var parts []string
-	if k := m.AnswerKey; k != nil {
-		parts = append(parts, fmt.Sprintf("answer key %s: %d gold answers replaced, %d evidence lists fixed, %d ambiguous questions left out", strings.Fields(k.Key + " ")[0], k.AnswerChanged, k.EvidenceChanged, k.Excluded))
-	}
-	if m.ImageQuestionsExcluded > 0 {
-		parts = append(parts, fmt.Sprintf("%d image-dependent questions left out", m.ImageQuestionsExcluded))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // DatasetGroup is one group of a run's questions (datasets.GroupSpec as

@@ -15,6 +15,7 @@ import (
 	"github.com/membench/membench/cmd/membench/cliflag"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
+	"github.com/membench/membench/plan"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/scoring"
 	"github.com/membench/membench/summary"
@@ -97,8 +98,10 @@ func Run(ctx context.Context, o *Options) error {
 		return cliflag.PrintJSON(o.Out, map[string]any{"summary": sum, "missing": len(missing), "out": sc.Out})
 	}
 	summary.Print(o.Out, sum)
-	if m, err := runlog.LoadManifest(sc.Out); err == nil && m.ScoringNote() != "" {
-		fmt.Fprintln(o.Out, m.ScoringNote())
+	if m, err := runlog.LoadManifest(sc.Out); err == nil {
+		if note := plan.ScoringNote(m.AnswerKey, m.ImageQuestionsExcluded); note != "" {
+			fmt.Fprintln(o.Out, note)
+		}
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(o.Out, "%d dataset questions have no prediction (e.g. %s); they are not scored\n", len(missing), missing[0])
