@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -166,10 +167,8 @@ func (m Manifest) GroupLess(a, b string) bool {
 		order = legacyLoCoMo
 	}
 	rank := func(name string) int {
-		for i, g := range order {
-			if g.Name == name {
-				return i
-			}
+		if i := slices.IndexFunc(order, func(g DatasetGroup) bool { return g.Name == name }); i >= 0 {
+			return i
 		}
 		return len(order)
 	}
@@ -425,10 +424,7 @@ func dropTornTail(path string) error {
 	end := st.Size()
 	buf := make([]byte, 64<<10)
 	for pos := end; pos > 0; {
-		n := int64(len(buf))
-		if n > pos {
-			n = pos
-		}
+		n := min(int64(len(buf)), pos)
 		pos -= n
 		if _, err := f.ReadAt(buf[:n], pos); err != nil {
 			return err
@@ -569,21 +565,21 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if err == nil {
+		// CreateTemp makes 0600 files; artifacts are as readable as the JSONL ones.
+		err = os.Chmod(tmp.Name(), 0o644)
 	}
-	// CreateTemp makes 0600 files; artifacts are as readable as the JSONL ones.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err != nil {
+		os.Remove(tmp.Name()) // no half-written temp file is left behind
+	}
+	return err
 }
 
 // Verdicts keeps the last line per (system, question, judge), as a resumed

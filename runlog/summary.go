@@ -122,12 +122,7 @@ type Cost struct {
 
 // AddTally adds one tally of model use.
 func (c *Cost) AddTally(t membench.Tally) {
-	c.Calls += t.Calls
-	c.CachedCalls += t.CachedCalls
-	c.InputTokens += t.InputTokens
-	c.OutputTokens += t.OutputTokens
-	c.CachedInputTokens += t.CachedInputTokens
-	c.Seconds += t.Seconds
+	c.Add(Cost{Calls: t.Calls, CachedCalls: t.CachedCalls, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, CachedInputTokens: t.CachedInputTokens, Seconds: t.Seconds})
 }
 
 // Add adds another cost.
@@ -149,7 +144,7 @@ func (s *Summary) ReaskedCalls() Cost { return llmCalls(s.Reasked) }
 func llmCalls(by map[string]Cost) Cost {
 	var c Cost
 	for k, v := range by {
-		if !strings.HasSuffix(k, ":embedding") {
+		if !strings.HasSuffix(k, EmbeddedTexts) {
 			c.Add(v)
 		}
 	}
