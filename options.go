@@ -17,10 +17,8 @@ type Options map[string]string
 
 // Merge returns defaults overlaid by o.
 func (o Options) Merge(defaults Options) Options {
-	out := maps.Clone(defaults)
-	if out == nil {
-		out = Options{}
-	}
+	out := Options{}
+	maps.Copy(out, defaults)
 	maps.Copy(out, o)
 	return out
 }
@@ -48,41 +46,32 @@ func (o Options) Check(system string, defaults Options) error {
 
 // Int reads an integer option.
 func (o Options) Int(key string, def int) (int, error) {
-	v, ok := o[key]
-	if !ok || v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, badinput.Errorf("option %s=%q: want an integer", key, v)
-	}
-	return n, nil
+	return parsed(o, key, def, strconv.Atoi, "an integer")
 }
 
 // Float reads a float option.
 func (o Options) Float(key string, def float64) (float64, error) {
-	v, ok := o[key]
-	if !ok || v == "" {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, badinput.Errorf("option %s=%q: want a number", key, v)
-	}
-	return f, nil
+	return parsed(o, key, def, func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }, "a number")
 }
 
 // Bool reads a boolean option.
 func (o Options) Bool(key string, def bool) (bool, error) {
+	return parsed(o, key, def, strconv.ParseBool, "true or false")
+}
+
+// parsed reads option key with parse (def when unset or empty); a value
+// parse refuses is an input error saying what is wanted.
+func parsed[T any](o Options, key string, def T, parse func(string) (T, error), want string) (T, error) {
 	v, ok := o[key]
 	if !ok || v == "" {
 		return def, nil
 	}
-	b, err := strconv.ParseBool(v)
+	x, err := parse(v)
 	if err != nil {
-		return false, badinput.Errorf("option %s=%q: want true or false", key, v)
+		var zero T
+		return zero, badinput.Errorf("option %s=%q: want %s", key, v, want)
 	}
-	return b, nil
+	return x, nil
 }
 
 // String reads a string option, checking it against allowed values if given.
@@ -91,13 +80,8 @@ func (o Options) String(key, def string, allowed ...string) (string, error) {
 	if !ok || v == "" {
 		v = def
 	}
-	if len(allowed) == 0 {
+	if len(allowed) == 0 || slices.Contains(allowed, v) {
 		return v, nil
-	}
-	for _, a := range allowed {
-		if v == a {
-			return v, nil
-		}
 	}
 	return "", badinput.Errorf("option %s=%q: want one of %s", key, v, strings.Join(allowed, ", "))
 }
