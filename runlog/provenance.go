@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/membench/membench"
 )
 
 // Run states in Manifest.Status.
@@ -120,12 +122,8 @@ func (m Manifest) OfflineList() []string {
 // judgeModelUsed: some judge of the run calls the run's judge model (a
 // judge with its own model spec calls that one instead).
 func (m Manifest) judgeModelUsed() bool {
-	for _, in := range m.JudgeSpecs {
-		if in.Model != nil && *in.Model == m.Models["judge"] {
-			return true
-		}
-	}
-	return len(m.JudgeSpecs) == 0 // old manifests: assume it was
+	return len(m.JudgeSpecs) == 0 || // old manifests: assume it was
+		slices.ContainsFunc(m.JudgeSpecs, func(in membench.JudgeInfo) bool { return in.Model != nil && *in.Model == m.Models["judge"] })
 }
 
 // hasRealModel: some role or judge calls a real model.
@@ -135,12 +133,7 @@ func (m Manifest) hasRealModel() bool {
 			return true
 		}
 	}
-	for _, in := range m.JudgeSpecs {
-		if in.Model != nil && in.Model.Backend != "offline" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m.JudgeSpecs, func(in membench.JudgeInfo) bool { return in.Model != nil && in.Model.Backend != "offline" })
 }
 
 // Backends says which backends made the run: "offline", "real", or
