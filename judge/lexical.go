@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,11 +93,7 @@ func LexicalReply(in LLMJudgeInput) Reply {
 		for _, t := range Tokens(in.Prediction) {
 			pred[t] = true
 		}
-		all := true
-		for _, t := range content {
-			all = all && pred[t]
-		}
-		if all {
+		if !slices.ContainsFunc(content, func(t string) bool { return !pred[t] }) {
 			return Reply{Reason: "every content word of the gold answer appears in the prediction", Label: LabelCorrect}
 		}
 	}
@@ -201,13 +198,12 @@ func findDates(s string) []date {
 	var out []date
 	used := make([]bool, len(s))
 	take := func(loc []int) bool {
-		for i := loc[0]; i < loc[1]; i++ {
-			if used[i] {
-				return false
-			}
+		span := used[loc[0]:loc[1]]
+		if slices.Contains(span, true) {
+			return false
 		}
-		for i := loc[0]; i < loc[1]; i++ {
-			used[i] = true
+		for i := range span {
+			span[i] = true
 		}
 		return true
 	}
@@ -249,14 +245,9 @@ func findDates(s string) []date {
 // field the gold specifies (the prediction may be more specific).
 func datesCovered(gold, pred []date) bool {
 	for _, g := range gold {
-		found := false
-		for _, p := range pred {
-			if (g.y == 0 || g.y == p.y) && (g.m == 0 || g.m == p.m) && (g.d == 0 || g.d == p.d) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(pred, func(p date) bool {
+			return (g.y == 0 || g.y == p.y) && (g.m == 0 || g.m == p.m) && (g.d == 0 || g.d == p.d)
+		}) {
 			return false
 		}
 	}

@@ -10,19 +10,15 @@ import (
 
 // The LoCoMo lexical metrics as judges.
 var (
-	f1Spec = Spec{Name: "f1", Kind: membench.JudgeMetric, Options: []string{"threshold", "decline"},
-		Description: "LoCoMo's token F1 (its normalisation, Porter stemming, per-category rules); correct at F1 >= 0.5",
-		New:         newMetric("f1", 0.5)}
-	bleu1Spec = Spec{Name: "bleu1", Kind: membench.JudgeMetric, Options: []string{"threshold", "decline"},
-		Description: "BLEU-1 (unigram precision with brevity penalty) against the gold; correct at >= 0.5",
-		New:         newMetric("bleu1", 0.5)}
-	emSpec = Spec{Name: "em", Kind: membench.JudgeMetric, Options: []string{"threshold", "decline"},
-		Description: "exact match after LoCoMo's normalisation",
-		New:         newMetric("em", 1)}
+	f1Spec    = metricSpec("f1", 0.5, "LoCoMo's token F1 (its normalisation, Porter stemming, per-category rules); correct at F1 >= 0.5")
+	bleu1Spec = metricSpec("bleu1", 0.5, "BLEU-1 (unigram precision with brevity penalty) against the gold; correct at >= 0.5")
+	emSpec    = metricSpec("em", 1, "exact match after LoCoMo's normalisation")
 )
 
-func newMetric(metric string, threshold float64) func(Config) (Judge, error) {
-	return func(c Config) (Judge, error) {
+// metricSpec is the spec of a metric judge, correct at threshold unless
+// threshold= says otherwise.
+func metricSpec(metric string, threshold float64, description string) Spec {
+	return Spec{Name: metric, Kind: membench.JudgeMetric, Options: []string{"threshold", "decline"}, Description: description, New: func(c Config) (Judge, error) {
 		th := threshold
 		if s, ok := c.Options["threshold"]; ok {
 			f, err := strconv.ParseFloat(s, 64)
@@ -33,7 +29,7 @@ func newMetric(metric string, threshold float64) func(Config) (Judge, error) {
 			th = f
 		}
 		return &MetricJudge{name: c.Name, metric: metric, Threshold: th, Phrases: c.Phrases}, nil
-	}
+	}}
 }
 
 // MetricJudge turns a lexical metric into a judge: Score is the metric's

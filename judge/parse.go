@@ -1,9 +1,10 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -106,10 +107,7 @@ func splitSpec(spec string) (specParts, error) {
 // name is the judge's name in the run: name=, else the kind, except that
 // an llm judge given model= in keys is named after that model.
 func (p specParts) name() string {
-	name := p.opts["name"]
-	if name == "" {
-		name = p.kind
-	}
+	name := cmp.Or(p.opts["name"], p.kind)
 	if name == "llm" && p.shortModel == "" && p.opts["model"] != "" {
 		name = p.opts["model"]
 	}
@@ -251,10 +249,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 		return nil, err
 	}
 	kind, opts, order, shortModel := p.kind, p.opts, p.order, p.shortModel
-	name := opts["name"]
-	if name == "" {
-		name = kind
-	}
+	name := cmp.Or(opts["name"], kind)
 	phrases := deps.DeclinePhrases
 	if d, ok := opts["decline"]; ok {
 		phrases = strings.Split(d, "|")
@@ -326,10 +321,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 		}
 		m = deps.DefaultModel
 	}
-	c.Name, c.Model, c.Prompt = name, m, opts["prompt"]
-	if c.Prompt == "" {
-		c.Prompt = deps.PromptFile
-	}
+	c.Name, c.Model, c.Prompt = name, m, cmp.Or(opts["prompt"], deps.PromptFile)
 	reps := 1
 	if v, ok := opts["repeats"]; ok {
 		n, err := strconv.Atoi(v)
@@ -346,11 +338,10 @@ func parse(spec string, deps Deps) (Judge, error) {
 }
 
 func keysOf(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k+"=")
+	out := slices.Sorted(maps.Keys(m))
+	for i := range out {
+		out[i] += "="
 	}
-	sort.Strings(out)
 	return out
 }
 

@@ -40,15 +40,7 @@ type Config struct {
 
 // builtins is the list of judges this binary has: adding a judge is one
 // file with its Spec plus one line here.
-var builtins = []Spec{
-	f1Spec,
-	bleu1Spec,
-	emSpec,
-	lexicalSpec,
-	llmSpec,
-	humanSpec,
-	peerSpec,
-}
+var builtins = []Spec{f1Spec, bleu1Spec, emSpec, lexicalSpec, llmSpec, humanSpec, peerSpec}
 
 var registered = registry.New[Spec]("judge")
 

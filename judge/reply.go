@@ -226,10 +226,8 @@ func textVerdict(text string, set Labels) (string, error) {
 
 // agree returns the one label all of ls hold, or "".
 func agree(ls []string) string {
-	for _, l := range ls[1:] {
-		if l != ls[0] {
-			return ""
-		}
+	if slices.ContainsFunc(ls, func(l string) bool { return l != ls[0] }) {
+		return ""
 	}
 	return ls[0]
 }
@@ -394,29 +392,33 @@ func partialWord(w, raw string, clause []string) bool {
 // back as for CORRECT) leaves it no verdict: "not PARTIAL" may mean either
 // other label.
 func negatedPartial(clause []string, near int) bool {
-	start := 0
+	return negation(clause, negScopeCorrect, correctStart(clause, near)) >= 0
+}
+
+// correctStart is where a CORRECT's negation scope starts: "and" followed
+// by more words starts a new clause ("nothing is missing and the answer is
+// correct"); "not complete and correct" keeps the negation.
+func correctStart(clause []string, near int) int {
 	if near > 0 && near < len(clause) {
-		start = near
+		return near
 	}
-	for k := len(clause) - 1; k >= max(start, len(clause)-negScopeCorrect); k-- {
+	return 0
+}
+
+// negation is the index of the last negation among the scope words of
+// clause before its end, from start on; -1 if none.
+func negation(clause []string, scope, start int) int {
+	for k := len(clause) - 1; k >= max(start, len(clause)-scope); k-- {
 		if isNegation(clause, k) {
-			return true
+			return k
 		}
 	}
-	return false
+	return -1
 }
 
 // wordLabel is the label a verdict word w gives after the clause's words.
 func wordLabel(w string, clause []string, near int, set Labels) string {
 	n := len(clause)
-	negatedFrom := func(scope, start int) int { // index of the negation, or -1
-		for k := n - 1; k >= max(start, n-scope); k-- {
-			if isNegation(clause, k) {
-				return k
-			}
-		}
-		return -1
-	}
 	hedge := -1 // the nearest hedge word in scope
 	for k := n - 1; k >= max(0, n-hedgeScope) && hedge < 0; k-- {
 		if hedges[clause[k]] {
@@ -432,15 +434,8 @@ func wordLabel(w string, clause []string, near int, set Labels) string {
 		return ""
 	}
 	if w == "correct" {
-		// "and" followed by more words starts a new clause ("nothing is
-		// missing and the answer is correct"); "not complete and correct"
-		// keeps the negation.
-		start := 0
-		if near > 0 && near < n {
-			start = near
-		}
 		switch {
-		case negatedFrom(negScopeCorrect, start) >= 0:
+		case negation(clause, negScopeCorrect, correctStart(clause, near)) >= 0:
 			return LabelWrong
 		case hedge >= 0:
 			return partial()
@@ -449,7 +444,7 @@ func wordLabel(w string, clause []string, near int, set Labels) string {
 		}
 		return LabelCorrect
 	}
-	if k := negatedFrom(negScopeWrong, near); k >= 0 {
+	if k := negation(clause, negScopeWrong, near); k >= 0 {
 		for _, between := range clause[k+1:] {
 			if intensives[between] || hedges[between] { // "not entirely wrong"
 				return ""
@@ -482,29 +477,20 @@ func isNegation(clause []string, k int) bool {
 // contractedNot: an n't contraction (apostrophe removed) beyond the listed
 // negators: shan't, mightn't, ...
 func contractedNot(w string) bool {
-	for _, stem := range []string{"sha", "might", "may", "dare", "ought", "need", "must"} {
-		if w == stem+"nt" {
-			return true
-		}
-	}
-	return false
+	stem, ok := strings.CutSuffix(w, "nt")
+	return ok && slices.Contains([]string{"sha", "might", "may", "dare", "ought", "need", "must"}, stem)
 }
 
-func upperASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - 'a' + 'A'
-		}
-	}
-	return string(b)
-}
+// upperASCII and lowerASCII fold ASCII letters only and leave every other
+// byte as it is (invalid UTF-8 too).
+func upperASCII(s string) string { return foldASCII(s, 'a', 'A') }
+func lowerASCII(s string) string { return foldASCII(s, 'A', 'a') }
 
-func lowerASCII(s string) string {
+func foldASCII(s string, from, to byte) string {
 	b := []byte(s)
 	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c - 'A' + 'a'
+		if from <= c && c <= from+25 {
+			b[i] = c - from + to
 		}
 	}
 	return string(b)
