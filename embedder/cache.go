@@ -79,10 +79,6 @@ const keyLen = 16
 const pageSize = 65536
 
 // NewCache opens (creating if needed) the cache file at path.
-//
-// Files written before entries carried checksums (table "embeddings") are
-// not migrated: their vectors cannot be verified, so they count as misses.
-// Their table is dropped and the file rewritten once with the new page size.
 func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 	if inner == nil {
 		return nil, fmt.Errorf("embedding cache %s: no inner embedder", path)
@@ -144,9 +140,9 @@ func openVectorDB(path string) (*vectorDB, error) {
 	return d, nil
 }
 
-// setUp gives a new file 64 KiB pages and WAL, creates the table, and
-// replaces a pre-checksum table (see NewCache). It runs on one connection:
-// page_size is a per-connection setting until the file is (re)written.
+// setUp gives a new file 64 KiB pages and WAL and creates the table. It
+// runs on one connection: page_size is a per-connection setting until the
+// file is written.
 func setUp(db *sql.DB) error {
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
@@ -154,19 +150,7 @@ func setUp(db *sql.DB) error {
 		return err
 	}
 	defer conn.Close()
-	var old int
-	if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'embeddings'`).Scan(&old); err != nil {
-		return err
-	}
-	if old > 0 {
-		// page_size only changes through VACUUM outside WAL.
-		for _, s := range []string{`PRAGMA journal_mode=DELETE`, `DROP TABLE IF EXISTS embeddings`,
-			fmt.Sprintf(`PRAGMA page_size=%d`, pageSize), `VACUUM`} {
-			if _, err := conn.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("replacing the unchecked table: %s: %w", s, err)
-			}
-		}
-	} else if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size=%d`, pageSize)); err != nil { // no-op once the file exists
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA page_size=%d`, pageSize)); err != nil { // no-op once the file exists
 		return err
 	}
 	if _, err := conn.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
