@@ -22,9 +22,7 @@ import (
 //
 // Terms are added to their buckets in the order of their first occurrence
 // in the text, so a bucket shared by two terms sums them in the same order
-// in every run and the vectors are the same to the last bit. (Earlier
-// builds used map order; their vectors may differ in the last float32
-// bits.)
+// in every run and the vectors are the same to the last bit.
 type Hashed struct{ Dim int }
 
 // WorthCaching reports whether e's vectors are worth keeping in a Cache.

@@ -30,13 +30,16 @@ type Embedder struct {
 }
 
 // Installed reports whether dir looks like an installed model.
-func Installed(dir string) bool {
+func Installed(dir string) bool { return missingFile(dir) == "" }
+
+// missingFile is the first of modelFiles dir lacks; "" when it has them all.
+func missingFile(dir string) string {
 	for _, f := range modelFiles {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			return false
+			return f
 		}
 	}
-	return true
+	return ""
 }
 
 // Load reads the model from dir (the npm package's dist/ directory).
@@ -44,10 +47,8 @@ func Load(dir string) (*Embedder, error) { return load(dir, defaultKernel) }
 
 // load reads the model with its dense layers on kern (nil: gonum).
 func load(dir string, kern *kernel) (*Embedder, error) {
-	for _, f := range modelFiles {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			return nil, fmt.Errorf("USE-lite model not installed in %s (%s missing); run: bash scripts/setup-embeddings.sh", dir, f)
-		}
+	if f := missingFile(dir); f != "" {
+		return nil, fmt.Errorf("USE-lite model not installed in %s (%s missing); run: bash scripts/setup-embeddings.sh", dir, f)
 	}
 	g, err := loadGraph(dir)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // tfjsModel is the subset of a TF.js graph-model file we need.
@@ -125,14 +126,8 @@ func (g *graph) get(name string, shape ...int) (tensor, error) {
 	if op := g.ops[name]; op != "Const" {
 		return tensor{}, fmt.Errorf("model.json: %q is a %q node, want Const", name, op)
 	}
-	if shape != nil {
-		ok := len(shape) == len(t.shape)
-		for i := 0; ok && i < len(shape); i++ {
-			ok = shape[i] == t.shape[i]
-		}
-		if !ok {
-			return tensor{}, fmt.Errorf("model.json: weight %q has shape %v, want %v", name, t.shape, shape)
-		}
+	if shape != nil && !slices.Equal(shape, t.shape) {
+		return tensor{}, fmt.Errorf("model.json: weight %q has shape %v, want %v", name, t.shape, shape)
 	}
 	return t, nil
 }
@@ -148,7 +143,3 @@ func (g *graph) scalar(name string) (float32, error) {
 	}
 	return t.data[0], nil
 }
-
-// hasOp reports whether the graph has a node of that name and op; used to
-// check the topology facts the forward pass hard-codes.
-func (g *graph) hasOp(name, op string) bool { return g.ops[name] == op }

@@ -58,7 +58,7 @@ func loadNetwork(g *graph, kern *kernel) (*network, error) {
 		pApply + "div": "RealDiv",
 		"module_apply_default/Encoder_en/hidden_layers/tanh_layer_0/Tanh": "Tanh",
 	} {
-		if !g.hasOp(name, op) {
+		if g.ops[name] != op {
 			return nil, fmt.Errorf("model.json: graph lacks %s node %q; this is not the expected USE-lite graph", op, name)
 		}
 	}
@@ -249,7 +249,7 @@ func (n *network) forward(batch [][]int) [][]float32 {
 		}
 	}
 	y := make([]float32, B*n.dOut)
-	dense(pooled, B, n.tanh, n.tanhB, y)
+	n.tanh.dense(pooled, B, y, n.tanhB)
 	out := make([][]float32, B)
 	for i := range B {
 		v := y[i*n.dOut:][:n.dOut]
@@ -305,7 +305,7 @@ func (l *layer) apply(x []float32, T int, spans []span, eps float32, sc *scratch
 	// Residual path: identity, or a dense layer on the un-normalised input.
 	h := sc.buf(out, T*l.dOut)
 	if l.resW != nil {
-		dense(x, T, l.res, l.resB, h)
+		l.res.dense(x, T, h, l.resB)
 	} else {
 		copy(h, x)
 	}
@@ -313,7 +313,7 @@ func (l *layer) apply(x []float32, T int, spans []span, eps float32, sc *scratch
 	xn := sc.buf(slotNorm, T*l.dIn)
 	layerNorm(x, T, l.dIn, l.lnS, l.lnB, eps, xn)
 	qkv := sc.buf(slotQKV, T*3*l.dAtt)
-	dense(xn, T, l.qkv, l.qkvB, qkv)
+	l.qkv.dense(xn, T, qkv, l.qkvB)
 	att := sc.buf(slotAtt, T*l.dAtt)
 	if kern := l.qkv.kern; kern != nil && kern.whole == nil && (l.dAtt/l.heads)%kern.nr == 0 {
 		l.attendKernel(kern, qkv, att, spans, sc)
@@ -327,7 +327,7 @@ func (l *layer) apply(x []float32, T int, spans []span, eps float32, sc *scratch
 	hn := sc.buf(slotNorm, T*l.dOut) // xn is spent by now
 	layerNorm(h, T, l.dOut, l.ffnS, l.ffnB, eps, hn)
 	mid := sc.buf(slotMid, T*l.dFF)
-	dense(hn, T, l.ff1, l.ff1B, mid)
+	l.ff1.dense(hn, T, mid, l.ff1B)
 	for i, v := range mid {
 		if v < 0 {
 			mid[i] = 0
@@ -365,11 +365,6 @@ func (l *layer) attend(qkv, att []float32, spans []span) {
 			blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, sc, v, 0, o)
 		}
 	}
-}
-
-// dense sets y = x.w + b for x (rows x w.k).
-func dense(x []float32, rows int, w *matrix, b []float32, y []float32) {
-	w.dense(x, rows, y, b)
 }
 
 func addBias(y []float32, rows int, b []float32) {
