@@ -305,9 +305,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 					return nil, err
 				}
 				bd := deps.Build
-				if bd.Role == "" {
-					bd.Role = "judge:" + name
-				}
+				bd.Role = cmp.Or(bd.Role, "judge:"+name)
 				return llm.Build(sp, bd)
 			}
 		}

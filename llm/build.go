@@ -1,11 +1,12 @@
 package llm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,9 +72,7 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 	switch spec.Backend {
 	case "offline":
 		o := NewOffline()
-		if spec.Model != "" {
-			o.Name = spec.Model
-		}
+		o.Name = cmp.Or(spec.Model, o.Name)
 		m = o
 	case "openai":
 		if deps.Dry {
@@ -81,9 +80,7 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 			break
 		}
 		if deps.Replay != nil {
-			if spec.BaseURL == "" {
-				spec.BaseURL = deps.ReplayBaseURL
-			}
+			spec.BaseURL = cmp.Or(spec.BaseURL, deps.ReplayBaseURL)
 			var fb Model
 			if deps.ReplayFallback {
 				live := deps
@@ -101,11 +98,7 @@ func Build(spec Spec, deps BuildDeps) (Model, error) {
 			return nil, err
 		}
 		m = WithRateLimit(WithLimit(o, deps.Limit), spec.RPM, spec.TPM)
-		retries := spec.Retries
-		if retries == 0 {
-			retries = DefaultRetries
-		}
-		if retries > 0 {
+		if retries := cmp.Or(spec.Retries, DefaultRetries); retries > 0 {
 			m = WithRetry(m, ModelRetryPolicy(retries))
 		}
 		if deps.Cache != nil && !spec.NoCache {
@@ -161,10 +154,7 @@ func openAIFromSpec(spec Spec, hc *http.Client) (*OpenAI, error) {
 		return nil, specErrorf("model spec %s: backend openai needs a model, e.g. openai:gpt-4o-mini", spec.label())
 	}
 	base := specBaseURL(spec)
-	env := spec.APIKeyEnv
-	if env == "" {
-		env = "OPENAI_API_KEY"
-	}
+	env := cmp.Or(spec.APIKeyEnv, "OPENAI_API_KEY")
 	o, err := NewOpenAI(OpenAIConfig{Model: spec.Model, BaseURL: base, APIKey: os.Getenv(env), APIKeyEnv: env, EmbeddingModel: spec.Model, HTTPClient: hc})
 	if err != nil {
 		return nil, fmt.Errorf("model spec %s: %w", spec.label(), err)
@@ -187,13 +177,7 @@ func shownBaseURL(spec Spec) string {
 // specBaseURL is the server a spec names: its base URL, else
 // $OPENAI_BASE_URL, else OpenAI's.
 func specBaseURL(spec Spec) string {
-	if spec.BaseURL != "" {
-		return spec.BaseURL
-	}
-	if b := os.Getenv("OPENAI_BASE_URL"); b != "" {
-		return b
-	}
-	return DefaultBaseURL
+	return cmp.Or(spec.BaseURL, os.Getenv("OPENAI_BASE_URL"), DefaultBaseURL)
 }
 
 func (s Spec) label() string {
@@ -280,9 +264,7 @@ func parseSpec(s string) (Spec, error) {
 		case "no-cache", "no_cache":
 			sp.NoCache, err = strconv.ParseBool(v)
 		default:
-			keys := append([]string(nil), specKeys...)
-			sort.Strings(keys)
-			return Spec{}, specErrorf("model spec %q: unknown key %q (known: %s)", s, k, strings.Join(keys, ", "))
+			return Spec{}, specErrorf("model spec %q: unknown key %q (known: %s)", s, k, strings.Join(slices.Sorted(slices.Values(specKeys)), ", "))
 		}
 		if err != nil {
 			return Spec{}, specErrorf("model spec %q: bad value for key %q: %v", s, k, err)

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,26 +53,19 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Model == "" {
 		return nil, errors.New("openai backend: no model name; set the model (e.g. --llm openai:gpt-4o-mini)")
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	cfg.BaseURL = strings.TrimRight(cmp.Or(cfg.BaseURL, DefaultBaseURL), "/")
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("openai backend: base URL %q is not an http(s) URL; use e.g. http://localhost:8000/v1", RedactText(cfg.BaseURL))
 	}
-	if cfg.APIKeyEnv == "" {
-		cfg.APIKeyEnv = "OPENAI_API_KEY"
-	}
+	cfg.APIKeyEnv = cmp.Or(cfg.APIKeyEnv, "OPENAI_API_KEY")
 	if cfg.APIKey == "" {
 		if isOpenAIHost(u.Host) {
 			return nil, fmt.Errorf("openai backend: no API key for %s; set the environment variable %s", RedactText(cfg.BaseURL), cfg.APIKeyEnv)
 		}
 		cfg.APIKey = "none" // local servers accept any key
 	}
-	if cfg.EmbeddingModel == "" {
-		cfg.EmbeddingModel = string(openai.SmallEmbedding3)
-	}
+	cfg.EmbeddingModel = cmp.Or(cfg.EmbeddingModel, string(openai.SmallEmbedding3))
 	if cfg.TopLogprobs <= 0 {
 		cfg.TopLogprobs = 20
 	}
@@ -111,12 +106,7 @@ func toWire(msgs []membench.Message) []openai.ChatCompletionMessage {
 
 // reasoningModel reports models that go-openai refuses max_tokens for.
 func reasoningModel(m string) bool {
-	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
-		if strings.HasPrefix(m, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"o1", "o3", "o4", "gpt-5", "gpt-6"}, func(p string) bool { return strings.HasPrefix(m, p) })
 }
 
 func (o *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,9 +52,7 @@ func WithRetry(m Model, p RetryPolicy) Model {
 	if p.MaxDelay <= 0 {
 		p.MaxDelay = 60 * time.Second
 	}
-	if p.Glitches == 0 {
-		p.Glitches = DefaultGlitches
-	}
+	p.Glitches = cmp.Or(p.Glitches, DefaultGlitches)
 	return &Retrying{Inner: m, Policy: p, sleep: sleepCtx}
 }
 
