@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -53,9 +54,7 @@ func WithFaults(f Faults) Option {
 		if len(f.Kinds) == 0 {
 			f.Kinds = AllFaults
 		}
-		if f.RetryAfter == "" {
-			f.RetryAfter = "1"
-		}
+		f.RetryAfter = cmp.Or(f.RetryAfter, "1")
 		if f.Delay <= 0 {
 			f.Delay = 200 * time.Millisecond
 		}
@@ -98,9 +97,7 @@ func (s *Server) draw(body []byte, req ChatRequest) Fault {
 
 // Injected returns how many times each fault was served.
 func (s *Server) Injected() map[Fault]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return maps.Clone(s.injected)
+	return locked(s, func() map[Fault]int { return maps.Clone(s.injected) })
 }
 
 // serveFault answers with fault f; it returns false for faults that only

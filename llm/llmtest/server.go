@@ -246,33 +246,26 @@ func New(t testing.TB, opts ...Option) *Server {
 // Close stops the server now (e.g. to prove a replay needs no network).
 func (s *Server) Close() { s.ts.Close() }
 
-// Count returns how many requests reached path ("/v1/chat/completions").
-func (s *Server) Count(path string) int {
+// locked reads what f returns under the server's lock.
+func locked[T any](s *Server, f func() T) T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.counts[path]
+	return f()
 }
+
+// Count returns how many requests reached path ("/v1/chat/completions").
+func (s *Server) Count(path string) int { return locked(s, func() int { return s.counts[path] }) }
 
 // Bodies returns copies of the request bodies received on path, in order.
 func (s *Server) Bodies(path string) [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.bodies[path])
+	return locked(s, func() [][]byte { return slices.Clone(s.bodies[path]) })
 }
 
 // Peak is the most requests the server was handling at once.
-func (s *Server) Peak() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.peak
-}
+func (s *Server) Peak() int { return locked(s, func() int { return s.peak }) }
 
 // Conns is the number of TCP connections clients opened to the server.
-func (s *Server) Conns() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conns
-}
+func (s *Server) Conns() int { return locked(s, func() int { return s.conns }) }
 
 // enter counts a request in flight; the returned func counts it out.
 func (s *Server) enter() func() {
@@ -304,9 +297,7 @@ func (s *Server) wait(r *http.Request) bool {
 
 // Authorizations returns the Authorization header of every request.
 func (s *Server) Authorizations() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.auth...)
+	return locked(s, func() []string { return append([]string(nil), s.auth...) })
 }
 
 func (s *Server) record(r *http.Request) ([]byte, int, error) {
