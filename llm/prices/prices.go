@@ -5,6 +5,7 @@
 package prices
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -58,12 +59,9 @@ func Default() *Table {
 // Overlay returns t with o's prices added or replacing t's; the date and
 // source are o's.
 func (t *Table) Overlay(o *Table) *Table {
-	out := &Table{AsOf: o.AsOf, Source: o.Source, Models: make(map[string]Price, len(t.Models)+len(o.Models))}
+	out := &Table{AsOf: cmp.Or(o.AsOf, t.AsOf), Source: o.Source, Models: make(map[string]Price, len(t.Models)+len(o.Models))}
 	maps.Copy(out.Models, t.Models)
 	maps.Copy(out.Models, o.Models)
-	if out.AsOf == "" {
-		out.AsOf = t.AsOf
-	}
 	return out
 }
 
@@ -84,12 +82,7 @@ func (a Amount) Known() bool { return len(a.Unpriced) == 0 }
 func (a Amount) Add(b Amount) Amount {
 	a.Dollars += b.Dollars
 	a.Paid = a.Paid || b.Paid
-	for _, m := range b.Unpriced {
-		if !slices.Contains(a.Unpriced, m) {
-			a.Unpriced = append(a.Unpriced, m)
-		}
-	}
-	slices.Sort(a.Unpriced)
+	a.Unpriced = slices.Compact(slices.Sorted(slices.Values(slices.Concat(a.Unpriced, b.Unpriced))))
 	return a
 }
 
