@@ -119,18 +119,10 @@ func (x *Index) Add(id string, v []float32) {
 		return
 	}
 	blk, lane := x.block(i/lanes), i%lanes
-	if u != nil { // its lanes hold zeros
-		for j := range x.dim {
-			blk[j*lanes+lane] = 0
-		}
-		return
-	}
-	// Normalize's arithmetic, written straight into the block.
-	var ss float64
-	for _, f := range v {
-		ss += float64(f) * float64(f)
-	}
-	if ss == 0 {
+	// Normalize's arithmetic, written straight into the block; a vector
+	// kept aside leaves zeros in its lanes.
+	ss := sumSquares(v)
+	if u != nil || ss == 0 {
 		for j := range x.dim {
 			blk[j*lanes+lane] = 0
 		}
@@ -209,11 +201,7 @@ func split(n, workers int, work func(w, lo, hi int)) {
 	}
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(w)
-		}()
+		wg.Go(func() { run(w) })
 	}
 	run(0)
 	wg.Wait()
@@ -411,12 +399,8 @@ func (t *topK) sorted() []cand {
 // assembly kernel does fuse them: a product of two float32 values is exact
 // in float64, so the single rounding of the fused add is the same.)
 func Dot(a, b []float32) float64 {
-	n := len(a)
-	if len(b) < n {
-		n = len(b)
-	}
 	var s float64
-	for i := 0; i < n; i++ {
+	for i := range min(len(a), len(b)) {
 		s += float64(float64(a[i]) * float64(b[i]))
 	}
 	return s
@@ -424,10 +408,7 @@ func Dot(a, b []float32) float64 {
 
 // Normalize returns v scaled to unit length (a zero vector stays zero).
 func Normalize(v []float32) []float32 {
-	var s float64
-	for _, f := range v {
-		s += float64(f) * float64(f)
-	}
+	s := sumSquares(v)
 	out := make([]float32, len(v))
 	if s == 0 {
 		return out
