@@ -83,10 +83,8 @@ func goAction(raw string) bool {
 		if strings.HasPrefix(rest, ".") || strings.HasPrefix(raw[i+j:], "{{-") || strings.HasPrefix(rest, "/*") {
 			return true
 		}
-		for _, kw := range []string{"if ", "range ", "with ", "end", "else", "template ", "define ", "block ", "join ", "$"} {
-			if strings.HasPrefix(rest, kw) {
-				return true
-			}
+		if slices.ContainsFunc([]string{"if ", "range ", "with ", "end", "else", "template ", "define ", "block ", "join ", "$"}, func(kw string) bool { return strings.HasPrefix(rest, kw) }) {
+			return true
 		}
 		i += j + 2
 	}
@@ -158,11 +156,7 @@ func jinjaSegments(raw string) (segs []segment, used bool) {
 		if strings.HasPrefix(raw[i:], "{{") {
 			if end := strings.Index(raw[i+2:], "}}"); end >= 0 {
 				if id := strings.TrimSpace(raw[i+2 : i+2+end]); isIdent(id) {
-					if lit.Len() > 0 {
-						segs = append(segs, segment{text: lit.String()})
-						lit.Reset()
-					}
-					segs = append(segs, segment{field: id})
+					segs = append(flush(segs, &lit), segment{field: id})
 					used = true
 					i += 2 + end + 2
 					continue
@@ -172,22 +166,23 @@ func jinjaSegments(raw string) (segs []segment, used bool) {
 		lit.WriteByte(raw[i])
 		i++
 	}
+	return flush(segs, &lit), used
+}
+
+// flush appends the literal text in lit, if any, as a segment and empties lit.
+func flush(segs []segment, lit *strings.Builder) []segment {
 	if lit.Len() > 0 {
 		segs = append(segs, segment{text: lit.String()})
+		lit.Reset()
 	}
-	return segs, used
+	return segs
 }
 
 // hasJinjaField reports whether raw holds {{ name }} with name a field
 // of known: the sign of a Jinja prompt.
 func hasJinjaField(raw string, known []string) bool {
 	segs, _ := jinjaSegments(raw)
-	for _, s := range segs {
-		if slices.Contains(known, s.field) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(segs, func(s segment) bool { return slices.Contains(known, s.field) })
 }
 
 // hasPythonField reports whether raw holds {name}, outside doubled
@@ -226,11 +221,7 @@ func pythonSegments(raw string) ([]segment, error) {
 			if end < 0 || !isIdent(raw[i+1:i+end]) {
 				return nil, fmt.Errorf("line %d: a lone { (str.format reads {name} as a field and {{ as a brace)", line)
 			}
-			if lit.Len() > 0 {
-				segs = append(segs, segment{text: lit.String()})
-				lit.Reset()
-			}
-			segs = append(segs, segment{field: raw[i+1 : i+end]})
+			segs = append(flush(segs, &lit), segment{field: raw[i+1 : i+end]})
 			i += end
 		case c == '}':
 			return nil, fmt.Errorf("line %d: a lone } (str.format reads }} as a brace)", line)
@@ -238,10 +229,7 @@ func pythonSegments(raw string) ([]segment, error) {
 			lit.WriteByte(c)
 		}
 	}
-	if lit.Len() > 0 {
-		segs = append(segs, segment{text: lit.String()})
-	}
-	return segs, nil
+	return flush(segs, &lit), nil
 }
 
 // render fills the prompt from data and returns it as one message of the

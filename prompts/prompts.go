@@ -215,10 +215,8 @@ func splitLabels(raw string) (labels []string, body string, err error) {
 			return nil, "", fmt.Errorf("line %q: end the labels line with ---, as in ---labels: CORRECT PARTIAL WRONG---", clip(line))
 		}
 		for _, w := range strings.FieldsFunc(strings.TrimPrefix(inner, labelsPrefix), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == '\t' }) {
-			for _, r := range w {
-				if (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') {
-					return nil, "", fmt.Errorf("labels line: %q is not a label word; write ---labels: CORRECT PARTIAL WRONG---", clip(w))
-				}
+			if strings.ContainsFunc(w, func(r rune) bool { return (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') }) {
+				return nil, "", fmt.Errorf("labels line: %q is not a label word; write ---labels: CORRECT PARTIAL WRONG---", clip(w))
 			}
 			labels = append(labels, strings.ToUpper(w))
 		}
