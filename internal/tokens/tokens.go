@@ -10,21 +10,13 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 )
 
-var (
-	once sync.Once
-	enc  tokenizer.Codec
-	err  error
-)
-
-func codec() tokenizer.Codec {
-	once.Do(func() {
-		enc, err = tokenizer.Get(tokenizer.O200kBase)
-		if err != nil {
-			panic("tokens: o200k_base unavailable: " + err.Error())
-		}
-	})
+var codec = sync.OnceValue(func() tokenizer.Codec {
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		panic("tokens: o200k_base unavailable: " + err.Error())
+	}
 	return enc
-}
+})
 
 // Count returns the o200k_base token count of s. Counts are memoised by
 // text (see memo): the harness counts the same turns, prompts and contexts
