@@ -139,19 +139,16 @@ func endsCVC(s string) bool {
 	return n == 2 && !consonant(s, 0) && consonant(s, 1)
 }
 
-// rule replaces suffix by repl when cond(stem) holds (nil = always).
-type rule struct {
-	suffix, repl string
-	cond         func(stem string) bool
-}
+// rule replaces suffix by repl.
+type rule struct{ suffix, repl string }
 
-// applyRules uses the first rule whose suffix matches; when its condition
-// fails, no later rule is tried (the paper's longest-match convention).
-func applyRules(w string, rules []rule) string {
+// applyRules uses the first rule whose suffix matches, when cond (nil =
+// always) holds for the stem before it; when it fails, no later rule is
+// tried (the paper's longest-match convention).
+func applyRules(w string, rules []rule, cond func(stem string) bool) string {
 	for _, r := range rules {
-		if strings.HasSuffix(w, r.suffix) {
-			stem := w[:len(w)-len(r.suffix)]
-			if r.cond == nil || r.cond(stem) {
+		if stem, ok := strings.CutSuffix(w, r.suffix); ok {
+			if cond == nil || cond(stem) {
 				return stem + r.repl
 			}
 			return w
@@ -160,14 +157,11 @@ func applyRules(w string, rules []rule) string {
 	return w
 }
 
-func mGT0(s string) bool { return measure(s) > 0 }
-func mGT1(s string) bool { return measure(s) > 1 }
-
 func step1a(w string) string {
 	if len(w) == 4 && strings.HasSuffix(w, "ies") { // NLTK: ties → tie
 		return w[:1] + "ie"
 	}
-	return applyRules(w, []rule{{"sses", "ss", nil}, {"ies", "i", nil}, {"ss", "ss", nil}, {"s", "", nil}})
+	return applyRules(w, []rule{{"sses", "ss"}, {"ies", "i"}, {"ss", "ss"}, {"s", ""}}, nil)
 }
 
 func step1b(w string) string {
@@ -215,31 +209,15 @@ func step1c(w string) string {
 	return w
 }
 
+// step2Rules apply when m>0. NLTK departs from the paper with "bli" (not
+// "abli") and "fulli", and with "logi" → "log", which keeps the l with the
+// stem: its condition is on the word minus "ogi".
 var step2Rules = []rule{
-	{"ational", "ate", mGT0},
-	{"tional", "tion", mGT0},
-	{"enci", "ence", mGT0},
-	{"anci", "ance", mGT0},
-	{"izer", "ize", mGT0},
-	{"bli", "ble", mGT0}, // NLTK: "bli", not the paper's "abli"
-	{"alli", "al", mGT0},
-	{"entli", "ent", mGT0},
-	{"eli", "e", mGT0},
-	{"ousli", "ous", mGT0},
-	{"ization", "ize", mGT0},
-	{"ation", "ate", mGT0},
-	{"ator", "ate", mGT0},
-	{"alism", "al", mGT0},
-	{"iveness", "ive", mGT0},
-	{"fulness", "ful", mGT0},
-	{"ousness", "ous", mGT0},
-	{"aliti", "al", mGT0},
-	{"iviti", "ive", mGT0},
-	{"biliti", "ble", mGT0},
-	{"fulli", "ful", mGT0}, // NLTK
-	// NLTK "logi" → "log" keeps the l with the stem; its condition is on
-	// the word minus "ogi", so the cond below receives stem+"l".
-	{"logi", "log", nil},
+	{"ational", "ate"}, {"tional", "tion"}, {"enci", "ence"}, {"anci", "ance"}, {"izer", "ize"},
+	{"bli", "ble"}, {"alli", "al"}, {"entli", "ent"}, {"eli", "e"}, {"ousli", "ous"},
+	{"ization", "ize"}, {"ation", "ate"}, {"ator", "ate"}, {"alism", "al"},
+	{"iveness", "ive"}, {"fulness", "ful"}, {"ousness", "ous"},
+	{"aliti", "al"}, {"iviti", "ive"}, {"biliti", "ble"}, {"fulli", "ful"}, {"logi", "log"},
 }
 
 func step2(w string) string {
@@ -247,62 +225,37 @@ func step2(w string) string {
 	if strings.HasSuffix(w, "alli") && measure(w[:len(w)-4]) > 0 {
 		return step2(w[:len(w)-4] + "al")
 	}
-	for _, r := range step2Rules {
-		if !strings.HasSuffix(w, r.suffix) {
-			continue
+	return applyRules(w, step2Rules, func(stem string) bool {
+		if strings.HasSuffix(w, "logi") {
+			return measure(w[:len(w)-3]) > 0
 		}
-		stem := w[:len(w)-len(r.suffix)]
-		ok := false
-		if r.suffix == "logi" {
-			ok = measure(w[:len(w)-3]) > 0
-		} else {
-			ok = r.cond(stem)
-		}
-		if ok {
-			return stem + r.repl
-		}
-		return w
-	}
-	return w
+		return measure(stem) > 0
+	})
 }
 
 var step3Rules = []rule{
-	{"icate", "ic", mGT0},
-	{"ative", "", mGT0},
-	{"alize", "al", mGT0},
-	{"iciti", "ic", mGT0},
-	{"ical", "ic", mGT0},
-	{"ful", "", mGT0},
-	{"ness", "", mGT0},
+	{"icate", "ic"}, {"ative", ""}, {"alize", "al"}, {"iciti", "ic"}, {"ical", "ic"}, {"ful", ""}, {"ness", ""},
 }
 
-func step3(w string) string { return applyRules(w, step3Rules) }
-
-var step4Rules = []rule{
-	{"al", "", mGT1},
-	{"ance", "", mGT1},
-	{"ence", "", mGT1},
-	{"er", "", mGT1},
-	{"ic", "", mGT1},
-	{"able", "", mGT1},
-	{"ible", "", mGT1},
-	{"ant", "", mGT1},
-	{"ement", "", mGT1},
-	{"ment", "", mGT1},
-	{"ent", "", mGT1},
-	{"ion", "", func(s string) bool {
-		return measure(s) > 1 && (strings.HasSuffix(s, "s") || strings.HasSuffix(s, "t"))
-	}},
-	{"ou", "", mGT1},
-	{"ism", "", mGT1},
-	{"ate", "", mGT1},
-	{"iti", "", mGT1},
-	{"ous", "", mGT1},
-	{"ive", "", mGT1},
-	{"ize", "", mGT1},
+func step3(w string) string {
+	return applyRules(w, step3Rules, func(stem string) bool { return measure(stem) > 0 })
 }
 
-func step4(w string) string { return applyRules(w, step4Rules) }
+// step4Suffixes are dropped when m>1; "ion" only after s or t.
+var step4Suffixes = []string{"al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent",
+	"ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize"}
+
+func step4(w string) string {
+	for _, suffix := range step4Suffixes {
+		if stem, ok := strings.CutSuffix(w, suffix); ok {
+			if measure(stem) > 1 && (suffix != "ion" || strings.HasSuffix(stem, "s") || strings.HasSuffix(stem, "t")) {
+				return stem
+			}
+			return w
+		}
+	}
+	return w
+}
 
 // step5a drops a final e when m>1, or when m=1 and the stem is not *o.
 func step5a(w string) string {
