@@ -130,13 +130,7 @@ func bestSentence(qw []string, weights map[string]float64, text string) string {
 	return best
 }
 
-func wordSet(text string) map[string]bool {
-	have := map[string]bool{}
-	for _, w := range lexical.ContentWords(text) {
-		have[w] = true
-	}
-	return have
-}
+func wordSet(text string) map[string]bool { return lexical.Set(lexical.ContentWords(text)) }
 
 // weight favours long words and words few of the n items contain.
 func weight(w string, df, n int) float64 {

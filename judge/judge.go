@@ -12,6 +12,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/lexical"
 )
 
 // Sample is what a judge sees of one answered question.
@@ -57,10 +58,7 @@ func EvidenceText(conv *datasets.Conversation, q *datasets.Question) string {
 	if conv == nil || len(q.Evidence) == 0 {
 		return ""
 	}
-	want := make(map[string]bool, len(q.Evidence))
-	for _, id := range q.Evidence {
-		want[id] = true
-	}
+	want := lexical.Set(q.Evidence)
 	byID := map[string]*datasets.Turn{}
 	for _, s := range conv.Sessions {
 		for _, t := range s.Turns {

@@ -89,10 +89,7 @@ func LexicalReply(in LLMJudgeInput) Reply {
 		return Reply{Reason: fmt.Sprintf("token F1 with the gold answer is %.2f (>= %.1f)", f1, LexicalF1Threshold), Label: LabelCorrect}
 	}
 	if content := contentTokens(in.Gold); len(content) > 0 {
-		pred := map[string]bool{}
-		for _, t := range Tokens(in.Prediction) {
-			pred[t] = true
-		}
+		pred := lexical.Set(Tokens(in.Prediction))
 		if !slices.ContainsFunc(content, func(t string) bool { return !pred[t] }) {
 			return Reply{Reason: "every content word of the gold answer appears in the prediction", Label: LabelCorrect}
 		}
@@ -126,10 +123,7 @@ func evidenceReply(in LLMJudgeInput, declines bool) Reply {
 	if declines {
 		return Reply{Reason: "the prediction declines although the evidence answers it", Label: LabelWrong}
 	}
-	asked := map[string]bool{}
-	for _, t := range contentTokens(in.Question) {
-		asked[t] = true
-	}
+	asked := lexical.Set(contentTokens(in.Question))
 	cue := map[string]bool{}
 	for _, t := range contentTokens(speakerRe.ReplaceAllString(in.Evidence, "")) {
 		if !asked[t] {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/locomo"
+	"github.com/membench/membench/internal/lexical"
 )
 
 // The lexical metrics follow LoCoMo's task_eval/evaluation.py so that our
@@ -197,14 +198,5 @@ func BLEU1(prediction, gold string) float64 {
 // gold have the same set of (unstemmed) tokens, so order and repetition do
 // not matter.
 func ExactMatch(prediction, gold string) bool {
-	p := strings.Fields(Normalize(prediction))
-	g := strings.Fields(Normalize(gold))
-	ps, gs := map[string]bool{}, map[string]bool{}
-	for _, t := range p {
-		ps[t] = true
-	}
-	for _, t := range g {
-		gs[t] = true
-	}
-	return maps.Equal(ps, gs)
+	return maps.Equal(lexical.Set(strings.Fields(Normalize(prediction))), lexical.Set(strings.Fields(Normalize(gold))))
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/internal/suggest"
 	"github.com/membench/membench/llm"
 )
@@ -263,10 +264,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 	if sp.New == nil {
 		return nil, fmt.Errorf("--judge-spec %q: judge %s cannot be configured with --judge-spec; %s adds it", spec, kind, sp.AddedBy)
 	}
-	allowed := map[string]bool{"name": true}
-	for _, o := range sp.Options {
-		allowed[o] = true
-	}
+	allowed := lexical.Set(append([]string{"name"}, sp.Options...))
 	if sp.TakesModel {
 		allowed["prompt"] = true
 		allowed["repeats"] = true // metrics and the lexical judge are deterministic

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 )
 
@@ -273,13 +274,7 @@ var (
 	attributive   = wordSet("a an the any some every each to")
 )
 
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
+func wordSet(s string) map[string]bool { return lexical.Set(strings.Fields(s)) }
 
 // How far back a negation reaches: far for CORRECT ("I do not think that
 // the answer is correct"), near for WRONG, where a stray negation would

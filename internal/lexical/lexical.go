@@ -47,16 +47,19 @@ func AppendWords(dst []string, s string) []string {
 	return dst
 }
 
-var stop = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if of to in on at by for with from as is are was were be been being
+var stop = Set(strings.Fields(`a an the and or but if of to in on at by for with from as is are was were be been being
 i me my mine you your yours he him his she her hers it its we us our they them their this that these those
 do does did have has had so not no yes just very really too also what which who whom when where why how
-can could would should will shall may might must about into than then there here all any some oh um hey`) {
+can could would should will shall may might must about into than then there here all any some oh um hey`))
+
+// Set is the set of words.
+func Set(words []string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
 		m[w] = true
 	}
 	return m
-}()
+}
 
 // IsStopword reports whether w (lowercase) is in the shared stopword list.
 func IsStopword(w string) bool { return stop[w] }
