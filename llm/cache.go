@@ -2,9 +2,7 @@ package llm
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,8 +153,7 @@ func (k cacheKey) hash() string {
 	if err != nil {
 		panic("llm cache: key not marshalable: " + err.Error())
 	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	return HashText(string(b))
 }
 
 func chatKey(id membench.ModelID, req Request) string {
@@ -184,17 +181,15 @@ func (w *Cached) ID() membench.ModelID { return w.Inner.ID() }
 func (w *Cached) Chat(ctx context.Context, req Request) (Response, error) {
 	id := w.Inner.ID()
 	key := chatKey(id, req)
-	var r Response
 	if !req.Fresh {
-		found, err := w.Cache.lookup(ctx, key, "chat", &r.Text, nil, &r.Usage)
+		e, found, err := w.Cache.lookup(ctx, key, "chat")
 		if err != nil {
 			return Response{}, err
 		}
 		// An entry the caller cannot use (stored before it said so) is a
 		// miss: it is asked again and overwritten by a usable reply.
-		if found && (req.Accept == nil || req.Accept(r.Text) == nil) {
-			r.Cached = true
-			return r, nil
+		if found && (req.Accept == nil || req.Accept(e.text) == nil) {
+			return Response{Text: e.text, Usage: e.usage(), Cached: true}, nil
 		}
 	}
 	r, err := w.Inner.Chat(ctx, req)
@@ -210,20 +205,18 @@ func (w *Cached) Chat(ctx context.Context, req Request) (Response, error) {
 func (w *Cached) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
 	id := w.Inner.ID()
 	key := decideKey(id, req)
-	var r DecideResponse
-	var probs string
-	found, err := w.Cache.lookup(ctx, key, "decide", nil, &probs, &r.Usage)
+	e, found, err := w.Cache.lookup(ctx, key, "decide")
 	if err != nil {
 		return DecideResponse{}, err
 	}
 	if found {
-		if err := json.Unmarshal([]byte(probs), &r.Probs); err != nil {
+		r := DecideResponse{Usage: e.usage(), Cached: true}
+		if err := json.Unmarshal([]byte(e.probs), &r.Probs); err != nil {
 			return DecideResponse{}, fmt.Errorf("llm cache %s: corrupt entry %s: %w", w.Cache.path, key, err)
 		}
-		r.Cached = true
 		return r, nil
 	}
-	r, err = w.Inner.Decide(ctx, req)
+	r, err := w.Inner.Decide(ctx, req)
 	if err != nil {
 		return r, err
 	}
@@ -241,25 +234,20 @@ type entry struct {
 	crc               sql.NullInt64
 }
 
+func (e entry) usage() membench.Usage { return membench.Usage{InputTokens: e.in, OutputTokens: e.out} }
+
 // lookup reads an entry of the given kind; a missing or damaged one is a
 // miss (found false).
-func (c *Cache) lookup(ctx context.Context, key, kind string, text, probs *string, u *membench.Usage) (bool, error) {
+func (c *Cache) lookup(ctx context.Context, key, kind string) (entry, bool, error) {
 	e, found, err := c.read(ctx, key)
 	if err != nil || !found {
-		return false, err
+		return entry{}, false, err
 	}
 	if !e.crc.Valid || e.crc.Int64 != int64(entrySum(key, e.kind, e.text, e.probs, e.in, e.out)) || e.kind != kind {
 		c.damaged.Add(1)
-		return false, nil
+		return entry{}, false, nil
 	}
-	u.InputTokens, u.OutputTokens = e.in, e.out
-	if text != nil {
-		*text = e.text
-	}
-	if probs != nil {
-		*probs = e.probs
-	}
-	return true, nil
+	return e, true, nil
 }
 
 // read returns key's entry from the preloaded front when there is one and

@@ -39,9 +39,7 @@ func BenchmarkCacheHit(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
-			var text string
-			var u membench.Usage
-			found, err := c.lookup(ctx, chatKey(id, reqs[i%n]), "chat", &text, nil, &u)
+			_, found, err := c.lookup(ctx, chatKey(id, reqs[i%n]), "chat")
 			if err != nil || !found {
 				b.Fatalf("lookup: %v %v", found, err)
 			}

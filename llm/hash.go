@@ -16,8 +16,7 @@ func HashMessages(msgs []membench.Message) string {
 	if err != nil {
 		panic("llm: messages not marshalable: " + err.Error()) // two strings always are
 	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	return HashText(string(b))
 }
 
 // HashText is the sha256 of a string.

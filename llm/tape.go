@@ -2,9 +2,7 @@ package llm
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -133,8 +131,7 @@ func tapeID(id membench.ModelID) membench.ModelID {
 // tapeEmbedKey keys one text of an embedder; "openai:m@url" is keyed as
 // "openai:m" for the reason the model keys leave out base URLs.
 func tapeEmbedKey(name, text string) string {
-	h := sha256.Sum256([]byte(EmbedderModel(name) + "\x00" + text))
-	return hex.EncodeToString(h[:])
+	return HashText(EmbedderModel(name) + "\x00" + text)
 }
 
 // MissingError is a call a bundle has no reply for.
