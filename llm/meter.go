@@ -54,12 +54,6 @@ func (m *Meter) add(role string, stage membench.Stage, label, model string, call
 	t.Seconds += d.Seconds()
 }
 
-// AddEmbedding records embedding work (calls = texts embedded) by the
-// embedding model named model ("backend:model", "" when not known).
-func (m *Meter) AddEmbedding(role string, stage membench.Stage, model string, texts, inputTokens int, d time.Duration) {
-	m.add(role, stage, "embedding", model, texts, membench.Usage{InputTokens: inputTokens}, false, d)
-}
-
 // Snapshot returns all tallies, sorted by stage, role, label and model.
 func (m *Meter) Snapshot() []membench.Tally {
 	m.mu.Lock()
@@ -177,7 +171,8 @@ func (w *MeteredEmbedder) count(ctx context.Context, texts []string, start time.
 	for _, t := range texts {
 		n += tokens.Count(t)
 	}
-	meterFor(ctx, w.Meter).AddEmbedding(w.Role, w.Stage, EmbedderModel(w.Inner.Name()), len(texts), n, time.Since(start))
+	// Calls are texts embedded, by the embedding model without its URL.
+	meterFor(ctx, w.Meter).add(w.Role, w.Stage, "embedding", EmbedderModel(w.Inner.Name()), len(texts), membench.Usage{InputTokens: n}, false, time.Since(start))
 }
 
 type callMeterKey struct{}

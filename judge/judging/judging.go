@@ -146,22 +146,16 @@ func (b *Builder) Close() {
 }
 
 // Sample runs every judge whose name is not in have on s and writes one
-// record per judge, with the run's system and the question's id.
-func Sample(ctx context.Context, judges []judge.Judge, s judge.Sample, system string, have map[string]bool, write func(runlog.Judgment) error) error {
-	return Each(ctx, judges, s, system, have, func(j runlog.Judgment, _ judge.Verdict, _ float64) error { return write(j) })
-}
-
-// Each is Sample handing write the full verdict (with a model judge's
-// request) and the judge's wall time too, for the run's transcripts.
-// A judge with repeats=N judges the sample N times, one record per repeat
+// record per judge, with the run's system and the question's id. A judge
+// with repeats=N judges the sample N times, one record per repeat
 // (Judgment.Repeat); have holds RepeatName keys of the ones already done.
-func Each(ctx context.Context, judges []judge.Judge, s judge.Sample, system string, have map[string]bool, write func(j runlog.Judgment, v judge.Verdict, seconds float64) error) error {
+func Sample(ctx context.Context, judges []judge.Judge, s judge.Sample, system string, have map[string]bool, write func(runlog.Judgment) error) error {
 	for _, j := range judges {
 		for r := range judge.Repeats(j) {
 			if have[RepeatName(j.Name(), r)] {
 				continue
 			}
-			if err := Once(ctx, j, r, s, system, write); err != nil {
+			if err := Once(ctx, j, r, s, system, func(rec runlog.Judgment, _ judge.Verdict, _ float64) error { return write(rec) }); err != nil {
 				return err
 			}
 		}
@@ -169,7 +163,9 @@ func Each(ctx context.Context, judges []judge.Judge, s judge.Sample, system stri
 	return nil
 }
 
-// Once is Each for one repeat r of one judge.
+// Once runs repeat r of judge j on s and hands write the record, the full
+// verdict (with a model judge's request) and the judge's wall time, for
+// the run's transcripts.
 func Once(ctx context.Context, j judge.Judge, r int, s judge.Sample, system string, write func(j runlog.Judgment, v judge.Verdict, seconds float64) error) error {
 	start := time.Now()
 	s.Repeat = r
