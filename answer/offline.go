@@ -81,15 +81,13 @@ func offlineAnswer(req llm.Request) (string, error) {
 		return Abstain, nil
 	}
 	it := in.Items[best]
-	if isTimeQuestion(in.Question) && !it.Time.IsZero() {
+	if timeQ.MatchString(in.Question) && !it.Time.IsZero() {
 		return relativeDate(it.Text, it.Time), nil
 	}
 	return bestSentence(qw, weights, it.Text), nil
 }
 
 var timeQ = regexp.MustCompile(`(?i)^\s*(when|what year|which year|what month|what date|how long ago|in which (year|month))\b`)
-
-func isTimeQuestion(q string) bool { return timeQ.MatchString(q) }
 
 // relativeDate resolves the common relative expressions against t, in the
 // forms LoCoMo's gold answers use ("7 May 2023", "2022", "the week before 9 June 2023").

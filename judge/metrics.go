@@ -80,10 +80,7 @@ func Tokens(s string) []string {
 // TokenF1 is LoCoMo's f1_score: F1 of the stemmed token multisets. Like the
 // reference it is 0 when nothing overlaps, even when both sides are empty.
 func TokenF1(prediction, gold string) float64 {
-	return overlapF1(Tokens(prediction), Tokens(gold))
-}
-
-func overlapF1(p, g []string) float64 {
+	p, g := Tokens(prediction), Tokens(gold)
 	same := overlap(p, g)
 	if same == 0 {
 		return 0

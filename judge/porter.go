@@ -15,7 +15,7 @@ func Stem(word string) string {
 	if p, ok := irregular[w]; ok { // NLTK
 		return p
 	}
-	if !isASCII(w) {
+	if strings.ContainsFunc(w, func(r rune) bool { return r >= 0x80 }) {
 		return stemNonASCII(w)
 	}
 	return stemBytes(w)
@@ -33,15 +33,6 @@ func stemBytes(w string) string {
 	w = step4(w)
 	w = step5a(w)
 	return step5b(w)
-}
-
-func isASCII(s string) bool {
-	for i := range len(s) {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // stemNonASCII stems a word with non-ASCII letters the way NLTK does, which
