@@ -97,14 +97,20 @@ func ChatJSON(ctx context.Context, m Model, req Request, out any, opts ...JSONOp
 		req.Accept = decode
 	}
 	var r JSONReply
-	resp, err := m.Chat(ctx, req)
-	if err != nil {
+	ask := func(req Request) (string, error) {
+		resp, err := m.Chat(ctx, req)
+		if err != nil {
+			return "", err // the counts are of answered requests only
+		}
+		r.Calls++
+		r.Tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
+		return resp.Text, nil
+	}
+	var err error
+	if r.Raw, err = ask(req); err != nil {
 		return r, err
 	}
-	r.Calls++
-	r.Tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
-	r.Raw = resp.Text
-	perr := decode(resp.Text)
+	perr := decode(r.Raw)
 	if perr == nil {
 		return r, nil
 	}
@@ -113,16 +119,12 @@ func ChatJSON(ctx context.Context, m Model, req Request, out any, opts ...JSONOp
 		return r, err
 	}
 	retry := req
-	retry.Messages = append(append(append([]membench.Message{}, req.Messages...), membench.Message{Role: "assistant", Content: resp.Text}), fix...)
+	retry.Messages = append(append(append([]membench.Message{}, req.Messages...), membench.Message{Role: "assistant", Content: r.Raw}), fix...)
 	retry.Label = o.repairLabel
-	resp, err = m.Chat(ctx, retry)
-	if err != nil {
+	if r.RepairRaw, err = ask(retry); err != nil {
 		return r, err
 	}
-	r.Calls++
-	r.Tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
-	r.RepairRaw = resp.Text
-	if perr := decode(resp.Text); perr != nil {
+	if perr := decode(r.RepairRaw); perr != nil {
 		return r, &ParseError{Task: req.Task, Label: req.Label, Raw: r.Raw, RepairRaw: r.RepairRaw, Err: perr}
 	}
 	return r, nil

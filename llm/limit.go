@@ -64,19 +64,21 @@ type limited struct {
 func (w *limited) ID() membench.ModelID { return w.inner.ID() }
 
 func (w *limited) Chat(ctx context.Context, req Request) (Response, error) {
-	if err := w.l.acquire(ctx); err != nil {
-		return Response{}, err
-	}
-	defer w.l.release()
-	return w.inner.Chat(ctx, req)
+	return held(ctx, w.l, func() (Response, error) { return w.inner.Chat(ctx, req) })
 }
 
 func (w *limited) Decide(ctx context.Context, req DecideRequest) (DecideResponse, error) {
-	if err := w.l.acquire(ctx); err != nil {
-		return DecideResponse{}, err
+	return held(ctx, w.l, func() (DecideResponse, error) { return w.inner.Decide(ctx, req) })
+}
+
+// held runs call holding one of l's slots.
+func held[T any](ctx context.Context, l *Limiter, call func() (T, error)) (T, error) {
+	if err := l.acquire(ctx); err != nil {
+		var zero T
+		return zero, err
 	}
-	defer w.l.release()
-	return w.inner.Decide(ctx, req)
+	defer l.release()
+	return call()
 }
 
 // LimitEmbedder sends e's requests through l (nil l: e unchanged).
@@ -95,11 +97,7 @@ type limitedEmbedder struct {
 func (w *limitedEmbedder) Name() string { return w.inner.Name() }
 
 func (w *limitedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := w.l.acquire(ctx); err != nil {
-		return nil, err
-	}
-	defer w.l.release()
-	return w.inner.Embed(ctx, texts)
+	return held(ctx, w.l, func() ([][]float32, error) { return w.inner.Embed(ctx, texts) })
 }
 
 // DefaultConns is the idle connections per host an openai backend keeps
