@@ -101,16 +101,14 @@ func openVectorDB(path string) (*vectorDB, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	// Reads copy pages into SQLite's bounded page cache rather than mapping
-	// the file: every mapped page a read touched stayed in the process's
-	// resident set, so a warm run's RSS grew with the cache file (a larger
-	// LongMemEval-M run read more of it and peaked ever higher).
-	// Checkpoint soon (64 pages = 4 MiB).
+	// the file: every mapped page a read touches stays in the process's
+	// resident set, so a warm run's RSS would grow with the cache file.
 	q.Add("_pragma", "mmap_size(0)")
 	// The page cache holds the key index's pages (about 25 bytes an entry)
 	// up to 128 pages (8 MiB) a connection; with SQLite's default of 2 MB
 	// a batch of random keys re-read most index pages from the file.
 	q.Add("_pragma", "cache_size(128)")
-	q.Add("_pragma", "wal_autocheckpoint(64)")
+	q.Add("_pragma", "wal_autocheckpoint(64)") // checkpoint soon (64 pages = 4 MiB)
 	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {

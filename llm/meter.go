@@ -18,8 +18,7 @@ type Meter struct {
 	mu sync.Mutex
 	// t holds the tallies in order of first use. A meter holds a few (a
 	// question's one or two, a run's one per model task), which a scan
-	// finds as soon as a map would; the harness makes three meters per
-	// question, and their maps were a KB of its allocation.
+	// finds as soon as a map would, without a map's allocation per meter.
 	t []*membench.Tally
 }
 
