@@ -109,7 +109,7 @@ func openVectorDB(path string) (*vectorDB, error) {
 	// a batch of random keys re-read most index pages from the file.
 	q.Add("_pragma", "cache_size(128)")
 	q.Add("_pragma", "wal_autocheckpoint(64)") // checkpoint soon (64 pages = 4 MiB)
-	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks
+	q.Set("_txlock", "immediate")              // writers take the lock up front: no upgrade deadlocks
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("embedding cache %s: %w", path, err)

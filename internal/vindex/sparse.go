@@ -52,12 +52,9 @@ func (x *Sparse) Add(v []float32) {
 		x.odd[i] = Normalize(v)
 		return
 	}
-	// Normalize's arithmetic; a zero component stays zero and is not kept.
-	ss := sumSquares(v)
-	if ss == 0 {
-		return
-	}
-	inv := 1 / math.Sqrt(ss)
+	// Normalize's arithmetic; a zero component stays zero and is not kept
+	// (a zero vector has only those).
+	inv := invNorm(v)
 	for j, f := range v {
 		if f != 0 {
 			x.post[j] = append(x.post[j], posting{int32(i), float32(float64(f) * inv)})
@@ -77,11 +74,7 @@ func (x *Sparse) AddSparse(dim int, idx []int32, val []float32) {
 	defer x.mu.Unlock()
 	i := x.n
 	x.n++
-	ss := sumSquares(val) // the zeros add nothing to the sum
-	if ss == 0 {
-		return
-	}
-	inv := 1 / math.Sqrt(ss)
+	inv := invNorm(val) // the zeros add nothing to the sum
 	for j, c := range idx {
 		if f := val[j]; f != 0 {
 			x.post[c] = append(x.post[c], posting{int32(i), float32(float64(f) * inv)})

@@ -121,14 +121,13 @@ func (x *Index) Add(id string, v []float32) {
 	blk, lane := x.block(i/lanes), i%lanes
 	// Normalize's arithmetic, written straight into the block; a vector
 	// kept aside leaves zeros in its lanes.
-	ss := sumSquares(v)
-	if u != nil || ss == 0 {
+	inv := invNorm(v)
+	if u != nil || inv == 0 {
 		for j := range x.dim {
 			blk[j*lanes+lane] = 0
 		}
 		return
 	}
-	inv := 1 / math.Sqrt(ss)
 	for j, f := range v {
 		blk[j*lanes+lane] = float32(float64(f) * inv)
 	}
