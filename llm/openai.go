@@ -332,10 +332,8 @@ func (o *OpenAI) wrapErr(op string, err error, hold *captured) error {
 	key := o.cfg.APIKey
 	var password string
 	if u, err := url.Parse(o.cfg.BaseURL); err == nil && u.User != nil {
-		password, _ = u.User.Password()
-		if password == "" {
-			password = u.User.Username()
-		}
+		p, _ := u.User.Password()
+		password = cmp.Or(p, u.User.Username())
 	}
 	scrub := func(s string) string {
 		if key != "" && key != "none" {
