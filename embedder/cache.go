@@ -357,28 +357,24 @@ func (c *Cache) lookup(ctx context.Context, keys []cacheKey) (map[cacheKey][]flo
 			return nil
 		})
 	}
-	lo := 0
+	// Whole chunks by the prepared IN (...) query, the remainder key by key.
 	args := make([]any, lookupChunk)
-	for ; lo+lookupChunk <= len(keys); lo += lookupChunk {
-		for i := range lookupChunk {
-			args[i] = keys[lo+i][:]
+	for lo := 0; lo < len(keys); {
+		query, n := func(d *vectorDB) (*sql.Rows, error) { return d.get.QueryContext(ctx, keys[lo][:]) }, 1
+		if len(keys)-lo >= lookupChunk {
+			for i := range lookupChunk {
+				args[i] = keys[lo+i][:]
+			}
+			query, n = func(d *vectorDB) (*sql.Rows, error) { return d.getMany.QueryContext(ctx, args...) }, lookupChunk
 		}
-		err := read(func(d *vectorDB) (*sql.Rows, error) { return d.getMany.QueryContext(ctx, args...) })
+		err := read(query)
 		if errors.Is(err, cachefile.ErrReplaced) {
 			return found, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-	}
-	for _, k := range keys[lo:] {
-		err := read(func(d *vectorDB) (*sql.Rows, error) { return d.get.QueryContext(ctx, k[:]) })
-		if errors.Is(err, cachefile.ErrReplaced) {
-			return found, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+		lo += n
 	}
 	return found, nil
 }
@@ -406,13 +402,12 @@ func (c *Cache) readRows(rows *sql.Rows, found map[cacheKey][]float32) error {
 // store writes a batch in one transaction; a file found damaged meanwhile
 // is replaced, and the batch written to the fresh one.
 func (c *Cache) store(ctx context.Context, keys []cacheKey, vecs [][]float32) error {
-	write := func(d *vectorDB) error {
+	return c.file.Write(func(d *vectorDB) error {
 		if err := c.write(ctx, d, keys, vecs); err != nil {
 			return fmt.Errorf("embedding cache %s: %w", c.path, err)
 		}
 		return nil
-	}
-	return c.file.Write(write)
+	})
 }
 
 func (c *Cache) write(ctx context.Context, d *vectorDB, keys []cacheKey, vecs [][]float32) error {
