@@ -107,18 +107,14 @@ func (t *Tape) get(key string) (TapeEntry, bool) {
 
 func (t *Tape) put(e TapeEntry) error {
 	t.mu.Lock()
-	if err := t.load(); err != nil {
-		t.mu.Unlock()
-		return err
+	err := t.load()
+	_, dup := t.entries[e.Key]
+	if err == nil && !dup {
+		t.entries[e.Key] = e
 	}
-	if _, dup := t.entries[e.Key]; dup {
-		t.mu.Unlock()
-		return nil
-	}
-	t.entries[e.Key] = e
 	t.mu.Unlock()
-	if t.write == nil {
-		return nil
+	if err != nil || dup || t.write == nil {
+		return err // a reply recorded before is not written twice
 	}
 	return t.write(e)
 }
