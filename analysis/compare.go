@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/runlog"
@@ -172,7 +173,8 @@ func (s *Source) IsMetric(name string) bool {
 	if s.Manifest != nil {
 		return s.Manifest.JudgeSet().IsMetric(name)
 	}
-	return runlog.Manifest{}.JudgeSet().IsMetric(name)
+	sp, err := judge.Lookup(name)
+	return err == nil && sp.Kind == membench.JudgeMetric
 }
 
 // CompareOptions are a paired comparison's inputs.

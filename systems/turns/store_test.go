@@ -7,6 +7,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	_ "github.com/membench/membench/datasets/sample" // the stand-in when ../shared is absent
 	"github.com/membench/membench/embedder"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm"

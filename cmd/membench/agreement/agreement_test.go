@@ -210,12 +210,6 @@ func TestDefaultRatersAreVerdictJudges(t *testing.T) {
 	js = append(js, judgments("sys", "f1", x)...)
 	js = append(js, judgments("sys", "bleu1", x)...)
 	p := write(t, filepath.Join(root, "r"), js)
-	// The run's manifest gives each judge's class, as every run records it.
-	names := []string{"gpt", "qwen", "f1", "bleu1"}
-	m := runlog.Manifest{Judges: names, JudgeSpecs: runlogtest.Specs(names...)}
-	if err := runlog.WriteJSON(filepath.Join(root, "r", runlog.ManifestFile), m); err != nil {
-		t.Fatal(err)
-	}
 	out, _ := run(t, "--run", p, "--json")
 	var res struct {
 		Judges  []string `json:"judges"`
