@@ -26,10 +26,12 @@ type Verdict struct {
 
 // ParseVerdict reads an audit judge's reply with judge.ParseReply's rules,
 // so the two readers cannot drift apart: judgeWords renames the audit's
-// labels to the judge's words first ("It isn't SUPPORTED" and "not fully
-// supported" read UNSUPPORTED; a JSON verdict must be SUPPORTED, YES, TRUE
-// or UNSUPPORTED, NO, FALSE; a hedge, a question or disagreeing labels give
-// none). The reason is read from the reply as written.
+// labels to the judge's words first. A negation in any casing flips
+// SUPPORTED ("It isn't SUPPORTED", "NEVER SUPPORTED", "not fully
+// supported" read UNSUPPORTED); a JSON verdict must be SUPPORTED, YES, TRUE
+// or UNSUPPORTED, NO, FALSE, so {"verdict": "not supported"} is none; a
+// hedge, a question or disagreeing labels give none either. The reason is
+// read from the reply as written.
 func ParseVerdict(text string) (Verdict, error) {
 	r, err := judge.ParseReply(judgeWords(text))
 	if err != nil {

@@ -78,7 +78,9 @@ const keyLen = 16
 // pageSize must be set before the first table exists.
 const pageSize = 65536
 
-// NewCache opens (creating if needed) the cache file at path.
+// NewCache opens (creating if needed) the cache file at path. Entries of
+// files written before entries carried checksums cannot be verified, so
+// they count as misses.
 func NewCache(inner llm.Embedder, path string) (*Cache, error) {
 	if inner == nil {
 		return nil, fmt.Errorf("embedding cache %s: no inner embedder", path)

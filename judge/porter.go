@@ -217,7 +217,7 @@ func step2(w string) string {
 		return step2(w[:len(w)-4] + "al")
 	}
 	return applyRules(w, step2Rules, func(stem string) bool {
-		if strings.HasSuffix(w, "logi") {
+		if strings.HasSuffix(w, "logi") { // only the "logi" rule matches such a word
 			return measure(w[:len(w)-3]) > 0
 		}
 		return measure(stem) > 0

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -171,8 +170,7 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 		return res, fmt.Errorf("reading grades: %w", err)
 	}
 	for _, r := range runs {
-		hasHuman := slices.ContainsFunc(slices.Collect(maps.Values(r.judged)), func(m map[string]bool) bool { return m[HumanJudge] })
-		if res.PerRun[r.dir] > 0 || hasHuman {
+		if res.PerRun[r.dir] > 0 || hasHuman(r) {
 			if _, err := finish(r.dir, judging.Describe([]judge.Judge{humanJudge{}}), nil); err != nil {
 				return res, err
 			}
@@ -180,6 +178,16 @@ func Human(dirs []string, in io.Reader, out io.Writer, o HumanOptions) (*HumanRe
 	}
 	fmt.Fprintf(out, "graded %d, skipped %d, %d left\n", res.Graded, res.Skipped, res.Remaining)
 	return res, nil
+}
+
+// hasHuman says whether a question of the run already has a human grade.
+func hasHuman(r *runDir) bool {
+	for _, m := range r.judged {
+		if m[HumanJudge] {
+			return true
+		}
+	}
+	return false
 }
 
 // show prints one item with nothing that names the system or the run.

@@ -288,7 +288,8 @@ func embedAll(ctx context.Context, emb llm.Embedder, texts []string) ([][]float3
 	return out, nil
 }
 
-// sortedEntries returns entries by (time, id): the conversation clock order.
+// sortedEntries returns entries by time, ties in the order they were
+// added: the conversation clock order.
 func (m *Memory) sortedEntries() []*Entry {
 	out := slices.Clone(m.entries)
 	slices.SortStableFunc(out, func(a, b *Entry) int { return a.Time.Compare(b.Time) })
