@@ -37,12 +37,20 @@ func serves(line string) bool {
 	return strings.HasPrefix(line, "membench view") && !strings.Contains(line, "--out")
 }
 
+// eachCommand calls fn on c and on every command under it, depth first
+// in command order.
+func eachCommand(c *cobra.Command, fn func(*cobra.Command)) {
+	fn(c)
+	for _, s := range c.Commands() {
+		eachCommand(s, fn)
+	}
+}
+
 // examples collects every Example line under c, in command order, with
 // run's first (later examples read the runs they make).
 func examples(c *cobra.Command) []string {
 	var first, rest []string
-	var walk func(*cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(c, func(c *cobra.Command) {
 		for _, line := range strings.Split(c.Example, "\n") {
 			if line = strings.TrimSpace(line); strings.HasPrefix(line, "membench ") || strings.HasPrefix(line, "printf ") {
 				if c.Name() == "run" || !c.HasParent() {
@@ -52,11 +60,7 @@ func examples(c *cobra.Command) []string {
 				}
 			}
 		}
-		for _, s := range c.Commands() {
-			walk(s)
-		}
-	}
-	walk(c)
+	})
 	return append(first, rest...)
 }
 
@@ -115,8 +119,7 @@ func TestHelpExamplesRun(t *testing.T) {
 func TestHelpNamesNothingOutsideTheRepository(t *testing.T) {
 	t.Parallel()
 	root := newRoot(nil)
-	var walk func(*cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(root, func(c *cobra.Command) {
 		var text strings.Builder
 		text.WriteString(c.Short + "\n" + c.Long + "\n" + c.Example + "\n" + c.Flags().FlagUsages())
 		for _, bad := range []string{"papers.md", "seed paper", "engram"} {
@@ -124,11 +127,7 @@ func TestHelpNamesNothingOutsideTheRepository(t *testing.T) {
 				t.Errorf("membench %s help mentions %q", c.CommandPath(), bad)
 			}
 		}
-		for _, s := range c.Commands() {
-			walk(s)
-		}
-	}
-	walk(root)
+	})
 	for _, name := range []string{"systems", "datasets"} {
 		for _, c := range root.Commands() {
 			if c.Name() == name && c.Example == "" {
@@ -165,8 +164,7 @@ func TestFrictionsFlagHelpShowsPlaceholders(t *testing.T) {
 		t.Fatal("badPlaceholder misjudges")
 	}
 	flags := 0
-	var walk func(*cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(newRoot(nil), func(c *cobra.Command) {
 		for _, set := range []*pflag.FlagSet{c.LocalFlags(), c.PersistentFlags()} {
 			set.VisitAll(func(fl *pflag.Flag) {
 				flags++
@@ -175,11 +173,7 @@ func TestFrictionsFlagHelpShowsPlaceholders(t *testing.T) {
 				}
 			})
 		}
-		for _, s := range c.Commands() {
-			walk(s)
-		}
-	}
-	walk(newRoot(nil))
+	})
 	if flags < 100 {
 		t.Fatalf("only %d flags walked; the walk is broken", flags)
 	}

@@ -41,8 +41,7 @@ func TestNumericFlagsRefuseValuesOutsideTheirRange(t *testing.T) {
 	t.Parallel()
 	type flag struct{ path, name string }
 	var bounded []flag
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(newRoot(nil), func(c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			_, isBounded := f.Value.(cliflag.Bounded)
 			if !numericTypes[f.Value.Type()] && !isBounded {
@@ -57,11 +56,7 @@ func TestNumericFlagsRefuseValuesOutsideTheirRange(t *testing.T) {
 			}
 			bounded = append(bounded, flag{c.CommandPath(), f.Name})
 		})
-		for _, s := range c.Commands() {
-			walk(s)
-		}
-	}
-	walk(newRoot(nil))
+	})
 	if len(bounded) < 15 {
 		t.Fatalf("found only %d bounded numeric flags; is the walk reaching every command?", len(bounded))
 	}
@@ -115,19 +110,14 @@ func TestYAMLNumbersOutOfRangeExitTwo(t *testing.T) {
 func TestConcurrencyDefaultIsTheConfigs(t *testing.T) {
 	want := strconv.Itoa(root.Config{}.WithDefaults().Concurrency)
 	var seen int
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(newRoot(nil), func(c *cobra.Command) {
 		if fl := c.Flags().Lookup("concurrency"); fl != nil {
 			seen++
 			if fl.DefValue != want {
 				t.Errorf("%s --concurrency defaults to %s; the config's default is %s", c.CommandPath(), fl.DefValue, want)
 			}
 		}
-		for _, s := range c.Commands() {
-			walk(s)
-		}
-	}
-	walk(newRoot(nil))
+	})
 	if seen < 4 {
 		t.Fatalf("found --concurrency on %d commands; is the walk reaching every command?", seen)
 	}
@@ -139,8 +129,7 @@ func TestFrictionsConcurrencyZeroRefused(t *testing.T) {
 	t.Parallel()
 	var names []string
 	var argv [][]string
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
+	eachCommand(newRoot(nil), func(c *cobra.Command) {
 		if c.Flags().Lookup("concurrency") != nil {
 			name := strings.TrimPrefix(c.CommandPath(), "membench ")
 			args := append(strings.Fields(name), "--concurrency", "0")
@@ -150,11 +139,7 @@ func TestFrictionsConcurrencyZeroRefused(t *testing.T) {
 			}
 			names, argv = append(names, name), append(argv, args)
 		}
-		for _, s := range c.Commands() {
-			walk(s)
-		}
-	}
-	walk(newRoot(nil))
+	})
 	for _, want := range []string{"run", "sweep", "judge", "audit judge"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("the walk found --concurrency on %q, not on %s", names, want)
