@@ -58,6 +58,16 @@ type Tally struct {
 	Seconds           float64 `json:"seconds"`
 }
 
+// Add adds o's counts (calls, tokens, seconds) to t; t keeps its names.
+func (t *Tally) Add(o Tally) {
+	t.Calls += o.Calls
+	t.CachedCalls += o.CachedCalls
+	t.InputTokens += o.InputTokens
+	t.OutputTokens += o.OutputTokens
+	t.CachedInputTokens += o.CachedInputTokens
+	t.Seconds += o.Seconds
+}
+
 // ModelName is "backend:model", or "" for no model.
 func ModelName(id ModelID) string {
 	if id.Backend == "" && id.Model == "" {

@@ -256,11 +256,7 @@ func merged(costs []runlog.CostRecord) []runlog.CostRecord {
 				sums[k] = s
 				order = append(order, k)
 			}
-			s.Calls += t.Calls
-			s.CachedCalls += t.CachedCalls
-			s.InputTokens += t.InputTokens
-			s.OutputTokens += t.OutputTokens
-			s.Seconds += t.Seconds
+			s.Add(t)
 		}
 	}
 	rec := runlog.CostRecord{}

@@ -76,12 +76,7 @@ func (m *Meter) Total(stage membench.Stage) membench.Tally {
 		if (stage != "" && t.Stage != stage) || t.Label == "embedding" {
 			continue
 		}
-		sum.Calls += t.Calls
-		sum.CachedCalls += t.CachedCalls
-		sum.InputTokens += t.InputTokens
-		sum.OutputTokens += t.OutputTokens
-		sum.CachedInputTokens += t.CachedInputTokens
-		sum.Seconds += t.Seconds
+		sum.Add(t)
 	}
 	return sum
 }

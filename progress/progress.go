@@ -266,19 +266,11 @@ func (p *Bar) Track(m *llm.Meter) (untrack func()) {
 func fold(sums map[tallyKey]membench.Tally, m *llm.Meter) {
 	for _, t := range m.Snapshot() {
 		k := tallyKey{t.Role, t.Stage, t.Label, t.Model}
-		sums[k] = addTally(sums[k], t)
+		s := sums[k]
+		s.Role, s.Stage, s.Label, s.Model = t.Role, t.Stage, t.Label, t.Model
+		s.Add(t)
+		sums[k] = s
 	}
-}
-
-func addTally(a, b membench.Tally) membench.Tally {
-	a.Role, a.Stage, a.Label, a.Model = b.Role, b.Stage, b.Label, b.Model
-	a.Calls += b.Calls
-	a.CachedCalls += b.CachedCalls
-	a.InputTokens += b.InputTokens
-	a.OutputTokens += b.OutputTokens
-	a.CachedInputTokens += b.CachedInputTokens
-	a.Seconds += b.Seconds
-	return a
 }
 
 // usage is every tally so far, settled and live; the caller holds p.mu.
@@ -329,7 +321,7 @@ func spent(ts []membench.Tally, dollars func([]membench.Tally) string) string {
 		if t.Label == "embedding" {
 			continue
 		}
-		sum = addTally(sum, t)
+		sum.Add(t)
 	}
 	s := fmt.Sprintf(" · %d calls", sum.Calls)
 	if sum.CachedCalls > 0 {
