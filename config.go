@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/names"
 	"github.com/membench/membench/internal/redact"
 )
@@ -236,6 +237,13 @@ func CheckRunID(id string) error {
 		return fmt.Errorf("--run-id %s: a run id is one path element (no / or \\); use --results to choose where runs go", names.Show(id))
 	}
 	return names.Check("--run-id", id)
+}
+
+// ZeroConcurrency refuses `concurrency: 0` at line of a config file as
+// --concurrency 0 is refused: decoded, a 0 reads as unset and would get
+// the default.
+func ZeroConcurrency(file string, line int) error {
+	return badinput.Errorf("%s:%d: concurrency: 0 would start no worker; give 1 to %d (as --concurrency), or leave the key out for the default, %d", file, line, MaxConcurrency, Config{}.WithDefaults().Concurrency)
 }
 
 // Validate refuses settings that would otherwise be silently replaced or

@@ -109,6 +109,9 @@ func Parse(path string, b []byte) (*File, error) {
 	if err := yamlfile.Decode(path, docs[0], &f.Base); err != nil {
 		return nil, fmt.Errorf("%w, in the first document (the run config); see configs/ and docs/sweeps.md", err)
 	}
+	if line := yamlfile.ZeroAt(docs[0], "concurrency"); line > 0 {
+		return nil, membench.ZeroConcurrency(path, line)
+	}
 	if len(docs) == 2 {
 		if err := yamlfile.Decode(path, docs[1], &f.Spec); err != nil {
 			return nil, fmt.Errorf("%w, in the second document (the sweep spec); see docs/sweeps.md", err)

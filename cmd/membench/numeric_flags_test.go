@@ -103,6 +103,14 @@ func TestYAMLNumbersOutOfRangeExitTwo(t *testing.T) {
 			t.Errorf("config %q: exit %d, output %q; want exit 2 naming %s", c.yaml, code, clip(out), c.want)
 		}
 	}
+	// A sweep file's run config is read the same way.
+	sw := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(sw, []byte("system: flat\nconcurrency: 0\n---\ngrid:\n  k: [1, 2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := membench(t, nil, "sweep", "--quiet", "--config", sw, "--out", filepath.Join(dir, "sw")); code != 2 || !strings.Contains(out, "s.yaml:2: concurrency: 0") {
+		t.Errorf("sweep: exit %d, output %q; want exit 2 naming s.yaml:2: concurrency: 0", code, clip(out))
+	}
 }
 
 // Every --concurrency defaults to the run config's default, the one

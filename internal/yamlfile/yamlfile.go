@@ -256,3 +256,19 @@ func keysOf(t reflect.Type) []string {
 	}
 	return out
 }
+
+// ZeroAt is the line of a top-level `key: 0` in doc, 0 when there is none:
+// decoded into a struct, a 0 cannot be told from a key left out.
+func ZeroAt(doc *yaml.Node, key string) int {
+	if len(doc.Content) == 0 {
+		return 0
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		var n int
+		if k, v := m.Content[i], m.Content[i+1]; k.Value == key && v.Decode(&n) == nil && n == 0 {
+			return v.Line
+		}
+	}
+	return 0
+}

@@ -23,7 +23,6 @@ import (
 	"github.com/membench/membench/runlog"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
 	"github.com/membench/membench/cmd/membench/clienv"
 	"github.com/membench/membench/cmd/membench/clierr"
@@ -188,8 +187,8 @@ func Run(ctx context.Context, o *Options) error {
 		if err != nil {
 			return clierr.Bad("--config %v; see configs/ for examples", err)
 		}
-		if err := zeroConcurrency(cfgFile, docs[0]); err != nil {
-			return err
+		if line := yamlfile.ZeroAt(docs[0], "concurrency"); line > 0 {
+			return membench.ZeroConcurrency(cfgFile, line)
 		}
 	}
 	// Flags override the file only where the user set them.
@@ -319,23 +318,6 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 			return clierr.AsBad(err)
 		}
 		printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
-	}
-	return nil
-}
-
-// zeroConcurrency refuses `concurrency: 0` in a config file as the flag
-// refuses --concurrency 0: decoded, a 0 reads as unset and would get the
-// default.
-func zeroConcurrency(file string, doc *yaml.Node) error {
-	if len(doc.Content) == 0 {
-		return nil
-	}
-	m := doc.Content[0]
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		var n int
-		if k, v := m.Content[i], m.Content[i+1]; k.Value == "concurrency" && v.Decode(&n) == nil && n == 0 {
-			return clierr.Bad("%s:%d: concurrency: 0 would start no worker; give 1 to %d (as --concurrency), or leave the key out for the default, %d", file, v.Line, membench.MaxConcurrency, membench.Config{}.WithDefaults().Concurrency)
-		}
 	}
 	return nil
 }
