@@ -239,9 +239,13 @@ func alreadyReplayed(b *bundle.Bundle, cfg membench.Config, log io.Writer) (*run
 	dir := cfg.Dir()
 	m, err := runlog.LoadManifest(dir)
 	if err == nil && m.Replay != nil && m.Replay.Bundle == filepath.Base(b.Path) && m.RunID == b.Manifest.RunID {
-		if st, err := runlog.StatusOf(dir, m); err == nil && st.State == runlog.StateComplete {
+		r, err := runlog.Load(dir)
+		if err != nil {
+			return nil, err
+		}
+		if r.Lines.Status(m).State == runlog.StateComplete {
 			fmt.Fprintf(log, "replay: %s already holds a finished replay of %s; showing its summary\n", dir, filepath.Base(b.Path))
-			return summary.Compute(dir)
+			return summary.FromLines(m, r.Lines), nil
 		}
 	}
 	return nil, badinput.Errorf("--results %s: run %s is already there and is not a finished replay of this bundle; replay into another --results directory", cfg.ResultsDir, cfg.RunID)

@@ -196,16 +196,14 @@ func Merge(dirs []string, out, pricesFile string) (*runlog.Summary, error) {
 	if err := runlog.WriteJSON(filepath.Join(out, runlog.ManifestFile), m); err != nil {
 		return nil, err
 	}
-	sum, err := summary.Compute(out)
+	r, err := runlog.Load(out)
 	if err != nil {
 		return nil, err
 	}
+	sum := summary.FromLines(r.Manifest, r.Lines)
 	ts := sum.ContextTokens
 	m.RenderedTokens = &ts
-	st, err := runlog.StatusOf(out, m)
-	if err != nil {
-		return nil, err
-	}
+	st := r.Lines.Status(m)
 	m.Status = &st
 	if err := runlog.WriteJSON(filepath.Join(out, runlog.ManifestFile), m); err != nil {
 		return nil, err
