@@ -53,6 +53,7 @@ var partialShapes = []struct{ in, binary, graded string }{
 	{"The reply is not partially correct; it is WRONG.", LabelWrong, LabelWrong},
 	{"The reply is not even partially correct.", LabelWrong, LabelWrong},
 	{"Not PARTIAL.", invalid, invalid},
+	{"I would not say the reply is PARTIAL.", invalid, invalid}, // reaches as far back as for CORRECT
 	{"It is not PARTIAL: CORRECT", LabelCorrect, LabelCorrect},
 	{"NOT CORRECT", LabelWrong, LabelWrong},
 	{"It isn't correct, not even partially.", LabelWrong, LabelWrong},
