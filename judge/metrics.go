@@ -3,6 +3,7 @@ package judge
 import (
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -142,12 +143,7 @@ func Declines(prediction string, phrases []string) bool {
 		phrases = LoCoMoDeclinePhrases
 	}
 	p := strings.ToLower(prediction)
-	for _, ph := range phrases {
-		if ph != "" && strings.Contains(p, strings.ToLower(ph)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(phrases, func(ph string) bool { return ph != "" && strings.Contains(p, strings.ToLower(ph)) })
 }
 
 // LoCoMoF1 scores one prediction exactly as LoCoMo's eval_question_answering

@@ -74,14 +74,7 @@ func CohenKappa[T comparable](a, b []T) (float64, error) {
 	if len(a) == 0 {
 		return 0, fmt.Errorf("stats.CohenKappa: no items; pass both raters' labels")
 	}
-	idx := map[T]int{}
-	for _, s := range [][]T{a, b} {
-		for _, v := range s {
-			if _, ok := idx[v]; !ok {
-				idx[v] = len(idx)
-			}
-		}
-	}
+	idx := categories(a, b)
 	table := make([][]int, len(idx))
 	for i := range table {
 		table[i] = make([]int, len(idx))
@@ -90,6 +83,20 @@ func CohenKappa[T comparable](a, b []T) (float64, error) {
 		table[idx[a[i]]][idx[b[i]]]++
 	}
 	return CohenKappaTable(table)
+}
+
+// categories numbers the distinct labels of rows in order of first
+// appearance.
+func categories[T comparable](rows ...[]T) map[T]int {
+	idx := map[T]int{}
+	for _, row := range rows {
+		for _, v := range row {
+			if _, ok := idx[v]; !ok {
+				idx[v] = len(idx)
+			}
+		}
+	}
+	return idx
 }
 
 // CohenKappaBinary is Cohen's kappa for two raters' yes/no labels
@@ -159,14 +166,7 @@ func FleissKappa[T comparable](labels [][]T) (float64, error) {
 	if len(labels) == 0 {
 		return 0, fmt.Errorf("stats.FleissKappa: labels is empty; need items × raters")
 	}
-	idx := map[T]int{}
-	for _, row := range labels {
-		for _, v := range row {
-			if _, ok := idx[v]; !ok {
-				idx[v] = len(idx)
-			}
-		}
-	}
+	idx := categories(labels...)
 	counts := make([][]int, len(labels))
 	for i, row := range labels {
 		counts[i] = make([]int, len(idx))
