@@ -250,7 +250,7 @@ func parse(spec string, deps Deps) (Judge, error) {
 		return nil, err
 	}
 	kind, opts, order, shortModel := p.kind, p.opts, p.order, p.shortModel
-	name := cmp.Or(opts["name"], kind)
+	name := p.name()
 	phrases := deps.DeclinePhrases
 	if d, ok := opts["decline"]; ok {
 		phrases = strings.Split(d, "|")
@@ -292,9 +292,6 @@ func parse(spec string, deps Deps) (Judge, error) {
 	var m llm.Model
 	switch {
 	case shortModel != "" || len(order) > 0:
-		if shortModel == "" {
-			name = p.name()
-		}
 		newModel := deps.NewModel
 		if newModel == nil {
 			newModel = func(s string) (llm.Model, error) {
