@@ -68,28 +68,24 @@ func Select(mode, dir string) (llm.Embedder, Info, error) {
 		return h, Info{Name: h.Name(), Fallback: true, Warning: why}, nil
 	}
 	mode = strings.TrimSpace(mode)
-	if mode == "" {
-		e, err := lazyUseLite(dir)
-		if err != nil {
-			hint := " Install the real model with: " + InstallHint
-			if strings.Contains(err.Error(), InstallHint) {
-				hint = "" // the loader's error already says how
-			}
-			return hashed(fmt.Sprintf("WARNING: the USE-lite sentence encoder is not available (%v); using the lexical fallback embedder (hashed TF-IDF, %s), which only matches shared words.%s", err, HashedName, hint))
-		}
-		return e, Info{Name: e.Name(), ModelSHA256: e.ModelSHA256()}, nil
-	}
-	switch name, _ := Canonical(mode); name {
-	case HashedName:
+	switch name, _ := Canonical(mode); {
+	case name == HashedName:
 		return hashed(hashedNote)
-	case UseLite:
-		e, err := lazyUseLite(dir)
-		if err != nil {
-			return nil, Info{}, fmt.Errorf("use-lite cannot be used: %w (install it with: %s, or choose %s)", err, InstallHint, HashedName)
-		}
-		return e, Info{Name: e.Name(), ModelSHA256: e.ModelSHA256()}, nil
+	case mode != "" && name != UseLite:
+		return nil, Info{}, fmt.Errorf("%q is not an embedder; use use-lite, %s (also called hashed) or openai:MODEL, or leave it out to use use-lite when installed, else %s", mode, HashedName, HashedName)
 	}
-	return nil, Info{}, fmt.Errorf("%q is not an embedder; use use-lite, %s (also called hashed) or openai:MODEL, or leave it out to use use-lite when installed, else %s", mode, HashedName, HashedName)
+	e, err := lazyUseLite(dir)
+	switch {
+	case err != nil && mode != "":
+		return nil, Info{}, fmt.Errorf("use-lite cannot be used: %w (install it with: %s, or choose %s)", err, InstallHint, HashedName)
+	case err != nil:
+		hint := " Install the real model with: " + InstallHint
+		if strings.Contains(err.Error(), InstallHint) {
+			hint = "" // the loader's error already says how
+		}
+		return hashed(fmt.Sprintf("WARNING: the USE-lite sentence encoder is not available (%v); using the lexical fallback embedder (hashed TF-IDF, %s), which only matches shared words.%s", err, HashedName, hint))
+	}
+	return e, Info{Name: e.Name(), ModelSHA256: e.ModelSHA256()}, nil
 }
 
 // A deferred is USE-lite with its weights decoded on the first Embed: a
