@@ -285,9 +285,5 @@ type UnparsedError struct {
 }
 
 func (e *UnparsedError) Error() string {
-	raw := e.Raw
-	if len(raw) > 300 {
-		raw = raw[:300] + "…"
-	}
-	return fmt.Sprintf("judge %s, question %s: no single %s verdict in the reply %q (the prompt must ask for one label, %s)", e.Judge, e.QuestionID, e.Labels, raw, e.Labels)
+	return fmt.Sprintf("judge %s, question %s: no single %s verdict in the reply %q (the prompt must ask for one label, %s)", e.Judge, e.QuestionID, e.Labels, clip(e.Raw, 300), e.Labels)
 }

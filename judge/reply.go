@@ -502,9 +502,12 @@ func distinct(ls []string) []string {
 	return out
 }
 
-func clipReply(s string) string {
-	if len(s) > 200 {
-		s = s[:200] + "…"
+func clipReply(s string) string { return fmt.Sprintf("%q", clip(s, 200)) }
+
+// clip is s cut to its first n bytes, marked "…" when cut.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
 	}
-	return fmt.Sprintf("%q", s)
+	return s
 }
