@@ -137,12 +137,7 @@ func WithEmbedMeter(e Embedder, meter *Meter, role string, stage membench.Stage)
 func (w *MeteredEmbedder) Name() string { return w.Inner.Name() }
 
 func (w *MeteredEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	start := time.Now()
-	v, err := w.Inner.Embed(ctx, texts)
-	if err == nil {
-		w.count(ctx, texts, start)
-	}
-	return v, err
+	return embedMetered(ctx, w, texts, func() ([][]float32, error) { return w.Inner.Embed(ctx, texts) })
 }
 
 // EmbedSparse is Embed of a SparseEmbedder, metered the same way; it fails
@@ -152,21 +147,24 @@ func (w *MeteredEmbedder) EmbedSparse(ctx context.Context, texts []string) ([]Sp
 	if !ok {
 		return nil, fmt.Errorf("embedder %s gives no sparse vectors", w.Inner.Name())
 	}
-	start := time.Now()
-	v, err := in.EmbedSparse(ctx, texts)
-	if err == nil {
-		w.count(ctx, texts, start)
-	}
-	return v, err
+	return embedMetered(ctx, w, texts, func() ([]SparseVector, error) { return in.EmbedSparse(ctx, texts) })
 }
 
-func (w *MeteredEmbedder) count(ctx context.Context, texts []string, start time.Time) {
+// embedMetered runs embed and, when it succeeds, counts texts and their
+// tokens in w's meter.
+func embedMetered[T any](ctx context.Context, w *MeteredEmbedder, texts []string, embed func() (T, error)) (T, error) {
+	start := time.Now()
+	v, err := embed()
+	if err != nil {
+		return v, err
+	}
 	n := 0
 	for _, t := range texts {
 		n += tokens.Count(t)
 	}
 	// Calls are texts embedded, by the embedding model without its URL.
 	meterFor(ctx, w.Meter).add(w.Role, w.Stage, "embedding", EmbedderModel(w.Inner.Name()), len(texts), membench.Usage{InputTokens: n}, false, time.Since(start))
+	return v, nil
 }
 
 type callMeterKey struct{}
