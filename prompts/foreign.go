@@ -119,10 +119,11 @@ func parseForeign(name, source, raw string) (f *foreign, ok bool, err error) {
 	if known == nil {
 		return nil, false, nil
 	}
+	jinja := jinjaSegments(raw)
 	switch {
-	case hasJinjaField(raw, known):
-		segs, _ := jinjaSegments(raw)
-		f = &foreign{format: FormatJinja, role: foreignRoles[kind], segments: segs}
+	case slices.ContainsFunc(jinja, func(s segment) bool { return slices.Contains(known, s.field) }):
+		// {{ name }} with name a field of known: the sign of a Jinja prompt.
+		f = &foreign{format: FormatJinja, role: foreignRoles[kind], segments: jinja}
 	case hasPythonField(raw, known):
 		segs, perr := pythonSegments(raw)
 		if perr != nil {
@@ -148,16 +149,14 @@ func article(kind string) string {
 	return ""
 }
 
-// jinjaSegments splits raw at {{ name }} placeholders; used is false when
-// it has none.
-func jinjaSegments(raw string) (segs []segment, used bool) {
+// jinjaSegments splits raw at {{ name }} placeholders.
+func jinjaSegments(raw string) (segs []segment) {
 	var lit strings.Builder
 	for i := 0; i < len(raw); {
 		if strings.HasPrefix(raw[i:], "{{") {
 			if end := strings.Index(raw[i+2:], "}}"); end >= 0 {
 				if id := strings.TrimSpace(raw[i+2 : i+2+end]); isIdent(id) {
 					segs = append(flush(segs, &lit), segment{field: id})
-					used = true
 					i += 2 + end + 2
 					continue
 				}
@@ -166,7 +165,7 @@ func jinjaSegments(raw string) (segs []segment, used bool) {
 		lit.WriteByte(raw[i])
 		i++
 	}
-	return flush(segs, &lit), used
+	return flush(segs, &lit)
 }
 
 // flush appends the literal text in lit, if any, as a segment and empties lit.
@@ -176,13 +175,6 @@ func flush(segs []segment, lit *strings.Builder) []segment {
 		lit.Reset()
 	}
 	return segs
-}
-
-// hasJinjaField reports whether raw holds {{ name }} with name a field
-// of known: the sign of a Jinja prompt.
-func hasJinjaField(raw string, known []string) bool {
-	segs, _ := jinjaSegments(raw)
-	return slices.ContainsFunc(segs, func(s segment) bool { return slices.Contains(known, s.field) })
 }
 
 // hasPythonField reports whether raw holds {name}, outside doubled
