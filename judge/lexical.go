@@ -133,11 +133,10 @@ func evidenceReply(in LLMJudgeInput, declines bool) Reply {
 	if len(cue) == 0 {
 		return Reply{Reason: "the evidence has no content word the question does not already use, so overlap cannot tell", Label: LabelWrong}
 	}
-	hit := 0
-	seen := map[string]bool{}
-	for _, t := range Tokens(in.Prediction) {
-		if cue[t] && !seen[t] {
-			seen[t] = true
+	hit := 0 // distinct cue words in the prediction
+	pred := lexical.Set(Tokens(in.Prediction))
+	for t := range cue {
+		if pred[t] {
 			hit++
 		}
 	}
