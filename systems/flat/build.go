@@ -99,6 +99,32 @@ type NewFact struct {
 	Sources []string
 }
 
+// Reply is the result of one build request.
+type Reply[T any] struct {
+	Out    T             // the decoded reply
+	Call   llm.JSONReply // every chat request made, a repair retry included
+	Failed bool          // reply stayed malformed
+	Raw    string        // the failed reply, for the build's failure report
+}
+
+// Ask renders the prompt template with in and sends it to the build model as
+// one build request (task, label). A reply that stays malformed is no error:
+// it comes back Failed, with its first reply in Raw; graph asks this way too.
+func Ask[T any](ctx context.Context, env systems.Env, template, task, label string, in any) (Reply[T], error) {
+	msgs, err := prompts.Render(template, in)
+	if err != nil {
+		return Reply[T]{}, err
+	}
+	var r Reply[T]
+	r.Call, err = llm.ChatJSON(ctx, env.Build, llm.Request{Task: task, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: label}, &r.Out)
+	var malformed *llm.ParseError // the only error that is ErrMalformed
+	if errors.As(err, &malformed) {
+		r.Failed, r.Raw = true, malformed.Raw
+		return r, nil
+	}
+	return r, err
+}
+
 // Extraction is the result of one extraction call.
 type Extraction struct {
 	Facts  []NewFact
@@ -126,15 +152,6 @@ func (b *Builder) Note(failed bool, raw string) { b.tally.AddRequest(failed, raw
 // Tally is the build's request and failure counts so far.
 func (b *Builder) Tally() membench.BuildStats { return b.tally }
 
-// FailedRaw is the first reply of a ChatJSON call that stayed malformed.
-func FailedRaw(err error) string {
-	var pe *llm.ParseError
-	if errors.As(err, &pe) {
-		return pe.Raw
-	}
-	return ""
-}
-
 // NewBuilder starts an empty store for a conversation with these speakers.
 func NewBuilder(env systems.Env, cfg Config, speakers []string) *Builder {
 	return &Builder{env: env, cfg: cfg, speakers: speakers, store: NewStore(), counts: map[string]int{
@@ -154,25 +171,16 @@ func (b *Builder) Extract(ctx context.Context, batch Batch) (Extraction, error) 
 	for _, t := range batch.Turns {
 		in.Messages = append(in.Messages, MessageIn{TurnID: t.ID, Speaker: t.Speaker, Date: FormatDate(t.Time), Text: t.Text})
 	}
-	msgs, err := prompts.Render("flat_extract", in)
-	if err != nil {
-		return Extraction{}, err
-	}
-	var out extractReply
-	r, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "extract_facts"}, &out)
-	ex := Extraction{Call: r}
-	if errors.Is(err, llm.ErrMalformed) {
-		ex.Failed, ex.Raw = true, FailedRaw(err)
-		return ex, nil
-	}
-	if err != nil {
+	r, err := Ask[extractReply](ctx, b.env, "flat_extract", TaskExtract, "extract_facts", in)
+	ex := Extraction{Call: r.Call, Failed: r.Failed, Raw: r.Raw}
+	if r.Failed || err != nil {
 		return ex, err
 	}
 	byID := map[string]*datasets.Turn{}
 	for _, t := range batch.Turns {
 		byID[t.ID] = t
 	}
-	for _, f := range out.Facts {
+	for _, f := range r.Out.Facts {
 		text := strings.TrimSpace(f.Text)
 		if text == "" {
 			continue
@@ -274,22 +282,18 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (llm.JS
 	}
 	var call llm.JSONReply
 	if len(in.Memories) > 0 {
-		msgs, err := prompts.Render("flat_update", in)
-		if err != nil {
-			return llm.JSONReply{}, err
-		}
-		var out updateReply
-		call, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskUpdate, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "update_decision"}, &out)
+		r, err := Ask[updateReply](ctx, b.env, "flat_update", TaskUpdate, "update_decision", in)
+		call = r.Call
 		b.counts["llm_calls"] += call.Calls
-		b.Note(errors.Is(err, llm.ErrMalformed), FailedRaw(err))
+		b.Note(r.Failed, r.Raw)
 		switch {
-		case errors.Is(err, llm.ErrMalformed):
-			// Without decisions every fact is new: nothing is lost, at worst duplicated.
-			b.counts["failed"]++
 		case err != nil:
 			return call, err
+		case r.Failed:
+			// Without decisions every fact is new: nothing is lost, at worst duplicated.
+			b.counts["failed"]++
 		default:
-			for _, d := range out.Decisions {
+			for _, d := range r.Out.Decisions {
 				if i, err := strconv.Atoi(strings.TrimSpace(string(d.Fact))); err == nil && i >= 0 && i < len(decisions) {
 					decisions[i] = d
 				}

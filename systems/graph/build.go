@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/flat"
 )
@@ -21,12 +19,7 @@ import (
 const maxConflictCandidates = 30
 
 // extraction is one batch's graph extraction result.
-type extraction struct {
-	reply  extractReply
-	call   llm.JSONReply
-	failed bool
-	raw    string // the failed reply
-}
+type extraction = flat.Reply[extractReply]
 
 type builder struct {
 	env     systems.Env
@@ -42,27 +35,17 @@ func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, er
 	for _, t := range batch.Turns {
 		in.Messages = append(in.Messages, flat.MessageIn{TurnID: t.ID, Speaker: t.Speaker, Date: flat.FormatDate(t.Time), Text: t.Text})
 	}
-	msgs, err := prompts.Render("graph_extract", in)
-	if err != nil {
-		return extraction{}, err
-	}
-	var ex extraction
-	ex.call, err = llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskExtract, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "extract_triples"}, &ex.reply)
-	if errors.Is(err, llm.ErrMalformed) {
-		ex.failed, ex.raw = true, flat.FailedRaw(err)
-		return ex, nil
-	}
-	return ex, err
+	return flat.Ask[extractReply](ctx, b.env, "graph_extract", TaskExtract, "extract_triples", in)
 }
 
 // apply merges the batch's entities into the graph, adds its triples and
 // asks the conflict call which stored triples the new ones make obsolete.
 // It returns the conflict call's cost.
 func (b *builder) apply(ctx context.Context, batch flat.Batch, ex extraction) (llm.JSONReply, error) {
-	b.counts["llm_calls"] += ex.call.Calls
-	b.counts["graph_calls"] += ex.call.Calls
-	b.fb.Note(ex.failed, ex.raw)
-	if ex.failed {
+	b.counts["llm_calls"] += ex.Call.Calls
+	b.counts["graph_calls"] += ex.Call.Calls
+	b.fb.Note(ex.Failed, ex.Raw)
+	if ex.Failed {
 		b.counts["graph_failed"]++
 		return llm.JSONReply{}, nil
 	}
@@ -79,10 +62,10 @@ func (b *builder) apply(ctx context.Context, batch flat.Batch, ex extraction) (l
 			types[n] = typ
 		}
 	}
-	for _, e := range ex.reply.Entities {
+	for _, e := range ex.Out.Entities {
 		addName(e.Name, e.Type)
 	}
-	for _, t := range ex.reply.Triples {
+	for _, t := range ex.Out.Triples {
 		addName(t.Subject, "")
 		addName(t.Object, "")
 	}
@@ -113,7 +96,7 @@ func (b *builder) apply(ctx context.Context, batch flat.Batch, ex extraction) (l
 	}
 	var fresh []Edge
 	var texts []string
-	for _, t := range ex.reply.Triples {
+	for _, t := range ex.Out.Triples {
 		s, o, r := nodeOf[Normalize(t.Subject)], nodeOf[Normalize(t.Object)], CanonicalRelation(t.Relation)
 		if s == "" || o == "" || r == "" || s == o {
 			continue
@@ -188,29 +171,24 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 	for i := range fresh {
 		in.New = append(in.New, b.tripleIn(&fresh[i], ""))
 	}
-	msgs, err := prompts.Render("graph_conflict", in)
+	r, err := flat.Ask[conflictReply](ctx, b.env, "graph_conflict", TaskConflict, "conflict_decision", in)
+	b.counts["llm_calls"] += r.Call.Calls
+	b.counts["graph_calls"] += r.Call.Calls
+	b.fb.Note(r.Failed, r.Raw)
 	if err != nil {
-		return llm.JSONReply{}, err
+		return r.Call, err
 	}
-	var out conflictReply
-	call, err := llm.ChatJSON(ctx, b.env.Build, llm.Request{Task: TaskConflict, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: "conflict_decision"}, &out)
-	b.counts["llm_calls"] += call.Calls
-	b.counts["graph_calls"] += call.Calls
-	b.fb.Note(errors.Is(err, llm.ErrMalformed), flat.FailedRaw(err))
-	if errors.Is(err, llm.ErrMalformed) {
+	if r.Failed {
 		b.counts["graph_failed"]++
-		return call, nil
-	}
-	if err != nil {
-		return call, err
+		return r.Call, nil
 	}
 	at := batch.Turns[len(batch.Turns)-1].Time
-	for _, sid := range out.Obsolete {
+	for _, sid := range r.Out.Obsolete {
 		if id := short[strings.TrimSpace(string(sid))]; id != "" && b.g.MarkObsolete(id, at, batch.IDs()) {
 			b.counts["obsolete"]++
 		}
 	}
-	return call, nil
+	return r.Call, nil
 }
 
 // Build makes the graph and its flat fact store for one conversation. For
@@ -250,7 +228,7 @@ func Build(ctx context.Context, env systems.Env, conv *datasets.Conversation, cf
 		if err != nil {
 			return nil, nil, membench.BuildStats{}, fmt.Errorf("graph: conversation %s, turn %s: %w", conv.ID, batch.Turns[0].ID, err)
 		}
-		curve.Add(batch, exs[i].f.Call.Tokens+fc.Tokens+exs[i].g.call.Tokens+gc.Tokens)
+		curve.Add(batch, exs[i].f.Call.Tokens+fc.Tokens+exs[i].g.Call.Tokens+gc.Tokens)
 	}
 	st := fb.Store()
 	b.counts["live_facts"] = len(st.Live())
