@@ -144,36 +144,18 @@ func Info() map[string]string { return map[string]string{"name": "bm25memory", "
 func (m *Memory) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /info", func(w http.ResponseWriter, r *http.Request) { reply(w, Info(), nil) })
-	mux.HandleFunc("POST /reset", func(w http.ResponseWriter, r *http.Request) {
-		var p adapter.ResetParams
-		if decode(w, r, &p) {
-			m.Reset(p.ConversationID)
-			reply(w, map[string]any{}, nil)
-		}
-	})
-	mux.HandleFunc("POST /ingest", func(w http.ResponseWriter, r *http.Request) {
-		var p adapter.IngestParams
-		if decode(w, r, &p) {
-			res, err := m.Ingest(p)
+	for _, method := range []string{"reset", "ingest", "retrieve"} {
+		mux.HandleFunc("POST /"+method, func(w http.ResponseWriter, r *http.Request) {
+			res, err := m.dispatch(method, func(p any) error {
+				if err := json.NewDecoder(r.Body).Decode(p); err != nil {
+					return fmt.Errorf("bad JSON body: %w", err)
+				}
+				return nil
+			})
 			reply(w, res, err)
-		}
-	})
-	mux.HandleFunc("POST /retrieve", func(w http.ResponseWriter, r *http.Request) {
-		var p adapter.RetrieveParams
-		if decode(w, r, &p) {
-			res, err := m.Retrieve(p)
-			reply(w, res, err)
-		}
-	})
-	return mux
-}
-
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
-		http.Error(w, "bad JSON body: "+err.Error(), http.StatusBadRequest)
-		return false
+		})
 	}
-	return true
+	return mux
 }
 
 func reply(w http.ResponseWriter, v any, err error) {
@@ -199,7 +181,7 @@ func (m *Memory) ServeLines(in io.Reader, out io.Writer) error {
 		var res any
 		err := json.Unmarshal(sc.Bytes(), &req)
 		if err == nil {
-			res, err = m.dispatch(req.Method, req.Params)
+			res, err = m.dispatch(req.Method, func(p any) error { return json.Unmarshal(req.Params, p) })
 		}
 		if err != nil {
 			err = enc.Encode(map[string]string{"error": err.Error()})
@@ -213,27 +195,28 @@ func (m *Memory) ServeLines(in io.Reader, out io.Writer) error {
 	return sc.Err()
 }
 
-func (m *Memory) dispatch(method string, params json.RawMessage) (any, error) {
+// dispatch runs one protocol method on its params, read by decode (from an
+// HTTP body or a JSON line).
+func (m *Memory) dispatch(method string, decode func(params any) error) (any, error) {
 	switch method {
 	case "reset":
-		var p adapter.ResetParams
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, err
-		}
-		m.Reset(p.ConversationID)
-		return map[string]any{}, nil
+		return call(decode, func(p adapter.ResetParams) (map[string]any, error) {
+			m.Reset(p.ConversationID)
+			return map[string]any{}, nil
+		})
 	case "ingest":
-		var p adapter.IngestParams
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, err
-		}
-		return m.Ingest(p)
+		return call(decode, m.Ingest)
 	case "retrieve":
-		var p adapter.RetrieveParams
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, err
-		}
-		return m.Retrieve(p)
+		return call(decode, m.Retrieve)
 	}
 	return nil, fmt.Errorf("unknown method %q (want reset, ingest or retrieve)", method)
+}
+
+// call reads a method's params with decode and runs it.
+func call[P any](decode func(params any) error, method func(P) (map[string]any, error)) (any, error) {
+	var p P
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	return method(p)
 }
