@@ -107,16 +107,16 @@ type Reply[T any] struct {
 	Raw    string        // the failed reply, for the build's failure report
 }
 
-// Ask renders the prompt template with in and sends it to the build model as
-// one build request (task, label). A reply that stays malformed is no error:
-// it comes back Failed, with its first reply in Raw; graph asks this way too.
-func Ask[T any](ctx context.Context, env systems.Env, template, task, label string, in any) (Reply[T], error) {
-	msgs, err := prompts.Render(template, in)
-	if err != nil {
-		return Reply[T]{}, err
-	}
+// Ask renders the prompt template with req.Inputs and sends req with it to
+// the build model. A reply that stays malformed is no error: it comes back
+// Failed, with its first reply in Raw. Graph asks this way too.
+func Ask[T any](ctx context.Context, env systems.Env, template string, req llm.Request) (Reply[T], error) {
 	var r Reply[T]
-	r.Call, err = llm.ChatJSON(ctx, env.Build, llm.Request{Task: task, Messages: msgs, Inputs: in, Stage: membench.StageBuild, Label: label}, &r.Out)
+	var err error
+	if req.Messages, err = prompts.Render(template, req.Inputs); err != nil {
+		return r, err
+	}
+	r.Call, err = llm.ChatJSON(ctx, env.Build, req, &r.Out)
 	var malformed *llm.ParseError // the only error that is ErrMalformed
 	if errors.As(err, &malformed) {
 		r.Failed, r.Raw = true, malformed.Raw
@@ -171,7 +171,7 @@ func (b *Builder) Extract(ctx context.Context, batch Batch) (Extraction, error) 
 	for _, t := range batch.Turns {
 		in.Messages = append(in.Messages, MessageIn{TurnID: t.ID, Speaker: t.Speaker, Date: FormatDate(t.Time), Text: t.Text})
 	}
-	r, err := Ask[extractReply](ctx, b.env, "flat_extract", TaskExtract, "extract_facts", in)
+	r, err := Ask[extractReply](ctx, b.env, "flat_extract", llm.Request{Task: TaskExtract, Inputs: in, Stage: membench.StageBuild, Label: "extract_facts"})
 	ex := Extraction{Call: r.Call, Failed: r.Failed, Raw: r.Raw}
 	if r.Failed || err != nil {
 		return ex, err
@@ -282,7 +282,7 @@ func (b *Builder) Apply(ctx context.Context, batch Batch, ex Extraction) (llm.JS
 	}
 	var call llm.JSONReply
 	if len(in.Memories) > 0 {
-		r, err := Ask[updateReply](ctx, b.env, "flat_update", TaskUpdate, "update_decision", in)
+		r, err := Ask[updateReply](ctx, b.env, "flat_update", llm.Request{Task: TaskUpdate, Inputs: in, Stage: membench.StageBuild, Label: "update_decision"})
 		call = r.Call
 		b.counts["llm_calls"] += call.Calls
 		b.Note(r.Failed, r.Raw)

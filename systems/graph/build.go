@@ -35,7 +35,7 @@ func (b *builder) extract(ctx context.Context, batch flat.Batch) (extraction, er
 	for _, t := range batch.Turns {
 		in.Messages = append(in.Messages, flat.MessageIn{TurnID: t.ID, Speaker: t.Speaker, Date: flat.FormatDate(t.Time), Text: t.Text})
 	}
-	return flat.Ask[extractReply](ctx, b.env, "graph_extract", TaskExtract, "extract_triples", in)
+	return flat.Ask[extractReply](ctx, b.env, "graph_extract", llm.Request{Task: TaskExtract, Inputs: in, Stage: membench.StageBuild, Label: "extract_triples"})
 }
 
 // apply merges the batch's entities into the graph, adds its triples and
@@ -171,7 +171,7 @@ func (b *builder) conflicts(ctx context.Context, batch flat.Batch, fresh []Edge)
 	for i := range fresh {
 		in.New = append(in.New, b.tripleIn(&fresh[i], ""))
 	}
-	r, err := flat.Ask[conflictReply](ctx, b.env, "graph_conflict", TaskConflict, "conflict_decision", in)
+	r, err := flat.Ask[conflictReply](ctx, b.env, "graph_conflict", llm.Request{Task: TaskConflict, Inputs: in, Stage: membench.StageBuild, Label: "conflict_decision"})
 	b.counts["llm_calls"] += r.Call.Calls
 	b.counts["graph_calls"] += r.Call.Calls
 	b.fb.Note(r.Failed, r.Raw)

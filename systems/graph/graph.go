@@ -41,7 +41,6 @@ import (
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/llm"
-	"github.com/membench/membench/prompts"
 	"github.com/membench/membench/systems"
 	"github.com/membench/membench/systems/flat"
 )
@@ -144,16 +143,11 @@ func (s *System) QuestionEntities(ctx context.Context, q *datasets.Question) ([]
 	if s.cfg.QuestionEntities == "heuristic" {
 		return OfflineQuestionEntities(q.Text, s.speakers), false, nil
 	}
-	msgs, err := prompts.Render("graph_entities", in)
-	if err != nil {
-		return nil, false, err
-	}
-	var out entitiesReply
-	_, err = llm.ChatJSON(ctx, s.env.Build, llm.Request{Task: TaskEntities, Messages: msgs, Inputs: in, Stage: membench.StageRetrieve, Label: "question_entities"}, &out)
-	if errors.Is(err, llm.ErrMalformed) {
+	r, err := flat.Ask[entitiesReply](ctx, s.env, "graph_entities", llm.Request{Task: TaskEntities, Inputs: in, Stage: membench.StageRetrieve, Label: "question_entities"})
+	if r.Failed {
 		return OfflineQuestionEntities(q.Text, s.speakers), true, nil
 	}
-	return out.Entities, false, err
+	return r.Out.Entities, false, err
 }
 
 func (s *System) Retrieve(ctx context.Context, q *datasets.Question, b systems.Budget) (*systems.Context, error) {

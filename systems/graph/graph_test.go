@@ -329,3 +329,29 @@ func TestMalformedConflictCountsFailed(t *testing.T) {
 		t.Fatalf("calls %d counts %v", m.calls, st.Counts)
 	}
 }
+
+// entitiesModel is the offline backend with the question-entities reply scripted.
+type entitiesModel struct{ llm.Model }
+
+func (m entitiesModel) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if req.Task == TaskEntities {
+		return llm.Response{Text: "Melanie and Boston, I think"}, nil
+	}
+	return m.Model.Chat(ctx, req)
+}
+
+func TestMalformedQuestionEntitiesFallBackToHeuristic(t *testing.T) {
+	s := newSys(t, entitiesModel{llm.NewOffline()}, embedder.NewHashed(256), 1, nil)
+	if _, err := s.Ingest(context.Background(), conv([2]string{"Melanie", "I live in Boston with my family."})); err != nil {
+		t.Fatal(err)
+	}
+	q := &datasets.Question{ID: "q1", Text: "When did Melanie paint a sunrise in Boston?"}
+	c, err := s.Retrieve(context.Background(), q, systems.Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := OfflineQuestionEntities(q.Text, []string{"Melanie", "Caroline"})
+	if c.Notes["question_entities_fallback"] != true || !reflect.DeepEqual(c.Notes["question_entities"], want) {
+		t.Fatalf("notes %v, want the heuristic's entities %v marked as a fallback", c.Notes, want)
+	}
+}
