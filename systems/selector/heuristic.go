@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"unicode"
@@ -29,7 +30,7 @@ func init() {
 	llm.RegisterOfflineDecide(Task, func(req llm.DecideRequest) (map[string]float64, error) {
 		in, ok := req.Inputs.(RelevanceInput)
 		if !ok {
-			return nil, errorf("relevance: inputs are %T, want selector.RelevanceInput", req.Inputs)
+			return nil, fmt.Errorf("relevance: inputs are %T, want selector.RelevanceInput", req.Inputs)
 		}
 		p := Prob(in)
 		return map[string]float64{"yes": p, "no": 1 - p}, nil

@@ -181,5 +181,3 @@ func Judge(ctx context.Context, model llm.Model, q *datasets.Question, it memben
 	}
 	return p, nil
 }
-
-func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }

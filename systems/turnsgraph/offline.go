@@ -2,7 +2,6 @@ package turnsgraph
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/membench/membench/internal/lexical"
@@ -49,8 +48,7 @@ func init() {
 
 // EdgeProbs is the heuristic's probability per edge type.
 func EdgeProbs(in EdgeInput) map[string]float64 {
-	logit := selector.Score(selector.RelevanceInput{Question: in.New, Candidate: in.Old, Speaker: in.OldSpeaker})
-	related := 1 / (1 + math.Exp(-logit))
+	related := selector.Prob(selector.RelevanceInput{Question: in.New, Candidate: in.Old, Speaker: in.OldSpeaker})
 	w := map[string]float64{SameTopic: 1, FollowsUp: 0.25, Updates: 0.25, Answers: 0.25}
 	if strings.Contains(in.Old, "?") && in.OldSpeaker != in.NewSpeaker {
 		w[Answers] += 2
