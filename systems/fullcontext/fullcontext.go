@@ -13,6 +13,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/tokens"
 	"github.com/membench/membench/systems"
+	"github.com/membench/membench/systems/turns"
 )
 
 func init() {
@@ -46,10 +47,7 @@ func (s *System) Ingest(ctx context.Context, conv *datasets.Conversation) (membe
 				b.WriteString(": ")
 			}
 			b.WriteString(strings.ReplaceAll(t.Text, "\n", " "))
-			items = append(items, membench.Item{
-				ID: t.ID, Kind: "turn", Text: t.Text, Time: t.Time,
-				Speaker: t.Speaker, Sources: []string{t.ID},
-			})
+			items = append(items, turns.TurnItem(t, 0))
 		}
 	}
 	r := b.String()
