@@ -58,8 +58,7 @@ type System struct {
 
 // New makes the system from env.Options.
 func New(env systems.Env) (systems.System, error) {
-	o := env.Options
-	o = o.Merge(Defaults)
+	o := env.Options.Merge(Defaults)
 	if env.Build == nil || env.Embedder == nil {
 		return nil, errors.New("extract-rerank needs a build model and an embedder")
 	}
