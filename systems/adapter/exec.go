@@ -55,8 +55,7 @@ type execTransport struct {
 
 // NewExec makes the exec adapter from env.Options; the child starts at Ingest.
 func NewExec(env systems.Env) (systems.System, error) {
-	o := env.Options
-	o = o.Merge(ExecDefaults)
+	o := env.Options.Merge(ExecDefaults)
 	cmd := strings.TrimSpace(o["cmd"])
 	if cmd == "" {
 		return nil, errors.New(`needs the command to run: --opt cmd="python3 my_memory.py"`)

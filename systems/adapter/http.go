@@ -57,8 +57,7 @@ type httpTransport struct {
 
 // NewHTTP makes the http adapter from env.Options.
 func NewHTTP(env systems.Env) (systems.System, error) {
-	o := env.Options
-	o = o.Merge(HTTPDefaults)
+	o := env.Options.Merge(HTTPDefaults)
 	raw := strings.TrimRight(o["url"], "/")
 	if raw == "" {
 		return nil, errors.New("needs the service's base URL: --opt url=http://localhost:8080")
