@@ -169,46 +169,32 @@ func (p *Prepared) writeManifest() error {
 	}
 	qs := p.Data.Questions()
 	nq := len(qs)
-	m := runlog.Manifest{
-		Schema:           runlog.ManifestSchema,
-		Membench:         stamp.Version(),
-		GitCommit:        stamp.Of().Revision,
-		GitDirty:         stamp.Of().Dirty,
-		VersionFrom:      stamp.Of().From,
-		RunID:            p.ID,
-		ConfigHash:       p.Config.Hash(),
-		Config:           p.Config.Redacted(),
-		Dataset:          p.Data.Name,
-		DatasetSource:    p.Data.Source,
-		DatasetSHA256:    p.Data.SHA256,
-		Synthetic:        p.Data.Synthetic,
-		DatasetGroups:    plan.DatasetGroups(p.Data),
-		Conversations:    len(p.Data.Conversations),
-		Questions:        nq,
-		Prompts:          p.promptHashes(),
-		Embedder:         p.Res.EmbedderName,
-		EmbedderNote:     p.Res.EmbedderNote,
-		Models:           p.Res.ModelIDs(),
-		Judges:           judging.Names(p.Judges),
-		JudgeSpecs:       judging.Describe(p.Judges),
-		Offline:          p.Res.Offline(),
-		Started:          time.Now().UTC(),
-		MaxBuildFailures: p.Config.MaxBuildFailures,
-		// What ran, beyond the config's strings: options after the
-		// system's defaults, the embedder's weights, the questions after
-		// --conversations/--limit.
-		SystemOptions:     p.systemOptions(),
-		FollowedOptions:   p.System.Followed(p.Config.Options),
-		EmbedderSHA256:    p.Res.EmbedderSHA256,
-		QuestionSetSHA256: plan.QuestionSetHash(qs),
-		TurnStep:          p.Config.TurnStep.String(),
-		Status:            &runlog.Status{State: runlog.StateIncomplete, Questions: nq},
-		Shard:             p.Shard,
-		AnswerKey:         p.Scoring.Key,
-		// Counted over the whole set, before --shard.
-		ImageQuestionsExcluded: p.Scoring.ImageExcluded,
-		PaperPrompts:           p.Paper,
-	}
+	m := p.StartManifest()
+	m.Synthetic = p.Data.Synthetic
+	m.Conversations = len(p.Data.Conversations)
+	m.Questions = nq
+	m.Prompts = p.promptHashes()
+	m.Embedder = p.Res.EmbedderName
+	m.EmbedderNote = p.Res.EmbedderNote
+	m.Models = p.Res.ModelIDs()
+	m.Judges = judging.Names(p.Judges)
+	m.JudgeSpecs = judging.Describe(p.Judges)
+	m.Offline = p.Res.Offline()
+	m.Started = time.Now().UTC()
+	m.MaxBuildFailures = p.Config.MaxBuildFailures
+	// What ran, beyond the config's strings: options after the system's
+	// defaults, the embedder's weights, the questions after
+	// --conversations/--limit.
+	m.SystemOptions = p.systemOptions()
+	m.FollowedOptions = p.System.Followed(p.Config.Options)
+	m.EmbedderSHA256 = p.Res.EmbedderSHA256
+	m.QuestionSetSHA256 = plan.QuestionSetHash(qs)
+	m.TurnStep = p.Config.TurnStep.String()
+	m.Status = &runlog.Status{State: runlog.StateIncomplete, Questions: nq}
+	m.Shard = p.Shard
+	m.AnswerKey = p.Scoring.Key
+	m.ImageQuestionsExcluded = p.Scoring.ImageExcluded // counted over the whole set, before --shard
+	m.PaperPrompts = p.Paper
 	m.OfflineParts = m.OfflineList()
 	// A judge with its own real model makes the run not fully offline.
 	m.Offline = m.Offline && m.Backends() == "offline"

@@ -16,6 +16,7 @@ import (
 	"github.com/membench/membench/answer"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/stamp"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/prompts"
@@ -176,13 +177,18 @@ func Scored(cfg membench.Config) (*Plan, error) {
 	return &Plan{Config: cfg, ID: id, Dir: filepath.Join(cfg.ResultsDir, id), Models: models, Data: ds, Scoring: scoring, Prices: table}, nil
 }
 
-// DatasetGroups is what the manifest records of the dataset's groups.
-func DatasetGroups(ds *datasets.Dataset) []runlog.DatasetGroup {
-	var out []runlog.DatasetGroup
-	for _, g := range ds.Groups {
-		out = append(out, runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains})
+// StartManifest is the start of the plan's run manifest: the membench that
+// writes it, the run's id and config, and its dataset with the dataset's
+// groups.
+func (p *Plan) StartManifest() runlog.Manifest {
+	b := stamp.Of()
+	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: stamp.Version(), GitCommit: b.Revision, GitDirty: b.Dirty, VersionFrom: b.From,
+		RunID: p.ID, ConfigHash: p.Config.Hash(), Config: p.Config.Redacted(),
+		Dataset: p.Data.Name, DatasetSource: p.Data.Source, DatasetSHA256: p.Data.SHA256}
+	for _, g := range p.Data.Groups {
+		m.DatasetGroups = append(m.DatasetGroups, runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains})
 	}
-	return out
+	return m
 }
 
 // Named is the plan under another run id (a sweep names its points

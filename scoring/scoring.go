@@ -26,7 +26,6 @@ import (
 	"github.com/membench/membench/harness"
 	"github.com/membench/membench/internal/badinput"
 	"github.com/membench/membench/internal/jsonl"
-	"github.com/membench/membench/internal/stamp"
 	"github.com/membench/membench/judge/judging"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/summary"
@@ -177,10 +176,14 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: stamp.Version(), GitCommit: stamp.Of().Revision, GitDirty: stamp.Of().Dirty, VersionFrom: stamp.Of().From, RunID: cfg.ID(), ConfigHash: cfg.Hash(), Config: cfg.Redacted(),
-		Dataset: ds.Name, DatasetSource: ds.Source, DatasetSHA256: ds.SHA256, DatasetGroups: plan.DatasetGroups(ds), Questions: len(preds),
-		Models: map[string]membench.ModelID{}, Judges: judging.Names(judges), JudgeSpecs: judging.Describe(judges), Offline: false, Embedder: scoreEmbedder, Started: time.Now().UTC(),
-		Status: &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}}
+	m := pl.StartManifest()
+	m.Questions = len(preds)
+	m.Models = map[string]membench.ModelID{}
+	m.Judges = judging.Names(judges)
+	m.JudgeSpecs = judging.Describe(judges)
+	m.Embedder = scoreEmbedder
+	m.Started = time.Now().UTC()
+	m.Status = &runlog.Status{State: runlog.StateComplete, Questions: len(preds), Answered: len(preds)}
 	// Only the judge model is used here: the answers come from outside.
 	if id, ok := res.ModelIDs()[plan.RoleJudge]; ok {
 		m.Models[plan.RoleJudge] = id
