@@ -232,9 +232,7 @@ func byStage(costs []runlog.CostRecord) map[string]membench.Tally {
 		for _, t := range c.Tallies {
 			k := prices.StageKey(t)
 			s := out[k]
-			s.Calls += t.Calls
-			s.InputTokens += t.InputTokens
-			s.OutputTokens += t.OutputTokens
+			s.Add(t)
 			out[k] = s
 		}
 	}

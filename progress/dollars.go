@@ -1,6 +1,8 @@
 package progress
 
 import (
+	"slices"
+
 	"github.com/membench/membench"
 	"github.com/membench/membench/llm/prices"
 	"github.com/membench/membench/runlog"
@@ -28,10 +30,5 @@ func Priced(t *prices.Table, m runlog.Manifest) func([]membench.Tally) string {
 }
 
 func worked(ts []membench.Tally) bool {
-	for _, t := range ts {
-		if t.Calls > 0 || t.InputTokens > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ts, func(t membench.Tally) bool { return t.Calls > 0 || t.InputTokens > 0 })
 }

@@ -141,6 +141,8 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 	if len(scoring.Dropped) > 0 {
 		preds = slices.DeleteFunc(slices.Clone(preds), func(p Prediction) bool { return scoring.Dropped[p.QuestionID] })
 	}
+	scored := maps.Clone(given) // the questions of the predictions kept
+	maps.DeleteFunc(scored, func(id string, _ bool) bool { return scoring.Dropped[id] })
 	byID := map[string]*datasets.Question{}
 	conv := map[string]*datasets.Conversation{} // for the judges' evidence text
 	for _, c := range ds.Conversations {
@@ -187,10 +189,6 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 	// Only the judge model is used here: the answers come from outside.
 	if id, ok := res.ModelIDs()[plan.RoleJudge]; ok {
 		m.Models[plan.RoleJudge] = id
-	}
-	scored := map[string]bool{}
-	for _, p := range preds {
-		scored[p.QuestionID] = true
 	}
 	qs := slices.DeleteFunc(ds.Questions(), func(q *datasets.Question) bool { return !scored[q.ID] })
 	m.QuestionSetSHA256 = plan.QuestionSetHash(qs)
