@@ -64,8 +64,7 @@ func TestAuditedKeyHandCount(t *testing.T) {
 	}
 	score := func(out, key string) *runlog.Run {
 		t.Helper()
-		_, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "locomo", Data: shippedLoCoMo, Predictions: preds, Out: out,
-			Judges: []string{"em"}, AnswerKey: key, NoCache: true, Host: membench.Host{Home: home}})
+		_, _, err := scoring.Run(context.Background(), scoring.Config{Config: membench.Config{Dataset: "locomo", Data: shippedLoCoMo, Judges: []string{"em"}, AnswerKey: key, NoCache: true, Host: membench.Host{Home: home}}, Predictions: preds, Out: out})
 		if err != nil {
 			t.Fatal(err)
 		}

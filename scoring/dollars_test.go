@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/internal/testutil"
 	"github.com/membench/membench/llm/llmtest"
 	"github.com/membench/membench/runlog"
@@ -32,7 +33,7 @@ func TestScorePricesItsJudges(t *testing.T) {
 	}
 
 	offline := filepath.Join(t.TempDir(), "offline")
-	if _, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "sample", Predictions: preds, Out: offline, NoCache: true}); err != nil {
+	if _, _, err := scoring.Run(context.Background(), scoring.Config{Config: membench.Config{Dataset: "sample", NoCache: true}, Predictions: preds, Out: offline}); err != nil {
 		t.Fatal(err)
 	}
 	s, md := read(offline)
@@ -46,8 +47,8 @@ func TestScorePricesItsJudges(t *testing.T) {
 	srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
 	t.Setenv("OPENAI_API_KEY", "sk-test-score-dollars")
 	priced := filepath.Join(t.TempDir(), "priced")
-	sc := scoring.Config{Dataset: "sample", Predictions: preds, Out: priced, NoCache: true, Judges: []string{"llm"},
-		Model: "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL}
+	sc := scoring.Config{Config: membench.Config{Dataset: "sample", NoCache: true, Judges: []string{"llm"},
+		Model: "backend=openai,model=gpt-4o-mini,base-url=" + srv.URL}, Predictions: preds, Out: priced}
 	if _, _, err := scoring.Run(context.Background(), sc); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestScorePricesItsJudges(t *testing.T) {
 	t.Logf("scored with gpt-4o-mini as judge: %s", s.Dollars.Line)
 
 	// A prices file that cannot be read is refused before any work.
-	sc.Out, sc.Prices = filepath.Join(t.TempDir(), "bad"), filepath.Join(t.TempDir(), "missing.yaml")
+	sc.Out, sc.PricesFile = filepath.Join(t.TempDir(), "bad"), filepath.Join(t.TempDir(), "missing.yaml")
 	if _, _, err := scoring.Run(context.Background(), sc); err == nil || !strings.Contains(err.Error(), "--prices") {
 		t.Fatalf("a missing --prices file: %v, want an error naming --prices", err)
 	}

@@ -38,29 +38,18 @@ type Prediction struct {
 	System     string `json:"system,omitempty"`
 }
 
-// Config scores external predictions against a dataset.
+// Config scores external predictions against a dataset. Its run
+// settings mean what they mean to run; the score command sets those that
+// apply: the dataset (Dataset, Data, MaxDataSize, Seed, BaseData), Judges
+// and their Model, CacheDir, NoCache, Host, PricesFile (the summary's
+// dollars, as run prices them), and AnswerKey and ExcludeImageQuestions
+// (predictions of questions they leave out are counted and not scored).
+// System is the name recorded in judgments; default: the predictions
+// file's base name.
 type Config struct {
-	Dataset     string
-	Data        string
+	membench.Config
 	Predictions string
 	Out         string
-	System      string // name recorded in judgments; default: the file's base name
-	Judges      []string
-	Model       string // judge model spec (default offline)
-	CacheDir    string
-	NoCache     bool
-	MaxDataSize int64         // bytes of the dataset file read at most; 0 = the default
-	Seed        int           // a stitched dataset's seed (0 = its default)
-	BaseData    string        // a stitched dataset's base file ("" = installed copy)
-	Host        membench.Host // the command line's environment (MEMBENCH_HOME, ...)
-	// AnswerKey and ExcludeImageQuestions are run's --answer-key and
-	// --exclude-image-questions: predictions of questions they leave out
-	// are counted and not scored.
-	AnswerKey             string
-	ExcludeImageQuestions bool
-	// Prices is a prices file laid over the default table ("": the
-	// default), for the summary's dollars as run prices them.
-	Prices string
 }
 
 // ReadPredictions reads a predictions JSONL file; every bad line is an error
@@ -122,13 +111,15 @@ func Run(ctx context.Context, sc Config) (*runlog.Summary, []string, error) {
 		base := filepath.Base(sc.Predictions)
 		system = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	pl, err := plan.Scored(membench.Config{System: system, Dataset: sc.Dataset, Data: sc.Data, Model: sc.Model, Judges: sc.Judges, CacheDir: sc.CacheDir, NoCache: sc.NoCache, Host: sc.Host,
-		ResultsDir: filepath.Dir(sc.Out), RunID: filepath.Base(sc.Out), AnswerKey: sc.AnswerKey, ExcludeImageQuestions: sc.ExcludeImageQuestions,
-		MaxDataSize: sc.MaxDataSize, Seed: sc.Seed, BaseData: sc.BaseData, PricesFile: sc.Prices})
+	cfg := sc.Config
+	cfg.System = system
+	cfg.ResultsDir, cfg.RunID = filepath.Dir(sc.Out), filepath.Base(sc.Out) // the run folder is --out
+	pl, err := plan.Scored(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, ds := pl.Config, pl.Data
+	cfg = pl.Config
+	ds := pl.Data
 	preds, err := ReadPredictions(sc.Predictions)
 	if err != nil {
 		return nil, nil, err

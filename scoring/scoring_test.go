@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membench/membench"
 	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/scoring"
 
@@ -29,7 +30,7 @@ func TestScoreRefusesToOverwriteARun(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(dir, runlog.AnswersFile))
 	preds := filepath.Join(t.TempDir(), "p.jsonl")
 	os.WriteFile(preds, []byte(`{"question_id":"sample-1:0","prediction":"x"}`+"\n"), 0o644)
-	sc := scoring.Config{Dataset: "sample", Predictions: preds, Out: dir, CacheDir: cfg.CacheDir}
+	sc := scoring.Config{Config: membench.Config{Dataset: "sample", CacheDir: cfg.CacheDir}, Predictions: preds, Out: dir}
 	_, _, err := scoring.Run(context.Background(), sc)
 	if err == nil || !strings.Contains(err.Error(), "--out") {
 		t.Fatalf("score into a run dir: want a refusal naming --out, got %v", err)
@@ -41,7 +42,7 @@ func TestScoreRefusesToOverwriteARun(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "notes")
 	os.MkdirAll(other, 0o755)
 	os.WriteFile(filepath.Join(other, "readme.txt"), []byte("mine"), 0o644)
-	if _, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "sample", Predictions: preds, Out: other, CacheDir: cfg.CacheDir}); err == nil {
+	if _, _, err := scoring.Run(context.Background(), scoring.Config{Config: membench.Config{Dataset: "sample", CacheDir: cfg.CacheDir}, Predictions: preds, Out: other}); err == nil {
 		t.Fatal("score into a non-empty directory that is no score dir was accepted")
 	}
 	out := filepath.Join(t.TempDir(), "scored")

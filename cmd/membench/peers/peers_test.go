@@ -57,8 +57,7 @@ func TestImportFCBaseline(t *testing.T) {
 	}
 	// score re-judges the imported answers with our offline judges.
 	rescored := filepath.Join(t.TempDir(), "rescored")
-	sum, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "locomo", Data: data, Predictions: filepath.Join(out, "predictions.jsonl"),
-		Out: rescored, Judges: []string{"f1", "lexical"}, NoCache: true, Host: membench.Host{Home: t.TempDir()}})
+	sum, _, err := scoring.Run(context.Background(), scoring.Config{Config: membench.Config{Dataset: "locomo", Data: data, Judges: []string{"f1", "lexical"}, NoCache: true, Host: membench.Host{Home: t.TempDir()}}, Predictions: filepath.Join(out, "predictions.jsonl"), Out: rescored})
 	if err != nil {
 		t.Fatal(err)
 	}

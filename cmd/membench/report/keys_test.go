@@ -53,7 +53,7 @@ func TestReportUnderBothKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "runs", "gold")
-	if _, _, err := scoring.Run(context.Background(), scoring.Config{Dataset: "locomo", Data: shippedLoCoMo, Predictions: pf, Out: out, Judges: []string{"em"}, NoCache: true, Host: membench.Host{Home: home}}); err != nil {
+	if _, _, err := scoring.Run(context.Background(), scoring.Config{Config: membench.Config{Dataset: "locomo", Data: shippedLoCoMo, Judges: []string{"em"}, NoCache: true, Host: membench.Host{Home: home}}, Predictions: pf, Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = run("--run", out, "--answer-key", "published,audited", "--judge", "em")

@@ -59,8 +59,7 @@ func TestScoreRepeatsJudgesEachAnswerThreeTimes(t *testing.T) {
 	spec := "name=rep,backend=openai,model=m,retries=-1,repeats=3,base-url=" + srv.URL
 	score := func(out string) string {
 		var buf bytes.Buffer
-		o := &Options{Score: scoring.Config{Dataset: "sample", Predictions: preds, Out: out, Judges: []string{spec},
-			CacheDir: filepath.Join(dir, "cache"), Host: membench.Host{Home: dir}}, Out: &buf}
+		o := &Options{Score: scoring.Config{Config: membench.Config{Dataset: "sample", Judges: []string{spec}, CacheDir: filepath.Join(dir, "cache"), Host: membench.Host{Home: dir}}, Predictions: preds, Out: out}, Out: &buf}
 		if err := Run(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}

@@ -74,7 +74,7 @@ Defaults are run's: dataset sample, and the judges lexical, f1, bleu1
 	f.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible base URL")
 	f.StringVar(&sc.CacheDir, "cache-dir", "", "LLM cache directory")
 	f.BoolVar(&sc.NoCache, "no-cache", false, "do not use the LLM cache")
-	f.StringVar(&sc.Prices, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table, for the summary's dollars line (as membench run)")
+	f.StringVar(&sc.PricesFile, "prices", "", "YAML or JSON file of model prices per million tokens (input, cached_input, output) changing or adding to the default table, for the summary's dollars line (as membench run)")
 	cliflag.JSON(c, &o.JSON)
 	return c
 }

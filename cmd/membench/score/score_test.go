@@ -22,9 +22,8 @@ func TestScoreWithOptions(t *testing.T) {
 	}
 	var out bytes.Buffer
 	o := &Options{
-		Score: scoring.Config{Dataset: "sample", Predictions: preds, Out: filepath.Join(dir, "out"), Judges: []string{"f1"},
-			Host: membench.Host{Home: dir}},
-		Out: &out,
+		Score: scoring.Config{Config: membench.Config{Dataset: "sample", Judges: []string{"f1"}, Host: membench.Host{Home: dir}}, Predictions: preds, Out: filepath.Join(dir, "out")},
+		Out:   &out,
 	}
 	if err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
