@@ -286,7 +286,7 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 	}
 	if total == 0 {
 		fmt.Fprintf(p.log, "run %s: every question is already answered and judged; summarising\n", p.ID)
-	} else if done.answers > 0 {
+	} else if len(done.answered) > 0 {
 		fmt.Fprintf(p.log, "run %s: resuming, %d questions left\n", p.ID, total)
 	}
 	bar := progress.New(p.log, progress.Work{Conversations: toBuild, Questions: total}, p.Config.Quiet, p.Config.Host.CI, progress.Priced(p.Prices, p.Manifest))
@@ -343,7 +343,6 @@ func (p *Prepared) Execute(ctx context.Context) (*runlog.Summary, error) {
 
 // doneSet is what earlier attempts of this run finished.
 type doneSet struct {
-	answers  int
 	answered map[string]runlog.AnswerRecord
 	judged   map[string]map[string]bool // question -> judge -> done
 	built    map[string]bool
@@ -383,7 +382,6 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	for _, a := range ans {
 		d.answered[a.QuestionID] = a
 	}
-	d.answers = len(d.answered)
 	js, err := runlog.ReadJSONL[runlog.Judgment](filepath.Join(p.Dir, runlog.JudgmentsFile))
 	if err != nil {
 		return nil, err
