@@ -14,7 +14,7 @@ var goTypeName = regexp.MustCompile(`in type|into |!!|\b[a-z]+\.[A-Z]\w+\b|unmar
 
 // A typo in a YAML file names the file, the line and the key, suggests
 // the key meant and names no Go type; exit 2, one line.
-func TestFrictionsYAMLTypoNamesKeyAndLine(t *testing.T) {
+func TestYAMLTypoNamesKeyAndLine(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	write := testutil.Writer(t, dir)

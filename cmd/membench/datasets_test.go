@@ -12,7 +12,7 @@ import (
 
 // datasets verify with no name checks what is installed and names the
 // rest; a copy that does not match fails the command.
-func TestFrictionsDatasetsVerifyAll(t *testing.T) {
+func TestDatasetsVerifyAll(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	env := []string{"MEMBENCH_HOME=" + home}
@@ -43,7 +43,7 @@ func TestFrictionsDatasetsVerifyAll(t *testing.T) {
 // a run of --dataset locomo-plus then needs no --data. A file that is not
 // the published one is refused (the synthetic half is in
 // datasets/locomoplus: TestAddedCopyIsTheDefault).
-func TestFrictionsDatasetsAddLoCoMoPlus(t *testing.T) {
+func TestDatasetsAddLoCoMoPlus(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	env := []string{"MEMBENCH_HOME=" + home}

@@ -154,7 +154,7 @@ func badPlaceholder(fl *pflag.Flag) string {
 	return ""
 }
 
-func TestFrictionsFlagHelpShowsPlaceholders(t *testing.T) {
+func TestFlagHelpShowsPlaceholders(t *testing.T) {
 	t.Parallel()
 	// The check itself catches the --shard mistake.
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)

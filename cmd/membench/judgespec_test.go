@@ -9,7 +9,7 @@ import (
 
 // A judge spec's mistake is reported under the flag the user gave
 // (--judge-spec; --audit-model for audits), with the nearest judge.
-func TestFrictionsJudgeSpecErrorNamesItsFlag(t *testing.T) {
+func TestJudgeSpecErrorNamesItsFlag(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	run := filepath.Join(dir, "r")

@@ -57,7 +57,7 @@ func TestUnsafeNamesExitTwo(t *testing.T) {
 
 // A mistyped command, flag, system, dataset or judge names the real one;
 // a word far from every name gets no guess. All exit 2 with one line.
-func TestFrictionsDidYouMean(t *testing.T) {
+func TestDidYouMean(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		args []string

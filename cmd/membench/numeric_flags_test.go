@@ -133,7 +133,7 @@ func TestConcurrencyDefaultIsTheConfigs(t *testing.T) {
 
 // --concurrency 0 would start no worker; every command that takes the
 // flag refuses it in one line naming the flag and its range.
-func TestFrictionsConcurrencyZeroRefused(t *testing.T) {
+func TestConcurrencyZeroRefused(t *testing.T) {
 	t.Parallel()
 	var names []string
 	var argv [][]string

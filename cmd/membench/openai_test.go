@@ -14,7 +14,7 @@ import (
 
 // A local OpenAI-compatible server needs no key (vLLM, Ollama), as the
 // README says; OpenAI's own needs one.
-func TestFrictionsKeylessLocalServer(t *testing.T) {
+func TestKeylessLocalServer(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t, llmtest.WithChat(llmtest.Plausible))
 	results := t.TempDir()

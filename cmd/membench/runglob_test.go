@@ -14,7 +14,7 @@ import (
 
 // An unquoted --run glob is expanded by the shell; the command says so and
 // the quoted pattern it suggests runs.
-func TestFrictionsUnquotedGlob(t *testing.T) {
+func TestUnquotedGlob(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, id := range []string{"sample-a", "sample-b", "sample-c"} {
