@@ -1,8 +1,10 @@
 package locomo
 
 import (
+	"cmp"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,15 +90,8 @@ func fastName(d *jsontext.Decoder, fields ...string) (string, error) {
 		return "", errNotPlain
 	}
 	name := t.String()
-	for _, f := range fields {
-		if name == f {
-			return name, nil
-		}
-	}
-	for _, f := range fields {
-		if strings.EqualFold(name, f) {
-			return "", errNotPlain
-		}
+	if !slices.Contains(fields, name) && slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(name, f) }) {
+		return "", errNotPlain
 	}
 	return name, nil
 }
@@ -165,7 +160,7 @@ func fastSample(d *jsontext.Decoder, opt datasets.LoadOptions) (*datasets.Conver
 		}
 		byNum[s.n] = true
 	}
-	sortSessions(sessions)
+	slices.SortFunc(sessions, func(a, b fastSession) int { return cmp.Compare(a.n, b.n) })
 	c := &datasets.Conversation{ID: id, Speakers: []string{speakers[0], speakers[1]}}
 	step := opt.Step()
 	var last time.Time
@@ -196,15 +191,6 @@ func fastSample(d *jsontext.Decoder, opt datasets.LoadOptions) (*datasets.Conver
 		c.Questions = append(c.Questions, locomoQuestion(id, j, q.question, q.gold, q.adv, q.evidence, q.category, asked))
 	}
 	return c, nil
-}
-
-func sortSessions(s []fastSession) {
-	// Insertion sort: a sample has a few dozen sessions, nearly in order.
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].n < s[j-1].n; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // fastConversation decodes the conversation object: the two speakers,
@@ -275,13 +261,8 @@ func fastConversation(d *jsontext.Decoder) (speakers [2]string, sessions []fastS
 // for an int (the careful decoder reports that).
 func sessionNumber(key string) (int, bool) {
 	digits, ok := strings.CutPrefix(key, "session_")
-	if !ok || digits == "" {
+	if !ok || digits == "" || strings.ContainsFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) {
 		return 0, false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return 0, false
-		}
 	}
 	n, err := strconv.Atoi(digits)
 	return n, err == nil
