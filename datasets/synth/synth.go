@@ -208,18 +208,24 @@ func (g *synthGen) longmemeval(w *bufio.Writer, shape Shape, n int) error {
 		if it.AnswerSession == nil {
 			it.AnswerSession = []string{}
 		}
-		b, err := json.Marshal(it)
-		if err != nil {
-			return err
-		}
-		if qi > 0 {
-			w.WriteString(",\n")
-		}
-		if _, err := w.Write(b); err != nil {
+		if err := writeItem(w, qi, it); err != nil {
 			return err
 		}
 	}
 	_, err := w.WriteString("]\n")
+	return err
+}
+
+// writeItem writes v as element i of the JSON list being written.
+func writeItem(w *bufio.Writer, i int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if i > 0 {
+		w.WriteString(",\n")
+	}
+	_, err = w.Write(b)
 	return err
 }
 
@@ -305,14 +311,7 @@ func (g *synthGen) locomo(w *bufio.Writer, shape Shape, n int) error {
 			}
 			qa[k] = q
 		}
-		b2, err := json.Marshal(map[string]any{"sample_id": fmt.Sprintf("synth-%d", ci+1), "conversation": conv, "qa": qa})
-		if err != nil {
-			return err
-		}
-		if ci > 0 {
-			w.WriteString(",\n")
-		}
-		if _, err := w.Write(b2); err != nil {
+		if err := writeItem(w, ci, map[string]any{"sample_id": fmt.Sprintf("synth-%d", ci+1), "conversation": conv, "qa": qa}); err != nil {
 			return err
 		}
 	}
