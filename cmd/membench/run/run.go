@@ -261,17 +261,6 @@ func Run(ctx context.Context, o *Options) error {
 	return nil
 }
 
-// printBill prints the run's dollars line under its summary; a run whose
-// costs cannot be read still printed its scores, so that is only said.
-func printBill(stdout, stderr io.Writer, dir string, t *prices.Table) {
-	b, err := prices.ForRun(dir, t)
-	if err != nil {
-		fmt.Fprintf(stderr, "dollars: %v\n", err)
-		return
-	}
-	fmt.Fprintln(stdout, b.Line())
-}
-
 // runReplay reproduces a bundle. Flags that would change the outputs are
 // refused: the bundle's manifest is the run's config.
 func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdout, stderr io.Writer) error {
@@ -283,11 +272,7 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 	if changed("base-url") && !o.ReplayFallback {
 		return clierr.Bad("--base-url goes with --replay only with --replay-fallback: a replay sends no call unless told to")
 	}
-	lim := o.ReplayLimits
-	if lim == (bundle.Limits{}) {
-		lim = bundle.DefaultLimits
-	}
-	b, err := bundle.OpenLimited(o.Replay, lim)
+	b, err := bundle.OpenLimited(o.Replay, cmp.Or(o.ReplayLimits, bundle.DefaultLimits))
 	if err != nil {
 		return clierr.AsBad(err)
 	}
@@ -317,7 +302,14 @@ func runReplay(ctx context.Context, o *Options, changed func(string) bool, stdou
 		if err != nil {
 			return clierr.AsBad(err)
 		}
-		printBill(stdout, stderr, filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+		// The dollars line under the summary; a run whose costs cannot be
+		// read still printed its scores, so that is only said.
+		bill, err := prices.ForRun(filepath.Join(cfg.WithDefaults().ResultsDir, sum.RunID), priceTable)
+		if err != nil {
+			fmt.Fprintf(stderr, "dollars: %v\n", err)
+			return nil
+		}
+		fmt.Fprintln(stdout, bill.Line())
 	}
 	return nil
 }
