@@ -47,13 +47,6 @@ func DecodeField(raw json.RawMessage, v any, where string) error {
 	// names so the message shows what the file holds.
 	got := raw
 	path := where
-	join := func(k string) {
-		if path == "" {
-			path = k
-		} else {
-			path += "." + k
-		}
-	}
 	if te.Field != "" {
 		for _, k := range strings.Split(te.Field, ".") {
 			var obj map[string]json.RawMessage
@@ -65,7 +58,11 @@ func DecodeField(raw json.RawMessage, v any, where string) error {
 				break
 			}
 			got = sub
-			join(k)
+			if path == "" {
+				path = k
+			} else {
+				path += "." + k
+			}
 		}
 	}
 	// A list whose element has the wrong type: name the element.
