@@ -103,16 +103,11 @@ func strayWord(c *cobra.Command, argv []string) string {
 		path[p.Name()] = true
 	}
 	for _, a := range argv {
-		if strings.HasPrefix(a, "-") {
+		if strings.HasPrefix(a, "-") || path[a] {
 			continue
 		}
-		if path[a] {
-			continue
-		}
-		for _, s := range c.Commands() {
-			if s.Name() == a || s.HasAlias(a) {
-				return ""
-			}
+		if slices.ContainsFunc(c.Commands(), func(s *cobra.Command) bool { return s.Name() == a || s.HasAlias(a) }) {
+			return ""
 		}
 		return a
 	}
