@@ -22,6 +22,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -184,12 +185,7 @@ func stitchOne(i int, it Item, bc *datasets.Conversation, step time.Duration) (*
 	// split the history.
 	sessions := slices.Clone(bc.Sessions)
 	slices.SortStableFunc(sessions, func(a, b *datasets.Session) int { return a.Time.Compare(b.Time) })
-	at := 0
-	for k, s := range sessions {
-		if !s.Time.After(cueAt) {
-			at = k + 1
-		}
-	}
+	at := sort.Search(len(sessions), func(k int) bool { return sessions[k].Time.After(cueAt) })
 	sessions = slices.Insert(sessions, at, sess)
 	var text []string
 	for _, l := range trig {
