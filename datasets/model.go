@@ -3,6 +3,7 @@
 package datasets
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -142,10 +143,5 @@ func IsSynthetic(ds *Dataset) bool {
 	if len(ds.Conversations) == 0 {
 		return false
 	}
-	for _, c := range ds.Conversations {
-		if !strings.HasPrefix(c.ID, SynthIDPrefix) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ds.Conversations, func(c *Conversation) bool { return !strings.HasPrefix(c.ID, SynthIDPrefix) })
 }
