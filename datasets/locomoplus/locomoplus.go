@@ -134,14 +134,10 @@ func Stitch(items []Item, base *datasets.Dataset, seed int, step time.Duration, 
 	ds.Source = fmt.Sprintf("%s (base %s, seed %d, choices sha256 %.16s)", source, base.Source, seed, choices)
 	// The content hash covers both files, the seed and the choices, so runs
 	// of other seeds or other bases get other run ids.
-	all := sha256.Sum256([]byte(fmt.Sprintf("%x|%s|%d|%s", itemsHash(items), base.SHA256, seed, choices)))
+	itemsJSON, _ := json.Marshal(items)
+	all := sha256.Sum256([]byte(fmt.Sprintf("%x|%s|%d|%s", sha256.Sum256(itemsJSON), base.SHA256, seed, choices)))
 	ds.SHA256 = hex.EncodeToString(all[:])
 	return ds, nil
-}
-
-func itemsHash(items []Item) [32]byte {
-	b, _ := json.Marshal(items)
-	return sha256.Sum256(b)
 }
 
 // stitchOne builds item i's conversation on base conversation bc.
