@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -158,7 +159,7 @@ func AddLocal(entry Entry, destDir, file string, maxBytes int64) (*Result, error
 		return nil, badinput.Errorf("%s is a directory; give the file itself (%s)", file, entry.File)
 	}
 	if abs, err := filepath.Abs(file); err == nil {
-		if dst, err := filepath.Abs(filepath.Join(orDefault(destDir), entry.File)); err == nil && abs == dst {
+		if dst, err := filepath.Abs(filepath.Join(cmp.Or(destDir, DefaultDir("")), entry.File)); err == nil && abs == dst {
 			// Already in place: verify and record, copy nothing.
 			res, err := Verify(file, entry, maxBytes)
 			if err != nil {
@@ -174,13 +175,6 @@ func AddLocal(entry Entry, destDir, file string, maxBytes int64) (*Result, error
 	return res, nil
 }
 
-func orDefault(destDir string) string {
-	if destDir == "" {
-		return DefaultDir("") // callers pass the home's directory; this is the bare default
-	}
-	return destDir
-}
-
 // record writes the copy's sha256 beside it.
 func record(res *Result) error {
 	line := res.SHA256 + "  " + filepath.Base(res.Path) + "\n"
@@ -192,7 +186,8 @@ func record(res *Result) error {
 // through the JSON check (and the size cap), so a page of HTML or an
 // endless stream stops early instead of being installed.
 func install(entry Entry, destDir string, body io.Reader, src string, maxBytes int64) (*Result, error) {
-	destDir = orDefault(destDir)
+	// Callers pass the home's directory; "" is the bare default.
+	destDir = cmp.Or(destDir, DefaultDir(""))
 	if err := os.MkdirAll(destDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w; pass --dir to a writable directory", destDir, err)
 	}
