@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems/selector"
 )
@@ -64,13 +65,7 @@ var (
 	framingWords = wordSet("said says stated told tells asked asks mentioned shared showing image later both concern")
 )
 
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range selector.ContentWords(s) {
-		m[w] = true
-	}
-	return m
-}
+func wordSet(s string) map[string]bool { return lexical.Set(selector.ContentWords(s)) }
 
 // checked drops the words an entry may carry without the source saying
 // them: speakers' names, date words, numbers and restating verbs.
@@ -117,18 +112,13 @@ func OfflineExtraction(in ExtractionInput) Verdict {
 // with the link text and its dependency.
 func OfflineLink(in LinkInput) Verdict {
 	names := wordSet(strings.Join(in.Speakers, " "))
-	link := map[string]bool{}
-	for _, w := range checked(selector.ContentWords(in.Link+" "+in.Dependency), names) {
-		link[w] = true
-	}
+	link := lexical.Set(checked(selector.ContentWords(in.Link+" "+in.Dependency), names))
 	support := 0
 	var parts []string
 	for _, ev := range in.Events {
 		shared := 0
-		seen := map[string]bool{}
-		for _, w := range selector.ContentWords(strings.Join(ev.Entries, " ")) {
-			if link[w] && !seen[w] {
-				seen[w] = true
+		for _, w := range selector.ContentWords(strings.Join(ev.Entries, " ")) { // deduped
+			if link[w] {
 				shared++
 			}
 		}
