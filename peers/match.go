@@ -138,21 +138,7 @@ func matchedTo(it Item, q *datasets.Question) Matched {
 // fold lowercases, drops punctuation and collapses spaces, for questions a
 // peer retyped slightly.
 func fold(s string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(r)
-		default:
-			space = true
-		}
-	}
-	return b.String()
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 }
 
 // Unchecked passes items that carry dataset ids through without a dataset
