@@ -58,10 +58,6 @@ func intish(raw json.RawMessage) (int, error) {
 	return strconv.Atoi(s)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.SortedFunc(maps.Keys(m), names.Compare)
-}
-
 func trailingInt(s string) (int, error) {
 	return strconv.Atoi(s[len(strings.TrimRight(s, "0123456789")):])
 }
@@ -120,7 +116,7 @@ func parseByConversation[R any](data []byte, source, layout, keyWhy string, conv
 		return nil, fmt.Errorf("%s: not %s: %v", source, layout, err)
 	}
 	var out []Item
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.SortedFunc(maps.Keys(m), names.Compare) {
 		n, err := convOf(k)
 		if err != nil {
 			return nil, fmt.Errorf("%s: key %q %s a conversation number", source, k, keyWhy)
