@@ -170,11 +170,10 @@ func judgedRates(w *WrongFile, j judge.Judge, runs []string, grid [][]state) Jud
 func tallyFalseAccept(w *WrongFile, runs []string, grid [][]state) []FalseAccept {
 	var cats []int
 	for _, a := range w.Answers {
-		if !slices.Contains(cats, a.Question.Category) {
-			cats = append(cats, a.Question.Category)
-		}
+		cats = append(cats, a.Question.Category)
 	}
 	slices.Sort(cats)
+	cats = slices.Compact(cats)
 	var rows []FalseAccept
 	for _, c := range append(cats, math.MinInt) { // MinInt: overall
 		row := FalseAccept{Category: "overall", Runs: make([]RunCount, len(runs))}
