@@ -131,28 +131,24 @@ func OfflineLink(in LinkInput) Verdict {
 	return Verdict{Supported: support >= offlineLinkEvents, Reason: r}
 }
 
-func verdictJSON(v Verdict) (string, error) {
-	label := Unsupported
-	if v.Supported {
-		label = Supported
-	}
-	b, err := json.Marshal(map[string]string{"reason": v.Reason, "verdict": label})
-	return string(b), err
-}
-
 func init() {
 	registerOffline(TaskExtraction, OfflineExtraction)
 	registerOffline(TaskLinks, OfflineLink)
 }
 
 // registerOffline answers task offline with verdict over the request's
-// inputs, which must be a T.
+// inputs, which must be a T, as the JSON reply {"reason", "verdict"}.
 func registerOffline[T any](task string, verdict func(T) Verdict) {
 	llm.RegisterOffline(task, func(req llm.Request) (string, error) {
 		in, ok := req.Inputs.(T)
 		if !ok {
 			return "", fmt.Errorf("inputs are %T, want %T", req.Inputs, in)
 		}
-		return verdictJSON(verdict(in))
+		v, label := verdict(in), Unsupported
+		if v.Supported {
+			label = Supported
+		}
+		b, err := json.Marshal(map[string]string{"reason": v.Reason, "verdict": label})
+		return string(b), err
 	})
 }
