@@ -48,7 +48,7 @@ type Plan struct {
 	Exclude     []string          `yaml:"exclude_group"`    // groups left out of every test (analysis.Excluded); default [abstention]
 	ExcludeCats []int             `yaml:"exclude_category"` // older plans: LoCoMo's numbers for the same (analysis.CategoryExclusion)
 	KStar       *KStarPlan        `yaml:"kstar"`            // the registered token-matching procedure
-	Systems     map[string]string `yaml:"systems"`          // name -> run dir or judgments file (relative to --runs-dir); KStarRun = the run k* picked
+	Systems     map[string]string `yaml:"systems"`          // name -> run dir or judgments file (relative to --run); KStarRun = the run k* picked
 	Hypotheses  []Hypothesis      `yaml:"hypotheses"`
 	Description string            `yaml:"description"`
 	// Protocol is how the runs are made (judge spec, prompts, models,
@@ -78,7 +78,7 @@ type KStarPlan struct {
 	// Reference is refused by Load: each test is matched to its own comparator.
 	Reference string `yaml:"reference"`
 	// Candidate is the membench system whose budget is matched (the runs
-	// of it under --runs-dir are searched).
+	// of it under --run are searched).
 	Candidate string `yaml:"candidate"`
 	Ks        string `yaml:"ks"` // the searched budgets, e.g. 1..20
 	// Options are the candidate runs' --opt settings apart from k (none:
@@ -325,7 +325,7 @@ func Verify(path, runsDir string, b []byte) (*LockInfo, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		flag := ""
 		if runsDir != "" {
-			flag = " --runs-dir " + runsDir
+			flag = " --run " + runsDir
 		}
 		return nil, fmt.Errorf("%s is not locked (no %s); run `membench prereg lock %s%s` before the data are seen", path, LockPath(path, runsDir), path, flag)
 	}

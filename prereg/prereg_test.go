@@ -325,9 +325,10 @@ func TestLockGoesNextToTheResults(t *testing.T) {
 	if _, err := Verify(path, runs, []byte(plan)); err != nil {
 		t.Errorf("verify: %v", err)
 	}
-	// Another runs directory has no lock: not locked, naming the command.
+	// Another runs directory has no lock: not locked, naming the command
+	// as prereg lock takes it (--run DIR; it has no --runs-dir).
 	other := filepath.Join(root, "other")
-	if _, err := Verify(path, other, []byte(plan)); err == nil || !strings.Contains(err.Error(), "--runs-dir "+other) {
+	if _, err := Verify(path, other, []byte(plan)); err == nil || !strings.Contains(err.Error(), "--run "+other) {
 		t.Errorf("verify elsewhere: %v", err)
 	}
 }
