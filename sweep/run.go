@@ -112,11 +112,9 @@ func resolve(p Point, cfg membench.Config) (*plan.Plan, error) {
 		return nil, fmt.Errorf("point %s: %w", p.Label, err)
 	}
 	id := pl.ID
-	var vals []string
-	for _, f := range strings.Fields(strings.TrimPrefix(p.Label, p.System)) {
-		vals = append(vals, strings.ReplaceAll(f, "=", ""))
-	}
-	if params := strings.Trim(unsafe.ReplaceAllString(strings.Join(vals, "-"), "-"), "-"); params != "" {
+	// The label's grid values, "k=1 seeds=5" → "k1-seeds5".
+	vals := strings.ReplaceAll(strings.Join(strings.Fields(strings.TrimPrefix(p.Label, p.System)), "-"), "=", "")
+	if params := strings.Trim(unsafe.ReplaceAllString(vals, "-"), "-"); params != "" {
 		if i := strings.LastIndex(id, "-"); i >= 0 {
 			id = id[:i] + "-" + params + id[i:]
 		} else {
