@@ -77,13 +77,12 @@ func tally(items []item, judges []Judge, recs map[string]Record) []Row {
 		if _, ok := convs[it.group]; !ok {
 			groups = append(groups, it.group)
 		}
-		if !slices.Contains(convs[it.group], it.conv) {
-			convs[it.group] = append(convs[it.group], it.conv)
-		}
+		convs[it.group] = append(convs[it.group], it.conv)
 	}
 	var rows []Row
 	for _, g := range groups {
 		slices.Sort(convs[g])
+		convs[g] = slices.Compact(convs[g])
 		cells := map[string]map[string]*Cell{} // conv -> judge
 		for _, c := range append(convs[g], Overall) {
 			cells[c] = map[string]*Cell{}
