@@ -10,7 +10,6 @@ import (
 	"hash/crc32"
 	"io"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,32 +111,14 @@ func openVectorDB(path string) (*vectorDB, error) {
 	q.Add("_pragma", "cache_size(128)")
 	q.Add("_pragma", "wal_autocheckpoint(64)") // checkpoint soon (64 pages = 4 MiB)
 	q.Set("_txlock", "immediate")              // writers take the lock up front: no upgrade deadlocks
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, st, err := cachefile.OpenDB("embedding cache", path, "file:"+path+"?"+q.Encode(), setUp,
+		`SELECT key, dim, crc, vec FROM vectors WHERE key = ?`,
+		`SELECT key, dim, crc, vec FROM vectors WHERE key IN (?`+strings.Repeat(",?", lookupChunk-1)+`)`,
+		`INSERT OR REPLACE INTO vectors (key, dim, crc, vec) VALUES (?, ?, ?, ?)`)
 	if err != nil {
-		return nil, fmt.Errorf("embedding cache %s: %w", path, err)
+		return nil, err
 	}
-	// Readers run in parallel under WAL; more connections than cores only
-	// cost memory and open time.
-	conns := max(4, 2*runtime.GOMAXPROCS(0))
-	db.SetMaxOpenConns(conns)
-	db.SetMaxIdleConns(conns)
-	d := &vectorDB{db: db}
-	err = setUp(db)
-	if err == nil {
-		d.get, err = db.Prepare(`SELECT key, dim, crc, vec FROM vectors WHERE key = ?`)
-	}
-	if err == nil {
-		d.getMany, err = db.Prepare(`SELECT key, dim, crc, vec FROM vectors WHERE key IN (?` +
-			strings.Repeat(",?", lookupChunk-1) + `)`)
-	}
-	if err == nil {
-		d.put, err = db.Prepare(`INSERT OR REPLACE INTO vectors (key, dim, crc, vec) VALUES (?, ?, ?, ?)`)
-	}
-	if err != nil {
-		d.Close()
-		return nil, fmt.Errorf("embedding cache %s: cannot open it: %w (if another process holds it, let it finish; or give another --cache-dir)", path, err)
-	}
-	return d, nil
+	return &vectorDB{db: db, get: st[0], getMany: st[1], put: st[2]}, nil
 }
 
 // setUp gives a new file 64 KiB pages and WAL and creates the table. It

@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"io"
 	"net/url"
-	"runtime"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -69,16 +68,8 @@ func NewCache(path string) (*Cache, error) {
 func openCacheDB(path string) (*cacheDB, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("llm cache %s: %w", path, err)
-	}
-	// database/sql's default pool opens a connection per concurrent call (29
-	// at c=64); SQLite serialises writers anyway, and a few readers suffice.
-	conns := max(4, 2*runtime.GOMAXPROCS(0))
-	db.SetMaxOpenConns(conns)
-	db.SetMaxIdleConns(conns)
-	_, err = db.Exec(`CREATE TABLE IF NOT EXISTS responses (
+	setUp := func(db *sql.DB) error {
+		_, err := db.Exec(`CREATE TABLE IF NOT EXISTS responses (
 		key TEXT PRIMARY KEY,
 		kind TEXT NOT NULL,
 		model TEXT NOT NULL,
@@ -88,22 +79,19 @@ func openCacheDB(path string) (*cacheDB, error) {
 		output_tokens INTEGER NOT NULL,
 		created_at TEXT NOT NULL,
 		crc INTEGER)`)
-	d := &cacheDB{db: db}
-	if err == nil {
-		d.get, err = db.Prepare(`SELECT kind, text, probs, input_tokens, output_tokens, crc FROM responses WHERE key = ?`)
+		return err
 	}
-	if err == nil {
+	db, st, err := cachefile.OpenDB("llm cache", path, dsn, setUp,
+		`SELECT kind, text, probs, input_tokens, output_tokens, crc FROM responses WHERE key = ?`,
 		// OR REPLACE: two concurrent misses of one key store the same thing,
 		// and a damaged entry is overwritten.
-		d.put, err = db.Prepare(`INSERT OR REPLACE INTO responses
+		`INSERT OR REPLACE INTO responses
 			(key, kind, model, text, probs, input_tokens, output_tokens, created_at, crc)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	}
 	if err != nil {
-		d.Close()
-		return nil, fmt.Errorf("llm cache %s: cannot open it: %w (if another process holds it, let it finish; or give another --cache-dir)", path, err)
+		return nil, err
 	}
-	return d, nil
+	return &cacheDB{db: db, get: st[0], put: st[1]}, nil
 }
 
 // Close closes the database.

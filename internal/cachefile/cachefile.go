@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -54,6 +55,37 @@ func CloseDB(db *sql.DB, stmts ...*sql.Stmt) error {
 		}
 	}
 	return db.Close()
+}
+
+// OpenDB opens the SQLite database dsn names (the cache file path; what
+// names the cache in messages), runs setUp on it and prepares queries, in
+// order. On an error everything opened so far is closed again.
+func OpenDB(what, path, dsn string, setUp func(*sql.DB) error, queries ...string) (*sql.DB, []*sql.Stmt, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	// database/sql's default pool opens a connection per concurrent call (29
+	// at c=64); SQLite serialises writers anyway, and readers run in parallel
+	// under WAL: more connections than cores only cost memory and open time.
+	conns := max(4, 2*runtime.GOMAXPROCS(0))
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	err = setUp(db)
+	stmts := make([]*sql.Stmt, 0, len(queries))
+	for _, q := range queries {
+		if err != nil {
+			break
+		}
+		var st *sql.Stmt
+		st, err = db.Prepare(q)
+		stmts = append(stmts, st)
+	}
+	if err != nil {
+		CloseDB(db, stmts...)
+		return nil, nil, fmt.Errorf("%s %s: cannot open it: %w (if another process holds it, let it finish; or give another --cache-dir)", what, path, err)
+	}
+	return db, stmts, nil
 }
 
 // File is a cache file whose handle is swapped for a fresh file's when the
