@@ -48,15 +48,9 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	invalidOf := map[string][]string{} // question -> judges that gave no verdict
 	countInvalid := func(j runlog.Judgment) {
 		invalidOf[j.QuestionID] = append(invalidOf[j.QuestionID], j.Judge)
-		if s.Invalid == nil {
-			s.Invalid = map[string]int{}
-		}
-		s.Invalid[j.Judge]++
-		if s.FirstInvalid == nil {
-			s.FirstInvalid = map[string]string{}
-		}
+		made(&s.Invalid)[j.Judge]++
 		if _, ok := s.FirstInvalid[j.Judge]; !ok {
-			s.FirstInvalid[j.Judge] = clip(j.Raw, 200)
+			made(&s.FirstInvalid)[j.Judge] = clip(j.Raw, 200)
 		}
 	}
 	for _, j := range invalid {
@@ -94,10 +88,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		if s.FirstFailure == "" && b.Stats.FirstFailure != "" {
 			s.FirstFailure = clip(b.Stats.FirstFailure, 200)
 		}
-		s.Build.Calls += b.Calls
-		s.Build.InputTokens += b.InputTokens
-		s.Build.OutputTokens += b.OutputTokens
-		s.Build.Seconds += b.Seconds
+		s.Build.Add(runlog.Cost{Calls: b.Calls, InputTokens: b.InputTokens, OutputTokens: b.OutputTokens, Seconds: b.Seconds})
 		if b.EmptyMemory != "" {
 			s.EmptyMemory = append(s.EmptyMemory, b.ConversationID+": "+b.EmptyMemory)
 		}
@@ -143,12 +134,9 @@ func addTally(by *map[string]runlog.Cost, t membench.Tally) {
 	if t.Label == "embedding" {
 		key += runlog.EmbeddedTexts
 	}
-	if *by == nil {
-		*by = map[string]runlog.Cost{}
-	}
 	v := (*by)[key]
 	v.AddTally(t)
-	(*by)[key] = v
+	made(by)[key] = v
 }
 
 // groupScores scores each group and the overall row (abstaining
@@ -169,10 +157,7 @@ func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[stri
 			a.n[j]++
 		}
 		for _, j := range invalid {
-			if a.g.Invalid == nil {
-				a.g.Invalid = map[string]int{}
-			}
-			a.g.Invalid[j]++
+			made(&a.g.Invalid)[j]++
 		}
 	}
 	// Sum in question-id order so the same artifacts give the same bits.
@@ -197,10 +182,7 @@ func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[stri
 				if a.n[j] < a.g.N {
 					// A partial judge (e.g. human grading in progress)
 					// must not read as if it covered every question.
-					if a.g.Judged == nil {
-						a.g.Judged = map[string]int{}
-					}
-					a.g.Judged[j] = a.n[j]
+					made(&a.g.Judged)[j] = a.n[j]
 				}
 			}
 		}
@@ -248,6 +230,15 @@ func retrievalStats(retr []runlog.RetrievalRecord, ans map[string]runlog.AnswerR
 	return ts, rec
 }
 
+// made returns *m, making it first when nil: the summary's maps stay nil
+// (left out of summary.json) until they get an entry.
+func made[K comparable, V any](m *map[K]V) map[K]V {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	return *m
+}
+
 // clip shortens s to n bytes (on a rune boundary) with an ellipsis.
 func clip(s string, n int) string {
 	if len(s) <= n {
@@ -273,10 +264,7 @@ func addRepeatStats(s *runlog.Summary, judgments []runlog.Judgment, ans map[stri
 	fill := func(g *runlog.Group, in func(qid string) bool) {
 		for j := range judges {
 			if st, ok := repeatStatsOf(rep, j, in); ok {
-				if g.Repeats == nil {
-					g.Repeats = map[string]runlog.RepeatStats{}
-				}
-				g.Repeats[j] = st
+				made(&g.Repeats)[j] = st
 			}
 		}
 	}

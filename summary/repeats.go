@@ -13,9 +13,9 @@ import (
 func repeatStatsOf(rep []runlog.Judgment, judge string, in func(qid string) bool) (runlog.RepeatStats, bool) {
 	type tally struct{ sum, n float64 }
 	var st runlog.RepeatStats
-	byRepeat := map[int]*tally{}
+	byRepeat := map[int]tally{}
 	type vote struct{ correct, n int }
-	votes := map[string]*vote{}
+	votes := map[string]vote{}
 	for _, j := range rep {
 		if j.Judge != judge || (in != nil && !in(j.QuestionID)) {
 			continue
@@ -26,22 +26,16 @@ func repeatStatsOf(rep []runlog.Judgment, judge string, in func(qid string) bool
 			continue
 		}
 		t := byRepeat[j.Repeat]
-		if t == nil {
-			t = &tally{}
-			byRepeat[j.Repeat] = t
-		}
 		t.sum += j.Score
 		t.n++
+		byRepeat[j.Repeat] = t
 		k := j.System + "\x00" + j.QuestionID // one judge's: its votes per question
 		v := votes[k]
-		if v == nil {
-			v = &vote{}
-			votes[k] = v
-		}
 		v.n++
 		if j.Correct {
 			v.correct++
 		}
+		votes[k] = v
 	}
 	if len(byRepeat) == 0 {
 		return runlog.RepeatStats{}, false
