@@ -125,15 +125,12 @@ func splitLong(word string, w int) []string {
 	var out []string
 	rs := []rune(word)
 	for len(rs) > w {
-		cut := -1
+		cut := w // hard, unless a hyphen past the first rune gives a cut
 		for i := w - 1; i > 0; i-- {
 			if rs[i] == '-' {
 				cut = i + 1
 				break
 			}
-		}
-		if cut <= 0 {
-			cut = w
 		}
 		out = append(out, string(rs[:cut]))
 		rs = rs[cut:]

@@ -95,12 +95,9 @@ func (t *Table) wrapped() bool {
 	})
 }
 
-// printWrapped prints a title or note line, wrapped at MaxWidth when set.
+// printWrapped prints a title or note line, wrapped at MaxWidth when set
+// (wrapText leaves it whole when not).
 func (t *Table) printWrapped(w io.Writer, s string) {
-	if t.MaxWidth <= 0 {
-		fmt.Fprintln(w, s)
-		return
-	}
 	for _, l := range wrapText(s, t.MaxWidth) {
 		fmt.Fprintln(w, l)
 	}
@@ -141,11 +138,7 @@ func (t *Table) CSV(w io.Writer) error {
 	if err := cw.Write(t.Header); err != nil {
 		return err
 	}
-	if err := cw.WriteAll(t.Rows); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
+	return cw.WriteAll(t.Rows) // flushes
 }
 
 // Write renders in the named format: "terminal", "markdown" or "csv".
