@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -213,12 +214,9 @@ func (c Config) Redacted() Config { return c.MapSpecs(redact.Text) }
 func (c Config) MapSpecs(f func(string) string) Config {
 	c.Model, c.BuildModel, c.AnswerModel = f(c.Model), f(c.BuildModel), f(c.AnswerModel)
 	c.DecideModel, c.JudgeModel, c.Embedder = f(c.DecideModel), f(c.JudgeModel), f(c.Embedder)
-	if len(c.Judges) > 0 {
-		js := make([]string, len(c.Judges))
-		for i, j := range c.Judges {
-			js[i] = f(j)
-		}
-		c.Judges = js
+	c.Judges = slices.Clone(c.Judges) // the caller's slice stays as it is
+	for i, j := range c.Judges {
+		c.Judges[i] = f(j)
 	}
 	return c
 }
@@ -250,32 +248,25 @@ func ZeroConcurrency(file string, line int) error {
 // would write outside --results; its errors are all bad input. Call it on the config as given (before
 // WithDefaults), so a negative number is reported, not defaulted.
 func (c Config) Validate() error {
-	if c.K < 0 {
+	switch {
+	case c.K < 0:
 		return fmt.Errorf("--k %d is negative; give the number of items to retrieve, or 0 for the system's default", c.K)
-	}
-	if c.Limit < 0 {
+	case c.Limit < 0:
 		return fmt.Errorf("--limit %d is negative; give a number of questions, or 0 for all", c.Limit)
-	}
-	if c.TurnStep < 0 {
+	case c.TurnStep < 0:
 		return fmt.Errorf("--turn-step %s is negative; give a duration such as 30s (turn_step in YAML)", c.TurnStep)
-	}
-	if c.TurnStep > MaxTurnStep {
+	case c.TurnStep > MaxTurnStep:
 		return fmt.Errorf("--turn-step %s: give at most %s (turn_step in YAML)", c.TurnStep, MaxTurnStep)
-	}
-	if c.K > MaxK {
+	case c.K > MaxK:
 		return fmt.Errorf("--k %d: give at most %d (k in YAML)", c.K, MaxK)
-	}
-	if c.Concurrency > MaxConcurrency {
+	case c.Concurrency > MaxConcurrency:
 		return fmt.Errorf("--concurrency %d: give at most %d (concurrency in YAML)", c.Concurrency, MaxConcurrency)
-	}
 	// NaN fails every comparison, so the test is written to let it fail.
-	if !(c.MaxBuildFailures >= 0 && c.MaxBuildFailures <= 1) {
+	case !(c.MaxBuildFailures >= 0 && c.MaxBuildFailures <= 1):
 		return fmt.Errorf("--max-build-failures %v: give a share from 0 to 1 (0.05 = 5%%; 1 never stops; max_build_failures in YAML)", c.MaxBuildFailures)
-	}
-	if c.Concurrency < 0 {
+	case c.Concurrency < 0:
 		return fmt.Errorf("--concurrency %d is negative; give at least 1 (0 means the default, 4)", c.Concurrency)
-	}
-	if c.MaxDataSize < 0 {
+	case c.MaxDataSize < 0:
 		return fmt.Errorf("--max-data-size %d is negative; give a size such as 8GiB (max_data_size in YAML, in bytes)", c.MaxDataSize)
 	}
 	if c.RunID != "" {

@@ -55,10 +55,8 @@ type JudgeSet struct {
 
 // Info is the description of the judge named name.
 func (s JudgeSet) Info(name string) (JudgeInfo, bool) {
-	for _, in := range s.Infos {
-		if in.Name == name {
-			return in, true
-		}
+	if i := slices.IndexFunc(s.Infos, func(in JudgeInfo) bool { return in.Name == name }); i >= 0 {
+		return s.Infos[i], true
 	}
 	return JudgeInfo{}, false
 }
