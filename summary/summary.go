@@ -146,11 +146,11 @@ func notes(s *runlog.Summary) []string {
 	}
 	for _, j := range s.Judges {
 		if n := s.Invalid[j]; n > 0 {
+			then := "they are left out of its scores (see (n=...)); rerun the same command to re-ask only those"
 			if s.InvalidAsWrong {
-				notes = append(notes, fmt.Sprintf("INVALID: judge %s gave no verdict on %d of %d questions (e.g. %q); they are counted as WRONG (--invalid-as wrong, as the papers' scripts count any label but CORRECT)", j, n, s.Questions, s.FirstInvalid[j]))
-				continue
+				then = "they are counted as WRONG (--invalid-as wrong, as the papers' scripts count any label but CORRECT)"
 			}
-			notes = append(notes, fmt.Sprintf("INVALID: judge %s gave no verdict on %d of %d questions (e.g. %q); they are left out of its scores (see (n=...)); rerun the same command to re-ask only those", j, n, s.Questions, s.FirstInvalid[j]))
+			notes = append(notes, fmt.Sprintf("INVALID: judge %s gave no verdict on %d of %d questions (e.g. %q); %s", j, n, s.Questions, s.FirstInvalid[j], then))
 		}
 	}
 	for _, j := range s.Judges {
