@@ -409,11 +409,8 @@ func OpenAppend(path string) (*os.File, error) {
 // dropTornTail truncates path just after its last newline, if the file
 // does not end with one.
 func dropTornTail(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	f, err := openIfThere(path, os.O_RDWR)
+	if f == nil {
 		return err
 	}
 	defer f.Close()
@@ -440,6 +437,16 @@ func dropTornTail(path string) error {
 		return f.Truncate(0) // a single torn line
 	}
 	return nil
+}
+
+// openIfThere opens path with flag; a missing file gives a nil file and
+// no error (it reads as empty).
+func openIfThere(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return f, err
 }
 
 // Write appends one record in one write, so a crash loses at most that
@@ -479,11 +486,8 @@ func (a *Appender) Close() error {
 // with a Check method (Judgment) are checked, so a score of 5 is
 // refused where it is read rather than skewing every statistic after it.
 func ReadJSONL[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	f, err := openIfThere(path, os.O_RDONLY)
+	if f == nil {
 		return nil, err
 	}
 	defer f.Close()
@@ -692,11 +696,8 @@ type ReplayInfo struct {
 // was written before a kill and is written again by the rebuild.
 func DropMemoryOf(dir string, keep func(conversation string) bool) error {
 	path := filepath.Join(dir, MemoryFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	f, err := openIfThere(path, os.O_RDONLY)
+	if f == nil {
 		return err
 	}
 	defer f.Close()

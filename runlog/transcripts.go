@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -175,12 +174,9 @@ func IndexTranscripts(dir string) ([]TranscriptHead, error) {
 // returns them with the offset after the last complete member; ok is false
 // when a member carries no head (a file written before heads existed).
 func walkHeads(path string) (heads []TranscriptHead, good int64, ok bool, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, true, nil
-	}
-	if err != nil {
-		return nil, 0, false, err
+	f, err := openIfThere(path, os.O_RDONLY)
+	if f == nil {
+		return nil, 0, err == nil, err // a missing file has no members
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -504,11 +500,8 @@ func (c *countingReader) ReadByte() (byte, error) {
 // and the number of members. A truncated last member ends the walk; a
 // damaged member before the end is an error naming the file and offset.
 func scanMembers(path string, fn func(line []byte, start, end int64) error) (good int64, n int, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, 0, nil
-	}
-	if err != nil {
+	f, err := openIfThere(path, os.O_RDONLY)
+	if f == nil {
 		return 0, 0, err
 	}
 	defer f.Close()
