@@ -258,16 +258,13 @@ func scanHeads(path string) ([]TranscriptHead, error) {
 func ReadTranscriptsAt(dir string, heads []TranscriptHead) ([]Transcript, error) {
 	path := filepath.Join(dir, TranscriptsFile)
 	want := map[string]bool{}
-	var members []TranscriptHead
-	seen := map[int64]bool{}
 	for _, h := range heads {
 		want[h.QuestionID] = true
-		if !seen[h.Offset] {
-			seen[h.Offset] = true
-			members = append(members, h)
-		}
 	}
+	// Each member once, in file order (heads of one member share its place).
+	members := slices.Clone(heads)
 	slices.SortFunc(members, func(a, b TranscriptHead) int { return cmp.Compare(a.Offset, b.Offset) })
+	members = slices.CompactFunc(members, func(a, b TranscriptHead) bool { return a.Offset == b.Offset })
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
