@@ -99,16 +99,11 @@ func (c *PromptCheck) Label() string {
 	if c == nil {
 		return ""
 	}
-	switch c.Status {
-	case PromptsOwn:
-		return OwnPromptsLabel
-	case PromptsUnverified:
-		return UnverifiedPromptsLabel
-	case PromptsMismatch:
-		return MismatchPromptsLabel
-	}
-	return ""
+	return promptLabels[c.Status]
 }
+
+// promptLabels are the labels of the statuses that get one.
+var promptLabels = map[string]string{PromptsOwn: OwnPromptsLabel, PromptsUnverified: UnverifiedPromptsLabel, PromptsMismatch: MismatchPromptsLabel}
 
 // Note says, for a run not on the paper's prompts, which prompts are not
 // the paper's and why; "" otherwise.
