@@ -30,12 +30,7 @@ func Table(s *runlog.Summary) *report.Table {
 	label := s.PaperPrompts.Label()
 	// Only verdict judges give invalid verdicts; with one, the cell is its
 	// count alone.
-	var verdictJudges []string
-	for _, j := range s.Judges {
-		if !slices.Contains(s.Metrics, j) {
-			verdictJudges = append(verdictJudges, j)
-		}
-	}
+	verdictJudges := slices.DeleteFunc(slices.Clone(s.Judges), func(j string) bool { return slices.Contains(s.Metrics, j) })
 	if label != "" {
 		t.Header = append(t.Header, "prompts")
 	}
