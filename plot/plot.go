@@ -333,17 +333,14 @@ func withDPI(b []byte, dpi int) ([]byte, error) {
 	}
 	ihdrEnd := sig + 8 + int(binary.BigEndian.Uint32(b[sig:sig+4])) + 4
 	ppm := uint32(math.Round(float64(dpi) / 0.0254))
-	data := make([]byte, 9)
-	binary.BigEndian.PutUint32(data[0:4], ppm)
-	binary.BigEndian.PutUint32(data[4:8], ppm)
-	data[8] = 1 // unit: metre
-	chunk := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+	// Data: pixels per unit in x, then y, then the unit (1: metre).
+	chunk := binary.BigEndian.AppendUint32(nil, 9)
 	chunk = append(chunk, "pHYs"...)
-	chunk = append(chunk, data...)
+	chunk = binary.BigEndian.AppendUint32(chunk, ppm)
+	chunk = binary.BigEndian.AppendUint32(chunk, ppm)
+	chunk = append(chunk, 1)
 	chunk = binary.BigEndian.AppendUint32(chunk, crc32.ChecksumIEEE(chunk[4:]))
-	out := append([]byte(nil), b[:ihdrEnd]...)
-	out = append(out, chunk...)
-	return append(out, b[ihdrEnd:]...), nil
+	return slices.Concat(b[:ihdrEnd], chunk, b[ihdrEnd:]), nil
 }
 
 func splitNonEmpty(s string) []string {
