@@ -376,18 +376,21 @@ func CheckComparable(sides []Side, allowMixed bool, judges ...string) ([]string,
 // CheckComparableVarying is CheckComparable where the runs vary the
 // system options in vary on purpose (DifferencesVarying).
 func CheckComparableVarying(sides []Side, allowMixed bool, vary []string, judges ...string) ([]string, error) {
-	diffs := DifferencesVarying(sides, vary, judges...)
-	if len(diffs) == 0 {
-		return nil, nil
-	}
-	if !allowMixed {
+	out, err := MixedLines(DifferencesVarying(sides, vary, judges...), allowMixed)
+	sort.Strings(out)
+	return out, err
+}
+
+// MixedLines decides on differences found: none pass, any are a
+// *MixedError unless allowMixed, which accepts them as lines, in order.
+func MixedLines(diffs []Difference, allowMixed bool) ([]string, error) {
+	if len(diffs) > 0 && !allowMixed {
 		return nil, &MixedError{Diffs: diffs}
 	}
 	var out []string
 	for _, d := range diffs {
 		out = append(out, d.String())
 	}
-	sort.Strings(out)
 	return out, nil
 }
 

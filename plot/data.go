@@ -278,17 +278,7 @@ func ComparableVarying(dirs []string, judgeName string, allowMixed bool, vary []
 		judges = []string{judgeName}
 	}
 	diffs := slices.DeleteFunc(analysis.DifferencesVarying(sides, vary, judges...), func(d analysis.Difference) bool { return slices.Contains(ignore, d.Field) })
-	if len(diffs) == 0 {
-		return nil, nil
-	}
-	if !allowMixed {
-		return nil, &analysis.MixedError{Diffs: diffs}
-	}
-	var out []string
-	for _, d := range diffs {
-		out = append(out, d.String())
-	}
-	return out, nil
+	return analysis.MixedLines(diffs, allowMixed)
 }
 
 // convOrder lists conversation ids: the configured order first, then the
