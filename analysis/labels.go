@@ -30,12 +30,8 @@ func attrs(m runlog.Manifest) []attr {
 		add("k", fmt.Sprint(k))
 	}
 	opts := map[string]string{}
-	for k, v := range m.Config.Options {
-		opts[k] = fmt.Sprint(v)
-	}
-	for k, v := range m.SystemOptions {
-		opts[k] = fmt.Sprint(v)
-	}
+	maps.Copy(opts, m.Config.Options)
+	maps.Copy(opts, m.SystemOptions)
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		if k != "k" {
 			add(k, opts[k])
