@@ -803,14 +803,11 @@ func Arrange(dirs []string) ([]string, []analysis.Group, error) {
 	}
 	analysis.SortRuns(runs)
 	var ordered []*runlog.Run
+	var out []string
 	for _, g := range analysis.GroupRuns(runs) {
 		for _, i := range g.Runs {
-			ordered = append(ordered, runs[i])
+			ordered, out = append(ordered, runs[i]), append(out, runs[i].Dir)
 		}
-	}
-	out := make([]string, len(ordered))
-	for i, r := range ordered {
-		out[i] = r.Dir
 	}
 	return out, analysis.GroupRuns(ordered), nil
 }
