@@ -241,13 +241,7 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 			all[id]++
 		}
 	}
-	var ids []string
-	for id, c := range all {
-		if c == len(raters) {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
+	ids := slices.DeleteFunc(slices.Sorted(maps.Keys(all)), func(id string) bool { return all[id] != len(raters) })
 	res.N, res.Dropped = len(ids), len(all)-len(ids)
 	if res.N < 3 {
 		return res, badinput.Errorf("only %d items are judged by all of %v; agreement needs at least 3", res.N, res.Judges)
