@@ -711,13 +711,14 @@ func row(name string, qs []*Q, judges []JudgeCol) Row {
 	for _, j := range judges {
 		var vals []float64
 		var clusters []string
-		correct := 0
+		correct, sum := 0, 0.0
 		for _, q := range qs {
 			v, ok := q.V[j.Name]
 			if !ok {
 				continue
 			}
 			vals = append(vals, v.S)
+			sum += v.S
 			clusters = append(clusters, q.Conv)
 			if v.C {
 				correct++
@@ -729,10 +730,6 @@ func row(name string, qs []*Q, judges []JudgeCol) Row {
 		var c Cell
 		c.N = len(vals)
 		if j.Metric {
-			sum := 0.0
-			for _, v := range vals {
-				sum += v
-			}
 			c.V = 100 * sum / float64(len(vals))
 			if lo, hi, method, err := stats.MeanCI(vals, clusters, 1000, 0.95, stats.NewRand(1)); err == nil {
 				c.Lo, c.Hi, c.CI = 100*lo, 100*hi, method
