@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/runlog"
 )
@@ -181,16 +180,12 @@ func roleModel(role string) func(m *runlog.Manifest, _ []string) string {
 		if !ok {
 			return ""
 		}
-		return modelString(id)
+		s := id.Backend + ":" + id.Model
+		if id.BaseURL != "" {
+			s += "@" + id.BaseURL
+		}
+		return s
 	}
-}
-
-func modelString(id membench.ModelID) string {
-	s := id.Backend + ":" + id.Model
-	if id.BaseURL != "" {
-		s += "@" + id.BaseURL
-	}
-	return s
 }
 
 // DifferencesVarying is Differences where vary names the system options
