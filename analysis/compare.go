@@ -39,9 +39,11 @@ type Source struct {
 
 // LoadSource reads a run directory or a judgments.jsonl file.
 func LoadSource(path string) (*Source, error) {
-	file := path
+	file, dir := path, path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		file = filepath.Join(path, runlog.JudgmentsFile)
+	} else if err == nil {
+		dir = filepath.Dir(path)
 	}
 	if _, err := os.Stat(file); err != nil {
 		return nil, badinput.Errorf("judgments %s: %w (give a run directory or a judgments.jsonl file)", file, err)
@@ -52,10 +54,6 @@ func LoadSource(path string) (*Source, error) {
 	}
 	if len(raw) == 0 {
 		return nil, badinput.Errorf("%s: no judgments (give a run directory or a non-empty judgments.jsonl)", path)
-	}
-	dir := path
-	if st, err := os.Stat(path); err == nil && !st.IsDir() {
-		dir = filepath.Dir(path)
 	}
 	answers, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(dir, runlog.AnswersFile))
 	if err != nil {
