@@ -55,17 +55,16 @@ func (d *Diagnosis) CandidateTable() *report.Table {
 		Title:  fmt.Sprintf("candidate stage vs selection: %s (%s)", d.System, d.RunID),
 		Header: []string{"group", "n", "all in cands %", ">=1 in cands %", "lost at cands %", "lost at selection %", "dropped by selector %"},
 	}
-	row := func(c Counts) {
+	for _, c := range d.rows() {
 		t.Add(c.Group, c.WithCandidates, pct(Pct(c.AllInCandidates, c.WithCandidates)), pct(Pct(c.AnyInCandidates, c.WithCandidates)),
 			pct(Pct(c.LostAtCandidates, c.WithCandidates)), pct(Pct(c.DroppedBySelector, c.WithCandidates)), pct(Pct(c.DroppedBySelector, c.AnyInCandidates)))
 	}
-	for _, g := range d.Groups {
-		row(g)
-	}
-	row(d.Overall)
 	t.Notes = append(d.offlineNotes(), diagnoseDefinitions...)
 	return t
 }
+
+// rows are a table's rows: every group, then overall.
+func (d *Diagnosis) rows() []Counts { return append(slices.Clone(d.Groups), d.Overall) }
 
 // offlineNotes is the run's offline-heuristics line, for every table.
 func (d *Diagnosis) offlineNotes() []string {
@@ -85,13 +84,9 @@ func (d *Diagnosis) RecallTable() *report.Table {
 		Title:  fmt.Sprintf("evidence recall of the rendered context: %s at k=%s (%s)", d.System, kLabel(d.K), d.RunID),
 		Header: []string{"group", "questions", "no evidence ids", "with evidence", "all evidence hit %", ">=1 hit %", "mean fraction %"},
 	}
-	row := func(c Counts) {
+	for _, c := range d.rows() {
 		t.Add(c.Group, c.Questions, c.NoEvidence, c.Evidence, pct(Pct(c.AllHit, c.Evidence)), pct(Pct(c.AnyHit, c.Evidence)), pct(c.MeanFraction()))
 	}
-	for _, g := range d.Groups {
-		row(g)
-	}
-	row(d.Overall)
 	t.Notes = append(t.Notes, d.offlineNotes()...)
 	if d.Skipped > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d retrievals have no answer yet (interrupted run) and are left out", d.Skipped))
