@@ -319,9 +319,7 @@ func Build(dirs []string, opt Options) (*Bundle, error) {
 		})
 	}
 	g.Wait()
-	for _, ps := range made {
-		b.Pairs = append(b.Pairs, ps...)
-	}
+	b.Pairs = append(b.Pairs, slices.Concat(made...)...)
 	return b, nil
 }
 
