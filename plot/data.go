@@ -169,10 +169,9 @@ func accuracyChart(dirs []string, judgeName string, x func(runlog.Manifest) (int
 	if offline {
 		notes = append(notes, offlineNote)
 	}
-	switch {
-	case minN == maxN:
+	if minN == maxN {
 		notes = append(notes, fmt.Sprintf("n = %d per point", minN))
-	default:
+	} else {
 		notes = append(notes, fmt.Sprintf("n = %d–%d per point", minN, maxN))
 	}
 	if bars {
