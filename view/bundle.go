@@ -259,6 +259,7 @@ type Options struct {
 	Prices *prices.Table // nil: prices.Default()
 
 	progress func() // called as each run is read (Start counts them)
+	packing  func() // a test's hook: called by Start between the landing data and packing the questions
 }
 
 // MaxPairRuns caps the runs whose every pair gets an A/B page: pairs grow

@@ -43,9 +43,11 @@ func TestLiveServesWhileTheRunsAreRead(t *testing.T) {
 		}
 		dirs = append(dirs, r.Dir)
 	}
-	// Each run read waits for the test's word.
-	next := make(chan struct{})
-	l := Start(dirs, Options{progress: func() { <-next }})
+	// Each run read waits for the test's word, and the questions wait
+	// until the page has drawn the landing data: were they packed first,
+	// the page would draw from them and never fetch the landing data.
+	next, drawn := make(chan struct{}), make(chan struct{})
+	l := Start(dirs, Options{progress: func() { <-next }, packing: func() { <-drawn }})
 	ln, err := Listen(0)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +98,11 @@ func TestLiveServesWhileTheRunsAreRead(t *testing.T) {
 		t.Fatalf("the page says nothing of the runs being read: %v", err)
 	}
 	close(next)
-	if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.CSS("table.headline")), chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
+	if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.CSS("table.headline")), chromedp.WaitReady(chromedp.CSS("body[data-first]"))); err != nil {
+		t.Fatal(err)
+	}
+	close(drawn)
+	if err := chromedp.Do(wait, chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
 		t.Fatal(err)
 	}
 	first, err := chromedp.Run(wait, chromedp.Evaluate[string](`document.body.dataset.first + " " + document.querySelectorAll("table.headline tr[data-run]").length`))

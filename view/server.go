@@ -361,6 +361,9 @@ func (l *Live) build(dirs []string, opt Options) {
 	if err != nil {
 		return
 	}
+	if opt.packing != nil {
+		opt.packing()
+	}
 	if l.enc, l.err = Encode(b); l.err == nil {
 		l.full = l.enc.Handler()
 	}
