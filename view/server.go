@@ -300,6 +300,7 @@ func Listen(port int) (net.Listener, error) {
 	return ln, nil
 }
 
+// serve answers h on ln until ctx ends, then shuts the server down.
 func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{Handler: OwnHostOnly(ln.Addr(), h), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -420,7 +421,7 @@ func (l *Live) Handler() http.Handler {
 	return mux
 }
 
-// Serve serves the view on ln until ctx ends, as Encoded.Serve does.
+// Serve serves the view on ln until ctx ends.
 func (l *Live) Serve(ctx context.Context, ln net.Listener) error {
 	return serve(ctx, ln, l.Handler())
 }
