@@ -241,7 +241,9 @@ func Agreement(srcs []*Source, o AgreementOptions) (AgreementResult, error) {
 			all[id]++
 		}
 	}
-	ids := slices.DeleteFunc(slices.Sorted(maps.Keys(all)), func(id string) bool { return all[id] != len(raters) })
+	// Only the items every rater judged are compared.
+	ids := slices.Sorted(maps.Keys(all))
+	ids = slices.DeleteFunc(ids, func(id string) bool { return all[id] != len(raters) })
 	res.N, res.Dropped = len(ids), len(all)-len(ids)
 	if res.N < 3 {
 		return res, badinput.Errorf("only %d items are judged by all of %v; agreement needs at least 3", res.N, res.Judges)

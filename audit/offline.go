@@ -117,7 +117,7 @@ func OfflineLink(in LinkInput) Verdict {
 	var parts []string
 	for _, ev := range in.Events {
 		shared := 0
-		for _, w := range selector.ContentWords(strings.Join(ev.Entries, " ")) { // deduped
+		for _, w := range selector.ContentWords(strings.Join(ev.Entries, " ")) { // ContentWords lists each word once
 			if link[w] {
 				shared++
 			}

@@ -159,7 +159,8 @@ func AddLocal(entry Entry, destDir, file string, maxBytes int64) (*Result, error
 		return nil, badinput.Errorf("%s is a directory; give the file itself (%s)", file, entry.File)
 	}
 	if abs, err := filepath.Abs(file); err == nil {
-		if dst, err := filepath.Abs(filepath.Join(cmp.Or(destDir, DefaultDir("")), entry.File)); err == nil && abs == dst {
+		dir := cmp.Or(destDir, DefaultDir("")) // callers pass the home's directory; "" is the bare default
+		if dst, err := filepath.Abs(filepath.Join(dir, entry.File)); err == nil && abs == dst {
 			// Already in place: verify and record, copy nothing.
 			res, err := Verify(file, entry, maxBytes)
 			if err != nil {

@@ -143,5 +143,6 @@ func IsSynthetic(ds *Dataset) bool {
 	if len(ds.Conversations) == 0 {
 		return false
 	}
-	return !slices.ContainsFunc(ds.Conversations, func(c *Conversation) bool { return !strings.HasPrefix(c.ID, SynthIDPrefix) })
+	notSynth := func(c *Conversation) bool { return !strings.HasPrefix(c.ID, SynthIDPrefix) }
+	return !slices.ContainsFunc(ds.Conversations, notSynth)
 }

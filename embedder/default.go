@@ -68,15 +68,16 @@ func Select(mode, dir string) (llm.Embedder, Info, error) {
 		return h, Info{Name: h.Name(), Fallback: true, Warning: why}, nil
 	}
 	mode = strings.TrimSpace(mode)
+	asked := mode != "" // a named embedder: no quiet fallback
 	switch name, _ := Canonical(mode); {
 	case name == HashedName:
 		return hashed(hashedNote)
-	case mode != "" && name != UseLite:
+	case asked && name != UseLite:
 		return nil, Info{}, fmt.Errorf("%q is not an embedder; use use-lite, %s (also called hashed) or openai:MODEL, or leave it out to use use-lite when installed, else %s", mode, HashedName, HashedName)
 	}
 	e, err := lazyUseLite(dir)
 	switch {
-	case err != nil && mode != "":
+	case err != nil && asked:
 		return nil, Info{}, fmt.Errorf("use-lite cannot be used: %w (install it with: %s, or choose %s)", err, InstallHint, HashedName)
 	case err != nil:
 		hint := " Install the real model with: " + InstallHint

@@ -225,7 +225,8 @@ func scales(real, dry []runlog.CostRecord) map[string]Scale {
 	return out
 }
 
-// byStage sums the calls and tokens of costs by stage (prices.StageKey).
+// byStage sums the tallies of costs by stage (prices.StageKey); the
+// estimate reads their calls and tokens.
 func byStage(costs []runlog.CostRecord) map[string]membench.Tally {
 	out := map[string]membench.Tally{}
 	for _, c := range costs {

@@ -45,7 +45,8 @@ type Prediction struct {
 // dollars, as run prices them), and AnswerKey and ExcludeImageQuestions
 // (predictions of questions they leave out are counted and not scored).
 // System is the name recorded in judgments; default: the predictions
-// file's base name.
+// file's base name. Other run settings stay zero: every field set is
+// part of the scored run's config, so it changes its hash and id.
 type Config struct {
 	membench.Config
 	Predictions string

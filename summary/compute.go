@@ -48,9 +48,9 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 	invalidOf := map[string][]string{} // question -> judges that gave no verdict
 	countInvalid := func(j runlog.Judgment) {
 		invalidOf[j.QuestionID] = append(invalidOf[j.QuestionID], j.Judge)
-		made(&s.Invalid)[j.Judge]++
+		mapOf(&s.Invalid)[j.Judge]++
 		if _, ok := s.FirstInvalid[j.Judge]; !ok {
-			made(&s.FirstInvalid)[j.Judge] = clip(j.Raw, 200)
+			mapOf(&s.FirstInvalid)[j.Judge] = clip(j.Raw, 200)
 		}
 	}
 	for _, j := range invalid {
@@ -136,7 +136,7 @@ func addTally(by *map[string]runlog.Cost, t membench.Tally) {
 	}
 	v := (*by)[key]
 	v.AddTally(t)
-	made(by)[key] = v
+	mapOf(by)[key] = v
 }
 
 // groupScores scores each group and the overall row (abstaining
@@ -157,7 +157,7 @@ func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[stri
 			a.n[j]++
 		}
 		for _, j := range invalid {
-			made(&a.g.Invalid)[j]++
+			mapOf(&a.g.Invalid)[j]++
 		}
 	}
 	// Sum in question-id order so the same artifacts give the same bits.
@@ -182,7 +182,7 @@ func groupScores(ans map[string]runlog.AnswerRecord, verdict map[string]map[stri
 				if a.n[j] < a.g.N {
 					// A partial judge (e.g. human grading in progress)
 					// must not read as if it covered every question.
-					made(&a.g.Judged)[j] = a.n[j]
+					mapOf(&a.g.Judged)[j] = a.n[j]
 				}
 			}
 		}
@@ -230,9 +230,9 @@ func retrievalStats(retr []runlog.RetrievalRecord, ans map[string]runlog.AnswerR
 	return ts, rec
 }
 
-// made returns *m, making it first when nil: the summary's maps stay nil
+// mapOf returns *m, making it first when nil: the summary's maps stay nil
 // (left out of summary.json) until they get an entry.
-func made[K comparable, V any](m *map[K]V) map[K]V {
+func mapOf[K comparable, V any](m *map[K]V) map[K]V {
 	if *m == nil {
 		*m = map[K]V{}
 	}
@@ -264,7 +264,7 @@ func addRepeatStats(s *runlog.Summary, judgments []runlog.Judgment, ans map[stri
 	fill := func(g *runlog.Group, in func(qid string) bool) {
 		for j := range judges {
 			if st, ok := repeatStatsOf(rep, j, in); ok {
-				made(&g.Repeats)[j] = st
+				mapOf(&g.Repeats)[j] = st
 			}
 		}
 	}

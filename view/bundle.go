@@ -320,6 +320,7 @@ func Build(dirs []string, opt Options) (*Bundle, error) {
 		})
 	}
 	g.Wait()
+	// Appended to the empty list, not assigned: no pairs is [] in the page's data, never null.
 	b.Pairs = append(b.Pairs, slices.Concat(made...)...)
 	return b, nil
 }
@@ -802,7 +803,8 @@ func Arrange(dirs []string) ([]string, []analysis.Group, error) {
 	var out []string
 	for _, g := range analysis.GroupRuns(runs) {
 		for _, i := range g.Runs {
-			ordered, out = append(ordered, runs[i]), append(out, runs[i].Dir)
+			ordered = append(ordered, runs[i])
+			out = append(out, runs[i].Dir)
 		}
 	}
 	return out, analysis.GroupRuns(ordered), nil

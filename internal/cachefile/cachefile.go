@@ -57,9 +57,10 @@ func CloseDB(db *sql.DB, stmts ...*sql.Stmt) error {
 	return db.Close()
 }
 
-// OpenDB opens the SQLite database dsn names (the cache file path; what
-// names the cache in messages), runs setUp on it and prepares queries, in
-// order. On an error everything opened so far is closed again.
+// OpenDB opens the SQLite database at dsn, runs setUp on it and prepares
+// queries; the statements come back in the order of queries. what and path
+// name the cache in error messages ("llm cache /x/llm.sqlite: ..."). On an
+// error everything opened so far is closed again.
 func OpenDB(what, path, dsn string, setUp func(*sql.DB) error, queries ...string) (*sql.DB, []*sql.Stmt, error) {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

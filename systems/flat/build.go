@@ -109,7 +109,10 @@ type Reply[T any] struct {
 
 // Ask renders the prompt template with req.Inputs and sends req with it to
 // the build model. A reply that stays malformed is no error: it comes back
-// Failed, with its first reply in Raw. Graph asks this way too.
+// Failed, with its first reply in Raw. Graph asks this way too. A prompt
+// that fails to render is returned as an error with no request made; a
+// caller that counts the request first counts one more, which no one sees:
+// the build stops with that error and its stats are dropped.
 func Ask[T any](ctx context.Context, env systems.Env, template string, req llm.Request) (Reply[T], error) {
 	var r Reply[T]
 	var err error

@@ -90,7 +90,7 @@ func TestKStarWithOptions(t *testing.T) {
 	}
 }
 
-// --run takes several runs and globs; the old --runs-dir still works.
+// --run takes several runs and globs.
 func TestKStarRunFlag(t *testing.T) {
 	root := t.TempDir()
 	ref, c2, c5 := filepath.Join(root, "ref"), filepath.Join(root, "c2"), filepath.Join(root, "c5")
