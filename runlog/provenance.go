@@ -42,9 +42,12 @@ func (s Status) String() string {
 // Status recomputes the run's status from its records (the manifest's
 // own status is only as fresh as the last write): complete when every
 // question of the manifest is answered and every judge of the manifest
-// judged every answer.
+// judged every answer. An invalid verdict counts as judged, as the run's
+// own status (Lines.Status) counts it: the judge was asked and its reply
+// is recorded and counted apart, and a rerun that asks again may get the
+// same reply.
 func (r *Run) Status() Status {
-	s := computeStatus(r.Manifest, r.Answers, r.Judgments)
+	s := computeStatus(r.Manifest, r.Answers, slices.Concat(r.Judgments, r.Invalid))
 	if ms := r.Manifest.Status; ms != nil && ms.State == StateIncomplete && s.State == StateComplete && r.Manifest.Finished.IsZero() {
 		s.State = StateIncomplete // stopped before it could say otherwise
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/membench/membench/llm/llmtest"
+	"github.com/membench/membench/runlog"
 	"github.com/membench/membench/runlog/runlogtest"
 )
 
@@ -125,5 +126,17 @@ func TestCompareAndAgreementSkipInvalidVerdicts(t *testing.T) {
 	if ag.Invalid["llm"] != len(invA)+len(invB) || ag.N != 2*total-len(invA)-len(invB) || ag.Dropped != len(invA)+len(invB) ||
 		strings.Join(ag.Judges, ",") != "f1,llm" || ag.Items != "system-question pairs" {
 		t.Errorf("agreement JSON %+v, want invalid llm=%d, n=%d\n%s", ag, len(invA)+len(invB), 2*total-len(invA)-len(invB), out)
+	}
+
+	// A run whose judge gave no verdict on some questions is complete, in
+	// its manifest and in report alike: the invalid verdicts are counted
+	// apart (n/inv), not as unfinished work.
+	m, err := runlog.LoadManifest(a)
+	if err != nil || m.Status == nil || m.Status.State != runlog.StateComplete {
+		t.Fatalf("manifest status %+v (%v), want complete", m.Status, err)
+	}
+	out, code = membench(t, env, "report", "--run", a, "--run", b)
+	if code != 0 || strings.Contains(out, "incomplete") || strings.Contains(out, "INCOMPLETE") {
+		t.Errorf("report: exit %d, want the runs complete as their manifests say\n%s", code, out)
 	}
 }
