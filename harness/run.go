@@ -170,7 +170,6 @@ func (p *Prepared) writeManifest() error {
 	qs := p.Data.Questions()
 	nq := len(qs)
 	m := p.StartManifest()
-	m.Synthetic = p.Data.Synthetic
 	m.Conversations = len(p.Data.Conversations)
 	m.Questions = nq
 	m.Prompts = p.promptHashes()

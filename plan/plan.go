@@ -179,12 +179,13 @@ func Scored(cfg membench.Config) (*Plan, error) {
 
 // StartManifest is the start of the plan's run manifest: the membench that
 // writes it, the run's id and config, and its dataset with the dataset's
-// groups.
+// groups and whether it is synthetic (run and score alike: every output
+// read from either must say so).
 func (p *Plan) StartManifest() runlog.Manifest {
 	b := stamp.Of()
 	m := runlog.Manifest{Schema: runlog.ManifestSchema, Membench: stamp.Version(), GitCommit: b.Revision, GitDirty: b.Dirty, VersionFrom: b.From,
 		RunID: p.ID, ConfigHash: p.Config.Hash(), Config: p.Config.Redacted(),
-		Dataset: p.Data.Name, DatasetSource: p.Data.Source, DatasetSHA256: p.Data.SHA256}
+		Dataset: p.Data.Name, DatasetSource: p.Data.Source, DatasetSHA256: p.Data.SHA256, Synthetic: p.Data.Synthetic}
 	for _, g := range p.Data.Groups {
 		m.DatasetGroups = append(m.DatasetGroups, runlog.DatasetGroup{Name: g.Name, Abstains: g.Abstains})
 	}

@@ -191,9 +191,19 @@ func TestSyntheticRunsSaySo(t *testing.T) {
 		}
 		runs = append(runs, filepath.Join(res, sys))
 	}
-	mb, _ := os.ReadFile(filepath.Join(runs[0], "manifest.json"))
-	if !strings.Contains(string(mb), `"synthetic": true`) {
-		t.Errorf("manifest not marked synthetic:\n%s", mb)
+	// Predictions scored against the synthetic file are marked the same.
+	scored := filepath.Join(dir, "scored")
+	if out, code := membench(t, nil, "score", "--dataset", "locomo", "--data", file, "--predictions", filepath.Join(runs[0], "answers.jsonl"), "--out", scored); code != 0 {
+		t.Fatalf("score: exit %d\n%s", code, out)
+	}
+	for _, d := range []string{runs[0], scored} {
+		mb, _ := os.ReadFile(filepath.Join(d, "manifest.json"))
+		if !strings.Contains(string(mb), `"synthetic": true`) {
+			t.Errorf("%s: manifest not marked synthetic:\n%s", d, mb)
+		}
+	}
+	if out, code := membench(t, nil, "report", "--run", scored); code != 0 || !strings.Contains(out, "SYNTHETIC") {
+		t.Errorf("report of the scored predictions: exit %d, want SYNTHETIC in the output\n%s", code, out)
 	}
 	for _, args := range [][]string{
 		{"report", "--run", res},
