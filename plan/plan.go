@@ -213,7 +213,8 @@ func (p *Plan) ScoringNote() string { return ScoringNote(p.Scoring.Key, p.Scorin
 func ScoringNote(k *runlog.AnswerKeyInfo, images int) string {
 	var parts []string
 	if k != nil {
-		parts = append(parts, fmt.Sprintf("answer key %s: %d gold answers replaced, %d evidence lists fixed, %d ambiguous questions left out", strings.Fields(k.Key + " ")[0], k.AnswerChanged, k.EvidenceChanged, k.Excluded))
+		name, _, _ := strings.Cut(strings.TrimSpace(k.Key), " ") // "NAME sha256:HEX"
+		parts = append(parts, fmt.Sprintf("answer key %s: %d gold answers replaced, %d evidence lists fixed, %d ambiguous questions left out", name, k.AnswerChanged, k.EvidenceChanged, k.Excluded))
 	}
 	if images > 0 {
 		parts = append(parts, fmt.Sprintf("%d image-dependent questions left out", images))

@@ -18,4 +18,9 @@ func TestScoringNote(t *testing.T) {
 	if got := plan.ScoringNote(nil, 0); got != "" {
 		t.Errorf("neither applied: %q, want none", got)
 	}
+	// A manifest read back with a blank key id (hand-edited, or not
+	// written by membench) gets a note, not a panic.
+	if got := plan.ScoringNote(&runlog.AnswerKeyInfo{Key: "  "}, 0); got != "answer key : 0 gold answers replaced, 0 evidence lists fixed, 0 ambiguous questions left out" {
+		t.Errorf("blank key: %q", got)
+	}
 }
