@@ -373,7 +373,7 @@ func (d *doneSet) need(c *datasets.Conversation, js []judge.Judge) (toAnswer, to
 }
 
 func (p *Prepared) loadDone() (*doneSet, error) {
-	d := &doneSet{answered: map[string]runlog.AnswerRecord{}, judged: map[string]map[string]bool{}, built: map[string]bool{}}
+	d := &doneSet{answered: map[string]runlog.AnswerRecord{}, built: map[string]bool{}}
 	ans, err := runlog.ReadJSONL[runlog.AnswerRecord](filepath.Join(p.Dir, runlog.AnswersFile))
 	if err != nil {
 		return nil, err
@@ -385,14 +385,7 @@ func (p *Prepared) loadDone() (*doneSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The last line per (question, judge) decides; an invalid verdict (no
-	// verdict in the model's reply) is asked again.
-	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {
-		if d.judged[j.QuestionID] == nil {
-			d.judged[j.QuestionID] = map[string]bool{}
-		}
-		d.judged[j.QuestionID][judging.RepeatName(j.Judge, j.Repeat)] = !j.Invalid
-	}
+	d.judged = judging.Judged(js) // an invalid verdict is asked again
 	bs, err := runlog.ReadJSONL[runlog.BuildRecord](filepath.Join(p.Dir, runlog.BuildFile))
 	if err != nil {
 		return nil, err

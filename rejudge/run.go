@@ -36,7 +36,7 @@ func openRun(dir string) (*runDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--run %s: %w (give a finished run directory)", dir, err)
 	}
-	r := &runDir{dir: dir, judged: map[string]map[string]bool{}}
+	r := &runDir{dir: dir}
 	if err := json.Unmarshal(b, &r.manifest); err != nil {
 		return nil, fmt.Errorf("%s: %v", mp, err)
 	}
@@ -56,13 +56,7 @@ func openRun(dir string) (*runDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Last line per (question, judge); an invalid verdict is judged again.
-	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {
-		if r.judged[j.QuestionID] == nil {
-			r.judged[j.QuestionID] = map[string]bool{}
-		}
-		r.judged[j.QuestionID][judging.RepeatName(j.Judge, j.Repeat)] = !j.Invalid
-	}
+	r.judged = judging.Judged(js) // an invalid verdict is judged again
 	return r, nil
 }
 

@@ -190,6 +190,21 @@ func RepeatName(name string, r int) string {
 	return name + "#" + strconv.Itoa(r)
 }
 
+// Judged reads the verdicts done from a run's judgment lines: question ->
+// RepeatName -> whether it holds a verdict. The last line per (question,
+// judge, repeat) decides; an invalid verdict (no verdict in the model's
+// reply) is false, so a resumed run or a re-judge asks again.
+func Judged(js []runlog.Judgment) map[string]map[string]bool {
+	done := map[string]map[string]bool{}
+	for _, j := range runlog.LastBy(js, runlog.Judgment.Key) {
+		if done[j.QuestionID] == nil {
+			done[j.QuestionID] = map[string]bool{}
+		}
+		done[j.QuestionID][RepeatName(j.Judge, j.Repeat)] = !j.Invalid
+	}
+	return done
+}
+
 // Done reports whether have holds every repeat of j.
 func Done(have map[string]bool, j judge.Judge) bool {
 	for r := range judge.Repeats(j) {
