@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/membench/membench/internal/clip"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/llm"
 )
@@ -35,7 +36,7 @@ type Verdict struct {
 func ParseVerdict(text string) (Verdict, error) {
 	r, err := judge.ParseReply(judgeWords(text))
 	if err != nil {
-		return Verdict{}, fmt.Errorf("no single SUPPORTED/UNSUPPORTED verdict in %q (a negated, hedged, questioned or contradicted label is none)", clip(text, 300))
+		return Verdict{}, fmt.Errorf("no single SUPPORTED/UNSUPPORTED verdict in %q (a negated, hedged, questioned or contradicted label is none)", clip.To(text, 300))
 	}
 	return Verdict{Supported: r.Label == judge.LabelCorrect, Reason: replyReason(text)}, nil
 }
@@ -110,11 +111,4 @@ func replyReason(text string) string {
 		}
 	}
 	return strings.TrimSpace(text)
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/datasets/locomo"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/clip"
 	"github.com/membench/membench/internal/names"
 )
 
@@ -173,7 +174,7 @@ func (w *WrongFile) add(raw []byte, where, source string) error {
 	hasGold := len(gold) > 0 && string(gold) != "null"
 	var err error
 	if q.Gold, err = datasets.ScalarText(gold, "gold"); err != nil {
-		return badinput.Errorf("%s %s (%s): gold is %s; give a string or a number", source, where, a.ID, clip(string(gold), 40))
+		return badinput.Errorf("%s %s (%s): gold is %s; give a string or a number", source, where, a.ID, clip.To(string(gold), 40))
 	}
 	if len(r.Category) > 0 && string(r.Category) != "null" {
 		c, err := categoryOf(r.Category)
@@ -240,7 +241,7 @@ func (w *WrongFile) Resolve(ds *datasets.Dataset) error {
 			return badinput.Errorf("%s %s: question_id %q is neither locomo_<conversation index>_qa<question index> nor a question id of %s (such as %q)", w.Path, a.where, a.ID, ds.Source, firstID(all))
 		}
 		if a.hasText && strings.TrimSpace(a.Question.Text) != strings.TrimSpace(q.Text) {
-			return badinput.Errorf("%s %s: question_id %s asks %q in the file but %q in %s; the ids do not match this dataset: give the one they were made from with --data", w.Path, a.where, a.ID, clip(a.Question.Text, 80), clip(q.Text, 80), ds.Source)
+			return badinput.Errorf("%s %s: question_id %s asks %q in the file but %q in %s; the ids do not match this dataset: give the one they were made from with --data", w.Path, a.where, a.ID, clip.To(a.Question.Text, 80), clip.To(q.Text, 80), ds.Source)
 		}
 		if a.Question.Category >= 0 && a.Question.Category != q.Category {
 			return badinput.Errorf("%s %s: question_id %s has category %d in the file but %d in %s; the ids do not match this dataset: give the one they were made from with --data", w.Path, a.where, a.ID, a.Question.Category, q.Category, ds.Source)

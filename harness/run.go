@@ -25,6 +25,7 @@ import (
 	"github.com/membench/membench/answer"
 	"github.com/membench/membench/datasets"
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/clip"
 	"github.com/membench/membench/internal/stamp"
 	"github.com/membench/membench/judge"
 	"github.com/membench/membench/judge/judging"
@@ -533,12 +534,8 @@ type BuildFailedError struct {
 }
 
 func (e *BuildFailedError) Error() string {
-	raw := e.FirstRaw
-	if len(raw) > 300 {
-		raw = raw[:300] + "…"
-	}
 	return fmt.Sprintf("build failed: %d of %d %s build requests gave no usable reply (%.1f%%, above the %.1f%% limit of --max-build-failures); first raw reply (conversation %s): %q. A server that ignores JSON mode does this; fix the model or server and rerun the same command (failed builds are redone)",
-		e.Failed, e.Requests, e.System, 100*float64(e.Failed)/float64(max(e.Requests, 1)), 100*e.Max, e.Conversation, raw)
+		e.Failed, e.Requests, e.System, 100*float64(e.Failed)/float64(max(e.Requests, 1)), 100*e.Max, e.Conversation, clip.To(e.FirstRaw, 300))
 }
 
 // EmptyMemoryError ends a run whose system declares a built memory

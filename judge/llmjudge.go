@@ -9,6 +9,7 @@ import (
 
 	"github.com/membench/membench"
 	"github.com/membench/membench/datasets"
+	"github.com/membench/membench/internal/clip"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/prompts"
 )
@@ -285,5 +286,5 @@ type UnparsedError struct {
 }
 
 func (e *UnparsedError) Error() string {
-	return fmt.Sprintf("judge %s, question %s: no single %s verdict in the reply %q (the prompt must ask for one label, %s)", e.Judge, e.QuestionID, e.Labels, clip(e.Raw, 300), e.Labels)
+	return fmt.Sprintf("judge %s, question %s: no single %s verdict in the reply %q (the prompt must ask for one label, %s)", e.Judge, e.QuestionID, e.Labels, clip.To(e.Raw, 300), e.Labels)
 }

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/membench/membench/internal/clip"
 	"github.com/membench/membench/internal/lexical"
 	"github.com/membench/membench/llm"
 )
@@ -502,12 +503,4 @@ func distinct(ls []string) []string {
 	return out
 }
 
-func clipReply(s string) string { return fmt.Sprintf("%q", clip(s, 200)) }
-
-// clip is s cut to its first n bytes, marked "…" when cut.
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
+func clipReply(s string) string { return fmt.Sprintf("%q", clip.To(s, 200)) }

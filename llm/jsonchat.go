@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/internal/clip"
 )
 
 // ErrMalformed marks a reply that stayed unparseable after the repair
@@ -25,7 +26,7 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("task %s (label %s): reply still not valid JSON after one repair retry: %v; last reply %q", e.Task, e.Label, e.Err, clipText(e.RepairRaw, 200))
+	return fmt.Sprintf("task %s (label %s): reply still not valid JSON after one repair retry: %v; last reply %q", e.Task, e.Label, e.Err, clip.To(e.RepairRaw, 200))
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
@@ -170,11 +171,4 @@ func ExtractJSON(text string) string {
 		}
 	}
 	return body
-}
-
-func clipText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

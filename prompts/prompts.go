@@ -33,6 +33,7 @@ import (
 	"text/template"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/internal/clip"
 )
 
 //go:embed templates/*.tmpl
@@ -212,11 +213,11 @@ func splitLabels(raw string) (labels []string, body string, err error) {
 		line, after, _ := strings.Cut(rest, "\n")
 		inner, ok := strings.CutSuffix(strings.TrimSpace(line), "---")
 		if !ok {
-			return nil, "", fmt.Errorf("line %q: end the labels line with ---, as in ---labels: CORRECT PARTIAL WRONG---", clip(line))
+			return nil, "", fmt.Errorf("line %q: end the labels line with ---, as in ---labels: CORRECT PARTIAL WRONG---", clip.To(line, 60))
 		}
 		for _, w := range strings.FieldsFunc(strings.TrimPrefix(inner, labelsPrefix), func(r rune) bool { return r == ' ' || r == ',' || r == '/' || r == '\t' }) {
 			if strings.ContainsFunc(w, func(r rune) bool { return (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') }) {
-				return nil, "", fmt.Errorf("labels line: %q is not a label word; write ---labels: CORRECT PARTIAL WRONG---", clip(w))
+				return nil, "", fmt.Errorf("labels line: %q is not a label word; write ---labels: CORRECT PARTIAL WRONG---", clip.To(w, 60))
 			}
 			labels = append(labels, strings.ToUpper(w))
 		}
@@ -233,13 +234,6 @@ func splitLabels(raw string) (labels []string, body string, err error) {
 		}
 	}
 	return labels, body, nil
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
 }
 
 // Render fills the template with data and returns chat messages.

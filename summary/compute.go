@@ -5,9 +5,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/internal/clip"
 	"github.com/membench/membench/runlog"
 )
 
@@ -50,7 +50,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		invalidOf[j.QuestionID] = append(invalidOf[j.QuestionID], j.Judge)
 		mapOf(&s.Invalid)[j.Judge]++
 		if _, ok := s.FirstInvalid[j.Judge]; !ok {
-			mapOf(&s.FirstInvalid)[j.Judge] = clip(j.Raw, 200)
+			mapOf(&s.FirstInvalid)[j.Judge] = clip.To(j.Raw, 200)
 		}
 	}
 	for _, j := range invalid {
@@ -86,7 +86,7 @@ func FromLines(m runlog.Manifest, l runlog.Lines) *runlog.Summary {
 		s.BuildRequests += b.Stats.Requests
 		s.BuildFailed += b.Stats.Failed
 		if s.FirstFailure == "" && b.Stats.FirstFailure != "" {
-			s.FirstFailure = clip(b.Stats.FirstFailure, 200)
+			s.FirstFailure = clip.To(b.Stats.FirstFailure, 200)
 		}
 		s.Build.Add(runlog.Cost{Calls: b.Calls, InputTokens: b.InputTokens, OutputTokens: b.OutputTokens, Seconds: b.Seconds})
 		if b.EmptyMemory != "" {
@@ -237,17 +237,6 @@ func mapOf[K comparable, V any](m *map[K]V) map[K]V {
 		*m = map[K]V{}
 	}
 	return *m
-}
-
-// clip shortens s to n bytes (on a rune boundary) with an ellipsis.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // addRepeatStats fills each group's and the overall row's Repeats from

@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/membench/membench/internal/badinput"
+	"github.com/membench/membench/internal/clip"
 	"github.com/membench/membench/internal/suggest"
 )
 
@@ -189,11 +190,7 @@ func shown(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	}
-	v := n.Value
-	if len(v) > 40 {
-		v = v[:40] + "…"
-	}
-	return fmt.Sprintf("%q", v)
+	return fmt.Sprintf("%q", clip.To(n.Value, 40))
 }
 
 // kindOf says what a scalar of type t is written as.

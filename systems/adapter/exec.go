@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/membench/membench"
+	"github.com/membench/membench/internal/clip"
 	"github.com/membench/membench/llm"
 	"github.com/membench/membench/systems"
 )
@@ -75,10 +76,7 @@ type reply struct {
 // describe is the command on one line (errors are one line), cut at 120 bytes.
 func (t *execTransport) describe() string {
 	c := strings.Join(strings.Fields(llm.RedactText(t.cmdline)), " ")
-	if len(c) > 120 {
-		c = c[:120] + "…"
-	}
-	return "exec " + strconv.Quote(c)
+	return "exec " + strconv.Quote(clip.To(c, 120))
 }
 
 // The protocol has no info message for children; the command is recorded.

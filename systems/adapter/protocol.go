@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/membench/membench/internal/clip"
 )
 
 // The wire protocol (docs/adapter.md). Times are RFC 3339 strings or null.
@@ -265,10 +267,5 @@ func parseItem(raw json.RawMessage, field string) (Item, error) {
 
 // quote shows a body or value on one line, cut to 200 bytes.
 func quote(b []byte) string {
-	const max = 200
-	s := string(bytes.TrimSpace(b))
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(clip.To(string(bytes.TrimSpace(b)), 200))
 }
